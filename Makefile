@@ -1,0 +1,48 @@
+# superwall-bridge: the two front-door commands are `make demo` and `make test`.
+SWIFT ?= swift
+PYTHON ?= python3
+CC ?= cc
+BIN_DEBUG := .build/debug/superwall-bridge
+RELEASE_FLAGS := -c release --static-swift-stdlib
+BIN_RELEASE := .build/release/superwall-bridge
+BENCH_DIR := Benchmarks
+BENCH_BIN := $(BENCH_DIR)/bin
+
+.PHONY: all deps build release test demo bench clean
+
+all: build
+
+# System packages the build needs; installed only when missing (CI and fresh machines).
+deps:
+	@if ! pkg-config --exists jansson 2>/dev/null; then \
+		echo "installing libjansson-dev"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libjansson-dev pkg-config >/dev/null; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+release: deps
+	$(SWIFT) build $(RELEASE_FLAGS)
+
+test: deps
+	$(SWIFT) build --build-tests
+	SUPERWALL_BRIDGE_BIN=$(CURDIR)/$(BIN_DEBUG) $(SWIFT) test --skip-build
+
+demo: build
+	$(PYTHON) scripts/demo.py $(BIN_DEBUG)
+
+$(BENCH_BIN)/driver: $(BENCH_DIR)/driver.c | $(BENCH_BIN)
+	$(CC) -O2 -Wall -Wextra -o $@ $< -lpthread -lm
+
+$(BENCH_BIN)/echo-server: $(BENCH_DIR)/echo_server.c | $(BENCH_BIN)
+	$(CC) -O2 -Wall -Wextra -o $@ $< $$(pkg-config --cflags --libs jansson)
+
+$(BENCH_BIN):
+	mkdir -p $@
+
+bench: deps release $(BENCH_BIN)/driver $(BENCH_BIN)/echo-server
+	$(BENCH_BIN)/driver --peer $(BENCH_BIN)/echo-server --bridge $(BIN_RELEASE)
+
+clean:
+	rm -rf .build $(BENCH_BIN)

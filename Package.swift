@@ -1,0 +1,74 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let strictSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+]
+
+let package = Package(
+    name: "superwall-bridge",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "superwall-bridge", targets: ["superwall-bridge"]),
+        .library(name: "JSONRPC", targets: ["JSONRPC"]),
+        .library(name: "Rules", targets: ["Rules"]),
+        .library(name: "SuperwallCore", targets: ["SuperwallCore"]),
+        .library(name: "BridgeServer", targets: ["BridgeServer"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CJansson",
+            pkgConfig: "jansson",
+            providers: [.apt(["libjansson-dev"])]
+        ),
+        .target(
+            name: "JSONRPC",
+            dependencies: [
+                "CJansson",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "OrderedCollections", package: "swift-collections"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(name: "Rules", swiftSettings: strictSettings),
+        .target(name: "SuperwallCore", dependencies: ["Rules"], swiftSettings: strictSettings),
+        .target(
+            name: "BridgeServer",
+            dependencies: [
+                "JSONRPC",
+                "SuperwallCore",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "superwall-bridge",
+            dependencies: [
+                "BridgeServer",
+                "JSONRPC",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
+        .target(
+            name: "TestSupport",
+            dependencies: ["JSONRPC", .product(name: "Logging", package: "swift-log")],
+            path: "Tests/TestSupport",
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
+            name: "JSONRPCTests",
+            dependencies: ["JSONRPC", "TestSupport", .product(name: "OrderedCollections", package: "swift-collections")],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(name: "BridgeServerTests", dependencies: ["BridgeServer", "JSONRPC", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "EndToEndTests", dependencies: ["JSONRPC", "TestSupport"], swiftSettings: strictSettings),
+    ]
+)

@@ -1,0 +1,52 @@
+import JSONRPC
+import Logging
+import Synchronization
+import SuperwallCore
+
+/// The bridge's side of the connection: the method table and the client's session.
+public final class BridgeServer: ConnectionHandler {
+    public static let name = "superwall-bridge"
+    public static let version = "0.1.0"
+    /// The version of the wire contract this build speaks.
+    public static let protocolVersion = "1.0"
+
+    private let logger: Logger
+    private let session = Mutex<ClientSession?>(nil)
+
+    public init(logger: Logger) {
+        self.logger = logger
+    }
+
+    /// The client's session, once `initialize` has been answered.
+    public var clientSession: ClientSession? { session.withLock { $0 } }
+
+    public func initialize(_ request: IncomingRequest, connection: Connection) async throws -> JSONValue {
+        let client = try ClientSession(initializeParams: Params(request))
+        session.withLock { $0 = client }
+        logger.info("initialized by \(client.clientName) \(client.clientVersion ?? "") (protocol \(client.protocolVersion))")
+        return [
+            "protocolVersion": .string(Self.protocolVersion),
+            "server": ["name": .string(Self.name), "version": .string(Self.version)],
+            "sdkVersion": .string(SuperwallSDK.referenceVersion),
+            "methods": .array(MethodTable.advertised.map(JSONValue.string)),
+        ]
+    }
+
+    public func handle(_ request: IncomingRequest, connection: Connection) async throws -> JSONValue {
+        if let method = MethodTable.implemented[request.method] {
+            return try await method(request, connection)
+        }
+        if MethodTable.contract.contains(request.method) {
+            throw MethodTable.notImplemented(request.method)
+        }
+        throw RPCError.methodNotFound(request.method)
+    }
+
+    public func handle(_ notification: IncomingNotification, connection: Connection) async {
+        logger.debug("ignored notification \(notification.method)")
+    }
+
+    public func shutdown(connection: Connection) async {
+        logger.info("shutdown requested")
+    }
+}

@@ -1,0 +1,441 @@
+import Dispatch
+import Logging
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A JSON-RPC 2.0 peer over a pair of file descriptors, serving requests and sending its own.
+///
+/// `run()` reads the input with blocking `read(2)` on the calling thread and never waits for
+/// output: frames go to a `FrameWriter`. Each request runs in its own task; notifications are
+/// applied in order by one task. The connection answers everything the handler never sees:
+/// parse errors, invalid requests, batches, `$/cancelRequest`, and the lifecycle gate
+/// (`initialize` first, `shutdown`, `exit`).
+public final class Connection: Sendable {
+    public struct Options: Sendable {
+        /// The longest message accepted; longer ones are answered with an error and skipped.
+        public var maximumMessageSize = 64 * 1024 * 1024
+        /// Forces a framing; by default it is detected from the first byte the client sends.
+        public var framing: Framing?
+        /// How long in-flight requests may run on after the input closes.
+        public var drainTimeout: Duration = .seconds(5)
+        /// How long queued output may take to reach the client after the input closes.
+        public var flushTimeout: Duration = .seconds(2)
+        public var trace: FrameTrace?
+
+        public init() {}
+    }
+
+    let options: Options
+    let logger: Logger
+    private let input: Int32
+    let writer: FrameWriter
+    let handler: any ConnectionHandler
+    let state: Mutex<State>
+    private let notifications: AsyncStream<QueuedNotification>
+    private let notificationSink: AsyncStream<QueuedNotification>.Continuation
+    private let drained = DispatchSemaphore(value: 0)
+
+    struct State: ~Copyable {
+        var lifecycle = Lifecycle.awaitingInitialize
+        var framing: Framing?
+        /// Requests being answered, by a token of their own: a client may reuse an id.
+        var inFlight: [UInt64: InFlight] = [:]
+        var nextToken: UInt64 = 0
+        var pending: [String: PendingRequest] = [:]
+        var nextOutgoingID: UInt64 = 0
+        var inputClosed = false
+        var exitRequested = false
+        var shutdownReceived = false
+    }
+
+    enum Lifecycle {
+        case awaitingInitialize
+        case initializing(AsyncGate<Bool>)
+        case running
+        case shutDown
+    }
+
+    struct InFlight {
+        let id: RequestID
+        var task: Task<Void, Never>?
+        let responder: Responder
+    }
+
+    struct QueuedNotification: Sendable {
+        let notification: IncomingNotification
+        let gate: AsyncGate<Bool>?
+    }
+
+    /// Creates a connection reading `input` and writing `output`. The descriptors stay open.
+    public init(input: Int32, output: Int32, handler: any ConnectionHandler, options: Options = Options(), logger: Logger) {
+        self.input = input
+        self.writer = FrameWriter(descriptor: output)
+        self.handler = handler
+        self.options = options
+        self.logger = logger
+        var state = State()
+        state.framing = options.framing
+        self.state = Mutex(state)
+        (notifications, notificationSink) = AsyncStream.makeStream(of: QueuedNotification.self)
+        // A client that goes away must show up as a failed write (EPIPE), not kill the process.
+        signal(SIGPIPE, SIG_IGN)
+    }
+
+    /// Serves until the input ends or `exit` arrives, then finishes in-flight work (bounded),
+    /// resolves every request still waiting on the client as cancelled, flushes, and returns
+    /// the exit status: 0, or 1 for an `exit` that was not preceded by `shutdown`.
+    public func run() -> Int32 {
+        let notificationLoop = Task { [self] in
+            for await queued in notifications {
+                if let gate = queued.gate, await !gate.wait() { continue }
+                await handler.handle(queued.notification, connection: self)
+            }
+        }
+        var decoder = FrameDecoder(maximumMessageSize: options.maximumMessageSize, framing: options.framing)
+        var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        readLoop: while true {
+            let count = chunk.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                logger.error("reading input failed: \(String(cString: strerror(errno)))")
+                break
+            }
+            let events = count == 0 ? decoder.finish() : decoder.consume(chunk[..<count])
+            if let framing = decoder.framing {
+                state.withLock { state in
+                    if state.framing == nil { state.framing = framing }
+                }
+            }
+            for event in events {
+                handle(event)
+                if state.withLock({ $0.exitRequested }) { break readLoop }
+            }
+            if count == 0 { break }
+        }
+        return finish(notificationLoop: notificationLoop)
+    }
+
+    private func finish(notificationLoop: Task<Void, Never>) -> Int32 {
+        let (waitForRequests, exitStatus) = state.withLock { state -> (Bool, Int32) in
+            state.inputClosed = true
+            let status: Int32 = (state.exitRequested && !state.shutdownReceived) ? 1 : 0
+            return (!state.inFlight.isEmpty, status)
+        }
+        failPendingRequests(with: .connectionClosed)
+        notificationSink.finish()
+        if waitForRequests, drained.wait(timeout: .now() + .milliseconds(Int(options.drainTimeout.milliseconds))) == .timedOut {
+            logger.warning("requests still running \(options.drainTimeout) after the input closed; exiting without them")
+        }
+        let notificationsDone = DispatchSemaphore(value: 0)
+        Task {
+            await notificationLoop.value
+            notificationsDone.signal()
+        }
+        _ = notificationsDone.wait(timeout: .now() + .milliseconds(Int(options.drainTimeout.milliseconds)))
+        if !writer.flush(timeout: options.flushTimeout) {
+            logger.warning("the client stopped reading; \(options.flushTimeout) passed with output still queued")
+        }
+        options.trace?.flush()
+        return exitStatus
+    }
+
+    // MARK: Output
+
+    /// The framing replies use: the client's, once known.
+    var framing: Framing {
+        state.withLock { $0.framing } ?? .newlineDelimited
+    }
+
+    func send(_ body: [UInt8]) {
+        options.trace?.record(.outgoing, body)
+        writer.enqueue(framing.frame(body))
+    }
+
+    /// Sends a notification to the client. Dropped once the connection has closed.
+    public func notify(_ method: String, params: JSONValue? = nil) {
+        guard !writer.isBroken else { return }
+        send(OutgoingMessage.notification(method: method, params: params))
+    }
+
+    // MARK: Input
+
+    private func handle(_ event: FrameEvent) {
+        switch event {
+        case .message(let body):
+            options.trace?.record(.incoming, body)
+            handleMessage(body)
+        case .tooLarge(let size, let limit):
+            logger.warning("skipped a message of \(size) bytes, over the limit of \(limit)")
+            let error = RPCError(
+                code: -32600, message: "Invalid request: the message is \(size) bytes, over the limit of \(limit).",
+                kind: "messageTooLarge", details: ["size": .int(Int64(size)), "limit": .int(Int64(limit))])
+            send(OutgoingMessage.response(id: nil, outcome: .failure(error)))
+        case .malformedHeader(let reason):
+            logger.warning("malformed header: \(reason)")
+            let error = RPCError(code: -32700, message: "Parse error: \(reason)", kind: "invalidHeader")
+            send(OutgoingMessage.response(id: nil, outcome: .failure(error)))
+        case .truncated(let expected, let received):
+            logger.warning("the input ended after \(received) of \(expected) bytes of a message")
+        }
+    }
+
+    private func handleMessage(_ body: [UInt8]) {
+        body.withUnsafeBytes { bytes in
+            let value: JSONValue
+            do throws(JSONSyntaxError) {
+                value = try JSONDecoding.decode(bytes)
+            } catch {
+                var parseError = RPCError.parseError(error.message)
+                parseError.data = ["kind": "parseError", "line": .int(Int64(error.line)), "column": .int(Int64(error.column))]
+                send(OutgoingMessage.response(id: nil, outcome: .failure(parseError)))
+                return
+            }
+            let scanner = JSONTextScanner(bytes: bytes)
+            let start = scanner.skippingWhitespace(from: 0)
+            if case .array(let elements) = value {
+                let starts = scanner.elementStarts(inArrayAt: start)
+                let messages = elements.enumerated().map { index, element in
+                    let verbatimID = index < starts.count ? scanner.memberText(named: "id", inObjectAt: starts[index]) : nil
+                    return IncomingMessage(element, verbatimID: verbatimID)
+                }
+                handleBatch(messages)
+            } else {
+                let message = IncomingMessage(value, verbatimID: scanner.memberText(named: "id", inObjectAt: start))
+                route(message, responder: .single)
+            }
+        }
+    }
+
+    private func handleBatch(_ messages: [IncomingMessage]) {
+        guard !messages.isEmpty else {
+            send(OutgoingMessage.response(id: nil, outcome: .failure(.invalidRequest("an empty batch."))))
+            return
+        }
+        let answered = messages.filter {
+            switch $0 {
+            case .request, .invalid: return true
+            case .notification, .response: return false
+            }
+        }.count
+        let reply = BatchReply(expecting: answered, connection: self)
+        var slot = 0
+        for message in messages {
+            switch message {
+            case .request, .invalid:
+                route(message, responder: .batch(reply, slot: slot))
+                slot += 1
+            case .notification, .response:
+                route(message, responder: .single)
+            }
+        }
+    }
+
+    private func route(_ message: IncomingMessage, responder: Responder) {
+        switch message {
+        case .request(let request):
+            dispatch(request, responder: responder)
+        case .notification(let notification):
+            receive(notification)
+        case .response(let id, let outcome):
+            resolveReply(id: id, outcome: outcome)
+        case .invalid(let id, let error):
+            responder.respond(id: id, outcome: .failure(error), on: self)
+        }
+    }
+
+    private func receive(_ notification: IncomingNotification) {
+        switch notification.method {
+        case "exit":
+            state.withLock { $0.exitRequested = true }
+        case "$/cancelRequest":
+            guard let rawID = notification.params?["id"], RequestID.isValid(rawID) else {
+                logger.debug("ignored $/cancelRequest without a usable id")
+                return
+            }
+            cancelIncoming(RequestID(rawID))
+        default:
+            let gate: AsyncGate<Bool>?? = state.withLock { state in
+                switch state.lifecycle {
+                case .awaitingInitialize: return .none
+                case .initializing(let gate): return .some(gate)
+                case .running, .shutDown: return .some(nil)
+                }
+            }
+            guard let gate else {
+                logger.debug("dropped notification \(notification.method) received before initialize")
+                return
+            }
+            notificationSink.yield(QueuedNotification(notification: notification, gate: gate))
+        }
+    }
+
+    // MARK: Requests from the client
+
+    /// Decides, in arrival order on the reader thread, what the lifecycle allows; the work
+    /// itself runs in a task.
+    private func dispatch(_ request: IncomingRequest, responder: Responder) {
+        enum Admission {
+            case refuse(RPCError)
+            case run(gate: AsyncGate<Bool>?)
+            case initialize(AsyncGate<Bool>)
+            case shutdown(gate: AsyncGate<Bool>?)
+        }
+        let admission = state.withLock { state -> Admission in
+            switch (request.method, state.lifecycle) {
+            case ("initialize", .awaitingInitialize):
+                let gate = AsyncGate<Bool>()
+                state.lifecycle = .initializing(gate)
+                return .initialize(gate)
+            case ("initialize", .shutDown), (_, .shutDown):
+                return .refuse(.invalidRequest("the server is shutting down.", kind: "shutDown"))
+            case ("initialize", _):
+                return .refuse(.invalidRequest("initialize was already received.", kind: "alreadyInitialized"))
+            case (_, .awaitingInitialize):
+                return .refuse(.notInitialized)
+            case ("shutdown", .initializing(let gate)):
+                state.lifecycle = .shutDown
+                return .shutdown(gate: gate)
+            case ("shutdown", .running):
+                state.lifecycle = .shutDown
+                return .shutdown(gate: nil)
+            case (_, .initializing(let gate)):
+                return .run(gate: gate)
+            case (_, .running):
+                return .run(gate: nil)
+            }
+        }
+        switch admission {
+        case .refuse(let error):
+            responder.respond(id: request.id, outcome: .failure(error), on: self)
+        case .initialize(let gate):
+            start(request, responder: responder) { [self] in
+                do {
+                    let result = try await handler.initialize(request, connection: self)
+                    state.withLock { $0.lifecycle = .running }
+                    gate.open(with: true)
+                    return result
+                } catch {
+                    state.withLock { $0.lifecycle = .awaitingInitialize }
+                    gate.open(with: false)
+                    throw error
+                }
+            }
+        case .shutdown(let gate):
+            start(request, responder: responder) { [self] in
+                if let gate, await !gate.wait() { throw RPCError.notInitialized }
+                await handler.shutdown(connection: self)
+                state.withLock { $0.shutdownReceived = true }
+                return [:]
+            }
+        case .run(let gate):
+            start(request, responder: responder) { [self] in
+                if let gate, await !gate.wait() { throw RPCError.notInitialized }
+                return try await handler.handle(request, connection: self)
+            }
+        }
+    }
+
+    /// Runs `work` as the answer to `request`, tracked so `$/cancelRequest` can reach it.
+    private func start(_ request: IncomingRequest, responder: Responder, work: @escaping @Sendable () async throws -> JSONValue) {
+        let token = state.withLock { state -> UInt64 in
+            state.nextToken += 1
+            state.inFlight[state.nextToken] = InFlight(id: request.id, task: nil, responder: responder)
+            return state.nextToken
+        }
+        let task = Task { [self] in
+            let outcome: Result<JSONValue, RPCError>
+            do {
+                outcome = .success(try await work())
+            } catch let error as RPCError {
+                outcome = .failure(error)
+            } catch is CancellationError {
+                outcome = .failure(.requestCancelled)
+            } catch {
+                outcome = .failure(.internalError(String(describing: error)))
+            }
+            complete(request.id, token: token, outcome: outcome)
+        }
+        let stillRunning = state.withLock { state -> Bool in
+            guard state.inFlight[token] != nil else { return false }
+            state.inFlight[token]?.task = task
+            return true
+        }
+        if !stillRunning { task.cancel() }
+    }
+
+    /// Answers a request once: whichever of completion and cancellation comes first wins.
+    private func complete(_ id: RequestID, token: UInt64, outcome: Result<JSONValue, RPCError>) {
+        guard let entry = state.withLock({ $0.inFlight.removeValue(forKey: token) }) else { return }
+        entry.responder.respond(id: id, outcome: outcome, on: self)
+        signalIfDrained()
+    }
+
+    private func cancelIncoming(_ id: RequestID) {
+        let entries = state.withLock { state -> [InFlight] in
+            let tokens = state.inFlight.filter { $0.value.id == id }.map(\.key)
+            return tokens.compactMap { state.inFlight.removeValue(forKey: $0) }
+        }
+        guard !entries.isEmpty else {
+            logger.debug("$/cancelRequest for \(id), which is not running")
+            return
+        }
+        for entry in entries {
+            entry.task?.cancel()
+            entry.responder.respond(id: id, outcome: .failure(.requestCancelled), on: self)
+        }
+        signalIfDrained()
+    }
+
+    private func signalIfDrained() {
+        let drainedNow = state.withLock { $0.inputClosed && $0.inFlight.isEmpty }
+        if drainedNow { drained.signal() }
+    }
+}
+
+/// Where the answer to one request goes: straight out, or into its batch's reply.
+enum Responder: Sendable {
+    case single
+    case batch(BatchReply, slot: Int)
+
+    func respond(id: RequestID?, outcome: Result<JSONValue, RPCError>, on connection: Connection) {
+        switch self {
+        case .single:
+            connection.send(OutgoingMessage.response(id: id, outcome: outcome))
+        case .batch(let reply, let slot):
+            reply.fill(slot, with: OutgoingMessage.response(id: id, outcome: outcome))
+        }
+    }
+}
+
+/// Collects the answers to one batch and sends them as one array once the last is in.
+final class BatchReply: Sendable {
+    private let answers: Mutex<(slots: [[UInt8]?], remaining: Int)>
+    private let connection: Connection
+
+    init(expecting count: Int, connection: Connection) {
+        answers = Mutex((Array(repeating: nil, count: count), count))
+        self.connection = connection
+    }
+
+    func fill(_ slot: Int, with response: [UInt8]) {
+        let complete = answers.withLock { answers -> [[UInt8]]? in
+            guard answers.slots[slot] == nil else { return nil }
+            answers.slots[slot] = response
+            answers.remaining -= 1
+            return answers.remaining == 0 ? answers.slots.compactMap { $0 } : nil
+        }
+        guard let complete else { return }
+        var body: [UInt8] = [UInt8(ascii: "[")]
+        for (index, response) in complete.enumerated() {
+            if index > 0 { body.append(UInt8(ascii: ",")) }
+            body.append(contentsOf: response)
+        }
+        body.append(UInt8(ascii: "]"))
+        connection.send(body)
+    }
+}

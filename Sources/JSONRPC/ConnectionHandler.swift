@@ -1,0 +1,18 @@
+/// What a server built on `Connection` supplies: the answers to requests and the effects of
+/// notifications. The connection owns the protocol itself (framing, ids, batches,
+/// cancellation, the lifecycle gate), so a handler only sees well-formed messages, in order.
+public protocol ConnectionHandler: Sendable {
+    /// Answers `initialize`. Until it returns, other requests wait; if it throws, the
+    /// connection stays uninitialised and they answer -32002.
+    func initialize(_ request: IncomingRequest, connection: Connection) async throws -> JSONValue
+
+    /// Answers any request after `initialize`. Throw `RPCError` for a protocol error; any other
+    /// error answers -32603. Runs concurrently with other requests.
+    func handle(_ request: IncomingRequest, connection: Connection) async throws -> JSONValue
+
+    /// Applies a notification. Notifications are applied one at a time, in arrival order.
+    func handle(_ notification: IncomingNotification, connection: Connection) async
+
+    /// Flushes and persists before `shutdown` is answered.
+    func shutdown(connection: Connection) async
+}

@@ -1,0 +1,264 @@
+/// How messages are delimited on the byte stream.
+public enum Framing: String, Sendable, CaseIterable {
+    /// One JSON text per line (MCP, ACP).
+    case newlineDelimited = "ndjson"
+    /// `Content-Length: N` headers, a blank line, then N bytes (LSP).
+    case contentLength = "content-length"
+
+    /// The bytes of one frame carrying `body`.
+    public func frame(_ body: [UInt8]) -> [UInt8] {
+        switch self {
+        case .newlineDelimited:
+            var frame = body
+            frame.append(UInt8(ascii: "\n"))
+            return frame
+        case .contentLength:
+            var frame = Array("Content-Length: \(body.count)\r\n\r\n".utf8)
+            frame.append(contentsOf: body)
+            return frame
+        }
+    }
+}
+
+/// What the frame decoder found in the stream.
+public enum FrameEvent: Sendable, Equatable {
+    /// The body of one message (not yet parsed as JSON).
+    case message([UInt8])
+    /// A message longer than the limit; its bytes are skipped and the stream goes on.
+    case tooLarge(size: Int, limit: Int)
+    /// A header block that does not say how long its body is.
+    case malformedHeader(String)
+    /// The stream ended inside a Content-Length body.
+    case truncated(expected: Int, received: Int)
+}
+
+/// Splits a byte stream into message bodies. Pure: bytes in, events out, no I/O.
+///
+/// The framing is taken from the first non-whitespace byte unless it was given: `C` or `c`
+/// starts Content-Length headers, anything else is newline-delimited JSON. Blank lines are
+/// skipped, one `\r` before a `\n` is dropped, a last line with no newline is delivered by
+/// `finish()`, and a message over `maximumMessageSize` bytes is reported and skipped without
+/// buffering it, so one oversized message never costs the session.
+public struct FrameDecoder: Sendable {
+    public private(set) var framing: Framing?
+    public let maximumMessageSize: Int
+
+    private var buffer: [UInt8] = []
+    /// Bytes before this index have been consumed.
+    private var start = 0
+    /// Where the search for the next newline resumes, so a long line is scanned only once.
+    private var scanFrom = 0
+    private var state = State.idle
+
+    private enum State: Sendable {
+        case idle
+        /// Dropping the rest of an oversized line (newline-delimited).
+        case skippingLine
+        /// Reading the body of a Content-Length message.
+        case readingBody(length: Int)
+        /// Dropping the body of an oversized Content-Length message.
+        case skippingBody(remaining: Int)
+    }
+
+    /// The longest header block accepted before it is declared malformed.
+    static let maximumHeaderSize = 8 * 1024
+
+    public init(maximumMessageSize: Int = 64 * 1024 * 1024, framing: Framing? = nil) {
+        self.maximumMessageSize = maximumMessageSize
+        self.framing = framing
+    }
+
+    /// Adds bytes read from the stream and returns every event they complete.
+    public mutating func consume<Bytes: Collection>(_ bytes: Bytes) -> [FrameEvent] where Bytes.Element == UInt8 {
+        buffer.append(contentsOf: bytes)
+        var events: [FrameEvent] = []
+        while let event = nextEvent() { events.append(event) }
+        compact()
+        return events
+    }
+
+    /// Signals the end of the stream and returns what is left: a last unterminated line, or
+    /// the report of a truncated body.
+    public mutating func finish() -> [FrameEvent] {
+        defer {
+            buffer.removeAll()
+            start = 0
+            scanFrom = 0
+            state = .idle
+        }
+        switch state {
+        case .readingBody(let length):
+            return [.truncated(expected: length, received: buffer.count - start)]
+        case .skippingLine, .skippingBody:
+            return []
+        case .idle:
+            guard framing != .contentLength else {
+                let rest = buffer[start...]
+                return rest.allSatisfy(JSONTextScanner.isWhitespace) ? [] : [.malformedHeader("the stream ended inside a header block.")]
+            }
+            let line = trimmed(buffer[start...])
+            return line.isEmpty ? [] : [.message(Array(line))]
+        }
+    }
+
+    private mutating func nextEvent() -> FrameEvent? {
+        if framing == nil {
+            guard let first = buffer[start...].firstIndex(where: { !JSONTextScanner.isWhitespace($0) }) else { return nil }
+            framing = (buffer[first] == UInt8(ascii: "C") || buffer[first] == UInt8(ascii: "c")) ? .contentLength : .newlineDelimited
+        }
+        switch framing! {
+        case .newlineDelimited: return nextLine()
+        case .contentLength: return nextHeaderFramedMessage()
+        }
+    }
+
+    // MARK: Newline-delimited
+
+    private mutating func nextLine() -> FrameEvent? {
+        while true {
+            guard let newline = buffer[scanFrom...].firstIndex(of: UInt8(ascii: "\n")) else {
+                scanFrom = buffer.count
+                return checkUnterminatedLineSize()
+            }
+            let lineStart = start
+            start = newline + 1
+            scanFrom = start
+            if case .skippingLine = state {
+                state = .idle
+                continue
+            }
+            let line = trimmed(buffer[lineStart..<newline])
+            if line.isEmpty { continue }
+            if line.count > maximumMessageSize {
+                return .tooLarge(size: line.count, limit: maximumMessageSize)
+            }
+            return .message(Array(line))
+        }
+    }
+
+    /// Reports an oversized line as soon as it passes the limit, then drops it as it arrives.
+    private mutating func checkUnterminatedLineSize() -> FrameEvent? {
+        let pending = buffer.count - start
+        switch state {
+        case .skippingLine:
+            start = buffer.count
+            scanFrom = start
+            return nil
+        default:
+            guard pending > maximumMessageSize + 1 else { return nil }
+            state = .skippingLine
+            start = buffer.count
+            scanFrom = start
+            return .tooLarge(size: pending, limit: maximumMessageSize)
+        }
+    }
+
+    private func trimmed(_ line: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
+        guard let first = line.firstIndex(where: { !JSONTextScanner.isWhitespace($0) }),
+              let last = line.lastIndex(where: { !JSONTextScanner.isWhitespace($0) })
+        else { return [] }
+        return line[first...last]
+    }
+
+    // MARK: Content-Length
+
+    private mutating func nextHeaderFramedMessage() -> FrameEvent? {
+        while true {
+            switch state {
+            case .readingBody(let length):
+                guard buffer.count - start >= length else { return nil }
+                let body = Array(buffer[start..<(start + length)])
+                start += length
+                scanFrom = start
+                state = .idle
+                return .message(body)
+            case .skippingBody(let remaining):
+                let available = buffer.count - start
+                let skipped = min(available, remaining)
+                start += skipped
+                scanFrom = start
+                if skipped < remaining {
+                    state = .skippingBody(remaining: remaining - skipped)
+                    return nil
+                }
+                state = .idle
+            case .idle, .skippingLine:
+                // Whitespace between messages (a trailing CRLF after a body) is tolerated.
+                while start < buffer.count, JSONTextScanner.isWhitespace(buffer[start]) { start += 1 }
+                scanFrom = max(scanFrom, start)
+                guard let headerEnd = endOfHeaderBlock() else {
+                    guard buffer.count - start > Self.maximumHeaderSize else { return nil }
+                    start = buffer.count
+                    scanFrom = start
+                    return .malformedHeader("no blank line within \(Self.maximumHeaderSize) bytes of headers.")
+                }
+                let header = buffer[start..<headerEnd.headerEnd]
+                start = headerEnd.bodyStart
+                scanFrom = start
+                guard let length = Self.contentLength(in: header) else {
+                    return .malformedHeader("the header block has no valid Content-Length.")
+                }
+                if length > maximumMessageSize {
+                    state = .skippingBody(remaining: length)
+                    return .tooLarge(size: length, limit: maximumMessageSize)
+                }
+                state = .readingBody(length: length)
+            }
+        }
+    }
+
+    /// The end of the header lines and the start of the body: the first blank line, accepting
+    /// `\r\n` or bare `\n` line ends.
+    private mutating func endOfHeaderBlock() -> (headerEnd: Int, bodyStart: Int)? {
+        var index = max(scanFrom, start)
+        while let newline = buffer[index...].firstIndex(of: UInt8(ascii: "\n")) {
+            var next = newline + 1
+            if next < buffer.count, buffer[next] == UInt8(ascii: "\r") { next += 1 }
+            if next < buffer.count, buffer[next] == UInt8(ascii: "\n") {
+                return (newline, next + 1)
+            }
+            if next >= buffer.count {
+                scanFrom = newline
+                return nil
+            }
+            index = newline + 1
+        }
+        scanFrom = buffer.count
+        return nil
+    }
+
+    static func contentLength(in header: ArraySlice<UInt8>) -> Int? {
+        let text = String(decoding: header, as: UTF8.self)
+        var length: Int?
+        for line in text.split(whereSeparator: \.isNewline) {
+            guard let colon = line.firstIndex(of: ":") else { return nil }
+            let name = line[..<colon].trimmingWhitespace().lowercased()
+            guard name == "content-length" else { continue }
+            guard let value = Int(line[line.index(after: colon)...].trimmingWhitespace()), value >= 0 else { return nil }
+            length = value
+        }
+        return length
+    }
+
+    private mutating func compact() {
+        guard start > 0 else { return }
+        if start == buffer.count {
+            buffer.removeAll(keepingCapacity: buffer.capacity <= 1 << 20)
+            scanFrom = 0
+            start = 0
+        } else if start >= buffer.count / 2 {
+            buffer.removeFirst(start)
+            scanFrom -= start
+            start = 0
+        }
+    }
+}
+
+extension Substring {
+    func trimmingWhitespace() -> Substring {
+        guard let first = firstIndex(where: { $0 != " " && $0 != "\t" }),
+              let last = lastIndex(where: { $0 != " " && $0 != "\t" })
+        else { return self[endIndex...] }
+        return self[first...last]
+    }
+}

@@ -1,0 +1,150 @@
+/// Finds the extent of values in JSON text that jansson has already accepted as valid.
+///
+/// jansson hands back values, not where they stood in the text; two things need the text
+/// itself: request ids, which are echoed byte for byte as the client wrote them, and integers
+/// above `Int64.max`, which jansson can only read as doubles. Because the text is known to be
+/// valid, the scanner only has to skip strings and count brackets.
+struct JSONTextScanner {
+    let bytes: UnsafeRawBufferPointer
+
+    func skippingWhitespace(from index: Int) -> Int {
+        var index = index
+        while index < bytes.count, Self.isWhitespace(bytes[index]) { index += 1 }
+        return index
+    }
+
+    /// The index just past the value that starts at `start`.
+    func endOfValue(startingAt start: Int) -> Int {
+        guard start < bytes.count else { return start }
+        switch bytes[start] {
+        case UInt8(ascii: "\""):
+            return endOfString(startingAt: start)
+        case UInt8(ascii: "{"), UInt8(ascii: "["):
+            var depth = 0
+            var index = start
+            while index < bytes.count {
+                switch bytes[index] {
+                case UInt8(ascii: "\""):
+                    index = endOfString(startingAt: index)
+                    continue
+                case UInt8(ascii: "{"), UInt8(ascii: "["):
+                    depth += 1
+                case UInt8(ascii: "}"), UInt8(ascii: "]"):
+                    depth -= 1
+                    if depth == 0 { return index + 1 }
+                default:
+                    break
+                }
+                index += 1
+            }
+            return index
+        default:
+            var index = start
+            while index < bytes.count, !Self.endsScalar(bytes[index]) { index += 1 }
+            return index
+        }
+    }
+
+    /// The index just past the closing quote of the string that starts at `start`.
+    func endOfString(startingAt start: Int) -> Int {
+        var index = start + 1
+        while index < bytes.count {
+            switch bytes[index] {
+            case UInt8(ascii: "\\"): index += 2
+            case UInt8(ascii: "\""): return index + 1
+            default: index += 1
+            }
+        }
+        return index
+    }
+
+    /// The text of the first member called `name` (written without escapes) of the object
+    /// that starts at `start`.
+    func memberText(named name: StaticString, inObjectAt start: Int) -> ArraySlice<UInt8>? {
+        guard start < bytes.count, bytes[start] == UInt8(ascii: "{") else { return nil }
+        var index = skippingWhitespace(from: start + 1)
+        while index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
+            let keyEnd = endOfString(startingAt: index)
+            let isWanted = keyMatches(name, from: index + 1, to: keyEnd - 1)
+            index = skippingWhitespace(from: keyEnd)
+            index = skippingWhitespace(from: index + 1)  // past ":"
+            let valueEnd = endOfValue(startingAt: index)
+            if isWanted {
+                return ArraySlice(UnsafeRawBufferPointer(rebasing: bytes[index..<valueEnd]))
+            }
+            index = skippingWhitespace(from: valueEnd)
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ",") else { return nil }
+            index = skippingWhitespace(from: index + 1)
+        }
+        return nil
+    }
+
+    /// Where each element of the array that starts at `start` begins.
+    func elementStarts(inArrayAt start: Int) -> [Int] {
+        guard start < bytes.count, bytes[start] == UInt8(ascii: "[") else { return [] }
+        var starts: [Int] = []
+        var index = skippingWhitespace(from: start + 1)
+        guard index < bytes.count, bytes[index] != UInt8(ascii: "]") else { return [] }
+        while index < bytes.count {
+            starts.append(index)
+            index = skippingWhitespace(from: endOfValue(startingAt: index))
+            guard index < bytes.count, bytes[index] == UInt8(ascii: ",") else { break }
+            index = skippingWhitespace(from: index + 1)
+        }
+        return starts
+    }
+
+    private func keyMatches(_ name: StaticString, from start: Int, to end: Int) -> Bool {
+        name.withUTF8Buffer { wanted in
+            guard end - start == wanted.count else { return false }
+            for offset in 0..<wanted.count where bytes[start + offset] != wanted[offset] {
+                return false
+            }
+            return true
+        }
+    }
+
+    static func isWhitespace(_ byte: UInt8) -> Bool {
+        byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
+    }
+
+    private static func endsScalar(_ byte: UInt8) -> Bool {
+        isWhitespace(byte) || byte == UInt8(ascii: ",") || byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]")
+    }
+}
+
+/// The text of every number in a JSON text, in document order.
+struct NumberLexemes {
+    private var texts: [String] = []
+
+    init(in bytes: UnsafeRawBufferPointer) {
+        let scanner = JSONTextScanner(bytes: bytes)
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "\"") {
+                index = scanner.endOfString(startingAt: index)
+            } else if byte == UInt8(ascii: "-") || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) {
+                let end = scanner.endOfValue(startingAt: index)
+                texts.append(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[index..<end]), as: UTF8.self))
+                index = end
+            } else {
+                index += 1
+            }
+        }
+    }
+
+    var count: Int { texts.count }
+
+    /// The exact value of the number text at `position`: an integer form becomes `int`, `uint`
+    /// or (beyond `UInt64`) `double`; a fraction or exponent becomes `double`.
+    func value(at position: Int) -> JSONValue? {
+        let text = texts[position]
+        if text.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }) {
+            return Double(text).map(JSONValue.double)
+        }
+        if let signed = Int64(text) { return .int(signed) }
+        if let unsigned = UInt64(text) { return .uint(unsigned) }
+        return Double(text).map(JSONValue.double)
+    }
+}

@@ -1,0 +1,120 @@
+/// Serialises `JSONValue` to compact UTF-8 JSON.
+///
+/// Decoding goes through jansson; encoding is done here because jansson cannot write an
+/// integer above `Int64.max`, and because the envelope of every reply must splice in the
+/// request id exactly as the client wrote it. Output is compact (never a raw newline, so it is
+/// safe for newline-delimited framing), keeps key order, leaves `/` and non-ASCII text as they
+/// are, and writes non-finite doubles, which JSON cannot express, as `null`.
+public struct JSONWriter {
+    public private(set) var bytes: [UInt8]
+
+    public init(reservingCapacity capacity: Int = 256) {
+        bytes = []
+        bytes.reserveCapacity(capacity)
+    }
+
+    public static func encode(_ value: JSONValue) -> [UInt8] {
+        var writer = JSONWriter()
+        writer.write(value)
+        return writer.bytes
+    }
+
+    public mutating func write(_ value: JSONValue) {
+        switch value {
+        case .null:
+            appendASCII("null")
+        case .bool(let flag):
+            appendASCII(flag ? "true" : "false")
+        case .int(let number):
+            appendASCII(String(number))
+        case .uint(let number):
+            appendASCII(String(number))
+        case .double(let number):
+            writeDouble(number)
+        case .string(let text):
+            writeString(text)
+        case .array(let elements):
+            bytes.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                write(element)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        case .object(let members):
+            bytes.append(UInt8(ascii: "{"))
+            var first = true
+            for (key, member) in members {
+                if !first { bytes.append(UInt8(ascii: ",")) }
+                first = false
+                writeString(key)
+                bytes.append(UInt8(ascii: ":"))
+                write(member)
+            }
+            bytes.append(UInt8(ascii: "}"))
+        }
+    }
+
+    /// Appends bytes that are already JSON text (a verbatim request id, for one).
+    public mutating func writeRaw<Bytes: Sequence>(_ raw: Bytes) where Bytes.Element == UInt8 {
+        bytes.append(contentsOf: raw)
+    }
+
+    public mutating func appendASCII(_ text: StaticString) {
+        text.withUTF8Buffer { bytes.append(contentsOf: $0) }
+    }
+
+    private mutating func appendASCII(_ text: String) {
+        bytes.append(contentsOf: text.utf8)
+    }
+
+    private mutating func writeDouble(_ number: Double) {
+        guard number.isFinite else {
+            appendASCII("null")
+            return
+        }
+        // Swift's description is the shortest text that reads back as the same double, and
+        // its forms ("1.5", "1e-05", "1e+16", "-0.0") are all valid JSON numbers.
+        appendASCII(number.description)
+    }
+
+    public mutating func writeString(_ text: String) {
+        bytes.append(UInt8(ascii: "\""))
+        var text = text
+        text.withUTF8 { utf8 in
+            var runStart = 0
+            for index in 0..<utf8.count {
+                let byte = utf8[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                if runStart < index {
+                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart..<index]))
+                }
+                appendEscape(for: byte)
+                runStart = index + 1
+            }
+            if runStart < utf8.count {
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[runStart...]))
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    private mutating func appendEscape(for byte: UInt8) {
+        bytes.append(UInt8(ascii: "\\"))
+        switch byte {
+        case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\""))
+        case UInt8(ascii: "\\"): bytes.append(UInt8(ascii: "\\"))
+        case 0x08: bytes.append(UInt8(ascii: "b"))
+        case 0x0C: bytes.append(UInt8(ascii: "f"))
+        case 0x0A: bytes.append(UInt8(ascii: "n"))
+        case 0x0D: bytes.append(UInt8(ascii: "r"))
+        case 0x09: bytes.append(UInt8(ascii: "t"))
+        default:
+            let hexDigits: StaticString = "0123456789abcdef"
+            appendASCII("u00")
+            hexDigits.withUTF8Buffer { digits in
+                bytes.append(digits[Int(byte >> 4)])
+                bytes.append(digits[Int(byte & 0x0F)])
+            }
+        }
+    }
+}

@@ -1,0 +1,169 @@
+/// A request id, as the client wrote it.
+///
+/// Equality and hashing use the id's value (so `1` and `"1"` are different ids, as the spec
+/// requires); `verbatim` keeps the exact bytes for the echo in the reply.
+public struct RequestID: Sendable, Hashable, CustomStringConvertible {
+    /// A string, a number, or null.
+    public let value: JSONValue
+    public let verbatim: [UInt8]
+
+    public init(_ value: JSONValue) {
+        self.value = value
+        self.verbatim = JSONWriter.encode(value)
+    }
+
+    init(_ value: JSONValue, verbatim: [UInt8]) {
+        self.value = value
+        self.verbatim = verbatim
+    }
+
+    public static func == (lhs: RequestID, rhs: RequestID) -> Bool { lhs.value == rhs.value }
+    public func hash(into hasher: inout Hasher) { hasher.combine(value) }
+
+    public var description: String { String(decoding: verbatim, as: UTF8.self) }
+
+    /// Whether a JSON value can be a request id at all.
+    static func isValid(_ value: JSONValue) -> Bool {
+        switch value {
+        case .string, .int, .uint, .double, .null: return true
+        default: return false
+        }
+    }
+}
+
+/// A request from the peer, which must be answered.
+public struct IncomingRequest: Sendable {
+    public let id: RequestID
+    public let method: String
+    /// An object or an array, or nil when the request had no `params`.
+    public let params: JSONValue?
+}
+
+/// A notification from the peer, which is never answered.
+public struct IncomingNotification: Sendable {
+    public let method: String
+    public let params: JSONValue?
+}
+
+/// One decoded JSON-RPC message, classified.
+enum IncomingMessage: Sendable {
+    case request(IncomingRequest)
+    case notification(IncomingNotification)
+    /// A reply to one of our own requests; a reply that is not a valid response still names
+    /// its id when it can, so the waiting caller is resolved rather than left hanging.
+    case response(id: RequestID, outcome: Result<JSONValue, RPCError>)
+    /// Not a valid message; answered with `error` and the id when one could be read.
+    case invalid(id: RequestID?, error: RPCError)
+
+    init(_ message: JSONValue, verbatimID: ArraySlice<UInt8>?) {
+        guard case .object(let members) = message else {
+            self = .invalid(id: nil, error: .invalidRequest("a message must be a JSON object, not \(message.typeName)."))
+            return
+        }
+        var id: RequestID?
+        if let rawID = members["id"] {
+            guard RequestID.isValid(rawID) else {
+                self = .invalid(id: nil, error: .invalidRequest("id must be a string, a number or null, not \(rawID.typeName)."))
+                return
+            }
+            id = Self.requestID(rawID, verbatim: verbatimID)
+        }
+        guard members["jsonrpc"] == .string("2.0") else {
+            self = .invalid(id: id, error: .invalidRequest("\"jsonrpc\" must be exactly \"2.0\"."))
+            return
+        }
+        if let method = members["method"] {
+            guard case .string(let name) = method else {
+                self = .invalid(id: id, error: .invalidRequest("method must be a string, not \(method.typeName)."))
+                return
+            }
+            let params = members["params"]
+            if let params {
+                switch params {
+                case .object, .array: break
+                default:
+                    self = .invalid(id: id, error: .invalidRequest("params must be an object or an array, not \(params.typeName)."))
+                    return
+                }
+            }
+            if let id {
+                self = .request(IncomingRequest(id: id, method: name, params: params))
+            } else {
+                self = .notification(IncomingNotification(method: name, params: params))
+            }
+            return
+        }
+        let result = members["result"]
+        let error = members["error"]
+        guard result != nil || error != nil else {
+            self = .invalid(id: id, error: .invalidRequest("a message needs a method, or a result or an error."))
+            return
+        }
+        guard let id else {
+            self = .invalid(id: nil, error: .invalidRequest("a response needs an id."))
+            return
+        }
+        self = .response(id: id, outcome: Self.outcome(result: result, error: error))
+    }
+
+    private static func requestID(_ value: JSONValue, verbatim: ArraySlice<UInt8>?) -> RequestID {
+        let canonical = RequestID(value)
+        guard let verbatim, !verbatim.elementsEqual(canonical.verbatim) else { return canonical }
+        // The scanner takes the first "id" member and jansson the last; only trust the text
+        // when it reads back as the same value.
+        guard (try? JSONDecoding.decode(Array(verbatim))) == value else { return canonical }
+        return RequestID(value, verbatim: Array(verbatim))
+    }
+
+    private static func outcome(result: JSONValue?, error: JSONValue?) -> Result<JSONValue, RPCError> {
+        switch (result, error) {
+        case (let result?, nil):
+            return .success(result)
+        case (nil, let error?):
+            guard case .object(let fields) = error,
+                  let code = fields["code"]?.int64Value, let codeValue = Int(exactly: code),
+                  case .string(let message)? = fields["message"]
+            else {
+                return .failure(.malformedResponse("error must be an object with an integer code and a string message."))
+            }
+            return .failure(RPCError(code: codeValue, message: message, data: fields["data"]))
+        default:
+            return .failure(.malformedResponse("a response must carry exactly one of result and error."))
+        }
+    }
+}
+
+/// Builds the JSON text of outgoing messages.
+enum OutgoingMessage {
+    static func response(id: RequestID?, outcome: Result<JSONValue, RPCError>) -> [UInt8] {
+        var writer = JSONWriter()
+        writeResponse(id: id, outcome: outcome, into: &writer)
+        return writer.bytes
+    }
+
+    static func writeResponse(id: RequestID?, outcome: Result<JSONValue, RPCError>, into writer: inout JSONWriter) {
+        writer.appendASCII("{\"jsonrpc\":\"2.0\",\"id\":")
+        if let id { writer.writeRaw(id.verbatim) } else { writer.appendASCII("null") }
+        switch outcome {
+        case .success(let result):
+            writer.appendASCII(",\"result\":")
+            writer.write(result)
+        case .failure(let error):
+            writer.appendASCII(",\"error\":")
+            writer.write(error.jsonValue)
+        }
+        writer.appendASCII("}")
+    }
+
+    static func request(id: String, method: String, params: JSONValue?) -> [UInt8] {
+        var message: JSONObject = ["jsonrpc": "2.0", "id": .string(id), "method": .string(method)]
+        if let params { message["params"] = params }
+        return JSONWriter.encode(.object(message))
+    }
+
+    static func notification(method: String, params: JSONValue?) -> [UInt8] {
+        var message: JSONObject = ["jsonrpc": "2.0", "method": .string(method)]
+        if let params { message["params"] = params }
+        return JSONWriter.encode(.object(message))
+    }
+}

@@ -1,0 +1,75 @@
+import Dispatch
+import Logging
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Writes log lines to stderr off the caller's thread, and drops them rather than block.
+///
+/// A client that pipes stderr but never reads it fills the pipe after 64 KiB; a plain
+/// synchronous handler would then stall whatever thread logged, request handling included.
+/// Here lines queue up to a bound, and past it are counted and dropped.
+struct StderrLogHandler: LogHandler {
+    var logLevel: Logger.Level
+    var metadata: Logger.Metadata = [:]
+    private let label: String
+    private let sink: Sink
+
+    init(label: String, level: Logger.Level, sink: Sink) {
+        self.label = label
+        self.logLevel = level
+        self.sink = sink
+    }
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        var merged = metadata
+        if let extra = event.metadata { merged.merge(extra, uniquingKeysWith: { _, new in new }) }
+        let details = merged.isEmpty ? "" : " " + merged.sorted(by: { $0.key < $1.key }).map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        sink.write("\(label) \(event.level): \(event.message)\(details)\n")
+    }
+
+    /// The shared queue in front of descriptor 2.
+    final class Sink: Sendable {
+        static let capacity = 1024
+        private let queue = DispatchQueue(label: "superwall-bridge.stderr")
+        private let queued = Atomic<Int>(0)
+        private let dropped = Atomic<Int>(0)
+
+        func write(_ line: String) {
+            guard queued.add(1, ordering: .relaxed).newValue <= Self.capacity else {
+                queued.subtract(1, ordering: .relaxed)
+                dropped.add(1, ordering: .relaxed)
+                return
+            }
+            queue.async { [self] in
+                var text = line
+                let lost = dropped.exchange(0, ordering: .relaxed)
+                if lost > 0 { text = "superwall-bridge warning: \(lost) log lines dropped (stderr was not being read)\n" + text }
+                text.withUTF8 { bytes in
+                    var offset = 0
+                    while offset < bytes.count {
+                        let written = Glibc.write(2, bytes.baseAddress! + offset, bytes.count - offset)
+                        if written < 0 && errno == EINTR { continue }
+                        if written <= 0 { break }
+                        offset += written
+                    }
+                }
+                queued.subtract(1, ordering: .relaxed)
+            }
+        }
+
+        /// Waits, briefly, for queued lines to reach stderr before the process exits.
+        func flush() {
+            let done = DispatchSemaphore(value: 0)
+            queue.async { done.signal() }
+            _ = done.wait(timeout: .now() + .milliseconds(200))
+        }
+    }
+}

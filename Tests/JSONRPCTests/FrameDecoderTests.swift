@@ -1,0 +1,153 @@
+import JSONRPC
+import Testing
+
+@Suite struct FrameDecoderTests {
+    private func messages(_ events: [FrameEvent]) -> [String] {
+        events.compactMap {
+            if case .message(let body) = $0 { return String(decoding: body, as: UTF8.self) }
+            return nil
+        }
+    }
+
+    @Test func newlineDelimitedIsTheDefault() {
+        var decoder = FrameDecoder()
+        let events = decoder.consume(Array("{\"a\":1}\n[2]\n".utf8))
+        #expect(messages(events) == ["{\"a\":1}", "[2]"])
+        #expect(decoder.framing == .newlineDelimited)
+    }
+
+    @Test func aMessageSplitAcrossReadsIsReassembled() {
+        var decoder = FrameDecoder()
+        var events: [FrameEvent] = []
+        for byte in "{\"a\":\"b\"}\n{\"c\":2}\n".utf8 { events += decoder.consume([byte]) }
+        #expect(messages(events) == ["{\"a\":\"b\"}", "{\"c\":2}"])
+    }
+
+    @Test func carriageReturnsAndBlankLinesAreIgnored() {
+        var decoder = FrameDecoder()
+        let events = decoder.consume(Array("\r\n  \n{\"a\":1}\r\n\n\t\n{\"b\":2}\n".utf8))
+        #expect(messages(events) == ["{\"a\":1}", "{\"b\":2}"])
+    }
+
+    @Test func aLastLineWithoutNewlineIsDeliveredAtEndOfStream() {
+        var decoder = FrameDecoder()
+        #expect(messages(decoder.consume(Array("{\"a\":1}\n{\"b\":2}".utf8))) == ["{\"a\":1}"])
+        #expect(messages(decoder.finish()) == ["{\"b\":2}"])
+    }
+
+    @Test func anOversizedLineIsReportedSkippedAndTheStreamGoesOn() {
+        var decoder = FrameDecoder(maximumMessageSize: 16)
+        var events = decoder.consume(Array("{\"a\":\"0123456789012345678901234567890\"".utf8))
+        #expect(events.contains { if case .tooLarge = $0 { return true }; return false })
+        events = decoder.consume(Array("more bytes of the same line\n{\"ok\":1}\n".utf8))
+        #expect(messages(events) == ["{\"ok\":1}"])
+        #expect(!events.contains { if case .tooLarge = $0 { return true }; return false })
+    }
+
+    @Test func anOversizedLineThatArrivesWholeIsReportedOnce() {
+        var decoder = FrameDecoder(maximumMessageSize: 8)
+        let events = decoder.consume(Array("[1,2,3,4,5,6,7]\n[1]\n".utf8))
+        #expect(events == [.tooLarge(size: 15, limit: 8), .message(Array("[1]".utf8))])
+    }
+
+    @Test func contentLengthIsDetectedFromTheFirstByte() {
+        for header in ["Content-Length", "content-length", "CONTENT-LENGTH"] {
+            var decoder = FrameDecoder()
+            let events = decoder.consume(Array("\(header): 7\r\n\r\n{\"a\":1}\(header): 2\r\n\r\n[]".utf8))
+            #expect(messages(events) == ["{\"a\":1}", "[]"])
+            #expect(decoder.framing == .contentLength)
+        }
+    }
+
+    @Test func whitespaceBeforeTheFirstHeaderDoesNotChangeDetection() {
+        let body = "{\n  \"jsonrpc\": \"2.0\",\n  \"method\": \"x\"\n}"
+        var decoder = FrameDecoder()
+        let frame = "Content-Type: application/vscode-jsonrpc; charset=utf8\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        // Leading whitespace before the first header does not change the detection.
+        var events = decoder.consume(Array(" \r\n".utf8))
+        events += decoder.consume(Array(frame.utf8))
+        #expect(decoder.framing == .contentLength)
+        #expect(messages(events) == [body])
+    }
+
+    @Test func contentLengthHeadersMayStartTheStream() {
+        let body = "{\n  \"method\": \"x\"\n}"
+        var decoder = FrameDecoder()
+        let events = decoder.consume(Array("Content-Length: \(body.utf8.count)\r\nContent-Type: application/json\r\n\r\n\(body)".utf8))
+        #expect(messages(events) == [body])
+    }
+
+    @Test func contentLengthCountsBytesNotCharacters() {
+        let body = "{\"s\":\"日本\"}"
+        var decoder = FrameDecoder()
+        let events = decoder.consume(Array("Content-Length: \(body.utf8.count)\r\n\r\n\(body)".utf8))
+        #expect(messages(events) == [body])
+    }
+
+    @Test func contentLengthBodiesSplitAcrossReadsAreReassembled() {
+        var decoder = FrameDecoder()
+        var events: [FrameEvent] = []
+        for byte in "Content-Length: 9\r\n\r\n{\"a\":\"b\"}Content-Length: 2\n\n[]".utf8 { events += decoder.consume([byte]) }
+        #expect(messages(events) == ["{\"a\":\"b\"}", "[]"])
+    }
+
+    @Test func anOversizedContentLengthBodyIsSkippedExactly() {
+        var decoder = FrameDecoder(maximumMessageSize: 4)
+        var events = decoder.consume(Array("Content-Length: 10\r\n\r\n01234".utf8))
+        #expect(events == [.tooLarge(size: 10, limit: 4)])
+        events = decoder.consume(Array("56789Content-Length: 2\r\n\r\n[]".utf8))
+        #expect(messages(events) == ["[]"])
+    }
+
+    @Test func aHeaderBlockWithoutLengthIsMalformed() {
+        var decoder = FrameDecoder(framing: .contentLength)
+        let events = decoder.consume(Array("Content-Type: x\r\n\r\nContent-Length: 2\r\n\r\n[]".utf8))
+        #expect(events.count == 2)
+        if case .malformedHeader = events[0] {} else { Issue.record("expected a malformed header, got \(events[0])") }
+        #expect(messages(events) == ["[]"])
+    }
+
+    @Test func aNegativeOrNonNumericLengthIsMalformed() {
+        for bad in ["-1", "ten", ""] {
+            var decoder = FrameDecoder()
+            let events = decoder.consume(Array("Content-Length: \(bad)\r\n\r\n".utf8))
+            #expect(events.count == 1)
+            if case .malformedHeader = events.first {} else { Issue.record("\(bad): expected malformed header") }
+        }
+    }
+
+    @Test func endlessHeadersAreCutOffAtTheHeaderLimit() {
+        var decoder = FrameDecoder(framing: .contentLength)
+        let events = decoder.consume([UInt8](repeating: UInt8(ascii: "C"), count: 10_000))
+        #expect(events.count == 1)
+        if case .malformedHeader = events.first {} else { Issue.record("expected malformed header") }
+    }
+
+    @Test func aBodyCutShortByEndOfStreamIsReported() {
+        var decoder = FrameDecoder()
+        _ = decoder.consume(Array("Content-Length: 10\r\n\r\n{\"a\"".utf8))
+        #expect(decoder.finish() == [.truncated(expected: 10, received: 4)])
+    }
+
+    @Test func forcedNewlineFramingTreatsAHeaderAsALine() {
+        var decoder = FrameDecoder(framing: .newlineDelimited)
+        let events = decoder.consume(Array("Content-Length: 2\n".utf8))
+        #expect(messages(events) == ["Content-Length: 2"])
+    }
+
+    @Test func framesAreWrittenInEitherFraming() {
+        #expect(Framing.newlineDelimited.frame(Array("[]".utf8)) == Array("[]\n".utf8))
+        #expect(Framing.contentLength.frame(Array("é".utf8)) == Array("Content-Length: 2\r\n\r\né".utf8))
+    }
+
+    @Test func aLongLineIsScannedInLinearTime() {
+        // 4 MiB in 4 KiB reads: a decoder that rescans from the start would do ~2 TB of work.
+        var decoder = FrameDecoder()
+        let chunk = [UInt8](repeating: UInt8(ascii: "1"), count: 4096)
+        var events: [FrameEvent] = decoder.consume([UInt8(ascii: "[")])
+        for _ in 0..<1024 { events += decoder.consume(chunk) }
+        events += decoder.consume(Array("]\n".utf8))
+        #expect(events.count == 1)
+        if case .message(let body) = events.first { #expect(body.count == 4 * 1024 * 1024 + 2) }
+    }
+}

@@ -1,0 +1,135 @@
+import Foundation
+import JSONRPC
+
+/// The client end of a JSON-RPC stream in tests: writes raw bytes or messages, and reads
+/// framed replies with a timeout, so a test that expects a reply never hangs.
+public final class FramedPeer: @unchecked Sendable {
+    public let readDescriptor: Int32
+    public private(set) var writeDescriptor: Int32
+    public let framing: Framing
+    private var decoder: FrameDecoder
+    private var queued: [FrameEvent] = []
+    private var ended = false
+
+    public init(read: Int32, write: Int32, framing: Framing = .newlineDelimited) {
+        readDescriptor = read
+        writeDescriptor = write
+        self.framing = framing
+        decoder = FrameDecoder(maximumMessageSize: .max, framing: framing)
+    }
+
+    /// Writes bytes exactly as given.
+    public func writeRaw(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let written = Foundation.write(writeDescriptor, buffer.baseAddress! + offset, buffer.count - offset)
+                if written < 0 && errno == EINTR { continue }
+                guard written > 0 else { return }
+                offset += written
+            }
+        }
+    }
+
+    public func writeRaw(_ text: String) { writeRaw(Array(text.utf8)) }
+
+    /// Sends one message body in this peer's framing.
+    public func send(_ body: String) { writeRaw(framing.frame(Array(body.utf8))) }
+
+    public func send(_ message: JSONValue) { writeRaw(framing.frame(JSONWriter.encode(message))) }
+
+    public func request(_ id: JSONValue, _ method: String, _ params: JSONValue? = nil) {
+        var message: JSONObject = ["jsonrpc": "2.0", "id": id, "method": .string(method)]
+        if let params { message["params"] = params }
+        send(.object(message))
+    }
+
+    public func notify(_ method: String, _ params: JSONValue? = nil) {
+        var message: JSONObject = ["jsonrpc": "2.0", "method": .string(method)]
+        if let params { message["params"] = params }
+        send(.object(message))
+    }
+
+    /// Closes the writing end: the other side sees end of input.
+    public func closeWriting() {
+        guard writeDescriptor >= 0 else { return }
+        close(writeDescriptor)
+        writeDescriptor = -1
+    }
+
+    /// The next frame body, or nil if none arrives within `timeout` or the stream ended.
+    public func nextBody(timeout: TimeInterval = 5) -> [UInt8]? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            while !queued.isEmpty {
+                let event = queued.removeFirst()
+                if case .message(let body) = event { return body }
+            }
+            if ended { return nil }
+            let remaining = deadline.timeIntervalSinceNow
+            guard remaining > 0 else { return nil }
+            var descriptor = pollfd(fd: readDescriptor, events: Int16(POLLIN), revents: 0)
+            let ready = poll(&descriptor, 1, Int32(max(1, min(remaining * 1000, 60_000))))
+            if ready < 0 && errno == EINTR { continue }
+            guard ready > 0 else { continue }
+            var buffer = [UInt8](repeating: 0, count: 1 << 16)
+            let count = buffer.withUnsafeMutableBytes { read(readDescriptor, $0.baseAddress, $0.count) }
+            if count < 0 && errno == EINTR { continue }
+            if count <= 0 {
+                ended = true
+                queued.append(contentsOf: decoder.finish())
+            } else {
+                queued.append(contentsOf: decoder.consume(buffer[..<count]))
+            }
+        }
+    }
+
+    /// The next message, parsed; nil on timeout or end of stream.
+    public func next(timeout: TimeInterval = 5) -> JSONValue? {
+        guard let body = nextBody(timeout: timeout) else { return nil }
+        return try? JSONDecoding.decode(body)
+    }
+
+    /// The next message that is a reply (skipping notifications and requests the other side
+    /// sends, which are returned in `skipped`).
+    public func nextReply(timeout: TimeInterval = 5, skipped: inout [JSONValue]) -> JSONValue? {
+        while let message = next(timeout: timeout) {
+            if message["method"] == nil { return message }
+            skipped.append(message)
+        }
+        return nil
+    }
+
+    public func nextReply(timeout: TimeInterval = 5) -> JSONValue? {
+        var skipped: [JSONValue] = []
+        return nextReply(timeout: timeout, skipped: &skipped)
+    }
+
+    /// Waits for the other side to close its end; true if it did within `timeout`.
+    public func waitForEnd(timeout: TimeInterval = 5) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while !ended {
+            guard deadline.timeIntervalSinceNow > 0 else { return false }
+            if let _ = nextBody(timeout: deadline.timeIntervalSinceNow) { continue }
+        }
+        return true
+    }
+
+    deinit {
+        closeWriting()
+        close(readDescriptor)
+    }
+}
+
+/// A pipe's two descriptors.
+public struct Pipe2: Sendable {
+    public let read: Int32
+    public let write: Int32
+
+    public init() {
+        var descriptors: [Int32] = [0, 0]
+        precondition(pipe(&descriptors) == 0, "pipe() failed")
+        read = descriptors[0]
+        write = descriptors[1]
+    }
+}
