@@ -60,12 +60,12 @@ let package = Package(
             name: "TestSupport",
             dependencies: ["JSONRPC", .product(name: "Logging", package: "swift-log")],
             path: "Tests/TestSupport",
+            resources: [.copy("Fixtures")],
             swiftSettings: strictSettings
         ),
         .testTarget(
             name: "JSONRPCTests",
             dependencies: ["JSONRPC", "TestSupport", .product(name: "OrderedCollections", package: "swift-collections")],
-            resources: [.copy("Fixtures")],
             swiftSettings: strictSettings
         ),
         .testTarget(name: "BridgeServerTests", dependencies: ["BridgeServer", "JSONRPC", "TestSupport"], swiftSettings: strictSettings),

@@ -64,6 +64,12 @@ public final class Connection: Sendable {
         let id: RequestID
         var task: Task<Void, Never>?
         let responder: Responder
+        let whenAnswered: (@Sendable (_ succeeded: Bool) -> Void)?
+
+        func answer(with outcome: Result<JSONValue, RPCError>, on connection: Connection) {
+            responder.respond(id: id, outcome: outcome, on: connection)
+            if case .success = outcome { whenAnswered?(true) } else { whenAnswered?(false) }
+        }
     }
 
     struct QueuedNotification: Sendable {
@@ -244,6 +250,11 @@ public final class Connection: Sendable {
         case .response(let id, let outcome):
             resolveReply(id: id, outcome: outcome)
         case .invalid(let id, let error):
+            // A reply to one of our requests that is not a valid response still ends the wait.
+            if case .string(let key)? = id?.value,
+               resolvePending(key, with: .failure(.malformedResponse(error.message)), cancelAtClient: false) {
+                return
+            }
             responder.respond(id: id, outcome: .failure(error), on: self)
         }
     }
@@ -313,17 +324,14 @@ public final class Connection: Sendable {
         case .refuse(let error):
             responder.respond(id: request.id, outcome: .failure(error), on: self)
         case .initialize(let gate):
-            start(request, responder: responder) { [self] in
-                do {
-                    let result = try await handler.initialize(request, connection: self)
-                    state.withLock { $0.lifecycle = .running }
-                    gate.open(with: true)
-                    return result
-                } catch {
-                    state.withLock { $0.lifecycle = .awaitingInitialize }
-                    gate.open(with: false)
-                    throw error
-                }
+            // The gate opens only once the reply is on its way, so that requests queued
+            // behind initialize are answered after it.
+            let opened: @Sendable (Bool) -> Void = { [self] succeeded in
+                state.withLock { $0.lifecycle = succeeded ? .running : .awaitingInitialize }
+                gate.open(with: succeeded)
+            }
+            start(request, responder: responder, whenAnswered: opened) { [self] in
+                try await handler.initialize(request, connection: self)
             }
         case .shutdown(let gate):
             start(request, responder: responder) { [self] in
@@ -341,10 +349,13 @@ public final class Connection: Sendable {
     }
 
     /// Runs `work` as the answer to `request`, tracked so `$/cancelRequest` can reach it.
-    private func start(_ request: IncomingRequest, responder: Responder, work: @escaping @Sendable () async throws -> JSONValue) {
+    private func start(
+        _ request: IncomingRequest, responder: Responder, whenAnswered: (@Sendable (_ succeeded: Bool) -> Void)? = nil,
+        work: @escaping @Sendable () async throws -> JSONValue
+    ) {
         let token = state.withLock { state -> UInt64 in
             state.nextToken += 1
-            state.inFlight[state.nextToken] = InFlight(id: request.id, task: nil, responder: responder)
+            state.inFlight[state.nextToken] = InFlight(id: request.id, task: nil, responder: responder, whenAnswered: whenAnswered)
             return state.nextToken
         }
         let task = Task { [self] in
@@ -358,7 +369,7 @@ public final class Connection: Sendable {
             } catch {
                 outcome = .failure(.internalError(String(describing: error)))
             }
-            complete(request.id, token: token, outcome: outcome)
+            complete(token: token, outcome: outcome)
         }
         let stillRunning = state.withLock { state -> Bool in
             guard state.inFlight[token] != nil else { return false }
@@ -369,9 +380,9 @@ public final class Connection: Sendable {
     }
 
     /// Answers a request once: whichever of completion and cancellation comes first wins.
-    private func complete(_ id: RequestID, token: UInt64, outcome: Result<JSONValue, RPCError>) {
+    private func complete(token: UInt64, outcome: Result<JSONValue, RPCError>) {
         guard let entry = state.withLock({ $0.inFlight.removeValue(forKey: token) }) else { return }
-        entry.responder.respond(id: id, outcome: outcome, on: self)
+        entry.answer(with: outcome, on: self)
         signalIfDrained()
     }
 
@@ -386,7 +397,7 @@ public final class Connection: Sendable {
         }
         for entry in entries {
             entry.task?.cancel()
-            entry.responder.respond(id: id, outcome: .failure(.requestCancelled), on: self)
+            entry.answer(with: .failure(.requestCancelled), on: self)
         }
         signalIfDrained()
     }

@@ -145,7 +145,7 @@ public struct FrameDecoder: Sendable {
             scanFrom = start
             return nil
         default:
-            guard pending > maximumMessageSize + 1 else { return nil }
+            guard pending - 1 > maximumMessageSize else { return nil }
             state = .skippingLine
             start = buffer.count
             scanFrom = start

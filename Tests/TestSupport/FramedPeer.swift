@@ -58,20 +58,23 @@ public final class FramedPeer: @unchecked Sendable {
     }
 
     /// The next frame body, or nil if none arrives within `timeout` or the stream ended.
-    public func nextBody(timeout: TimeInterval = 5) -> [UInt8]? {
-        let deadline = Date().addingTimeInterval(timeout)
+    ///
+    /// Waits without blocking a thread: tests run on Swift's cooperative pool, which the
+    /// in-process server's tasks share and which has only as many threads as cores.
+    public func nextBody(timeout: Duration = .seconds(5)) async -> [UInt8]? {
+        let deadline = ContinuousClock.now + timeout
         while true {
             while !queued.isEmpty {
                 let event = queued.removeFirst()
                 if case .message(let body) = event { return body }
             }
             if ended { return nil }
-            let remaining = deadline.timeIntervalSinceNow
-            guard remaining > 0 else { return nil }
+            guard ContinuousClock.now < deadline else { return nil }
             var descriptor = pollfd(fd: readDescriptor, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&descriptor, 1, Int32(max(1, min(remaining * 1000, 60_000))))
-            if ready < 0 && errno == EINTR { continue }
-            guard ready > 0 else { continue }
+            guard poll(&descriptor, 1, 0) > 0 else {
+                try? await Task.sleep(for: .microseconds(200))
+                continue
+            }
             var buffer = [UInt8](repeating: 0, count: 1 << 16)
             let count = buffer.withUnsafeMutableBytes { read(readDescriptor, $0.baseAddress, $0.count) }
             if count < 0 && errno == EINTR { continue }
@@ -85,32 +88,32 @@ public final class FramedPeer: @unchecked Sendable {
     }
 
     /// The next message, parsed; nil on timeout or end of stream.
-    public func next(timeout: TimeInterval = 5) -> JSONValue? {
-        guard let body = nextBody(timeout: timeout) else { return nil }
+    public func next(timeout: Duration = .seconds(5)) async -> JSONValue? {
+        guard let body = await nextBody(timeout: timeout) else { return nil }
         return try? JSONDecoding.decode(body)
     }
 
-    /// The next message that is a reply (skipping notifications and requests the other side
-    /// sends, which are returned in `skipped`).
-    public func nextReply(timeout: TimeInterval = 5, skipped: inout [JSONValue]) -> JSONValue? {
-        while let message = next(timeout: timeout) {
+    /// The next message that is a reply, skipping the notifications and requests the other
+    /// side sends (collected in `skipped`).
+    public func nextReply(timeout: Duration = .seconds(5), skipped: inout [JSONValue]) async -> JSONValue? {
+        while let message = await next(timeout: timeout) {
             if message["method"] == nil { return message }
             skipped.append(message)
         }
         return nil
     }
 
-    public func nextReply(timeout: TimeInterval = 5) -> JSONValue? {
+    public func nextReply(timeout: Duration = .seconds(5)) async -> JSONValue? {
         var skipped: [JSONValue] = []
-        return nextReply(timeout: timeout, skipped: &skipped)
+        return await nextReply(timeout: timeout, skipped: &skipped)
     }
 
     /// Waits for the other side to close its end; true if it did within `timeout`.
-    public func waitForEnd(timeout: TimeInterval = 5) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
+    public func waitForEnd(timeout: Duration = .seconds(5)) async -> Bool {
+        let deadline = ContinuousClock.now + timeout
         while !ended {
-            guard deadline.timeIntervalSinceNow > 0 else { return false }
-            if let _ = nextBody(timeout: deadline.timeIntervalSinceNow) { continue }
+            guard ContinuousClock.now < deadline else { return false }
+            _ = await nextBody(timeout: deadline - ContinuousClock.now)
         }
         return true
     }

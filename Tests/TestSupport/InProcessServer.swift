@@ -6,7 +6,6 @@ import Logging
 public final class InProcessServer: @unchecked Sendable {
     public let client: FramedPeer
     public let connection: Connection
-    private let exited = DispatchSemaphore(value: 0)
     private let status = LockedBox<Int32?>(nil)
 
     public init(handler: any ConnectionHandler, options: Connection.Options = Connection.Options(), framing: Framing = .newlineDelimited) {
@@ -16,29 +15,31 @@ public final class InProcessServer: @unchecked Sendable {
         logger.logLevel = .critical
         connection = Connection(input: toServer.read, output: fromServer.write, handler: handler, options: options, logger: logger)
         client = FramedPeer(read: fromServer.read, write: toServer.write, framing: framing)
-        let thread = Thread { [connection, exited, status] in
+        let thread = Thread { [connection, status] in
             let code = connection.run()
             status.set(code)
             close(toServer.read)
             close(fromServer.write)
-            exited.signal()
         }
         thread.stackSize = 8 << 20
         thread.start()
     }
 
     /// The status `run()` returned, once it has; nil if it has not within `timeout`.
-    public func waitForExit(timeout: TimeInterval = 10) -> Int32? {
-        guard exited.wait(timeout: .now() + timeout) == .success else { return nil }
-        exited.signal()
+    public func waitForExit(timeout: Duration = .seconds(10)) async -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        while ContinuousClock.now < deadline {
+            if let code = status.get() { return code }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
         return status.get()
     }
 
     /// Sends `initialize` and returns its reply.
     @discardableResult
-    public func initialize() -> JSONValue? {
+    public func initialize() async -> JSONValue? {
         client.request(0, "initialize", ["protocolVersion": "1.0", "client": ["name": "tests", "version": "1"]])
-        return client.nextReply()
+        return await client.nextReply()
     }
 }
 
