@@ -52,8 +52,8 @@ public struct FrameDecoder: Sendable {
 
     private enum State: Sendable {
         case idle
-        /// Dropping the rest of an oversized line (newline-delimited).
-        case skippingLine
+        /// Dropping the rest of an oversized line (newline-delimited), `skipped` bytes so far.
+        case skippingLine(skipped: Int)
         /// Reading the body of a Content-Length message.
         case readingBody(length: Int)
         /// Dropping the body of an oversized Content-Length message.
@@ -89,7 +89,9 @@ public struct FrameDecoder: Sendable {
         switch state {
         case .readingBody(let length):
             return [.truncated(expected: length, received: buffer.count - start)]
-        case .skippingLine, .skippingBody:
+        case .skippingLine(let skipped):
+            return [.tooLarge(size: skipped + trimmed(buffer[start...]).count, limit: maximumMessageSize)]
+        case .skippingBody:
             return []
         case .idle:
             guard framing != .contentLength else {
@@ -123,11 +125,11 @@ public struct FrameDecoder: Sendable {
             let lineStart = start
             start = newline + 1
             scanFrom = start
-            if case .skippingLine = state {
-                state = .idle
-                continue
-            }
             let line = trimmed(buffer[lineStart..<newline])
+            if case .skippingLine(let skipped) = state {
+                state = .idle
+                return .tooLarge(size: skipped + line.count, limit: maximumMessageSize)
+            }
             if line.isEmpty { continue }
             if line.count > maximumMessageSize {
                 return .tooLarge(size: line.count, limit: maximumMessageSize)
@@ -136,21 +138,20 @@ public struct FrameDecoder: Sendable {
         }
     }
 
-    /// Reports an oversized line as soon as it passes the limit, then drops it as it arrives.
+    /// Drops an unterminated line as it arrives once it is over the limit, so it is never
+    /// buffered whole; it is reported, with its full size, when its newline comes.
     private mutating func checkUnterminatedLineSize() -> FrameEvent? {
         let pending = buffer.count - start
         switch state {
-        case .skippingLine:
-            start = buffer.count
-            scanFrom = start
-            return nil
+        case .skippingLine(let skipped):
+            state = .skippingLine(skipped: skipped + pending)
         default:
             guard pending - 1 > maximumMessageSize else { return nil }
-            state = .skippingLine
-            start = buffer.count
-            scanFrom = start
-            return .tooLarge(size: pending, limit: maximumMessageSize)
+            state = .skippingLine(skipped: pending)
         }
+        start = buffer.count
+        scanFrom = start
+        return nil
     }
 
     private func trimmed(_ line: ArraySlice<UInt8>) -> ArraySlice<UInt8> {

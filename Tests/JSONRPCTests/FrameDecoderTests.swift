@@ -35,13 +35,19 @@ import Testing
         #expect(messages(decoder.finish()) == ["{\"b\":2}"])
     }
 
-    @Test func anOversizedLineIsReportedSkippedAndTheStreamGoesOn() {
+    @Test func anOversizedLineIsSkippedAsItArrivesThenReportedWithItsSize() {
         var decoder = FrameDecoder(maximumMessageSize: 16)
-        var events = decoder.consume(Array("{\"a\":\"0123456789012345678901234567890\"".utf8))
-        #expect(events.contains { if case .tooLarge = $0 { return true }; return false })
-        events = decoder.consume(Array("more bytes of the same line\n{\"ok\":1}\n".utf8))
-        #expect(messages(events) == ["{\"ok\":1}"])
-        #expect(!events.contains { if case .tooLarge = $0 { return true }; return false })
+        let head = "{\"a\":\"0123456789012345678901234567890\""
+        #expect(decoder.consume(Array(head.utf8)).isEmpty)
+        let tail = "more bytes of the same line"
+        let events = decoder.consume(Array("\(tail)\n{\"ok\":1}\n".utf8))
+        #expect(events == [.tooLarge(size: head.utf8.count + tail.utf8.count, limit: 16), .message(Array("{\"ok\":1}".utf8))])
+    }
+
+    @Test func anOversizedLastLineIsReportedAtEndOfStream() {
+        var decoder = FrameDecoder(maximumMessageSize: 4)
+        #expect(decoder.consume(Array("[1,2,3,4,5,6]".utf8)).isEmpty)
+        #expect(decoder.finish() == [.tooLarge(size: 13, limit: 4)])
     }
 
     @Test func anOversizedLineThatArrivesWholeIsReportedOnce() {
