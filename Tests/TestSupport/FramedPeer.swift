@@ -4,7 +4,7 @@ import JSONRPC
 /// The client end of a JSON-RPC stream in tests: writes raw bytes or messages, and reads
 /// framed replies with a timeout, so a test that expects a reply never hangs.
 public final class FramedPeer: @unchecked Sendable {
-    public let readDescriptor: Int32
+    public private(set) var readDescriptor: Int32
     public private(set) var writeDescriptor: Int32
     public let framing: Framing
     private var decoder: FrameDecoder
@@ -55,6 +55,14 @@ public final class FramedPeer: @unchecked Sendable {
         guard writeDescriptor >= 0 else { return }
         close(writeDescriptor)
         writeDescriptor = -1
+    }
+
+    /// Closes the reading end: the other side's writes start to fail.
+    public func closeReading() {
+        guard readDescriptor >= 0 else { return }
+        close(readDescriptor)
+        readDescriptor = -1
+        ended = true
     }
 
     /// The next frame body, or nil if none arrives within `timeout` or the stream ended.
@@ -120,7 +128,7 @@ public final class FramedPeer: @unchecked Sendable {
 
     deinit {
         closeWriting()
-        close(readDescriptor)
+        closeReading()
     }
 }
 

@@ -1,0 +1,122 @@
+import BridgeServer
+import JSONRPC
+import Logging
+import Testing
+import TestSupport
+
+private func bridge() -> (InProcessServer, BridgeServer) {
+    var logger = Logger(label: "bridge-tests")
+    logger.logLevel = .critical
+    let server = BridgeServer(logger: logger)
+    return (InProcessServer(handler: server), server)
+}
+
+@Suite struct InitializeTests {
+    @Test func initializeAnswersTheServerAndTheMethodsItProvides() async {
+        let (process, _) = bridge()
+        let reply = await process.initialize()
+        let result = reply?["result"]
+        #expect(result?["protocolVersion"] == .string(BridgeServer.protocolVersion))
+        #expect(result?["server"] == ["name": "superwall-bridge", "version": .string(BridgeServer.version)])
+        #expect(result?["sdkVersion"] == "4.16.4")
+        let methods = result?["methods"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        #expect(methods.contains("initialize"))
+        #expect(methods.contains("$/ping"))
+        #expect(methods.contains("debug/echo"))
+        // A method that is not built is not advertised.
+        #expect(!methods.contains("configure"))
+    }
+
+    @Test func initializeRecordsTheClientsCapabilities() async {
+        let (process, server) = bridge()
+        process.client.request(1, "initialize", [
+            "protocolVersion": "1.0",
+            "client": ["name": "flutter-wrapper", "version": "2.0.0"],
+            "capabilities": ["purchaseController": true, "paywallPresenter": false, "customCallbacks": true, "delegate": true],
+        ])
+        #expect(await process.client.next()?["result"] != nil)
+        let session = server.clientSession
+        #expect(session?.clientName == "flutter-wrapper")
+        #expect(session?.clientVersion == "2.0.0")
+        #expect(session?.capabilities.purchaseController == true)
+        #expect(session?.capabilities.paywallPresenter == false)
+        #expect(session?.capabilities.customCallbacks == true)
+        #expect(session?.capabilities.delegate == true)
+    }
+
+    @Test(arguments: [
+        (JSONValue.object([:]), "params.protocolVersion"),
+        (JSONValue(dictionaryLiteral: ("protocolVersion", 1)), "params.protocolVersion"),
+        (["protocolVersion": "1.0", "capabilities": ["delegate": "yes"]] as JSONValue, "params.capabilities.delegate"),
+        (["protocolVersion": "1.0", "client": "me"] as JSONValue, "params.client"),
+    ] as [(JSONValue, String)])
+    func badInitializeParamsNameTheField(_ params: JSONValue, _ path: String) async {
+        let (process, server) = bridge()
+        process.client.request(1, "initialize", params)
+        let reply = await process.client.next()
+        #expect(reply?["error"]?["code"] == -32602)
+        #expect(reply?["error"]?["data"]?["kind"] == "invalidParams")
+        #expect(reply?["error"]?["data"]?["path"] == .string(path))
+        #expect(server.clientSession == nil)
+        // The failure leaves the gate closed, and a corrected initialize opens it.
+        process.client.request(2, "$/ping")
+        #expect(await process.client.next()?["error"]?["code"] == -32002)
+        #expect(await process.initialize()?["result"] != nil)
+    }
+
+    @Test func positionalInitializeParamsAreRefused() async {
+        let (process, _) = bridge()
+        process.client.request(1, "initialize", ["1.0"])
+        #expect(await process.client.next()?["error"]?["code"] == -32602)
+    }
+}
+
+@Suite struct MethodTableTests {
+    @Test(arguments: MethodTable.contract)
+    func everyContractMethodNotYetBuiltSaysSo(_ method: String) async {
+        let (process, _) = bridge()
+        await process.initialize()
+        process.client.request(1, method, [:])
+        let error = await process.client.next()?["error"]
+        #expect(error?["code"] == -32601)
+        #expect(error?["data"]?["kind"] == "notImplemented")
+        #expect(error?["data"]?["method"] == .string(method))
+    }
+
+    @Test func anUnknownMethodIsNotFound() async {
+        let (process, _) = bridge()
+        await process.initialize()
+        process.client.request(1, "registr", [:])
+        let error = await process.client.next()?["error"]
+        #expect(error?["code"] == -32601)
+        #expect(error?["data"]?["kind"] == "methodNotFound")
+    }
+
+    @Test func pingAnswersAnEmptyObject() async {
+        let (process, _) = bridge()
+        await process.initialize()
+        process.client.request("p", "$/ping")
+        #expect(await process.client.next()?["result"] == [:])
+    }
+
+    @Test func echoReturnsItsParamsUnchanged() async {
+        let (process, _) = bridge()
+        await process.initialize()
+        let params: JSONValue = ["nested": ["a": [1, 2.5, "é", nil, true]], "big": .uint(.max)]
+        process.client.request(1, "debug/echo", params)
+        #expect(await process.client.next()?["result"] == params)
+        process.client.request(2, "debug/echo", [1, 2])
+        #expect(await process.client.next()?["result"] == [1, 2])
+    }
+}
+
+@Suite struct BridgeSpecConformanceTests {
+    /// The bridge has none of the spec's example methods, so each example must be answered as
+    /// `expect_if_methods_absent` says (or `expect`, for method-independent ones).
+    @Test(arguments: try SpecExample.all())
+    func specExampleIsAnsweredWithTheBridgesMethodSet(_ example: SpecExample) async {
+        let (process, _) = bridge()
+        await process.initialize()
+        #expect(await example.check(against: process.client, methodsPresent: false) == nil, "\(example.name)")
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import JSONRPC
+import Testing
+import TestSupport
+
+@Suite struct LifecycleOverPipesTests {
+    @Test func initializeShutdownExitEndsWithStatusZero() async throws {
+        let bridge = try BridgeProcess()
+        #expect(await bridge.initialize()?["result"]?["server"]?["name"] == "superwall-bridge")
+        bridge.client.request(1, "shutdown")
+        #expect(await bridge.client.next()?["result"] == [:])
+        bridge.client.notify("exit")
+        #expect(await bridge.waitForExit() == 0)
+    }
+
+    @Test func exitWithoutShutdownEndsWithStatusOne() async throws {
+        let bridge = try BridgeProcess()
+        await bridge.initialize()
+        bridge.client.notify("exit")
+        #expect(await bridge.waitForExit() == 1)
+    }
+
+    @Test func endOfInputAnswersEverythingThenExitsZero() async throws {
+        let bridge = try BridgeProcess()
+        bridge.client.request(0, "initialize", ["protocolVersion": "1.0"])
+        for id in 1...50 { bridge.client.request(.int(Int64(id)), "$/ping") }
+        bridge.client.writeRaw(#"{"jsonrpc":"2.0","id":"last","method":"$/ping"}"#)
+        bridge.client.closeWriting()
+        var ids: Set<JSONValue> = []
+        while let reply = await bridge.client.next() { ids.insert(reply["id"] ?? .null) }
+        #expect(ids.count == 52)
+        #expect(ids.contains("last"))
+        #expect(await bridge.waitForExit(timeout: .seconds(5)) == 0)
+    }
+
+    @Test func requestsBeforeInitializeAreRefused() async throws {
+        let bridge = try BridgeProcess()
+        bridge.client.request(1, "configure", ["apiKey": "pk_test"])
+        let reply = await bridge.client.next()
+        #expect(reply?["error"]?["code"] == -32002)
+        #expect(reply?["error"]?["data"]?["kind"] == "notInitialized")
+    }
+}
+
+@Suite struct FramingOverPipesTests {
+    @Test func contentLengthClientsAreAnsweredInContentLength() async throws {
+        let bridge = try BridgeProcess(framing: .contentLength)
+        bridge.client.send("{\n  \"jsonrpc\": \"2.0\", \"id\": 0,\n  \"method\": \"initialize\",\n  \"params\": {\"protocolVersion\": \"1.0\"}\n}")
+        #expect(await bridge.client.next()?["id"] == 0)
+        bridge.client.request(1, "debug/echo", ["text": "日本"])
+        #expect(await bridge.client.next()?["result"] == ["text": "日本"])
+    }
+
+    @Test func framingCanBeForcedFromTheCommandLine() async throws {
+        let bridge = try BridgeProcess(arguments: ["--framing", "ndjson"])
+        // A forced NDJSON server reads a header line as a (bad) JSON text, not as a header.
+        bridge.client.writeRaw("Content-Length: 2\n")
+        #expect(await bridge.client.next()?["error"]?["code"] == -32700)
+    }
+
+    @Test func messagesOverTheLimitAreRefusedAndTheSessionGoesOn() async throws {
+        let bridge = try BridgeProcess(arguments: ["--max-message-size", "1000"])
+        await bridge.initialize()
+        bridge.client.request(1, "debug/echo", [.string(String(repeating: "x", count: 5000))])
+        #expect(await bridge.client.next()?["error"]?["data"]?["kind"] == "messageTooLarge")
+        bridge.client.request(2, "$/ping")
+        #expect(await bridge.client.next()?["id"] == 2)
+    }
+
+    @Test func largePayloadsEchoWithoutDeadlock() async throws {
+        let bridge = try BridgeProcess()
+        await bridge.initialize()
+        let text = String(repeating: "0123456789abcdef", count: 256 * 1024)  // 4 MiB each way
+        let client = bridge.client
+        let writer = Thread { client.request(1, "debug/echo", [.string(text)]) }
+        writer.start()
+        let reply = await bridge.client.next(timeout: .seconds(60))
+        #expect(reply?["result"]?.arrayValue?.first?.stringValue == text)
+    }
+}
+
+@Suite struct ProcessHygieneTests {
+    @Test func stdoutCarriesOnlyFramesWhileLogsGoToStderr() async throws {
+        let bridge = try BridgeProcess(arguments: ["--log-level", "trace"])
+        await bridge.initialize()
+        bridge.client.send("not json")
+        bridge.client.request(2, "no/such/method")
+        bridge.client.closeWriting()
+        var replies = 0
+        // Every body the framed reader returns parsed as JSON, or the count would be short.
+        while let body = await bridge.client.nextBody() {
+            #expect((try? JSONDecoding.decode(body)) != nil, "stdout carried \(String(decoding: body, as: UTF8.self))")
+            replies += 1
+        }
+        #expect(replies == 2)
+        #expect(await bridge.waitForExit() == 0)
+        #expect(bridge.stderr.contains("initialized by e2e"))
+    }
+
+    @Test func theTraceFlagRecordsFramesInAndOut() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("e2e-trace-\(UUID().uuidString).jsonl").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let bridge = try BridgeProcess(arguments: ["--trace", path])
+        await bridge.initialize()
+        bridge.client.closeWriting()
+        #expect(await bridge.waitForExit() == 0)
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map { try JSONDecoding.decode(String($0)) }
+        #expect(lines.map { $0["direction"] } == ["in", "out"])
+        #expect(lines[0]["frame"]?.stringValue?.contains("\"initialize\"") == true)
+    }
+
+    @Test func versionAndHelpDescribeTheBinary() throws {
+        let version = try runBridge(["--version"])
+        #expect(version.status == 0)
+        #expect(version.stdout.contains("superwall-bridge 0.1.0"))
+        let help = try runBridge(["serve", "--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("--trace"))
+        #expect(help.stdout.contains("--log-level"))
+    }
+
+    @Test func badCommandLinesFailWithUsageOnStderr() throws {
+        let result = try runBridge(["--log-level", "loud"])
+        #expect(result.status != 0)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains("log-level"))
+    }
+
+    @Test func anUnwritableTraceFileIsAClearStartupError() throws {
+        let result = try runBridge(["--trace", "/nonexistent-dir/trace.jsonl"])
+        #expect(result.status != 0)
+        #expect(result.stderr.contains("cannot open trace file"))
+    }
+
+    @Test func aClientThatVanishesMidRequestDoesNotHangTheBridge() async throws {
+        let bridge = try BridgeProcess()
+        await bridge.initialize()
+        bridge.client.request(1, "debug/echo", [.string(String(repeating: "y", count: 1 << 20))])
+        // Close both ends without reading the reply: the bridge's writes fail, it still exits.
+        bridge.client.closeWriting()
+        bridge.client.closeReading()
+        #expect(await bridge.waitForExit(timeout: .seconds(10)) == 0)
+    }
+}

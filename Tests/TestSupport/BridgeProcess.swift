@@ -1,0 +1,97 @@
+import Foundation
+import JSONRPC
+
+/// The built `superwall-bridge` binary running as a child process, with a `FramedPeer` on its
+/// stdin and stdout and its stderr collected in a file.
+public final class BridgeProcess: @unchecked Sendable {
+    public let client: FramedPeer
+    public let pid: pid_t
+    public let stderrPath: String
+    private var exitStatus: Int32?
+
+    /// `SUPERWALL_BRIDGE_BIN` when set (the Makefile sets it), else the binary beside the test
+    /// bundle, which is where `swift build` puts it.
+    public static var binaryPath: String {
+        if let path = ProcessInfo.processInfo.environment["SUPERWALL_BRIDGE_BIN"], !path.isEmpty { return path }
+        let bundle = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        return bundle.appendingPathComponent("superwall-bridge").path
+    }
+
+    public init(arguments: [String] = [], framing: Framing = .newlineDelimited) throws {
+        let stdin = Pipe2()
+        let stdout = Pipe2()
+        stderrPath = FileManager.default.temporaryDirectory.appendingPathComponent("bridge-stderr-\(UUID().uuidString).log").path
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, stdin.read, 0)
+        posix_spawn_file_actions_adddup2(&actions, stdout.write, 1)
+        posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        for descriptor in [stdin.read, stdin.write, stdout.read, stdout.write] {
+            posix_spawn_file_actions_addclose(&actions, descriptor)
+        }
+        let argv = [Self.binaryPath] + arguments
+        var cArguments = argv.map { strdup($0) } + [nil]
+        defer { cArguments.forEach { free($0) } }
+        var child: pid_t = 0
+        let result = posix_spawn(&child, Self.binaryPath, &actions, nil, &cArguments, environ)
+        close(stdin.read)
+        close(stdout.write)
+        guard result == 0 else {
+            close(stdin.write)
+            close(stdout.read)
+            throw CocoaError(.executableLoad, userInfo: [NSFilePathErrorKey: Self.binaryPath])
+        }
+        pid = child
+        client = FramedPeer(read: stdout.read, write: stdin.write, framing: framing)
+    }
+
+    /// The exit status once the process has ended, or nil if it has not within `timeout`.
+    public func waitForExit(timeout: Duration = .seconds(10)) async -> Int32? {
+        let deadline = ContinuousClock.now + timeout
+        while exitStatus == nil, ContinuousClock.now < deadline {
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid {
+                // WIFEXITED / WEXITSTATUS, spelled out: the macros do not import into Swift.
+                exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+                break
+            }
+            try? await Task.sleep(for: .milliseconds(2))
+        }
+        return exitStatus
+    }
+
+    public var stderr: String { (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? "" }
+
+    @discardableResult
+    public func initialize(capabilities: JSONValue = [:]) async -> JSONValue? {
+        client.request(0, "initialize", ["protocolVersion": "1.0", "client": ["name": "e2e", "version": "1"], "capabilities": capabilities])
+        return await client.nextReply()
+    }
+
+    deinit {
+        if exitStatus == nil {
+            kill(pid, SIGKILL)
+            var status: Int32 = 0
+            waitpid(pid, &status, 0)
+        }
+        try? FileManager.default.removeItem(atPath: stderrPath)
+    }
+}
+
+/// Runs the binary to completion with no input and returns its exit status and output.
+public func runBridge(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: BridgeProcess.binaryPath)
+    process.arguments = arguments
+    let out = Pipe()
+    let err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    process.standardInput = FileHandle.nullDevice
+    try process.run()
+    let stdout = out.fileHandleForReading.readDataToEndOfFile()
+    let stderr = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+}
