@@ -358,7 +358,10 @@ public final class Connection: Sendable {
             state.inFlight[state.nextToken] = InFlight(id: request.id, task: nil, responder: responder, whenAnswered: whenAnswered)
             return state.nextToken
         }
-        let task = Task { [self] in
+        // The handler starts on the reader thread and leaves it at its first suspension, so a
+        // request answered without waiting costs no thread hop; one that waits frees the
+        // reader at once.
+        let task = Task.immediate { [self] in
             let outcome: Result<JSONValue, RPCError>
             do {
                 outcome = .success(try await work())

@@ -1,4 +1,5 @@
 import Dispatch
+import DequeModule
 import Synchronization
 
 #if canImport(Glibc)
@@ -7,26 +8,89 @@ import Glibc
 import Darwin
 #endif
 
-/// Owns the output descriptor. Frames are queued without waiting and written, whole and in
-/// order, by one serial queue, so a client that is slow to read never stalls the reader.
+/// Owns the output descriptor: frames go out whole and in order, and no caller ever blocks.
+///
+/// When the output is a pipe, the writer opens its own non-blocking description of it
+/// (through `/proc/self/fd`, so the flag never leaks to a description the parent shares). A
+/// caller that finds the writer idle then writes its frame at once on its own thread, which
+/// saves a thread hop per reply; whatever would block (the client is slow to read) is queued
+/// and finished by a serial queue that waits for the pipe with `poll`. On other outputs
+/// (a file, a terminal) every frame goes through the queue with ordinary blocking writes.
 final class FrameWriter: Sendable {
     private let descriptor: Int32
+    /// Whether `descriptor` is a private non-blocking description, so callers may try writes.
+    private let writesDirectly: Bool
     private let queue = DispatchQueue(label: "jsonrpc.writer")
+    private let state = Mutex(State())
     /// Set once a write fails (the client closed its end); later frames are dropped.
     private let broken = Atomic<Bool>(false)
 
+    private struct State: ~Copyable {
+        /// Frames (or the unwritten rest of one, first) waiting for the current writer.
+        var pending = Deque<[UInt8]>()
+        /// Someone, a caller or the queue, is writing: only it may write until it clears this.
+        var writing = false
+    }
+
     init(descriptor: Int32) {
-        self.descriptor = descriptor
+        if let nonBlocking = Self.privateNonBlockingPipe(descriptor) {
+            self.descriptor = nonBlocking
+            writesDirectly = true
+        } else {
+            self.descriptor = descriptor
+            writesDirectly = false
+        }
+    }
+
+    deinit {
+        if writesDirectly { close(descriptor) }
     }
 
     var isBroken: Bool { broken.load(ordering: .relaxed) }
 
     func enqueue(_ frame: [UInt8]) {
-        queue.async { [self] in
-            guard !isBroken else { return }
-            if !Self.writeAll(frame, to: descriptor) {
-                broken.store(true, ordering: .relaxed)
+        guard !isBroken else { return }
+        enum Turn { case queued, drainOnQueue, writeHere }
+        let turn = state.withLock { state -> Turn in
+            if state.writing {
+                state.pending.append(frame)
+                return .queued
             }
+            state.writing = true
+            guard writesDirectly else {
+                state.pending.append(frame)
+                return .drainOnQueue
+            }
+            return .writeHere
+        }
+        switch turn {
+        case .queued:
+            return
+        case .drainOnQueue:
+            queue.async { [self] in drain() }
+        case .writeHere:
+            let written = writeWithoutBlocking(frame[...])
+            let handOff = state.withLock { state -> Bool in
+                if written < frame.count { state.pending.prepend(Array(frame[written...])) }
+                if state.pending.isEmpty { state.writing = false }
+                return state.writing
+            }
+            if handOff { queue.async { [self] in drain() } }
+        }
+    }
+
+    /// Writes everything pending, waiting for the pipe as needed, then gives up the turn.
+    private func drain() {
+        while true {
+            let next = state.withLock { state -> [UInt8]? in
+                guard let frame = state.pending.popFirst() else {
+                    state.writing = false
+                    return nil
+                }
+                return frame
+            }
+            guard let frame = next else { return }
+            if !isBroken { writeAll(frame) }
         }
     }
 
@@ -34,13 +98,17 @@ final class FrameWriter: Sendable {
     /// has stopped reading must not hold the process open). Returns whether it drained.
     @discardableResult
     func flush(timeout: Duration) -> Bool {
-        let drained = DispatchSemaphore(value: 0)
-        queue.async { drained.signal() }
-        return drained.wait(timeout: .now() + .milliseconds(Int(timeout.milliseconds))) == .success
+        let deadline = ContinuousClock.now + timeout
+        while state.withLock({ $0.writing }) && !isBroken {
+            guard ContinuousClock.now < deadline else { return false }
+            usleep(500)
+        }
+        return true
     }
 
-    private static func writeAll(_ frame: [UInt8], to descriptor: Int32) -> Bool {
-        frame.withUnsafeBytes { buffer in
+    /// Writes as much as the pipe takes now; returns the count written.
+    private func writeWithoutBlocking(_ bytes: ArraySlice<UInt8>) -> Int {
+        bytes.withUnsafeBytes { buffer in
             var offset = 0
             while offset < buffer.count {
                 let written = write(descriptor, buffer.baseAddress! + offset, buffer.count - offset)
@@ -48,14 +116,30 @@ final class FrameWriter: Sendable {
                     offset += written
                 } else if errno == EINTR {
                     continue
-                } else if errno == EAGAIN || errno == EWOULDBLOCK {
-                    var pollDescriptor = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
-                    _ = poll(&pollDescriptor, 1, -1)
                 } else {
-                    return false
+                    if errno != EAGAIN && errno != EWOULDBLOCK { broken.store(true, ordering: .relaxed) }
+                    break
                 }
             }
-            return true
+            return offset
         }
+    }
+
+    private func writeAll(_ frame: [UInt8]) {
+        var offset = 0
+        while offset < frame.count && !isBroken {
+            offset += writeWithoutBlocking(frame[offset...])
+            if offset < frame.count && !isBroken {
+                var pollDescriptor = pollfd(fd: descriptor, events: Int16(POLLOUT), revents: 0)
+                _ = poll(&pollDescriptor, 1, -1)
+            }
+        }
+    }
+
+    private static func privateNonBlockingPipe(_ descriptor: Int32) -> Int32? {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0, (status.st_mode & S_IFMT) == S_IFIFO else { return nil }
+        let reopened = open("/proc/self/fd/\(descriptor)", O_WRONLY | O_NONBLOCK | O_CLOEXEC)
+        return reopened >= 0 ? reopened : nil
     }
 }

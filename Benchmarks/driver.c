@@ -1,0 +1,470 @@
+/*
+ * `make bench`: measures superwall-bridge against a C+jansson echo server in the same run.
+ *
+ * Both servers are driven identically over pipes with newline-delimited JSON-RPC:
+ *   B1 startup      spawn -> reply to `initialize`, median and p90 of 30 spawns (pinned to CPU 0)
+ *   B2 latency      20,000 sequential `$/ping` round trips after 1,000 warm-up, p50/p90/p99/max,
+ *                   with driver and server on one core (CPU 0), then unpinned; 3 repetitions
+ *                   interleaved between the servers, the median reported and the spread as noise
+ *   B3 throughput   100,000 pipelined requests (a writer thread and a reader), every id checked
+ *                   to come back exactly once
+ *   B4 payload      `debug/echo` of 1 KiB, 64 KiB, 1 MiB and 16 MiB, written while replies are read
+ *   B5 memory       VmRSS and VmHWM after startup, after B3 and after B4
+ *   B6 idle         CPU ticks and voluntary context switches (all threads) over 10 s of silence,
+ *                   starting 1 s after B4 (0 = no polling)
+ *   B7 shutdown     time from closing stdin to process exit
+ * Figures are printed with the ratio bridge / C echo.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define REPETITIONS 3
+
+typedef struct {
+    pid_t pid;
+    int to_server;
+    int from_server;
+    char *buffer;
+    size_t capacity, used, start;
+} server_t;
+
+static double now_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e6 + ts.tv_nsec / 1e3;
+}
+
+static void pin_to_cpu0(int pin) {
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    if (pin) {
+        CPU_SET(0, &set);
+    } else {
+        long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+        for (long cpu = 0; cpu < cpus; cpu++) CPU_SET(cpu, &set);
+    }
+    sched_setaffinity(0, sizeof set, &set);
+}
+
+static void write_all(int fd, const char *data, size_t length) {
+    while (length > 0) {
+        ssize_t written = write(fd, data, length);
+        if (written < 0) {
+            if (errno == EINTR) continue;
+            perror("write");
+            exit(1);
+        }
+        data += written;
+        length -= (size_t)written;
+    }
+}
+
+static server_t spawn_server(const char *path) {
+    int in[2], out[2];
+    if (pipe(in) || pipe(out)) { perror("pipe"); exit(1); }
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        int devnull = open("/dev/null", O_WRONLY);
+        if (devnull >= 0) dup2(devnull, 2);
+        close(in[0]); close(in[1]); close(out[0]); close(out[1]);
+        execl(path, path, (char *)NULL);
+        perror("execl");
+        _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    server_t server = {pid, in[1], out[0], malloc(1 << 16), 1 << 16, 0, 0};
+    return server;
+}
+
+/* The next reply line (NUL-terminated in place); its length in *length. */
+static char *read_line(server_t *server, size_t *length) {
+    for (;;) {
+        char *newline = memchr(server->buffer + server->start, '\n', server->used - server->start);
+        if (newline) {
+            char *line = server->buffer + server->start;
+            *newline = 0;
+            *length = (size_t)(newline - line);
+            server->start = (size_t)(newline - server->buffer) + 1;
+            return line;
+        }
+        if (server->start > 0) {
+            memmove(server->buffer, server->buffer + server->start, server->used - server->start);
+            server->used -= server->start;
+            server->start = 0;
+        }
+        if (server->capacity - server->used < (1 << 16)) {
+            server->capacity *= 2;
+            server->buffer = realloc(server->buffer, server->capacity);
+        }
+        ssize_t count = read(server->from_server, server->buffer + server->used, server->capacity - server->used);
+        if (count < 0 && errno == EINTR) continue;
+        if (count <= 0) { fprintf(stderr, "server closed its output\n"); exit(1); }
+        server->used += (size_t)count;
+    }
+}
+
+static long reply_id(const char *line) {
+    const char *id = strstr(line, "\"id\":");
+    return id ? strtol(id + 5, NULL, 10) : -1;
+}
+
+static const char *PADDING = "0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz0123456789";
+
+static size_t ping(char *out, long id) {
+    return (size_t)sprintf(out, "{\"jsonrpc\":\"2.0\",\"id\":%ld,\"method\":\"$/ping\",\"params\":{\"client\":\"bench\",\"padding\":\"%s\"}}\n", id, PADDING);
+}
+
+static void initialize(server_t *server) {
+    const char *request = "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":\"1.0\",\"client\":{\"name\":\"bench\",\"version\":\"1\"}}}\n";
+    write_all(server->to_server, request, strlen(request));
+    size_t length;
+    read_line(server, &length);
+}
+
+/* Closes stdin and returns the microseconds until the process exits. */
+static double stop_server(server_t *server) {
+    double start = now_us();
+    close(server->to_server);
+    int status;
+    waitpid(server->pid, &status, 0);
+    double elapsed = now_us() - start;
+    close(server->from_server);
+    free(server->buffer);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) fprintf(stderr, "warning: server exit status %d\n", status);
+    return elapsed;
+}
+
+static int compare_doubles(const void *a, const void *b) {
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double percentile(double *sorted, size_t count, double p) {
+    size_t index = (size_t)(p * (double)(count - 1) + 0.5);
+    return sorted[index];
+}
+
+/* ---- B1 ---- */
+static void measure_startup(const char *path, double *median, double *p90) {
+    double samples[30];
+    pin_to_cpu0(1);
+    for (int run = 0; run < 30; run++) {
+        double start = now_us();
+        server_t server = spawn_server(path);
+        initialize(&server);
+        samples[run] = now_us() - start;
+        stop_server(&server);
+    }
+    pin_to_cpu0(0);
+    qsort(samples, 30, sizeof(double), compare_doubles);
+    *median = percentile(samples, 30, 0.5);
+    *p90 = percentile(samples, 30, 0.9);
+}
+
+/* ---- B2 ---- */
+typedef struct { double p50, p90, p99, max; } latency_t;
+
+static latency_t measure_latency(server_t *server, int count) {
+    char request[512];
+    size_t length;
+    for (int i = 0; i < 1000; i++) {
+        write_all(server->to_server, request, ping(request, 1000000 + i));
+        read_line(server, &length);
+    }
+    double *samples = malloc(sizeof(double) * (size_t)count);
+    for (int i = 0; i < count; i++) {
+        size_t size = ping(request, i + 1);
+        double start = now_us();
+        write_all(server->to_server, request, size);
+        char *line = read_line(server, &length);
+        samples[i] = now_us() - start;
+        if (reply_id(line) != i + 1) { fprintf(stderr, "wrong reply: %s\n", line); exit(1); }
+    }
+    qsort(samples, (size_t)count, sizeof(double), compare_doubles);
+    latency_t result = {percentile(samples, (size_t)count, 0.5), percentile(samples, (size_t)count, 0.9),
+                        percentile(samples, (size_t)count, 0.99), samples[count - 1]};
+    free(samples);
+    return result;
+}
+
+/* ---- B3 and B4: a writer thread ---- */
+typedef struct { int fd; const char *data; size_t length; int count; long first_id; int kind; } writer_job_t;
+
+static void *writer_thread(void *argument) {
+    writer_job_t *job = argument;
+    if (job->kind == 0) {
+        size_t block = 256 * 200;
+        char *batch = malloc(block);
+        size_t used = 0;
+        for (int i = 0; i < job->count; i++) {
+            used += ping(batch + used, job->first_id + i);
+            if (used > block - 512) { write_all(job->fd, batch, used); used = 0; }
+        }
+        if (used) write_all(job->fd, batch, used);
+        free(batch);
+    } else {
+        for (int i = 0; i < job->count; i++) write_all(job->fd, job->data, job->length);
+    }
+    return NULL;
+}
+
+static double measure_throughput(server_t *server, int count) {
+    unsigned char *seen = calloc((size_t)count, 1);
+    writer_job_t job = {server->to_server, NULL, 0, count, 1, 0};
+    pthread_t thread;
+    double start = now_us();
+    pthread_create(&thread, NULL, writer_thread, &job);
+    size_t length;
+    for (int received = 0; received < count; received++) {
+        long id = reply_id(read_line(server, &length));
+        if (id < 1 || id > count || seen[id - 1]) { fprintf(stderr, "bad or repeated reply id %ld\n", id); exit(1); }
+        seen[id - 1] = 1;
+    }
+    double elapsed = now_us() - start;
+    pthread_join(thread, NULL);
+    free(seen);
+    return count / (elapsed / 1e6);
+}
+
+static double measure_payload(server_t *server, size_t size, int repetitions) {
+    char *request = malloc(size + 256);
+    int prefix = sprintf(request, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"debug/echo\",\"params\":[\"");
+    memset(request + prefix, 'x', size);
+    size_t length = (size_t)prefix + size;
+    length += (size_t)sprintf(request + length, "\"]}\n");
+    writer_job_t job = {server->to_server, request, length, repetitions, 0, 1};
+    pthread_t thread;
+    double start = now_us();
+    pthread_create(&thread, NULL, writer_thread, &job);
+    for (int i = 0; i < repetitions; i++) {
+        size_t reply_length;
+        read_line(server, &reply_length);
+        if (reply_length < size) { fprintf(stderr, "short echo: %zu < %zu\n", reply_length, size); exit(1); }
+    }
+    double elapsed = now_us() - start;
+    pthread_join(thread, NULL);
+    free(request);
+    return elapsed / repetitions;
+}
+
+/* ---- B5 and B6: /proc ---- */
+static long status_field_kib(pid_t pid, const char *field) {
+    char path[64], line[256];
+    snprintf(path, sizeof path, "/proc/%d/status", pid);
+    FILE *file = fopen(path, "r");
+    long value = -1;
+    size_t field_length = strlen(field);
+    while (file && fgets(line, sizeof line, file)) {
+        if (strncmp(line, field, field_length) == 0 && line[field_length] == ':') value = strtol(line + field_length + 1, NULL, 10);
+    }
+    if (file) fclose(file);
+    return value;
+}
+
+/* Voluntary context switches of each thread, by thread id (the process's own line counts only
+ * its main thread). Returns the number of threads read. */
+#define MAX_THREADS 256
+typedef struct { long tid, switches; } thread_switches_t;
+
+static int read_thread_switches(pid_t pid, thread_switches_t *threads) {
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/task", pid);
+    DIR *tasks = opendir(path);
+    int count = 0;
+    struct dirent *entry;
+    while (tasks && count < MAX_THREADS && (entry = readdir(tasks)) != NULL) {
+        if (entry->d_name[0] == '.') continue;
+        char status_path[320], line[256];
+        snprintf(status_path, sizeof status_path, "%.63s/%.200s/status", path, entry->d_name);
+        FILE *file = fopen(status_path, "r");
+        while (file && fgets(line, sizeof line, file)) {
+            if (strncmp(line, "voluntary_ctxt_switches:", 24) == 0) {
+                threads[count].tid = strtol(entry->d_name, NULL, 10);
+                threads[count].switches = strtol(line + 24, NULL, 10);
+                count++;
+            }
+        }
+        if (file) fclose(file);
+    }
+    if (tasks) closedir(tasks);
+    return count;
+}
+
+/* Switches made between two readings: deltas of threads alive at both, plus all of new ones.
+ * (Threads that exit in between, such as idle dispatch workers being reaped, drop out.) */
+static long switches_between(thread_switches_t *before, int before_count, thread_switches_t *after, int after_count) {
+    long total = 0;
+    for (int i = 0; i < after_count; i++) {
+        long previous = 0;
+        for (int j = 0; j < before_count; j++) {
+            if (before[j].tid == after[i].tid) previous = before[j].switches;
+        }
+        total += after[i].switches - previous;
+    }
+    return total;
+}
+
+static long cpu_ticks(pid_t pid) {
+    char path[64], text[2048];
+    snprintf(path, sizeof path, "/proc/%d/stat", pid);
+    FILE *file = fopen(path, "r");
+    if (!file) return -1;
+    size_t count = fread(text, 1, sizeof text - 1, file);
+    fclose(file);
+    text[count] = 0;
+    char *cursor = strrchr(text, ')');
+    long utime = 0, stime = 0;
+    /* fields after the command: state(3) ... utime(14) stime(15) */
+    for (int field = 3; cursor && field <= 15; field++) {
+        cursor = strchr(cursor + 1, ' ');
+        if (field == 14) utime = strtol(cursor + 1, NULL, 10);
+        if (field == 15) stime = strtol(cursor + 1, NULL, 10);
+    }
+    return utime + stime;
+}
+
+/* ---- the run ---- */
+typedef struct {
+    const char *name;
+    double startup_median, startup_p90;
+    latency_t pinned[REPETITIONS], unpinned[REPETITIONS];
+    double throughput_pinned, throughput_unpinned;
+    double payload_us[4];
+    long rss_startup, rss_after_throughput, rss_after_payload, hwm;
+    long idle_ticks, idle_switches;
+    double exit_us;
+} results_t;
+
+static const size_t PAYLOAD_SIZES[4] = {1024, 64 * 1024, 1024 * 1024, 16 * 1024 * 1024};
+static const int PAYLOAD_REPS[4] = {500, 100, 10, 3};
+
+static void run_pinned_session(const char *path, results_t *r, int repetition) {
+    pin_to_cpu0(1);
+    server_t server = spawn_server(path);
+    initialize(&server);
+    if (repetition == 0) r->rss_startup = status_field_kib(server.pid, "VmRSS");
+    r->pinned[repetition] = measure_latency(&server, 20000);
+    if (repetition == 0) {
+        r->throughput_pinned = measure_throughput(&server, 100000);
+        r->rss_after_throughput = status_field_kib(server.pid, "VmRSS");
+    }
+    pin_to_cpu0(0);
+    if (repetition == 0) {
+        for (int i = 0; i < 4; i++) r->payload_us[i] = measure_payload(&server, PAYLOAD_SIZES[i], PAYLOAD_REPS[i]);
+        r->rss_after_payload = status_field_kib(server.pid, "VmRSS");
+        r->hwm = status_field_kib(server.pid, "VmHWM");
+        sleep(1); /* let the tail of B4 (freeing 16 MiB buffers) finish before the idle window */
+        thread_switches_t before[MAX_THREADS], after[MAX_THREADS];
+        long ticks = cpu_ticks(server.pid);
+        int before_count = read_thread_switches(server.pid, before);
+        sleep(10);
+        r->idle_ticks = cpu_ticks(server.pid) - ticks;
+        int after_count = read_thread_switches(server.pid, after);
+        r->idle_switches = switches_between(before, before_count, after, after_count);
+    }
+    double exit_us = stop_server(&server);
+    if (repetition == 0) r->exit_us = exit_us;
+}
+
+static void run_unpinned_session(const char *path, results_t *r, int repetition) {
+    pin_to_cpu0(0);
+    server_t server = spawn_server(path);
+    initialize(&server);
+    r->unpinned[repetition] = measure_latency(&server, 20000);
+    if (repetition == 0) r->throughput_unpinned = measure_throughput(&server, 100000);
+    stop_server(&server);
+}
+
+static int compare_latency_p50(const void *a, const void *b) {
+    double x = ((const latency_t *)a)->p50, y = ((const latency_t *)b)->p50;
+    return (x > y) - (x < y);
+}
+
+/* The median repetition (by p50), and the spread of p50 across repetitions in percent. */
+static latency_t median_latency(latency_t *runs, double *spread_percent) {
+    latency_t sorted[REPETITIONS];
+    memcpy(sorted, runs, sizeof sorted);
+    qsort(sorted, REPETITIONS, sizeof(latency_t), compare_latency_p50);
+    *spread_percent = 100.0 * (sorted[REPETITIONS - 1].p50 - sorted[0].p50) / sorted[REPETITIONS / 2].p50;
+    return sorted[REPETITIONS / 2];
+}
+
+static void row(const char *label, double peer, double bridge, const char *unit, int decimals) {
+    char ratio[32];
+    if (peer > 0) snprintf(ratio, sizeof ratio, "%.2fx", bridge / peer); else snprintf(ratio, sizeof ratio, "-");
+    printf("| %-44s | %12.*f | %12.*f | %-6s | %8s |\n", label, decimals, peer, decimals, bridge, unit, ratio);
+}
+
+int main(int argc, char **argv) {
+    const char *peer_path = NULL, *bridge_path = NULL;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "--peer") == 0) peer_path = argv[i + 1];
+        if (strcmp(argv[i], "--bridge") == 0) bridge_path = argv[i + 1];
+    }
+    if (!peer_path || !bridge_path) {
+        fprintf(stderr, "usage: %s --peer ECHO_SERVER --bridge SUPERWALL_BRIDGE\n", argv[0]);
+        return 2;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    results_t peer = {.name = "c-echo"}, bridge = {.name = "bridge"};
+    fprintf(stderr, "B1 startup...\n");
+    measure_startup(peer_path, &peer.startup_median, &peer.startup_p90);
+    measure_startup(bridge_path, &bridge.startup_median, &bridge.startup_p90);
+    for (int repetition = 0; repetition < REPETITIONS; repetition++) {
+        fprintf(stderr, "B2-B7 repetition %d of %d...\n", repetition + 1, REPETITIONS);
+        run_pinned_session(peer_path, &peer, repetition);
+        run_pinned_session(bridge_path, &bridge, repetition);
+        run_unpinned_session(peer_path, &peer, repetition);
+        run_unpinned_session(bridge_path, &bridge, repetition);
+    }
+    double peer_spread, bridge_spread, peer_spread_u, bridge_spread_u;
+    latency_t peer_pinned = median_latency(peer.pinned, &peer_spread), bridge_pinned = median_latency(bridge.pinned, &bridge_spread);
+    latency_t peer_unpinned = median_latency(peer.unpinned, &peer_spread_u), bridge_unpinned = median_latency(bridge.unpinned, &bridge_spread_u);
+
+    char host[256] = "?";
+    gethostname(host, sizeof host);
+    printf("\nsuperwall-bridge benchmark: %ld CPUs, host %s\n", sysconf(_SC_NPROCESSORS_ONLN), host);
+    printf("peer: %s\nbridge: %s\n\n", peer_path, bridge_path);
+    printf("| %-44s | %12s | %12s | %-6s | %8s |\n", "figure", "C echo", "bridge", "unit", "ratio");
+    printf("|----------------------------------------------|--------------|--------------|--------|----------|\n");
+    row("B1 startup to first reply, median (CPU 0)", peer.startup_median / 1000, bridge.startup_median / 1000, "ms", 2);
+    row("B1 startup to first reply, p90 (CPU 0)", peer.startup_p90 / 1000, bridge.startup_p90 / 1000, "ms", 2);
+    row("B2 round trip p50, same core", peer_pinned.p50, bridge_pinned.p50, "us", 1);
+    row("B2 round trip p90, same core", peer_pinned.p90, bridge_pinned.p90, "us", 1);
+    row("B2 round trip p99, same core", peer_pinned.p99, bridge_pinned.p99, "us", 1);
+    row("B2 round trip max, same core", peer_pinned.max, bridge_pinned.max, "us", 1);
+    row("B2 round trip p50, unpinned", peer_unpinned.p50, bridge_unpinned.p50, "us", 1);
+    row("B2 round trip p90, unpinned", peer_unpinned.p90, bridge_unpinned.p90, "us", 1);
+    row("B2 round trip p99, unpinned", peer_unpinned.p99, bridge_unpinned.p99, "us", 1);
+    row("B3 pipelined, same core", peer.throughput_pinned / 1000, bridge.throughput_pinned / 1000, "k req/s", 1);
+    row("B3 pipelined, unpinned", peer.throughput_unpinned / 1000, bridge.throughput_unpinned / 1000, "k req/s", 1);
+    const char *labels[4] = {"B4 echo 1 KiB round trip", "B4 echo 64 KiB round trip", "B4 echo 1 MiB round trip", "B4 echo 16 MiB round trip"};
+    for (int i = 0; i < 4; i++) row(labels[i], peer.payload_us[i] / 1000, bridge.payload_us[i] / 1000, "ms", 3);
+    row("B4 echo 16 MiB throughput", 2.0 * 16 / (peer.payload_us[3] / 1e6), 2.0 * 16 / (bridge.payload_us[3] / 1e6), "MiB/s", 1);
+    row("B5 RSS after startup", peer.rss_startup / 1024.0, bridge.rss_startup / 1024.0, "MiB", 1);
+    row("B5 RSS after B3", peer.rss_after_throughput / 1024.0, bridge.rss_after_throughput / 1024.0, "MiB", 1);
+    row("B5 RSS after B4", peer.rss_after_payload / 1024.0, bridge.rss_after_payload / 1024.0, "MiB", 1);
+    row("B5 peak RSS (VmHWM)", peer.hwm / 1024.0, bridge.hwm / 1024.0, "MiB", 1);
+    row("B6 idle CPU over 10 s", (double)peer.idle_ticks, (double)bridge.idle_ticks, "ticks", 0);
+    row("B6 voluntary context switches in 10 s idle", (double)peer.idle_switches, (double)bridge.idle_switches, "count", 0);
+    row("B7 stdin EOF to exit", peer.exit_us / 1000, bridge.exit_us / 1000, "ms", 2);
+    printf("\nNoise: p50 spread across %d repetitions, same core: C echo %.1f%%, bridge %.1f%%; unpinned: C echo %.1f%%, bridge %.1f%%.\n",
+           REPETITIONS, peer_spread, bridge_spread, peer_spread_u, bridge_spread_u);
+    printf("Latency rows are the median repetition by p50. B3 checks every id came back exactly once.\n");
+    return 0;
+}
