@@ -1,4 +1,5 @@
 # superwall-bridge: the two front-door commands are `make demo` and `make test`.
+SHELL := /bin/bash
 SWIFT ?= swift
 PYTHON ?= python3
 CC ?= cc
@@ -25,9 +26,12 @@ build: deps
 release: deps
 	$(SWIFT) build $(RELEASE_FLAGS)
 
+# Swift Testing runs the suites; XCTest, which has none, prints its own "Executed 0 tests"
+# first, so the last line here restates the real count plainly.
 test: deps
 	$(SWIFT) build --build-tests
-	SUPERWALL_BRIDGE_BIN=$(CURDIR)/$(BIN_DEBUG) $(SWIFT) test --skip-build
+	set -o pipefail; SUPERWALL_BRIDGE_BIN=$(CURDIR)/$(BIN_DEBUG) $(SWIFT) test --skip-build 2>&1 | tee .build/swift-test.log
+	@sed -nE 's/.*Test run with ([0-9]+) tests? in [0-9]+ suites? passed.*/\1 passed, 0 failed/p' .build/swift-test.log | tail -n 1
 
 demo: build
 	$(PYTHON) scripts/demo.py $(BIN_DEBUG)

@@ -11,8 +11,9 @@ extension Connection {
     /// Every way the wait can end resolves it exactly once: the reply (a valid error reply is
     /// thrown as it came; a reply that is not a valid response throws `malformedResponse`),
     /// the deadline (`requestTimeout`, and the client is sent `$/cancelRequest`), cancellation
-    /// of the calling task (`requestCancelled`, and `$/cancelRequest`), or the connection
-    /// closing (`connectionClosed`). A reply after any of these is ignored.
+    /// of the calling task (`requestCancelled`, and `$/cancelRequest`), `shutdown`
+    /// (`shutDown`), or the connection closing (`connectionClosed`). A reply after any of
+    /// these is ignored.
     public func sendRequest(_ method: String, params: JSONValue? = nil, timeout: Duration) async throws(RPCError) -> JSONValue {
         let id = state.withLock { state -> String in
             state.nextOutgoingID += 1
@@ -20,13 +21,13 @@ extension Connection {
         }
         let outcome = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<JSONValue, RPCError>, Never>) in
-                let registered = state.withLock { state -> Bool in
-                    guard !state.inputClosed else { return false }
+                let refusal = state.withLock { state -> RPCError? in
+                    if let refusal = state.outgoingRefusal { return refusal }
                     state.pending[id] = PendingRequest(method: method, continuation: continuation, deadline: nil)
-                    return true
+                    return nil
                 }
-                guard registered else {
-                    continuation.resume(returning: .failure(.connectionClosed))
+                if let refusal {
+                    continuation.resume(returning: .failure(refusal))
                     return
                 }
                 send(OutgoingMessage.request(id: id, method: method, params: params))

@@ -49,6 +49,8 @@ public final class Connection: Sendable {
         var pending: [String: PendingRequest] = [:]
         var nextOutgoingID: UInt64 = 0
         var inputClosed = false
+        /// Why requests to the client can no longer be sent, once they cannot.
+        var outgoingRefusal: RPCError?
         var exitRequested = false
         var shutdownReceived = false
     }
@@ -129,6 +131,7 @@ public final class Connection: Sendable {
     private func finish(notificationLoop: Task<Void, Never>) -> Int32 {
         let (waitForRequests, exitStatus) = state.withLock { state -> (Bool, Int32) in
             state.inputClosed = true
+            state.outgoingRefusal = state.outgoingRefusal ?? .connectionClosed
             let status: Int32 = (state.exitRequested && !state.shutdownReceived) ? 1 : 0
             return (!state.inFlight.isEmpty, status)
         }
@@ -334,6 +337,10 @@ public final class Connection: Sendable {
                 try await handler.initialize(request, connection: self)
             }
         case .shutdown(let gate):
+            // Nothing may wait on the client past shutdown: its pending requests resolve now,
+            // which also lets the work waiting on them finish before the handler flushes.
+            state.withLock { $0.outgoingRefusal = .shutDown }
+            failPendingRequests(with: .shutDown)
             start(request, responder: responder) { [self] in
                 if let gate, await !gate.wait() { throw RPCError.notInitialized }
                 await handler.shutdown(connection: self)

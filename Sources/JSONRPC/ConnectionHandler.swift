@@ -7,7 +7,9 @@ public protocol ConnectionHandler: Sendable {
     func initialize(_ request: IncomingRequest, connection: Connection) async throws -> JSONValue
 
     /// Answers any request after `initialize`. Throw `RPCError` for a protocol error; any other
-    /// error answers -32603. Runs concurrently with other requests.
+    /// error answers -32603. Runs concurrently with other requests. It starts on the reader
+    /// thread and moves off it at its first suspension, so slow work belongs after an `await`
+    /// (in an actor), never before it.
     func handle(_ request: IncomingRequest, connection: Connection) async throws -> JSONValue
 
     /// Applies a notification. Notifications are applied one at a time, in arrival order.

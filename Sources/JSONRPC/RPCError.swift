@@ -64,6 +64,10 @@ extension RPCError {
     public static let connectionClosed = RPCError(
         code: -32800, message: "Request cancelled: the connection closed before a reply came.", kind: "connectionClosed")
 
+    /// A request to the client that could not complete because the client asked for shutdown.
+    public static let shutDown = RPCError(
+        code: -32800, message: "Request cancelled: the server is shutting down.", kind: "shutDown")
+
     public static func requestTimeout(method: String, after timeout: Duration) -> RPCError {
         RPCError(
             code: -32003, message: "Request timed out: no reply to \(method) within \(timeout.milliseconds) ms.",

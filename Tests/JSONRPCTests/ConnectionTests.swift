@@ -412,6 +412,19 @@ extension SpecExample: CustomTestStringConvertible {
         #expect(await server.waitForExit(timeout: .seconds(3)) == 0)
     }
 
+    @Test func shutdownResolvesWaitingServerRequestsAndRefusesNewOnes() async {
+        let server = await initializedServer()
+        server.client.request(1, "ask", ["timeoutMs": 60_000])
+        #expect(await server.client.next()?["method"] == "client/question")
+        server.client.request(2, "shutdown")
+        var replies: [JSONValue] = []
+        for _ in 0..<2 { if let reply = await server.client.next(timeout: .seconds(2)) { replies.append(reply) } }
+        #expect(replies.first { $0["id"] == 1 }?["error"]?["data"]?["kind"] == "shutDown")
+        #expect(replies.first { $0["id"] == 2 }?["result"] == [:])
+        server.client.notify("exit")
+        #expect(await server.waitForExit() == 0)
+    }
+
     @Test func serverRequestIdsAreUniqueStrings() async {
         let server = await initializedServer()
         var ids: Set<String> = []
