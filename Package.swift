@@ -69,6 +69,12 @@ let package = Package(
             dependencies: ["JSONRPC", "TestSupport", .product(name: "OrderedCollections", package: "swift-collections")],
             swiftSettings: strictSettings
         ),
+        .testTarget(
+            name: "SuperwallCoreTests",
+            dependencies: ["SuperwallCore"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strictSettings
+        ),
         .testTarget(name: "BridgeServerTests", dependencies: ["BridgeServer", "JSONRPC", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "EndToEndTests", dependencies: ["JSONRPC", "TestSupport"], swiftSettings: strictSettings),
     ]

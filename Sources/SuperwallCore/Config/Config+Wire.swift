@@ -1,0 +1,192 @@
+import Foundation
+
+// The static-config wire format: snake_case keys, SCREAMING_SNAKE enum values. Each type
+// decodes with SuperwallKit's rules, noted where they are not plain.
+
+extension Config: Decodable {
+    private enum Keys: String, CodingKey {
+        case buildId = "build_id", triggerOptions = "trigger_options", paywallResponses = "paywall_responses"
+        case logLevel = "log_level", appSessionTimeoutMs = "app_session_timeout_ms", toggles
+        case disablePreload = "disable_preload", localization, attributionOptions = "attribution_options"
+        case productsV3 = "products_v3", web2appConfig = "web2app_config"
+        case prioritizedCampaignId = "prioritized_campaign_id", iosAppId = "ios_app_id"
+        case bundleIdConfig = "bundle_id_config", testModeUserIds = "test_mode_user_ids", requestId = "request_id"
+    }
+
+    private struct Toggle: Decodable {
+        var key: String
+        var enabled: Bool
+    }
+
+    private struct Localization: Decodable {
+        struct Locale: Decodable { var locale: String }
+        var locales: [Locale]
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Keys.self)
+        let log = DroppedElementLog.of(decoder)
+        buildId = try container.decode(String.self, forKey: .buildId)
+        triggers = try container.decode([Trigger].self, forKey: .triggerOptions)
+        paywalls = try container.decode([Paywall].self, forKey: .paywallResponses)
+        logLevel = try container.decode(Int.self, forKey: .logLevel)
+        appSessionTimeoutMs = try container.decode(Int.self, forKey: .appSessionTimeoutMs)
+        let toggles = try container.decode([Toggle].self, forKey: .toggles)
+        featureFlags = FeatureFlags(toggles: Dictionary(toggles.map { ($0.key, $0.enabled) }, uniquingKeysWith: { _, last in last }))
+        preloadingDisabled = try container.decode(PreloadingDisabled.self, forKey: .disablePreload)
+        locales = try container.decode(Localization.self, forKey: .localization).locales.map(\.locale)
+        attribution = try container.decodeIfPresent(AttributionOptions.self, forKey: .attributionOptions)
+        products = try container.decodeLossyArray(Product.self, forKey: .productsV3, log: log)
+        web2appConfig = try container.decodeIfPresent(Web2AppConfig.self, forKey: .web2appConfig)
+        prioritizedCampaignId = try container.decodeIfPresent(String.self, forKey: .prioritizedCampaignId)
+        iosAppId = try container.decodeIfPresent(String.self, forKey: .iosAppId)
+        bundleIdConfig = try container.decodeIfPresent(String.self, forKey: .bundleIdConfig)
+        testModeUserIds = try container.decodeIfPresent([TestModeUserId].self, forKey: .testModeUserIds) ?? []
+        requestId = try container.decodeIfPresent(String.self, forKey: .requestId)
+        droppedElements = []
+    }
+}
+
+extension Trigger: Decodable {
+    private enum Keys: String, CodingKey {
+        case eventName = "event_name", rules
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Keys.self)
+        placementName = try container.decode(String.self, forKey: .eventName)
+        audiences = try container.decode([Audience].self, forKey: .rules)
+    }
+}
+
+extension Audience: Decodable {
+    private enum Keys: String, CodingKey {
+        case experimentId = "experiment_id", experimentGroupId = "experiment_group_id", variants
+        case expressionCel = "expression_cel", occurrence, computedProperties = "computed_properties", preload
+    }
+
+    /// Only `expression_cel` is read; the legacy `expression` and `expression_js` are ignored.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Keys.self)
+        experimentId = try container.decode(String.self, forKey: .experimentId)
+        experimentGroupId = try container.decode(String.self, forKey: .experimentGroupId)
+        variants = try container.decode([Variant].self, forKey: .variants)
+        expression = try container.decodeIfPresent(String.self, forKey: .expressionCel)
+        occurrence = try container.decodeIfPresent(Occurrence.self, forKey: .occurrence)
+        computedProperties = try container.decodeLossyArray(
+            ComputedPropertyRequest.self, forKey: .computedProperties, log: DroppedElementLog.of(decoder))
+        preload = try container.decode(Preload.self, forKey: .preload)
+    }
+}
+
+extension Occurrence: Decodable {
+    private enum Keys: String, CodingKey {
+        case key, maxCount = "max_count", interval
+    }
+
+    private enum IntervalKeys: String, CodingKey {
+        case type, minutes
+    }
+
+    /// An unknown interval type, or `MINUTES` without `minutes`, is `INFINITY`.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Keys.self)
+        key = try container.decode(String.self, forKey: .key)
+        maxCount = try container.decode(Int.self, forKey: .maxCount)
+        let interval = try container.nestedContainer(keyedBy: IntervalKeys.self, forKey: .interval)
+        let type = try interval.decode(String.self, forKey: .type)
+        if type == "MINUTES", let minutes = try interval.decodeIfPresent(Int.self, forKey: .minutes) {
+            self.interval = .minutes(minutes)
+        } else {
+            self.interval = .infinity
+        }
+    }
+}
+
+extension ComputedPropertyRequest: Decodable {
+    private enum Keys: String, CodingKey {
+        case type, eventName = "event_name"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Keys.self)
+        kind = try container.decodeEnum(Kind.self, forKey: .type)
+        placementName = try container.decode(String.self, forKey: .eventName)
+    }
+}
+
+extension Preload: Decodable {
+    private enum Keys: String, CodingKey {
+        case behavior, requiresReEvaluation = "requires_re_evaluation"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Keys.self)
+        let declared = try container.decodeEnum(Behavior.self, forKey: .behavior)
+        let reEvaluate = try container.decodeIfPresent(Bool.self, forKey: .requiresReEvaluation) ?? false
+        behavior = reEvaluate ? .always : declared
+    }
+}
+
+extension Variant: Decodable {
+    private enum Keys: String, CodingKey {
+        case variantId = "variant_id", variantType = "variant_type", percentage, paywallIdentifier = "paywall_identifier"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Keys.self)
+        id = try container.decode(String.self, forKey: .variantId)
+        kind = try container.decodeEnum(Kind.self, forKey: .variantType, unknownAs: .treatment)
+        percentage = try container.decode(Int.self, forKey: .percentage)
+        paywallIdentifier = try container.decodeIfPresent(String.self, forKey: .paywallIdentifier)
+    }
+}
+
+extension PreloadingDisabled: Decodable {
+    private enum Keys: String, CodingKey {
+        case all, triggers
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Keys.self)
+        all = try container.decode(Bool.self, forKey: .all)
+        placements = try container.decode([String].self, forKey: .triggers)
+    }
+}
+
+extension AttributionOptions: Decodable {
+    private enum Keys: String, CodingKey {
+        case appleSearchAds = "apple_search_ads"
+    }
+
+    private struct Toggle: Decodable { var enabled: Bool }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Keys.self)
+        appleSearchAdsEnabled = try container.decodeIfPresent(Toggle.self, forKey: .appleSearchAds)?.enabled ?? false
+    }
+}
+
+extension Web2AppConfig: Decodable {
+    private enum Keys: String, CodingKey {
+        case entitlementsMaxAgeMs = "entitlements_max_age_ms", restoreAccessURL = "restore_access_url"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Keys.self)
+        entitlementsMaxAgeMs = try container.decode(Int.self, forKey: .entitlementsMaxAgeMs)
+        restoreAccessURL = try container.decode(String.self, forKey: .restoreAccessURL)
+    }
+}
+
+extension TestModeUserId: Decodable {
+    private enum Keys: String, CodingKey {
+        case type, value
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Keys.self)
+        kind = try container.decodeEnum(Kind.self, forKey: .type)
+        value = try container.decode(String.self, forKey: .value)
+    }
+}

@@ -1,0 +1,235 @@
+/// The static configuration of an app, as served by `GET /api/v1/static_config`.
+///
+/// Field names follow SuperwallKit's `Config`; the wire keys are snake_case (see
+/// `Config+Decoding.swift`). Placements are called triggers on the wire.
+public struct Config: Sendable, Equatable {
+    public var buildId: String
+    /// In wire order; when two share a placement name the last one wins (see `trigger(for:)`).
+    public var triggers: [Trigger]
+    public var paywalls: [Paywall]
+    public var logLevel: Int
+    public var appSessionTimeoutMs: Int
+    public var featureFlags: FeatureFlags
+    public var preloadingDisabled: PreloadingDisabled
+    public var locales: [String]
+    public var attribution: AttributionOptions?
+    /// The app's product catalogue and each product's entitlements (`products_v3`).
+    public var products: [Product]
+    public var web2appConfig: Web2AppConfig?
+    public var prioritizedCampaignId: String?
+    public var iosAppId: String?
+    public var bundleIdConfig: String?
+    public var testModeUserIds: [TestModeUserId]
+    /// Set by the client for each fetch (SuperwallKit sends it as `X-Request-Id`).
+    public var requestId: String?
+    /// Elements the decoder dropped, as SuperwallKit does, with why; not an error.
+    public var droppedElements: [DroppedElement]
+
+    public func trigger(for placement: String) -> Trigger? {
+        triggers.last { $0.placementName == placement }
+    }
+
+    public func paywall(identifier: String) -> Paywall? {
+        paywalls.first { $0.identifier == identifier }
+    }
+}
+
+/// Something the decoder left out on purpose: a product or notification SuperwallKit drops
+/// one by one instead of failing the whole config.
+public struct DroppedElement: Sendable, Equatable, CustomStringConvertible {
+    public var path: String
+    public var reason: String
+    public var description: String { "\(path): \(reason)" }
+
+    public init(path: String, reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+}
+
+/// A placement and its audiences (`trigger_options[]`).
+public struct Trigger: Sendable, Equatable {
+    public var placementName: String
+    /// Audiences in order: the first that matches wins.
+    public var audiences: [Audience]
+
+    public init(placementName: String, audiences: [Audience]) {
+        self.placementName = placementName
+        self.audiences = audiences
+    }
+}
+
+/// One audience of a placement (a "rule" on the wire).
+public struct Audience: Sendable, Equatable {
+    public var experimentId: String
+    /// The campaign this audience belongs to.
+    public var experimentGroupId: String
+    /// Superscript CEL; nil matches everyone (occurrence limits still apply).
+    public var expression: String?
+    public var occurrence: Occurrence?
+    public var computedProperties: [ComputedPropertyRequest]
+    public var preload: Preload
+    public var variants: [Variant]
+
+    public init(experimentId: String, experimentGroupId: String, expression: String?, occurrence: Occurrence?, computedProperties: [ComputedPropertyRequest], preload: Preload, variants: [Variant]) {
+        self.experimentId = experimentId
+        self.experimentGroupId = experimentGroupId
+        self.expression = expression
+        self.occurrence = occurrence
+        self.computedProperties = computedProperties
+        self.preload = preload
+        self.variants = variants
+    }
+}
+
+public struct Occurrence: Sendable, Equatable {
+    public enum Interval: Sendable, Equatable {
+        case minutes(Int)
+        case infinity
+    }
+
+    public var key: String
+    public var maxCount: Int
+    public var interval: Interval
+
+    public init(key: String, maxCount: Int, interval: Interval) {
+        self.key = key
+        self.maxCount = maxCount
+        self.interval = interval
+    }
+}
+
+public struct ComputedPropertyRequest: Sendable, Equatable {
+    public enum Kind: String, Sendable, CaseIterable {
+        case minutesSince = "MINUTES_SINCE"
+        case hoursSince = "HOURS_SINCE"
+        case daysSince = "DAYS_SINCE"
+        case monthsSince = "MONTHS_SINCE"
+        case yearsSince = "YEARS_SINCE"
+        case placementsInHour = "PLACEMENTS_IN_HOUR"
+        case placementsInDay = "PLACEMENTS_IN_DAY"
+        case placementsInWeek = "PLACEMENTS_IN_WEEK"
+        case placementsInMonth = "PLACEMENTS_IN_MONTH"
+        case placementsSinceInstall = "PLACEMENTS_SINCE_INSTALL"
+
+        /// The name of the matching host function and device key prefix (`daysSince`).
+        public var functionName: String {
+            switch self {
+            case .minutesSince: return "minutesSince"
+            case .hoursSince: return "hoursSince"
+            case .daysSince: return "daysSince"
+            case .monthsSince: return "monthsSince"
+            case .yearsSince: return "yearsSince"
+            case .placementsInHour: return "placementsInHour"
+            case .placementsInDay: return "placementsInDay"
+            case .placementsInWeek: return "placementsInWeek"
+            case .placementsInMonth: return "placementsInMonth"
+            case .placementsSinceInstall: return "placementsSinceInstall"
+            }
+        }
+    }
+
+    public var kind: Kind
+    public var placementName: String
+
+    public init(kind: Kind, placementName: String) {
+        self.kind = kind
+        self.placementName = placementName
+    }
+}
+
+public struct Preload: Sendable, Equatable {
+    public enum Behavior: String, Sendable {
+        case ifTrue = "IF_TRUE"
+        case always = "ALWAYS"
+        case never = "NEVER"
+    }
+
+    /// `ALWAYS` whenever the wire says `requires_re_evaluation`, as SuperwallKit decodes it.
+    public var behavior: Behavior
+
+    public init(behavior: Behavior) {
+        self.behavior = behavior
+    }
+}
+
+public struct Variant: Sendable, Equatable {
+    public enum Kind: String, Sendable {
+        case treatment = "TREATMENT"
+        case holdout = "HOLDOUT"
+    }
+
+    public var id: String
+    /// Unknown kinds decode as treatment, as in SuperwallKit.
+    public var kind: Kind
+    /// 0–100; weights, which need not sum to 100.
+    public var percentage: Int
+    /// Absent for holdouts.
+    public var paywallIdentifier: String?
+
+    public init(id: String, kind: Kind, percentage: Int, paywallIdentifier: String?) {
+        self.id = id
+        self.kind = kind
+        self.percentage = percentage
+        self.paywallIdentifier = paywallIdentifier
+    }
+}
+
+public struct FeatureFlags: Sendable, Equatable {
+    /// Every toggle as sent, known or not.
+    public var toggles: [String: Bool]
+
+    public init(toggles: [String: Bool] = [:]) {
+        self.toggles = toggles
+    }
+
+    public func isEnabled(_ key: String) -> Bool { toggles[key] ?? false }
+
+    public var enableExpressionParams: Bool { isEnabled("enable_expression_params") }
+    public var enableUserIdSeed: Bool { isEnabled("enable_userid_seed") }
+    public var disableVerboseEvents: Bool { isEnabled("disable_verbose_events") }
+    public var enableConfigRefreshV2: Bool { isEnabled("enable_config_refresh_v2") }
+}
+
+public struct PreloadingDisabled: Sendable, Equatable {
+    public var all: Bool
+    public var placements: [String]
+
+    public init(all: Bool, placements: [String]) {
+        self.all = all
+        self.placements = placements
+    }
+}
+
+public struct AttributionOptions: Sendable, Equatable {
+    public var appleSearchAdsEnabled: Bool
+
+    public init(appleSearchAdsEnabled: Bool) {
+        self.appleSearchAdsEnabled = appleSearchAdsEnabled
+    }
+}
+
+public struct Web2AppConfig: Sendable, Equatable {
+    public var entitlementsMaxAgeMs: Int
+    public var restoreAccessURL: String
+
+    public init(entitlementsMaxAgeMs: Int, restoreAccessURL: String) {
+        self.entitlementsMaxAgeMs = entitlementsMaxAgeMs
+        self.restoreAccessURL = restoreAccessURL
+    }
+}
+
+public struct TestModeUserId: Sendable, Equatable {
+    public enum Kind: String, Sendable {
+        case userId
+        case aliasId
+    }
+
+    public var kind: Kind
+    public var value: String
+
+    public init(kind: Kind, value: String) {
+        self.kind = kind
+        self.value = value
+    }
+}

@@ -1,0 +1,163 @@
+import Foundation
+
+extension Paywall: Decodable {
+    private enum Keys: String, CodingKey {
+        case id, identifier, name, cacheKey = "cache_key", buildId = "build_id", url, urlConfig = "url_config"
+        case paywalljsEvent = "paywalljs_event", presentationStyleV3 = "presentation_style_v3"
+        case presentationDelay = "presentation_delay", backgroundColorHex = "background_color_hex"
+        case darkBackgroundColorHex = "dark_background_color_hex", productsV2 = "products_v2"
+        case featureGating = "feature_gating", onDeviceCache = "on_device_cache"
+        case localNotifications = "local_notifications", computedProperties = "computed_properties"
+        case isScrollEnabled = "is_scroll_enabled", introductoryOfferEligibility = "introductory_offer_eligibility"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Keys.self)
+        let log = DroppedElementLog.of(decoder)
+        id = try container.decode(String.self, forKey: .id)
+        identifier = try container.decode(String.self, forKey: .identifier)
+        name = try container.decode(String.self, forKey: .name)
+        cacheKey = try container.decode(String.self, forKey: .cacheKey)
+        buildId = try container.decode(String.self, forKey: .buildId)
+        url = try container.decode(String.self, forKey: .url)
+        urlConfig = try container.decode(URLConfig.self, forKey: .urlConfig)
+        paywalljsEvent = try container.decode(String.self, forKey: .paywalljsEvent)
+        presentationStyle = try container.decode(PresentationStyle.self, forKey: .presentationStyleV3)
+        presentationDelayMs = try container.decode(Int.self, forKey: .presentationDelay)
+        backgroundColorHex = try container.decode(String.self, forKey: .backgroundColorHex)
+        darkBackgroundColorHex = try container.decodeIfPresent(String.self, forKey: .darkBackgroundColorHex)
+        products = try container.decodeLossyArray(Product.self, forKey: .productsV2, log: log)
+        featureGating = try container.decodeEnum(FeatureGating.self, forKey: .featureGating, unknownAs: .nonGated)
+        onDeviceCacheEnabled = try container.decodeIfPresent(String.self, forKey: .onDeviceCache) == "ENABLED"
+        localNotifications = try container.decodeLossyArray(LocalNotification.self, forKey: .localNotifications, log: log)
+        computedProperties = try container.decodeLossyArray(ComputedPropertyRequest.self, forKey: .computedProperties, log: log)
+        isScrollEnabled = try container.decodeIfPresent(Bool.self, forKey: .isScrollEnabled) ?? true
+        introductoryOfferEligibility = try container.decodeEnum(
+            IntroductoryOfferEligibility.self, forKey: .introductoryOfferEligibility, unknownAs: .automatic)
+    }
+}
+
+extension Paywall.URLConfig: Decodable {
+    private enum Keys: String, CodingKey {
+        case endpoints, maxAttempts = "max_attempts"
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Keys.self)
+        endpoints = try container.decode([Endpoint].self, forKey: .endpoints)
+        maxAttempts = try container.decode(Int.self, forKey: .maxAttempts)
+    }
+}
+
+extension Paywall.URLConfig.Endpoint: Decodable {
+    private enum Keys: String, CodingKey {
+        case url, timeoutMs = "timeout_ms", percentage
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Keys.self)
+        url = try container.decode(String.self, forKey: .url)
+        timeoutMs = try container.decode(Int.self, forKey: .timeoutMs)
+        percentage = try container.decode(Int.self, forKey: .percentage)
+    }
+}
+
+extension PresentationStyle: Decodable {
+    private enum Keys: String, CodingKey {
+        case type, height, width, cornerRadius = "corner_radius"
+    }
+
+    /// An unknown type is FULLSCREEN; a drawer needs a height and a corner radius, a popup a
+    /// height, a width and a corner radius.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Keys.self)
+        kind = try container.decodeEnum(Kind.self, forKey: .type, unknownAs: .fullscreen)
+        switch kind {
+        case .drawer:
+            height = try container.decode(Double.self, forKey: .height)
+            cornerRadius = try container.decode(Double.self, forKey: .cornerRadius)
+            width = nil
+        case .popup:
+            height = try container.decode(Double.self, forKey: .height)
+            width = try container.decode(Double.self, forKey: .width)
+            cornerRadius = try container.decode(Double.self, forKey: .cornerRadius)
+        default:
+            height = nil
+            width = nil
+            cornerRadius = nil
+        }
+    }
+}
+
+extension LocalNotification: Decodable {
+    private enum Keys: String, CodingKey {
+        case type = "notification_type", title, subtitle, body, delay
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Keys.self)
+        let type = try container.decode(String.self, forKey: .type)
+        guard type == "TRIAL_STARTED" else {
+            throw DecodingError.dataCorruptedError(forKey: .type, in: container, debugDescription: "unsupported notification type \"\(type)\"")
+        }
+        title = try container.decode(String.self, forKey: .title)
+        subtitle = try container.decodeIfPresent(String.self, forKey: .subtitle)
+        body = try container.decode(String.self, forKey: .body)
+        delayMs = try container.decode(Int.self, forKey: .delay)
+    }
+}
+
+extension Product: Decodable {
+    private enum Keys: String, CodingKey {
+        case referenceName = "reference_name", storeProduct = "store_product"
+        case compositeId = "sw_composite_product_id", entitlements
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Keys.self)
+        referenceName = try container.decodeIfPresent(String.self, forKey: .referenceName)
+        storeProduct = try container.decode(StoreProduct.self, forKey: .storeProduct)
+        compositeId = try container.decodeIfPresent(String.self, forKey: .compositeId)
+        entitlements = try container.decode([Entitlement].self, forKey: .entitlements)
+    }
+}
+
+extension StoreProduct: Decodable {
+    private enum Keys: String, CodingKey {
+        case store, productIdentifier = "product_identifier", billingPlanType = "billing_plan_type", trialDays = "trial_days"
+    }
+
+    /// App Store, Stripe, Paddle and custom products; any other store (`PLAY_STORE`) fails,
+    /// which drops the product.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Keys.self)
+        let store = try container.decode(String.self, forKey: .store)
+        let identifier = try container.decode(String.self, forKey: .productIdentifier)
+        switch store {
+        case "APP_STORE":
+            self = .appStore(productIdentifier: identifier, billingPlanType: try container.decodeIfPresent(String.self, forKey: .billingPlanType))
+        case "STRIPE":
+            self = .stripe(productIdentifier: identifier, trialDays: try container.decodeIfPresent(Int.self, forKey: .trialDays))
+        case "PADDLE":
+            self = .paddle(productIdentifier: identifier)
+        case "CUSTOM":
+            self = .custom(productIdentifier: identifier)
+        default:
+            throw DecodingError.dataCorruptedError(forKey: .store, in: container, debugDescription: "unsupported store \"\(store)\"")
+        }
+    }
+}
+
+extension Entitlement: Decodable {
+    private enum Keys: String, CodingKey {
+        case identifier, type
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: Keys.self)
+        guard try container.decode(String.self, forKey: .type) == "SERVICE_LEVEL" else {
+            throw DecodingError.dataCorruptedError(forKey: .type, in: container, debugDescription: "only SERVICE_LEVEL entitlements exist")
+        }
+        id = try container.decode(String.self, forKey: .identifier)
+    }
+}

@@ -1,0 +1,139 @@
+/// A paywall as configured on the dashboard (`paywall_responses[]`).
+public struct Paywall: Sendable, Equatable {
+    /// The database id.
+    public var id: String
+    public var identifier: String
+    public var name: String
+    /// Changes whenever the paywall's content changes; how refreshes tell edits apart.
+    public var cacheKey: String
+    public var buildId: String
+    public var url: String
+    public var urlConfig: URLConfig
+    /// Base64 substitutions handed verbatim to the paywall's page.
+    public var paywalljsEvent: String
+    public var presentationStyle: PresentationStyle
+    public var presentationDelayMs: Int
+    public var backgroundColorHex: String
+    public var darkBackgroundColorHex: String?
+    /// In order: index 0, 1, 2 are reported as primary, secondary, tertiary.
+    public var products: [Product]
+    public var featureGating: FeatureGating
+    public var onDeviceCacheEnabled: Bool
+    public var localNotifications: [LocalNotification]
+    public var computedProperties: [ComputedPropertyRequest]
+    public var isScrollEnabled: Bool
+    public var introductoryOfferEligibility: IntroductoryOfferEligibility
+
+    public struct URLConfig: Sendable, Equatable {
+        public struct Endpoint: Sendable, Equatable {
+            public var url: String
+            public var timeoutMs: Int
+            public var percentage: Int
+        }
+
+        public var endpoints: [Endpoint]
+        public var maxAttempts: Int
+    }
+
+    public enum FeatureGating: String, Sendable {
+        case gated = "GATED"
+        case nonGated = "NON_GATED"
+    }
+
+    public enum IntroductoryOfferEligibility: String, Sendable {
+        case alwaysEligible = "ALWAYS_ELIGIBLE"
+        case alwaysIneligible = "ALWAYS_INELIGIBLE"
+        case automatic = "AUTOMATIC"
+    }
+}
+
+public struct PresentationStyle: Sendable, Equatable {
+    public enum Kind: String, Sendable {
+        case modal = "MODAL"
+        case fullscreen = "FULLSCREEN"
+        case noAnimation = "NO_ANIMATION"
+        case push = "PUSH"
+        case drawer = "DRAWER"
+        case popup = "POPUP"
+        case none = "NONE"
+    }
+
+    public var kind: Kind
+    public var height: Double?
+    public var width: Double?
+    public var cornerRadius: Double?
+
+    public init(kind: Kind, height: Double?, width: Double?, cornerRadius: Double?) {
+        self.kind = kind
+        self.height = height
+        self.width = width
+        self.cornerRadius = cornerRadius
+    }
+}
+
+public struct LocalNotification: Sendable, Equatable {
+    /// Only trial-started notifications exist; other types are dropped.
+    public var title: String
+    public var subtitle: String?
+    public var body: String
+    public var delayMs: Int
+
+    public init(title: String, subtitle: String?, body: String, delayMs: Int) {
+        self.title = title
+        self.subtitle = subtitle
+        self.body = body
+        self.delayMs = delayMs
+    }
+}
+
+/// A product and the entitlements it grants.
+public struct Product: Sendable, Equatable {
+    /// The paywall's name for it (`primary`, ...); only paywall products have one.
+    public var referenceName: String?
+    public var storeProduct: StoreProduct
+    public var compositeId: String?
+    public var entitlements: [Entitlement]
+
+    /// `sw_composite_product_id` when present, else the store's product identifier.
+    public var id: String { compositeId ?? storeProduct.productIdentifier }
+
+    public init(referenceName: String?, storeProduct: StoreProduct, compositeId: String?, entitlements: [Entitlement]) {
+        self.referenceName = referenceName
+        self.storeProduct = storeProduct
+        self.compositeId = compositeId
+        self.entitlements = entitlements
+    }
+}
+
+public enum StoreProduct: Sendable, Equatable {
+    case appStore(productIdentifier: String, billingPlanType: String?)
+    case stripe(productIdentifier: String, trialDays: Int?)
+    case paddle(productIdentifier: String)
+    case custom(productIdentifier: String)
+
+    public var productIdentifier: String {
+        switch self {
+        case .appStore(let identifier, _), .stripe(let identifier, _), .paddle(let identifier), .custom(let identifier):
+            return identifier
+        }
+    }
+
+    /// The wire name of the store: `APP_STORE`, `STRIPE`, `PADDLE`, `CUSTOM`.
+    public var store: String {
+        switch self {
+        case .appStore: return "APP_STORE"
+        case .stripe: return "STRIPE"
+        case .paddle: return "PADDLE"
+        case .custom: return "CUSTOM"
+        }
+    }
+}
+
+/// What a subscription unlocks. Only `SERVICE_LEVEL` entitlements exist.
+public struct Entitlement: Sendable, Hashable {
+    public var id: String
+
+    public init(id: String) {
+        self.id = id
+    }
+}
