@@ -15,9 +15,9 @@ all: build
 
 # System packages the build needs; installed only when missing (CI and fresh machines).
 deps:
-	@if ! pkg-config --exists jansson 2>/dev/null; then \
-		echo "installing libjansson-dev"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libjansson-dev pkg-config >/dev/null; \
+	@if ! pkg-config --exists jansson sqlite3 2>/dev/null; then \
+		echo "installing libjansson-dev libsqlite3-dev"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libjansson-dev libsqlite3-dev pkg-config >/dev/null; \
 	fi
 
 build: deps

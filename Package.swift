@@ -19,6 +19,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
         .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.6.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         .systemLibrary(
@@ -37,7 +39,15 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .target(name: "Rules", swiftSettings: strictSettings),
-        .target(name: "SuperwallCore", dependencies: ["Rules"], swiftSettings: strictSettings),
+        .target(
+            name: "SuperwallCore",
+            dependencies: [
+                "Rules",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "BridgeServer",
             dependencies: [

@@ -1,0 +1,73 @@
+import Crypto
+import Foundation
+
+/// Who the user is: an anonymous alias, and the app's own id once `identify` names one.
+public struct Identity: Sendable, Equatable {
+    /// `$SuperwallAlias:` followed by an uppercase UUID; new on every reset.
+    public var aliasId: String
+    /// Set by `identify`.
+    public var appUserId: String?
+    /// 0–99, for percentage rollouts that must stay stable per user.
+    public var seed: Int
+
+    public init(aliasId: String, appUserId: String? = nil, seed: Int) {
+        self.aliasId = aliasId
+        self.appUserId = appUserId
+        self.seed = seed
+    }
+
+    /// The public user id: the app's, else the alias.
+    public var userId: String { appUserId ?? aliasId }
+    public var isLoggedIn: Bool { appUserId != nil }
+
+    static let aliasPrefix = "$SuperwallAlias:"
+
+    /// A new anonymous user.
+    static func anonymous(using random: any RandomSource) -> Identity {
+        Identity(aliasId: aliasPrefix + random.uuid().uuidString, seed: random.int(in: 0..<100))
+    }
+
+    /// The seed SuperwallKit derives from a user id when `enable_userid_seed` is on: SHA-256
+    /// of the UTF-8 id, read as four little-endian 64-bit words, summed with wrap-around,
+    /// modulo 100.
+    public static func seed(forUserId userId: String) -> Int {
+        let digest = Array(SHA256.hash(data: Data(userId.utf8)))
+        var sum: UInt64 = 0
+        for chunk in 0..<4 {
+            var word: UInt64 = 0
+            for byte in 0..<8 { word |= UInt64(digest[chunk * 8 + byte]) << (8 * UInt64(byte)) }
+            sum &+= word
+        }
+        return Int(sum % 100)
+    }
+
+    /// What `identify` does to a requested id: trims whitespace and newlines; empty is nil.
+    static func normalizedUserId(_ userId: String) -> String? {
+        let trimmed = userId.trimmingCharacters(in: .whitespacesAndNewlines)
+        return trimmed.isEmpty ? nil : trimmed
+    }
+}
+
+/// Where the core gets randomness, so that aliases, seeds and variant draws can be replayed.
+public protocol RandomSource: Sendable {
+    func uuid() -> UUID
+    /// A uniformly drawn integer in `range`.
+    func int(in range: Range<Int>) -> Int
+}
+
+/// The system's random number generator.
+public struct SystemRandomSource: RandomSource {
+    public init() {}
+    public func uuid() -> UUID { UUID() }
+    public func int(in range: Range<Int>) -> Int { Int.random(in: range) }
+}
+
+/// Where the core reads the time, so that windows and `daysSince` can be tested.
+public protocol WallClock: Sendable {
+    func now() -> Date
+}
+
+public struct SystemWallClock: WallClock {
+    public init() {}
+    public func now() -> Date { Date() }
+}

@@ -1,0 +1,24 @@
+import Foundation
+
+/// SuperwallKit's rules for merging user attributes (`IdentityLogic.mergeAttributes`).
+public enum UserAttributes {
+    /// What the app sets: `$`-keys are reserved and dropped, `nil` removes a key, an `email`
+    /// that is not an address is treated as nil, arrays and objects are kept as they are.
+    /// The merge is shallow, and `applicationInstalledAt` is always present.
+    public static func merge(_ changes: [String: JSON?], into current: [String: JSON], applicationInstalledAt: String) -> [String: JSON] {
+        var merged = current
+        for (key, value) in changes where !key.hasPrefix("$") {
+            var value = value
+            if key == "email", case .string(let address)? = value, !isEmailAddress(address) { value = nil }
+            if case .null? = value { value = nil }
+            merged[key] = value
+        }
+        merged["applicationInstalledAt"] = .string(applicationInstalledAt)
+        return merged
+    }
+
+    /// SuperwallKit's pattern (`Email.swift`), matched against the whole text.
+    public static func isEmailAddress(_ text: String) -> Bool {
+        (try? /[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\.[a-zA-Z]{2,}/.wholeMatch(in: text)) != nil
+    }
+}

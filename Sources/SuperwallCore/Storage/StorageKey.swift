@@ -1,0 +1,44 @@
+/// A value the core persists, with where it lives.
+///
+/// `user` values belong to the current user and are wiped by `reset()`; `app` values belong
+/// to the install and survive it (SuperwallKit's user-specific and app-specific directories).
+public struct StorageKey<Value: Codable & Sendable>: Sendable {
+    public enum Scope: String, Sendable {
+        case user
+        case app
+    }
+
+    public let name: String
+    public let scope: Scope
+
+    public init(_ name: String, scope: Scope) {
+        self.name = name
+        self.scope = scope
+    }
+}
+
+extension StorageKey {
+    // The user's identity and attributes (SuperwallKit `CacheKeys.swift` names in comments).
+    /// `store.aliasId`
+    static var aliasId: StorageKey<String> { .init("aliasId", scope: .user) }
+    /// `store.appUserId`
+    static var appUserId: StorageKey<String> { .init("appUserId", scope: .user) }
+    /// `store.seed`
+    static var seed: StorageKey<Int> { .init("seed", scope: .user) }
+    /// `store.userAttributes`
+    static var userAttributes: StorageKey<[String: JSON]> { .init("userAttributes", scope: .user) }
+    /// `store.IntegrationAttributes`
+    static var integrationAttributes: StorageKey<[String: JSON]> { .init("integrationAttributes", scope: .user) }
+    /// `store.didTrackFirstSeen.v2`
+    static var didTrackFirstSeen: StorageKey<Bool> { .init("didTrackFirstSeen", scope: .user) }
+
+    // The install's own facts.
+    /// `store.didTrackAppInstall`
+    static var didTrackAppInstall: StorageKey<Bool> { .init("didTrackAppInstall", scope: .app) }
+    /// When this data directory was first used: the app's install date.
+    static var appInstalledAt: StorageKey<Double> { .init("appInstalledAtMs", scope: .app) }
+    /// `store.lastApiKey`
+    static var lastApiKey: StorageKey<String> { .init("lastApiKey", scope: .app) }
+    /// `store.config`: the body of the last config that decoded, as served.
+    static var lastConfig: StorageKey<String> { .init("lastConfig", scope: .app) }
+}

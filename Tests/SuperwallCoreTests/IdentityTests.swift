@@ -1,0 +1,164 @@
+import Foundation
+@testable import SuperwallCore
+import Testing
+
+/// A random source that replays fixed values.
+struct FixedRandomSource: RandomSource {
+    var uuids: [UUID] = [UUID(uuidString: "1F0C2A3B-4D5E-4F60-8172-93A4B5C6D7E8")!]
+    var ints: [Int] = [42]
+    private let counter = Counter()
+
+    func uuid() -> UUID { uuids[counter.next("uuid") % uuids.count] }
+    func int(in range: Range<Int>) -> Int { ints[counter.next("int") % ints.count] }
+
+    final class Counter: @unchecked Sendable {
+        private var counts: [String: Int] = [:]
+        private let lock = NSLock()
+        func next(_ name: String) -> Int {
+            lock.withLock {
+                defer { counts[name, default: 0] += 1 }
+                return counts[name, default: 0]
+            }
+        }
+    }
+}
+
+@Suite struct IdentityTests {
+    @Test(arguments: [("user_123", 38), ("abc", 3), ("test@example.com", 3)])
+    func theUserIdSeedMatchesSuperwallKitsVectors(_ userId: String, _ seed: Int) {
+        #expect(Identity.seed(forUserId: userId) == seed)
+    }
+
+    @Test func anAnonymousUserHasAnUppercaseAliasAndADrawnSeed() {
+        let identity = Identity.anonymous(using: FixedRandomSource())
+        #expect(identity.aliasId == "$SuperwallAlias:1F0C2A3B-4D5E-4F60-8172-93A4B5C6D7E8")
+        #expect(identity.seed == 42)
+        #expect(identity.userId == identity.aliasId)
+        #expect(!identity.isLoggedIn)
+    }
+
+    @Test func anIdentifiedUserIsKnownByTheAppsId() {
+        let identity = Identity(aliasId: "$SuperwallAlias:X", appUserId: "user_1", seed: 5)
+        #expect(identity.userId == "user_1")
+        #expect(identity.isLoggedIn)
+    }
+
+    @Test func userIdsAreTrimmedAndEmptyOnesRefused() {
+        #expect(Identity.normalizedUserId("  user_1\n") == "user_1")
+        #expect(Identity.normalizedUserId(" \t\n") == nil)
+    }
+}
+
+@Suite struct UserAttributeRulesTests {
+    private let installedAt = "2026-01-01T00:00:00.000Z"
+
+    @Test func reservedDollarKeysAreDropped() {
+        let merged = UserAttributes.merge(["$secret": "x", "plan": "pro"], into: [:], applicationInstalledAt: installedAt)
+        #expect(merged == ["plan": "pro", "applicationInstalledAt": .string(installedAt)])
+    }
+
+    @Test func nullRemovesAKeyAndTheMergeIsShallow() {
+        let current: [String: JSON] = ["plan": "free", "prefs": ["a": 1, "b": 2], "age": 30]
+        let merged = UserAttributes.merge(["plan": .null, "prefs": ["a": 3]], into: current, applicationInstalledAt: installedAt)
+        #expect(merged["plan"] == nil)
+        #expect(merged["prefs"] == ["a": 3])
+        #expect(merged["age"] == 30)
+    }
+
+    @Test func arraysAndObjectsAreKept() {
+        let merged = UserAttributes.merge(["tags": ["a", 1, true], "address": ["city": "Oslo"]], into: [:], applicationInstalledAt: installedAt)
+        #expect(merged["tags"] == ["a", 1, true])
+        #expect(merged["address"] == ["city": "Oslo"])
+    }
+
+    @Test func applicationInstalledAtIsAlwaysPresentAndCannotBeOverwritten() {
+        let merged = UserAttributes.merge(["applicationInstalledAt": "never"], into: [:], applicationInstalledAt: installedAt)
+        #expect(merged["applicationInstalledAt"] == .string(installedAt))
+    }
+
+    @Test(arguments: [("ada@example.com", true), ("a.b+c%d-e@sub.example.co", true), ("no-at-sign", false),
+                      ("x@y", false), ("x@y.c", false), ("x@y.c0m", false), ("spa ce@example.com", false), ("x@example.com ", false)])
+    func emailsAreValidatedWithSuperwallKitsPattern(_ address: String, _ valid: Bool) {
+        #expect(UserAttributes.isEmailAddress(address) == valid)
+        let merged = UserAttributes.merge(["email": .string(address)], into: ["email": "old@example.com"], applicationInstalledAt: installedAt)
+        #expect(merged["email"] == (valid ? .string(address) : nil))
+    }
+}
+
+@Suite struct StoreTests {
+    @Test func keyedValuesRoundTripAndCanBeRemoved() throws {
+        let store = try Store()
+        #expect(try store.value(.aliasId) == nil)
+        try store.set("$SuperwallAlias:A", for: .aliasId)
+        try store.set(["plan": "pro", "n": 1.5], for: .userAttributes)
+        #expect(try store.value(.aliasId) == "$SuperwallAlias:A")
+        #expect(try store.value(.userAttributes) == ["plan": "pro", "n": 1.5])
+        try store.set("$SuperwallAlias:B", for: .aliasId)
+        #expect(try store.value(.aliasId) == "$SuperwallAlias:B")
+        try store.remove(.aliasId)
+        #expect(try store.value(.aliasId) == nil)
+    }
+
+    @Test func resetForgetsTheUserButKeepsTheInstall() throws {
+        let store = try Store()
+        try store.set("u1", for: .appUserId)
+        try store.set(true, for: .didTrackAppInstall)
+        let now = Date()
+        for name in ["app_install", "app_launch", "campaign_trigger", "session_start"] {
+            try store.logPlacement(name, at: now, params: [:])
+        }
+        try store.resetUser()
+        #expect(try store.value(.appUserId) == nil)
+        #expect(try store.value(.didTrackAppInstall) == true)
+        #expect(try store.placementNames() == ["app_install", "app_launch"])
+    }
+
+    @Test func thePlacementLogAnswersLastTimeAndCounts() throws {
+        let store = try Store()
+        let base = Date(timeIntervalSince1970: 1_700_000_000)
+        for offset in [0.0, 60, 120, 3600] {
+            try store.logPlacement("paywall_open", at: base.addingTimeInterval(offset), params: ["n": .double(offset)])
+        }
+        try store.logPlacement("other", at: base.addingTimeInterval(30), params: [:])
+        #expect(try store.lastPlacement(named: "paywall_open", before: base.addingTimeInterval(100)) == base.addingTimeInterval(60))
+        #expect(try store.lastPlacement(named: "never", before: base) == nil)
+        #expect(try store.placementCount(named: "paywall_open", since: base.addingTimeInterval(60), until: base.addingTimeInterval(3600)) == 3)
+        #expect(try store.placementCount(named: "paywall_open", since: nil, until: base.addingTimeInterval(7200)) == 4)
+    }
+}
+
+@Suite struct DataDirectoryTests {
+    private func temporaryPath() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("swdata-\(UUID().uuidString)").path
+    }
+
+    @Test func stateSurvivesReopening() throws {
+        let path = temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        do {
+            let directory = try DataDirectory(path: path)
+            try directory.store.set("$SuperwallAlias:KEEP", for: .aliasId)
+        }
+        let reopened = try DataDirectory(path: path)
+        #expect(try reopened.store.value(.aliasId) == "$SuperwallAlias:KEEP")
+    }
+
+    @Test func aSecondHolderIsRefusedWithTheFirstOnesPid() throws {
+        let path = temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let first = try DataDirectory(path: path)
+        #expect(throws: DataDirectory.OpenError.inUse(path: path, holderPid: getpid())) { try DataDirectory(path: path) }
+        _ = first
+    }
+
+    @Test func theDefaultPathIsPerAPIKeyUnderXDGDataHome() {
+        #expect(DataDirectory.defaultPath(apiKey: "pk_abc123", environment: ["XDG_DATA_HOME": "/data", "HOME": "/home/u"])
+            == "/data/superwall-bridge/pk_abc123")
+        #expect(DataDirectory.defaultPath(apiKey: "pk/../x", environment: ["HOME": "/home/u"])
+            == "/home/u/.local/share/superwall-bridge/pk____x")
+    }
+
+    @Test func anUnwritableLocationIsAClearError() {
+        #expect(throws: DataDirectory.OpenError.self) { try DataDirectory(path: "/proc/superwall-cannot-be-here") }
+    }
+}
