@@ -1,0 +1,148 @@
+import Foundation
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The facts about the device a host reports, overridable field by field (`configure.device`),
+/// so a wrapper running on a phone can report the phone rather than this process.
+public struct DeviceFacts: Sendable, Equatable {
+    public var platform: String
+    public var appVersion: String
+    public var osVersion: String
+    public var deviceModel: String
+    public var locale: String
+    public var interfaceStyle: String
+    public var bundleId: String
+    public var isSandbox: Bool
+    public var vendorId: String?
+
+    /// What this process can tell about itself: the OS from `uname`, the locale from the
+    /// environment (`LC_ALL`, `LANG`), everything else a neutral default.
+    public static func ofThisProcess(environment: [String: String] = ProcessInfo.processInfo.environment) -> DeviceFacts {
+        var system = utsname()
+        uname(&system)
+        func text<T>(_ field: T) -> String {
+            withUnsafeBytes(of: field) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        }
+        let rawLocale = environment["LC_ALL"].flatMap { $0.isEmpty ? nil : $0 } ?? environment["LANG"] ?? "en_US"
+        let locale = rawLocale.split(separator: ".").first.map(String.init) ?? "en_US"
+        return DeviceFacts(
+            platform: text(system.sysname), appVersion: "1.0.0", osVersion: text(system.release), deviceModel: text(system.machine),
+            locale: locale == "C" || locale == "POSIX" ? "en_US" : locale, interfaceStyle: "Light", bundleId: "superwall-bridge",
+            isSandbox: false, vendorId: nil)
+    }
+
+    /// Applies the fields a client gave, by their template names.
+    public mutating func apply(_ overrides: [String: JSON]) {
+        func string(_ key: String) -> String? { overrides[key]?.stringValue }
+        platform = string("platform") ?? platform
+        appVersion = string("appVersion") ?? appVersion
+        osVersion = string("osVersion") ?? osVersion
+        deviceModel = string("deviceModel") ?? deviceModel
+        locale = string("locale") ?? string("deviceLocale") ?? locale
+        interfaceStyle = string("interfaceStyle") ?? interfaceStyle
+        bundleId = string("bundleId") ?? bundleId
+        vendorId = string("vendorId") ?? vendorId
+        if case .bool(let sandbox)? = overrides["isSandbox"] { isSandbox = sandbox }
+    }
+}
+
+/// SuperwallKit's "template device" dictionary (`DeviceHelper.getTemplateDevice`), the
+/// `device` of audience rules and the parameters of `device_attributes`.
+enum DeviceTemplate {
+    struct Inputs {
+        var facts: DeviceFacts
+        var overrides: [String: JSON]
+        var apiKey: String
+        var identity: Identity
+        var appInstalledAt: Date
+        var now: Date
+        var timeZone: TimeZone
+        var sdkVersion: String
+    }
+
+    static func attributes(_ inputs: Inputs) -> [String: JSON] {
+        let facts = inputs.facts
+        let localeParts = facts.locale.split(whereSeparator: { $0 == "_" || $0 == "-" }).map(String.init)
+        let languageCode = localeParts.first ?? "en"
+        let regionCode = localeParts.count > 1 ? localeParts[1] : ""
+        let sinceInstall = inputs.now.timeIntervalSince(inputs.appInstalledAt)
+        var attributes: [String: JSON] = [
+            "publicApiKey": .string(inputs.apiKey),
+            "platform": .string(facts.platform),
+            "appUserId": inputs.identity.appUserId.map(JSON.string) ?? .null,
+            "aliases": [.string(inputs.identity.aliasId)],
+            "vendorId": .string(facts.vendorId ?? ""),
+            "appVersion": .string(facts.appVersion),
+            "appVersionPadded": .string(paddedVersion(facts.appVersion)),
+            "osVersion": .string(facts.osVersion),
+            "deviceModel": .string(facts.deviceModel),
+            "deviceLocale": .string(facts.locale),
+            "preferredLocale": .string(facts.locale),
+            "deviceLanguageCode": .string(languageCode),
+            "preferredLanguageCode": .string(languageCode),
+            "regionCode": .string(regionCode),
+            "preferredRegionCode": .string(regionCode),
+            "interfaceStyle": .string(facts.interfaceStyle),
+            "interfaceStyleMode": "automatic",
+            "bundleId": .string(facts.bundleId),
+            "appInstallDate": .string(ISO8601.string(from: inputs.appInstalledAt)),
+            "isMac": false,
+            "daysSinceInstall": .int(Int64(sinceInstall / 86_400)),
+            "minutesSinceInstall": .int(Int64(sinceInstall / 60)),
+            "timezoneOffset": .int(Int64(inputs.timeZone.secondsFromGMT(for: inputs.now))),
+            "isSandbox": .string(facts.isSandbox ? "true" : "false"),
+            "sdkVersion": .string(inputs.sdkVersion),
+            "sdkVersionPadded": .string(paddedVersion(inputs.sdkVersion)),
+            "subscriptionStatus": "UNKNOWN",
+            "activeEntitlements": [],
+            "activeProducts": [],
+            "isFirstAppOpen": .bool(sinceInstall < 60),
+            "platformWrapper": "superwall-bridge",
+            "deviceId": .string("$SuperwallDevice:" + (facts.vendorId ?? inputs.identity.aliasId.replacingOccurrences(of: Identity.aliasPrefix, with: ""))),
+        ]
+        attributes.merge(dateFields(inputs.now, timeZone: inputs.timeZone), uniquingKeysWith: { _, new in new })
+        attributes.merge(inputs.overrides, uniquingKeysWith: { _, override in override })
+        return attributes
+    }
+
+    /// `3.0.0-beta.1` → `003.000.000-beta.001` (SuperwallKit `DeviceHelperTests`).
+    static func paddedVersion(_ version: String) -> String {
+        let parts = version.split(separator: "-", maxSplits: 1).map(String.init)
+        func pad(_ text: String) -> String {
+            text.split(separator: ".", omittingEmptySubsequences: false).map { component -> String in
+                guard let number = Int(component) else { return String(component) }
+                let digits = String(number)
+                return String(repeating: "0", count: max(0, 3 - digits.count)) + digits
+            }.joined(separator: ".")
+        }
+        return parts.count == 2 ? pad(parts[0]) + "-" + pad(parts[1]) : pad(parts[0])
+    }
+
+    private static func dateFields(_ now: Date, timeZone: TimeZone) -> [String: JSON] {
+        func format(_ pattern: String, _ zone: TimeZone) -> String {
+            let formatter = DateFormatter()
+            formatter.locale = Locale(identifier: "en_US_POSIX")
+            formatter.timeZone = zone
+            formatter.dateFormat = pattern
+            return formatter.string(from: now)
+        }
+        let utc = TimeZone(identifier: "UTC")!
+        return [
+            "utcDate": .string(format("yyyy-MM-dd", utc)),
+            "localDate": .string(format("yyyy-MM-dd", timeZone)),
+            "utcTime": .string(format("HH:mm:ss", utc)),
+            "localTime": .string(format("HH:mm:ss", timeZone)),
+            "utcDateTime": .string(ISO8601.string(from: now)),
+            "localDateTime": .string(format("yyyy-MM-dd'T'HH:mm:ss", timeZone)),
+        ]
+    }
+}
+
+/// ISO-8601 UTC with milliseconds, the one date format of the wire.
+public enum ISO8601 {
+    public static func string(from date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
+}

@@ -1,0 +1,330 @@
+import Foundation
+
+/// The SDK: SuperwallKit's public surface, headless, in async Swift.
+///
+/// All state lives in this actor; the world outside is reached only through the protocols
+/// it is given (config source, clock, random source, delegate) and its data directory.
+public actor Superwall {
+    public enum ConfigurationStatus: String, Sendable {
+        case pending, configured, failed
+    }
+
+    public struct ConfigureOptions: Sendable {
+        public var configSource: any ConfigSource
+        /// Where state persists; the per-API-key default under `$XDG_DATA_HOME` when nil.
+        public var dataDirectory: String?
+        /// Device facts the client reports, by template name (`platform`, `appVersion`, ...).
+        public var device: [String: JSON]
+        /// The options as the client gave them, reported in `config_attributes`.
+        public var reportedOptions: [String: JSON]
+
+        public init(configSource: any ConfigSource, dataDirectory: String? = nil, device: [String: JSON] = [:], reportedOptions: [String: JSON] = [:]) {
+            self.configSource = configSource
+            self.dataDirectory = dataDirectory
+            self.device = device
+            self.reportedOptions = reportedOptions
+        }
+    }
+
+    public struct ConfigureOutcome: Sendable, Equatable {
+        public var status: ConfigurationStatus
+        public var userId: String?
+        public var error: SuperwallError?
+    }
+
+    private let clock: any WallClock
+    private let random: any RandomSource
+    private let delegate: (any SuperwallDelegate)?
+    private var session: Session?
+
+    /// What exists once `configure` has opened the data directory.
+    private struct Session {
+        let apiKey: String
+        let directory: DataDirectory
+        var status: ConfigurationStatus
+        var configError: SuperwallError?
+        var config: Config?
+        var identity: Identity
+        var userAttributes: [String: JSON]
+        var integrationAttributes: [String: JSON]
+        let appInstalledAt: Date
+        var deviceFacts: DeviceFacts
+        let deviceOverrides: [String: JSON]
+        var store: Store { directory.store }
+    }
+
+    public init(clock: any WallClock = SystemWallClock(), random: any RandomSource = SystemRandomSource(), delegate: (any SuperwallDelegate)? = nil) {
+        self.clock = clock
+        self.random = random
+        self.delegate = delegate
+    }
+
+    // MARK: Configure
+
+    /// Opens the data directory, restores the user, tracks the launch events, and loads the
+    /// config. A second call with the same key changes nothing and answers the current status,
+    /// as SuperwallKit does; a different key is an error.
+    public func configure(apiKey: String, options: ConfigureOptions) async -> ConfigureOutcome {
+        if let session {
+            guard session.apiKey == apiKey else {
+                return ConfigureOutcome(status: session.status, userId: session.identity.userId, error: .apiKeyMismatch(configured: session.apiKey))
+            }
+            return outcome(of: session)
+        }
+        do {
+            session = try openSession(apiKey: apiKey, options: options)
+            trackLaunchEvents()
+            await loadConfig(from: options.configSource, reportedOptions: options.reportedOptions)
+            return outcome(of: session!)
+        } catch {
+            return ConfigureOutcome(status: .failed, userId: nil, error: error)
+        }
+    }
+
+    public var configurationStatus: ConfigurationStatus { session?.status ?? .pending }
+
+    public var config: Config? { session?.config }
+
+    private func outcome(of session: Session) -> ConfigureOutcome {
+        ConfigureOutcome(status: session.status, userId: session.identity.userId, error: session.configError)
+    }
+
+    private func openSession(apiKey: String, options: ConfigureOptions) throws(SuperwallError) -> Session {
+        let path = options.dataDirectory ?? DataDirectory.defaultPath(apiKey: apiKey)
+        let directory: DataDirectory
+        do {
+            directory = try DataDirectory(path: path)
+        } catch {
+            throw .dataDirectory(error)
+        }
+        return try persisting {
+            let store = directory.store
+            if try store.value(.lastApiKey) != apiKey {
+                // SuperwallKit's clearCachesIfApiKeyChanged: a cached config is another app's.
+                try store.remove(.lastConfig)
+                try store.set(apiKey, for: .lastApiKey)
+            }
+            let appInstalledAt: Date
+            if let stored = try store.value(.appInstalledAt) {
+                appInstalledAt = Date(timeIntervalSince1970: stored / 1000)
+            } else {
+                appInstalledAt = clock.now()
+                try store.set(appInstalledAt.timeIntervalSince1970 * 1000, for: .appInstalledAt)
+            }
+            let identity: Identity
+            if let alias = try store.value(.aliasId), let seed = try store.value(.seed) {
+                identity = Identity(aliasId: alias, appUserId: try store.value(.appUserId), seed: seed)
+            } else {
+                identity = Identity.anonymous(using: random)
+                try save(identity, to: store)
+            }
+            var facts = DeviceFacts.ofThisProcess()
+            facts.apply(options.device)
+            var session = Session(
+                apiKey: apiKey, directory: directory, status: .pending, configError: nil, config: nil, identity: identity,
+                userAttributes: try store.value(.userAttributes) ?? [:], integrationAttributes: try store.value(.integrationAttributes) ?? [:],
+                appInstalledAt: appInstalledAt, deviceFacts: facts, deviceOverrides: options.device)
+            session.userAttributes = identityAttributes(session, merging: session.userAttributes)
+            try store.set(session.userAttributes, for: .userAttributes)
+            return session
+        }
+    }
+
+    /// `app_install` once per data directory, `app_launch` once per process, `first_seen` once
+    /// per user, and a new session.
+    private func trackLaunchEvents() {
+        guard let session else { return }
+        if (try? session.store.value(.didTrackAppInstall)) != true {
+            track("app_install", [
+                "application_installed_at": .string(ISO8601.string(from: session.appInstalledAt)), "using_purchase_controller": false,
+            ])
+            try? session.store.set(true, for: .didTrackAppInstall)
+        }
+        track("app_launch")
+        trackFirstSeenIfNeeded()
+        track("session_start")
+    }
+
+    private func trackFirstSeenIfNeeded() {
+        guard let store = session?.store, (try? store.value(.didTrackFirstSeen)) != true else { return }
+        track("first_seen")
+        try? store.set(true, for: .didTrackFirstSeen)
+    }
+
+    private func loadConfig(from source: any ConfigSource, reportedOptions: [String: JSON]) async {
+        let started = clock.now()
+        do {
+            let body = try await source.fetchConfig()
+            let config = try Config.decode(from: body)
+            try? session?.store.set(String(decoding: body, as: UTF8.self), for: .lastConfig)
+            adopt(config, cacheStatus: "NOT_CACHED", fetchSeconds: clock.now().timeIntervalSince(started))
+        } catch {
+            let reason = (error as? ConfigDecodingError).map { "the config is invalid at \($0)" } ?? "\(error)"
+            if let cached = try? session?.store.value(.lastConfig), let config = try? Config.decode(from: Data(cached.utf8)) {
+                adopt(config, cacheStatus: "CACHED", fetchSeconds: 0)
+            } else {
+                session?.status = .failed
+                session?.configError = .configUnavailable(reason)
+                track("config_fail", ["error_message": .string(reason)])
+            }
+        }
+        track("config_attributes", reportedOptions.merging(["using_purchase_controller": false, "has_delegate": .bool(delegate != nil)]) { _, sdk in sdk })
+    }
+
+    private func adopt(_ config: Config, cacheStatus: String, fetchSeconds: Double) {
+        session?.config = config
+        session?.status = .configured
+        session?.configError = nil
+        track("config_refresh", [
+            "config_build_id": .string(config.buildId), "retry_count": 0, "cache_status": .string(cacheStatus),
+            "fetch_duration": .double(fetchSeconds),
+        ])
+        track("device_attributes", deviceAttributes().filter { !Self.dateTimeKeys.contains($0.key) })
+    }
+
+    private static let dateTimeKeys: Set = ["utcDate", "localDate", "utcTime", "localTime", "utcDateTime", "localDateTime"]
+
+    // MARK: Identity
+
+    public func identity() throws(SuperwallError) -> Identity {
+        guard let session else { throw .notConfigured }
+        return session.identity
+    }
+
+    /// SuperwallKit's `identify`: trims the id; the same id is a no-op; switching from one
+    /// identified user to another resets first; anonymous to identified keeps the alias,
+    /// attributes and assignments. Tracks `identity_alias`.
+    public func identify(userId: String) throws(SuperwallError) -> Identity {
+        guard var current = session else { throw .notConfigured }
+        guard let userId = Identity.normalizedUserId(userId) else { throw .invalidUserId }
+        if current.identity.appUserId == userId { return current.identity }
+        if current.identity.appUserId != nil {
+            try resetUser(trackingReset: false)
+            current = session!
+        }
+        current.identity.appUserId = userId
+        if current.config?.featureFlags.enableUserIdSeed == true {
+            current.identity.seed = Identity.seed(forUserId: userId)
+        }
+        current.userAttributes = identityAttributes(current, merging: current.userAttributes)
+        let updated = current
+        try persisting {
+            try save(updated.identity, to: updated.store)
+            try updated.store.set(updated.userAttributes, for: .userAttributes)
+        }
+        session = updated
+        track("identity_alias")
+        return updated.identity
+    }
+
+    /// SuperwallKit's `reset`: a new anonymous user with a new alias and seed and no
+    /// attributes; the placement log keeps only `app_install` and `app_launch`. Tracks
+    /// `first_seen` again, then `reset`.
+    public func reset() throws(SuperwallError) -> Identity {
+        guard session != nil else { throw .notConfigured }
+        try resetUser(trackingReset: true)
+        return session!.identity
+    }
+
+    private func resetUser(trackingReset: Bool) throws(SuperwallError) {
+        guard var current = session else { throw .notConfigured }
+        current.identity = Identity.anonymous(using: random)
+        current.userAttributes = identityAttributes(current, merging: [:])
+        current.integrationAttributes = [:]
+        let updated = current
+        try persisting {
+            try updated.store.resetUser()
+            try save(updated.identity, to: updated.store)
+            try updated.store.set(updated.userAttributes, for: .userAttributes)
+        }
+        session = updated
+        trackFirstSeenIfNeeded()
+        if trackingReset { track("reset") }
+    }
+
+    private func save(_ identity: Identity, to store: Store) throws {
+        try store.set(identity.aliasId, for: .aliasId)
+        try store.set(identity.seed, for: .seed)
+        if let appUserId = identity.appUserId { try store.set(appUserId, for: .appUserId) } else { try store.remove(.appUserId) }
+    }
+
+    /// The attributes identity keeps in the user's attributes: `aliasId`, `seed`, `appUserId`
+    /// (when identified) and `applicationInstalledAt`.
+    private func identityAttributes(_ session: Session, merging attributes: [String: JSON]) -> [String: JSON] {
+        var merged = attributes
+        merged["aliasId"] = .string(session.identity.aliasId)
+        merged["seed"] = .int(Int64(session.identity.seed))
+        merged["appUserId"] = session.identity.appUserId.map(JSON.string)
+        merged["applicationInstalledAt"] = .string(ISO8601.string(from: session.appInstalledAt))
+        return merged
+    }
+
+    // MARK: Attributes
+
+    public func userAttributes() throws(SuperwallError) -> [String: JSON] {
+        guard let session else { throw .notConfigured }
+        return session.userAttributes
+    }
+
+    /// Merges with SuperwallKit's rules (see `UserAttributes.merge`), persists, and tracks
+    /// `user_attributes` with the merged attributes.
+    public func setUserAttributes(_ changes: [String: JSON?]) throws(SuperwallError) -> [String: JSON] {
+        guard var current = session else { throw .notConfigured }
+        let installedAt = ISO8601.string(from: current.appInstalledAt)
+        current.userAttributes = UserAttributes.merge(changes, into: current.userAttributes, applicationInstalledAt: installedAt)
+        let updated = current
+        try persisting { try updated.store.set(updated.userAttributes, for: .userAttributes) }
+        session = updated
+        track("user_attributes", ["application_installed_at": .string(installedAt)], custom: updated.userAttributes)
+        return updated.userAttributes
+    }
+
+    public func integrationAttributes() throws(SuperwallError) -> [String: JSON] {
+        guard let session else { throw .notConfigured }
+        return session.integrationAttributes
+    }
+
+    /// Merges integration ids (a null removes one), persists them, and, as SuperwallKit does,
+    /// also writes them into the user's attributes. Tracks `integration_attributes`.
+    public func setIntegrationAttributes(_ changes: [String: JSON?]) throws(SuperwallError) -> [String: JSON] {
+        guard var current = session else { throw .notConfigured }
+        for (key, value) in changes {
+            if let value, value != .null { current.integrationAttributes[key] = value } else { current.integrationAttributes.removeValue(forKey: key) }
+        }
+        let updated = current
+        try persisting { try updated.store.set(updated.integrationAttributes, for: .integrationAttributes) }
+        session = updated
+        track("integration_attributes", [:], custom: updated.integrationAttributes)
+        _ = try setUserAttributes(changes)
+        return updated.integrationAttributes
+    }
+
+    // MARK: Device
+
+    public func deviceAttributes() -> [String: JSON] {
+        guard let session else { return [:] }
+        return DeviceTemplate.attributes(DeviceTemplate.Inputs(
+            facts: session.deviceFacts, overrides: session.deviceOverrides, apiKey: session.apiKey, identity: session.identity,
+            appInstalledAt: session.appInstalledAt, now: clock.now(), timeZone: .current, sdkVersion: SuperwallSDK.referenceVersion))
+    }
+
+    // MARK: Events
+
+    /// Records a Superwall event in the placement log and hands it to the delegate.
+    private func track(_ name: String, _ superwallParameters: [String: JSON] = [:], custom: [String: JSON] = [:]) {
+        let event = TrackedEvent(
+            id: random.uuid(), name: name, superwallParameters: superwallParameters, customParameters: custom, createdAt: clock.now())
+        try? session?.store.logPlacement(name, at: event.createdAt, params: event.audienceParameters)
+        delegate?.handleSuperwallEvent(event)
+    }
+
+    private func persisting<Result>(_ body: () throws -> Result) throws(SuperwallError) -> Result {
+        do {
+            return try body()
+        } catch let error as SuperwallError {
+            throw error
+        } catch {
+            throw .storage("\(error)")
+        }
+    }
+}

@@ -1,0 +1,42 @@
+/// Why a core call failed. Each case has a stable `kind` that the bridge passes to clients.
+public enum SuperwallError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The call needs `configure` first.
+    case notConfigured
+    /// `configure` was called again with a different API key.
+    case apiKeyMismatch(configured: String)
+    /// `identify` with an id that is empty once trimmed.
+    case invalidUserId
+    /// The data directory cannot be used.
+    case dataDirectory(DataDirectory.OpenError)
+    /// Reading or writing the database failed.
+    case storage(String)
+    /// No config could be loaded (and none was cached).
+    case configUnavailable(String)
+    /// A part of the SDK this build does not provide yet.
+    case unsupported(String)
+
+    public var kind: String {
+        switch self {
+        case .notConfigured: return "notConfigured"
+        case .apiKeyMismatch: return "apiKeyMismatch"
+        case .invalidUserId: return "invalidUserId"
+        case .dataDirectory(.inUse): return "dataDirectoryInUse"
+        case .dataDirectory(.unusable): return "dataDirectoryUnusable"
+        case .storage: return "storageFailed"
+        case .configUnavailable: return "configUnavailable"
+        case .unsupported: return "notImplemented"
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .notConfigured: return "Superwall is not configured: call configure first."
+        case .apiKeyMismatch(let key): return "Superwall is already configured with another API key (\(key.prefix(8))…); a second configure may not change it."
+        case .invalidUserId: return "The user id is empty once whitespace is trimmed."
+        case .dataDirectory(let error): return "\(error)."
+        case .storage(let reason): return "The data directory's database failed: \(reason)."
+        case .configUnavailable(let reason): return "No config could be loaded: \(reason)."
+        case .unsupported(let what): return "\(what) is not built yet."
+        }
+    }
+}

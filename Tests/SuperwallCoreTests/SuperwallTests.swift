@@ -1,0 +1,296 @@
+import Foundation
+@testable import SuperwallCore
+import Testing
+
+/// A clock that stands still unless moved.
+final class FakeClock: WallClock, @unchecked Sendable {
+    private let lock = NSLock()
+    private var current: Date
+    init(_ start: Date = Date(timeIntervalSince1970: 1_790_000_000)) { current = start }
+    func now() -> Date { lock.withLock { current } }
+    func advance(by seconds: TimeInterval) { lock.withLock { current += seconds } }
+}
+
+/// Counts UUIDs so each alias is distinct and predictable.
+final class CountingRandomSource: RandomSource, @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+    func uuid() -> UUID {
+        lock.withLock {
+            count += 1
+            return UUID(uuidString: String(format: "00000000-0000-4000-8000-%012d", count))!
+        }
+    }
+    func int(in range: Range<Int>) -> Int { range.lowerBound + 7 }
+}
+
+final class RecordingDelegate: SuperwallDelegate, @unchecked Sendable {
+    private let lock = NSLock()
+    private var recorded: [TrackedEvent] = []
+    func handleSuperwallEvent(_ event: TrackedEvent) { lock.withLock { recorded.append(event) } }
+    var names: [String] { lock.withLock { recorded.map(\.name) } }
+    var events: [TrackedEvent] { lock.withLock { recorded } }
+    func clear() { lock.withLock { recorded.removeAll() } }
+}
+
+private struct InMemoryConfigSource: ConfigSource {
+    var body: String
+    func fetchConfig() async throws -> Data { Data(body.utf8) }
+    var description: String { "test config" }
+}
+
+private func temporaryDirectory() -> String {
+    FileManager.default.temporaryDirectory.appendingPathComponent("superwall-\(UUID().uuidString)").path
+}
+
+private func makeSuperwall(_ delegate: RecordingDelegate = RecordingDelegate(), clock: FakeClock = FakeClock()) -> Superwall {
+    Superwall(clock: clock, random: CountingRandomSource(), delegate: delegate)
+}
+
+private func options(_ directory: String, source: any ConfigSource = EmbeddedConfigSource(), device: [String: JSON] = [:]) -> Superwall.ConfigureOptions {
+    Superwall.ConfigureOptions(configSource: source, dataDirectory: directory, device: device)
+}
+
+@Suite struct ConfigureTests {
+    @Test func theEmbeddedDemoConfigDecodes() async throws {
+        let config = try await Config.decode(from: EmbeddedConfigSource().fetchConfig())
+        #expect(config.triggers.count == 7)
+        #expect(config.paywalls.count == 6)
+        #expect(config.paywalls.contains { $0.featureGating == .gated })
+        #expect(config.paywalls.contains { $0.featureGating == .nonGated })
+        #expect(config.triggers.flatMap(\.audiences).flatMap(\.variants).contains { $0.kind == .holdout })
+        #expect(config.triggers.flatMap(\.audiences).contains { $0.occurrence != nil })
+        #expect(config.trigger(for: "deepLink_open") != nil)
+        #expect(Set(config.products.flatMap(\.entitlements).map(\.id)) == ["pro", "coach"])
+        #expect(config.droppedElements.isEmpty)
+    }
+
+    @Test func aFirstConfigureTracksTheLaunchEventsInOrder() async {
+        let delegate = RecordingDelegate()
+        let directory = temporaryDirectory()
+        let outcome = await makeSuperwall(delegate).configure(apiKey: "pk_test", options: options(directory))
+        #expect(outcome.status == .configured)
+        #expect(outcome.error == nil)
+        #expect(outcome.userId?.hasPrefix("$SuperwallAlias:") == true)
+        #expect(delegate.names == ["app_install", "app_launch", "first_seen", "session_start", "config_refresh", "device_attributes", "config_attributes"])
+        let refresh = delegate.events.first { $0.name == "config_refresh" }
+        #expect(refresh?.delegateParameters["config_build_id"] == "pt-2026-11-20.3")
+        #expect(refresh?.delegateParameters["cache_status"] == "NOT_CACHED")
+        #expect(refresh?.delegateParameters["is_superwall"] == true)
+        #expect(refresh?.audienceParameters["$config_build_id"] == "pt-2026-11-20.3")
+        #expect(refresh?.audienceParameters["$is_standard_event"] == true)
+        #expect(refresh?.audienceParameters["event_name"] == "config_refresh")
+    }
+
+    @Test func aSecondConfigureChangesNothingAndAnotherKeyIsRefused() async {
+        let delegate = RecordingDelegate()
+        let superwall = makeSuperwall(delegate)
+        let directory = temporaryDirectory()
+        let first = await superwall.configure(apiKey: "pk_test", options: options(directory))
+        delegate.clear()
+        let second = await superwall.configure(apiKey: "pk_test", options: options(directory))
+        #expect(second == first)
+        #expect(delegate.names.isEmpty)
+        let other = await superwall.configure(apiKey: "pk_other", options: options(directory))
+        #expect(other.error?.kind == "apiKeyMismatch")
+        #expect(other.status == .configured)
+    }
+
+    @Test func aRestartOnTheSameDirectoryIsTheSameUserWithoutInstallEvents() async throws {
+        let directory = temporaryDirectory()
+        let firstUser: String?
+        do {
+            let superwall = makeSuperwall()
+            firstUser = await superwall.configure(apiKey: "pk_test", options: options(directory)).userId
+            _ = try await superwall.identify(userId: "user_42")
+            _ = try await superwall.setUserAttributes(["plan": "pro"])
+        }
+        let delegate = RecordingDelegate()
+        let restarted = makeSuperwall(delegate)
+        let outcome = await restarted.configure(apiKey: "pk_test", options: options(directory))
+        #expect(outcome.userId == "user_42")
+        #expect(firstUser != outcome.userId)
+        #expect(try await restarted.userAttributes()["plan"] == "pro")
+        #expect(delegate.names.prefix(2) == ["app_launch", "session_start"])
+        #expect(!delegate.names.contains("app_install"))
+        #expect(!delegate.names.contains("first_seen"))
+    }
+
+    @Test func anInvalidConfigFailsWithItsPathAndTracksConfigFail() async {
+        let delegate = RecordingDelegate()
+        let source = InMemoryConfigSource(body: #"{"build_id": 7}"#)
+        let outcome = await makeSuperwall(delegate).configure(apiKey: "pk_test", options: options(temporaryDirectory(), source: source))
+        #expect(outcome.status == .failed)
+        #expect(outcome.error?.kind == "configUnavailable")
+        #expect(outcome.error?.description.contains("$.build_id") == true)
+        let failure = delegate.events.first { $0.name == "config_fail" }
+        #expect(failure?.delegateParameters["error_message"]?.stringValue?.contains("$.build_id") == true)
+    }
+
+    @Test func aFailedFetchFallsBackToTheCachedConfig() async throws {
+        let directory = temporaryDirectory()
+        let path = directory + "-config.json"
+        try await EmbeddedConfigSource().fetchConfig().write(to: URL(fileURLWithPath: path))
+        do { _ = await makeSuperwall().configure(apiKey: "pk_test", options: options(directory, source: FileConfigSource(path: path))) }
+        try FileManager.default.removeItem(atPath: path)
+        let delegate = RecordingDelegate()
+        let superwall = makeSuperwall(delegate)
+        let outcome = await superwall.configure(apiKey: "pk_test", options: options(directory, source: FileConfigSource(path: path)))
+        #expect(outcome.status == .configured)
+        #expect(delegate.events.first { $0.name == "config_refresh" }?.delegateParameters["cache_status"] == "CACHED")
+        #expect(await superwall.config?.buildId == "pt-2026-11-20.3")
+    }
+
+    @Test func theCachedConfigIsDroppedWhenTheAPIKeyChanges() async throws {
+        let directory = temporaryDirectory()
+        let path = directory + "-config.json"
+        try await EmbeddedConfigSource().fetchConfig().write(to: URL(fileURLWithPath: path))
+        do { _ = await makeSuperwall().configure(apiKey: "pk_one", options: options(directory, source: FileConfigSource(path: path))) }
+        try FileManager.default.removeItem(atPath: path)
+        let outcome = await makeSuperwall().configure(apiKey: "pk_two", options: options(directory, source: FileConfigSource(path: path)))
+        #expect(outcome.status == .failed)
+        #expect(outcome.error?.description.contains("cannot read the config file") == true)
+    }
+
+    @Test func aDataDirectoryInUseFailsConfigureClearly() async {
+        let directory = temporaryDirectory()
+        let holder = makeSuperwall()
+        _ = await holder.configure(apiKey: "pk_test", options: options(directory))
+        let outcome = await makeSuperwall().configure(apiKey: "pk_test", options: options(directory))
+        #expect(outcome.status == .failed)
+        #expect(outcome.error?.kind == "dataDirectoryInUse")
+        _ = holder
+    }
+
+    @Test func callsBeforeConfigureAreRefused() async {
+        let superwall = makeSuperwall()
+        await #expect(throws: SuperwallError.notConfigured) { try await superwall.identify(userId: "x") }
+        await #expect(throws: SuperwallError.notConfigured) { try await superwall.reset() }
+        await #expect(throws: SuperwallError.notConfigured) { try await superwall.setUserAttributes(["a": 1]) }
+        #expect(await superwall.configurationStatus == .pending)
+    }
+}
+
+@Suite struct IdentifyAndResetTests {
+    private func configured(_ delegate: RecordingDelegate = RecordingDelegate()) async -> Superwall {
+        let superwall = makeSuperwall(delegate)
+        _ = await superwall.configure(apiKey: "pk_test", options: options(temporaryDirectory()))
+        delegate.clear()
+        return superwall
+    }
+
+    @Test func identifyingAnAnonymousUserKeepsAliasAndAttributes() async throws {
+        let delegate = RecordingDelegate()
+        let superwall = await configured(delegate)
+        let before = try await superwall.identity()
+        _ = try await superwall.setUserAttributes(["plan": "free"])
+        let after = try await superwall.identify(userId: "  user_1 \n")
+        #expect(after.appUserId == "user_1")
+        #expect(after.aliasId == before.aliasId)
+        #expect(after.seed == before.seed)
+        let attributes = try await superwall.userAttributes()
+        #expect(attributes["plan"] == "free")
+        #expect(attributes["appUserId"] == "user_1")
+        #expect(attributes["aliasId"] == .string(before.aliasId))
+        #expect(delegate.names == ["user_attributes", "identity_alias"])
+    }
+
+    @Test func identifyingTheSameUserAgainDoesNothing() async throws {
+        let delegate = RecordingDelegate()
+        let superwall = await configured(delegate)
+        _ = try await superwall.identify(userId: "user_1")
+        delegate.clear()
+        _ = try await superwall.identify(userId: "user_1")
+        #expect(delegate.names.isEmpty)
+    }
+
+    @Test func switchingIdentifiedUsersResetsFirst() async throws {
+        let delegate = RecordingDelegate()
+        let superwall = await configured(delegate)
+        let first = try await superwall.identify(userId: "user_1")
+        _ = try await superwall.setUserAttributes(["plan": "pro"])
+        delegate.clear()
+        let second = try await superwall.identify(userId: "user_2")
+        #expect(second.appUserId == "user_2")
+        #expect(second.aliasId != first.aliasId)
+        #expect(try await superwall.userAttributes()["plan"] == nil)
+        #expect(delegate.names == ["first_seen", "identity_alias"])
+    }
+
+    @Test func anEmptyUserIdIsRefused() async {
+        let superwall = await configured()
+        await #expect(throws: SuperwallError.invalidUserId) { try await superwall.identify(userId: " \n ") }
+    }
+
+    @Test func resetMakesANewAnonymousUserAndTracksFirstSeenThenReset() async throws {
+        let delegate = RecordingDelegate()
+        let superwall = await configured(delegate)
+        let identified = try await superwall.identify(userId: "user_1")
+        _ = try await superwall.setUserAttributes(["plan": "pro"])
+        _ = try await superwall.setIntegrationAttributes(["adjustId": "adj-1"])
+        delegate.clear()
+        let fresh = try await superwall.reset()
+        #expect(fresh.appUserId == nil)
+        #expect(fresh.aliasId != identified.aliasId)
+        let attributes = try await superwall.userAttributes()
+        #expect(attributes["plan"] == nil)
+        #expect(attributes["aliasId"] == .string(fresh.aliasId))
+        #expect(try await superwall.integrationAttributes().isEmpty)
+        #expect(delegate.names == ["first_seen", "reset"])
+    }
+}
+
+@Suite struct AttributeTests {
+    @Test func userAttributesMergeAndTrackAnEvent() async throws {
+        let delegate = RecordingDelegate()
+        let superwall = makeSuperwall(delegate)
+        _ = await superwall.configure(apiKey: "pk_test", options: options(temporaryDirectory()))
+        delegate.clear()
+        let merged = try await superwall.setUserAttributes(["plan": "pro", "$reserved": 1, "email": "not-an-email"])
+        #expect(merged["plan"] == "pro")
+        #expect(merged["$reserved"] == nil)
+        #expect(merged["email"] == nil)
+        #expect(merged["applicationInstalledAt"] != nil)
+        let event = try #require(delegate.events.last)
+        #expect(event.name == "user_attributes")
+        #expect(event.delegateParameters["plan"] == "pro")
+        #expect(event.delegateParameters["application_installed_at"] != nil)
+    }
+
+    @Test func integrationAttributesAreAlsoUserAttributes() async throws {
+        let superwall = makeSuperwall()
+        _ = await superwall.configure(apiKey: "pk_test", options: options(temporaryDirectory()))
+        let integration = try await superwall.setIntegrationAttributes(["mixpanelDistinctId": "mp-1", "adjustId": "adj"])
+        #expect(integration == ["mixpanelDistinctId": "mp-1", "adjustId": "adj"])
+        #expect(try await superwall.userAttributes()["mixpanelDistinctId"] == "mp-1")
+        #expect(try await superwall.setIntegrationAttributes(["adjustId": .null]) == ["mixpanelDistinctId": "mp-1"])
+    }
+
+    @Test func deviceAttributesFollowTheTemplateAndTheClientsOverrides() async throws {
+        let clock = FakeClock()
+        let superwall = makeSuperwall(clock: clock)
+        _ = await superwall.configure(apiKey: "pk_test", options: options(temporaryDirectory(), device: ["platform": "iOS", "appVersion": "3.10.1-rc.30", "locale": "de_DE"]))
+        clock.advance(by: 3 * 86_400 + 120)
+        let device = await superwall.deviceAttributes()
+        #expect(device["platform"] == "iOS")
+        #expect(device["appVersionPadded"] == "003.010.001-rc.030")
+        #expect(device["deviceLanguageCode"] == "de")
+        #expect(device["regionCode"] == "DE")
+        #expect(device["daysSinceInstall"] == 3)
+        #expect(device["minutesSinceInstall"] == .int(3 * 1440 + 2))
+        #expect(device["publicApiKey"] == "pk_test")
+        #expect(device["sdkVersion"] == "4.16.4")
+        #expect(device["sdkVersionPadded"] == "004.016.004")
+        #expect(device["subscriptionStatus"] == "UNKNOWN")
+        #expect(device["utcDateTime"]?.stringValue?.hasSuffix("Z") == true)
+    }
+
+    @Test(arguments: [("3.0.0-beta.1", "003.000.000-beta.001"), ("3.10.1-rc.30", "003.010.001-rc.030"), ("3.0", "003.000")])
+    func versionsArePaddedAsSuperwallKitDoes(_ version: String, _ padded: String) {
+        #expect(DeviceTemplate.paddedVersion(version) == padded)
+    }
+
+    @Test func datesAreISO8601UTCWithMilliseconds() {
+        #expect(ISO8601.string(from: Date(timeIntervalSince1970: 1_790_000_000.5)) == "2026-09-21T14:13:20.500Z")
+    }
+}
