@@ -12,9 +12,12 @@ public final class BridgeServer: ConnectionHandler {
 
     private let logger: Logger
     private let session = Mutex<ClientSession?>(nil)
+    private let delegate = DelegateChannel()
+    private let methods: MethodTable
 
     public init(logger: Logger) {
         self.logger = logger
+        methods = MethodTable(superwall: Superwall(delegate: delegate), delegate: delegate)
     }
 
     /// The client's session, once `initialize` has been answered.
@@ -23,17 +26,19 @@ public final class BridgeServer: ConnectionHandler {
     public func initialize(_ request: IncomingRequest, connection: Connection) async throws -> JSONValue {
         let client = try ClientSession(initializeParams: Params(request))
         session.withLock { $0 = client }
+        delegate.attach(connection)
+        delegate.bind(client.capabilities.delegate)
         logger.info("initialized by \(client.clientName) \(client.clientVersion ?? "") (protocol \(client.protocolVersion))")
         return [
             "protocolVersion": .string(Self.protocolVersion),
             "server": ["name": .string(Self.name), "version": .string(Self.version)],
             "sdkVersion": .string(SuperwallSDK.referenceVersion),
-            "methods": .array(MethodTable.advertised.map(JSONValue.string)),
+            "methods": .array(methods.advertised.map(JSONValue.string)),
         ]
     }
 
     public func handle(_ request: IncomingRequest, connection: Connection) async throws -> JSONValue {
-        if let method = MethodTable.implemented[request.method] {
+        if let method = methods.implemented[request.method] {
             return try await method(request, connection)
         }
         if MethodTable.contract.contains(request.method) {

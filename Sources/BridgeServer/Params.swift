@@ -51,6 +51,26 @@ public struct Params: Sendable {
         }
     }
 
+    /// An object member as raw JSON, for free-form maps (attributes, device facts).
+    public func optionalJSONObject(_ key: String) throws(RPCError) -> JSONObject? {
+        switch fields[key] {
+        case nil, .null?: return nil
+        case .object(let value)?: return value
+        case let other?: throw wrongType(key, "an object", other)
+        }
+    }
+
+    public func jsonObject(_ key: String) throws(RPCError) -> JSONObject {
+        guard let value = try optionalJSONObject(key) else { throw missing(key, "an object") }
+        return value
+    }
+
+    /// The path of a member, for errors raised by the caller about its value.
+    public func path(of key: String) -> String { "\(path).\(key)" }
+
+    /// All members, as given.
+    public var members: JSONObject { fields }
+
     private func missing(_ key: String, _ expected: String) -> RPCError {
         .invalidParams("\(path).\(key) is required and must be \(expected).", details: ["path": .string("\(path).\(key)")])
     }

@@ -27,9 +27,6 @@ public final class BridgeProcess: @unchecked Sendable {
         posix_spawn_file_actions_adddup2(&actions, stdin.read, 0)
         posix_spawn_file_actions_adddup2(&actions, stdout.write, 1)
         posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        for descriptor in [stdin.read, stdin.write, stdout.read, stdout.write] {
-            posix_spawn_file_actions_addclose(&actions, descriptor)
-        }
         let argv = [Self.binaryPath] + arguments
         var cArguments = argv.map { strdup($0) } + [nil]
         defer { cArguments.forEach { free($0) } }

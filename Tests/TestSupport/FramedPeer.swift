@@ -132,15 +132,24 @@ public final class FramedPeer: @unchecked Sendable {
     }
 }
 
-/// A pipe's two descriptors.
+/// A pipe's two descriptors, both close-on-exec: tests spawn bridges concurrently, and a
+/// child that inherited another test's write end would keep that test's bridge from ever
+/// seeing end of input. (`posix_spawn`'s dup2 onto 0 and 1 clears the flag where wanted.)
 public struct Pipe2: Sendable {
     public let read: Int32
     public let write: Int32
 
     public init() {
         var descriptors: [Int32] = [0, 0]
-        precondition(pipe(&descriptors) == 0, "pipe() failed")
+        precondition(Self.pipe2(&descriptors, O_CLOEXEC) == 0, "pipe2() failed")
         read = descriptors[0]
         write = descriptors[1]
     }
+
+    /// glibc's `pipe2`, which Swift's Glibc module does not declare (it is a GNU extension);
+    /// setting the flag after `pipe()` would leave a window for a concurrent spawn.
+    private static let pipe2: @convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32 = {
+        guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "pipe2") else { fatalError("glibc has no pipe2") }
+        return unsafeBitCast(symbol, to: (@convention(c) (UnsafeMutablePointer<Int32>, Int32) -> Int32).self)
+    }()
 }

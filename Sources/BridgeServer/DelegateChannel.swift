@@ -1,0 +1,65 @@
+import JSONRPC
+import SuperwallCore
+import Synchronization
+
+/// Carries `delegate/*` notifications to the client, buffering them while no delegate is
+/// bound (no `delegate` capability yet, or `setDelegate {enabled: false}`), so nothing the
+/// core reports during configure is lost to a client that binds a moment later. The buffer is
+/// bounded; past it the oldest notifications are dropped, and counted.
+final class DelegateChannel: SuperwallDelegate, Sendable {
+    static let capacity = 1000
+
+    private struct State {
+        var connection: Connection?
+        var bound = false
+        var buffered: [(method: String, params: JSONValue)] = []
+        var dropped = 0
+    }
+
+    private let state = Mutex(State())
+
+    /// The connection notifications go out on; set at `initialize`.
+    func attach(_ connection: Connection) {
+        state.withLock { $0.connection = connection }
+    }
+
+    /// Binds or unbinds the client's delegate; binding delivers what was buffered, in order.
+    func bind(_ enabled: Bool) {
+        let (connection, backlog) = state.withLock { state -> (Connection?, [(method: String, params: JSONValue)]) in
+            state.bound = enabled
+            guard enabled, let connection = state.connection else { return (nil, []) }
+            defer { state.buffered.removeAll() }
+            return (connection, state.buffered)
+        }
+        guard let connection else { return }
+        for notification in backlog { connection.notify(notification.method, params: notification.params) }
+    }
+
+    var droppedCount: Int { state.withLock { $0.dropped } }
+
+    func send(_ method: String, _ params: JSONValue) {
+        let connection = state.withLock { state -> Connection? in
+            if state.bound, let connection = state.connection { return connection }
+            if state.buffered.count >= Self.capacity {
+                state.buffered.removeFirst()
+                state.dropped += 1
+            }
+            state.buffered.append((method, params))
+            return nil
+        }
+        connection?.notify(method, params: params)
+    }
+
+    // MARK: SuperwallDelegate
+
+    func handleSuperwallEvent(_ event: TrackedEvent) {
+        send("delegate/handleSuperwallEvent", [
+            "event": [
+                "name": .string(event.name),
+                "id": .string(event.id.uuidString),
+                "createdAt": .string(ISO8601.string(from: event.createdAt)),
+            ],
+            "params": .object(JSONValue.sortedObject(event.delegateParameters)),
+        ])
+    }
+}

@@ -1,0 +1,68 @@
+import JSONRPC
+import SuperwallCore
+
+// The protocol's JSON and the core's JSON, one mapping each way. The wire has exact unsigned
+// integers above Int64.max; the core keeps those as doubles.
+
+extension JSON {
+    init(_ value: JSONValue) {
+        switch value {
+        case .null: self = .null
+        case .bool(let flag): self = .bool(flag)
+        case .int(let number): self = .int(number)
+        case .uint(let number): self = .double(Double(number))
+        case .double(let number): self = .double(number)
+        case .string(let text): self = .string(text)
+        case .array(let elements): self = .array(elements.map(JSON.init))
+        case .object(let members): self = .object(Dictionary(uniqueKeysWithValues: members.map { ($0.key, JSON($0.value)) }))
+        }
+    }
+}
+
+extension Dictionary where Key == String, Value == JSON {
+    init(_ object: JSONObject) {
+        self.init(uniqueKeysWithValues: object.map { ($0.key, JSON($0.value)) })
+    }
+}
+
+/// Attribute changes as the core takes them: a JSON null becomes nil, which removes the key.
+func attributeChanges(_ object: JSONObject) -> [String: JSON?] {
+    Dictionary(uniqueKeysWithValues: object.map { ($0.key, $0.value.isNull ? nil : JSON($0.value)) })
+}
+
+extension JSONValue {
+    /// Object keys are sorted, so the same attributes always read the same way.
+    init(_ value: JSON) {
+        switch value {
+        case .null: self = .null
+        case .bool(let flag): self = .bool(flag)
+        case .int(let number): self = .int(number)
+        case .double(let number): self = .double(number)
+        case .string(let text): self = .string(text)
+        case .array(let elements): self = .array(elements.map(JSONValue.init))
+        case .object(let members): self = .object(JSONValue.sortedObject(members))
+        }
+    }
+
+    static func sortedObject(_ members: [String: JSON]) -> JSONObject {
+        JSONObject(uniqueKeysWithValues: members.sorted { $0.key < $1.key }.map { ($0.key, JSONValue($0.value)) })
+    }
+}
+
+extension SuperwallError {
+    /// The JSON-RPC error for a core failure: -32001 before configure, -32602 for a request
+    /// the core refuses, -32601 for what is not built, -32603 for storage faults.
+    var rpcError: RPCError {
+        let code: Int
+        switch self {
+        case .notConfigured: code = -32001
+        case .apiKeyMismatch, .invalidUserId: code = -32602
+        case .unsupported: code = -32601
+        case .dataDirectory, .configUnavailable, .storage: code = -32603
+        }
+        return RPCError(code: code, message: description, kind: kind)
+    }
+
+    /// The error object carried inside a result (`configure`'s `error`).
+    var jsonValue: JSONValue { rpcError.jsonValue }
+}

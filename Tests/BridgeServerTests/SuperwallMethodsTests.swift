@@ -1,0 +1,164 @@
+import Foundation
+import BridgeServer
+import JSONRPC
+import Logging
+import Testing
+import TestSupport
+
+private func bridgeProcess(delegate: Bool = false) async -> InProcessServer {
+    var logger = Logger(label: "bridge-tests")
+    logger.logLevel = .critical
+    let process = InProcessServer(handler: BridgeServer(logger: logger))
+    process.client.request(0, "initialize", ["protocolVersion": "1.0", "capabilities": ["delegate": .bool(delegate)]])
+    _ = await process.client.nextReply()
+    return process
+}
+
+private func temporaryDirectory() -> String {
+    FileManager.default.temporaryDirectory.appendingPathComponent("bridge-\(UUID().uuidString)").path
+}
+
+private func configureParams(_ directory: String, source: JSONValue = ["type": "embedded"]) -> JSONValue {
+    ["apiKey": "pk_test", "options": ["configSource": source, "dataDirectory": .string(directory)], "device": ["platform": "iOS"]]
+}
+
+/// Sends a request and returns its reply, collecting the notifications that come before it.
+private func call(_ process: InProcessServer, _ method: String, _ params: JSONValue = [:], notifications: inout [JSONValue]) async -> JSONValue? {
+    process.client.request("call", method, params)
+    return await process.client.nextReply(skipped: &notifications)
+}
+
+private func call(_ process: InProcessServer, _ method: String, _ params: JSONValue = [:]) async -> JSONValue? {
+    var ignored: [JSONValue] = []
+    return await call(process, method, params, notifications: &ignored)
+}
+
+@Suite struct ConfigureMethodTests {
+    @Test func configureOnTheEmbeddedDemoAnswersConfiguredAndTheUser() async {
+        let process = await bridgeProcess()
+        let result = await call(process, "configure", configureParams(temporaryDirectory()))?["result"]
+        #expect(result?["configurationStatus"] == "configured")
+        #expect(result?["userId"]?.stringValue?.hasPrefix("$SuperwallAlias:") == true)
+        #expect(result?["error"] == .null)
+        #expect(await call(process, "getConfigurationStatus")?["result"] == ["status": "configured"])
+    }
+
+    @Test func callsBeforeConfigureAnswerNotConfigured() async {
+        let process = await bridgeProcess()
+        for method in ["identify", "reset", "getUserId", "getUserAttributes", "setUserAttributes", "getDeviceAttributes"] {
+            let params: JSONValue = method == "identify" ? ["userId": "u"] : method == "setUserAttributes" ? ["attributes": [:]] : [:]
+            let error = await call(process, method, params)?["error"]
+            #expect(error?["code"] == -32001, "\(method)")
+            #expect(error?["data"]?["kind"] == "notConfigured", "\(method)")
+        }
+        #expect(await call(process, "getConfigurationStatus")?["result"] == ["status": "pending"])
+    }
+
+    @Test func aSecondConfigureWithAnotherKeyIsRefused() async {
+        let process = await bridgeProcess()
+        let directory = temporaryDirectory()
+        _ = await call(process, "configure", configureParams(directory))
+        var params = configureParams(directory).objectValue!
+        params["apiKey"] = "pk_other"
+        let error = await call(process, "configure", .object(params))?["error"]
+        #expect(error?["code"] == -32602)
+        #expect(error?["data"]?["kind"] == "apiKeyMismatch")
+    }
+
+    @Test func anInvalidConfigFileAnswersFailedWithThePath() async throws {
+        let path = temporaryDirectory() + ".json"
+        try Data(#"{"build_id":"x","trigger_options":[{"rules":[]}]}"#.utf8).write(to: URL(fileURLWithPath: path))
+        let process = await bridgeProcess()
+        let result = await call(process, "configure", configureParams(temporaryDirectory(), source: ["type": "file", "path": .string(path)]))?["result"]
+        #expect(result?["configurationStatus"] == "failed")
+        #expect(result?["error"]?["data"]?["kind"] == "configUnavailable")
+        #expect(result?["error"]?["message"]?.stringValue?.contains("$.trigger_options[0].event_name") == true)
+    }
+
+    @Test func unbuiltConfigSourcesSaySoAndUnknownOnesAreInvalid() async {
+        let process = await bridgeProcess()
+        let http = await call(process, "configure", configureParams(temporaryDirectory(), source: ["type": "http", "baseUrl": "http://127.0.0.1:1"]))
+        #expect(http?["error"]?["data"]?["kind"] == "notImplemented")
+        let missing = await call(process, "configure", ["apiKey": "pk_test"])
+        #expect(missing?["error"]?["data"]?["kind"] == "notImplemented")
+        let unknown = await call(process, "configure", configureParams(temporaryDirectory(), source: ["type": "ftp"]))
+        #expect(unknown?["error"]?["code"] == -32602)
+        #expect(unknown?["error"]?["data"]?["path"] == "params.options.configSource.type")
+        let noKey = await call(process, "configure", ["apiKey": " "])
+        #expect(noKey?["error"]?["data"]?["path"] == "params.apiKey")
+    }
+}
+
+@Suite struct IdentityMethodTests {
+    @Test func identifyGetUserIdAndResetFollowTheContract() async {
+        let process = await bridgeProcess()
+        _ = await call(process, "configure", configureParams(temporaryDirectory()))
+        #expect(await call(process, "identify", ["userId": " user_7 "])?["result"] == ["userId": "user_7"])
+        let user = await call(process, "getUserId")?["result"]
+        #expect(user?["userId"] == "user_7")
+        #expect(user?["appUserId"] == "user_7")
+        #expect(user?["isLoggedIn"] == true)
+        #expect(user?["aliasId"]?.stringValue?.hasPrefix("$SuperwallAlias:") == true)
+        #expect(user?["seed"]?.int64Value.map { (0..<100).contains($0) } == true)
+        let reset = await call(process, "reset")?["result"]?["userId"]?.stringValue
+        #expect(reset?.hasPrefix("$SuperwallAlias:") == true)
+        #expect(reset != user?["aliasId"]?.stringValue)
+        #expect(await call(process, "getUserId")?["result"]?["appUserId"] == .null)
+        #expect(await call(process, "identify", ["userId": "  "])?["error"]?["data"]?["kind"] == "invalidUserId")
+    }
+
+    @Test func attributesMergeAndNullRemoves() async {
+        let process = await bridgeProcess()
+        _ = await call(process, "configure", configureParams(temporaryDirectory()))
+        let merged = await call(process, "setUserAttributes", ["attributes": ["plan": "pro", "tags": ["a", "b"], "$x": 1]])?["result"]?["attributes"]
+        #expect(merged?["plan"] == "pro")
+        #expect(merged?["tags"] == ["a", "b"])
+        #expect(merged?["$x"] == nil)
+        #expect(merged?["applicationInstalledAt"]?.stringValue?.hasSuffix("Z") == true)
+        let removed = await call(process, "setUserAttributes", ["attributes": ["plan": nil]])?["result"]?["attributes"]
+        #expect(removed?["plan"] == nil)
+        #expect(await call(process, "getUserAttributes")?["result"]?["attributes"] == removed)
+        let notAnObject = await call(process, "setUserAttributes", ["attributes": ["a", "b"]])?["error"]
+        #expect(notAnObject?["data"]?["path"] == "params.attributes")
+        #expect(await call(process, "setIntegrationAttributes", ["attributes": ["adjustId": "adj-1"]])?["result"] == ["attributes": ["adjustId": "adj-1"]])
+        #expect(await call(process, "getIntegrationAttributes")?["result"] == ["attributes": ["adjustId": "adj-1"]])
+    }
+
+    @Test func deviceAttributesReportTheClientsDevice() async {
+        let process = await bridgeProcess()
+        _ = await call(process, "configure", configureParams(temporaryDirectory()))
+        let device = await call(process, "getDeviceAttributes")?["result"]?["attributes"]
+        #expect(device?["platform"] == "iOS")
+        #expect(device?["publicApiKey"] == "pk_test")
+        #expect(device?["sdkVersion"] == "4.16.4")
+    }
+}
+
+@Suite struct DelegateNotificationTests {
+    @Test func eventsAreBufferedUntilADelegateIsBoundThenDeliveredInOrder() async {
+        let process = await bridgeProcess(delegate: false)
+        var early: [JSONValue] = []
+        _ = await call(process, "configure", configureParams(temporaryDirectory()), notifications: &early)
+        #expect(early.isEmpty)
+        var delivered: [JSONValue] = []
+        _ = await call(process, "setDelegate", ["enabled": true], notifications: &delivered)
+        // The backlog may trail the reply; collect until the last launch event has come.
+        while delivered.count < 7, let message = await process.client.next(timeout: .seconds(2)) { delivered.append(message) }
+        let names = delivered.compactMap { $0["params"]?["event"]?["name"]?.stringValue }
+        #expect(names == ["app_install", "app_launch", "first_seen", "session_start", "config_refresh", "device_attributes", "config_attributes"])
+        #expect(delivered.allSatisfy { $0["method"] == "delegate/handleSuperwallEvent" })
+        #expect(delivered.first?["params"]?["params"]?["is_superwall"] == true)
+    }
+
+    @Test func aBoundDelegateHearsEventsAsTheyHappen() async {
+        let process = await bridgeProcess(delegate: true)
+        _ = await call(process, "configure", configureParams(temporaryDirectory()))
+        var notifications: [JSONValue] = []
+        _ = await call(process, "identify", ["userId": "user_9"], notifications: &notifications)
+        while !notifications.contains(where: { $0["params"]?["event"]?["name"] == "identity_alias" }),
+              let message = await process.client.next(timeout: .seconds(2)) {
+            notifications.append(message)
+        }
+        #expect(notifications.contains { $0["params"]?["event"]?["name"] == "identity_alias" })
+    }
+}
