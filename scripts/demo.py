@@ -3,14 +3,19 @@
 
 Usage: demo.py PATH_TO_BINARY
 
-A real client over the bridge's stdin and stdout (newline-delimited JSON-RPC 2.0): the
-handshake, a liveness ping, an echo, the error answers a wrapper author will meet, a batch,
-and a clean shutdown. Every call waits at most a few seconds for its reply.
+A real client over the bridge's stdin and stdout (newline-delimited JSON-RPC 2.0). It does
+the handshake, then configures on the embedded demo app ("Pocket Trainer") in a throwaway
+data directory. It identifies a user, sets attributes, reads the user and the device, and
+resets. The Superwall events the bridge reports to the delegate are printed as they arrive.
+It ends with the error answers a wrapper author will meet, a batch, and a clean shutdown.
+Every call waits at most a few seconds for its reply.
 """
 import json
 import select
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 REPLY_TIMEOUT_S = 5.0
@@ -36,12 +41,16 @@ class Session:
         self.send_raw(json.dumps(message, separators=(",", ":"), ensure_ascii=False))
 
     def call(self, method: str, params=None):
+        """Sends a request and returns its reply, printing notifications that come first."""
         message = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
         if params is not None:
             message["params"] = params
         self.next_id += 1
         self.send(message)
-        return self.receive()
+        while True:
+            reply = self.receive()
+            if not isinstance(reply, dict) or "method" not in reply:
+                return reply
 
     def receive(self):
         deadline = time.monotonic() + REPLY_TIMEOUT_S
@@ -55,8 +64,13 @@ class Session:
                 raise EOFError("the bridge closed its output")
             self.pending += chunk
         line, self.pending = self.pending.split(b"\n", 1)
-        print(f"\u2190 {line.decode()}")
-        return json.loads(line)
+        message = json.loads(line)
+        if isinstance(message, dict) and message.get("method") == "delegate/handleSuperwallEvent":
+            event = message["params"]["event"]["name"]
+            print(f"\u2190 delegate/handleSuperwallEvent  {event}")
+        else:
+            print(f"\u2190 {line.decode()}")
+        return message
 
 
 def main() -> int:
@@ -76,13 +90,31 @@ def main() -> int:
     })
     print(f"   bridge {reply['result']['server']['version']}, following SuperwallKit {reply['result']['sdkVersion']}")
 
+    data_directory = tempfile.mkdtemp(prefix="superwall-demo-")
+    print(f"\n== configure on the embedded demo app, state in {data_directory}")
+    reply = session.call("configure", {
+        "apiKey": "pk_demo_pocket_trainer",
+        "options": {"configSource": {"type": "embedded"}, "dataDirectory": data_directory},
+        "device": {"platform": "iOS", "appVersion": "2.4.0", "osVersion": "18.1", "deviceModel": "iPhone16,2", "locale": "en_US"},
+    })
+    print(f"   status {reply['result']['configurationStatus']}, anonymous user {reply['result']['userId']}")
+
+    print("\n== identify, attributes, the user and the device")
+    session.call("identify", {"userId": "runner_042"})
+    session.call("setUserAttributes", {"attributes": {"plan": "free", "workouts_completed": 4, "email": "runner@example.com"}})
+    session.call("getUserId")
+    device = session.call("getDeviceAttributes")["result"]["attributes"]
+    print("   device: " + ", ".join(f"{key}={device[key]}" for key in ("platform", "appVersionPadded", "deviceLanguageCode", "daysSinceInstall", "sdkVersion")))
+    session.call("reset")
+
     print("\n== liveness and echo (exact numbers, unicode, key order kept)")
     session.call("$/ping")
     session.call("debug/echo", {"big": 18446744073709551615, "text": "caf\u00e9 \u2713", "list": [1, 2.5, None, True]})
 
     print("\n== errors carry a stable data.kind")
-    session.call("configure", {"apiKey": "pk_demo"})
-    session.call("registr", {"placement": "campaign_trigger"})
+    session.call("register", {"placement": "start_workout", "params": {"workout_tier": "pro"}})
+    session.call("identify", {"userId": "   "})
+    session.call("registr", {"placement": "start_workout"})
     session.send_raw('{"jsonrpc":"2.0","id":99,"method":')
     session.receive()
 
@@ -99,6 +131,7 @@ def main() -> int:
     session.send({"jsonrpc": "2.0", "method": "exit"})
     session.process.stdin.close()
     status = session.process.wait(timeout=REPLY_TIMEOUT_S)
+    shutil.rmtree(data_directory, ignore_errors=True)
     logs = session.process.stderr.read().decode(errors="replace").strip().splitlines()
     print(f"\nbridge exited with status {status} after {time.monotonic() - started:.2f} s; its stderr log:")
     for line in logs:
