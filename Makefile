@@ -45,8 +45,11 @@ $(BENCH_BIN)/echo-server: $(BENCH_DIR)/echo_server.c | $(BENCH_BIN)
 $(BENCH_BIN):
 	mkdir -p $@
 
-bench: deps release $(BENCH_BIN)/driver $(BENCH_BIN)/echo-server
-	$(BENCH_BIN)/driver --peer $(BENCH_BIN)/echo-server --bridge $(BIN_RELEASE)
+$(BENCH_BIN)/bench-config.json: $(BENCH_DIR)/generate_config.py | $(BENCH_BIN)
+	$(PYTHON) $< $@ 1000 2000
+
+bench: deps release $(BENCH_BIN)/driver $(BENCH_BIN)/echo-server $(BENCH_BIN)/bench-config.json
+	$(BENCH_BIN)/driver --peer $(BENCH_BIN)/echo-server --bridge $(BIN_RELEASE) --config $(CURDIR)/$(BENCH_BIN)/bench-config.json
 
 clean:
 	rm -rf .build $(BENCH_BIN)
