@@ -15,9 +15,10 @@ public final class BridgeServer: ConnectionHandler {
     private let delegate = DelegateChannel()
     private let methods: MethodTable
 
-    public init(logger: Logger) {
+    /// `logLevel` is how `setLogLevel` changes what the process logs.
+    public init(logger: Logger, logLevel: any LogLevelControl) {
         self.logger = logger
-        methods = MethodTable(superwall: Superwall(delegate: delegate), delegate: delegate)
+        methods = MethodTable(superwall: Superwall(delegate: delegate), delegate: delegate, logLevel: logLevel)
     }
 
     /// The client's session, once `initialize` has been answered.

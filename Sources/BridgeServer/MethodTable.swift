@@ -1,4 +1,5 @@
 import JSONRPC
+import Logging
 import SuperwallCore
 
 /// The client-to-bridge methods: which the contract names, and the ones this build answers.
@@ -26,7 +27,7 @@ public struct MethodTable: Sendable {
         (["initialize", "shutdown"] + implemented.keys).sorted()
     }
 
-    init(superwall: Superwall, delegate: DelegateChannel) {
+    init(superwall: Superwall, delegate: DelegateChannel, logLevel: any LogLevelControl) {
         var methods: [String: Method] = [
             "$/ping": { _, _ in [:] },
             // Answers its params unchanged: the payload benchmark and framing tests use it.
@@ -79,6 +80,32 @@ public struct MethodTable: Sendable {
         methods["getDeviceAttributes"] = { _, _ in
             guard await superwall.configurationStatus != .pending else { throw SuperwallError.notConfigured.rpcError }
             return attributes(await superwall.deviceAttributes())
+        }
+        methods["setLogLevel"] = { request, _ in
+            let params = try Params(request)
+            let name = try params.string("level")
+            guard let level = Logger.Level(superwallName: name) else {
+                throw RPCError.invalidParams(
+                    "params.level must be debug, info, warn, error or none (or trace, notice, warning, critical), not \"\(name)\".",
+                    details: ["path": "params.level"])
+            }
+            logLevel.setLevel(level)
+            return [:]
+        }
+        methods["setLocaleIdentifier"] = { request, _ in
+            await superwall.setLocaleIdentifier(try Params(request).optionalString("localeIdentifier"))
+            return [:]
+        }
+        methods["setInterfaceStyle"] = { request, _ in
+            let name = try Params(request).optionalString("style")
+            switch name?.lowercased() {
+            case nil: await superwall.setInterfaceStyle(nil)
+            case "light": await superwall.setInterfaceStyle(.light)
+            case "dark": await superwall.setInterfaceStyle(.dark)
+            default:
+                throw RPCError.invalidParams("params.style must be \"light\", \"dark\" or null.", details: ["path": "params.style"])
+            }
+            return [:]
         }
         implemented = methods
     }

@@ -36,6 +36,10 @@ public actor Superwall {
     private let random: any RandomSource
     private let delegate: (any SuperwallDelegate)?
     private var session: Session?
+    /// `setLocaleIdentifier`: overrides the device locale until set back to nil.
+    private var localeOverride: String?
+    /// `setInterfaceStyle`: "Light" or "Dark" until set back to nil (automatic).
+    private var interfaceStyleOverride: String?
 
     /// What exists once `configure` has opened the data directory.
     private struct Session {
@@ -301,10 +305,37 @@ public actor Superwall {
 
     // MARK: Device
 
+    /// SuperwallKit's `localeIdentifier` option: the locale reported in device attributes
+    /// (and used for paywalls); nil goes back to the device's own.
+    public func setLocaleIdentifier(_ identifier: String?) {
+        localeOverride = identifier
+    }
+
+    public enum InterfaceStyle: String, Sendable {
+        case light = "Light"
+        case dark = "Dark"
+    }
+
+    /// SuperwallKit's `setInterfaceStyle(to:)`: forces light or dark; nil follows the device.
+    public func setInterfaceStyle(_ style: InterfaceStyle?) {
+        interfaceStyleOverride = style?.rawValue
+    }
+
     public func deviceAttributes() -> [String: JSON] {
         guard let session else { return [:] }
+        var facts = session.deviceFacts
+        var overrides = session.deviceOverrides
+        if let localeOverride {
+            facts.locale = localeOverride
+            overrides.removeValue(forKey: "deviceLocale")
+        }
+        if let interfaceStyleOverride {
+            facts.interfaceStyle = interfaceStyleOverride
+            overrides["interfaceStyleMode"] = "manual"
+            overrides.removeValue(forKey: "interfaceStyle")
+        }
         return DeviceTemplate.attributes(DeviceTemplate.Inputs(
-            facts: session.deviceFacts, overrides: session.deviceOverrides, apiKey: session.apiKey, identity: session.identity,
+            facts: facts, overrides: overrides, apiKey: session.apiKey, identity: session.identity,
             appInstalledAt: session.appInstalledAt, now: clock.now(), timeZone: .current, sdkVersion: SuperwallSDK.referenceVersion))
     }
 

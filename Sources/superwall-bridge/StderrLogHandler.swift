@@ -1,4 +1,5 @@
 import Dispatch
+import BridgeServer
 import Logging
 import Synchronization
 
@@ -12,15 +13,19 @@ import Glibc
 /// synchronous handler would then stall whatever thread logged, request handling included.
 /// Here lines queue up to a bound, and past it are counted and dropped.
 struct StderrLogHandler: LogHandler {
-    var logLevel: Logger.Level
     var metadata: Logger.Metadata = [:]
     private let label: String
     private let sink: Sink
 
-    init(label: String, level: Logger.Level, sink: Sink) {
+    init(label: String, sink: Sink) {
         self.label = label
-        self.logLevel = level
         self.sink = sink
+    }
+
+    /// One level for the whole process, so that `setLogLevel` reaches every logger.
+    var logLevel: Logger.Level {
+        get { sink.level }
+        set { sink.level = newValue }
     }
 
     subscript(metadataKey key: String) -> Logger.Metadata.Value? {
@@ -35,12 +40,26 @@ struct StderrLogHandler: LogHandler {
         sink.write("\(label) \(event.level): \(event.message)\(details)\n")
     }
 
-    /// The shared queue in front of descriptor 2.
-    final class Sink: Sendable {
+    /// The shared queue in front of descriptor 2, and the process's log level.
+    final class Sink: LogLevelControl, Sendable {
         static let capacity = 1024
         private let queue = DispatchQueue(label: "superwall-bridge.stderr")
         private let queued = Atomic<Int>(0)
         private let dropped = Atomic<Int>(0)
+        private let levelIndex: Atomic<Int>
+
+        init(level: Logger.Level) {
+            levelIndex = Atomic(Logger.Level.allCases.firstIndex(of: level) ?? 0)
+        }
+
+        var level: Logger.Level {
+            get { Logger.Level.allCases[levelIndex.load(ordering: .relaxed)] }
+            set { levelIndex.store(Logger.Level.allCases.firstIndex(of: newValue) ?? 0, ordering: .relaxed) }
+        }
+
+        func setLevel(_ level: Logger.Level) {
+            self.level = level
+        }
 
         func write(_ line: String) {
             guard queued.add(1, ordering: .relaxed).newValue <= Self.capacity else {

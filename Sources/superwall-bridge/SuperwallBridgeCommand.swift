@@ -41,9 +41,8 @@ struct Serve: ParsableCommand {
 
     func run() throws {
         let descriptors = try StandardStreams.protect()
-        let sink = StderrLogHandler.Sink()
-        let level = logLevel.level
-        LoggingSystem.bootstrap { label in StderrLogHandler(label: label, level: level, sink: sink) }
+        let sink = StderrLogHandler.Sink(level: logLevel.level)
+        LoggingSystem.bootstrap { label in StderrLogHandler(label: label, sink: sink) }
         let logger = Logger(label: "superwall-bridge")
 
         var options = Connection.Options()
@@ -51,7 +50,7 @@ struct Serve: ParsableCommand {
         options.framing = framing.framing
         if let trace { options.trace = try FrameTrace(path: trace) }
 
-        let server = BridgeServer(logger: logger)
+        let server = BridgeServer(logger: logger, logLevel: sink)
         let connection = Connection(
             input: descriptors.input, output: descriptors.output, handler: server, options: options, logger: logger)
         let status = connection.run()

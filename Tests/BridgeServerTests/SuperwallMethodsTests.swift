@@ -5,10 +5,8 @@ import Logging
 import Testing
 import TestSupport
 
-private func bridgeProcess(delegate: Bool = false) async -> InProcessServer {
-    var logger = Logger(label: "bridge-tests")
-    logger.logLevel = .critical
-    let process = InProcessServer(handler: BridgeServer(logger: logger))
+private func bridgeProcess(delegate: Bool = false, logLevel: RecordingLogLevel = RecordingLogLevel()) async -> InProcessServer {
+    let process = InProcessServer(handler: BridgeServer(logger: quietLogger(), logLevel: logLevel))
     process.client.request(0, "initialize", ["protocolVersion": "1.0", "capabilities": ["delegate": .bool(delegate)]])
     _ = await process.client.nextReply()
     return process
@@ -160,5 +158,34 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
             notifications.append(message)
         }
         #expect(notifications.contains { $0["params"]?["event"]?["name"] == "identity_alias" })
+    }
+}
+
+@Suite struct OptionSetterTests {
+    @Test func setLogLevelTakesSuperwallKitsNamesAndRefusesOthers() async {
+        let levels = RecordingLogLevel()
+        let process = await bridgeProcess(logLevel: levels)
+        for name in ["debug", "warn", "none", "error", "trace"] {
+            #expect(await call(process, "setLogLevel", ["level": .string(name)])?["result"] == [:], "\(name)")
+        }
+        #expect(levels.levels == [.debug, .warning, .critical, .error, .trace])
+        #expect(await call(process, "setLogLevel", ["level": "loud"])?["error"]?["data"]?["path"] == "params.level")
+    }
+
+    @Test func localeAndInterfaceStyleShowInTheDeviceAttributes() async {
+        let process = await bridgeProcess()
+        _ = await call(process, "configure", configureParams(temporaryDirectory()))
+        #expect(await call(process, "setLocaleIdentifier", ["localeIdentifier": "fr_CA"])?["result"] == [:])
+        #expect(await call(process, "setInterfaceStyle", ["style": "dark"])?["result"] == [:])
+        var device = await call(process, "getDeviceAttributes")?["result"]?["attributes"]
+        #expect(device?["deviceLocale"] == "fr_CA")
+        #expect(device?["deviceLanguageCode"] == "fr")
+        #expect(device?["regionCode"] == "CA")
+        #expect(device?["interfaceStyle"] == "Dark")
+        #expect(device?["interfaceStyleMode"] == "manual")
+        _ = await call(process, "setInterfaceStyle", ["style": nil])
+        device = await call(process, "getDeviceAttributes")?["result"]?["attributes"]
+        #expect(device?["interfaceStyleMode"] == "automatic")
+        #expect(await call(process, "setInterfaceStyle", ["style": "sepia"])?["error"]?["code"] == -32602)
     }
 }

@@ -97,6 +97,19 @@ import TestSupport
         #expect(bridge.stderr.contains("initialized by e2e"))
     }
 
+    @Test func setLogLevelChangesWhatReachesStderr() async throws {
+        let bridge = try BridgeProcess(arguments: ["--log-level", "warning"])
+        await bridge.initialize()
+        bridge.client.notify("before/raising")
+        bridge.client.request(1, "setLogLevel", ["level": "debug"])
+        #expect(await bridge.client.next()?["result"] == [:])
+        bridge.client.notify("after/raising")
+        bridge.client.closeWriting()
+        #expect(await bridge.waitForExit() == 0)
+        #expect(!bridge.stderr.contains("before/raising"))
+        #expect(bridge.stderr.contains("ignored notification after/raising"))
+    }
+
     @Test func theTraceFlagRecordsFramesInAndOut() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("e2e-trace-\(UUID().uuidString).jsonl").path
         defer { try? FileManager.default.removeItem(atPath: path) }
