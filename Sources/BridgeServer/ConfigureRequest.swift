@@ -13,20 +13,36 @@ struct ConfigureRequest {
             throw RPCError.invalidParams("params.apiKey must not be empty.", details: ["path": "params.apiKey"])
         }
         let options = try params.optionalObject("options")
-        let source = try Self.configSource(options?.optionalObject("configSource"), path: options?.path(of: "configSource") ?? "params.options.configSource")
+        let environment = try options?.optionalString("networkEnvironment") ?? "release"
+        let source = try Self.configSource(
+            options?.optionalObject("configSource"), networkEnvironment: environment,
+            path: options?.path(of: "configSource") ?? "params.options.configSource")
         let device = try params.optionalJSONObject("device") ?? [:]
+        let retries = try options?.optionalInt("maxConfigRetryCount") ?? 6
         self.options = Superwall.ConfigureOptions(
             configSource: source,
             dataDirectory: try options?.optionalString("dataDirectory"),
             device: [String: JSON](device),
-            reportedOptions: [String: JSON]((options?.members ?? [:]).filter { $0.key != "configSource" }))
+            reportedOptions: [String: JSON]((options?.members ?? [:]).filter { $0.key != "configSource" }),
+            maxConfigRetryCount: max(0, retries))
     }
 
+    /// SuperwallKit's API hosts by `networkEnvironment`.
+    private static let apiHosts = [
+        "release": "https://api.superwall.me", "releaseCandidate": "https://api.superwallcanary.com",
+        "developer": "https://api.superwall.dev",
+    ]
+
     /// `{type: "embedded"}`, `{type: "file", path, watch?}` or `{type: "http", baseUrl}`; without
-    /// one, SuperwallKit's own source, the Superwall API over HTTP.
-    private static func configSource(_ source: Params?, path: String) throws(RPCError) -> any ConfigSource {
+    /// one, SuperwallKit's own source: the Superwall API of the network environment.
+    private static func configSource(_ source: Params?, networkEnvironment: String, path: String) throws(RPCError) -> any ConfigSource {
         guard let source else {
-            throw notBuilt("configSource http (the default, the Superwall API)", hint: "pass options.configSource {type: \"embedded\"} or {type: \"file\", path}")
+            guard let host = apiHosts[networkEnvironment], let url = URL(string: host) else {
+                throw RPCError.invalidParams(
+                    "params.options.networkEnvironment must be release, releaseCandidate or developer, not \"\(networkEnvironment)\".",
+                    details: ["path": "params.options.networkEnvironment"])
+            }
+            return HTTPConfigSource(baseURL: url)
         }
         switch try source.string("type") {
         case "embedded":
@@ -37,7 +53,11 @@ struct ConfigureRequest {
             }
             return FileConfigSource(path: try source.string("path"))
         case "http":
-            throw notBuilt("configSource http", hint: "use {type: \"embedded\"} or {type: \"file\", path}")
+            let text = try source.string("baseUrl")
+            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host != nil else {
+                throw RPCError.invalidParams("\(path).baseUrl must be an http or https URL, not \"\(text)\".", details: ["path": .string("\(path).baseUrl")])
+            }
+            return HTTPConfigSource(baseURL: url)
         case let other:
             throw RPCError.invalidParams("\(path).type must be \"embedded\", \"file\" or \"http\", not \"\(other)\".", details: ["path": .string("\(path).type")])
         }

@@ -43,6 +43,15 @@ public struct Params: Sendable {
         }
     }
 
+    public func optionalInt(_ key: String) throws(RPCError) -> Int? {
+        switch fields[key] {
+        case nil, .null?: return nil
+        case let value?:
+            guard let number = value.int64Value, let int = Int(exactly: number) else { throw wrongType(key, "an integer", value) }
+            return int
+        }
+    }
+
     public func optionalObject(_ key: String) throws(RPCError) -> Params? {
         switch fields[key] {
         case nil, .null?: return nil

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The SDK: SuperwallKit's public surface, headless, in async Swift.
 ///
@@ -17,12 +18,16 @@ public actor Superwall {
         public var device: [String: JSON]
         /// The options as the client gave them, reported in `config_attributes`.
         public var reportedOptions: [String: JSON]
+        /// SuperwallKit's `maxConfigRetryCount` (default 6).
+        public var maxConfigRetryCount: Int
 
-        public init(configSource: any ConfigSource, dataDirectory: String? = nil, device: [String: JSON] = [:], reportedOptions: [String: JSON] = [:]) {
+        public init(configSource: any ConfigSource, dataDirectory: String? = nil, device: [String: JSON] = [:],
+                    reportedOptions: [String: JSON] = [:], maxConfigRetryCount: Int = 6) {
             self.configSource = configSource
             self.dataDirectory = dataDirectory
             self.device = device
             self.reportedOptions = reportedOptions
+            self.maxConfigRetryCount = maxConfigRetryCount
         }
     }
 
@@ -35,6 +40,8 @@ public actor Superwall {
     private let clock: any WallClock
     private let random: any RandomSource
     private let delegate: (any SuperwallDelegate)?
+    /// The wait between config retries; SuperwallKit's backoff unless a test shortens it.
+    private let retryDelay: @Sendable (Int, Int) -> Duration
     private var session: Session?
     /// `setLocaleIdentifier`: overrides the device locale until set back to nil.
     private var localeOverride: String?
@@ -57,10 +64,12 @@ public actor Superwall {
         var store: Store { directory.store }
     }
 
-    public init(clock: any WallClock = SystemWallClock(), random: any RandomSource = SystemRandomSource(), delegate: (any SuperwallDelegate)? = nil) {
+    public init(clock: any WallClock = SystemWallClock(), random: any RandomSource = SystemRandomSource(), delegate: (any SuperwallDelegate)? = nil,
+                retryDelay: @escaping @Sendable (Int, Int) -> Duration = RetryPolicy.superwallBackoff) {
         self.clock = clock
         self.random = random
         self.delegate = delegate
+        self.retryDelay = retryDelay
     }
 
     // MARK: Configure
@@ -78,7 +87,7 @@ public actor Superwall {
         do {
             session = try openSession(apiKey: apiKey, options: options)
             trackLaunchEvents()
-            await loadConfig(from: options.configSource, reportedOptions: options.reportedOptions)
+            await loadConfig(from: options.configSource, options: options)
             return outcome(of: session!)
         } catch {
             return ConfigureOutcome(status: .failed, userId: nil, error: error)
@@ -155,32 +164,80 @@ public actor Superwall {
         try? store.set(true, for: .didTrackFirstSeen)
     }
 
-    private func loadConfig(from source: any ConfigSource, reportedOptions: [String: JSON]) async {
+    /// SuperwallKit's fetch strategy (`ConfigManager.fetchConfiguration`): with a cached config
+    /// whose `enable_config_refresh_v2` is on, one attempt limited to a second, then the cache;
+    /// otherwise the full retries, then the cache if there is one, else `config_fail`.
+    private func loadConfig(from source: any ConfigSource, options: ConfigureOptions) async {
         let started = clock.now()
+        let cached = (try? session?.store.value(.lastConfig)).flatMap { try? Config.decode(from: Data($0.utf8)) }
+        let retries = RetryCounter()
+        var request = ConfigRequest(apiKey: session?.apiKey ?? "", headers: requestHeaders(cachedBuildId: cached?.buildId),
+                                    onRetry: { retries.record($0) })
+        if cached?.featureFlags.enableConfigRefreshV2 == true {
+            request.retryPolicy = RetryPolicy(maxRetries: 0)
+            request.timeLimit = .seconds(1)
+        } else {
+            request.retryPolicy = RetryPolicy(maxRetries: options.maxConfigRetryCount, delay: retryDelay)
+        }
         do {
-            let body = try await source.fetchConfig()
-            let config = try Config.decode(from: body)
+            let body = try await source.fetchConfig(request)
+            let config: Config
+            do {
+                config = try Config.decode(from: body)
+            } catch {
+                if source is HTTPConfigSource {
+                    track("networkDecoding_fail", ["request_url": .string(source.description), "response": .string(String(decoding: body.prefix(1024), as: UTF8.self))])
+                }
+                throw error
+            }
             try? session?.store.set(String(decoding: body, as: UTF8.self), for: .lastConfig)
-            adopt(config, cacheStatus: "NOT_CACHED", fetchSeconds: clock.now().timeIntervalSince(started))
+            adopt(config, cacheStatus: "NOT_CACHED", fetchSeconds: clock.now().timeIntervalSince(started), retryCount: retries.count)
         } catch {
             let reason = (error as? ConfigDecodingError).map { "the config is invalid at \($0)" } ?? "\(error)"
-            if let cached = try? session?.store.value(.lastConfig), let config = try? Config.decode(from: Data(cached.utf8)) {
-                adopt(config, cacheStatus: "CACHED", fetchSeconds: 0)
+            if let cached {
+                adopt(cached, cacheStatus: "CACHED", fetchSeconds: 0, retryCount: retries.count)
             } else {
                 session?.status = .failed
                 session?.configError = .configUnavailable(reason)
                 track("config_fail", ["error_message": .string(reason)])
             }
         }
-        track("config_attributes", reportedOptions.merging(["using_purchase_controller": false, "has_delegate": .bool(delegate != nil)]) { _, sdk in sdk })
+        track("config_attributes", options.reportedOptions.merging(["using_purchase_controller": false, "has_delegate": .bool(delegate != nil)]) { _, sdk in sdk })
     }
 
-    private func adopt(_ config: Config, cacheStatus: String, fetchSeconds: Double) {
+    /// SuperwallKit's headers for every API request (`DependencyContainer.makeHeaders`).
+    private func requestHeaders(cachedBuildId: String?) -> [String: String] {
+        guard let session else { return [:] }
+        let device = deviceAttributes()
+        func text(_ key: String) -> String {
+            switch device[key] {
+            case .string(let value)?: return value
+            case .int(let value)?: return String(value)
+            case .bool(let value)?: return String(value)
+            default: return ""
+            }
+        }
+        return [
+            "Authorization": "Bearer \(session.apiKey)",
+            "X-Platform": text("platform"), "X-Platform-Environment": "SDK", "X-Platform-Wrapper": "superwall-bridge",
+            "X-App-User-ID": session.identity.appUserId ?? "", "X-Alias-ID": session.identity.aliasId, "X-URL-Scheme": "",
+            "X-Vendor-ID": text("vendorId"), "X-App-Version": text("appVersion"), "X-OS-Version": text("osVersion"),
+            "X-Device-Model": text("deviceModel"), "X-Device-Locale": text("deviceLocale"),
+            "X-Device-Language-Code": text("deviceLanguageCode"), "X-Device-Currency-Code": "", "X-Device-Currency-Symbol": "",
+            "X-Device-Timezone-Offset": text("timezoneOffset"), "X-App-Install-Date": text("appInstallDate"), "X-Radio-Type": "Wifi",
+            "X-Device-Interface-Style": text("interfaceStyle"), "X-SDK-Version": SuperwallSDK.referenceVersion,
+            "X-Bundle-ID": text("bundleId"), "X-Low-Power-Mode": "false", "X-Is-Sandbox": text("isSandbox"),
+            "X-Static-Config-Build-Id": cachedBuildId ?? "", "X-Current-Time": ISO8601.string(from: clock.now()),
+            "X-Entitlements": "", "Content-Type": "application/json",
+        ]
+    }
+
+    private func adopt(_ config: Config, cacheStatus: String, fetchSeconds: Double, retryCount: Int) {
         session?.config = config
         session?.status = .configured
         session?.configError = nil
         track("config_refresh", [
-            "config_build_id": .string(config.buildId), "retry_count": 0, "cache_status": .string(cacheStatus),
+            "config_build_id": .string(config.buildId), "retry_count": .int(Int64(retryCount)), "cache_status": .string(cacheStatus),
             "fetch_duration": .double(fetchSeconds),
         ])
         track("device_attributes", deviceAttributes().filter { !Self.dateTimeKeys.contains($0.key) })
@@ -347,6 +404,13 @@ public actor Superwall {
             id: random.uuid(), name: name, superwallParameters: superwallParameters, customParameters: custom, createdAt: clock.now())
         try? session?.store.logPlacement(name, at: event.createdAt, params: event.audienceParameters)
         delegate?.handleSuperwallEvent(event)
+    }
+
+    /// Counts retries as a fetch reports them, from whatever task it runs on.
+    private final class RetryCounter: Sendable {
+        private let value = Mutex(0)
+        func record(_ attempt: Int) { value.withLock { $0 = attempt } }
+        var count: Int { value.withLock { $0 } }
     }
 
     private func persisting<Result>(_ body: () throws -> Result) throws(SuperwallError) -> Result {

@@ -73,12 +73,25 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
         #expect(result?["error"]?["message"]?.stringValue?.contains("$.trigger_options[0].event_name") == true)
     }
 
-    @Test func unbuiltConfigSourcesSaySoAndUnknownOnesAreInvalid() async {
+    @Test func anUnreachableServerFailsConfigureWithTheTransportError() async {
         let process = await bridgeProcess()
-        let http = await call(process, "configure", configureParams(temporaryDirectory(), source: ["type": "http", "baseUrl": "http://127.0.0.1:1"]))
-        #expect(http?["error"]?["data"]?["kind"] == "notImplemented")
-        let missing = await call(process, "configure", ["apiKey": "pk_test"])
-        #expect(missing?["error"]?["data"]?["kind"] == "notImplemented")
+        let params: JSONValue = ["apiKey": "pk_test", "options": [
+            "configSource": ["type": "http", "baseUrl": "http://127.0.0.1:1"], "dataDirectory": .string(temporaryDirectory()),
+            "maxConfigRetryCount": 0,
+        ]]
+        let result = await call(process, "configure", params)?["result"]
+        #expect(result?["configurationStatus"] == "failed")
+        #expect(result?["error"]?["message"]?.stringValue?.contains("request failed") == true)
+    }
+
+    @Test func badConfigSourcesAreInvalidParams() async {
+        let process = await bridgeProcess()
+        let badURL = await call(process, "configure", configureParams(temporaryDirectory(), source: ["type": "http", "baseUrl": "ftp://x"]))
+        #expect(badURL?["error"]?["data"]?["path"] == "params.options.configSource.baseUrl")
+        let badEnvironment = await call(process, "configure", ["apiKey": "pk_test", "options": ["networkEnvironment": "moon"]])
+        #expect(badEnvironment?["error"]?["data"]?["path"] == "params.options.networkEnvironment")
+        let watch = await call(process, "configure", configureParams(temporaryDirectory(), source: ["type": "file", "path": "/x", "watch": true]))
+        #expect(watch?["error"]?["data"]?["kind"] == "notImplemented")
         let unknown = await call(process, "configure", configureParams(temporaryDirectory(), source: ["type": "ftp"]))
         #expect(unknown?["error"]?["code"] == -32602)
         #expect(unknown?["error"]?["data"]?["path"] == "params.options.configSource.type")

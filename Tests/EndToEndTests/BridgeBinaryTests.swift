@@ -100,14 +100,15 @@ import TestSupport
     @Test func setLogLevelChangesWhatReachesStderr() async throws {
         let bridge = try BridgeProcess(arguments: ["--log-level", "warning"])
         await bridge.initialize()
-        bridge.client.notify("before/raising")
+        // A reply to nothing is logged at debug level, in order with the requests around it.
+        bridge.client.send(#"{"jsonrpc":"2.0","id":"sw-before","result":1}"#)
         bridge.client.request(1, "setLogLevel", ["level": "debug"])
         #expect(await bridge.client.next()?["result"] == [:])
-        bridge.client.notify("after/raising")
+        bridge.client.send(#"{"jsonrpc":"2.0","id":"sw-after","result":1}"#)
         bridge.client.closeWriting()
         #expect(await bridge.waitForExit() == 0)
-        #expect(!bridge.stderr.contains("before/raising"))
-        #expect(bridge.stderr.contains("ignored notification after/raising"))
+        #expect(!bridge.stderr.contains("sw-before"))
+        #expect(bridge.stderr.contains("ignored a reply to \"sw-after\""))
     }
 
     @Test func theTraceFlagRecordsFramesInAndOut() async throws {

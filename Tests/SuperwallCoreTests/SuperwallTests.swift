@@ -35,7 +35,7 @@ final class RecordingDelegate: SuperwallDelegate, @unchecked Sendable {
 
 private struct InMemoryConfigSource: ConfigSource {
     var body: String
-    func fetchConfig() async throws -> Data { Data(body.utf8) }
+    func fetchConfig(_ request: ConfigRequest) async throws -> Data { Data(body.utf8) }
     var description: String { "test config" }
 }
 
@@ -53,7 +53,7 @@ private func options(_ directory: String, source: any ConfigSource = EmbeddedCon
 
 @Suite struct ConfigureTests {
     @Test func theEmbeddedDemoConfigDecodes() async throws {
-        let config = try await Config.decode(from: EmbeddedConfigSource().fetchConfig())
+        let config = try await Config.decode(from: EmbeddedConfigSource().fetchConfig(ConfigRequest(apiKey: "pk")))
         #expect(config.triggers.count == 7)
         #expect(config.paywalls.count == 6)
         #expect(config.paywalls.contains { $0.featureGating == .gated })
@@ -130,7 +130,7 @@ private func options(_ directory: String, source: any ConfigSource = EmbeddedCon
     @Test func aFailedFetchFallsBackToTheCachedConfig() async throws {
         let directory = temporaryDirectory()
         let path = directory + "-config.json"
-        try await EmbeddedConfigSource().fetchConfig().write(to: URL(fileURLWithPath: path))
+        try await EmbeddedConfigSource().fetchConfig(ConfigRequest(apiKey: "pk")).write(to: URL(fileURLWithPath: path))
         do { _ = await makeSuperwall().configure(apiKey: "pk_test", options: options(directory, source: FileConfigSource(path: path))) }
         try FileManager.default.removeItem(atPath: path)
         let delegate = RecordingDelegate()
@@ -144,7 +144,7 @@ private func options(_ directory: String, source: any ConfigSource = EmbeddedCon
     @Test func theCachedConfigIsDroppedWhenTheAPIKeyChanges() async throws {
         let directory = temporaryDirectory()
         let path = directory + "-config.json"
-        try await EmbeddedConfigSource().fetchConfig().write(to: URL(fileURLWithPath: path))
+        try await EmbeddedConfigSource().fetchConfig(ConfigRequest(apiKey: "pk")).write(to: URL(fileURLWithPath: path))
         do { _ = await makeSuperwall().configure(apiKey: "pk_one", options: options(directory, source: FileConfigSource(path: path))) }
         try FileManager.default.removeItem(atPath: path)
         let outcome = await makeSuperwall().configure(apiKey: "pk_two", options: options(directory, source: FileConfigSource(path: path)))

@@ -3,15 +3,39 @@ import Foundation
 /// Where a static config comes from.
 public protocol ConfigSource: Sendable {
     /// The config body, as the Superwall API would serve it.
-    func fetchConfig() async throws -> Data
+    func fetchConfig(_ request: ConfigRequest) async throws -> Data
     /// A short description for logs and errors ("embedded demo", a path, a URL).
     var description: String { get }
+}
+
+/// What a fetch needs to know; sources that read local bytes ignore most of it.
+public struct ConfigRequest: Sendable {
+    public var apiKey: String
+    /// SuperwallKit's request headers (`Authorization`, `X-Platform`, `X-SDK-Version`, ...).
+    public var headers: [String: String]
+    public var retryPolicy: RetryPolicy
+    /// Each attempt's own limit, in seconds.
+    public var attemptTimeout: TimeInterval
+    /// A limit on the whole fetch, retries included.
+    public var timeLimit: Duration?
+    /// Told the number of each retry as it starts.
+    public var onRetry: @Sendable (Int) -> Void
+
+    public init(apiKey: String, headers: [String: String] = [:], retryPolicy: RetryPolicy = RetryPolicy(maxRetries: 0),
+                attemptTimeout: TimeInterval = 60, timeLimit: Duration? = nil, onRetry: @escaping @Sendable (Int) -> Void = { _ in }) {
+        self.apiKey = apiKey
+        self.headers = headers
+        self.retryPolicy = retryPolicy
+        self.attemptTimeout = attemptTimeout
+        self.timeLimit = timeLimit
+        self.onRetry = onRetry
+    }
 }
 
 /// The demo app compiled into the binary.
 public struct EmbeddedConfigSource: ConfigSource {
     public init() {}
-    public func fetchConfig() async throws -> Data { Data(EmbeddedDemoConfig.json.utf8) }
+    public func fetchConfig(_ request: ConfigRequest) async throws -> Data { Data(EmbeddedDemoConfig.json.utf8) }
     public var description: String { "embedded demo config" }
 }
 
@@ -23,7 +47,7 @@ public struct FileConfigSource: ConfigSource {
         self.path = path
     }
 
-    public func fetchConfig() async throws -> Data {
+    public func fetchConfig(_ request: ConfigRequest) async throws -> Data {
         do {
             return try Data(contentsOf: URL(fileURLWithPath: path))
         } catch {

@@ -1,0 +1,78 @@
+import Foundation
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// The Superwall API, or any server speaking it: `GET {baseURL}/api/v1/static_config?pk=`.
+public struct HTTPConfigSource: ConfigSource {
+    public let baseURL: URL
+    private let session: URLSession
+
+    public init(baseURL: URL, session: URLSession = .shared) {
+        self.baseURL = baseURL
+        self.session = session
+    }
+
+    public var description: String { "Superwall API at \(baseURL.absoluteString)" }
+
+    public func fetchConfig(_ request: ConfigRequest) async throws -> Data {
+        guard var components = URLComponents(url: baseURL.appendingPathComponent("api/v1/static_config"), resolvingAgainstBaseURL: false) else {
+            throw NetworkError.transport("the base URL \(baseURL) is not usable")
+        }
+        components.queryItems = [URLQueryItem(name: "pk", value: request.apiKey)]
+        guard let url = components.url else { throw NetworkError.transport("the base URL \(baseURL) is not usable") }
+        let attempts = Attempts(session: session, url: url, request: request)
+        guard let limit = request.timeLimit else { return try await attempts.run() }
+        return try await withThrowingTaskGroup(of: Data.self) { group in
+            group.addTask { try await attempts.run() }
+            group.addTask {
+                try await Task.sleep(for: limit)
+                throw NetworkError.timedOut
+            }
+            defer { group.cancelAll() }
+            return try await group.next()!
+        }
+    }
+
+    /// The retry loop of one fetch.
+    private struct Attempts: Sendable {
+        let session: URLSession
+        let url: URL
+        let request: ConfigRequest
+
+        func run() async throws -> Data {
+            var attempt = 0
+            while true {
+                var urlRequest = URLRequest(url: url, cachePolicy: .reloadRevalidatingCacheData, timeoutInterval: request.attemptTimeout)
+                urlRequest.httpMethod = "GET"
+                for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
+                urlRequest.setValue(String(attempt), forHTTPHeaderField: "X-Retry-Count")
+                urlRequest.setValue(UUID().uuidString, forHTTPHeaderField: "X-Request-Id")
+                let failure: NetworkError
+                do {
+                    let (data, response) = try await session.data(for: urlRequest)
+                    let status = (response as? HTTPURLResponse)?.statusCode ?? 0
+                    if (200..<300).contains(status) { return data }
+                    guard RetryPolicy.isRetryable(status: status) else {
+                        switch status {
+                        case 401: throw NetworkError.notAuthenticated
+                        case 404: throw NetworkError.notFound
+                        default: throw NetworkError.http(status: status)
+                        }
+                    }
+                    failure = .http(status: status)
+                } catch let error as NetworkError {
+                    throw error
+                } catch is CancellationError {
+                    throw CancellationError()
+                } catch {
+                    failure = .transport((error as NSError).localizedDescription)
+                }
+                guard attempt < request.retryPolicy.maxRetries else { throw failure }
+                try await Task.sleep(for: request.retryPolicy.delay(attempt, request.retryPolicy.maxRetries))
+                attempt += 1
+                request.onRetry(attempt)
+            }
+        }
+    }
+}
