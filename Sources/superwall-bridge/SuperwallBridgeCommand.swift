@@ -40,6 +40,13 @@ struct Serve: ParsableCommand {
     }
 
     func run() throws {
+        // A parent that spawns us from one of its worker threads hands down that thread's
+        // blocked (or ignored) signals; SIGTERM and SIGINT must always be able to stop us.
+        var nothing = sigset_t()
+        sigemptyset(&nothing)
+        sigprocmask(SIG_SETMASK, &nothing, nil)
+        signal(SIGTERM, SIG_DFL)
+        signal(SIGINT, SIG_DFL)
         let descriptors = try StandardStreams.protect()
         let sink = StderrLogHandler.Sink(level: logLevel.level)
         LoggingSystem.bootstrap { label in StderrLogHandler(label: label, sink: sink) }

@@ -146,6 +146,23 @@ import TestSupport
         #expect(result.stderr.contains("cannot open trace file"))
     }
 
+    @Test func sigtermStopsTheBridgeEvenIfItsParentBlockedSignals() async throws {
+        // Start it with SIGTERM ignored, as a careless parent might.
+        let process = Process()
+        let input = Pipe()
+        process.executableURL = URL(fileURLWithPath: "/bin/sh")
+        process.arguments = ["-c", "trap '' TERM; exec \"$0\"", BridgeProcess.binaryPath]
+        process.standardInput = input
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        defer { try? input.fileHandleForWriting.close() }
+        try await Task.sleep(for: .milliseconds(300))
+        process.terminate()
+        let deadline = ContinuousClock.now + .seconds(5)
+        while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(!process.isRunning)
+    }
+
     @Test func aClientThatVanishesMidRequestDoesNotHangTheBridge() async throws {
         let bridge = try BridgeProcess()
         await bridge.initialize()

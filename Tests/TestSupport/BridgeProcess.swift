@@ -27,11 +27,19 @@ public final class BridgeProcess: @unchecked Sendable {
         posix_spawn_file_actions_adddup2(&actions, stdin.read, 0)
         posix_spawn_file_actions_adddup2(&actions, stdout.write, 1)
         posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        // Spawned from a worker thread, the child would inherit its blocked signals.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var emptyMask = sigset_t()
+        sigemptyset(&emptyMask)
+        posix_spawnattr_setsigmask(&attributes, &emptyMask)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
         let argv = [Self.binaryPath] + arguments
         var cArguments = argv.map { strdup($0) } + [nil]
         defer { cArguments.forEach { free($0) } }
         var child: pid_t = 0
-        let result = posix_spawn(&child, Self.binaryPath, &actions, nil, &cArguments, environ)
+        let result = posix_spawn(&child, Self.binaryPath, &actions, &attributes, &cArguments, environ)
         close(stdin.read)
         close(stdout.write)
         guard result == 0 else {

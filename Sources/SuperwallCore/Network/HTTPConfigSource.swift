@@ -23,15 +23,7 @@ public struct HTTPConfigSource: ConfigSource {
         guard let url = components.url else { throw NetworkError.transport("the base URL \(baseURL) is not usable") }
         let attempts = Attempts(session: session, url: url, request: request)
         guard let limit = request.timeLimit else { return try await attempts.run() }
-        return try await withThrowingTaskGroup(of: Data.self) { group in
-            group.addTask { try await attempts.run() }
-            group.addTask {
-                try await Task.sleep(for: limit)
-                throw NetworkError.timedOut
-            }
-            defer { group.cancelAll() }
-            return try await group.next()!
-        }
+        return try await withTimeLimit(limit) { try await attempts.run() }
     }
 
     /// The retry loop of one fetch.
@@ -50,7 +42,11 @@ public struct HTTPConfigSource: ConfigSource {
                 urlRequest.setValue(UUID().uuidString, forHTTPHeaderField: "X-Request-Id")
                 let failure: NetworkError
                 do {
-                    let (data, response) = try await session.data(for: urlRequest)
+                    // FoundationNetworking treats `timeoutInterval` as an idle limit only, so
+                    // each attempt races its own deadline.
+                    let (data, response) = try await withTimeLimit(.milliseconds(Int(request.attemptTimeout * 1000))) { [urlRequest] in
+                        try await session.data(for: urlRequest)
+                    }
                     let status = (response as? HTTPURLResponse)?.statusCode ?? 0
                     if (200..<300).contains(status) { return data }
                     guard RetryPolicy.isRetryable(status: status) else {
@@ -61,6 +57,8 @@ public struct HTTPConfigSource: ConfigSource {
                         }
                     }
                     failure = .http(status: status)
+                } catch NetworkError.timedOut {
+                    failure = .transport("no answer within \(request.attemptTimeout) s")
                 } catch let error as NetworkError {
                     throw error
                 } catch is CancellationError {
@@ -74,5 +72,19 @@ public struct HTTPConfigSource: ConfigSource {
                 request.onRetry(attempt)
             }
         }
+    }
+}
+
+/// Runs `operation`, throwing `NetworkError.timedOut` (and cancelling it) if it takes longer
+/// than `limit`.
+func withTimeLimit<Result: Sendable>(_ limit: Duration, _ operation: @escaping @Sendable () async throws -> Result) async throws -> Result {
+    try await withThrowingTaskGroup(of: Result.self) { group in
+        group.addTask { try await operation() }
+        group.addTask {
+            try await Task.sleep(for: limit)
+            throw NetworkError.timedOut
+        }
+        defer { group.cancelAll() }
+        return try await group.next()!
     }
 }

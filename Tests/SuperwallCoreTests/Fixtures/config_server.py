@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""A scripted stand-in for the Superwall API, on 127.0.0.1, for the http config source tests.
+
+Usage: config_server.py PLAN_PATH LOG_PATH
+
+PLAN_PATH holds a JSON list of steps, served one per GET /api/v1/static_config in order (the last
+repeats): {"status": int, "body": str, "delay_ms": int}. Every request is appended to
+LOG_PATH as a JSON line {path, query, headers}. The chosen port is printed on the first line
+of stdout. The test ends it with SIGTERM; it also exits when its parent does.
+"""
+import ctypes
+import json
+import signal
+import sys
+import threading
+import time
+import urllib.parse
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+# A child spawned from one of the test process's worker threads inherits their blocked
+# signals; take SIGTERM back, then die with the test process however it ends
+# (PR_SET_PDEATHSIG).
+signal.pthread_sigmask(signal.SIG_SETMASK, [])
+ctypes.CDLL("libc.so.6").prctl(1, signal.SIGTERM)
+with open(sys.argv[1]) as plan_file:
+    plan = json.load(plan_file)
+log_path = sys.argv[2]
+lock = threading.Lock()
+served = 0
+
+
+class Handler(BaseHTTPRequestHandler):
+    def do_GET(self):
+        global served
+        url = urllib.parse.urlsplit(self.path)
+        with lock:
+            step = plan[min(served, len(plan) - 1)]
+            served += 1
+            with open(log_path, "a") as log:
+                log.write(json.dumps({"path": url.path, "query": url.query, "headers": dict(self.headers)}) + "\n")
+        if url.path != "/api/v1/static_config":
+            self.send_response(404)
+            self.end_headers()
+            return
+        time.sleep(step.get("delay_ms", 0) / 1000)
+        body = step.get("body", "").encode()
+        try:
+            self.send_response(step["status"])
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+
+    def log_message(self, *args):
+        pass
+
+
+server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+server.daemon_threads = True
+print(server.server_address[1], flush=True)
+server.serve_forever()

@@ -1,0 +1,180 @@
+import Foundation
+@testable import SuperwallCore
+import Testing
+
+/// The scripted API server (`Fixtures/config_server.py`) running for one test.
+final class ScriptedAPIServer: @unchecked Sendable {
+    struct Step: Encodable {
+        var status: Int
+        var body: String = ""
+        var delay_ms: Int = 0
+    }
+
+    let baseURL: URL
+    private let process = Process()
+    private let logPath = FileManager.default.temporaryDirectory.appendingPathComponent("api-\(UUID().uuidString).jsonl").path
+    private let planPath = FileManager.default.temporaryDirectory.appendingPathComponent("plan-\(UUID().uuidString).json").path
+
+    init(_ plan: [Step]) throws {
+        let script = try #require(Bundle.module.url(forResource: "config_server", withExtension: "py", subdirectory: "Fixtures"))
+        try JSONEncoder().encode(plan).write(to: URL(fileURLWithPath: planPath))
+        let output = Pipe()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["python3", script.path, planPath, logPath]
+        process.standardInput = FileHandle.nullDevice
+        process.standardOutput = output
+        try process.run()
+        var portText = ""
+        while !portText.hasSuffix("\n") {
+            let byte = output.fileHandleForReading.readData(ofLength: 1)
+            guard !byte.isEmpty else { break }
+            portText += String(decoding: byte, as: UTF8.self)
+        }
+        let port = try #require(Int(portText.trimmingCharacters(in: .whitespacesAndNewlines)))
+        baseURL = URL(string: "http://127.0.0.1:\(port)")!
+    }
+
+    /// The requests served so far: path, query and headers.
+    var requests: [(path: String, query: String, headers: [String: String])] {
+        let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+        return text.split(separator: "\n").compactMap { line in
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return nil }
+            // Header names are case-insensitive; keep them lowercased.
+            let headers = (object["headers"] as? [String: String] ?? [:]).reduce(into: [String: String]()) { $0[$1.key.lowercased()] = $1.value }
+            return (object["path"] as? String ?? "", object["query"] as? String ?? "", headers)
+        }
+    }
+
+    deinit {
+        process.terminate()
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(atPath: logPath)
+        try? FileManager.default.removeItem(atPath: planPath)
+    }
+}
+
+private func demoConfigBody() async throws -> String {
+    String(decoding: try await EmbeddedConfigSource().fetchConfig(ConfigRequest(apiKey: "pk")), as: UTF8.self)
+}
+
+/// The demo config with `enable_config_refresh_v2` off, so a cached copy does not change the
+/// fetch strategy.
+private func configBodyWithoutRefreshV2() async throws -> String {
+    var config = try #require(try JSONSerialization.jsonObject(with: Data(try await demoConfigBody().utf8)) as? [String: Any])
+    config["toggles"] = [["key": "enable_config_refresh_v2", "enabled": false]]
+    return String(decoding: try JSONSerialization.data(withJSONObject: config), as: UTF8.self)
+}
+
+private func configure(_ server: ScriptedAPIServer, directory: String = FileManager.default.temporaryDirectory.appendingPathComponent("http-\(UUID().uuidString)").path,
+                       retries: Int = 6, delegate: RecordingDelegate = RecordingDelegate()) async -> (Superwall, Superwall.ConfigureOutcome) {
+    let superwall = Superwall(clock: FakeClock(), random: CountingRandomSource(), delegate: delegate, retryDelay: { _, _ in .milliseconds(5) })
+    let outcome = await superwall.configure(apiKey: "pk_http_test", options: Superwall.ConfigureOptions(
+        configSource: HTTPConfigSource(baseURL: server.baseURL), dataDirectory: directory, device: ["platform": "iOS", "appVersion": "2.0.0"],
+        maxConfigRetryCount: retries))
+    return (superwall, outcome)
+}
+
+@Suite struct HTTPConfigSourceTests {
+    @Test func aConfigIsFetchedWithSuperwallsEndpointAndHeaders() async throws {
+        let server = try ScriptedAPIServer([.init(status: 200, body: try await demoConfigBody())])
+        let (_, outcome) = await configure(server)
+        #expect(outcome.status == .configured)
+        let request = try #require(server.requests.first)
+        #expect(request.path == "/api/v1/static_config")
+        #expect(request.query == "pk=pk_http_test")
+        #expect(request.headers["authorization"] == "Bearer pk_http_test")
+        #expect(request.headers["x-platform"] == "iOS")
+        #expect(request.headers["x-platform-environment"] == "SDK")
+        #expect(request.headers["x-app-version"] == "2.0.0")
+        #expect(request.headers["x-sdk-version"] == "4.16.4")
+        #expect(request.headers["x-alias-id"]?.hasPrefix("$SuperwallAlias:") == true)
+        #expect(request.headers["x-retry-count"] == "0")
+        #expect(request.headers["x-request-id"].flatMap(UUID.init(uuidString:)) != nil)
+        #expect(request.headers["x-entitlements"] == "")
+    }
+
+    @Test func serverErrorsAreRetriedWithTheRetryCountHeader() async throws {
+        let delegate = RecordingDelegate()
+        let server = try ScriptedAPIServer([.init(status: 503), .init(status: 429), .init(status: 200, body: try await demoConfigBody())])
+        let (_, outcome) = await configure(server, delegate: delegate)
+        #expect(outcome.status == .configured)
+        #expect(server.requests.map { $0.headers["x-retry-count"] ?? "" } == ["0", "1", "2"])
+        #expect(delegate.events.first { $0.name == "config_refresh" }?.delegateParameters["retry_count"] == 2)
+    }
+
+    @Test(arguments: [(404, "not found"), (401, "API key was not accepted"), (400, "HTTP 400")])
+    func terminalStatusesAreNotRetried(_ status: Int, _ message: String) async throws {
+        let delegate = RecordingDelegate()
+        let server = try ScriptedAPIServer([.init(status: status)])
+        let (_, outcome) = await configure(server, delegate: delegate)
+        #expect(outcome.status == .failed)
+        #expect(outcome.error?.description.contains(message) == true)
+        #expect(server.requests.count == 1)
+        #expect(delegate.events.last { $0.name == "config_fail" } != nil)
+    }
+
+    @Test func retriesStopAtTheConfiguredCount() async throws {
+        let server = try ScriptedAPIServer([.init(status: 500)])
+        let (_, outcome) = await configure(server, retries: 2)
+        #expect(outcome.status == .failed)
+        #expect(outcome.error?.description.contains("HTTP 500") == true)
+        #expect(server.requests.count == 3)
+    }
+
+    @Test func anInvalidBodyIsADecodingFailure() async throws {
+        let delegate = RecordingDelegate()
+        let server = try ScriptedAPIServer([.init(status: 200, body: "<html>gateway</html>")])
+        let (_, outcome) = await configure(server, delegate: delegate)
+        #expect(outcome.status == .failed)
+        #expect(delegate.names.contains("networkDecoding_fail"))
+        #expect(server.requests.count == 1)
+    }
+
+    @Test func aFailedFetchFallsBackToTheCachedConfig() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("http-\(UUID().uuidString)").path
+        do {
+            let good = try ScriptedAPIServer([.init(status: 200, body: try await configBodyWithoutRefreshV2())])
+            _ = await configure(good, directory: directory)
+        }
+        let delegate = RecordingDelegate()
+        let failing = try ScriptedAPIServer([.init(status: 502)])
+        let (superwall, outcome) = await configure(failing, directory: directory, retries: 1, delegate: delegate)
+        #expect(outcome.status == .configured)
+        #expect(await superwall.config?.buildId == "pt-2026-11-20.3")
+        #expect(delegate.events.first { $0.name == "config_refresh" }?.delegateParameters["cache_status"] == "CACHED")
+        #expect(failing.requests.count == 2)
+        // The cached build id is sent along, as SuperwallKit does.
+        #expect(failing.requests.first?.headers["x-static-config-build-id"] == "pt-2026-11-20.3")
+    }
+
+    @Test func withRefreshV2OnACachedConfigGetsOneAttemptLimitedToASecond() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("http-\(UUID().uuidString)").path
+        do {
+            let good = try ScriptedAPIServer([.init(status: 200, body: try await demoConfigBody())])
+            _ = await configure(good, directory: directory)
+        }
+        let slow = try ScriptedAPIServer([.init(status: 200, body: try await demoConfigBody(), delay_ms: 3000)])
+        let started = ContinuousClock.now
+        let (_, outcome) = await configure(slow, directory: directory)
+        #expect(outcome.status == .configured)
+        #expect(ContinuousClock.now - started < .milliseconds(2500))
+        #expect(slow.requests.count == 1)
+    }
+
+    @Test func anAttemptThatTimesOutIsRetriedThenFails() async throws {
+        let server = try ScriptedAPIServer([.init(status: 200, body: "{}", delay_ms: 2000)])
+        let request = ConfigRequest(apiKey: "pk", retryPolicy: RetryPolicy(maxRetries: 1, delay: { _, _ in .milliseconds(5) }), attemptTimeout: 0.3)
+        let started = ContinuousClock.now
+        await #expect(throws: NetworkError.self) { try await HTTPConfigSource(baseURL: server.baseURL).fetchConfig(request) }
+        // Two attempts that waited for the 2 s answers would take at least 4 s.
+        #expect(ContinuousClock.now - started < .milliseconds(3900))
+        #expect(server.requests.count == 2)
+    }
+
+    @Test func theSuperwallBackoffGrowsFromFiveToNineteenSeconds() {
+        let delays = (0..<6).map { RetryPolicy.superwallBackoff($0, 6) }
+        #expect(delays.first! >= .seconds(5) && delays.first! < .seconds(6))
+        #expect(delays.last! >= .milliseconds(19_000) && delays.last! < .milliseconds(20_500))
+        #expect(zip(delays, delays.dropFirst()).allSatisfy { $0.0 < $0.1 + .seconds(1) })
+    }
+}
