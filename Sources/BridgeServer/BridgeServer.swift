@@ -6,7 +6,7 @@ import SuperwallCore
 /// The bridge's side of the connection: the method table and the client's session.
 public final class BridgeServer: ConnectionHandler {
     public static let name = "superwall-bridge"
-    public static let version = "0.1.0"
+    public static let version = BridgeVersion.current
     /// The version of the wire contract this build speaks.
     public static let protocolVersion = "1.0"
 

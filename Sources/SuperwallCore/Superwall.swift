@@ -393,7 +393,9 @@ public actor Superwall {
         }
         return DeviceTemplate.attributes(DeviceTemplate.Inputs(
             facts: facts, overrides: overrides, apiKey: session.apiKey, identity: session.identity,
-            appInstalledAt: session.appInstalledAt, now: clock.now(), timeZone: .current, sdkVersion: SuperwallSDK.referenceVersion))
+            appInstalledAt: session.appInstalledAt, now: clock.now(), timeZone: .current, sdkVersion: SuperwallSDK.referenceVersion,
+            totalPaywallViews: (try? session.store.placementCount(named: "paywall_open", since: nil, until: clock.now())) ?? 0,
+            lastPaywallView: try? session.store.lastPlacement(named: "paywall_open", before: clock.now())))
     }
 
     // MARK: Events

@@ -285,6 +285,26 @@ private func options(_ directory: String, source: any ConfigSource = EmbeddedCon
         #expect(device["utcDateTime"]?.stringValue?.hasSuffix("Z") == true)
     }
 
+    @Test func paywallViewsAndCurrencyComeFromThePlacementLogAndTheLocale() async throws {
+        let clock = FakeClock()
+        let directory = temporaryDirectory()
+        let superwall = makeSuperwall(clock: clock)
+        _ = await superwall.configure(apiKey: "pk_test", options: options(directory, device: ["locale": "de_DE"]))
+        var device = await superwall.deviceAttributes()
+        #expect(device["totalPaywallViews"] == 0)
+        #expect(device["daysSinceLastPaywallView"] == nil)
+        #expect(device["deviceCurrencyCode"] == "EUR")
+        #expect(device["deviceCurrencySymbol"] == "€")
+        let store = try Store(path: directory + "/superwall.sqlite")
+        try store.logPlacement("paywall_open", at: clock.now(), params: [:])
+        try store.logPlacement("paywall_open", at: clock.now(), params: [:])
+        clock.advance(by: 2 * 86_400)
+        device = await superwall.deviceAttributes()
+        #expect(device["totalPaywallViews"] == 2)
+        #expect(device["daysSinceLastPaywallView"] == 2)
+        #expect(device["minutesSinceLastPaywallView"] == .int(2 * 1440))
+    }
+
     @Test(arguments: [("3.0.0-beta.1", "003.000.000-beta.001"), ("3.10.1-rc.30", "003.010.001-rc.030"), ("3.0", "003.000")])
     func versionsArePaddedAsSuperwallKitDoes(_ version: String, _ padded: String) {
         #expect(DeviceTemplate.paddedVersion(version) == padded)

@@ -60,6 +60,9 @@ enum DeviceTemplate {
         var now: Date
         var timeZone: TimeZone
         var sdkVersion: String
+        /// From the placement log: how many `paywall_open`s, and when the last one was.
+        var totalPaywallViews: Int
+        var lastPaywallView: Date?
     }
 
     static func attributes(_ inputs: Inputs) -> [String: JSON] {
@@ -68,6 +71,7 @@ enum DeviceTemplate {
         let languageCode = localeParts.first ?? "en"
         let regionCode = localeParts.count > 1 ? localeParts[1] : ""
         let sinceInstall = inputs.now.timeIntervalSince(inputs.appInstalledAt)
+        let currency = currencyOf(locale: facts.locale)
         var attributes: [String: JSON] = [
             "publicApiKey": .string(inputs.apiKey),
             "platform": .string(facts.platform),
@@ -100,11 +104,42 @@ enum DeviceTemplate {
             "activeProducts": [],
             "isFirstAppOpen": .bool(sinceInstall < 60),
             "platformWrapper": "superwall-bridge",
+            "platformWrapperVersion": .string(BridgeVersion.current),
+            "radioType": "Wifi",
+            "fontSize": 17,
+            "fontScale": 1.0,
+            "preferredContentSizeCategory": "UICTContentSizeCategoryL",
+            "isLowPowerModeEnabled": false,
+            "isApplePayAvailable": false,
+            "deviceCurrencyCode": .string(currency.code),
+            "deviceCurrencySymbol": .string(currency.symbol),
+            "appBuildString": "",
+            "appBuildStringNumber": .null,
+            "capabilities": [],
+            "capabilitiesConfig": [:],
+            "localResourceIds": [],
+            "activeEntitlementObjects": [],
+            "customerInfo": .null,
+            "swiftVersion": "6",
+            "compilerVersion": "6.3",
+            "totalPaywallViews": .int(Int64(inputs.totalPaywallViews)),
+            "totalReviewRequests": 0,
             "deviceId": .string("$SuperwallDevice:" + (facts.vendorId ?? inputs.identity.aliasId.replacingOccurrences(of: Identity.aliasPrefix, with: ""))),
         ]
+        if let lastView = inputs.lastPaywallView {
+            let sinceView = inputs.now.timeIntervalSince(lastView)
+            attributes["daysSinceLastPaywallView"] = .int(Int64(sinceView / 86_400))
+            attributes["minutesSinceLastPaywallView"] = .int(Int64(sinceView / 60))
+        }
         attributes.merge(dateFields(inputs.now, timeZone: inputs.timeZone), uniquingKeysWith: { _, new in new })
         attributes.merge(inputs.overrides, uniquingKeysWith: { _, override in override })
         return attributes
+    }
+
+    /// The currency code and symbol of a locale (`de_DE` → EUR, €); empty when it has none.
+    static func currencyOf(locale identifier: String) -> (code: String, symbol: String) {
+        let locale = Locale(identifier: identifier)
+        return (locale.currency?.identifier ?? "", locale.currencySymbol ?? "")
     }
 
     /// `3.0.0-beta.1` → `003.000.000-beta.001` (SuperwallKit `DeviceHelperTests`).
