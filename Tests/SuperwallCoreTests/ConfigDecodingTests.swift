@@ -205,6 +205,13 @@ private func editFirstPaywall(_ json: inout [String: Any], _ edit: (inout [Strin
         #expect(config.droppedElements.contains { $0.path == "$.trigger_options[0].rules[0].computed_properties[1]" })
     }
 
+    @Test func computedPropertyKindsNameTheirHostFunctions() {
+        #expect(ComputedPropertyRequest.Kind.allCases.map(\.functionName) == [
+            "minutesSince", "hoursSince", "daysSince", "monthsSince", "yearsSince",
+            "placementsInHour", "placementsInDay", "placementsInWeek", "placementsInMonth", "placementsSinceInstall",
+        ])
+    }
+
     @Test func unknownPaywallEnumsFallBackAsSuperwallKitDoes() throws {
         let paywall = try decodeSample { json in
             editFirstPaywall(&json) {

@@ -112,20 +112,11 @@ public struct ComputedPropertyRequest: Sendable, Equatable {
         case placementsInMonth = "PLACEMENTS_IN_MONTH"
         case placementsSinceInstall = "PLACEMENTS_SINCE_INSTALL"
 
-        /// The name of the matching host function and device key prefix (`daysSince`).
+        /// The name of the matching host function and device key prefix: the wire name in
+        /// camelCase (`DAYS_SINCE` → `daysSince`).
         public var functionName: String {
-            switch self {
-            case .minutesSince: return "minutesSince"
-            case .hoursSince: return "hoursSince"
-            case .daysSince: return "daysSince"
-            case .monthsSince: return "monthsSince"
-            case .yearsSince: return "yearsSince"
-            case .placementsInHour: return "placementsInHour"
-            case .placementsInDay: return "placementsInDay"
-            case .placementsInWeek: return "placementsInWeek"
-            case .placementsInMonth: return "placementsInMonth"
-            case .placementsSinceInstall: return "placementsSinceInstall"
-            }
+            let words = rawValue.lowercased().split(separator: "_")
+            return words.enumerated().map { $0.offset == 0 ? String($0.element) : $0.element.capitalized }.joined()
         }
     }
 
