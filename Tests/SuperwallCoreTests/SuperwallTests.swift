@@ -310,6 +310,17 @@ private func options(_ directory: String, source: any ConfigSource = EmbeddedCon
         #expect(DeviceTemplate.paddedVersion(version) == padded)
     }
 
+    @Test func dateAndTimeFieldsFollowSuperwallKitsFormats() async {
+        let clock = FakeClock(Date(timeIntervalSince1970: 1_790_000_000))  // 2026-09-21 14:13:20 UTC
+        let superwall = makeSuperwall(clock: clock)
+        _ = await superwall.configure(apiKey: "pk_test", options: options(temporaryDirectory()))
+        let device = await superwall.deviceAttributes()
+        #expect(device["utcDate"] == "2026-09-21")
+        #expect(device["utcTime"] == "14:13:20")
+        #expect(device["utcDateTime"] == "2026-09-21T14:13:20.000Z")
+        #expect(device["localDateTime"]?.stringValue?.count == 19)
+    }
+
     @Test func datesAreISO8601UTCWithMilliseconds() {
         #expect(ISO8601.string(from: Date(timeIntervalSince1970: 1_790_000_000.5)) == "2026-09-21T14:13:20.500Z")
     }

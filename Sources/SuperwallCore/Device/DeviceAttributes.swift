@@ -155,22 +155,24 @@ enum DeviceTemplate {
         return parts.count == 2 ? pad(parts[0]) + "-" + pad(parts[1]) : pad(parts[0])
     }
 
+    /// `yyyy-MM-dd`, `HH:mm:ss` and `yyyy-MM-dd'T'HH:mm:ss` in UTC and local time. Built from
+    /// calendar fields rather than date formatters, which are costly to make and this runs
+    /// for every audience evaluation.
     private static func dateFields(_ now: Date, timeZone: TimeZone) -> [String: JSON] {
-        func format(_ pattern: String, _ zone: TimeZone) -> String {
-            let formatter = DateFormatter()
-            formatter.locale = Locale(identifier: "en_US_POSIX")
-            formatter.timeZone = zone
-            formatter.dateFormat = pattern
-            return formatter.string(from: now)
+        func parts(in zone: TimeZone) -> (date: String, time: String) {
+            var calendar = Calendar(identifier: .gregorian)
+            calendar.timeZone = zone
+            let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: now)
+            func two(_ value: Int?) -> String { value.map { $0 < 10 ? "0\($0)" : "\($0)" } ?? "00" }
+            return ("\(c.year ?? 1970)-\(two(c.month))-\(two(c.day))", "\(two(c.hour)):\(two(c.minute)):\(two(c.second))")
         }
-        let utc = TimeZone(identifier: "UTC")!
+        let utc = parts(in: TimeZone(identifier: "UTC")!)
+        let local = parts(in: timeZone)
         return [
-            "utcDate": .string(format("yyyy-MM-dd", utc)),
-            "localDate": .string(format("yyyy-MM-dd", timeZone)),
-            "utcTime": .string(format("HH:mm:ss", utc)),
-            "localTime": .string(format("HH:mm:ss", timeZone)),
+            "utcDate": .string(utc.date), "localDate": .string(local.date),
+            "utcTime": .string(utc.time), "localTime": .string(local.time),
             "utcDateTime": .string(ISO8601.string(from: now)),
-            "localDateTime": .string(format("yyyy-MM-dd'T'HH:mm:ss", timeZone)),
+            "localDateTime": .string("\(local.date)T\(local.time)"),
         ]
     }
 }
