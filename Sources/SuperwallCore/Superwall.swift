@@ -43,6 +43,7 @@ public actor Superwall {
     /// The wait between config retries; SuperwallKit's backoff unless a test shortens it.
     private let retryDelay: @Sendable (Int, Int) -> Duration
     private var session: Session?
+    private var backgroundRefresh: Task<Void, Never>?
     /// `setLocaleIdentifier`: overrides the device locale until set back to nil.
     private var localeOverride: String?
     /// `setInterfaceStyle`: "Light" or "Dark" until set back to nil (automatic).
@@ -164,45 +165,72 @@ public actor Superwall {
         try? store.set(true, for: .didTrackFirstSeen)
     }
 
-    /// SuperwallKit's fetch strategy (`ConfigManager.fetchConfiguration`): with a cached config
-    /// whose `enable_config_refresh_v2` is on, one attempt limited to a second, then the cache;
-    /// otherwise the full retries, then the cache if there is one, else `config_fail`.
+    /// SuperwallKit's fetch strategy (`ConfigManager.fetchConfiguration`):
+    /// 1. a cached config and a stored active subscription: the cache at once, and a refresh
+    ///    in the background;
+    /// 2. a cached config whose `enable_config_refresh_v2` is on: one attempt limited to a
+    ///    second, else the cache and a refresh in the background;
+    /// 3. otherwise the full retries, then the cache if there is one, else `config_fail`.
     private func loadConfig(from source: any ConfigSource, options: ConfigureOptions) async {
-        let started = clock.now()
-        let cached = (try? session?.store.value(.lastConfig)).flatMap { try? Config.decode(from: Data($0.utf8)) }
-        let retries = RetryCounter()
-        var request = ConfigRequest(apiKey: session?.apiKey ?? "", headers: requestHeaders(cachedBuildId: cached?.buildId),
-                                    onRetry: { retries.record($0) })
-        if cached?.featureFlags.enableConfigRefreshV2 == true {
-            request.retryPolicy = RetryPolicy(maxRetries: 0)
-            request.timeLimit = .seconds(1)
-        } else {
-            request.retryPolicy = RetryPolicy(maxRetries: options.maxConfigRetryCount, delay: retryDelay)
+        defer {
+            track("config_attributes", options.reportedOptions.merging(["using_purchase_controller": false, "has_delegate": .bool(delegate != nil)]) { _, sdk in sdk })
         }
+        let cached = (try? session?.store.value(.lastConfig)).flatMap { try? Config.decode(from: Data($0.utf8)) }
+        let subscribed = (try? session?.store.value(.subscriptionStatus))??.isActive == true
+        if let cached, subscribed {
+            adopt(cached, refresh: nil)
+            refreshInBackground(from: source, options: options)
+            return
+        }
+        let limited = cached?.featureFlags.enableConfigRefreshV2 == true
         do {
-            let body = try await source.fetchConfig(request)
-            let config: Config
-            do {
-                config = try Config.decode(from: body)
-            } catch {
-                if source is HTTPConfigSource {
-                    track("networkDecoding_fail", ["request_url": .string(source.description), "response": .string(String(decoding: body.prefix(1024), as: UTF8.self))])
-                }
-                throw error
-            }
-            try? session?.store.set(String(decoding: body, as: UTF8.self), for: .lastConfig)
-            adopt(config, cacheStatus: "NOT_CACHED", fetchSeconds: clock.now().timeIntervalSince(started), retryCount: retries.count)
+            try await fetchAndAdopt(from: source, maxRetries: limited ? 0 : options.maxConfigRetryCount, timeLimit: limited ? .seconds(1) : nil)
         } catch {
-            let reason = (error as? ConfigDecodingError).map { "the config is invalid at \($0)" } ?? "\(error)"
             if let cached {
-                adopt(cached, cacheStatus: "CACHED", fetchSeconds: 0, retryCount: retries.count)
+                adopt(cached, refresh: RefreshReport(cacheStatus: "CACHED", fetchSeconds: 0, retryCount: 0))
+                refreshInBackground(from: source, options: options)
             } else {
+                let reason = (error as? ConfigDecodingError).map { "the config is invalid at \($0)" } ?? "\(error)"
                 session?.status = .failed
                 session?.configError = .configUnavailable(reason)
                 track("config_fail", ["error_message": .string(reason)])
             }
         }
-        track("config_attributes", options.reportedOptions.merging(["using_purchase_controller": false, "has_delegate": .bool(delegate != nil)]) { _, sdk in sdk })
+    }
+
+    /// Fetches, decodes, caches and adopts a config, tracking `config_refresh`.
+    private func fetchAndAdopt(from source: any ConfigSource, maxRetries: Int, timeLimit: Duration?) async throws {
+        let started = clock.now()
+        let retries = RetryCounter()
+        let cachedBuildId = session?.config?.buildId ?? (try? session?.store.value(.lastConfig)).flatMap { try? Config.decode(from: Data($0.utf8)) }?.buildId
+        let request = ConfigRequest(
+            apiKey: session?.apiKey ?? "", headers: requestHeaders(cachedBuildId: cachedBuildId),
+            retryPolicy: RetryPolicy(maxRetries: maxRetries, delay: retryDelay), timeLimit: timeLimit, onRetry: { retries.record($0) })
+        let body = try await source.fetchConfig(request)
+        let config: Config
+        do {
+            config = try Config.decode(from: body)
+        } catch {
+            if source is HTTPConfigSource {
+                track("networkDecoding_fail", ["request_url": .string(source.description), "response": .string(String(decoding: body.prefix(1024), as: UTF8.self))])
+            }
+            throw error
+        }
+        try? session?.store.set(String(decoding: body, as: UTF8.self), for: .lastConfig)
+        adopt(config, refresh: RefreshReport(cacheStatus: "NOT_CACHED", fetchSeconds: clock.now().timeIntervalSince(started), retryCount: retries.count))
+    }
+
+    /// A fetch with the full retries that replaces the config when it succeeds, and leaves
+    /// the config in use alone when it does not.
+    private func refreshInBackground(from source: any ConfigSource, options: ConfigureOptions) {
+        backgroundRefresh = Task {
+            try? await self.fetchAndAdopt(from: source, maxRetries: options.maxConfigRetryCount, timeLimit: nil)
+        }
+    }
+
+    /// Waits for a background config refresh started by `configure`, if one is running.
+    public func awaitBackgroundRefresh() async {
+        await backgroundRefresh?.value
     }
 
     /// SuperwallKit's headers for every API request (`DependencyContainer.makeHeaders`).
@@ -232,14 +260,25 @@ public actor Superwall {
         ]
     }
 
-    private func adopt(_ config: Config, cacheStatus: String, fetchSeconds: Double, retryCount: Int) {
+    /// What `config_refresh` reports about a fetch.
+    private struct RefreshReport {
+        var cacheStatus: String
+        var fetchSeconds: Double
+        var retryCount: Int
+    }
+
+    /// Puts a config in use. `refresh` is nil on the path that uses the cache without
+    /// fetching first, where SuperwallKit tracks no `config_refresh`.
+    private func adopt(_ config: Config, refresh: RefreshReport?) {
         session?.config = config
         session?.status = .configured
         session?.configError = nil
-        track("config_refresh", [
-            "config_build_id": .string(config.buildId), "retry_count": .int(Int64(retryCount)), "cache_status": .string(cacheStatus),
-            "fetch_duration": .double(fetchSeconds),
-        ])
+        if let refresh {
+            track("config_refresh", [
+                "config_build_id": .string(config.buildId), "retry_count": .int(Int64(refresh.retryCount)),
+                "cache_status": .string(refresh.cacheStatus), "fetch_duration": .double(refresh.fetchSeconds),
+            ])
+        }
         track("device_attributes", deviceAttributes().filter { !Self.dateTimeKeys.contains($0.key) })
     }
 

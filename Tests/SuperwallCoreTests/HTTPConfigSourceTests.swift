@@ -142,9 +142,56 @@ private func configure(_ server: ScriptedAPIServer, directory: String = FileMana
         #expect(outcome.status == .configured)
         #expect(await superwall.config?.buildId == "pt-2026-11-20.3")
         #expect(delegate.events.first { $0.name == "config_refresh" }?.delegateParameters["cache_status"] == "CACHED")
-        #expect(failing.requests.count == 2)
         // The cached build id is sent along, as SuperwallKit does.
         #expect(failing.requests.first?.headers["x-static-config-build-id"] == "pt-2026-11-20.3")
+        // Then a refresh runs in the background with the full retries; it fails too, and
+        // the cached config stays in use.
+        await superwall.awaitBackgroundRefresh()
+        #expect(failing.requests.count == 4)
+        #expect(await superwall.config?.buildId == "pt-2026-11-20.3")
+    }
+
+    @Test func aBackgroundRefreshAfterAFallbackAdoptsTheNewConfig() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("http-\(UUID().uuidString)").path
+        do {
+            let good = try ScriptedAPIServer([.init(status: 200, body: try await demoConfigBody())])
+            _ = await configure(good, directory: directory)
+        }
+        let newer = try await demoConfigBody().replacingOccurrences(of: "pt-2026-11-20.3", with: "pt-2026-11-21.1")
+        // The one-second attempt of the refresh-v2 path times out; the background refresh succeeds.
+        let server = try ScriptedAPIServer([.init(status: 200, body: newer, delay_ms: 1500), .init(status: 200, body: newer)])
+        let delegate = RecordingDelegate()
+        let (superwall, outcome) = await configure(server, directory: directory, delegate: delegate)
+        #expect(outcome.status == .configured)
+        #expect(await superwall.config?.buildId == "pt-2026-11-20.3")
+        await superwall.awaitBackgroundRefresh()
+        #expect(await superwall.config?.buildId == "pt-2026-11-21.1")
+        let refreshes = delegate.events.filter { $0.name == "config_refresh" }.map { $0.delegateParameters["cache_status"] }
+        #expect(refreshes == ["CACHED", "NOT_CACHED"])
+    }
+
+    @Test func aSubscribedUserWithACachedConfigStartsFromTheCacheAtOnce() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("http-\(UUID().uuidString)").path
+        do {
+            let good = try ScriptedAPIServer([.init(status: 200, body: try await configBodyWithoutRefreshV2())])
+            _ = await configure(good, directory: directory)
+        }
+        do {
+            let store = try Store(path: directory + "/superwall.sqlite")
+            try store.set(.active([Entitlement(id: "pro")]), for: .subscriptionStatus)
+        }
+        let newer = try await configBodyWithoutRefreshV2().replacingOccurrences(of: "pt-2026-11-20.3", with: "pt-2026-11-21.1")
+        let server = try ScriptedAPIServer([.init(status: 200, body: newer, delay_ms: 800)])
+        let delegate = RecordingDelegate()
+        let started = ContinuousClock.now
+        let (superwall, outcome) = await configure(server, directory: directory, delegate: delegate)
+        #expect(outcome.status == .configured)
+        #expect(ContinuousClock.now - started < .milliseconds(700))
+        #expect(await superwall.config?.buildId == "pt-2026-11-20.3")
+        #expect(!delegate.names.contains("config_refresh"))
+        await superwall.awaitBackgroundRefresh()
+        #expect(await superwall.config?.buildId == "pt-2026-11-21.1")
+        #expect(delegate.events.last { $0.name == "config_refresh" }?.delegateParameters["cache_status"] == "NOT_CACHED")
     }
 
     @Test func withRefreshV2OnACachedConfigGetsOneAttemptLimitedToASecond() async throws {
@@ -155,10 +202,11 @@ private func configure(_ server: ScriptedAPIServer, directory: String = FileMana
         }
         let slow = try ScriptedAPIServer([.init(status: 200, body: try await demoConfigBody(), delay_ms: 3000)])
         let started = ContinuousClock.now
-        let (_, outcome) = await configure(slow, directory: directory)
+        let (superwall, outcome) = await configure(slow, directory: directory)
         #expect(outcome.status == .configured)
         #expect(ContinuousClock.now - started < .milliseconds(2500))
-        #expect(slow.requests.count == 1)
+        #expect(slow.requests.first?.headers["x-retry-count"] == "0")
+        await superwall.awaitBackgroundRefresh()
     }
 
     @Test func anAttemptThatTimesOutIsRetriedThenFails() async throws {

@@ -127,6 +127,48 @@ struct FixedRandomSource: RandomSource {
     }
 }
 
+@Suite struct StoreRecordsTests {
+    @Test func occurrencesAreCountedByKeyWithinAWindow() throws {
+        let store = try Store()
+        let base = Date(timeIntervalSince1970: 1_700_000_000)
+        for offset in [0.0, 600, 3000] { try store.recordOccurrence(key: "66-once-per-hour", at: base.addingTimeInterval(offset)) }
+        try store.recordOccurrence(key: "other", at: base)
+        #expect(try store.occurrenceCount(key: "66-once-per-hour", since: base.addingTimeInterval(500)) == 2)
+        #expect(try store.occurrenceCount(key: "66-once-per-hour", since: nil) == 3)
+        #expect(try store.occurrenceCount(key: "never", since: nil) == 0)
+    }
+
+    @Test func assignmentsAreOnePerExperimentAndRemembered() throws {
+        let store = try Store()
+        let treatment = Variant(id: "219", kind: .treatment, percentage: 0, paywallIdentifier: "pw")
+        try store.save(Store.Assignment(experimentId: "80", variant: treatment, isSentToServer: false))
+        try store.save(Store.Assignment(experimentId: "66", variant: Variant(id: "189", kind: .holdout, percentage: 0, paywallIdentifier: nil), isSentToServer: true))
+        try store.save(Store.Assignment(experimentId: "80", variant: treatment, isSentToServer: true))
+        #expect(try store.assignments() == [
+            Store.Assignment(experimentId: "66", variant: Variant(id: "189", kind: .holdout, percentage: 0, paywallIdentifier: nil), isSentToServer: true),
+            Store.Assignment(experimentId: "80", variant: treatment, isSentToServer: true),
+        ])
+    }
+
+    @Test func resetDropsAssignmentsAndOccurrencesButKeepsTheSubscriptionStatus() throws {
+        let store = try Store()
+        try store.recordOccurrence(key: "k", at: Date())
+        try store.save(Store.Assignment(experimentId: "1", variant: Variant(id: "v", kind: .treatment, percentage: 0, paywallIdentifier: nil), isSentToServer: false))
+        try store.set(.active([Entitlement(id: "pro")]), for: .subscriptionStatus)
+        try store.resetUser()
+        #expect(try store.occurrenceCount(key: "k", since: nil) == 0)
+        #expect(try store.assignments().isEmpty)
+        #expect(try store.value(.subscriptionStatus) == .active([Entitlement(id: "pro")]))
+    }
+
+    @Test func subscriptionStatusesResolveAsSuperwallKitDoes() {
+        #expect(SubscriptionStatus.active([]).resolved == .inactive)
+        #expect(SubscriptionStatus.active([]).wireName == "INACTIVE")
+        #expect(SubscriptionStatus.active([Entitlement(id: "pro")]).isActive)
+        #expect(SubscriptionStatus.unknown.wireName == "UNKNOWN")
+    }
+}
+
 @Suite struct DataDirectoryTests {
     private func temporaryPath() -> String {
         FileManager.default.temporaryDirectory.appendingPathComponent("swdata-\(UUID().uuidString)").path

@@ -148,7 +148,7 @@ extension StoreProduct: Decodable {
     }
 }
 
-extension Entitlement: Decodable {
+extension Entitlement: Codable {
     private enum Keys: String, CodingKey {
         case identifier, type
     }
@@ -159,5 +159,11 @@ extension Entitlement: Decodable {
             throw DecodingError.dataCorruptedError(forKey: .type, in: container, debugDescription: "only SERVICE_LEVEL entitlements exist")
         }
         id = try container.decode(String.self, forKey: .identifier)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: Keys.self)
+        try container.encode(id, forKey: .identifier)
+        try container.encode("SERVICE_LEVEL", forKey: .type)
     }
 }

@@ -41,4 +41,6 @@ extension StorageKey {
     static var lastApiKey: StorageKey<String> { .init("lastApiKey", scope: .app) }
     /// `store.config`: the body of the last config that decoded, as served.
     static var lastConfig: StorageKey<String> { .init("lastConfig", scope: .app) }
+    /// `store.subscriptionStatus`: the last status, restored at launch.
+    static var subscriptionStatus: StorageKey<SubscriptionStatus> { .init("subscriptionStatus", scope: .app) }
 }

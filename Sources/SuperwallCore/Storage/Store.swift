@@ -39,6 +39,23 @@ public final class Store: Sendable {
             }
             try db.create(index: "placementByNameAndTime", on: "placement", columns: ["name", "createdAtMs"])
         }
+        migrator.registerMigration("v2: occurrences and assignments") { db in
+            // An audience's occurrence limit counts these rows by key within its interval.
+            try db.create(table: "occurrence") { table in
+                table.autoIncrementedPrimaryKey("id")
+                table.column("key", .text).notNull()
+                table.column("createdAtMs", .double).notNull()
+            }
+            try db.create(index: "occurrenceByKeyAndTime", on: "occurrence", columns: ["key", "createdAtMs"])
+            // The user's sticky variant per experiment (SuperwallKit `confirmedAssignments`).
+            try db.create(table: "assignment") { table in
+                table.primaryKey("experimentId", .text)
+                table.column("variantId", .text).notNull()
+                table.column("variantKind", .text).notNull()
+                table.column("paywallIdentifier", .text)
+                table.column("isSentToServer", .boolean).notNull().defaults(to: false)
+            }
+        }
         return migrator
     }
 
@@ -102,14 +119,74 @@ public final class Store: Sendable {
         try database.read { db in try String.fetchAll(db, sql: "SELECT name FROM placement ORDER BY id") }
     }
 
+    // MARK: Occurrences
+
+    public func recordOccurrence(key: String, at time: Date) throws {
+        try database.write { db in
+            try db.execute(sql: "INSERT INTO occurrence (key, createdAtMs) VALUES (?, ?)", arguments: [key, time.timeIntervalSince1970 * 1000])
+        }
+    }
+
+    /// How many occurrences of `key` were recorded since `since` (ever, when nil).
+    public func occurrenceCount(key: String, since: Date?) throws -> Int {
+        try database.read { db in
+            try Int.fetchOne(
+                db, sql: "SELECT COUNT(*) FROM occurrence WHERE key = ? AND createdAtMs >= ?",
+                arguments: [key, (since?.timeIntervalSince1970 ?? -.infinity) * 1000]) ?? 0
+        }
+    }
+
+    // MARK: Assignments
+
+    /// One experiment's variant for this user, and whether the server has been told.
+    public struct Assignment: Sendable, Equatable {
+        public var experimentId: String
+        public var variant: Variant
+        public var isSentToServer: Bool
+
+        public init(experimentId: String, variant: Variant, isSentToServer: Bool) {
+            self.experimentId = experimentId
+            self.variant = variant
+            self.isSentToServer = isSentToServer
+        }
+    }
+
+    public func save(_ assignment: Assignment) throws {
+        try database.write { db in
+            try db.execute(
+                sql: """
+                    INSERT INTO assignment (experimentId, variantId, variantKind, paywallIdentifier, isSentToServer) VALUES (?, ?, ?, ?, ?)
+                    ON CONFLICT(experimentId) DO UPDATE SET variantId = excluded.variantId, variantKind = excluded.variantKind,
+                    paywallIdentifier = excluded.paywallIdentifier, isSentToServer = excluded.isSentToServer
+                    """,
+                arguments: [assignment.experimentId, assignment.variant.id, assignment.variant.kind.rawValue,
+                            assignment.variant.paywallIdentifier, assignment.isSentToServer])
+        }
+    }
+
+    public func assignments() throws -> [Assignment] {
+        try database.read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM assignment ORDER BY experimentId").map { row in
+                Assignment(
+                    experimentId: row["experimentId"],
+                    variant: Variant(id: row["variantId"], kind: Variant.Kind(rawValue: row["variantKind"]) ?? .treatment,
+                                     percentage: 0, paywallIdentifier: row["paywallIdentifier"]),
+                    isSentToServer: row["isSentToServer"])
+            }
+        }
+    }
+
     // MARK: Reset
 
-    /// What SuperwallKit's storage reset does: the user's values go, and the placement log
-    /// keeps only the install's own history (`app_install`, `app_launch`).
+    /// What SuperwallKit's storage reset does: the user's values, assignments and occurrences
+    /// go, and the placement log keeps only the install's own history (`app_install`,
+    /// `app_launch`).
     public func resetUser() throws {
         try database.write { db in
             try db.execute(sql: "DELETE FROM keyedValue WHERE scope = ?", arguments: [StorageKey<Bool>.Scope.user.rawValue])
             try db.execute(sql: "DELETE FROM placement WHERE name NOT IN ('app_install', 'app_launch')")
+            try db.execute(sql: "DELETE FROM occurrence")
+            try db.execute(sql: "DELETE FROM assignment")
         }
     }
 }
