@@ -184,7 +184,8 @@ public actor Superwall {
         }
         let limited = cached?.featureFlags.enableConfigRefreshV2 == true
         do {
-            try await fetchAndAdopt(from: source, maxRetries: limited ? 0 : options.maxConfigRetryCount, timeLimit: limited ? .seconds(1) : nil)
+            try await fetchAndAdopt(
+                from: source, cachedBuildId: cached?.buildId, maxRetries: limited ? 0 : options.maxConfigRetryCount, timeLimit: limited ? .seconds(1) : nil)
         } catch {
             if let cached {
                 adopt(cached, refresh: RefreshReport(cacheStatus: "CACHED", fetchSeconds: 0, retryCount: 0))
@@ -199,10 +200,10 @@ public actor Superwall {
     }
 
     /// Fetches, decodes, caches and adopts a config, tracking `config_refresh`.
-    private func fetchAndAdopt(from source: any ConfigSource, maxRetries: Int, timeLimit: Duration?) async throws {
+    /// `cachedBuildId` is sent as `X-Static-Config-Build-Id`.
+    private func fetchAndAdopt(from source: any ConfigSource, cachedBuildId: String?, maxRetries: Int, timeLimit: Duration?) async throws {
         let started = clock.now()
         let retries = RetryCounter()
-        let cachedBuildId = session?.config?.buildId ?? (try? session?.store.value(.lastConfig)).flatMap { try? Config.decode(from: Data($0.utf8)) }?.buildId
         let request = ConfigRequest(
             apiKey: session?.apiKey ?? "", headers: requestHeaders(cachedBuildId: cachedBuildId),
             retryPolicy: RetryPolicy(maxRetries: maxRetries, delay: retryDelay), timeLimit: timeLimit, onRetry: { retries.record($0) })
@@ -224,7 +225,8 @@ public actor Superwall {
     /// the config in use alone when it does not.
     private func refreshInBackground(from source: any ConfigSource, options: ConfigureOptions) {
         backgroundRefresh = Task {
-            try? await self.fetchAndAdopt(from: source, maxRetries: options.maxConfigRetryCount, timeLimit: nil)
+            try? await self.fetchAndAdopt(
+                from: source, cachedBuildId: await self.config?.buildId, maxRetries: options.maxConfigRetryCount, timeLimit: nil)
         }
     }
 
