@@ -226,7 +226,7 @@ public actor Superwall {
     private func refreshInBackground(from source: any ConfigSource, options: ConfigureOptions) {
         backgroundRefresh = Task {
             try? await self.fetchAndAdopt(
-                from: source, cachedBuildId: await self.config?.buildId, maxRetries: options.maxConfigRetryCount, timeLimit: nil)
+                from: source, cachedBuildId: self.config?.buildId, maxRetries: options.maxConfigRetryCount, timeLimit: nil)
         }
     }
 
