@@ -5,7 +5,7 @@ import Synchronization
 /// Carries `delegate/*` notifications to the client, buffering them while no delegate is
 /// bound (no `delegate` capability yet, or `setDelegate {enabled: false}`), so nothing the
 /// core reports during configure is lost to a client that binds a moment later. The buffer is
-/// bounded; past it the oldest notifications are dropped, and counted.
+/// bounded; past it the oldest notifications are dropped.
 final class DelegateChannel: SuperwallDelegate, Sendable {
     static let capacity = 1000
 
@@ -13,7 +13,6 @@ final class DelegateChannel: SuperwallDelegate, Sendable {
         var connection: Connection?
         var bound = false
         var buffered: [(method: String, params: JSONValue)] = []
-        var dropped = 0
     }
 
     private let state = Mutex(State())
@@ -35,14 +34,11 @@ final class DelegateChannel: SuperwallDelegate, Sendable {
         for notification in backlog { connection.notify(notification.method, params: notification.params) }
     }
 
-    var droppedCount: Int { state.withLock { $0.dropped } }
-
     func send(_ method: String, _ params: JSONValue) {
         let connection = state.withLock { state -> Connection? in
             if state.bound, let connection = state.connection { return connection }
             if state.buffered.count >= Self.capacity {
                 state.buffered.removeFirst()
-                state.dropped += 1
             }
             state.buffered.append((method, params))
             return nil

@@ -137,11 +137,6 @@ enum IncomingMessage: Sendable {
 enum OutgoingMessage {
     static func response(id: RequestID?, outcome: Result<JSONValue, RPCError>) -> [UInt8] {
         var writer = JSONWriter()
-        writeResponse(id: id, outcome: outcome, into: &writer)
-        return writer.bytes
-    }
-
-    static func writeResponse(id: RequestID?, outcome: Result<JSONValue, RPCError>, into writer: inout JSONWriter) {
         writer.appendASCII("{\"jsonrpc\":\"2.0\",\"id\":")
         if let id { writer.writeRaw(id.verbatim) } else { writer.appendASCII("null") }
         switch outcome {
@@ -153,6 +148,7 @@ enum OutgoingMessage {
             writer.write(error.jsonValue)
         }
         writer.appendASCII("}")
+        return writer.bytes
     }
 
     static func request(id: String, method: String, params: JSONValue?) -> [UInt8] {

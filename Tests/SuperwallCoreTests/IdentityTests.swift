@@ -2,27 +2,6 @@ import Foundation
 @testable import SuperwallCore
 import Testing
 
-/// A random source that replays fixed values.
-struct FixedRandomSource: RandomSource {
-    var uuids: [UUID] = [UUID(uuidString: "1F0C2A3B-4D5E-4F60-8172-93A4B5C6D7E8")!]
-    var ints: [Int] = [42]
-    private let counter = Counter()
-
-    func uuid() -> UUID { uuids[counter.next("uuid") % uuids.count] }
-    func int(in range: Range<Int>) -> Int { ints[counter.next("int") % ints.count] }
-
-    final class Counter: @unchecked Sendable {
-        private var counts: [String: Int] = [:]
-        private let lock = NSLock()
-        func next(_ name: String) -> Int {
-            lock.withLock {
-                defer { counts[name, default: 0] += 1 }
-                return counts[name, default: 0]
-            }
-        }
-    }
-}
-
 @Suite struct IdentityTests {
     @Test(arguments: [("user_123", 38), ("abc", 3), ("test@example.com", 3)])
     func theUserIdSeedMatchesSuperwallKitsVectors(_ userId: String, _ seed: Int) {
@@ -30,9 +9,9 @@ struct FixedRandomSource: RandomSource {
     }
 
     @Test func anAnonymousUserHasAnUppercaseAliasAndADrawnSeed() {
-        let identity = Identity.anonymous(using: FixedRandomSource())
-        #expect(identity.aliasId == "$SuperwallAlias:1F0C2A3B-4D5E-4F60-8172-93A4B5C6D7E8")
-        #expect(identity.seed == 42)
+        let identity = Identity.anonymous(using: CountingRandomSource())
+        #expect(identity.aliasId == "$SuperwallAlias:00000000-0000-4000-8000-000000000001")
+        #expect(identity.seed == 7)
         #expect(identity.userId == identity.aliasId)
         #expect(!identity.isLoggedIn)
     }

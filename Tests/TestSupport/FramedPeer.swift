@@ -116,16 +116,6 @@ public final class FramedPeer: @unchecked Sendable {
         return await nextReply(timeout: timeout, skipped: &skipped)
     }
 
-    /// Waits for the other side to close its end; true if it did within `timeout`.
-    public func waitForEnd(timeout: Duration = .seconds(5)) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while !ended {
-            guard ContinuousClock.now < deadline else { return false }
-            _ = await nextBody(timeout: deadline - ContinuousClock.now)
-        }
-        return true
-    }
-
     deinit {
         closeWriting()
         closeReading()
