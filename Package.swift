@@ -80,6 +80,12 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(
+            name: "RulesTests",
+            dependencies: ["Rules"],
+            resources: [.copy("Fixtures")],
+            swiftSettings: strictSettings
+        ),
+        .testTarget(
             name: "SuperwallCoreTests",
             dependencies: ["SuperwallCore"],
             resources: [.copy("Fixtures")],

@@ -1,0 +1,131 @@
+/// Lowers a rewritten tree to nodes: resolves macro variables to slots, picks builtins, and
+/// (when optimising) fuses the null-safety rewrite's `has(x.f) ? x.f : D` into one node and
+/// flattens `&&` / `||` chains. Unoptimised lowering exists so tests can check that the
+/// optimisations change nothing.
+struct Compiler {
+    private let optimize: Bool
+    private var scopes: [(name: String, slot: Int)] = []
+    private(set) var slotCount = 0
+
+    init(optimize: Bool = true) {
+        self.optimize = optimize
+    }
+
+    private static let comprehensions: Set<String> = ["all", "exists", "exists_one", "map", "filter"]
+
+    mutating func lower(_ expression: Expr) throws(CompileError) -> any Node {
+        switch expression {
+        case .literal(let literal):
+            return Constant(value: literal.value)
+        case .identifier(let name):
+            if let local = scopes.last(where: { $0.name == name }) { return LocalVariable(slot: local.slot) }
+            return GlobalVariable(name: name)
+        case .select(let operand, let field):
+            return Select(operand: try lower(operand), field: field)
+        case .index(let operand, let index):
+            return Index(operand: try lower(operand), index: try lower(index))
+        case .call(let name, let target, let arguments):
+            return try lowerCall(name, target: target, arguments)
+        case .list(let elements):
+            return ListLiteral(elements: try lowerAll(elements))
+        case .map(let entries):
+            var lowered: [(key: any Node, value: any Node)] = []
+            for entry in entries { lowered.append((try lower(entry.key), try lower(entry.value))) }
+            return MapLiteral(entries: lowered)
+        case .message(let name, _):
+            return MessageLiteral(name: name)
+        case .not(let operand):
+            return Not(operand: try lower(operand))
+        case .negate(let operand):
+            return Negate(operand: try lower(operand))
+        case .arithmetic(let operation, let left, let right):
+            return Arithmetic(operation: operation, left: try lower(left), right: try lower(right))
+        case .relation(let relation, let left, let right):
+            return Relation(relation: relation, left: try lower(left), right: try lower(right))
+        case .and(let left, let right):
+            let operands = optimize ? flattenAnd(expression) : [left, right]
+            return AllOf(operands: try lowerAll(operands))
+        case .or(let left, let right):
+            let operands = optimize ? flattenOr(expression) : [left, right]
+            return FirstTruthy(operands: try lowerAll(operands))
+        case .conditional(let condition, let then, let otherwise):
+            if optimize, case .call("has", nil, let hasArguments) = condition, hasArguments.count == 1,
+               case .select(let operand, let field) = then, hasArguments[0] == then,
+               case .literal(let fallback) = otherwise {
+                return SelectOrDefault(operand: try lower(operand), field: field, fallback: fallback.value)
+            }
+            return Conditional(condition: try lower(condition), then: try lower(then), otherwise: try lower(otherwise))
+        }
+    }
+
+    private mutating func lowerAll(_ expressions: [Expr]) throws(CompileError) -> [any Node] {
+        var nodes: [any Node] = []
+        nodes.reserveCapacity(expressions.count)
+        for expression in expressions { nodes.append(try lower(expression)) }
+        return nodes
+    }
+
+    private func flattenAnd(_ expression: Expr) -> [Expr] {
+        var operands: [Expr] = []
+        var node = expression
+        while case .and(let left, let right) = node {
+            operands.append(right)
+            node = left
+        }
+        operands.append(node)
+        return operands.reversed()
+    }
+
+    private func flattenOr(_ expression: Expr) -> [Expr] {
+        var operands: [Expr] = []
+        var node = expression
+        while case .or(let left, let right) = node {
+            operands.append(right)
+            node = left
+        }
+        operands.append(node)
+        return operands.reversed()
+    }
+
+    private mutating func lowerCall(_ name: String, target: Expr?, _ arguments: [Expr]) throws(CompileError) -> any Node {
+        if name == "has", target == nil {
+            guard let first = arguments.first else { throw CompileError("has() needs an argument", at: nil) }
+            return Has(operand: try lower(first))
+        }
+        if let target, Self.comprehensions.contains(name), let kind = Comprehension.Kind(rawValue: name) {
+            return try lowerComprehension(kind, range: target, arguments)
+        }
+        if name == "maybe" {
+            let all = (target.map { [$0] } ?? []) + arguments
+            guard all.count == 3 else { throw CompileError("maybe() takes a receiver and two arguments", at: nil) }
+            return Maybe(receiver: try lower(all[0]), preferred: try lower(all[1]), fallback: try lower(all[2]))
+        }
+        if let builtin = Builtin(rawValue: name) {
+            if builtin == .unknownFunction || builtin == .test_custom_func { return Constant(value: .null) }
+            let all = (target.map { [$0] } ?? []) + arguments
+            if builtin == .matches, all.count == 2, case .literal(.string(let pattern)) = all[1],
+               let compiled = try? RegularExpression(pattern) {
+                return MatchesConstantPattern(text: try lower(all[0]), pattern: compiled)
+            }
+            return BuiltinCall(builtin: builtin, arguments: try lowerAll(all))
+        }
+        return DynamicCall(name: name, target: try target.map { (expression) throws(CompileError) in try lower(expression) }, arguments: try lowerAll(arguments))
+    }
+
+    private mutating func lowerComprehension(
+        _ kind: Comprehension.Kind, range: Expr, _ arguments: [Expr]
+    ) throws(CompileError) -> any Node {
+        let validCount = kind == .map ? (2...3) : (2...2)
+        guard validCount.contains(arguments.count), case .identifier(let variable) = arguments[0] else {
+            throw CompileError("\(kind.rawValue)() takes a variable name and an expression", at: nil)
+        }
+        let loweredRange = try lower(range)
+        let slot = slotCount
+        slotCount += 1
+        scopes.append((variable, slot))
+        defer { scopes.removeLast() }
+        let body = try lower(arguments[1])
+        let transform = arguments.count == 3 ? try lower(arguments[2]) : nil
+        return Comprehension(kind: kind, range: loweredRange, slot: slot, body: body, transform: transform)
+    }
+}

@@ -1,0 +1,97 @@
+/// The comprehension macros `all`, `exists`, `exists_one`, `map` and `filter`, over a list's
+/// elements or a map's keys. Each iteration spends one step of the frame's budget.
+struct Comprehension: Node {
+    enum Kind: String {
+        case all, exists, exists_one, map, filter
+    }
+
+    let kind: Kind
+    let range: any Node
+    let slot: Int
+    let body: any Node
+    /// `map(x, predicate, transform)`: the three-argument form filters before it maps.
+    let transform: (any Node)?
+
+    func evaluate(_ frame: Frame) throws(EvaluationError) -> Value {
+        let items: [Value]
+        switch try range.evaluate(frame) {
+        case .list(let elements): items = elements
+        case .map(let map): items = map.entries.keys.map(\.value)
+        case let other:
+            throw EvaluationError(.unsupportedOperation, "\(kind.rawValue)() cannot iterate over \(other.kindName)")
+        }
+        let saved = frame.locals[slot]
+        defer { frame.locals[slot] = saved }
+        var matched = 0
+        var produced: [Value] = []
+        for item in items {
+            try frame.spend()
+            frame.locals[slot] = item
+            let verdict = try body.evaluate(frame)
+            switch kind {
+            case .all:
+                if !verdict.isTruthy { return .bool(false) }
+            case .exists:
+                if verdict.isTruthy { return .bool(true) }
+            case .exists_one:
+                if verdict.isTruthy { matched += 1 }
+            case .map:
+                if let transform {
+                    if verdict.isTruthy { produced.append(try transform.evaluate(frame)) }
+                } else {
+                    produced.append(verdict)
+                }
+            case .filter:
+                if verdict.isTruthy { produced.append(item) }
+            }
+        }
+        switch kind {
+        case .all: return .bool(true)
+        case .exists: return .bool(false)
+        case .exists_one: return .bool(matched == 1)
+        case .map, .filter: return .list(produced)
+        }
+    }
+}
+
+/// Superscript's `x.maybe(a, b)`: `a`, or `b` when `a` is an error.
+struct Maybe: Node {
+    let receiver: any Node
+    let preferred: any Node
+    let fallback: any Node
+
+    func evaluate(_ frame: Frame) throws(EvaluationError) -> Value {
+        _ = try receiver.evaluate(frame)
+        do {
+            return try preferred.evaluate(frame)
+        } catch {
+            return try fallback.evaluate(frame)
+        }
+    }
+}
+
+struct BuiltinCall: Node {
+    let builtin: Builtin
+    /// The receiver, if any, then the arguments.
+    let arguments: [any Node]
+
+    func evaluate(_ frame: Frame) throws(EvaluationError) -> Value {
+        var values: [Value] = []
+        values.reserveCapacity(arguments.count)
+        for argument in arguments { values.append(try argument.evaluate(frame)) }
+        return try builtin.apply(values, frame: frame)
+    }
+}
+
+/// `text.matches("literal pattern")`, with the pattern compiled once with the program.
+struct MatchesConstantPattern: Node {
+    let text: any Node
+    let pattern: RegularExpression
+
+    func evaluate(_ frame: Frame) throws(EvaluationError) -> Value {
+        guard case .string(let value) = try text.evaluate(frame) else {
+            throw .invalidArgument("matches", "expects a string and a pattern")
+        }
+        return .bool(try pattern.matches(value))
+    }
+}

@@ -1,0 +1,86 @@
+import Synchronization
+
+/// A compiled expression: parsed, rewritten by Superscript's pre-pass and lowered, once.
+/// Evaluating it never parses; one program may be evaluated from many threads at once.
+public struct Program: Sendable {
+    public let source: String
+    private let root: any Node
+    private let localSlots: Int
+
+    public init(_ source: String) throws(CompileError) {
+        try self.init(source, optimize: true)
+    }
+
+    init(_ source: String, optimize: Bool) throws(CompileError) {
+        self.source = source
+        let rewritten = SuperscriptRewrite.apply(try Parser.parse(source))
+        var compiler = Compiler(optimize: optimize)
+        root = try compiler.lower(rewritten)
+        localSlots = compiler.slotCount
+    }
+
+    /// The value, with Superscript's post-pass applied: undeclared references, unknown
+    /// functions and comparisons of a null left side give `null`, not an error.
+    public func evaluate(_ activation: any Activation) -> Result<Value, EvaluationError> {
+        let frame = Frame(activation: activation, localSlots: localSlots)
+        do {
+            return .success(try root.evaluate(frame))
+        } catch where error.becomesNullResult {
+            return .success(.null)
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Whether an audience rule matches: only an evaluation to exactly `true` does.
+    public func matches(_ activation: any Activation) -> Bool {
+        if case .success(.bool(true)) = evaluate(activation) { return true }
+        return false
+    }
+}
+
+/// Why an expression gave no value: it did not compile, or its evaluation failed.
+public enum RuleError: Error, Sendable, Equatable, CustomStringConvertible {
+    case compile(CompileError)
+    case evaluation(EvaluationError)
+
+    public var description: String {
+        switch self {
+        case .compile(let error): "Failed to compile expression: \(error)"
+        case .evaluation(let error): error.message
+        }
+    }
+}
+
+/// Compiled programs by source text, shared by every evaluation. Compile failures are kept
+/// too, so a broken rule is not re-parsed on every placement. Bounded: past `capacity`
+/// entries an arbitrary one is dropped.
+public final class ProgramCache: Sendable {
+    public static let shared = ProgramCache()
+
+    private let programs = Mutex<[String: Result<Program, CompileError>]>([:])
+    private let capacity: Int
+
+    public init(capacity: Int = 10_000) {
+        self.capacity = capacity
+    }
+
+    public func program(for source: String) -> Result<Program, CompileError> {
+        if let cached = programs.withLock({ $0[source] }) { return cached }
+        let compiled = Result { () throws(CompileError) in try Program(source) }
+        programs.withLock { programs in
+            if programs.count >= capacity, let victim = programs.keys.first { programs[victim] = nil }
+            programs[source] = compiled
+        }
+        return compiled
+    }
+
+    public func evaluate(_ source: String, _ activation: any Activation) -> Result<Value, RuleError> {
+        switch program(for: source) {
+        case .failure(let error): .failure(.compile(error))
+        case .success(let program): program.evaluate(activation).mapError { .evaluation($0) }
+        }
+    }
+
+    public var count: Int { programs.withLock { $0.count } }
+}

@@ -1,0 +1,138 @@
+/// Superscript's pre-pass (rules-language.md §1.4), applied once to the parsed tree:
+///
+/// 1. a member access `a.b` outside `has()` becomes `has(a.b) ? a.b : null`;
+/// 2. a relation whose left side is a member access becomes `(has(l) ? l : D) op r` when `r`
+///    is a literal, `D` being the zero value of the literal's kind, and
+///    `has(l) ? (l op r) : false` otherwise;
+/// 3. the same with `hasFn("device.f")` for a left side `device.f(...)` / `computed.f(...)`;
+///    whether `f` is declared is known only at evaluation, so `hasFn` is asked then;
+/// 4. the string literals `"true"` and `"false"` become booleans;
+/// 5. `x == "42"` becomes `x == "42" || x == 42` (and `!=` a conjunction) when either side is
+///    a string literal that parses as a number, as Rust's `parse` would (no trimming).
+///
+/// Where Superscript leaves the order of 2 and 5 open, 2 comes first: a missing attribute
+/// compared with `"0"` is `"" == "0" || "" == 0`, false, like any other comparison of a
+/// missing attribute with a non-empty string.
+enum SuperscriptRewrite {
+    static func apply(_ expression: Expr) -> Expr {
+        rewrite(expression, insideHas: false)
+    }
+
+    private static func rewrite(_ expression: Expr, insideHas: Bool) -> Expr {
+        switch expression {
+        case .literal(.string("true")): return .literal(.bool(true))
+        case .literal(.string("false")): return .literal(.bool(false))
+        case .literal, .identifier: return expression
+        case .select(let operand, let field):
+            let access = Expr.select(rewrite(operand, insideHas: insideHas), field)
+            if insideHas { return access }
+            return .conditional(.call("has", target: nil, [access]), access, .literal(.null))
+        case .index(let operand, let index):
+            return .index(rewrite(operand, insideHas: insideHas), rewrite(index, insideHas: insideHas))
+        case .call(let name, let target, let arguments):
+            let argumentsInsideHas = insideHas || (name == "has" && target == nil)
+            return .call(
+                name, target: target.map { rewrite($0, insideHas: insideHas) },
+                arguments.map { rewrite($0, insideHas: argumentsInsideHas) })
+        case .list(let elements):
+            return .list(elements.map { rewrite($0, insideHas: insideHas) })
+        case .map(let entries):
+            return .map(entries.map { rewrite($0, insideHas: insideHas) })
+        case .message(let name, let entries):
+            return .message(name, entries.map { rewrite($0, insideHas: insideHas) })
+        case .not(let operand):
+            return .not(rewrite(operand, insideHas: insideHas))
+        case .negate(let operand):
+            return .negate(rewrite(operand, insideHas: insideHas))
+        case .arithmetic(let operation, let left, let right):
+            return .arithmetic(operation, rewrite(left, insideHas: insideHas), rewrite(right, insideHas: insideHas))
+        case .and(let left, let right):
+            return .and(rewrite(left, insideHas: insideHas), rewrite(right, insideHas: insideHas))
+        case .or(let left, let right):
+            return .or(rewrite(left, insideHas: insideHas), rewrite(right, insideHas: insideHas))
+        case .conditional(let condition, let then, let otherwise):
+            return .conditional(
+                rewrite(condition, insideHas: insideHas), rewrite(then, insideHas: insideHas),
+                rewrite(otherwise, insideHas: insideHas))
+        case .relation(let relation, let left, let right):
+            let safe = nullSafeRelation(relation, left, right, insideHas: insideHas)
+            return coerceNumericString(relation, original: (left, right), safe)
+        }
+    }
+
+    private static func rewrite(_ entry: Expr.MapEntry, insideHas: Bool) -> Expr.MapEntry {
+        Expr.MapEntry(key: rewrite(entry.key, insideHas: insideHas), value: rewrite(entry.value, insideHas: insideHas))
+    }
+
+    /// Rules 2 and 3. Returns the rewritten relation, and its left operand as it will be
+    /// compared (for rule 5 to reuse).
+    private static func nullSafeRelation(
+        _ relation: Expr.Relation, _ left: Expr, _ right: Expr, insideHas: Bool
+    ) -> (relation: Expr, left: Expr, right: Expr) {
+        let rewrittenRight = rewrite(right, insideHas: insideHas)
+        let guarded: (guard: Expr, operand: Expr)?
+        switch left {
+        case .select(let operand, let field) where !insideHas:
+            let access = Expr.select(rewrite(operand, insideHas: false), field)
+            guarded = (.call("has", target: nil, [access]), access)
+        case .call(let name, .identifier(let receiver)?, let arguments)
+            where !insideHas && (receiver == "device" || receiver == "computed"):
+            let call = Expr.call(
+                name, target: .identifier(receiver), arguments.map { rewrite($0, insideHas: false) })
+            guarded = (.call("hasFn", target: nil, [.literal(.string("\(receiver).\(name)"))]), call)
+        default:
+            guarded = nil
+        }
+        guard let guarded else {
+            let rewrittenLeft = rewrite(left, insideHas: insideHas)
+            return (.relation(relation, rewrittenLeft, rewrittenRight), rewrittenLeft, rewrittenRight)
+        }
+        if case .literal(let literal) = rewrittenRight {
+            let safeLeft = Expr.conditional(guarded.guard, guarded.operand, .literal(zeroValue(of: literal)))
+            return (.relation(relation, safeLeft, rewrittenRight), safeLeft, rewrittenRight)
+        }
+        let checked = Expr.conditional(
+            guarded.guard, .relation(relation, guarded.operand, rewrittenRight), .literal(.bool(false)))
+        return (checked, guarded.operand, rewrittenRight)
+    }
+
+    private static func zeroValue(of literal: Expr.Literal) -> Expr.Literal {
+        switch literal {
+        case .int: .int(0)
+        case .uint: .uint(0)
+        case .double: .double(0)
+        case .string: .string("")
+        case .bool: .bool(false)
+        case .null, .bytes: .null
+        }
+    }
+
+    /// Rule 5.
+    private static func coerceNumericString(
+        _ relation: Expr.Relation, original: (Expr, Expr), _ safe: (relation: Expr, left: Expr, right: Expr)
+    ) -> Expr {
+        guard relation == .equal || relation == .notEqual else { return safe.relation }
+        let number: Expr.Literal
+        let numberOnRight: Bool
+        if case .literal(.string(let text)) = original.1, let parsed = numericLiteral(text) {
+            number = parsed
+            numberOnRight = true
+        } else if case .literal(.string(let text)) = original.0, let parsed = numericLiteral(text) {
+            number = parsed
+            numberOnRight = false
+        } else {
+            return safe.relation
+        }
+        let numeric = numberOnRight
+            ? Expr.relation(relation, safe.left, .literal(number))
+            : Expr.relation(relation, .literal(number), safe.right)
+        return relation == .equal ? .or(safe.relation, numeric) : .and(safe.relation, numeric)
+    }
+
+    /// Rust's `parse::<i64>()`, then `u64`, then `f64`.
+    static func numericLiteral(_ text: String) -> Expr.Literal? {
+        if let value = Int64(text) { return .int(value) }
+        if let value = UInt64(text) { return .uint(value) }
+        return Conversions.rustDouble(text).map { .double($0) }
+    }
+}
