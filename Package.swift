@@ -52,6 +52,7 @@ let package = Package(
             name: "BridgeServer",
             dependencies: [
                 "JSONRPC",
+                "Rules",
                 "SuperwallCore",
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -62,6 +63,7 @@ let package = Package(
             dependencies: [
                 "BridgeServer",
                 "JSONRPC",
+                "Rules",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],

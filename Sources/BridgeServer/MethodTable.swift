@@ -77,6 +77,20 @@ public struct MethodTable: Sendable {
             return attributes(try await core { try await superwall.setIntegrationAttributes(changes) })
         }
         methods["getIntegrationAttributes"] = { _, _ in attributes(try await core { try await superwall.integrationAttributes() }) }
+        methods["debug/evaluateExpression"] = { request, _ in
+            let params = try Params(request)
+            let expression = try params.string("expression")
+            if let context = try params.optionalJSONObject("context") {
+                do throws(ExpressionEvaluation.InvalidContext) {
+                    return ExpressionEvaluation.evaluate(expression, in: try ExpressionEvaluation.context(from: .object(context)))
+                } catch {
+                    throw RPCError.invalidParams("params.\(error.description)", details: ["path": "params.context"])
+                }
+            }
+            let placementParams = try params.optionalJSONObject("params").map { [String: JSON]($0) }
+            let context = try await core { try await superwall.audienceContext(params: placementParams) }
+            return ExpressionEvaluation.evaluate(expression, in: context)
+        }
         methods["getDeviceAttributes"] = { _, _ in
             guard await superwall.configurationStatus != .pending else { throw SuperwallError.notConfigured.rpcError }
             return attributes(await superwall.deviceAttributes())

@@ -301,7 +301,7 @@ extension Token.Kind {
         case .bytes: "a bytes literal"
         case .punctuation(let symbol): "'\(symbol)'"
         case .int64MinMagnitude: "'9223372036854775808'"
-        case .end: "the end of the expression"
+        case .end: "end of the expression"
         }
     }
 }

@@ -419,6 +419,15 @@ public actor Superwall {
         interfaceStyleOverride = style?.rawValue
     }
 
+    /// The context audience rules see now, for `params` (nil outside a placement).
+    public func audienceContext(params: [String: JSON]?) throws(SuperwallError) -> AudienceContext {
+        guard let session else { throw .notConfigured }
+        return AudienceContext(
+            userAttributes: session.userAttributes, isLoggedIn: session.identity.isLoggedIn,
+            deviceAttributes: deviceAttributes(), params: params,
+            history: StorePlacementHistory(store: session.store, now: clock.now()))
+    }
+
     public func deviceAttributes() -> [String: JSON] {
         guard let session else { return [:] }
         var facts = session.deviceFacts

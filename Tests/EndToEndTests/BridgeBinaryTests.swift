@@ -173,3 +173,33 @@ import TestSupport
         #expect(await bridge.waitForExit(timeout: .seconds(10)) == 0)
     }
 }
+
+@Suite struct EvalCommandTests {
+    @Test func evalPrintsTheTaggedValueAndExitsZero() throws {
+        let result = try runBridge(["eval", "size('héllo') + 1"])
+        #expect(result.status == 0)
+        #expect(result.stdout == "{\"value\":{\"type\":\"int\",\"value\":7}}\n")
+    }
+
+    @Test func evalReadsAContextFile() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("context-\(UUID().uuidString).json").path
+        try Data(#"{"variables": {"map": {"user": {"type": "map", "value": {"plan": {"type": "string", "value": "pro"}}}}}}"#.utf8)
+            .write(to: URL(fileURLWithPath: path))
+        let result = try runBridge(["eval", "user.plan == 'pro' && user.missing < 3", "--context", path])
+        #expect(result.status == 0)
+        #expect(result.stdout == "{\"value\":{\"type\":\"bool\",\"value\":true}}\n")
+    }
+
+    @Test func evalPrintsAnErrorAndExitsOneForABadExpression() throws {
+        let result = try runBridge(["eval", "0x10 == 16"])
+        #expect(result.status == 1)
+        #expect(result.stdout.contains("\"error\"") && result.stdout.contains("Hexadecimal"))
+    }
+
+    @Test func evalRefusesAMissingOrMalformedContextFile() throws {
+        let missing = try runBridge(["eval", "true", "--context", "/nonexistent/context.json"])
+        #expect(missing.status == 64)
+        #expect(missing.stderr.contains("Cannot open the context file"))
+        #expect(missing.stdout.isEmpty)
+    }
+}
