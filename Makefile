@@ -23,7 +23,13 @@ deps:
 build: deps
 	$(SWIFT) build
 
+# The static standard library links FoundationNetworking (the http config source) against
+# libcurl, which needs its development package.
 release: deps
+	@if ! pkg-config --exists libcurl 2>/dev/null; then \
+		echo "installing libcurl4-openssl-dev"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libcurl4-openssl-dev >/dev/null; \
+	fi
 	$(SWIFT) build $(RELEASE_FLAGS)
 
 # Swift Testing runs the suites; XCTest, which has none, prints its own "Executed 0 tests"
@@ -48,8 +54,14 @@ $(BENCH_BIN):
 $(BENCH_BIN)/bench-config.json: $(BENCH_DIR)/generate_config.py | $(BENCH_BIN)
 	$(PYTHON) $< $@ 1000 2000
 
-bench: deps release $(BENCH_BIN)/driver $(BENCH_BIN)/echo-server $(BENCH_BIN)/bench-config.json
+# The rules benchmark's peer, the Python package common-expression-language, in a virtualenv.
+$(BENCH_DIR)/.venv/bin/python:
+	$(PYTHON) -m venv $(BENCH_DIR)/.venv
+	$(BENCH_DIR)/.venv/bin/pip install -q common-expression-language==0.10.0
+
+bench: deps release $(BENCH_BIN)/driver $(BENCH_BIN)/echo-server $(BENCH_BIN)/bench-config.json $(BENCH_DIR)/.venv/bin/python
 	$(BENCH_BIN)/driver --peer $(BENCH_BIN)/echo-server --bridge $(BIN_RELEASE) --config $(CURDIR)/$(BENCH_BIN)/bench-config.json
+	$(PYTHON) $(BENCH_DIR)/rules_bench.py run --bridge $(dir $(BIN_RELEASE))rules-benchmark --peer-python $(BENCH_DIR)/.venv/bin/python
 
 clean:
-	rm -rf .build $(BENCH_BIN)
+	rm -rf .build $(BENCH_BIN) $(BENCH_DIR)/.venv

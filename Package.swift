@@ -69,6 +69,12 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        .executableTarget(
+            name: "rules-benchmark",
+            dependencies: ["Rules", "SuperwallCore"],
+            path: "Benchmarks/RulesBenchmark",
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "TestSupport",
             dependencies: ["JSONRPC", .product(name: "Logging", package: "swift-log")],

@@ -2,8 +2,9 @@
 /// `params`, ...) and the host functions the caller declares.
 ///
 /// Values handed out must already be normalised (`Value.normalized`), as Superscript
-/// normalises its inputs; `MapView`s normalise what they convert.
-public protocol Activation {
+/// normalises its inputs; `MapView`s normalise what they convert. Activations are classes so
+/// that handing one to an evaluation copies a reference, not a struct of maps.
+public protocol Activation: AnyObject {
     func variable(named name: String) -> Value?
     var hostFunctions: (any HostFunctions)? { get }
 }
@@ -25,9 +26,9 @@ public protocol HostFunctions: Sendable {
 }
 
 /// Variables held in a dictionary, with optional host functions.
-public struct VariableActivation: Activation, Sendable {
-    public var variables: [String: Value]
-    public var hostFunctions: (any HostFunctions)?
+public final class VariableActivation: Activation, Sendable {
+    public let variables: [String: Value]
+    public let hostFunctions: (any HostFunctions)?
 
     public init(_ variables: [String: Value] = [:], hostFunctions: (any HostFunctions)? = nil) {
         self.variables = variables

@@ -9,7 +9,7 @@ enum Builtin: String, Sendable {
     /// Superscript registers these two as stubs that answer null without looking at their arguments.
     case unknownFunction, test_custom_func
 
-    func apply(_ arguments: [Value], frame: Frame) throws(EvaluationError) -> Value {
+    func apply(_ arguments: Arguments, frame: Frame) throws(EvaluationError) -> Value {
         switch self {
         case .size:
             switch try single(arguments) {
@@ -37,7 +37,7 @@ enum Builtin: String, Sendable {
             }
             return .bool(try RegularExpression(pattern).matches(text))
         case .max:
-            return try maximum(arguments)
+            return try maximum(arguments.values)
         case .int: return try Conversions.int(try single(arguments))
         case .uint: return try Conversions.uint(try single(arguments))
         case .double: return try Conversions.double(try single(arguments))
@@ -52,7 +52,6 @@ enum Builtin: String, Sendable {
             switch try single(arguments) {
             case .string(let text): return .timestamp(try Chronology.parseTimestamp(text))
             case .timestamp(let timestamp): return .timestamp(timestamp)
-            case .int(let seconds): return .timestamp(try Chronology.add(TimeSpan(seconds: seconds), to: Timestamp(seconds: 0), sign: 1))
             case let other: throw .invalidArgument("timestamp", "cannot convert \(other.kindName) to a timestamp")
             }
         case .duration:
@@ -82,18 +81,18 @@ enum Builtin: String, Sendable {
         }
     }
 
-    private func single(_ arguments: [Value]) throws(EvaluationError) -> Value {
-        guard arguments.count == 1 else {
-            throw .invalidArgument(rawValue, "expects 1 argument, got \(arguments.count)")
+    private func single(_ arguments: Arguments) throws(EvaluationError) -> Value {
+        guard case .one(let value) = arguments else {
+            throw .invalidArgument(rawValue, "expects 1 argument, got \(arguments.values.count)")
         }
-        return arguments[0]
+        return value
     }
 
-    private func pair(_ arguments: [Value]) throws(EvaluationError) -> (Value, Value) {
-        guard arguments.count == 2 else {
-            throw .invalidArgument(rawValue, "expects 2 arguments, got \(arguments.count)")
+    private func pair(_ arguments: Arguments) throws(EvaluationError) -> (Value, Value) {
+        guard case .two(let first, let second) = arguments else {
+            throw .invalidArgument(rawValue, "expects 2 arguments, got \(arguments.values.count)")
         }
-        return (arguments[0], arguments[1])
+        return (first, second)
     }
 
     /// cel-interpreter's `max`: over a single list argument, or over the arguments; null when empty.
@@ -106,6 +105,22 @@ enum Builtin: String, Sendable {
         guard var best = items.first else { return .null }
         for item in items.dropFirst() where try Operators.compare(best, item) < 0 { best = item }
         return best
+    }
+}
+
+/// A call's arguments (receiver first); one and two are held without an array, as most calls
+/// have one or two.
+enum Arguments {
+    case one(Value)
+    case two(Value, Value)
+    case many([Value])
+
+    var values: [Value] {
+        switch self {
+        case .one(let value): [value]
+        case .two(let first, let second): [first, second]
+        case .many(let values): values
+        }
     }
 }
 
@@ -124,8 +139,6 @@ enum Conversions {
         case .string(let text):
             guard let number = Int64(text) else { throw .invalidArgument("int", "'\(text)' is not an integer") }
             return .int(number)
-        case .timestamp(let timestamp):
-            return .int(timestamp.seconds)
         default:
             throw .invalidArgument("int", "cannot convert \(value.kindName) to an int")
         }

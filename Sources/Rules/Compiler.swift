@@ -27,7 +27,10 @@ struct Compiler {
         case .call(let name, let target, let arguments):
             return try lowerCall(name, target: target, arguments)
         case .list(let elements):
-            return ListLiteral(elements: try lowerAll(elements))
+            let nodes = try lowerAll(elements)
+            let constants = nodes.compactMap { ($0 as? Constant)?.value }
+            if optimize, constants.count == nodes.count { return Constant(value: .list(constants)) }
+            return ListLiteral(elements: nodes)
         case .map(let entries):
             var lowered: [(key: any Node, value: any Node)] = []
             for entry in entries { lowered.append((try lower(entry.key), try lower(entry.value))) }

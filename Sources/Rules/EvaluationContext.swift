@@ -12,8 +12,8 @@
 /// The variables are set up as Superscript does: every value normalised, `device` the
 /// declared device functions (as function values) overlaid with the `device` variable's
 /// entries, and `computed` the declared computed functions.
-public struct EvaluationContext: Activation, Sendable, Decodable {
-    public private(set) var variables: [String: Value]
+public final class EvaluationContext: Activation, Sendable, Decodable {
+    public let variables: [String: Value]
     private let functions: DeclaredHostFunctions
 
     public var hostFunctions: (any HostFunctions)? { functions }
@@ -48,7 +48,7 @@ public struct EvaluationContext: Activation, Sendable, Decodable {
         let map: [String: Value]
     }
 
-    public init(from decoder: any Decoder) throws {
+    public required convenience init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         var variables: [String: Value] = [:]
         if let wrapped = try? container.decodeIfPresent(WrappedVariables.self, forKey: .variables) {

@@ -1,6 +1,6 @@
 /// The comprehension macros `all`, `exists`, `exists_one`, `map` and `filter`, over a list's
 /// elements or a map's keys. Each iteration spends one step of the frame's budget.
-struct Comprehension: Node {
+final class Comprehension: Node {
     enum Kind: String {
         case all, exists, exists_one, map, filter
     }
@@ -12,9 +12,17 @@ struct Comprehension: Node {
     /// `map(x, predicate, transform)`: the three-argument form filters before it maps.
     let transform: (any Node)?
 
-    func evaluate(_ frame: Frame) throws(EvaluationError) -> Value {
+    init(kind: Kind, range: any Node, slot: Int, body: any Node, transform: (any Node)?) {
+        self.kind = kind
+        self.range = range
+        self.slot = slot
+        self.body = body
+        self.transform = transform
+    }
+
+    func evaluate(_ frame: inout Frame) throws(EvaluationError) -> Value {
         let items: [Value]
-        switch try range.evaluate(frame) {
+        switch try range.evaluate(&frame) {
         case .list(let elements): items = elements
         case .map(let map): items = map.entries.keys.map(\.value)
         case let other:
@@ -27,7 +35,7 @@ struct Comprehension: Node {
         for item in items {
             try frame.spend()
             frame.locals[slot] = item
-            let verdict = try body.evaluate(frame)
+            let verdict = try body.evaluate(&frame)
             switch kind {
             case .all:
                 if !verdict.isTruthy { return .bool(false) }
@@ -37,7 +45,7 @@ struct Comprehension: Node {
                 if verdict.isTruthy { matched += 1 }
             case .map:
                 if let transform {
-                    if verdict.isTruthy { produced.append(try transform.evaluate(frame)) }
+                    if verdict.isTruthy { produced.append(try transform.evaluate(&frame)) }
                 } else {
                     produced.append(verdict)
                 }
@@ -55,41 +63,65 @@ struct Comprehension: Node {
 }
 
 /// Superscript's `x.maybe(a, b)`: `a`, or `b` when `a` is an error.
-struct Maybe: Node {
+final class Maybe: Node {
     let receiver: any Node
     let preferred: any Node
     let fallback: any Node
 
-    func evaluate(_ frame: Frame) throws(EvaluationError) -> Value {
-        _ = try receiver.evaluate(frame)
+    init(receiver: any Node, preferred: any Node, fallback: any Node) {
+        self.receiver = receiver
+        self.preferred = preferred
+        self.fallback = fallback
+    }
+
+    func evaluate(_ frame: inout Frame) throws(EvaluationError) -> Value {
+        _ = try receiver.evaluate(&frame)
         do {
-            return try preferred.evaluate(frame)
+            return try preferred.evaluate(&frame)
         } catch {
-            return try fallback.evaluate(frame)
+            return try fallback.evaluate(&frame)
         }
     }
 }
 
-struct BuiltinCall: Node {
+final class BuiltinCall: Node {
     let builtin: Builtin
     /// The receiver, if any, then the arguments.
     let arguments: [any Node]
 
-    func evaluate(_ frame: Frame) throws(EvaluationError) -> Value {
-        var values: [Value] = []
-        values.reserveCapacity(arguments.count)
-        for argument in arguments { values.append(try argument.evaluate(frame)) }
-        return try builtin.apply(values, frame: frame)
+    init(builtin: Builtin, arguments: [any Node]) {
+        self.builtin = builtin
+        self.arguments = arguments
+    }
+
+    func evaluate(_ frame: inout Frame) throws(EvaluationError) -> Value {
+        switch arguments.count {
+        case 1:
+            return try builtin.apply(.one(try arguments[0].evaluate(&frame)), frame: frame)
+        case 2:
+            let first = try arguments[0].evaluate(&frame)
+            return try builtin.apply(.two(first, try arguments[1].evaluate(&frame)), frame: frame)
+        default:
+            var values: [Value] = []
+            values.reserveCapacity(arguments.count)
+            for argument in arguments { values.append(try argument.evaluate(&frame)) }
+            return try builtin.apply(.many(values), frame: frame)
+        }
     }
 }
 
 /// `text.matches("literal pattern")`, with the pattern compiled once with the program.
-struct MatchesConstantPattern: Node {
+final class MatchesConstantPattern: Node {
     let text: any Node
     let pattern: RegularExpression
 
-    func evaluate(_ frame: Frame) throws(EvaluationError) -> Value {
-        guard case .string(let value) = try text.evaluate(frame) else {
+    init(text: any Node, pattern: RegularExpression) {
+        self.text = text
+        self.pattern = pattern
+    }
+
+    func evaluate(_ frame: inout Frame) throws(EvaluationError) -> Value {
+        guard case .string(let value) = try text.evaluate(&frame) else {
             throw .invalidArgument("matches", "expects a string and a pattern")
         }
         return .bool(try pattern.matches(value))

@@ -1,7 +1,7 @@
-/// The evaluation state of one run of a program.
-final class Frame {
+/// The evaluation state of one run of a program, passed down `inout` so an evaluation
+/// allocates nothing for it.
+struct Frame {
     let activation: any Activation
-    let hostFunctions: (any HostFunctions)?
     /// Values of the macro variables in scope, by slot.
     var locals: [Value]
     private var remainingSteps: Int
@@ -13,54 +13,73 @@ final class Frame {
 
     init(activation: any Activation, localSlots: Int) {
         self.activation = activation
-        hostFunctions = activation.hostFunctions
         locals = Array(repeating: .null, count: localSlots)
         remainingSteps = Self.stepBudget
     }
 
-    func spend(_ steps: Int = 1) throws(EvaluationError) {
+    mutating func spend(_ steps: Int = 1) throws(EvaluationError) {
         remainingSteps -= steps
         if remainingSteps < 0 {
             throw EvaluationError(.budgetExceeded, "Evaluation exceeded \(Self.stepBudget) steps")
         }
     }
 
+    var hostFunctions: (any HostFunctions)? { activation.hostFunctions }
+
     func declares(_ name: String) -> Bool {
         Builtin(rawValue: name) != nil || hostFunctions?.declares(name) == true
     }
 }
 
-/// One node of a compiled program.
-protocol Node: Sendable {
-    func evaluate(_ frame: Frame) throws(EvaluationError) -> Value
+/// One node of a compiled program. Nodes are classes: a program is a tree of references,
+/// and calling down it copies no boxed structs.
+protocol Node: AnyObject, Sendable {
+    func evaluate(_ frame: inout Frame) throws(EvaluationError) -> Value
 }
 
-struct Constant: Node {
+final class Constant: Node {
     let value: Value
-    func evaluate(_ frame: Frame) -> Value { value }
+
+    init(value: Value) {
+        self.value = value
+    }
+    func evaluate(_ frame: inout Frame) -> Value { value }
 }
 
-struct GlobalVariable: Node {
+final class GlobalVariable: Node {
     let name: String
-    func evaluate(_ frame: Frame) throws(EvaluationError) -> Value {
+
+    init(name: String) {
+        self.name = name
+    }
+    func evaluate(_ frame: inout Frame) throws(EvaluationError) -> Value {
         guard let value = frame.activation.variable(named: name) else { throw .undeclared(name) }
         return value
     }
 }
 
-struct LocalVariable: Node {
+final class LocalVariable: Node {
     let slot: Int
-    func evaluate(_ frame: Frame) -> Value { frame.locals[slot] }
+
+    init(slot: Int) {
+        self.slot = slot
+    }
+    func evaluate(_ frame: inout Frame) -> Value { frame.locals[slot] }
 }
 
 /// `operand.field`: the map entry, else a function value when a function of that name exists
 /// (cel-interpreter's reading of `device.daysSince`), else `No such key`.
-struct Select: Node {
+final class Select: Node {
     let operand: any Node
     let field: String
 
-    func evaluate(_ frame: Frame) throws(EvaluationError) -> Value {
-        let container = try operand.evaluate(frame)
+    init(operand: any Node, field: String) {
+        self.operand = operand
+        self.field = field
+    }
+
+    func evaluate(_ frame: inout Frame) throws(EvaluationError) -> Value {
+        let container = try operand.evaluate(&frame)
         if case .map(let map) = container, let value = map[field] { return value }
         if frame.declares(field) { return .function(field) }
         throw .noSuchKey(field)
@@ -69,15 +88,21 @@ struct Select: Node {
 
 /// `has(x.f) ? x.f : fallback`, the null-safety rewrite's most common shape, with `x`
 /// evaluated once.
-struct SelectOrDefault: Node {
+final class SelectOrDefault: Node {
     let operand: any Node
     let field: String
     let fallback: Value
 
-    func evaluate(_ frame: Frame) throws(EvaluationError) -> Value {
+    init(operand: any Node, field: String, fallback: Value) {
+        self.operand = operand
+        self.field = field
+        self.fallback = fallback
+    }
+
+    func evaluate(_ frame: inout Frame) throws(EvaluationError) -> Value {
         let container: Value
         do {
-            container = try operand.evaluate(frame)
+            container = try operand.evaluate(&frame)
         } catch where error.kind == .noSuchKey {
             return fallback
         }
@@ -88,11 +113,15 @@ struct SelectOrDefault: Node {
 }
 
 /// `has(e)`: true unless resolving `e` runs into a missing key; other errors propagate.
-struct Has: Node {
+final class Has: Node {
     let operand: any Node
-    func evaluate(_ frame: Frame) throws(EvaluationError) -> Value {
+
+    init(operand: any Node) {
+        self.operand = operand
+    }
+    func evaluate(_ frame: inout Frame) throws(EvaluationError) -> Value {
         do {
-            _ = try operand.evaluate(frame)
+            _ = try operand.evaluate(&frame)
             return .bool(true)
         } catch where error.kind == .noSuchKey {
             return .bool(false)
@@ -100,68 +129,99 @@ struct Has: Node {
     }
 }
 
-struct Index: Node {
+final class Index: Node {
     let operand: any Node
     let index: any Node
-    func evaluate(_ frame: Frame) throws(EvaluationError) -> Value {
-        let container = try operand.evaluate(frame)
-        return try Operators.index(container, try index.evaluate(frame))
+
+    init(operand: any Node, index: any Node) {
+        self.operand = operand
+        self.index = index
+    }
+    func evaluate(_ frame: inout Frame) throws(EvaluationError) -> Value {
+        let container = try operand.evaluate(&frame)
+        return try Operators.index(container, try index.evaluate(&frame))
     }
 }
 
-struct ListLiteral: Node {
+final class ListLiteral: Node {
     let elements: [any Node]
-    func evaluate(_ frame: Frame) throws(EvaluationError) -> Value {
+
+    init(elements: [any Node]) {
+        self.elements = elements
+    }
+    func evaluate(_ frame: inout Frame) throws(EvaluationError) -> Value {
         var values: [Value] = []
         values.reserveCapacity(elements.count)
-        for element in elements { values.append(try element.evaluate(frame)) }
+        for element in elements { values.append(try element.evaluate(&frame)) }
         return .list(values)
     }
 }
 
-struct MapLiteral: Node {
+final class MapLiteral: Node {
     let entries: [(key: any Node, value: any Node)]
-    func evaluate(_ frame: Frame) throws(EvaluationError) -> Value {
+
+    init(entries: [(key: any Node, value: any Node)]) {
+        self.entries = entries
+    }
+    func evaluate(_ frame: inout Frame) throws(EvaluationError) -> Value {
         var map: [MapKey: Value] = [:]
         for entry in entries {
-            let keyValue = try entry.key.evaluate(frame)
+            let keyValue = try entry.key.evaluate(&frame)
             guard let key = MapKey(keyValue) else {
                 throw EvaluationError(.unsupportedOperation, "Unsupported key type \(keyValue.kindName)")
             }
-            map[key] = try entry.value.evaluate(frame)
+            map[key] = try entry.value.evaluate(&frame)
         }
         return .map(ValueMap(keyed: map))
     }
 }
 
-struct MessageLiteral: Node {
+final class MessageLiteral: Node {
     let name: String
-    func evaluate(_ frame: Frame) throws(EvaluationError) -> Value {
+
+    init(name: String) {
+        self.name = name
+    }
+    func evaluate(_ frame: inout Frame) throws(EvaluationError) -> Value {
         throw EvaluationError(.unsupportedOperation, "Message construction is not supported: \(name){...}")
     }
 }
 
-struct Not: Node {
+final class Not: Node {
     let operand: any Node
-    func evaluate(_ frame: Frame) throws(EvaluationError) -> Value {
-        .bool(!(try operand.evaluate(frame)).isTruthy)
+
+    init(operand: any Node) {
+        self.operand = operand
+    }
+    func evaluate(_ frame: inout Frame) throws(EvaluationError) -> Value {
+        .bool(!(try operand.evaluate(&frame)).isTruthy)
     }
 }
 
-struct Negate: Node {
+final class Negate: Node {
     let operand: any Node
-    func evaluate(_ frame: Frame) throws(EvaluationError) -> Value {
-        try Operators.negate(try operand.evaluate(frame))
+
+    init(operand: any Node) {
+        self.operand = operand
+    }
+    func evaluate(_ frame: inout Frame) throws(EvaluationError) -> Value {
+        try Operators.negate(try operand.evaluate(&frame))
     }
 }
 
-struct Arithmetic: Node {
+final class Arithmetic: Node {
     let operation: Operators.Arithmetic
     let left: any Node
     let right: any Node
 
-    func evaluate(_ frame: Frame) throws(EvaluationError) -> Value {
-        let result = try Operators.apply(operation, try left.evaluate(frame), try right.evaluate(frame))
+    init(operation: Operators.Arithmetic, left: any Node, right: any Node) {
+        self.operation = operation
+        self.left = left
+        self.right = right
+    }
+
+    func evaluate(_ frame: inout Frame) throws(EvaluationError) -> Value {
+        let result = try Operators.apply(operation, try left.evaluate(&frame), try right.evaluate(&frame))
         switch result {
         case .string(let text) where text.utf8.count > Frame.maximumLength:
             throw EvaluationError(.budgetExceeded, "Result longer than \(Frame.maximumLength) bytes")
@@ -176,14 +236,20 @@ struct Arithmetic: Node {
     }
 }
 
-struct Relation: Node {
+final class Relation: Node {
     let relation: Expr.Relation
     let left: any Node
     let right: any Node
 
-    func evaluate(_ frame: Frame) throws(EvaluationError) -> Value {
-        let lhs = try left.evaluate(frame)
-        let rhs = try right.evaluate(frame)
+    init(relation: Expr.Relation, left: any Node, right: any Node) {
+        self.relation = relation
+        self.left = left
+        self.right = right
+    }
+
+    func evaluate(_ frame: inout Frame) throws(EvaluationError) -> Value {
+        let lhs = try left.evaluate(&frame)
+        let rhs = try right.evaluate(&frame)
         switch relation {
         case .equal: return .bool(Operators.equals(lhs, rhs))
         case .notEqual: return .bool(!Operators.equals(lhs, rhs))
@@ -198,12 +264,16 @@ struct Relation: Node {
 
 /// A chain `a && b && c`: every operand is evaluated, in order, and the first error wins
 /// (cel-interpreter does not short-circuit `&&`); the result is whether all are truthy.
-struct AllOf: Node {
+final class AllOf: Node {
     let operands: [any Node]
-    func evaluate(_ frame: Frame) throws(EvaluationError) -> Value {
+
+    init(operands: [any Node]) {
+        self.operands = operands
+    }
+    func evaluate(_ frame: inout Frame) throws(EvaluationError) -> Value {
         var all = true
         for operand in operands {
-            let value = try operand.evaluate(frame)
+            let value = try operand.evaluate(&frame)
             if !value.isTruthy { all = false }
         }
         return .bool(all)
@@ -211,42 +281,58 @@ struct AllOf: Node {
 }
 
 /// A chain `a || b || c`: the first truthy operand itself, else the last operand's value.
-struct FirstTruthy: Node {
+final class FirstTruthy: Node {
     let operands: [any Node]
-    func evaluate(_ frame: Frame) throws(EvaluationError) -> Value {
+
+    init(operands: [any Node]) {
+        self.operands = operands
+    }
+    func evaluate(_ frame: inout Frame) throws(EvaluationError) -> Value {
         var value = Value.null
         for operand in operands {
-            value = try operand.evaluate(frame)
+            value = try operand.evaluate(&frame)
             if value.isTruthy { return value }
         }
         return value
     }
 }
 
-struct Conditional: Node {
+final class Conditional: Node {
     let condition: any Node
     let then: any Node
     let otherwise: any Node
-    func evaluate(_ frame: Frame) throws(EvaluationError) -> Value {
-        try (try condition.evaluate(frame)).isTruthy ? then.evaluate(frame) : otherwise.evaluate(frame)
+
+    init(condition: any Node, then: any Node, otherwise: any Node) {
+        self.condition = condition
+        self.then = then
+        self.otherwise = otherwise
+    }
+    func evaluate(_ frame: inout Frame) throws(EvaluationError) -> Value {
+        try (try condition.evaluate(&frame)).isTruthy ? then.evaluate(&frame) : otherwise.evaluate(&frame)
     }
 }
 
 /// A call to a function the host declares, or to nothing: which one is only known when the
 /// activation is.
-struct DynamicCall: Node {
+final class DynamicCall: Node {
     let name: String
     let target: (any Node)?
     let arguments: [any Node]
 
-    func evaluate(_ frame: Frame) throws(EvaluationError) -> Value {
+    init(name: String, target: (any Node)?, arguments: [any Node]) {
+        self.name = name
+        self.target = target
+        self.arguments = arguments
+    }
+
+    func evaluate(_ frame: inout Frame) throws(EvaluationError) -> Value {
         guard let host = frame.hostFunctions, host.declares(name) else { throw .undeclared(name) }
-        if let target { _ = try target.evaluate(frame) }
+        if let target { _ = try target.evaluate(&frame) }
         var values: [Value] = []
         values.reserveCapacity(arguments.count)
         for (position, argument) in arguments.enumerated() {
             do {
-                values.append(try argument.evaluate(frame))
+                values.append(try argument.evaluate(&frame))
             } catch {
                 throw EvaluationError(
                     .hostFunction, "\(name): argument \(position + 1) could not be resolved: \(error.message)")

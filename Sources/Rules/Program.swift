@@ -22,9 +22,9 @@ public struct Program: Sendable {
     /// The value, with Superscript's post-pass applied: undeclared references, unknown
     /// functions and comparisons of a null left side give `null`, not an error.
     public func evaluate(_ activation: any Activation) -> Result<Value, EvaluationError> {
-        let frame = Frame(activation: activation, localSlots: localSlots)
+        var frame = Frame(activation: activation, localSlots: localSlots)
         do {
-            return .success(try root.evaluate(frame))
+            return .success(try root.evaluate(&frame))
         } catch where error.becomesNullResult {
             return .success(.null)
         } catch {

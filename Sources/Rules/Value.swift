@@ -111,8 +111,9 @@ public enum MapKey: Hashable, Sendable {
 /// A read-only view of a string-keyed map whose values are converted when they are read.
 ///
 /// A host keeps attributes in its own form; a view lets a rule read the two it needs without
-/// converting the other fifty first. Views must hand out normalised values.
-public protocol MapView: Sendable {
+/// converting the other fifty first. Views must hand out normalised values. Views are
+/// classes, so that a value holding one stays two words wide.
+public protocol MapView: AnyObject, Sendable {
     func value(forKey key: String) -> Value?
     /// Every entry, for iteration, equality, `size` and output.
     func materialize() -> [MapKey: Value]

@@ -97,12 +97,15 @@ func sameOutcome(_ left: Result<Value, EvaluationError>, _ right: Result<Value, 
     }
 }
 
+/// The loops are async and yield each round: the suites share a two-thread pool with
+/// in-process servers that must not starve while thousands of expressions run.
 @Suite struct PropertyTests {
     @Test("random expressions never crash, and a program compiled once answers as one compiled each time")
-    func compiledOnceEqualsCompiledEachTime() {
+    func compiledOnceEqualsCompiledEachTime() async {
         var generator = ExpressionGenerator(random: SplitMix64(state: 20_261_122))
         var evaluated = 0
         for _ in 0..<3000 {
+            await Task.yield()
             let source = generator.expression()
             guard let once = try? Program(source) else { continue }
             for context in contexts {
@@ -115,9 +118,10 @@ func sameOutcome(_ left: Result<Value, EvaluationError>, _ right: Result<Value, 
     }
 
     @Test("the optimised program answers exactly as the plain lowering of the same tree")
-    func optimisationsChangeNothing() throws {
+    func optimisationsChangeNothing() async throws {
         var generator = ExpressionGenerator(random: SplitMix64(state: 7))
         for _ in 0..<3000 {
+            await Task.yield()
             let source = generator.expression()
             guard let optimised = try? Program(source, optimize: true) else { continue }
             let plain = try Program(source, optimize: false)
@@ -128,10 +132,11 @@ func sameOutcome(_ left: Result<Value, EvaluationError>, _ right: Result<Value, 
     }
 
     @Test("mangled expressions compile or fail cleanly, and never crash when evaluated")
-    func mangledInput() {
+    func mangledInput() async {
         var generator = ExpressionGenerator(random: SplitMix64(state: 99))
         var compiled = 0
         for _ in 0..<5000 {
+            await Task.yield()
             let source = generator.mutated()
             guard let program = try? Program(source) else { continue }
             compiled += 1
@@ -141,9 +146,10 @@ func sameOutcome(_ left: Result<Value, EvaluationError>, _ right: Result<Value, 
     }
 
     @Test("random bytes never crash the lexer or parser")
-    func randomBytes() {
+    func randomBytes() async {
         var random = SplitMix64(state: 5)
         for _ in 0..<3000 {
+            await Task.yield()
             let length = Int(random.next() % 40)
             let bytes = (0..<length).map { _ in UInt8(truncatingIfNeeded: random.next()) }
             _ = try? Program(String(decoding: bytes, as: UTF8.self))

@@ -8,7 +8,7 @@ import Rules
 ///
 /// Attributes are read through views, so building a context converts nothing: a rule pays
 /// only for the attributes it reads.
-public struct AudienceContext: Activation, Sendable {
+public final class AudienceContext: Activation, Sendable {
     private let user: Value
     private let device: Value
     private let params: Value
@@ -19,16 +19,15 @@ public struct AudienceContext: Activation, Sendable {
         userAttributes: [String: JSON], isLoggedIn: Bool, deviceAttributes: [String: JSON], params: [String: JSON]?,
         history: any PlacementHistory
     ) {
-        var userWithLogin = userAttributes
-        userWithLogin["isLoggedIn"] = .bool(isLoggedIn)
-        user = .map(ValueMap(view: JSONObjectView(members: userWithLogin)))
+        user = .map(ValueMap(view: JSONObjectView(members: userAttributes, isLoggedIn: isLoggedIn)))
         device = .map(ValueMap(view: JSONObjectView(members: deviceAttributes, functions: Self.functionNames)))
         self.params = params.map { .map(ValueMap(view: JSONObjectView(members: $0))) } ?? .string("")
-        computed = .map(ValueMap(view: JSONObjectView(members: [:], functions: Self.functionNames)))
+        computed = Self.computed
         hostFunctions = PlacementFunctions(history: history)
     }
 
     private static let functionNames = Set(PlacementFunction.allCases.map(\.rawValue))
+    private static let computed = Value.map(ValueMap(view: JSONObjectView(members: [:], functions: functionNames)))
 
     public func variable(named name: String) -> Value? {
         switch name {
@@ -43,12 +42,21 @@ public struct AudienceContext: Activation, Sendable {
 
 /// A JSON object read as a rules map, each member converted (and normalised) when read.
 /// `functions` are names that read as function values unless a member of that name exists,
-/// as Superscript's `device` map holds the declared host functions.
-struct JSONObjectView: MapView {
+/// as Superscript's `device` map holds the declared host functions. The user's map also
+/// answers `isLoggedIn`, without copying the attributes to add it.
+final class JSONObjectView: MapView {
     let members: [String: JSON]
-    var functions: Set<String> = []
+    let functions: Set<String>
+    let isLoggedIn: Bool?
+
+    init(members: [String: JSON], functions: Set<String> = [], isLoggedIn: Bool? = nil) {
+        self.members = members
+        self.functions = functions
+        self.isLoggedIn = isLoggedIn
+    }
 
     func value(forKey key: String) -> Value? {
+        if let isLoggedIn, key == "isLoggedIn" { return .bool(isLoggedIn) }
         if let member = members[key] { return Value(member) }
         return functions.contains(key) ? .function(key) : nil
     }
@@ -57,6 +65,7 @@ struct JSONObjectView: MapView {
         var entries: [MapKey: Value] = [:]
         for name in functions { entries[.string(name)] = .function(name) }
         for (key, member) in members { entries[.string(key)] = Value(member) }
+        if let isLoggedIn { entries[.string("isLoggedIn")] = .bool(isLoggedIn) }
         return entries
     }
 }
