@@ -16,7 +16,7 @@ struct Compiler {
     mutating func lower(_ expression: Expr) throws(CompileError) -> any Node {
         switch expression {
         case .literal(let literal):
-            return Constant(value: literal.value)
+            return Constant(value: literal)
         case .identifier(let name):
             if let local = scopes.last(where: { $0.name == name }) { return LocalVariable(slot: local.slot) }
             return GlobalVariable(name: name)
@@ -46,16 +46,16 @@ struct Compiler {
         case .relation(let relation, let left, let right):
             return Relation(relation: relation, left: try lower(left), right: try lower(right))
         case .and(let left, let right):
-            let operands = optimize ? flattenAnd(expression) : [left, right]
+            let operands = optimize ? flatten(expression) { if case .and(let l, let r) = $0 { (l, r) } else { nil } } : [left, right]
             return AllOf(operands: try lowerAll(operands))
         case .or(let left, let right):
-            let operands = optimize ? flattenOr(expression) : [left, right]
+            let operands = optimize ? flatten(expression) { if case .or(let l, let r) = $0 { (l, r) } else { nil } } : [left, right]
             return FirstTruthy(operands: try lowerAll(operands))
         case .conditional(let condition, let then, let otherwise):
             if optimize, case .call("has", nil, let hasArguments) = condition, hasArguments.count == 1,
                case .select(let operand, let field) = then, hasArguments[0] == then,
                case .literal(let fallback) = otherwise {
-                return SelectOrDefault(operand: try lower(operand), field: field, fallback: fallback.value)
+                return SelectOrDefault(operand: try lower(operand), field: field, fallback: fallback)
             }
             return Conditional(condition: try lower(condition), then: try lower(then), otherwise: try lower(otherwise))
         }
@@ -68,21 +68,11 @@ struct Compiler {
         return nodes
     }
 
-    private func flattenAnd(_ expression: Expr) -> [Expr] {
+    /// The operands of a left-deep chain `a op b op c`, in order; `split` takes one link apart.
+    private func flatten(_ expression: Expr, _ split: (Expr) -> (Expr, Expr)?) -> [Expr] {
         var operands: [Expr] = []
         var node = expression
-        while case .and(let left, let right) = node {
-            operands.append(right)
-            node = left
-        }
-        operands.append(node)
-        return operands.reversed()
-    }
-
-    private func flattenOr(_ expression: Expr) -> [Expr] {
-        var operands: [Expr] = []
-        var node = expression
-        while case .or(let left, let right) = node {
+        while let (left, right) = split(node) {
             operands.append(right)
             node = left
         }

@@ -1,6 +1,7 @@
 /// The syntax tree of an expression, after parsing and before lowering to a program.
 indirect enum Expr: Sendable, Equatable {
-    case literal(Literal)
+    /// A literal: null, bool, int, uint, double, string or bytes.
+    case literal(Value)
     case identifier(String)
     /// `operand.field`
     case select(Expr, String)
@@ -28,28 +29,6 @@ indirect enum Expr: Sendable, Equatable {
     enum Relation: String, Sendable {
         case less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">="
         case equal = "==", notEqual = "!=", `in` = "in"
-    }
-
-    enum Literal: Sendable, Equatable {
-        case null
-        case bool(Bool)
-        case int(Int64)
-        case uint(UInt64)
-        case double(Double)
-        case string(String)
-        case bytes([UInt8])
-
-        var value: Value {
-            switch self {
-            case .null: .null
-            case .bool(let value): .bool(value)
-            case .int(let value): .int(value)
-            case .uint(let value): .uint(value)
-            case .double(let value): .double(value)
-            case .string(let value): .string(value)
-            case .bytes(let value): .bytes(value)
-            }
-        }
     }
 }
 

@@ -122,14 +122,10 @@ struct Parser {
         defer { depth = entry }
         var left = try multiplication()
         while true {
+            let operation: Operators.Arithmetic
+            if accept("+") { operation = .add } else if accept("-") { operation = .subtract } else { return left }
             try enter()
-            if accept("+") {
-                left = .arithmetic(.add, left, try multiplication())
-            } else if accept("-") {
-                left = .arithmetic(.subtract, left, try multiplication())
-            } else {
-                return left
-            }
+            left = .arithmetic(operation, left, try multiplication())
         }
     }
 
@@ -138,16 +134,18 @@ struct Parser {
         defer { depth = entry }
         var left = try unary()
         while true {
-            try enter()
+            let operation: Operators.Arithmetic
             if accept("*") {
-                left = .arithmetic(.multiply, left, try unary())
+                operation = .multiply
             } else if accept("/") {
-                left = .arithmetic(.divide, left, try unary())
+                operation = .divide
             } else if accept("%") {
-                left = .arithmetic(.remainder, left, try unary())
+                operation = .remainder
             } else {
                 return left
             }
+            try enter()
+            left = .arithmetic(operation, left, try unary())
         }
     }
 

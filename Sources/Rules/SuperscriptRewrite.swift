@@ -96,14 +96,14 @@ enum SuperscriptRewrite {
         return (checked, guarded.operand, rewrittenRight)
     }
 
-    private static func zeroValue(of literal: Expr.Literal) -> Expr.Literal {
+    private static func zeroValue(of literal: Value) -> Value {
         switch literal {
         case .int: .int(0)
         case .uint: .uint(0)
         case .double: .double(0)
         case .string: .string("")
         case .bool: .bool(false)
-        case .null, .bytes: .null
+        default: .null
         }
     }
 
@@ -112,7 +112,7 @@ enum SuperscriptRewrite {
         _ relation: Expr.Relation, original: (Expr, Expr), _ safe: (relation: Expr, left: Expr, right: Expr)
     ) -> Expr {
         guard relation == .equal || relation == .notEqual else { return safe.relation }
-        let number: Expr.Literal
+        let number: Value
         let numberOnRight: Bool
         if case .literal(.string(let text)) = original.1, let parsed = numericLiteral(text) {
             number = parsed
@@ -130,7 +130,7 @@ enum SuperscriptRewrite {
     }
 
     /// Rust's `parse::<i64>()`, then `u64`, then `f64`.
-    static func numericLiteral(_ text: String) -> Expr.Literal? {
+    static func numericLiteral(_ text: String) -> Value? {
         if let value = Int64(text) { return .int(value) }
         if let value = UInt64(text) { return .uint(value) }
         return Conversions.rustDouble(text).map { .double($0) }
