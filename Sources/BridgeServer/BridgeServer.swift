@@ -13,12 +13,15 @@ public final class BridgeServer: ConnectionHandler {
     private let logger: Logger
     private let session = Mutex<ClientSession?>(nil)
     private let delegate = DelegateChannel()
+    private let host = ClientHost()
+    private let superwall: Superwall
     private let methods: MethodTable
 
     /// `logLevel` is how `setLogLevel` changes what the process logs.
     public init(logger: Logger, logLevel: any LogLevelControl) {
         self.logger = logger
-        methods = MethodTable(superwall: Superwall(delegate: delegate), delegate: delegate, logLevel: logLevel)
+        superwall = Superwall(delegate: delegate, presenter: ClientPaywallPresenter(host: host))
+        methods = MethodTable(superwall: superwall, delegate: delegate, host: host, logLevel: logLevel)
     }
 
     /// The client's session, once `initialize` has been answered.
@@ -28,6 +31,7 @@ public final class BridgeServer: ConnectionHandler {
         let client = try ClientSession(initializeParams: Params(request))
         session.withLock { $0 = client }
         delegate.attach(connection)
+        host.attach(connection, capabilities: client.capabilities)
         delegate.bind(client.capabilities.delegate)
         logger.info("initialized by \(client.clientName) \(client.clientVersion ?? "") (protocol \(client.protocolVersion))")
         return [
@@ -54,5 +58,10 @@ public final class BridgeServer: ConnectionHandler {
 
     public func shutdown(connection: Connection) async {
         logger.info("shutdown requested")
+    }
+
+    /// The client is gone: a paywall on screen closes, so the `register` waiting on it ends.
+    public func inputDidClose(connection: Connection) async {
+        await superwall.hostDisconnected()
     }
 }

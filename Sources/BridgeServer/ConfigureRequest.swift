@@ -7,7 +7,7 @@ struct ConfigureRequest {
     let apiKey: String
     let options: Superwall.ConfigureOptions
 
-    init(_ params: Params) throws(RPCError) {
+    init(_ params: Params, capabilities: ClientSession.Capabilities) throws(RPCError) {
         apiKey = try params.string("apiKey")
         guard !apiKey.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw RPCError.invalidParams("params.apiKey must not be empty.", details: ["path": "params.apiKey"])
@@ -24,7 +24,30 @@ struct ConfigureRequest {
             dataDirectory: try options?.optionalString("dataDirectory"),
             device: [String: JSON](device),
             reportedOptions: [String: JSON]((options?.members ?? [:]).filter { $0.key != "configSource" }),
-            maxConfigRetryCount: max(0, retries))
+            maxConfigRetryCount: max(0, retries),
+            usingPurchaseController: capabilities.purchaseController,
+            timeouts: try Self.timeouts(options?.optionalObject("timeouts")))
+    }
+
+    /// `timeouts: {subscriptionStatusMs, presentationMs, customCallbackMs, ...}`: positive
+    /// milliseconds; the ones not given keep their defaults. `purchaseMs` and `restoreMs`
+    /// are read (and checked) for the purchase flows.
+    private static func timeouts(_ fields: Params?) throws(RPCError) -> Superwall.Timeouts {
+        var timeouts = Superwall.Timeouts()
+        guard let fields else { return timeouts }
+        func milliseconds(_ key: String) throws(RPCError) -> Duration? {
+            guard let value = try fields.optionalInt(key) else { return nil }
+            guard value > 0 else {
+                throw RPCError.invalidParams("\(fields.path(of: key)) must be a positive number of milliseconds.", details: ["path": .string(fields.path(of: key))])
+            }
+            return .milliseconds(value)
+        }
+        timeouts.subscriptionStatus = try milliseconds("subscriptionStatusMs") ?? timeouts.subscriptionStatus
+        timeouts.presentation = try milliseconds("presentationMs") ?? timeouts.presentation
+        timeouts.customCallback = try milliseconds("customCallbackMs") ?? timeouts.customCallback
+        _ = try milliseconds("purchaseMs")
+        _ = try milliseconds("restoreMs")
+        return timeouts
     }
 
     /// SuperwallKit's API hosts by `networkEnvironment`.

@@ -58,4 +58,20 @@ final class DelegateChannel: SuperwallDelegate, Sendable {
             "params": .object(JSONValue.sortedObject(event.delegateParameters)),
         ])
     }
+
+    func willPresentPaywall(_ info: PaywallInfo) { send("delegate/willPresentPaywall", ["paywallInfo": info.wireValue]) }
+    func didPresentPaywall(_ info: PaywallInfo) { send("delegate/didPresentPaywall", ["paywallInfo": info.wireValue]) }
+    func willDismissPaywall(_ info: PaywallInfo) { send("delegate/willDismissPaywall", ["paywallInfo": info.wireValue]) }
+    func didDismissPaywall(_ info: PaywallInfo) { send("delegate/didDismissPaywall", ["paywallInfo": info.wireValue]) }
+    func handleCustomPaywallAction(name: String) { send("delegate/handleCustomPaywallAction", ["name": .string(name)]) }
+    func paywallWillOpenURL(_ url: String) { send("delegate/paywallWillOpenURL", ["url": .string(url)]) }
+    func paywallWillOpenDeepLink(_ url: String) { send("delegate/paywallWillOpenDeepLink", ["url": .string(url)]) }
+
+    func userAttributesDidChange(_ attributes: [String: JSON]) {
+        send("delegate/userAttributesDidChange", ["attributes": .object(JSONValue.sortedObject(attributes))])
+    }
+
+    func subscriptionStatusDidChange(from old: SubscriptionStatus, to new: SubscriptionStatus) {
+        send("delegate/subscriptionStatusDidChange", ["from": old.wireValue, "to": new.wireValue])
+    }
 }

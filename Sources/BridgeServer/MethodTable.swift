@@ -27,7 +27,7 @@ public struct MethodTable: Sendable {
         (["initialize", "shutdown"] + implemented.keys).sorted()
     }
 
-    init(superwall: Superwall, delegate: DelegateChannel, logLevel: any LogLevelControl) {
+    init(superwall: Superwall, delegate: DelegateChannel, host: ClientHost, logLevel: any LogLevelControl) {
         var methods: [String: Method] = [
             "$/ping": { _, _ in [:] },
             // Answers its params unchanged: the payload benchmark and framing tests use it.
@@ -39,7 +39,7 @@ public struct MethodTable: Sendable {
             "getConfigurationStatus": { _, _ in ["status": .string(await superwall.configurationStatus.rawValue)] },
         ]
         methods["configure"] = { request, _ in
-            let configure = try ConfigureRequest(Params(request))
+            let configure = try ConfigureRequest(Params(request), capabilities: host.capabilities)
             let outcome = await superwall.configure(apiKey: configure.apiKey, options: configure.options)
             if let error = outcome.error, case .apiKeyMismatch = error { throw error.rpcError }
             return [
@@ -121,7 +121,76 @@ public struct MethodTable: Sendable {
             }
             return [:]
         }
+        methods.merge(Self.presentationMethods(superwall: superwall, host: host), uniquingKeysWith: { _, new in new })
         implemented = methods
+    }
+
+    /// `register`, `getPresentationResult`, `getPaywall`, the paywall session, assignments
+    /// and the subscription status.
+    private static func presentationMethods(superwall: Superwall, host: ClientHost) -> [String: Method] {
+        var methods: [String: Method] = [:]
+        methods["register"] = { request, _ in
+            let params = try Params(request)
+            let placement = try params.string("placement")
+            let placementParams = [String: JSON](try params.optionalJSONObject("params") ?? [:])
+            let hasFeature = try params.optionalBool("hasFeature") ?? false
+            let handler = ClientPresentationHandler(host: host, registerId: request.id.value)
+            let outcome = try await core {
+                try await superwall.register(placement: placement, params: placementParams, hasFeature: hasFeature, handler: handler)
+            }
+            return outcome.wireValue
+        }
+        methods["getPresentationResult"] = { request, _ in
+            let params = try Params(request)
+            let placement = try params.string("placement")
+            let placementParams = [String: JSON](try params.optionalJSONObject("params") ?? [:])
+            return try await core { try await superwall.presentationResult(for: placement, params: placementParams) }.wireValue
+        }
+        methods["getPaywall"] = { request, _ in
+            let params = try Params(request)
+            let placement = try params.string("placement")
+            let placementParams = [String: JSON](try params.optionalJSONObject("params") ?? [:])
+            if try params.optionalJSONObject("overrides") != nil {
+                throw RPCError(code: -32601, message: "Not implemented yet: getPaywall overrides are part of the protocol but this build does not provide them; omit overrides.",
+                               kind: "notImplemented", details: ["feature": "getPaywall overrides"])
+            }
+            let handler = ClientPresentationHandler(host: host, registerId: request.id.value)
+            return try await core { try await superwall.getPaywall(placement: placement, params: placementParams, handler: handler) }.wireValue
+        }
+        methods["paywall/action"] = { request, _ in
+            let params = try Params(request)
+            let sessionId = try params.string("sessionId")
+            guard let fields = try params.optionalObject("action") else {
+                throw RPCError.invalidParams("params.action is required and must be an object.", details: ["path": "params.action"])
+            }
+            let action = try PaywallActionRequest.action(fields)
+            let callbackResult = try await core { try await superwall.perform(action, inSession: sessionId) }
+            guard let callbackResult else { return [:] }
+            return ["status": .string(callbackResult.status.rawValue),
+                    "data": callbackResult.data.map { .object(JSONValue.sortedObject($0)) } ?? .null]
+        }
+        methods["dismiss"] = { _, _ in
+            await superwall.dismiss()
+            return [:]
+        }
+        methods["confirmAllAssignments"] = { _, _ in
+            ["assignments": .array(try await core { try await superwall.confirmAllAssignments() }.map(\.wireValue))]
+        }
+        methods["getAssignments"] = { _, _ in
+            ["assignments": .array(try await core { try await superwall.assignments() }.map(\.wireValue))]
+        }
+        methods["setSubscriptionStatus"] = { request, _ in
+            let params = try Params(request)
+            guard let statusFields = try params.optionalObject("status") else {
+                throw RPCError.invalidParams("params.status is required and must be an object.", details: ["path": "params.status"])
+            }
+            let status = try SubscriptionStatus(wire: statusFields)
+            return ["status": try await core { try await superwall.setSubscriptionStatus(status) }.wireValue]
+        }
+        methods["getSubscriptionStatus"] = { _, _ in
+            ["status": try await core { try await superwall.subscriptionStatus() }.wireValue]
+        }
+        return methods
     }
 
     static func notImplemented(_ method: String) -> RPCError {

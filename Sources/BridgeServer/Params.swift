@@ -60,6 +60,14 @@ public struct Params: Sendable {
         }
     }
 
+    public func optionalArray(_ key: String) throws(RPCError) -> [JSONValue]? {
+        switch fields[key] {
+        case nil, .null?: return nil
+        case .array(let value)?: return value
+        case let other?: throw wrongType(key, "an array", other)
+        }
+    }
+
     /// An object member as raw JSON, for free-form maps (attributes, device facts).
     public func optionalJSONObject(_ key: String) throws(RPCError) -> JSONObject? {
         switch fields[key] {

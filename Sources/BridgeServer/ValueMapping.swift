@@ -56,12 +56,19 @@ extension SuperwallError {
         let code: Int
         switch self {
         case .notConfigured: code = -32001
-        case .apiKeyMismatch, .invalidUserId: code = -32602
+        case .apiKeyMismatch, .invalidUserId, .reservedPlacementName, .paywallSessionNotFound: code = -32602
         case .unsupported: code = -32601
         case .dataDirectory, .configUnavailable, .storage: code = -32603
+        case .paywallSkipped(let reason):
+            return RPCError(code: Self.paywallSkippedCode, message: description, kind: kind, details: ["skipReason": reason.wireValue])
+        case .presentation(let error): return error.rpcError
         }
         return RPCError(code: code, message: description, kind: kind)
     }
+
+    /// `getPaywall` found nothing to show: not one of SuperwallKit's numbered errors, so a
+    /// number of its own beside them.
+    static let paywallSkippedCode = 100
 
     /// The error object carried inside a result (`configure`'s `error`).
     var jsonValue: JSONValue { rpcError.jsonValue }

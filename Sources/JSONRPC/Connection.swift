@@ -137,6 +137,14 @@ public final class Connection: Sendable {
         }
         failPendingRequests(with: .connectionClosed)
         notificationSink.finish()
+        let closeHandled = DispatchSemaphore(value: 0)
+        Task { [handler] in
+            await handler.inputDidClose(connection: self)
+            closeHandled.signal()
+        }
+        if closeHandled.wait(timeout: .now() + .milliseconds(Int(options.drainTimeout.milliseconds))) == .timedOut {
+            logger.warning("the handler took longer than \(options.drainTimeout) to let go of the closed input")
+        }
         if waitForRequests, drained.wait(timeout: .now() + .milliseconds(Int(options.drainTimeout.milliseconds))) == .timedOut {
             logger.warning("requests still running \(options.drainTimeout) after the input closed; exiting without them")
         }

@@ -17,4 +17,13 @@ public protocol ConnectionHandler: Sendable {
 
     /// Flushes and persists before `shutdown` is answered.
     func shutdown(connection: Connection) async
+
+    /// The input closed (the client went away). Runs after every request to the client has
+    /// been resolved as failed and before in-flight requests are drained, so work waiting on
+    /// the client can end.
+    func inputDidClose(connection: Connection) async
+}
+
+extension ConnectionHandler {
+    public func inputDidClose(connection: Connection) async {}
 }

@@ -20,15 +20,35 @@ public actor Superwall {
         public var reportedOptions: [String: JSON]
         /// SuperwallKit's `maxConfigRetryCount` (default 6).
         public var maxConfigRetryCount: Int
+        /// Whether the host performs purchases and owns the subscription status. Without one
+        /// the status starts inactive (this process has no store of its own); with one it
+        /// stays unknown until the host sets it.
+        public var usingPurchaseController: Bool
+        public var timeouts: Timeouts
 
         public init(configSource: any ConfigSource, dataDirectory: String? = nil, device: [String: JSON] = [:],
-                    reportedOptions: [String: JSON] = [:], maxConfigRetryCount: Int = 6) {
+                    reportedOptions: [String: JSON] = [:], maxConfigRetryCount: Int = 6, usingPurchaseController: Bool = false,
+                    timeouts: Timeouts = Timeouts()) {
             self.configSource = configSource
             self.dataDirectory = dataDirectory
             self.device = device
             self.reportedOptions = reportedOptions
             self.maxConfigRetryCount = maxConfigRetryCount
+            self.usingPurchaseController = usingPurchaseController
+            self.timeouts = timeouts
         }
+    }
+
+    /// The bounds of the waits on the host (`configure.options.timeouts`).
+    public struct Timeouts: Sendable, Equatable {
+        /// How long presentation waits for a known subscription status (SuperwallKit: 5 s).
+        public var subscriptionStatus: Duration = .seconds(5)
+        /// How long the host may take to show or take down a paywall.
+        public var presentation: Duration = .seconds(30)
+        /// How long the host may take to answer a paywall's custom callback.
+        public var customCallback: Duration = .seconds(30)
+
+        public init() {}
     }
 
     public struct ConfigureOutcome: Sendable, Equatable {
@@ -37,21 +57,41 @@ public actor Superwall {
         public var error: SuperwallError?
     }
 
-    private let clock: any WallClock
-    private let random: any RandomSource
-    private let delegate: (any SuperwallDelegate)?
+    let clock: any WallClock
+    let random: any RandomSource
+    let delegate: (any SuperwallDelegate)?
+    let presenter: (any PaywallPresenter)?
     /// The wait between config retries; SuperwallKit's backoff unless a test shortens it.
     private let retryDelay: @Sendable (Int, Int) -> Duration
-    private var session: Session?
+    var session: Session?
     private var backgroundRefresh: Task<Void, Never>?
     /// `setLocaleIdentifier`: overrides the device locale until set back to nil.
     private var localeOverride: String?
     /// `setInterfaceStyle`: "Light" or "Dark" until set back to nil (automatic).
     private var interfaceStyleOverride: String?
 
+    // Presentation state (see Superwall+Presentation.swift).
+    /// The paywall on screen; one at a time.
+    var openPaywall: PaywallSession?
+    /// The end of the presentation queue: `register` calls and implicit triggers run their
+    /// pipelines one after another, as SuperwallKit's do.
+    var presentationQueueTail: Task<Void, Never>?
+    /// Paywalls loaded so far, with the presentation id each load was given.
+    var loadedPaywalls: [String: LoadedPaywall] = [:]
+    /// Confirmations being posted, by experiment id.
+    var confirmationsInFlight: [String: Task<Void, Never>] = [:]
+    var configWaiters = ParkedContinuations<Void>()
+    var statusWaiters = ParkedContinuations<Bool>()
+
     /// What exists once `configure` has opened the data directory.
-    private struct Session {
+    struct Session {
         let apiKey: String
+        let configSource: any ConfigSource
+        let timeouts: Timeouts
+        let usingPurchaseController: Bool
+        var subscriptionStatus: SubscriptionStatus
+        /// The user's variant per experiment, as stored.
+        var assignments: [String: Store.Assignment]
         let directory: DataDirectory
         var status: ConfigurationStatus
         var configError: SuperwallError?
@@ -66,10 +106,11 @@ public actor Superwall {
     }
 
     public init(clock: any WallClock = SystemWallClock(), random: any RandomSource = SystemRandomSource(), delegate: (any SuperwallDelegate)? = nil,
-                retryDelay: @escaping @Sendable (Int, Int) -> Duration = RetryPolicy.superwallBackoff) {
+                presenter: (any PaywallPresenter)? = nil, retryDelay: @escaping @Sendable (Int, Int) -> Duration = RetryPolicy.superwallBackoff) {
         self.clock = clock
         self.random = random
         self.delegate = delegate
+        self.presenter = presenter
         self.retryDelay = retryDelay
     }
 
@@ -134,8 +175,12 @@ public actor Superwall {
             }
             var facts = DeviceFacts.ofThisProcess()
             facts.apply(options.device)
+            let status = try store.value(.subscriptionStatus) ?? (options.usingPurchaseController ? .unknown : .inactive)
             var session = Session(
-                apiKey: apiKey, directory: directory, status: .pending, configError: nil, config: nil, identity: identity,
+                apiKey: apiKey, configSource: options.configSource, timeouts: options.timeouts,
+                usingPurchaseController: options.usingPurchaseController, subscriptionStatus: status,
+                assignments: Dictionary(try store.assignments().map { ($0.experimentId, $0) }, uniquingKeysWith: { _, last in last }),
+                directory: directory, status: .pending, configError: nil, config: nil, identity: identity,
                 userAttributes: try store.value(.userAttributes) ?? [:], integrationAttributes: try store.value(.integrationAttributes) ?? [:],
                 appInstalledAt: appInstalledAt, deviceFacts: facts, deviceOverrides: options.device)
             session.userAttributes = identityAttributes(session, merging: session.userAttributes)
@@ -150,7 +195,7 @@ public actor Superwall {
         guard let session else { return }
         if (try? session.store.value(.didTrackAppInstall)) != true {
             track("app_install", [
-                "application_installed_at": .string(ISO8601.string(from: session.appInstalledAt)), "using_purchase_controller": false,
+                "application_installed_at": .string(ISO8601.string(from: session.appInstalledAt)), "using_purchase_controller": .bool(session.usingPurchaseController),
             ])
             try? session.store.set(true, for: .didTrackAppInstall)
         }
@@ -173,7 +218,7 @@ public actor Superwall {
     /// 3. otherwise the full retries, then the cache if there is one, else `config_fail`.
     private func loadConfig(from source: any ConfigSource, options: ConfigureOptions) async {
         defer {
-            track("config_attributes", options.reportedOptions.merging(["using_purchase_controller": false, "has_delegate": .bool(delegate != nil)]) { _, sdk in sdk })
+            track("config_attributes", options.reportedOptions.merging(["using_purchase_controller": .bool(options.usingPurchaseController), "has_delegate": .bool(delegate != nil)]) { _, sdk in sdk })
         }
         let cached = (try? session?.store.value(.lastConfig)).flatMap { try? Config.decode(from: Data($0.utf8)) }
         let subscribed = (try? session?.store.value(.subscriptionStatus))??.isActive == true
@@ -195,6 +240,7 @@ public actor Superwall {
                 session?.status = .failed
                 session?.configError = .configUnavailable(reason)
                 track("config_fail", ["error_message": .string(reason)])
+                configWaiters.resumeAll(())
             }
         }
     }
@@ -236,7 +282,7 @@ public actor Superwall {
     }
 
     /// SuperwallKit's headers for every API request (`DependencyContainer.makeHeaders`).
-    private func requestHeaders(cachedBuildId: String?) -> [String: String] {
+    func requestHeaders(cachedBuildId: String?) -> [String: String] {
         guard let session else { return [:] }
         let device = deviceAttributes()
         func text(_ key: String) -> String {
@@ -258,8 +304,14 @@ public actor Superwall {
             "X-Device-Interface-Style": text("interfaceStyle"), "X-SDK-Version": SuperwallSDK.referenceVersion,
             "X-Bundle-ID": text("bundleId"), "X-Low-Power-Mode": "false", "X-Is-Sandbox": text("isSandbox"),
             "X-Static-Config-Build-Id": cachedBuildId ?? "", "X-Current-Time": ISO8601.string(from: clock.now()),
-            "X-Entitlements": "", "Content-Type": "application/json",
+            "X-Entitlements": activeEntitlementIds(session.subscriptionStatus), "Content-Type": "application/json",
         ]
+    }
+
+    /// `X-Entitlements`: the active entitlement ids, comma-joined; empty when none.
+    private func activeEntitlementIds(_ status: SubscriptionStatus) -> String {
+        guard case .active(let entitlements) = status.resolved else { return "" }
+        return entitlements.map(\.id).sorted().joined(separator: ",")
     }
 
     /// What `config_refresh` reports about a fetch.
@@ -275,6 +327,8 @@ public actor Superwall {
         session?.config = config
         session?.status = .configured
         session?.configError = nil
+        loadedPaywalls = loadedPaywalls.filter { config.paywall(identifier: $0.key)?.cacheKey == $0.value.paywall.cacheKey }
+        chooseAssignments()
         if let refresh {
             track("config_refresh", [
                 "config_build_id": .string(config.buildId), "retry_count": .int(Int64(refresh.retryCount)),
@@ -282,9 +336,10 @@ public actor Superwall {
             ])
         }
         track("device_attributes", deviceAttributes().filter { !Self.dateTimeKeys.contains($0.key) })
+        configWaiters.resumeAll(())
     }
 
-    private static let dateTimeKeys: Set = ["utcDate", "localDate", "utcTime", "localTime", "utcDateTime", "localDateTime"]
+    static let dateTimeKeys: Set = ["utcDate", "localDate", "utcTime", "localTime", "utcDateTime", "localDateTime"]
 
     // MARK: Identity
 
@@ -340,6 +395,8 @@ public actor Superwall {
             try updated.store.set(updated.userAttributes, for: .userAttributes)
         }
         session = updated
+        session?.assignments = [:]
+        chooseAssignments()
         trackFirstSeenIfNeeded()
         if trackingReset { track("reset") }
     }
@@ -352,7 +409,7 @@ public actor Superwall {
 
     /// The attributes identity keeps in the user's attributes: `aliasId`, `seed`, `appUserId`
     /// (when identified) and `applicationInstalledAt`.
-    private func identityAttributes(_ session: Session, merging attributes: [String: JSON]) -> [String: JSON] {
+    func identityAttributes(_ session: Session, merging attributes: [String: JSON]) -> [String: JSON] {
         var merged = attributes
         merged["aliasId"] = .string(session.identity.aliasId)
         merged["seed"] = .int(Int64(session.identity.seed))
@@ -424,12 +481,18 @@ public actor Superwall {
         guard let session else { throw .notConfigured }
         return AudienceContext(
             userAttributes: session.userAttributes, isLoggedIn: session.identity.isLoggedIn,
-            deviceAttributes: deviceAttributes(), params: params,
+            device: deviceTemplate(), params: params,
             history: StorePlacementHistory(store: session.store, now: clock.now()))
     }
 
     public func deviceAttributes() -> [String: JSON] {
-        guard let session else { return [:] }
+        deviceTemplate()()
+    }
+
+    /// The device template as of now, built when first called: most audience rules never
+    /// read `device`, and building it costs two queries and some date arithmetic.
+    func deviceTemplate() -> @Sendable () -> [String: JSON] {
+        guard let session else { return { [:] } }
         var facts = session.deviceFacts
         var overrides = session.deviceOverrides
         if let localeOverride {
@@ -441,21 +504,46 @@ public actor Superwall {
             overrides["interfaceStyleMode"] = "manual"
             overrides.removeValue(forKey: "interfaceStyle")
         }
-        return DeviceTemplate.attributes(DeviceTemplate.Inputs(
-            facts: facts, overrides: overrides, apiKey: session.apiKey, identity: session.identity,
-            appInstalledAt: session.appInstalledAt, now: clock.now(), timeZone: .current, sdkVersion: SuperwallSDK.referenceVersion,
-            totalPaywallViews: (try? session.store.placementCount(named: "paywall_open", since: nil, until: clock.now())) ?? 0,
-            lastPaywallView: try? session.store.lastPlacement(named: "paywall_open", before: clock.now())))
+        let (now, store) = (clock.now(), session.store)
+        let (apiKey, identity, installedAt, status) = (session.apiKey, session.identity, session.appInstalledAt, session.subscriptionStatus)
+        return { [facts, overrides] in
+            DeviceTemplate.attributes(DeviceTemplate.Inputs(
+                facts: facts, overrides: overrides, apiKey: apiKey, identity: identity,
+                appInstalledAt: installedAt, now: now, timeZone: .current, sdkVersion: SuperwallSDK.referenceVersion,
+                subscriptionStatus: status,
+                totalPaywallViews: (try? store.placementCount(named: "paywall_open", since: nil, until: now)) ?? 0,
+                lastPaywallView: try? store.lastPlacement(named: "paywall_open", before: now)))
+        }
     }
 
     // MARK: Events
 
-    /// Records a Superwall event in the placement log and hands it to the delegate.
-    private func track(_ name: String, _ superwallParameters: [String: JSON] = [:], custom: [String: JSON] = [:]) {
-        let event = TrackedEvent(
-            id: random.uuid(), name: name, superwallParameters: superwallParameters, customParameters: custom, createdAt: clock.now())
-        try? session?.store.logPlacement(name, at: event.createdAt, params: event.audienceParameters)
-        delegate?.handleSuperwallEvent(event)
+    /// Records an event in the placement log and hands a Superwall event (not the app's own
+    /// placements) to the delegate. The events that may present a paywall are then offered
+    /// to the implicit triggers.
+    @discardableResult
+    func track(_ name: String, _ superwallParameters: [String: JSON] = [:], custom: [String: JSON] = [:],
+               isSuperwallEvent: Bool = true) -> TrackedEvent {
+        record(makeEvent(name, superwallParameters, custom: custom, isSuperwallEvent: isSuperwallEvent))
+    }
+
+    func makeEvent(_ name: String, _ superwallParameters: [String: JSON] = [:], custom: [String: JSON] = [:],
+                   isSuperwallEvent: Bool = true) -> TrackedEvent {
+        TrackedEvent(
+            id: random.uuid(), name: name, isSuperwallEvent: isSuperwallEvent, superwallParameters: superwallParameters,
+            customParameters: custom, createdAt: clock.now())
+    }
+
+    /// `offeringImplicitTrigger` is false for events whose trigger the caller offers itself
+    /// (custom placements, named by the paywall rather than by kind).
+    @discardableResult
+    func record(_ event: TrackedEvent, offeringImplicitTrigger: Bool = true) -> TrackedEvent {
+        try? session?.store.logPlacement(event.name, at: event.createdAt, params: event.audienceParameters)
+        if event.isSuperwallEvent {
+            delegate?.handleSuperwallEvent(event)
+            if offeringImplicitTrigger, let trigger = ImplicitTrigger(eventName: event.name) { offerImplicitTrigger(trigger, event: event) }
+        }
+        return event
     }
 
     /// Counts retries as a fetch reports them, from whatever task it runs on.
@@ -465,7 +553,7 @@ public actor Superwall {
         var count: Int { value.withLock { $0 } }
     }
 
-    private func persisting<Result>(_ body: () throws -> Result) throws(SuperwallError) -> Result {
+    func persisting<Result>(_ body: () throws -> Result) throws(SuperwallError) -> Result {
         do {
             return try body()
         } catch let error as SuperwallError {

@@ -14,6 +14,14 @@ public enum SuperwallError: Error, Sendable, Equatable, CustomStringConvertible 
     case configUnavailable(String)
     /// A part of the SDK this build does not provide yet.
     case unsupported(String)
+    /// `register` or `getPaywall` with the name of one of Superwall's own events.
+    case reservedPlacementName(String)
+    /// A paywall action or dismissal for a session that is not on screen.
+    case paywallSessionNotFound(String)
+    /// `getPaywall` found no paywall to show, for a reason that is not an error.
+    case paywallSkipped(PaywallSkipReason)
+    /// The presentation pipeline failed (SuperwallKit's numbered presentation errors).
+    case presentation(PresentationError)
 
     public var kind: String {
         switch self {
@@ -25,6 +33,10 @@ public enum SuperwallError: Error, Sendable, Equatable, CustomStringConvertible 
         case .storage: return "storageFailed"
         case .configUnavailable: return "configUnavailable"
         case .unsupported: return "notImplemented"
+        case .reservedPlacementName: return "reservedPlacementName"
+        case .paywallSessionNotFound: return "paywallSessionNotFound"
+        case .paywallSkipped: return "paywallSkipped"
+        case .presentation(let error): return error.code.kind
         }
     }
 
@@ -37,6 +49,11 @@ public enum SuperwallError: Error, Sendable, Equatable, CustomStringConvertible 
         case .storage(let reason): return "The data directory's database failed: \(reason)."
         case .configUnavailable(let reason): return "No config could be loaded: \(reason)."
         case .unsupported(let what): return "\(what) is not built yet."
+        case .reservedPlacementName(let name):
+            return "\"\(name)\" is one of Superwall's own events and cannot be registered as a placement; choose another name."
+        case .paywallSessionNotFound(let id): return "No paywall session \(id) is on screen; it was dismissed or never existed."
+        case .paywallSkipped(let reason): return "No paywall to show: \(reason.statusReason)."
+        case .presentation(let error): return error.message
         }
     }
 }

@@ -37,8 +37,9 @@ private func bridge() -> (InProcessServer, BridgeServer) {
         #expect(methods.contains("$/ping"))
         #expect(methods.contains("debug/echo"))
         #expect(methods.contains("configure"))
-        // A method that is not built is not advertised.
-        #expect(!methods.contains("register"))
+        // A method that is not built (purchases come with the store) is not advertised.
+        #expect(methods.contains("register"))
+        #expect(!methods.contains("purchase"))
     }
 
     @Test func initializeRecordsTheClientsCapabilities() async {

@@ -71,6 +71,8 @@ private func configure(_ server: ScriptedAPIServer, directory: String = FileMana
     let outcome = await superwall.configure(apiKey: "pk_http_test", options: Superwall.ConfigureOptions(
         configSource: HTTPConfigSource(baseURL: server.baseURL), dataDirectory: directory, device: ["platform": "iOS", "appVersion": "2.0.0"],
         maxConfigRetryCount: retries))
+    // The launch events' implicit triggers hold the instance (and its data directory) until they settle.
+    await superwall.awaitPresentationQueue()
     return (superwall, outcome)
 }
 

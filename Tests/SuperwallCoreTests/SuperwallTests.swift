@@ -47,6 +47,14 @@ private func makeSuperwall(_ delegate: RecordingDelegate = RecordingDelegate(), 
     Superwall(clock: clock, random: CountingRandomSource(), delegate: delegate)
 }
 
+/// Configures an instance and lets it go once its launch events' implicit triggers have
+/// settled (until then they hold it, and its data directory).
+private func configureOnce(apiKey: String, options: Superwall.ConfigureOptions) async {
+    let superwall = makeSuperwall()
+    _ = await superwall.configure(apiKey: apiKey, options: options)
+    await superwall.awaitPresentationQueue()
+}
+
 private func options(_ directory: String, source: any ConfigSource = EmbeddedConfigSource(), device: [String: JSON] = [:]) -> Superwall.ConfigureOptions {
     Superwall.ConfigureOptions(configSource: source, dataDirectory: directory, device: device)
 }
@@ -104,6 +112,7 @@ private func options(_ directory: String, source: any ConfigSource = EmbeddedCon
             firstUser = await superwall.configure(apiKey: "pk_test", options: options(directory)).userId
             _ = try await superwall.identify(userId: "user_42")
             _ = try await superwall.setUserAttributes(["plan": "pro"])
+            await superwall.awaitPresentationQueue()
         }
         let delegate = RecordingDelegate()
         let restarted = makeSuperwall(delegate)
@@ -131,7 +140,7 @@ private func options(_ directory: String, source: any ConfigSource = EmbeddedCon
         let directory = temporaryDirectory()
         let path = directory + "-config.json"
         try await EmbeddedConfigSource().fetchConfig(ConfigRequest(apiKey: "pk")).write(to: URL(fileURLWithPath: path))
-        do { _ = await makeSuperwall().configure(apiKey: "pk_test", options: options(directory, source: FileConfigSource(path: path))) }
+        do { await configureOnce(apiKey: "pk_test", options: options(directory, source: FileConfigSource(path: path))) }
         try FileManager.default.removeItem(atPath: path)
         let delegate = RecordingDelegate()
         let superwall = makeSuperwall(delegate)
@@ -145,7 +154,7 @@ private func options(_ directory: String, source: any ConfigSource = EmbeddedCon
         let directory = temporaryDirectory()
         let path = directory + "-config.json"
         try await EmbeddedConfigSource().fetchConfig(ConfigRequest(apiKey: "pk")).write(to: URL(fileURLWithPath: path))
-        do { _ = await makeSuperwall().configure(apiKey: "pk_one", options: options(directory, source: FileConfigSource(path: path))) }
+        do { await configureOnce(apiKey: "pk_one", options: options(directory, source: FileConfigSource(path: path))) }
         try FileManager.default.removeItem(atPath: path)
         let outcome = await makeSuperwall().configure(apiKey: "pk_two", options: options(directory, source: FileConfigSource(path: path)))
         #expect(outcome.status == .failed)
@@ -281,7 +290,7 @@ private func options(_ directory: String, source: any ConfigSource = EmbeddedCon
         #expect(device["publicApiKey"] == "pk_test")
         #expect(device["sdkVersion"] == "4.16.4")
         #expect(device["sdkVersionPadded"] == "004.016.004")
-        #expect(device["subscriptionStatus"] == "UNKNOWN")
+        #expect(device["subscriptionStatus"] == "INACTIVE")
         #expect(device["utcDateTime"]?.stringValue?.hasSuffix("Z") == true)
     }
 

@@ -24,8 +24,18 @@ public struct TrackedEvent: Sendable, Equatable {
         self.name = name
         self.isSuperwallEvent = isSuperwallEvent
         self.superwallParameters = superwallParameters
-        self.customParameters = customParameters.filter { !$0.key.hasPrefix("$") }
+        self.customParameters = customParameters.filter { Self.keepsCustomParameter($0.key, $0.value) }
         self.createdAt = createdAt
+    }
+
+    /// SuperwallKit's cleaning of custom params (`TrackingLogic.processParameters`): keys
+    /// starting with `$` are the SDK's, and nulls and arrays are dropped.
+    static func keepsCustomParameter(_ key: String, _ value: JSON) -> Bool {
+        guard !key.hasPrefix("$") else { return false }
+        switch value {
+        case .null, .array: return false
+        default: return true
+        }
     }
 
     /// The parameters as the server and audience rules see them.
@@ -47,8 +57,32 @@ public struct TrackedEvent: Sendable, Equatable {
     }
 }
 
-/// Where the core reports what happens, mirroring SuperwallKit's `SuperwallDelegate`.
+/// Where the core reports what happens, mirroring SuperwallKit's `SuperwallDelegate`. Every
+/// method but the first has a default that does nothing.
 public protocol SuperwallDelegate: Sendable {
     /// A Superwall event was tracked (`handleSuperwallEvent(withInfo:)`).
     func handleSuperwallEvent(_ event: TrackedEvent)
+    func willPresentPaywall(_ info: PaywallInfo)
+    func didPresentPaywall(_ info: PaywallInfo)
+    func willDismissPaywall(_ info: PaywallInfo)
+    func didDismissPaywall(_ info: PaywallInfo)
+    /// A paywall's `custom` action.
+    func handleCustomPaywallAction(name: String)
+    func paywallWillOpenURL(_ url: String)
+    func paywallWillOpenDeepLink(_ url: String)
+    /// A paywall changed the user's attributes; these are the merged attributes.
+    func userAttributesDidChange(_ attributes: [String: JSON])
+    func subscriptionStatusDidChange(from old: SubscriptionStatus, to new: SubscriptionStatus)
+}
+
+extension SuperwallDelegate {
+    public func willPresentPaywall(_ info: PaywallInfo) {}
+    public func didPresentPaywall(_ info: PaywallInfo) {}
+    public func willDismissPaywall(_ info: PaywallInfo) {}
+    public func didDismissPaywall(_ info: PaywallInfo) {}
+    public func handleCustomPaywallAction(name: String) {}
+    public func paywallWillOpenURL(_ url: String) {}
+    public func paywallWillOpenDeepLink(_ url: String) {}
+    public func userAttributesDidChange(_ attributes: [String: JSON]) {}
+    public func subscriptionStatusDidChange(from old: SubscriptionStatus, to new: SubscriptionStatus) {}
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Rules
+import Synchronization
 
 /// What audience rules are evaluated against (rules-language.md §1.5): `user` (attributes
 /// plus `isLoggedIn`), `device` (the device template, and the placement functions as
@@ -7,26 +8,52 @@ import Rules
 /// (the placement functions), and those functions answered from the placement log.
 ///
 /// Attributes are read through views, so building a context converts nothing: a rule pays
-/// only for the attributes it reads.
+/// only for the attributes it reads, and the device template is not even built until a rule
+/// reads `device`.
 public final class AudienceContext: Activation, Sendable {
     private let user: Value
     private let device: Value
     private let params: Value
     private let computed: Value
+    private let template: DeviceTemplateView
     public let hostFunctions: (any HostFunctions)?
 
-    public init(
+    public convenience init(
         userAttributes: [String: JSON], isLoggedIn: Bool, deviceAttributes: [String: JSON], params: [String: JSON]?,
         history: any PlacementHistory
     ) {
-        user = .map(ValueMap(view: JSONObjectView(members: userAttributes, isLoggedIn: isLoggedIn)))
-        device = .map(ValueMap(view: JSONObjectView(members: deviceAttributes, functions: Self.functionNames)))
-        self.params = params.map { .map(ValueMap(view: JSONObjectView(members: $0))) } ?? .string("")
-        computed = Self.computed
-        hostFunctions = PlacementFunctions(history: history)
+        self.init(userAttributes: userAttributes, isLoggedIn: isLoggedIn, device: { deviceAttributes }, params: params, history: history)
     }
 
-    private static let functionNames = Set(PlacementFunction.allCases.map(\.rawValue))
+    /// `device` builds the device template; it is called at most once, when a rule first reads it.
+    public convenience init(
+        userAttributes: [String: JSON], isLoggedIn: Bool, device: @escaping @Sendable () -> [String: JSON], params: [String: JSON]?,
+        history: any PlacementHistory
+    ) {
+        self.init(
+            user: .map(ValueMap(view: JSONObjectView(members: userAttributes, isLoggedIn: isLoggedIn))),
+            template: DeviceTemplateView(build: device, extra: [:]),
+            params: params.map { .map(ValueMap(view: JSONObjectView(members: $0))) } ?? .string(""),
+            hostFunctions: PlacementFunctions(history: history))
+    }
+
+    private init(user: Value, template: DeviceTemplateView, params: Value, hostFunctions: any HostFunctions) {
+        self.user = user
+        self.template = template
+        device = .map(ValueMap(view: template))
+        self.params = params
+        computed = Self.computed
+        self.hostFunctions = hostFunctions
+    }
+
+    /// The same context with extra `device` keys, such as an audience's computed properties
+    /// (`daysSince_app_install`). The template is still built once for both.
+    public func addingDeviceKeys(_ extra: [String: JSON]) -> AudienceContext {
+        guard !extra.isEmpty, let hostFunctions else { return self }
+        return AudienceContext(user: user, template: template.adding(extra), params: params, hostFunctions: hostFunctions)
+    }
+
+    static let functionNames = Set(PlacementFunction.allCases.map(\.rawValue))
     private static let computed = Value.map(ValueMap(view: JSONObjectView(members: [:], functions: functionNames)))
 
     public func variable(named name: String) -> Value? {
@@ -37,6 +64,57 @@ public final class AudienceContext: Activation, Sendable {
         case "computed": computed
         default: nil
         }
+    }
+}
+
+/// The `device` map: the template, built on first read and shared by the contexts derived
+/// from one another, plus keys of the context's own.
+final class DeviceTemplateView: MapView {
+    private let built: Built
+    private let extra: [String: JSON]
+
+    /// The template, built once.
+    private final class Built: Sendable {
+        let build: @Sendable () -> [String: JSON]
+        let view = Mutex<JSONObjectView?>(nil)
+
+        init(build: @escaping @Sendable () -> [String: JSON]) {
+            self.build = build
+        }
+
+        var members: JSONObjectView {
+            view.withLock { view in
+                if let view { return view }
+                let made = JSONObjectView(members: build(), functions: AudienceContext.functionNames)
+                view = made
+                return made
+            }
+        }
+    }
+
+    init(build: @escaping @Sendable () -> [String: JSON], extra: [String: JSON]) {
+        built = Built(build: build)
+        self.extra = extra
+    }
+
+    private init(built: Built, extra: [String: JSON]) {
+        self.built = built
+        self.extra = extra
+    }
+
+    func adding(_ keys: [String: JSON]) -> DeviceTemplateView {
+        DeviceTemplateView(built: built, extra: extra.merging(keys, uniquingKeysWith: { _, new in new }))
+    }
+
+    func value(forKey key: String) -> Value? {
+        if let member = extra[key] { return Value(member) }
+        return built.members.value(forKey: key)
+    }
+
+    func materialize() -> [MapKey: Value] {
+        var entries = built.members.materialize()
+        for (key, member) in extra { entries[.string(key)] = Value(member) }
+        return entries
     }
 }
 

@@ -67,3 +67,21 @@ public enum ConfigFetchError: Error, Sendable, Equatable, CustomStringConvertibl
         }
     }
 }
+
+/// An experiment and the variant the user saw, as `confirm_assignments` takes them.
+public struct AssignmentConfirmation: Sendable, Equatable {
+    public var experimentId: String
+    public var variantId: String
+
+    public init(experimentId: String, variantId: String) {
+        self.experimentId = experimentId
+        self.variantId = variantId
+    }
+}
+
+/// A config source whose server is told which variants users saw. Only the Superwall API
+/// (or a server speaking it) is; local sources have no one to tell.
+public protocol AssignmentServer: Sendable {
+    /// Posts the confirmations; throws when the server does not take them.
+    func confirmAssignments(_ confirmations: [AssignmentConfirmation], request: ConfigRequest) async throws
+}

@@ -60,6 +60,7 @@ enum DeviceTemplate {
         var now: Date
         var timeZone: TimeZone
         var sdkVersion: String
+        var subscriptionStatus: SubscriptionStatus
         /// From the placement log: how many `paywall_open`s, and when the last one was.
         var totalPaywallViews: Int
         var lastPaywallView: Date?
@@ -72,6 +73,12 @@ enum DeviceTemplate {
         let regionCode = localeParts.count > 1 ? localeParts[1] : ""
         let sinceInstall = inputs.now.timeIntervalSince(inputs.appInstalledAt)
         let currency = currencyOf(locale: facts.locale)
+        let activeEntitlements: [Entitlement]
+        if case .active(let entitlements) = inputs.subscriptionStatus.resolved {
+            activeEntitlements = entitlements.sorted { $0.id < $1.id }
+        } else {
+            activeEntitlements = []
+        }
         var attributes: [String: JSON] = [
             "publicApiKey": .string(inputs.apiKey),
             "platform": .string(facts.platform),
@@ -99,8 +106,8 @@ enum DeviceTemplate {
             "isSandbox": .string(facts.isSandbox ? "true" : "false"),
             "sdkVersion": .string(inputs.sdkVersion),
             "sdkVersionPadded": .string(paddedVersion(inputs.sdkVersion)),
-            "subscriptionStatus": "UNKNOWN",
-            "activeEntitlements": [],
+            "subscriptionStatus": .string(inputs.subscriptionStatus.wireName),
+            "activeEntitlements": .array(activeEntitlements.map { .string($0.id) }),
             "activeProducts": [],
             "isFirstAppOpen": .bool(sinceInstall < 60),
             "platformWrapper": "superwall-bridge",
@@ -118,7 +125,7 @@ enum DeviceTemplate {
             "capabilities": [],
             "capabilitiesConfig": [:],
             "localResourceIds": [],
-            "activeEntitlementObjects": [],
+            "activeEntitlementObjects": .array(activeEntitlements.map { ["identifier": .string($0.id), "type": "SERVICE_LEVEL"] }),
             "customerInfo": .null,
             "swiftVersion": "6",
             "compilerVersion": "6.3",

@@ -4,7 +4,7 @@ import FoundationNetworking
 #endif
 
 /// The Superwall API, or any server speaking it: `GET {baseURL}/api/v1/static_config?pk=`.
-public struct HTTPConfigSource: ConfigSource {
+public struct HTTPConfigSource: ConfigSource, AssignmentServer {
     public let baseURL: URL
     private let session: URLSession
 
@@ -21,22 +21,36 @@ public struct HTTPConfigSource: ConfigSource {
         }
         components.queryItems = [URLQueryItem(name: "pk", value: request.apiKey)]
         guard let url = components.url else { throw NetworkError.transport("the base URL \(baseURL) is not usable") }
-        let attempts = Attempts(session: session, url: url, request: request)
+        let attempts = Attempts(session: session, url: url, method: "GET", body: nil, request: request)
         guard let limit = request.timeLimit else { return try await attempts.run() }
         return try await withTimeLimit(limit) { try await attempts.run() }
     }
 
-    /// The retry loop of one fetch.
+    /// `POST {baseURL}/api/v1/confirm_assignments` with `{"assignments": [{experiment_id, variant_id}]}`.
+    public func confirmAssignments(_ confirmations: [AssignmentConfirmation], request: ConfigRequest) async throws {
+        let body: [String: [[String: String]]] = [
+            "assignments": confirmations.map { ["experiment_id": $0.experimentId, "variant_id": $0.variantId] },
+        ]
+        let attempts = Attempts(
+            session: session, url: baseURL.appendingPathComponent("api/v1/confirm_assignments"), method: "POST",
+            body: try JSONEncoder.sortedKeys.encode(body), request: request)
+        _ = try await attempts.run()
+    }
+
+    /// The retry loop of one request.
     private struct Attempts: Sendable {
         let session: URLSession
         let url: URL
+        let method: String
+        let body: Data?
         let request: ConfigRequest
 
         func run() async throws -> Data {
             var attempt = 0
             while true {
                 var urlRequest = URLRequest(url: url, cachePolicy: .reloadRevalidatingCacheData, timeoutInterval: request.attemptTimeout)
-                urlRequest.httpMethod = "GET"
+                urlRequest.httpMethod = method
+                urlRequest.httpBody = body
                 for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
                 urlRequest.setValue(String(attempt), forHTTPHeaderField: "X-Retry-Count")
                 urlRequest.setValue(UUID().uuidString, forHTTPHeaderField: "X-Request-Id")

@@ -164,6 +164,19 @@ public final class Store: Sendable {
         }
     }
 
+    /// Replaces every stored assignment with `assignments`, in one transaction.
+    public func replaceAssignments(with assignments: [Assignment]) throws {
+        try database.write { db in
+            try db.execute(sql: "DELETE FROM assignment")
+            for assignment in assignments {
+                try db.execute(
+                    sql: "INSERT INTO assignment (experimentId, variantId, variantKind, paywallIdentifier, isSentToServer) VALUES (?, ?, ?, ?, ?)",
+                    arguments: [assignment.experimentId, assignment.variant.id, assignment.variant.kind.rawValue,
+                                assignment.variant.paywallIdentifier, assignment.isSentToServer])
+            }
+        }
+    }
+
     public func assignments() throws -> [Assignment] {
         try database.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM assignment ORDER BY experimentId").map { row in

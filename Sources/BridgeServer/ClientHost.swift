@@ -1,0 +1,113 @@
+import JSONRPC
+import SuperwallCore
+import Synchronization
+
+/// The client as the core's host: its connection and what it said it can do, known from
+/// `initialize` on.
+final class ClientHost: Sendable {
+    private struct State {
+        var connection: Connection?
+        var capabilities = ClientSession.Capabilities()
+    }
+
+    private let state = Mutex(State())
+
+    func attach(_ connection: Connection, capabilities: ClientSession.Capabilities) {
+        state.withLock { $0 = State(connection: connection, capabilities: capabilities) }
+    }
+
+    var connection: Connection? { state.withLock { $0.connection } }
+    var capabilities: ClientSession.Capabilities { state.withLock { $0.capabilities } }
+
+    /// A bound on the bridge's own requests, past the core's deadline for them: the core
+    /// gives up first (and the request is cancelled); this only guards against a core that
+    /// forgot to.
+    static let backstop: Duration = .seconds(3600)
+}
+
+/// Paywalls shown by the client: `paywall/present` and `paywall/dismiss` requests.
+struct ClientPaywallPresenter: PaywallPresenter {
+    let host: ClientHost
+
+    var canPresent: Bool { host.capabilities.paywallPresenter && host.connection != nil }
+
+    func present(_ presentation: PaywallPresentation) async throws {
+        guard let connection = host.connection else { throw RPCError.connectionClosed }
+        _ = try await connection.sendRequest("paywall/present", params: presentation.wireValue, timeout: ClientHost.backstop)
+    }
+
+    func dismiss(sessionId: String, info: PaywallInfo, result: PaywallResult, closeReason: PaywallCloseReason) async {
+        guard let connection = host.connection else { return }
+        _ = try? await connection.sendRequest(
+            "paywall/dismiss",
+            params: ["sessionId": .string(sessionId), "result": result.wireValue, "closeReason": .string(closeReason.rawValue),
+                     "paywallInfo": info.wireValue],
+            timeout: ClientHost.backstop)
+    }
+}
+
+/// One `register` (or `getPaywall`) call's handler: `handler/*` notifications carrying the
+/// request's id, and custom callbacks as `handler/onCustomCallback` requests.
+struct ClientPresentationHandler: PresentationHandler {
+    let host: ClientHost
+    let registerId: JSONValue
+
+    func onPresent(_ info: PaywallInfo) {
+        notify("handler/onPresent", ["paywallInfo": info.wireValue])
+    }
+
+    func onWillDismiss(_ info: PaywallInfo, result: PaywallResult) {
+        notify("handler/onWillDismiss", ["paywallInfo": info.wireValue, "result": result.wireValue])
+    }
+
+    func onDismiss(_ info: PaywallInfo, result: PaywallResult) {
+        notify("handler/onDismiss", ["paywallInfo": info.wireValue, "result": result.wireValue])
+    }
+
+    func onSkip(_ reason: PaywallSkipReason) {
+        notify("handler/onSkip", ["reason": reason.wireValue])
+    }
+
+    func onError(_ error: PresentationError) {
+        notify("handler/onError", ["error": error.rpcError.jsonValue])
+    }
+
+    var handlesCustomCallbacks: Bool { host.capabilities.customCallbacks }
+
+    /// The client's `{status, data?}`. An error reply, a reply that is not that shape, and a
+    /// lost connection are all failures; the core's deadline cancels the request.
+    func onCustomCallback(_ callback: CustomCallback) async -> CustomCallbackResult {
+        guard let connection = host.connection else { return .failure("The client is not connected.") }
+        let reply: JSONValue
+        do {
+            reply = try await connection.sendRequest(
+                "handler/onCustomCallback",
+                params: ["registerId": registerId, "name": .string(callback.name),
+                         "variables": .object(JSONValue.sortedObject(callback.variables)),
+                         "behavior": .string(callback.isBlocking ? "blocking" : "nonBlocking")],
+                timeout: ClientHost.backstop)
+        } catch {
+            return .failure("The client answered the custom callback with an error: \(error.message)")
+        }
+        return Self.decode(reply)
+    }
+
+    /// `{status: "success" | "failure", data?: object}`; anything else is a failure that says why.
+    static func decode(_ reply: JSONValue) -> CustomCallbackResult {
+        guard case .object(let fields) = reply, case .string(let statusName)? = fields["status"],
+              let status = CustomCallbackResult.Status(rawValue: statusName) else {
+            return .failure("The client's answer to the custom callback is not {status: \"success\" | \"failure\", data?}.")
+        }
+        switch fields["data"] {
+        case nil, .null?: return CustomCallbackResult(status: status)
+        case .object(let data)?: return CustomCallbackResult(status: status, data: [String: JSON](data))
+        default: return .failure("The client's answer to the custom callback has data that is not an object.")
+        }
+    }
+
+    private func notify(_ method: String, _ params: JSONObject) {
+        var params = params
+        params["registerId"] = registerId
+        host.connection?.notify(method, params: .object(params))
+    }
+}

@@ -1,0 +1,199 @@
+import Foundation
+import JSONRPC
+import SuperwallCore
+
+// The presentation models as the protocol spells them: camelCase keys, `type`
+// discriminators, lowercase enum values, explicit nulls.
+
+extension JSONValue {
+    static func optional(_ text: String?) -> JSONValue { text.map(JSONValue.string) ?? .null }
+}
+
+extension Variant {
+    var wireValue: JSONValue {
+        ["id": .string(id), "type": .string(kind == .holdout ? "holdout" : "treatment"), "paywallId": .optional(paywallIdentifier)]
+    }
+}
+
+extension Experiment {
+    var wireValue: JSONValue {
+        ["id": .string(id), "groupId": .string(groupId), "variant": variant.wireValue]
+    }
+}
+
+extension Store.Assignment {
+    var wireValue: JSONValue {
+        ["experimentId": .string(experimentId), "variant": variant.wireValue, "isSentToServer": .bool(isSentToServer)]
+    }
+}
+
+extension Product {
+    var wireValue: JSONValue {
+        let store: String
+        switch storeProduct {
+        case .appStore: store = "appStore"
+        case .stripe: store = "stripe"
+        case .paddle: store = "paddle"
+        case .custom: store = "custom"
+        }
+        return [
+            "id": .string(id), "referenceName": .optional(referenceName), "store": .string(store),
+            "productIdentifier": .string(storeProduct.productIdentifier),
+            "entitlements": .array(entitlements.sorted { $0.id < $1.id }.map(\.wireValue)),
+        ]
+    }
+}
+
+extension Entitlement {
+    var wireValue: JSONValue { ["id": .string(id), "type": "serviceLevel"] }
+}
+
+extension PresentationStyle {
+    var wireValue: JSONValue {
+        let type: String
+        switch kind {
+        case .modal: type = "modal"
+        case .fullscreen: type = "fullscreen"
+        case .noAnimation: type = "noAnimation"
+        case .push: type = "push"
+        case .drawer: type = "drawer"
+        case .popup: type = "popup"
+        case .none: type = "none"
+        }
+        return ["type": .string(type), "height": height.map(JSONValue.double) ?? .null, "width": width.map(JSONValue.double) ?? .null,
+                "cornerRadius": cornerRadius.map(JSONValue.double) ?? .null]
+    }
+}
+
+extension PaywallInfo {
+    var wireValue: JSONValue {
+        [
+            "identifier": .string(identifier), "name": .string(name), "databaseId": .string(databaseId), "url": .string(url),
+            "cacheKey": .string(cacheKey), "buildId": .string(buildId), "experiment": experiment?.wireValue ?? .null,
+            "products": .array(products.map(\.wireValue)), "productIds": .array(productIds.map(JSONValue.string)),
+            "presentedByPlacementWithName": .optional(presentedByPlacementWithName),
+            "presentedByPlacementWithId": .optional(presentedByPlacementWithId),
+            "presentedByPlacementAt": .optional(presentedByPlacementAt.map(ISO8601.string(from:))),
+            "presentedBy": .string(presentedBy), "presentationSourceType": .optional(presentationSourceType),
+            "isFreeTrialAvailable": .bool(isFreeTrialAvailable),
+            "featureGatingBehavior": .string(featureGating == .gated ? "gated" : "nonGated"),
+            "closeReason": .string(closeReason.rawValue),
+            "localNotifications": .array(localNotifications.map {
+                ["type": "trialStarted", "title": .string($0.title), "subtitle": .optional($0.subtitle), "body": .string($0.body),
+                 "delayMs": .int(Int64($0.delayMs))]
+            }),
+            "computedPropertyRequests": .array(computedPropertyRequests.map {
+                ["type": .string($0.kind.functionName), "placementName": .string($0.placementName)]
+            }),
+            "presentation": ["style": presentationStyle.wireValue, "delayMs": .int(Int64(presentationDelayMs))],
+            "isScrollEnabled": .bool(isScrollEnabled), "presentationId": .string(presentationId),
+        ]
+    }
+}
+
+extension PaywallSkipReason {
+    var wireValue: JSONValue {
+        switch self {
+        case .holdout(let experiment): ["type": "holdout", "experiment": experiment.wireValue]
+        case .noAudienceMatch: ["type": "noAudienceMatch"]
+        case .placementNotFound: ["type": "placementNotFound"]
+        }
+    }
+}
+
+extension PaywallResult {
+    var wireValue: JSONValue {
+        switch self {
+        case .purchased(let productId): ["type": "purchased", "productId": .string(productId)]
+        case .declined: ["type": "declined"]
+        case .restored: ["type": "restored"]
+        }
+    }
+}
+
+extension PresentationError {
+    /// SuperwallKit's number as the error code, its name as `data.kind`.
+    var rpcError: RPCError {
+        RPCError(code: code.rawValue, message: message, kind: code.kind)
+    }
+}
+
+extension PresentationOutcome {
+    /// `register`'s answer.
+    var wireValue: JSONValue {
+        var result: JSONObject = [
+            "featureGranted": .bool(featureGranted), "skipReason": .null, "paywallInfo": .null, "paywallResult": .null, "error": .null,
+        ]
+        switch ending {
+        case .skipped(let reason):
+            result["outcome"] = "skipped"
+            result["skipReason"] = reason.wireValue
+        case .dismissed(let info, let paywallResult):
+            result["outcome"] = "dismissed"
+            result["paywallInfo"] = info.wireValue
+            result["paywallResult"] = paywallResult.wireValue
+        case .failed(let error):
+            result["outcome"] = "error"
+            result["error"] = error.rpcError.jsonValue
+        }
+        return .object(result)
+    }
+}
+
+extension PresentationResult {
+    var wireValue: JSONValue {
+        switch self {
+        case .placementNotFound: ["type": "placementNotFound", "experiment": .null]
+        case .noAudienceMatch: ["type": "noAudienceMatch", "experiment": .null]
+        case .paywall(let experiment): ["type": "paywall", "experiment": experiment.wireValue]
+        case .holdout(let experiment): ["type": "holdout", "experiment": experiment.wireValue]
+        case .paywallNotAvailable: ["type": "paywallNotAvailable", "experiment": .null]
+        }
+    }
+}
+
+extension PaywallPresentation {
+    /// `paywall/present`'s params, and `getPaywall`'s answer.
+    var wireValue: JSONValue {
+        [
+            "sessionId": .string(sessionId),
+            "paywall": [
+                "info": info.wireValue, "url": .string(paywall.url), "presentationStyle": paywall.presentationStyle.wireValue,
+                "products": .array(paywall.products.map(\.wireValue)),
+            ],
+        ]
+    }
+}
+
+extension SubscriptionStatus {
+    var wireValue: JSONValue {
+        switch resolved {
+        case .unknown: ["type": "unknown"]
+        case .inactive: ["type": "inactive"]
+        case .active(let entitlements): ["type": "active", "entitlements": .array(entitlements.sorted { $0.id < $1.id }.map(\.wireValue))]
+        }
+    }
+
+    /// `{type: "unknown" | "inactive"}` or `{type: "active", entitlements: [{id, type?}]}`.
+    init(wire params: Params) throws(RPCError) {
+        switch try params.string("type") {
+        case "unknown": self = .unknown
+        case "inactive": self = .inactive
+        case "active":
+            var entitlements: Set<Entitlement> = []
+            for (index, element) in (try params.optionalArray("entitlements") ?? []).enumerated() {
+                guard case .object(let fields) = element, case .string(let id)? = fields["id"], !id.isEmpty else {
+                    throw RPCError.invalidParams(
+                        "\(params.path(of: "entitlements"))[\(index)] must be an object with a non-empty string id.",
+                        details: ["path": .string("\(params.path(of: "entitlements"))[\(index)]")])
+                }
+                entitlements.insert(Entitlement(id: id))
+            }
+            self = .active(entitlements)
+        case let other:
+            throw RPCError.invalidParams(
+                "\(params.path(of: "type")) must be \"unknown\", \"inactive\" or \"active\", not \"\(other)\".",
+                details: ["path": .string(params.path(of: "type"))])
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+
+extension Superwall {
+    /// Draws what is missing and keeps what is sticky (`AssignmentPlanner`), then persists.
+    func chooseAssignments() {
+        guard let current = session, let config = current.config else { return }
+        let planned = AssignmentPlanner.plan(for: config, stored: Array(current.assignments.values), random: random)
+        guard planned != current.assignments else { return }
+        session?.assignments = planned
+        try? current.store.replaceAssignments(with: planned.values.sorted { $0.experimentId < $1.experimentId })
+    }
+
+    /// Tells the server which variant the user saw (`POST /api/v1/confirm_assignments`), once
+    /// per assignment, when the config comes from a server that takes confirmations. On
+    /// failure the assignment stays unconfirmed and the next presentation tries again.
+    func confirmAssignment(of experiment: Experiment) {
+        guard let current = session, let assignment = current.assignments[experiment.id], !assignment.isSentToServer,
+              let server = current.configSource as? AssignmentServer, confirmationsInFlight[experiment.id] == nil else { return }
+        let confirmation = AssignmentConfirmation(experimentId: assignment.experimentId, variantId: assignment.variant.id)
+        let request = ConfigRequest(apiKey: current.apiKey, headers: requestHeaders(cachedBuildId: current.config?.buildId), attemptTimeout: 10)
+        confirmationsInFlight[experiment.id] = Task {
+            let confirmed = (try? await server.confirmAssignments([confirmation], request: request)) != nil
+            self.confirmationFinished(confirmation, confirmed: confirmed)
+        }
+    }
+
+    private func confirmationFinished(_ confirmation: AssignmentConfirmation, confirmed: Bool) {
+        confirmationsInFlight[confirmation.experimentId] = nil
+        guard confirmed, var assignment = session?.assignments[confirmation.experimentId],
+              assignment.variant.id == confirmation.variantId else { return }
+        assignment.isSentToServer = true
+        session?.assignments[confirmation.experimentId] = assignment
+        try? session?.store.save(assignment)
+    }
+
+    // MARK: Subscription status
+
+    public func subscriptionStatus() throws(SuperwallError) -> SubscriptionStatus {
+        guard let session else { throw .notConfigured }
+        return session.subscriptionStatus
+    }
+
+    /// Sets the status (`.active([])` is inactive), persists it, and on a change tells the
+    /// delegate and tracks `subscriptionStatus_didChange` and `device_attributes`. A known
+    /// status releases presentations waiting for one.
+    @discardableResult
+    public func setSubscriptionStatus(_ status: SubscriptionStatus) throws(SuperwallError) -> SubscriptionStatus {
+        guard let current = session else { throw .notConfigured }
+        let new = status.resolved
+        let old = current.subscriptionStatus
+        guard new != old else { return new }
+        try persisting { try current.store.set(new, for: .subscriptionStatus) }
+        session?.subscriptionStatus = new
+        delegate?.subscriptionStatusDidChange(from: old, to: new)
+        var parameters: [String: JSON] = ["status": .string(new.wireName)]
+        if case .active(let entitlements) = new {
+            parameters["active_entitlement_ids"] = .string(entitlements.map(\.id).sorted().joined(separator: ","))
+        }
+        track("subscriptionStatus_didChange", parameters)
+        track("device_attributes", deviceAttributes().filter { !Self.dateTimeKeys.contains($0.key) })
+        if new != .unknown { statusWaiters.resumeAll(true) }
+        return new
+    }
+}

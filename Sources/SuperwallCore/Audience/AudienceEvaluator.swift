@@ -1,0 +1,62 @@
+import Foundation
+import Rules
+
+/// How a placement's audiences resolved (SuperwallKit's `AudienceLogic`), before assignments.
+enum AudienceOutcome: Sendable, Equatable {
+    case placementNotFound
+    case noAudienceMatch([UnmatchedAudience])
+    /// The first audience that matched, and its occurrence to record should it present (or
+    /// hold out); SuperwallKit returns it "unsaved" and saves it only then.
+    case matched(Audience, unsavedOccurrence: Occurrence?)
+}
+
+/// Evaluates a placement's audiences in order: the first whose rule is exactly `true` and
+/// whose occurrence limit allows one more wins.
+struct AudienceEvaluator {
+    /// The rules' context for the placement being evaluated.
+    let context: AudienceContext
+    /// The placement log, as of just before the placement: the `<type>_<placement>` device
+    /// keys count history, not the placement being evaluated.
+    let historyBeforePlacement: any PlacementHistory
+    /// How many times an occurrence key was recorded within its interval.
+    let storedOccurrences: (Occurrence) -> Int
+
+    func evaluate(_ trigger: Trigger?) -> AudienceOutcome {
+        guard let trigger else { return .placementNotFound }
+        var unmatched: [UnmatchedAudience] = []
+        for audience in trigger.audiences {
+            guard matches(audience) else {
+                unmatched.append(UnmatchedAudience(source: .expression, experimentId: audience.experimentId))
+                continue
+            }
+            if let occurrence = audience.occurrence, storedOccurrences(occurrence) + 1 > occurrence.maxCount {
+                unmatched.append(UnmatchedAudience(source: .occurrence, experimentId: audience.experimentId))
+                continue
+            }
+            return .matched(audience, unsavedOccurrence: audience.occurrence)
+        }
+        return .noAudienceMatch(unmatched)
+    }
+
+    /// No rule matches everyone; otherwise only a result of exactly `true` matches. Errors
+    /// (a rule that does not compile, a failed evaluation) are a plain no-match.
+    private func matches(_ audience: Audience) -> Bool {
+        guard let expression = audience.expression else { return true }
+        let scope = context.addingDeviceKeys(computedDeviceKeys(audience.computedProperties))
+        if case .success(.bool(true)) = ProgramCache.shared.evaluate(expression, scope) { return true }
+        return false
+    }
+
+    /// `daysSince_app_install` and the like; a placement that never happened has no key.
+    func computedDeviceKeys(_ requests: [ComputedPropertyRequest]) -> [String: JSON] {
+        guard !requests.isEmpty else { return [:] }
+        let functions = PlacementFunctions(history: historyBeforePlacement)
+        var keys: [String: JSON] = [:]
+        for request in requests {
+            if case .int(let value) = functions.call(request.kind.functionName, arguments: [.string(request.placementName)]) {
+                keys["\(request.kind.functionName)_\(request.placementName)"] = .int(value)
+            }
+        }
+        return keys
+    }
+}

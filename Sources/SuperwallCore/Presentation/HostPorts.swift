@@ -1,0 +1,131 @@
+import Foundation
+import Synchronization
+
+/// A paywall the host is asked to show.
+public struct PaywallPresentation: Sendable, Equatable {
+    /// Names the session in the host's `paywall/action`s and in the dismissal.
+    public var sessionId: String
+    public var info: PaywallInfo
+    public var paywall: Paywall
+}
+
+/// The host's screen: it shows the paywalls the core decides on and takes them down when
+/// told (SuperwallKit's view controllers, here on the other side of a pipe).
+public protocol PaywallPresenter: Sendable {
+    /// Whether the host renders paywalls at all; when it does not, presentation fails with
+    /// `noPresenter` (103) before anything is shown.
+    var canPresent: Bool { get }
+    /// Shows a paywall and returns once it is on screen; throws when the host cannot show it.
+    /// The core bounds the wait and cancels the call when it expires.
+    func present(_ presentation: PaywallPresentation) async throws
+    /// Takes a paywall down and returns once it is gone; failures are the host's to log.
+    func dismiss(sessionId: String, info: PaywallInfo, result: PaywallResult, closeReason: PaywallCloseReason) async
+}
+
+/// Who hears how one presentation goes (SuperwallKit's `PaywallPresentationHandler`): the
+/// `register` call that started it.
+public protocol PresentationHandler: Sendable {
+    func onPresent(_ info: PaywallInfo)
+    func onWillDismiss(_ info: PaywallInfo, result: PaywallResult)
+    func onDismiss(_ info: PaywallInfo, result: PaywallResult)
+    func onSkip(_ reason: PaywallSkipReason)
+    func onError(_ error: PresentationError)
+    /// Whether custom callbacks reach the app; when not, each is answered failure at once.
+    var handlesCustomCallbacks: Bool { get }
+    /// The app's answer to a paywall's custom callback. The core bounds the wait and cancels
+    /// the call when it expires.
+    func onCustomCallback(_ callback: CustomCallback) async -> CustomCallbackResult
+}
+
+extension PresentationHandler {
+    public func onPresent(_ info: PaywallInfo) {}
+    public func onWillDismiss(_ info: PaywallInfo, result: PaywallResult) {}
+    public func onDismiss(_ info: PaywallInfo, result: PaywallResult) {}
+    public func onSkip(_ reason: PaywallSkipReason) {}
+    public func onError(_ error: PresentationError) {}
+    public var handlesCustomCallbacks: Bool { false }
+    public func onCustomCallback(_ callback: CustomCallback) async -> CustomCallbackResult {
+        .failure("no custom callback handler")
+    }
+}
+
+/// Continuations parked in an actor until its state changes, each resumed exactly once:
+/// by `resumeAll`, or singly (a deadline) by `resume(_:with:)`.
+struct ParkedContinuations<Value: Sendable> {
+    private var parked: [UInt64: CheckedContinuation<Value, Never>] = [:]
+    private var nextTicket: UInt64 = 0
+
+    mutating func ticket() -> UInt64 {
+        nextTicket += 1
+        return nextTicket
+    }
+
+    mutating func park(_ continuation: CheckedContinuation<Value, Never>, ticket: UInt64) {
+        parked[ticket] = continuation
+    }
+
+    mutating func resume(_ ticket: UInt64, with value: Value) {
+        parked.removeValue(forKey: ticket)?.resume(returning: value)
+    }
+
+    mutating func resumeAll(_ value: Value) {
+        let waiting = parked.values
+        parked.removeAll()
+        for continuation in waiting { continuation.resume(returning: value) }
+    }
+}
+
+/// A value that arrives once, awaited by any number of tasks.
+final class OneShot<Value: Sendable>: Sendable {
+    private enum State {
+        case waiting([CheckedContinuation<Value, Never>])
+        case done(Value)
+    }
+
+    private let state = Mutex<State>(.waiting([]))
+
+    /// Delivers the value; later calls are ignored.
+    func resolve(_ value: Value) {
+        let waiting = state.withLock { state -> [CheckedContinuation<Value, Never>] in
+            guard case .waiting(let continuations) = state else { return [] }
+            state = .done(value)
+            return continuations
+        }
+        for continuation in waiting { continuation.resume(returning: value) }
+    }
+
+    var isResolved: Bool {
+        state.withLock { if case .done = $0 { true } else { false } }
+    }
+
+    var value: Value {
+        get async {
+            await withCheckedContinuation { continuation in
+                let ready = state.withLock { state -> Value? in
+                    switch state {
+                    case .done(let value): return value
+                    case .waiting(let continuations):
+                        state = .waiting(continuations + [continuation])
+                        return nil
+                    }
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        }
+    }
+}
+
+/// Runs `operation`, giving up on it after `limit`: it is cancelled and `fallback` answered.
+func withDeadline<Result: Sendable>(
+    _ limit: Duration, fallback: Result, _ operation: @escaping @Sendable () async -> Result
+) async -> Result {
+    await withTaskGroup(of: Result?.self) { group in
+        group.addTask { await operation() }
+        group.addTask {
+            try? await Task.sleep(for: limit)
+            return nil
+        }
+        defer { group.cancelAll() }
+        return await group.next()! ?? fallback
+    }
+}

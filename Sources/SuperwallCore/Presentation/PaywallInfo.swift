@@ -1,0 +1,75 @@
+import Foundation
+
+/// What the app is told about a paywall it is shown (SuperwallKit's `PaywallInfo`), without
+/// the web-view timings a headless core never has.
+public struct PaywallInfo: Sendable, Equatable {
+    /// The paywall's database id.
+    public var databaseId: String
+    public var identifier: String
+    public var name: String
+    public var url: String
+    public var cacheKey: String
+    public var buildId: String
+    public var experiment: Experiment?
+    public var products: [Product]
+    /// The placement that presented it; nil when presented by `getPaywall` without one.
+    public var presentedByPlacementWithName: String?
+    /// The placement's event id, lowercased.
+    public var presentedByPlacementWithId: String?
+    public var presentedByPlacementAt: Date?
+    /// `register`, `getPaywall` or `implicit`.
+    public var presentationSourceType: String?
+    public var isFreeTrialAvailable: Bool
+    public var featureGating: Paywall.FeatureGating
+    public var closeReason: PaywallCloseReason
+    public var localNotifications: [LocalNotification]
+    public var computedPropertyRequests: [ComputedPropertyRequest]
+    public var presentationStyle: PresentationStyle
+    public var presentationDelayMs: Int
+    public var isScrollEnabled: Bool
+    /// Assigned each time the paywall's response is loaded; stable while it is cached.
+    public var presentationId: String
+
+    public var productIds: [String] { products.map(\.id) }
+
+    /// `placement` when a placement presented it, else `programmatically`.
+    public var presentedBy: String { presentedByPlacementWithName == nil ? "programmatically" : "placement" }
+
+    /// SuperwallKit's `audienceFilterParams()`: the paywall as event and audience params.
+    /// Products are named by index (`primary_product_id`, ...) and by reference name.
+    var audienceFilterParameters: [String: JSON] {
+        var parameters: [String: JSON] = [
+            "paywall_id": .string(databaseId), "paywall_name": .string(name),
+            "presented_by_event_name": presentedByPlacementWithName.map(JSON.string) ?? .null,
+            "paywall_product_ids": .string(productIds.joined(separator: ",")),
+            "is_free_trial_available": .bool(isFreeTrialAvailable), "feature_gating": .string(featureGating.rawValue),
+            "presented_by": .string(presentedBy),
+        ]
+        for (index, name) in ["primary", "secondary", "tertiary"].enumerated() {
+            parameters["\(name)_product_id"] = .string(index < products.count ? products[index].id : "")
+        }
+        for product in products {
+            if let reference = product.referenceName { parameters["\(reference)_product_id"] = .string(product.id) }
+        }
+        return parameters
+    }
+
+    /// SuperwallKit's `placementParams()`: what paywall events carry, beyond the audience
+    /// params. Timings a headless core does not have are empty strings, as SuperwallKit
+    /// reports missing ones.
+    var placementParameters: [String: JSON] {
+        var parameters = audienceFilterParameters
+        let extra: [String: JSON] = [
+            "paywalljs_version": "", "paywall_identifier": .string(identifier), "paywall_url": .string(url),
+            "presented_by_event_id": presentedByPlacementWithId.map(JSON.string) ?? .null,
+            "presented_by_event_timestamp": presentedByPlacementAt.map { .string(ISO8601.string(from: $0)) } ?? .null,
+            "presentation_source_type": presentationSourceType.map(JSON.string) ?? .null,
+            "experiment_id": experiment.map { .string($0.id) } ?? .null,
+            "variant_id": experiment.map { .string($0.variant.id) } ?? .null,
+            "cache_key": .string(cacheKey), "build_id": .string(buildId), "close_reason": .string(closeReason.rawValue),
+            "is_scroll_enabled": .bool(isScrollEnabled), "presentation_id": .string(presentationId),
+        ]
+        parameters.merge(extra, uniquingKeysWith: { _, new in new })
+        return parameters
+    }
+}

@@ -1,0 +1,186 @@
+import Foundation
+
+/// Which pipeline runs (SuperwallKit's `PresentationRequestType`): what it confirms, which
+/// events it tracks, and how far it goes.
+enum PipelineKind: Sendable {
+    /// `register` and implicit triggers: as far as showing the paywall.
+    case presentation
+    /// `getPaywall`: the host shows the paywall itself.
+    case getPaywall
+    case getPresentationResult
+    /// Whether an implicit trigger would present (`handleImplicitTrigger`).
+    case implicitCheck
+    /// Whether closing a paywall would present a `paywall_decline` paywall; confirms nothing.
+    case declineCheck
+    case confirmAll
+
+    var confirmsAssignments: Bool { self != .declineCheck }
+
+    /// The ones whose outcomes are reported by `paywallPresentationRequest` events.
+    var tracksOutcome: Bool { self == .presentation || self == .getPaywall }
+
+    /// `paywallPresentationRequest`'s `pipeline_type`.
+    var wireName: String {
+        switch self {
+        case .presentation: "presentation"
+        case .getPaywall: "getPaywallViewController"
+        case .getPresentationResult: "getPresentationResult"
+        case .implicitCheck, .declineCheck: "getImplicitPresentationResult"
+        case .confirmAll: "confirmAllAssignments"
+        }
+    }
+}
+
+/// The placement a pipeline evaluates: a tracked event, or one only made up for a check.
+struct PlacementData: Sendable {
+    var name: String
+    var id: UUID
+    var createdAt: Date
+    /// The params as audience rules see them (`$`-prefixed SDK params included).
+    var params: [String: JSON]
+    /// `register`, `getPaywall` or `implicit`.
+    var sourceType: String?
+    /// Set when an implicit trigger presents it.
+    var implicitTrigger: ImplicitTrigger?
+
+    init(_ event: TrackedEvent, sourceType: String?, implicitTrigger: ImplicitTrigger? = nil) {
+        name = event.name
+        id = event.id
+        createdAt = event.createdAt
+        params = event.audienceParameters
+        self.sourceType = sourceType
+        self.implicitTrigger = implicitTrigger
+    }
+}
+
+/// Where a pipeline stopped.
+enum PipelineEnd: Sendable {
+    case skipped(PaywallSkipReason)
+    case failed(PresentationError)
+    /// The pipeline found the paywall; the kinds that stop short of showing it end here.
+    case reached(Experiment, PaywallInfo, Paywall, unsavedOccurrence: Occurrence?)
+    case presented(PaywallInfo)
+    /// `confirmAllAssignments` stops once the assignment is confirmed.
+    case confirmed(Experiment)
+}
+
+/// One presentation from its start to its final dismissal: the `register` call waiting, and
+/// the handler hearing about it. It outlives a paywall that another replaces
+/// (`forNextPaywall`).
+struct PresentationFlow: Sendable {
+    let handler: (any PresentationHandler)?
+    let completion = OneShot<PresentationOutcome>()
+    /// The gating of the paywall the flow first showed, which a replacement keeps.
+    var featureGatingOverride: Paywall.FeatureGating?
+
+    init(handler: (any PresentationHandler)?) {
+        self.handler = handler
+    }
+
+    /// Reports the ending to the handler (a dismissal was reported as it happened) and
+    /// answers whoever waits, with the feature decided.
+    func finish(_ ending: PresentationOutcome.Ending) {
+        switch ending {
+        case .skipped(let reason): handler?.onSkip(reason)
+        case .failed(let error): handler?.onError(error)
+        case .dismissed: break
+        }
+        completion.resolve(PresentationOutcome(ending: ending, featureGranted: FeatureGate.isGranted(ending)))
+    }
+}
+
+/// The paywall on screen.
+struct PaywallSession: Sendable {
+    let id: String
+    var info: PaywallInfo
+    let paywall: Paywall
+    var flow: PresentationFlow
+    /// The implicit trigger that showed it, for loop protection.
+    let presentedBy: ImplicitTrigger?
+    var isClosing = false
+}
+
+/// A paywall as loaded for presentation: the presentation id is assigned per load, so it
+/// is stable while the paywall stays cached (SuperwallKit's quirk, kept).
+struct LoadedPaywall: Sendable {
+    let paywall: Paywall
+    let presentationId: String
+}
+
+/// SuperwallKit's events that may present a paywall without a `register`
+/// (`SuperwallEvent.canImplicitlyTriggerPaywall`).
+enum ImplicitTrigger: String, Sendable {
+    case appInstall = "app_install"
+    case appLaunch = "app_launch"
+    case sessionStart = "session_start"
+    case deepLinkOpen = "deepLink_open"
+    case paywallDecline = "paywall_decline"
+    case transactionAbandon = "transaction_abandon"
+    case transactionFail = "transaction_fail"
+    case surveyResponse = "survey_response"
+    case touchesBegan = "touches_began"
+    /// A paywall's custom placement, tracked under its own name.
+    case customPlacement = "custom_placement"
+
+    /// The trigger of a tracked event by its name. Custom placements carry their own names
+    /// and are offered by the action that tracks them.
+    init?(eventName: String) {
+        guard let trigger = ImplicitTrigger(rawValue: eventName), trigger != .customPlacement else { return nil }
+        self = trigger
+    }
+
+    /// These replace the paywall on screen when they would present one (closing it for the
+    /// next paywall), rather than give way to it.
+    var replacesOpenPaywall: Bool {
+        switch self {
+        case .transactionAbandon, .transactionFail, .paywallDecline, .customPlacement, .surveyResponse: true
+        default: false
+        }
+    }
+
+    /// A paywall these presented is never replaced by another implicit trigger, so a decline
+    /// paywall cannot chain into itself.
+    var isLoopProtected: Bool {
+        switch self {
+        case .transactionAbandon, .transactionFail, .paywallDecline, .customPlacement: true
+        default: false
+        }
+    }
+}
+
+/// The names of SuperwallKit's own events, which an app may not register as placements
+/// (`TrackingLogic.checkNotSuperwallEvent`).
+enum SuperwallEventNames {
+    static let all: Set<String> = [
+        "first_seen", "app_open", "app_launch", "app_close", "app_install", "session_start", "identity_alias", "reset",
+        "touches_began", "survey_close", "survey_response", "confirm_all_assignments", "testModeModal_open", "testModeModal_close",
+        "user_attributes", "device_attributes", "config_attributes", "config_refresh", "config_fail",
+        "subscriptionStatus_didChange", "customerInfo_didChange", "trigger_fire", "paywallPresentationRequest",
+        "paywall_open", "paywall_close", "paywall_decline", "paywall_page_view",
+        "transaction_start", "transaction_abandon", "transaction_timeout", "transaction_complete", "transaction_fail",
+        "transaction_restore", "subscription_start", "freeTrial_start", "nonRecurringProduct_purchase",
+        "restore_start", "restore_complete", "restore_fail", "custom_placement", "deepLink_open",
+        "paywallResponseLoad_start", "paywallResponseLoad_notFound", "paywallResponseLoad_fail", "paywallResponseLoad_complete",
+        "paywallProductsLoad_start", "paywallProductsLoad_fail", "paywallProductsLoad_complete", "paywallProductsLoad_retry",
+        "paywallProductsLoad_missingProducts",
+        "paywallWebviewLoad_start", "paywallWebviewLoad_fail", "paywallWebviewLoad_complete", "paywallWebviewLoad_timeout",
+        "paywallWebviewLoad_fallback", "paywallWebviewLoad_processTerminated", "paywallPreload_start", "paywallPreload_complete",
+        "redemption_start", "redemption_complete", "redemption_fail", "enrichment_start", "enrichment_complete", "enrichment_fail",
+        "permission_requested", "permission_granted", "permission_denied",
+        "stripeCheckout_start", "stripeCheckout_submit", "stripeCheckout_complete", "stripeCheckout_fail",
+        "review_requested", "networkDecoding_fail", "shimmerView_start", "shimmerView_complete",
+        "adServicesTokenRequest_start", "adServicesTokenRequest_fail", "adServicesTokenRequest_complete",
+        "integration_attributes", "attribution_match",
+    ]
+}
+
+extension PaywallSkipReason {
+    /// `paywallPresentationRequest`'s `status_reason`.
+    var statusReason: String {
+        switch self {
+        case .holdout: "holdout"
+        case .noAudienceMatch: "no_rule_match"
+        case .placementNotFound: "event_not_found"
+        }
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+
+/// What the user does on a paywall, as the host forwards it (SuperwallKit's paywall.js
+/// messages, §9.2).
+public enum PaywallAction: Sendable, Equatable {
+    case purchase(productId: String)
+    case restore
+    case close
+    case custom(name: String)
+    case customPlacement(name: String, params: [String: JSON])
+    case openURL(String)
+    case openDeepLink(String)
+    case setUserAttributes([String: JSON?])
+    case requestCallback(CustomCallback)
+    /// `paywall_page_view`'s parameters (`page_node_id`, `flow_position`, ...).
+    case pageView([String: JSON])
+}
+
+extension Superwall {
+    /// Runs SuperwallKit's logic for a paywall action. Answers the custom callback's result
+    /// for `requestCallback`, nil for the rest.
+    public func perform(_ action: PaywallAction, inSession sessionId: String) async throws(SuperwallError) -> CustomCallbackResult? {
+        guard session != nil else { throw .notConfigured }
+        guard let current = openPaywall, current.id == sessionId, !current.isClosing else { throw .paywallSessionNotFound(sessionId) }
+        switch action {
+        case .purchase, .restore:
+            throw .unsupported("Purchases and restores through the host's purchase controller")
+        case .close:
+            await userClosed(current)
+        case .custom(let name):
+            delegate?.handleCustomPaywallAction(name: name)
+        case .customPlacement(let name, let params):
+            let event = makeEvent(
+                name, current.info.placementParameters.merging(["name": .string(name)], uniquingKeysWith: { _, new in new }),
+                custom: params.merging(current.info.audienceFilterParameters, uniquingKeysWith: { own, _ in own }))
+            record(event, offeringImplicitTrigger: false)
+            offerImplicitTrigger(.customPlacement, event: event)
+        case .openURL(let url):
+            delegate?.paywallWillOpenURL(url)
+        case .openDeepLink(let url):
+            // A redemption link is handled where the paywall stays up.
+            if !Self.isRedemptionLink(url) { await closePaywall(result: .declined, closeReason: .systemLogic) }
+            delegate?.paywallWillOpenDeepLink(url)
+        case .setUserAttributes(let changes):
+            delegate?.userAttributesDidChange(try setUserAttributes(changes))
+        case .requestCallback(let callback):
+            return await customCallback(callback, handler: current.flow.handler)
+        case .pageView(let page):
+            track("paywall_page_view", current.info.placementParameters.merging(page, uniquingKeysWith: { _, new in new }))
+        }
+        return nil
+    }
+
+    /// §4.7's decline: when closing would present a `paywall_decline` paywall (and this
+    /// paywall was not itself shown by a decline or a failed purchase), the implicit trigger
+    /// replaces it; otherwise it closes as declined by the user.
+    private func userClosed(_ current: PaywallSession) async {
+        let decline = makeEvent(ImplicitTrigger.paywallDecline.rawValue, current.info.placementParameters, custom: current.info.audienceFilterParameters)
+        let protected: Set<ImplicitTrigger> = [.paywallDecline, .transactionAbandon, .transactionFail]
+        if current.presentedBy.map(protected.contains) != true,
+           case .reached = await runPipeline(.declineCheck, PlacementData(decline, sourceType: "implicit", implicitTrigger: .paywallDecline)),
+           openPaywall?.id == current.id {
+            record(decline)
+            return
+        }
+        record(decline)
+        await closePaywall(result: .declined, closeReason: .manualClose)
+    }
+
+    /// Asks the presentation's handler, within `timeouts.customCallback`. No handler, a
+    /// handler that takes no callbacks, and a deadline passed all answer failure.
+    private func customCallback(_ callback: CustomCallback, handler: (any PresentationHandler)?) async -> CustomCallbackResult {
+        guard let handler, handler.handlesCustomCallbacks else {
+            return .failure("No handler takes custom callbacks for this paywall (the client did not declare customCallbacks).")
+        }
+        let limit = session?.timeouts.customCallback ?? .seconds(30)
+        return await withDeadline(limit, fallback: .failure("The custom callback \"\(callback.name)\" was not answered within \(limit).")) {
+            await handler.onCustomCallback(callback)
+        }
+    }
+
+    /// `<scheme>://superwall/redeem?code=…` and `https://*.superwall.app/app-link/superwall/redeem?…`.
+    static func isRedemptionLink(_ url: String) -> Bool {
+        guard let components = URLComponents(string: url) else { return false }
+        let path = (components.host.map { "/" + $0 } ?? "") + components.path
+        return path.hasSuffix("superwall/redeem")
+    }
+}

@@ -1,0 +1,460 @@
+import Foundation
+import Rules
+
+/// The presentation pipeline (SuperwallKit's `PublicPresentation`, `InternalPresentation`
+/// and `GetPaywallComponents`), as one ordered function rather than operator chains.
+extension Superwall {
+    // MARK: Public entry points
+
+    /// SuperwallKit's `register(placement:params:handler:feature:)`. Tracks the placement,
+    /// runs the pipeline behind any earlier registers, and answers when the presentation
+    /// ends: skipped, dismissed (after the user is done with the paywall) or failed, with
+    /// whether the feature is granted.
+    public func register(
+        placement: String, params: [String: JSON] = [:], hasFeature: Bool = false, handler: (any PresentationHandler)? = nil
+    ) async throws(SuperwallError) -> PresentationOutcome {
+        guard session != nil else { throw .notConfigured }
+        guard !SuperwallEventNames.all.contains(placement) else { throw .reservedPlacementName(placement) }
+        // SuperwallKit decides "already presented" when register is called, not when its
+        // turn in the queue comes.
+        let alreadyPresented = openPaywall != nil
+        let event = track(placement, ["is_feature_gatable": .bool(hasFeature)], custom: params, isSuperwallEvent: false)
+        let flow = PresentationFlow(handler: handler)
+        await inPresentationQueue {
+            await self.present(PlacementData(event, sourceType: "register"), flow: flow, alreadyPresented: alreadyPresented)
+        }
+        return await flow.completion.value
+    }
+
+    /// SuperwallKit's `getPresentationResult(forPlacement:params:)`: what `register` would
+    /// do, without tracking the placement or showing anything. Assignments are confirmed
+    /// (and a holdout's occurrence recorded) as SuperwallKit does.
+    public func presentationResult(for placement: String, params: [String: JSON] = [:]) async throws(SuperwallError) -> PresentationResult {
+        guard session != nil else { throw .notConfigured }
+        let event = makeEvent(placement, custom: params, isSuperwallEvent: false)
+        switch await runPipeline(.getPresentationResult, PlacementData(event, sourceType: nil)) {
+        case .skipped(.placementNotFound): return .placementNotFound
+        case .skipped(.noAudienceMatch): return .noAudienceMatch
+        case .skipped(.holdout(let experiment)): return .holdout(experiment)
+        case .reached(let experiment, _, _, _): return .paywall(experiment)
+        case .failed, .presented, .confirmed: return .paywallNotAvailable
+        }
+    }
+
+    /// SuperwallKit's `getPaywall`: the paywall for a placement, which the host shows
+    /// itself. The session opens at once and is driven like any other (`perform`,
+    /// `dismiss`); `handler` hears how it ends. Skips and errors throw.
+    public func getPaywall(
+        placement: String, params: [String: JSON] = [:], handler: (any PresentationHandler)? = nil
+    ) async throws(SuperwallError) -> PaywallPresentation {
+        guard session != nil else { throw .notConfigured }
+        guard !SuperwallEventNames.all.contains(placement) else { throw .reservedPlacementName(placement) }
+        let event = track(placement, ["is_feature_gatable": false], custom: params, isSuperwallEvent: false)
+        let placementData = PlacementData(event, sourceType: "getPaywall")
+        switch await runPipeline(.getPaywall, placementData) {
+        case .skipped(let reason): throw .paywallSkipped(reason)
+        case .failed(let error): throw .presentation(error)
+        case .presented(let info): throw .presentation(PresentationError(.paywallFailedToLoad, "Unexpected presentation of \(info.identifier)."))
+        case .confirmed(let experiment): throw .presentation(.paywallNotFound("experiment \(experiment.id) was only confirmed"))
+        case .reached(_, let info, let paywall, let occurrence):
+            guard openPaywall == nil else { throw .presentation(.alreadyPresented) }
+            let session = open(info, paywall: paywall, flow: PresentationFlow(handler: handler), presentedBy: nil)
+            didShow(session, occurrence: occurrence)
+            return PaywallPresentation(sessionId: session.id, info: session.info, paywall: paywall)
+        }
+    }
+
+    /// SuperwallKit's `confirmAllAssignments()`: evaluates every placement (with no params)
+    /// and confirms the assignments they resolve to, then answers all assignments. Waits for
+    /// the confirmations it started.
+    public func confirmAllAssignments() async throws(SuperwallError) -> [Store.Assignment] {
+        guard session != nil else { throw .notConfigured }
+        if await waitForConfig() == nil, let triggers = session?.config?.triggers {
+            track("confirm_all_assignments")
+            for trigger in triggers {
+                _ = await runPipeline(.confirmAll, PlacementData(makeEvent(trigger.placementName), sourceType: nil))
+            }
+            for task in confirmationsInFlight.values { await task.value }
+        }
+        return try assignments()
+    }
+
+    /// The stored assignments, by experiment id.
+    public func assignments() throws(SuperwallError) -> [Store.Assignment] {
+        guard let session else { throw .notConfigured }
+        return session.assignments.values.sorted { $0.experimentId < $1.experimentId }
+    }
+
+    // MARK: The queue
+
+    /// Runs `work` after every presentation queued before it, as SuperwallKit serialises
+    /// `register` calls and implicit triggers. Returns when `work` has run.
+    func inPresentationQueue(_ work: @escaping @Sendable () async -> Void) async {
+        await enqueuePresentation(work).value
+    }
+
+    @discardableResult
+    private func enqueuePresentation(_ work: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
+        let previous = presentationQueueTail
+        let task = Task {
+            await previous?.value
+            await work()
+        }
+        presentationQueueTail = task
+        return task
+    }
+
+    /// Waits until every queued presentation has run (tests, and callers that need the
+    /// implicit triggers of what they just tracked to have settled).
+    public func awaitPresentationQueue() async {
+        while let tail = presentationQueueTail {
+            await tail.value
+            if presentationQueueTail == tail { return }
+        }
+    }
+
+    // MARK: Presentation
+
+    /// Runs the pipeline for a flow and, unless a paywall is now on screen (whose dismissal
+    /// ends the flow), ends it.
+    func present(_ placement: PlacementData, flow: PresentationFlow, alreadyPresented: Bool) async {
+        switch await runPipeline(.presentation, placement, flow: flow, alreadyPresented: alreadyPresented) {
+        case .skipped(let reason): flow.finish(.skipped(reason))
+        case .failed(let error): flow.finish(.failed(error))
+        case .presented: break
+        case .confirmed(let experiment):
+            flow.finish(.failed(.paywallNotFound("experiment \(experiment.id) was only confirmed")))
+        case .reached(_, let info, _, _):
+            flow.finish(.failed(PresentationError(.noPresenter, "The paywall \(info.identifier) was found but not shown.")))
+        }
+    }
+
+    /// The pipeline and the `paywallPresentationRequest` event that reports how it ended.
+    func runPipeline(_ kind: PipelineKind, _ placement: PlacementData, flow: PresentationFlow? = nil, alreadyPresented: Bool = false) async -> PipelineEnd {
+        let end = await pipelineSteps(kind, placement, flow: flow, alreadyPresented: alreadyPresented)
+        guard kind.tracksOutcome else { return end }
+        switch end {
+        case .skipped(let reason):
+            trackPresentationRequest(kind, placement, status: "no_presentation", reason: reason.statusReason)
+        case .failed(let error) where error.code != .subscriptionStatusTimeout:
+            trackPresentationRequest(kind, placement, status: "no_presentation", reason: error.code.statusReason)
+        default:
+            break
+        }
+        return end
+    }
+
+    /// SuperwallKit's ordered checks (§4.2): already presented (102), the config (104), a
+    /// known subscription status within the bound (105), the audiences, the assignment, the
+    /// paywall (404), the presenter (103), `trigger_fire`, confirmation, then showing it.
+    private func pipelineSteps(_ kind: PipelineKind, _ placement: PlacementData, flow: PresentationFlow?, alreadyPresented: Bool) async -> PipelineEnd {
+        if alreadyPresented { return .failed(.alreadyPresented) }
+        if let error = await waitForConfig() { return .failed(error) }
+        guard await waitForSubscriptionStatus() else {
+            let limit = session?.timeouts.subscriptionStatus ?? .zero
+            if kind.tracksOutcome { trackPresentationRequest(kind, placement, status: "timeout", reason: "subscriptionStatus_timeout") }
+            return .failed(.subscriptionStatusTimeout(after: Int(limit.components.seconds * 1000 + limit.components.attoseconds / 1_000_000_000_000_000)))
+        }
+        guard let config = session?.config else { return .failed(.noConfig("the config is gone")) }
+        let outcome = evaluateAudiences(of: placement, in: config)
+        let result = triggerResult(outcome)
+        let occurrence: Occurrence?
+        if case .matched(_, let unsaved) = outcome { occurrence = unsaved } else { occurrence = nil }
+        switch result {
+        case .placementNotFound:
+            return .skipped(.placementNotFound)
+        case .noAudienceMatch:
+            if kind.confirmsAssignments { trackTriggerFire(placement, result) }
+            return .skipped(.noAudienceMatch)
+        case .holdout(let experiment):
+            if kind.confirmsAssignments {
+                confirmAssignment(of: experiment)
+                trackTriggerFire(placement, result)
+                if let occurrence { recordOccurrence(occurrence) }
+            }
+            return .skipped(.holdout(experiment))
+        case .noAssignment(let experimentId):
+            return .failed(.paywallNotFound("the user has no assignment in experiment \(experimentId)"))
+        case .paywall(let experiment):
+            if kind == .confirmAll {
+                confirmAssignment(of: experiment)
+                return .confirmed(experiment)
+            }
+            let loaded: LoadedPaywall
+            switch loadPaywall(experiment.variant.paywallIdentifier) {
+            case .failure(let error): return .failed(error)
+            case .success(let paywall): loaded = paywall
+            }
+            let info = paywallInfo(loaded, experiment: experiment, placement: placement)
+            switch kind {
+            case .getPresentationResult, .implicitCheck, .declineCheck, .confirmAll:
+                if kind.confirmsAssignments { confirmAssignment(of: experiment) }
+                return .reached(experiment, info, loaded.paywall, unsavedOccurrence: occurrence)
+            case .getPaywall:
+                trackTriggerFire(placement, result)
+                confirmAssignment(of: experiment)
+                return .reached(experiment, info, loaded.paywall, unsavedOccurrence: occurrence)
+            case .presentation:
+                guard let presenter, presenter.canPresent else { return .failed(.noPresenter) }
+                trackTriggerFire(placement, result)
+                confirmAssignment(of: experiment)
+                trackPresentationRequest(kind, placement, status: "presentation", reason: nil)
+                guard openPaywall == nil else { return .failed(.alreadyPresented) }
+                return await show(info, paywall: loaded.paywall, flow: flow ?? PresentationFlow(handler: nil), placement: placement,
+                                  occurrence: occurrence, presenter: presenter)
+            }
+        }
+    }
+
+    /// Asks the host to show the paywall, within the presentation deadline. The session is
+    /// open (so nothing else presents) from the moment it is asked.
+    private func show(
+        _ info: PaywallInfo, paywall: Paywall, flow: PresentationFlow, placement: PlacementData, occurrence: Occurrence?,
+        presenter: any PaywallPresenter
+    ) async -> PipelineEnd {
+        let session = open(info, paywall: paywall, flow: flow, presentedBy: placement.implicitTrigger)
+        delegate?.willPresentPaywall(session.info)
+        let presentation = PaywallPresentation(sessionId: session.id, info: session.info, paywall: paywall)
+        let limit = self.session?.timeouts.presentation ?? .seconds(30)
+        let timedOut: PresentationError? = PresentationError(.noPresenter, "No Presenter: the host did not show the paywall within \(limit).")
+        let failure = await withDeadline(limit, fallback: timedOut) { () async -> PresentationError? in
+            do {
+                try await presenter.present(presentation)
+                return nil
+            } catch {
+                return PresentationError(.noPresenter, "No Presenter: the host could not show the paywall (\(error)).")
+            }
+        }
+        if let failure {
+            if openPaywall?.id == session.id { openPaywall = nil }
+            return .failed(failure)
+        }
+        guard openPaywall?.id == session.id else { return .presented(session.info) }
+        didShow(session, occurrence: occurrence)
+        return .presented(session.info)
+    }
+
+    private func open(_ info: PaywallInfo, paywall: Paywall, flow: PresentationFlow, presentedBy: ImplicitTrigger?) -> PaywallSession {
+        var info = info
+        info.featureGating = flow.featureGatingOverride ?? paywall.featureGating
+        let session = PaywallSession(id: random.uuid().uuidString.lowercased(), info: info, paywall: paywall, flow: flow, presentedBy: presentedBy)
+        openPaywall = session
+        return session
+    }
+
+    /// What happens once a paywall is on screen: its occurrence counts, `paywall_open`,
+    /// the delegate, then the handler.
+    private func didShow(_ session: PaywallSession, occurrence: Occurrence?) {
+        if let occurrence { recordOccurrence(occurrence) }
+        track("paywall_open", session.info.placementParameters, custom: session.info.audienceFilterParameters)
+        delegate?.didPresentPaywall(session.info)
+        session.flow.handler?.onPresent(session.info)
+    }
+
+    // MARK: Dismissal
+
+    /// SuperwallKit's `Superwall.dismiss()`: closes the paywall on screen, if any, as
+    /// declined by the SDK (so a non-gated feature is granted).
+    public func dismiss() async {
+        await closePaywall(result: .declined, closeReason: .systemLogic)
+    }
+
+    /// The host is gone: the paywall on screen closes, so every wait on it ends.
+    public func hostDisconnected() async {
+        await closePaywall(result: .declined, closeReason: .systemLogic)
+    }
+
+    /// Takes the paywall down: `willDismiss`, the host, `paywall_close`, `didDismiss`, and
+    /// the flow's end unless another paywall replaces this one.
+    func closePaywall(result: PaywallResult, closeReason: PaywallCloseReason) async {
+        guard var closing = openPaywall, !closing.isClosing else { return }
+        openPaywall?.isClosing = true
+        closing.info.closeReason = closeReason
+        let info = closing.info
+        let sessionId = closing.id
+        closing.flow.handler?.onWillDismiss(info, result: result)
+        delegate?.willDismissPaywall(info)
+        if let presenter {
+            let limit = session?.timeouts.presentation ?? .seconds(30)
+            await withDeadline(limit, fallback: ()) {
+                await presenter.dismiss(sessionId: sessionId, info: info, result: result, closeReason: closeReason)
+            }
+        }
+        if openPaywall?.id == closing.id { openPaywall = nil }
+        track("paywall_close", info.placementParameters.merging(["survey_attached": false], uniquingKeysWith: { _, new in new }),
+              custom: info.audienceFilterParameters)
+        delegate?.didDismissPaywall(info)
+        closing.flow.handler?.onDismiss(info, result: result)
+        if closeReason != .forNextPaywall { closing.flow.finish(.dismissed(info, result)) }
+    }
+
+    // MARK: Implicit triggers
+
+    /// Queues an event's implicit trigger (§4.8). Loop protection looks at the paywall on
+    /// screen now, when the event happens, not when the queue gets to it.
+    func offerImplicitTrigger(_ trigger: ImplicitTrigger, event: TrackedEvent) {
+        let onScreenPresentedBy = openPaywall?.presentedBy
+        let placement = PlacementData(event, sourceType: "implicit", implicitTrigger: trigger)
+        enqueuePresentation {
+            await self.handleImplicitTrigger(placement, trigger: trigger, onScreenPresentedBy: onScreenPresentedBy)
+        }
+    }
+
+    private func handleImplicitTrigger(_ placement: PlacementData, trigger: ImplicitTrigger, onScreenPresentedBy: ImplicitTrigger?) async {
+        guard session != nil else { return }
+        if trigger == .deepLinkOpen { await closePaywall(result: .declined, closeReason: .systemLogic) }
+        guard await waitForConfig() == nil, session?.config?.trigger(for: placement.name) != nil else { return }
+        if onScreenPresentedBy?.isLoopProtected == true { return }
+        var flow = PresentationFlow(handler: nil)
+        if trigger.replacesOpenPaywall {
+            guard case .reached = await runPipeline(.implicitCheck, placement) else { return }
+            if let current = openPaywall {
+                flow = current.flow
+                flow.featureGatingOverride = current.flow.featureGatingOverride ?? current.info.featureGating
+                await closePaywall(result: .declined, closeReason: .forNextPaywall)
+            }
+        } else if openPaywall != nil {
+            return
+        }
+        await present(placement, flow: flow, alreadyPresented: false)
+    }
+
+    // MARK: Steps
+
+    /// Waits while the config is loading; nil once it is loaded, `noConfig` if it failed.
+    func waitForConfig() async -> PresentationError? {
+        while let session, session.status == .pending {
+            let ticket = configWaiters.ticket()
+            await withCheckedContinuation { configWaiters.park($0, ticket: ticket) }
+        }
+        guard let session else { return .noConfig("Superwall is not configured") }
+        if session.status == .failed { return .noConfig(session.configError?.description ?? "the config failed to load") }
+        return nil
+    }
+
+    /// Waits, within `timeouts.subscriptionStatus`, for the status to be known.
+    func waitForSubscriptionStatus() async -> Bool {
+        guard let session else { return false }
+        if session.subscriptionStatus != .unknown { return true }
+        let ticket = statusWaiters.ticket()
+        let limit = session.timeouts.subscriptionStatus
+        let timer = Task {
+            try? await Task.sleep(for: limit)
+            self.statusWaiters.resume(ticket, with: false)
+        }
+        defer { timer.cancel() }
+        return await withCheckedContinuation { statusWaiters.park($0, ticket: ticket) }
+    }
+
+    func evaluateAudiences(of placement: PlacementData, in config: Config) -> AudienceOutcome {
+        guard let session, let trigger = config.trigger(for: placement.name) else { return .placementNotFound }
+        let store = session.store
+        let now = clock.now()
+        let context = AudienceContext(
+            userAttributes: session.userAttributes, isLoggedIn: session.identity.isLoggedIn, device: deviceTemplate(),
+            params: placement.params, history: StorePlacementHistory(store: store, now: now))
+        let evaluator = AudienceEvaluator(
+            context: context, historyBeforePlacement: StorePlacementHistory(store: store, now: placement.createdAt.addingTimeInterval(-0.001)),
+            storedOccurrences: { occurrence in
+                let since: Date?
+                switch occurrence.interval {
+                case .minutes(let minutes): since = now.addingTimeInterval(-Double(minutes) * 60)
+                case .infinity: since = nil
+                }
+                return (try? store.occurrenceCount(key: occurrence.key, since: since)) ?? 0
+            })
+        return evaluator.evaluate(trigger)
+    }
+
+    /// The matched audience's experiment with the user's variant in it.
+    func triggerResult(_ outcome: AudienceOutcome) -> TriggerResult {
+        switch outcome {
+        case .placementNotFound: return .placementNotFound
+        case .noAudienceMatch(let unmatched): return .noAudienceMatch(unmatched)
+        case .matched(let audience, _):
+            guard let assignment = session?.assignments[audience.experimentId] else { return .noAssignment(experimentId: audience.experimentId) }
+            let experiment = Experiment(id: audience.experimentId, groupId: audience.experimentGroupId, variant: assignment.variant)
+            return assignment.variant.kind == .holdout ? .holdout(experiment) : .paywall(experiment)
+        }
+    }
+
+    func recordOccurrence(_ occurrence: Occurrence) {
+        try? session?.store.recordOccurrence(key: occurrence.key, at: clock.now())
+    }
+
+    /// The paywall by identifier, from the config; loaded once and then cached until a
+    /// config changes it.
+    private func loadPaywall(_ identifier: String?) -> Result<LoadedPaywall, PresentationError> {
+        guard let identifier else { return .failure(.paywallNotFound("the variant names no paywall")) }
+        if let loaded = loadedPaywalls[identifier] { return .success(loaded) }
+        track("paywallResponseLoad_start", ["is_triggered_from_event": true])
+        guard let paywall = session?.config?.paywall(identifier: identifier) else {
+            track("paywallResponseLoad_notFound", ["is_triggered_from_event": true])
+            return .failure(.paywallNotFound("the config has no paywall \"\(identifier)\""))
+        }
+        let loaded = LoadedPaywall(paywall: paywall, presentationId: random.uuid().uuidString.lowercased())
+        loadedPaywalls[identifier] = loaded
+        track("paywallResponseLoad_complete", ["is_triggered_from_event": true])
+        return .success(loaded)
+    }
+
+    private func paywallInfo(_ loaded: LoadedPaywall, experiment: Experiment, placement: PlacementData) -> PaywallInfo {
+        let paywall = loaded.paywall
+        return PaywallInfo(
+            databaseId: paywall.id, identifier: paywall.identifier, name: paywall.name, url: paywall.url, cacheKey: paywall.cacheKey,
+            buildId: paywall.buildId, experiment: experiment, products: paywall.products,
+            presentedByPlacementWithName: placement.name, presentedByPlacementWithId: placement.id.uuidString.lowercased(),
+            presentedByPlacementAt: placement.createdAt, presentationSourceType: placement.sourceType, isFreeTrialAvailable: false,
+            featureGating: paywall.featureGating, closeReason: .none, localNotifications: paywall.localNotifications,
+            computedPropertyRequests: paywall.computedProperties, presentationStyle: paywall.presentationStyle,
+            presentationDelayMs: paywall.presentationDelayMs, isScrollEnabled: paywall.isScrollEnabled, presentationId: loaded.presentationId)
+    }
+
+    // MARK: Events
+
+    private func trackTriggerFire(_ placement: PlacementData, _ result: TriggerResult) {
+        var parameters: [String: JSON] = ["trigger_name": .string(placement.name)]
+        switch result {
+        case .paywall(let experiment):
+            parameters["result"] = "present"
+            parameters["variant_id"] = .string(experiment.variant.id)
+            parameters["experiment_id"] = .string(experiment.id)
+            parameters["paywall_identifier"] = experiment.variant.paywallIdentifier.map(JSON.string) ?? .null
+        case .holdout(let experiment):
+            parameters["result"] = "holdout"
+            parameters["variant_id"] = .string(experiment.variant.id)
+            parameters["experiment_id"] = .string(experiment.id)
+        case .noAudienceMatch(let unmatched):
+            parameters["result"] = "no_rule_match"
+            for audience in unmatched { parameters["unmatched_audience_\(audience.experimentId)"] = .string(audience.source.rawValue) }
+        case .placementNotFound:
+            parameters["result"] = "eventNotFound"
+        case .noAssignment:
+            parameters["result"] = "error"
+        }
+        track("trigger_fire", parameters)
+    }
+
+    private func trackPresentationRequest(_ kind: PipelineKind, _ placement: PlacementData, status: String, reason: String?) {
+        var parameters: [String: JSON] = [
+            "source_event_name": .string(placement.name), "pipeline_type": .string(kind.wireName), "status": .string(status),
+            "status_reason": reason.map(JSON.string) ?? "",
+        ]
+        if session?.config?.featureFlags.enableExpressionParams == true {
+            parameters["expression_params"] = .string(Self.jsonText(.object(placement.params)))
+        }
+        track("paywallPresentationRequest", parameters)
+    }
+
+    private static func jsonText(_ value: JSON) -> String {
+        (try? String(decoding: JSONEncoder.sortedKeys.encode(value), as: UTF8.self)) ?? "{}"
+    }
+}
+
+extension JSONEncoder {
+    static var sortedKeys: JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        return encoder
+    }
+}
