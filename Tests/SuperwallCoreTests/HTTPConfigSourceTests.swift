@@ -15,9 +15,10 @@ final class ScriptedAPIServer: @unchecked Sendable {
     private let logPath = FileManager.default.temporaryDirectory.appendingPathComponent("api-\(UUID().uuidString).jsonl").path
     private let planPath = FileManager.default.temporaryDirectory.appendingPathComponent("plan-\(UUID().uuidString).json").path
 
-    init(_ plan: [Step]) throws {
+    /// `plan` answers the config fetches in turn; `posts` the POSTs (by default, 200 `{}`).
+    init(_ plan: [Step], posts: [Step] = [Step(status: 200, body: "{}")]) throws {
         let script = try #require(Bundle.module.url(forResource: "config_server", withExtension: "py", subdirectory: "Fixtures"))
-        try JSONEncoder().encode(plan).write(to: URL(fileURLWithPath: planPath))
+        try JSONEncoder().encode(["get": plan, "post": posts]).write(to: URL(fileURLWithPath: planPath))
         let output = Pipe()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script.path, planPath, logPath]
@@ -34,14 +35,20 @@ final class ScriptedAPIServer: @unchecked Sendable {
         baseURL = URL(string: "http://127.0.0.1:\(port)")!
     }
 
-    /// The requests served so far: path, query and headers.
-    var requests: [(path: String, query: String, headers: [String: String])] {
+    /// The GET requests served so far: path, query and headers.
+    var requests: [(path: String, query: String, headers: [String: String])] { logged(method: "GET").map { ($0.path, $0.query, $0.headers) } }
+
+    /// The POST requests served so far, with their bodies.
+    var posts: [(path: String, body: String)] { logged(method: "POST").map { ($0.path, $0.body) } }
+
+    private func logged(method: String) -> [(path: String, query: String, headers: [String: String], body: String)] {
         let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
         return text.split(separator: "\n").compactMap { line in
-            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any] else { return nil }
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  object["method"] as? String == method else { return nil }
             // Header names are case-insensitive; keep them lowercased.
             let headers = (object["headers"] as? [String: String] ?? [:]).reduce(into: [String: String]()) { $0[$1.key.lowercased()] = $1.value }
-            return (object["path"] as? String ?? "", object["query"] as? String ?? "", headers)
+            return (object["path"] as? String ?? "", object["query"] as? String ?? "", headers, object["body"] as? String ?? "")
         }
     }
 

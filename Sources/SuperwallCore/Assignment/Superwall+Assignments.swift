@@ -62,3 +62,8 @@ extension Superwall {
         return new
     }
 }
+
+extension Superwall {
+    /// How many confirmations are being posted now.
+    public var confirmationsPending: Int { confirmationsInFlight.count }
+}

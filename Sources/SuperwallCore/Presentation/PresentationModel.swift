@@ -97,6 +97,8 @@ struct PaywallSession: Sendable {
     var flow: PresentationFlow
     /// The implicit trigger that showed it, for loop protection.
     let presentedBy: ImplicitTrigger?
+    /// Set once the host has shown it.
+    var isShown = false
     var isClosing = false
 }
 

@@ -245,6 +245,7 @@ extension Superwall {
     /// What happens once a paywall is on screen: its occurrence counts, `paywall_open`,
     /// the delegate, then the handler.
     private func didShow(_ session: PaywallSession, occurrence: Occurrence?) {
+        if openPaywall?.id == session.id { openPaywall?.isShown = true }
         if let occurrence { recordOccurrence(occurrence) }
         track("paywall_open", session.info.placementParameters, custom: session.info.audienceFilterParameters)
         delegate?.didPresentPaywall(session.info)
@@ -457,4 +458,9 @@ extension JSONEncoder {
         encoder.outputFormatting = .sortedKeys
         return encoder
     }
+}
+
+extension Superwall {
+    /// The session id of the paywall on screen, once it is shown.
+    public var openSessionId: String? { openPaywall.flatMap { $0.isShown && !$0.isClosing ? $0.id : nil } }
 }

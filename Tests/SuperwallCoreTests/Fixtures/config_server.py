@@ -4,8 +4,9 @@
 Usage: config_server.py PLAN_PATH LOG_PATH
 
 PLAN_PATH holds a JSON list of steps, served one per GET /api/v1/static_config in order (the last
-repeats): {"status": int, "body": str, "delay_ms": int}. Every request is appended to
-LOG_PATH as a JSON line {path, query, headers}. The chosen port is printed on the first line
+repeats): {"status": int, "body": str, "delay_ms": int}; or an object {"get": [steps],
+"post": [steps]} whose "post" steps answer the POSTs (confirm_assignments, ...) the same way.
+Every request is appended to LOG_PATH as a JSON line {method, path, query, headers, body}. The chosen port is printed on the first line
 of stdout. The test ends it with SIGTERM; it also exits when its parent does.
 """
 import ctypes
@@ -24,24 +25,40 @@ signal.pthread_sigmask(signal.SIG_SETMASK, [])
 ctypes.CDLL("libc.so.6").prctl(1, signal.SIGTERM)
 with open(sys.argv[1]) as plan_file:
     plan = json.load(plan_file)
+if isinstance(plan, list):
+    plan = {"get": plan, "post": [{"status": 200, "body": "{}"}]}
 log_path = sys.argv[2]
 lock = threading.Lock()
-served = 0
+served = {"GET": 0, "POST": 0}
+
+
+def next_step(method, url, headers, body):
+    with lock:
+        steps = plan["get" if method == "GET" else "post"]
+        step = steps[min(served[method], len(steps) - 1)]
+        served[method] += 1
+        with open(log_path, "a") as log:
+            log.write(json.dumps({"method": method, "path": url.path, "query": url.query, "headers": headers, "body": body}) + "\n")
+    return step
 
 
 class Handler(BaseHTTPRequestHandler):
     def do_GET(self):
-        global served
         url = urllib.parse.urlsplit(self.path)
-        with lock:
-            step = plan[min(served, len(plan) - 1)]
-            served += 1
-            with open(log_path, "a") as log:
-                log.write(json.dumps({"path": url.path, "query": url.query, "headers": dict(self.headers)}) + "\n")
+        step = next_step("GET", url, dict(self.headers), None)
         if url.path != "/api/v1/static_config":
             self.send_response(404)
             self.end_headers()
             return
+        self.answer(step)
+
+    def do_POST(self):
+        url = urllib.parse.urlsplit(self.path)
+        length = int(self.headers.get("Content-Length", "0"))
+        body = self.rfile.read(length).decode("utf-8", "replace")
+        self.answer(next_step("POST", url, dict(self.headers), body))
+
+    def answer(self, step):
         time.sleep(step.get("delay_ms", 0) / 1000)
         body = step.get("body", "").encode()
         try:

@@ -1,0 +1,195 @@
+import Foundation
+@testable import SuperwallCore
+import Testing
+
+// Builders for configs with crafted placements, and fakes of the host: a presenter, a
+// handler and a delegate that record what they are told.
+
+/// The demo config's paywalls with the given placements (and toggles).
+func presentationConfig(_ triggers: [[String: Any]], toggles: [String: Bool] = [:]) async throws -> String {
+    let demo = try await EmbeddedConfigSource().fetchConfig(ConfigRequest(apiKey: "pk"))
+    var config = try #require(try JSONSerialization.jsonObject(with: demo) as? [String: Any])
+    config["trigger_options"] = triggers
+    config["toggles"] = toggles.map { ["key": $0.key, "enabled": $0.value] }
+    return String(decoding: try JSONSerialization.data(withJSONObject: config), as: UTF8.self)
+}
+
+func placement(_ name: String, _ audiences: [[String: Any]]) -> [String: Any] {
+    ["event_name": name, "trigger_version": "V2", "rules": audiences]
+}
+
+func audience(
+    _ experiment: String, campaign: String? = nil, rule: String?, variants: [[String: Any]], occurrence: [String: Any]? = nil,
+    computed: [[String: Any]] = []
+) -> [String: Any] {
+    var audience: [String: Any] = [
+        "experiment_id": experiment, "experiment_group_id": campaign ?? "campaign-\(experiment)",
+        "expression_cel": rule ?? NSNull(), "preload": ["behavior": "IF_TRUE"], "variants": variants,
+    ]
+    if let occurrence { audience["occurrence"] = occurrence }
+    if !computed.isEmpty { audience["computed_properties"] = computed }
+    return audience
+}
+
+func treatment(_ id: String, _ paywall: String, _ percentage: Int = 100) -> [String: Any] {
+    ["variant_id": id, "variant_type": "TREATMENT", "percentage": percentage, "paywall_identifier": paywall]
+}
+
+func holdout(_ id: String, _ percentage: Int = 100) -> [String: Any] {
+    ["variant_id": id, "variant_type": "HOLDOUT", "percentage": percentage]
+}
+
+struct TextConfigSource: ConfigSource {
+    var body: String
+    func fetchConfig(_ request: ConfigRequest) async throws -> Data { Data(body.utf8) }
+    var description: String { "test config" }
+}
+
+/// Draws the given integers in turn (offset into each range), then the last one again.
+final class ScriptedRandomSource: RandomSource, @unchecked Sendable {
+    private let lock = NSLock()
+    private var draws: [Int]
+    private var uuids = 0
+    init(draws: [Int]) { self.draws = draws }
+    func uuid() -> UUID {
+        lock.withLock {
+            uuids += 1
+            return UUID(uuidString: String(format: "10000000-0000-4000-8000-%012d", uuids))!
+        }
+    }
+    func int(in range: Range<Int>) -> Int {
+        lock.withLock {
+            let draw = draws.count > 1 ? draws.removeFirst() : (draws.first ?? 0)
+            return range.lowerBound + draw
+        }
+    }
+}
+
+/// The host's screen: shows, refuses, or never answers.
+final class FakePresenter: PaywallPresenter, @unchecked Sendable {
+    enum Behavior { case show, refuse, hang }
+    private let lock = NSLock()
+    private var shown: [PaywallPresentation] = []
+    private var dismissals: [(sessionId: String, result: PaywallResult, closeReason: PaywallCloseReason)] = []
+    let canPresent: Bool
+    private let behavior: Behavior
+
+    init(canPresent: Bool = true, behavior: Behavior = .show) {
+        self.canPresent = canPresent
+        self.behavior = behavior
+    }
+
+    func present(_ presentation: PaywallPresentation) async throws {
+        lock.withLock { shown.append(presentation) }
+        switch behavior {
+        case .show: return
+        case .refuse: throw CocoaError(.featureUnsupported)
+        case .hang: try await Task.sleep(for: .seconds(3600))
+        }
+    }
+
+    func dismiss(sessionId: String, info: PaywallInfo, result: PaywallResult, closeReason: PaywallCloseReason) async {
+        lock.withLock { dismissals.append((sessionId, result, closeReason)) }
+    }
+
+    var presentations: [PaywallPresentation] { lock.withLock { shown } }
+    var dismissed: [(sessionId: String, result: PaywallResult, closeReason: PaywallCloseReason)] { lock.withLock { dismissals } }
+}
+
+/// A `register` call's handler, recording each callback by name.
+final class RecordingHandler: PresentationHandler, @unchecked Sendable {
+    private let lock = NSLock()
+    private var recorded: [String] = []
+    let handlesCustomCallbacks: Bool
+    private let answer: @Sendable (CustomCallback) async -> CustomCallbackResult
+
+    init(handlesCustomCallbacks: Bool = false,
+         answer: @escaping @Sendable (CustomCallback) async -> CustomCallbackResult = { _ in CustomCallbackResult(status: .success) }) {
+        self.handlesCustomCallbacks = handlesCustomCallbacks
+        self.answer = answer
+    }
+
+    private func record(_ call: String) { lock.withLock { recorded.append(call) } }
+    func onPresent(_ info: PaywallInfo) { record("present \(info.identifier)") }
+    func onWillDismiss(_ info: PaywallInfo, result: PaywallResult) { record("willDismiss \(info.identifier) \(info.closeReason.rawValue)") }
+    func onDismiss(_ info: PaywallInfo, result: PaywallResult) { record("dismiss \(info.identifier) \(info.closeReason.rawValue)") }
+    func onSkip(_ reason: PaywallSkipReason) { record("skip \(reason.statusReason)") }
+    func onError(_ error: PresentationError) { record("error \(error.code.rawValue)") }
+    func onCustomCallback(_ callback: CustomCallback) async -> CustomCallbackResult { await answer(callback) }
+
+    var calls: [String] { lock.withLock { recorded } }
+}
+
+/// Records events and the paywall delegate calls, in order.
+final class PaywallDelegate: SuperwallDelegate, @unchecked Sendable {
+    private let lock = NSLock()
+    private var recorded: [TrackedEvent] = []
+    private var delegateCalls: [String] = []
+    func handleSuperwallEvent(_ event: TrackedEvent) { lock.withLock { recorded.append(event) } }
+    func willPresentPaywall(_ info: PaywallInfo) { call("willPresent \(info.identifier)") }
+    func didPresentPaywall(_ info: PaywallInfo) { call("didPresent \(info.identifier)") }
+    func willDismissPaywall(_ info: PaywallInfo) { call("willDismiss \(info.identifier)") }
+    func didDismissPaywall(_ info: PaywallInfo) { call("didDismiss \(info.identifier)") }
+    func handleCustomPaywallAction(name: String) { call("custom \(name)") }
+    func paywallWillOpenURL(_ url: String) { call("openURL \(url)") }
+    func paywallWillOpenDeepLink(_ url: String) { call("openDeepLink \(url)") }
+    func userAttributesDidChange(_ attributes: [String: JSON]) { call("attributes \(attributes["plan"]?.stringValue ?? "-")") }
+    func subscriptionStatusDidChange(from old: SubscriptionStatus, to new: SubscriptionStatus) { call("status \(old.wireName) -> \(new.wireName)") }
+    private func call(_ text: String) { lock.withLock { delegateCalls.append(text) } }
+
+    var names: [String] { lock.withLock { recorded.map(\.name) } }
+    var events: [TrackedEvent] { lock.withLock { recorded } }
+    var calls: [String] { lock.withLock { delegateCalls } }
+    func clear() { lock.withLock { recorded.removeAll(); delegateCalls.removeAll() } }
+    /// The events since `clear`, without the launch and config events.
+    func event(_ name: String) -> TrackedEvent? { events.last { $0.name == name } }
+}
+
+/// A configured core with fakes around it.
+struct PresentationHarness {
+    let superwall: Superwall
+    let presenter: FakePresenter
+    let delegate: PaywallDelegate
+    let clock: FakeClock
+    let directory: String
+
+    static func make(
+        _ config: String, presenter: FakePresenter = FakePresenter(), random: any RandomSource = CountingRandomSource(),
+        usingPurchaseController: Bool = false, timeouts: Superwall.Timeouts = Superwall.Timeouts(), directory: String? = nil,
+        source: (any ConfigSource)? = nil
+    ) async -> PresentationHarness {
+        let delegate = PaywallDelegate()
+        let clock = FakeClock()
+        let directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("present-\(UUID().uuidString)").path
+        let superwall = Superwall(clock: clock, random: random, delegate: delegate, presenter: presenter)
+        _ = await superwall.configure(apiKey: "pk_test", options: Superwall.ConfigureOptions(
+            configSource: source ?? TextConfigSource(body: config), dataDirectory: directory, usingPurchaseController: usingPurchaseController,
+            timeouts: timeouts))
+        await superwall.awaitPresentationQueue()
+        delegate.clear()
+        return PresentationHarness(superwall: superwall, presenter: presenter, delegate: delegate, clock: clock, directory: directory)
+    }
+
+    /// Starts a `register` that runs until the paywall is dismissed.
+    func registerInBackground(_ placement: String, params: [String: JSON] = [:], handler: RecordingHandler? = nil) -> Task<PresentationOutcome, any Error> {
+        Task { try await superwall.register(placement: placement, params: params, handler: handler) }
+    }
+
+    /// Waits (bounded) until the host has been asked to show `count` paywalls, and answers
+    /// the last one's session.
+    func waitForPresentation(_ count: Int = 1) async throws -> PaywallPresentation {
+        try await eventually { presenter.presentations.count >= count }
+        try await eventually { await superwall.openSessionId == presenter.presentations.last?.sessionId }
+        return try #require(presenter.presentations.last)
+    }
+}
+
+/// Polls `condition` every few milliseconds for up to five seconds.
+func eventually(_ condition: () async -> Bool) async throws {
+    for _ in 0..<1000 {
+        if await condition() { return }
+        try await Task.sleep(for: .milliseconds(5))
+    }
+    Issue.record("the condition did not hold within five seconds")
+    throw CancellationError()
+}
