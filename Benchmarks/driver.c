@@ -16,6 +16,10 @@
  *   B8 configure    `configure` to its `configured` reply, on the embedded demo config and on a
  *                   generated config file (1,000 campaigns, 2,000 paywalls), median of 10, each
  *                   on a fresh data directory (bridge only: the echo server has no configure)
+ *   B9 presentation `getPresentationResult` and `register` of `bench_gate` (twenty audiences,
+ *                   none matching: the skipped path) on the generated config, 20,000 sequential
+ *                   round trips each after 1,000 warm-up, on one core (CPU 0); the peer echoes
+ *                   the same requests, so its figure is the transport's own cost
  * Figures are printed with the ratio bridge / C echo.
  */
 #define _GNU_SOURCE
@@ -368,6 +372,73 @@ static double measure_configure(const char *path, const char *config_source_json
     return percentile(samples, 10, 0.5);
 }
 
+/* ---- B9 ---- */
+static size_t presentation_request(char *out, long id, const char *method) {
+    return (size_t)sprintf(out, "{\"jsonrpc\":\"2.0\",\"id\":%ld,\"method\":\"%s\",\"params\":{\"placement\":\"bench_gate\","
+                                "\"params\":{\"level\":5,\"source\":\"bench\"}}}\n", id, method);
+}
+
+/* The next reply, past notifications (`register` sends `handler/onSkip` before its reply). */
+static char *read_reply(server_t *server) {
+    size_t length;
+    for (;;) {
+        char *line = read_line(server, &length);
+        if (reply_id(line) != -1) return line;
+    }
+}
+
+/* Round trips of one method; when `expect` is set, every reply must contain it. */
+static latency_t measure_method(server_t *server, const char *method, int count, const char *expect) {
+    char request[512];
+    for (int i = 0; i < 1000; i++) {
+        write_all(server->to_server, request, presentation_request(request, 2000000 + i, method));
+        read_reply(server);
+    }
+    double *samples = malloc(sizeof(double) * (size_t)count);
+    for (int i = 0; i < count; i++) {
+        size_t size = presentation_request(request, i + 1, method);
+        double start = now_us();
+        write_all(server->to_server, request, size);
+        char *line = read_reply(server);
+        samples[i] = now_us() - start;
+        if (reply_id(line) != i + 1 || (expect && !strstr(line, expect))) { fprintf(stderr, "wrong reply: %s\n", line); exit(1); }
+    }
+    qsort(samples, (size_t)count, sizeof(double), compare_doubles);
+    latency_t result = {percentile(samples, (size_t)count, 0.5), percentile(samples, (size_t)count, 0.9),
+                        percentile(samples, (size_t)count, 0.99), samples[count - 1]};
+    free(samples);
+    return result;
+}
+
+typedef struct { latency_t result, reg; } presentation_t;
+
+static presentation_t measure_presentation(const char *path, const char *config_path, int configure_first) {
+    presentation_t figures;
+    pin_to_cpu0(1);
+    char directory[] = "/tmp/superwall-bench-XXXXXX";
+    if (!mkdtemp(directory)) { perror("mkdtemp"); exit(1); }
+    server_t server = spawn_server(path);
+    initialize(&server);
+    if (configure_first) {
+        char request[4096];
+        int length = snprintf(request, sizeof request,
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"configure\",\"params\":{\"apiKey\":\"pk_bench\","
+            "\"options\":{\"configSource\":{\"type\":\"file\",\"path\":\"%s\"},\"dataDirectory\":\"%s\"}}}\n", config_path, directory);
+        write_all(server.to_server, request, (size_t)length);
+        size_t reply_length;
+        char *reply = read_line(&server, &reply_length);
+        if (!strstr(reply, "\"configured\"")) { fprintf(stderr, "configure failed: %s\n", reply); exit(1); }
+    }
+    figures.result = measure_method(&server, "getPresentationResult", 20000, configure_first ? "\"noAudienceMatch\"" : NULL);
+    figures.reg = measure_method(&server, "register", 20000, configure_first ? "\"skipped\"" : NULL);
+    stop_server(&server);
+    pin_to_cpu0(0);
+    char command[128];
+    snprintf(command, sizeof command, "rm -rf %s", directory);
+    if (system(command) != 0) fprintf(stderr, "warning: could not remove %s\n", directory);
+    return figures;
+}
+
 /* ---- the run ---- */
 typedef struct {
     const char *name;
@@ -441,17 +512,29 @@ static void row(const char *label, double peer, double bridge, const char *unit,
 }
 
 int main(int argc, char **argv) {
-    const char *peer_path = NULL, *bridge_path = NULL, *config_path = NULL;
+    const char *peer_path = NULL, *bridge_path = NULL, *config_path = NULL, *only = NULL;
     for (int i = 1; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "--only") == 0) only = argv[i + 1];
         if (strcmp(argv[i], "--peer") == 0) peer_path = argv[i + 1];
         if (strcmp(argv[i], "--bridge") == 0) bridge_path = argv[i + 1];
         if (strcmp(argv[i], "--config") == 0) config_path = argv[i + 1];
     }
     if (!peer_path || !bridge_path || !config_path) {
-        fprintf(stderr, "usage: %s --peer ECHO_SERVER --bridge SUPERWALL_BRIDGE --config GENERATED_CONFIG.json\n", argv[0]);
+        fprintf(stderr, "usage: %s --peer ECHO_SERVER --bridge SUPERWALL_BRIDGE --config GENERATED_CONFIG.json [--only presentation]\n", argv[0]);
         return 2;
     }
     signal(SIGPIPE, SIG_IGN);
+    if (only && strcmp(only, "presentation") == 0) {
+        /* B9 alone, for working on it: `driver --only presentation ...`. */
+        presentation_t peer_presentation = measure_presentation(peer_path, config_path, 0);
+        presentation_t bridge_presentation = measure_presentation(bridge_path, config_path, 1);
+        printf("| %-44s | %12s | %12s | %-6s | %8s |\n", "figure", "C echo", "bridge", "unit", "ratio");
+        row("B9 getPresentationResult p50, same core", peer_presentation.result.p50, bridge_presentation.result.p50, "us", 1);
+        row("B9 getPresentationResult p99, same core", peer_presentation.result.p99, bridge_presentation.result.p99, "us", 1);
+        row("B9 register (skipped) p50, same core", peer_presentation.reg.p50, bridge_presentation.reg.p50, "us", 1);
+        row("B9 register (skipped) p99, same core", peer_presentation.reg.p99, bridge_presentation.reg.p99, "us", 1);
+        return 0;
+    }
     results_t peer = {.name = "c-echo"}, bridge = {.name = "bridge"};
     fprintf(stderr, "B1 startup...\n");
     measure_startup(peer_path, &peer.startup_median, &peer.startup_p90);
@@ -468,6 +551,9 @@ int main(int argc, char **argv) {
     char file_source[1024];
     snprintf(file_source, sizeof file_source, "{\"type\":\"file\",\"path\":\"%s\"}", config_path);
     double configure_file = measure_configure(bridge_path, file_source);
+    fprintf(stderr, "B9 presentation...\n");
+    presentation_t peer_presentation = measure_presentation(peer_path, config_path, 0);
+    presentation_t bridge_presentation = measure_presentation(bridge_path, config_path, 1);
     double peer_spread, bridge_spread, peer_spread_u, bridge_spread_u;
     latency_t peer_pinned = median_latency(peer.pinned, &peer_spread), bridge_pinned = median_latency(bridge.pinned, &bridge_spread);
     latency_t peer_unpinned = median_latency(peer.unpinned, &peer_spread_u), bridge_unpinned = median_latency(bridge.unpinned, &bridge_spread_u);
@@ -501,6 +587,12 @@ int main(int argc, char **argv) {
     row("B7 stdin EOF to exit", peer.exit_us / 1000, bridge.exit_us / 1000, "ms", 2);
     printf("| %-44s | %12s | %12.2f | %-6s | %8s |\n", "B8 configure, embedded demo, median of 10", "-", configure_embedded / 1000, "ms", "<= 20");
     printf("| %-44s | %12s | %12.2f | %-6s | %8s |\n", "B8 configure, 1,000 campaigns from a file", "-", configure_file / 1000, "ms", "<= 200");
+    row("B9 getPresentationResult p50, same core", peer_presentation.result.p50, bridge_presentation.result.p50, "us", 1);
+    row("B9 getPresentationResult p90, same core", peer_presentation.result.p90, bridge_presentation.result.p90, "us", 1);
+    row("B9 getPresentationResult p99, same core", peer_presentation.result.p99, bridge_presentation.result.p99, "us", 1);
+    row("B9 register (skipped) p50, same core", peer_presentation.reg.p50, bridge_presentation.reg.p50, "us", 1);
+    row("B9 register (skipped) p90, same core", peer_presentation.reg.p90, bridge_presentation.reg.p90, "us", 1);
+    row("B9 register (skipped) p99, same core", peer_presentation.reg.p99, bridge_presentation.reg.p99, "us", 1);
     printf("\nNoise: p50 spread across %d repetitions, same core: C echo %.1f%%, bridge %.1f%%; unpinned: C echo %.1f%%, bridge %.1f%%.\n",
            REPETITIONS, peer_spread, bridge_spread, peer_spread_u, bridge_spread_u);
     printf("Latency rows are the median repetition by p50. B3 checks every id came back exactly once.\n");

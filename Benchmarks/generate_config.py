@@ -5,7 +5,8 @@ Usage: generate_config.py OUT.json [CAMPAIGNS] [PAYWALLS]
 
 Each campaign is one placement with two audiences (a CEL rule with computed properties and
 an occurrence limit, then a catch-all), and each audience splits between two paywalls and a
-holdout. Paywalls carry three products each; the app has 60 products over 3 entitlements.
+holdout. One more placement, `bench_gate`, has twenty audiences none of which matches a
+free user (the presentation round trips of B9). Paywalls carry three products each; the app has 60 products over 3 entitlements.
 Deterministic, so every run measures the same bytes.
 """
 import base64
@@ -57,6 +58,19 @@ def main() -> None:
         triggers.append({"event_name": f"placement_{c}", "trigger_version": "V2", "rules": [
             audience(0, f'user.plan == "free" && device.daysSince_app_install >= {c % 7} && params.level > {c % 10}'),
             audience(1, None)]})
+    # B9's placement: twenty audiences that each read the user, the params and the device, so
+    # a register with {"level": 5} for a free user evaluates all twenty and matches none.
+    gate_rules = []
+    for a in range(20):
+        gate_rules.append({
+            "experiment_group_id": "90000", "experiment_id": f"gate-{a}",
+            "expression_cel": f'user.plan == "pro_{a}" || (params.level > {100 + a} && device.platform == "iOS")',
+            "preload": {"behavior": "IF_TRUE"},
+            "occurrence": {"key": f"gate-occ-{a}", "max_count": 5, "interval": {"type": "MINUTES", "minutes": 60}},
+            "variants": [{"variant_id": f"gate-{a}-h", "variant_type": "HOLDOUT", "percentage": 10},
+                         {"variant_id": f"gate-{a}-t", "variant_type": "TREATMENT", "percentage": 90,
+                          "paywall_identifier": f"bench-paywall-{a}"}]})
+    triggers.append({"event_name": "bench_gate", "trigger_version": "V2", "rules": gate_rules})
     config = {
         "build_id": "bench-build", "log_level": 10, "app_session_timeout_ms": 3600000,
         "toggles": [{"key": "enable_config_refresh_v2", "enabled": True}],

@@ -63,12 +63,22 @@ public actor Superwall {
     let presenter: (any PaywallPresenter)?
     /// The wait between config retries; SuperwallKit's backoff unless a test shortens it.
     private let retryDelay: @Sendable (Int, Int) -> Duration
-    var session: Session?
+    var session: Session? {
+        didSet { deviceTemplateVersion &+= 1 }
+    }
+    /// Changes whenever an input of the device template may have: the session, the
+    /// overrides, the paywall views in the placement log.
+    var deviceTemplateVersion = 0
+    let deviceTemplateCache = DeviceTemplateCache()
     private var backgroundRefresh: Task<Void, Never>?
     /// `setLocaleIdentifier`: overrides the device locale until set back to nil.
-    private var localeOverride: String?
+    private var localeOverride: String? {
+        didSet { deviceTemplateVersion &+= 1 }
+    }
     /// `setInterfaceStyle`: "Light" or "Dark" until set back to nil (automatic).
-    private var interfaceStyleOverride: String?
+    private var interfaceStyleOverride: String? {
+        didSet { deviceTemplateVersion &+= 1 }
+    }
 
     // Presentation state (see Superwall+Presentation.swift).
     /// The paywall on screen; one at a time.
@@ -506,13 +516,16 @@ public actor Superwall {
         }
         let (now, store) = (clock.now(), session.store)
         let (apiKey, identity, installedAt, status) = (session.apiKey, session.identity, session.appInstalledAt, session.subscriptionStatus)
+        let (cache, version) = (deviceTemplateCache, deviceTemplateVersion)
         return { [facts, overrides] in
+            cache.attributes(version: version, second: Int64(now.timeIntervalSince1970.rounded(.down))) {
             DeviceTemplate.attributes(DeviceTemplate.Inputs(
                 facts: facts, overrides: overrides, apiKey: apiKey, identity: identity,
                 appInstalledAt: installedAt, now: now, timeZone: .current, sdkVersion: SuperwallSDK.referenceVersion,
                 subscriptionStatus: status,
                 totalPaywallViews: (try? store.placementCount(named: "paywall_open", since: nil, until: now)) ?? 0,
                 lastPaywallView: try? store.lastPlacement(named: "paywall_open", before: now)))
+            }
         }
     }
 
@@ -539,6 +552,7 @@ public actor Superwall {
     @discardableResult
     func record(_ event: TrackedEvent, offeringImplicitTrigger: Bool = true) -> TrackedEvent {
         try? session?.store.logPlacement(event.name, at: event.createdAt, params: event.audienceParameters)
+        if event.name == "paywall_open" { deviceTemplateVersion &+= 1 }
         if event.isSuperwallEvent {
             delegate?.handleSuperwallEvent(event)
             if offeringImplicitTrigger, let trigger = ImplicitTrigger(eventName: event.name) { offerImplicitTrigger(trigger, event: event) }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -188,5 +189,25 @@ enum DeviceTemplate {
 public enum ISO8601 {
     public static func string(from date: Date) -> String {
         date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
+}
+
+/// The last device template built, for the version of its inputs and the second it is of:
+/// rules read `device` on most evaluations, and building it costs queries and date
+/// arithmetic. Within a second, with the inputs unchanged, it is the same dictionary.
+final class DeviceTemplateCache: Sendable {
+    private struct Entry {
+        var version: Int
+        var second: Int64
+        var attributes: [String: JSON]
+    }
+
+    private let entry = Mutex<Entry?>(nil)
+
+    func attributes(version: Int, second: Int64, build: () -> [String: JSON]) -> [String: JSON] {
+        if let cached = entry.withLock({ $0 }), cached.version == version, cached.second == second { return cached.attributes }
+        let built = build()
+        entry.withLock { $0 = Entry(version: version, second: second, attributes: built) }
+        return built
     }
 }

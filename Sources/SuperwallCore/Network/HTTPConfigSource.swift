@@ -28,12 +28,10 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer {
 
     /// `POST {baseURL}/api/v1/confirm_assignments` with `{"assignments": [{experiment_id, variant_id}]}`.
     public func confirmAssignments(_ confirmations: [AssignmentConfirmation], request: ConfigRequest) async throws {
-        let body: [String: [[String: String]]] = [
-            "assignments": confirmations.map { ["experiment_id": $0.experimentId, "variant_id": $0.variantId] },
-        ]
+        let body: JSON = ["assignments": .array(confirmations.map { ["experiment_id": .string($0.experimentId), "variant_id": .string($0.variantId)] })]
         let attempts = Attempts(
             session: session, url: baseURL.appendingPathComponent("api/v1/confirm_assignments"), method: "POST",
-            body: try JSONEncoder.sortedKeys.encode(body), request: request)
+            body: Data(body.jsonText.utf8), request: request)
         _ = try await attempts.run()
     }
 

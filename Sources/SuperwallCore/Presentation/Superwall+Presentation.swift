@@ -442,21 +442,9 @@ extension Superwall {
             "status_reason": reason.map(JSON.string) ?? "",
         ]
         if session?.config?.featureFlags.enableExpressionParams == true {
-            parameters["expression_params"] = .string(Self.jsonText(.object(placement.params)))
+            parameters["expression_params"] = .string(JSON.object(placement.params).jsonText)
         }
         track("paywallPresentationRequest", parameters)
-    }
-
-    private static func jsonText(_ value: JSON) -> String {
-        (try? String(decoding: JSONEncoder.sortedKeys.encode(value), as: UTF8.self)) ?? "{}"
-    }
-}
-
-extension JSONEncoder {
-    static var sortedKeys: JSONEncoder {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return encoder
     }
 }
 

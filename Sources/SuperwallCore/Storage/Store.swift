@@ -87,12 +87,12 @@ public final class Store: Sendable {
     // MARK: Placement log
 
     /// Records that a placement (or event) happened, for `*Since` and `placementsIn*` rules.
+    /// One statement, so it commits on its own; prepared once per connection.
     public func logPlacement(_ name: String, at time: Date, params: [String: JSON]) throws {
-        let data = try JSONEncoder().encode(params)
-        try database.write { db in
-            try db.execute(
-                sql: "INSERT INTO placement (name, createdAtMs, params) VALUES (?, ?, ?)",
-                arguments: [name, time.timeIntervalSince1970 * 1000, data])
+        let data = Data(JSON.object(params).jsonText.utf8)
+        try database.writeWithoutTransaction { db in
+            try db.cachedStatement(sql: "INSERT INTO placement (name, createdAtMs, params) VALUES (?, ?, ?)")
+                .execute(arguments: [name, time.timeIntervalSince1970 * 1000, data])
         }
     }
 

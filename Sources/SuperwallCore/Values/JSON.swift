@@ -73,3 +73,63 @@ extension JSON: ExpressibleByNilLiteral, ExpressibleByBooleanLiteral, Expressibl
         self = .object(Dictionary(elements, uniquingKeysWith: { _, last in last }))
     }
 }
+
+extension JSON {
+    /// The value as compact JSON text (object keys in no particular order). Written by hand
+    /// because Foundation's encoder costs more than the rest of tracking an event together;
+    /// non-finite doubles, which JSON cannot carry, are written as null.
+    public var jsonText: String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)
+        write(into: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    private func write(into bytes: inout [UInt8]) {
+        switch self {
+        case .null: bytes.append(contentsOf: "null".utf8)
+        case .bool(let flag): bytes.append(contentsOf: (flag ? "true" : "false").utf8)
+        case .int(let number): bytes.append(contentsOf: String(number).utf8)
+        case .double(let number): bytes.append(contentsOf: (number.isFinite ? "\(number)" : "null").utf8)
+        case .string(let text): Self.writeString(text, into: &bytes)
+        case .array(let elements):
+            bytes.append(UInt8(ascii: "["))
+            for (index, element) in elements.enumerated() {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                element.write(into: &bytes)
+            }
+            bytes.append(UInt8(ascii: "]"))
+        case .object(let members):
+            bytes.append(UInt8(ascii: "{"))
+            var first = true
+            for (key, value) in members {
+                if !first { bytes.append(UInt8(ascii: ",")) }
+                first = false
+                Self.writeString(key, into: &bytes)
+                bytes.append(UInt8(ascii: ":"))
+                value.write(into: &bytes)
+            }
+            bytes.append(UInt8(ascii: "}"))
+        }
+    }
+
+    private static func writeString(_ text: String, into bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): bytes.append(contentsOf: "\\\"".utf8)
+            case UInt8(ascii: "\\"): bytes.append(contentsOf: "\\\\".utf8)
+            case UInt8(ascii: "\n"): bytes.append(contentsOf: "\\n".utf8)
+            case UInt8(ascii: "\r"): bytes.append(contentsOf: "\\r".utf8)
+            case UInt8(ascii: "\t"): bytes.append(contentsOf: "\\t".utf8)
+            case 0..<0x20:
+                let hex = Array("0123456789abcdef".utf8)
+                bytes.append(contentsOf: "\\u00".utf8)
+                bytes.append(hex[Int(byte >> 4)])
+                bytes.append(hex[Int(byte & 0xF)])
+            default: bytes.append(byte)
+            }
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+}
