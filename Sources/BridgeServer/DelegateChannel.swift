@@ -12,7 +12,8 @@ final class DelegateChannel: SuperwallDelegate, Sendable {
     private struct State {
         var connection: Connection?
         var bound = false
-        var buffered: [(method: String, params: JSONValue)] = []
+        /// Params are built when delivered: most never are, with no delegate bound.
+        var buffered: [(method: String, params: @Sendable () -> JSONValue)] = []
     }
 
     private let state = Mutex(State())
@@ -24,17 +25,17 @@ final class DelegateChannel: SuperwallDelegate, Sendable {
 
     /// Binds or unbinds the client's delegate; binding delivers what was buffered, in order.
     func bind(_ enabled: Bool) {
-        let (connection, backlog) = state.withLock { state -> (Connection?, [(method: String, params: JSONValue)]) in
+        let (connection, backlog) = state.withLock { state -> (Connection?, [(method: String, params: @Sendable () -> JSONValue)]) in
             state.bound = enabled
             guard enabled, let connection = state.connection else { return (nil, []) }
             defer { state.buffered.removeAll() }
             return (connection, state.buffered)
         }
         guard let connection else { return }
-        for notification in backlog { connection.notify(notification.method, params: notification.params) }
+        for notification in backlog { connection.notify(notification.method, params: notification.params()) }
     }
 
-    func send(_ method: String, _ params: JSONValue) {
+    func send(_ method: String, _ params: @autoclosure @escaping @Sendable () -> JSONValue) {
         let connection = state.withLock { state -> Connection? in
             if state.bound, let connection = state.connection { return connection }
             if state.buffered.count >= Self.capacity {
@@ -43,7 +44,7 @@ final class DelegateChannel: SuperwallDelegate, Sendable {
             state.buffered.append((method, params))
             return nil
         }
-        connection?.notify(method, params: params)
+        connection?.notify(method, params: params())
     }
 
     // MARK: SuperwallDelegate
