@@ -31,6 +31,8 @@ class Session:
         )
         self.next_id = 1
         self.pending = b""
+        # How this client answers the bridge's own requests, by method.
+        self.handlers = {}
 
     def send_raw(self, line: str) -> None:
         print(f"\n\u2192 {line}")
@@ -51,6 +53,8 @@ class Session:
             reply = self.receive()
             if not isinstance(reply, dict) or "method" not in reply:
                 return reply
+            if "id" in reply and reply["method"] in self.handlers:
+                self.send({"jsonrpc": "2.0", "id": reply["id"], "result": self.handlers[reply["method"]](reply["params"])})
 
     def receive(self):
         deadline = time.monotonic() + REPLY_TIMEOUT_S
@@ -105,6 +109,37 @@ def main() -> int:
     session.call("getUserId")
     device = session.call("getDeviceAttributes")["result"]["attributes"]
     print("   device: " + ", ".join(f"{key}={device[key]}" for key in ("platform", "appVersionPadded", "deviceLanguageCode", "daysSinceInstall", "sdkVersion")))
+    session.call("setSubscriptionStatus", {"status": {"type": "inactive"}})
+
+    print("\n== a paywall: register, the bridge asks this client to show it, a custom callback, the user closes it")
+    shown = {}
+    def present(params):
+        shown["session"] = params["sessionId"]
+        info = params["paywall"]["info"]
+        print(f"   (showing {info['identifier']}, {info['featureGatingBehavior']}, experiment {info['experiment']['id']})")
+        return {}
+    session.handlers["paywall/present"] = present
+    session.handlers["paywall/dismiss"] = lambda params: {}
+    session.handlers["handler/onCustomCallback"] = lambda params: {"status": "success", "data": {"valid": params["variables"].get("code") == "SUMMER"}}
+    session.send({"jsonrpc": "2.0", "id": "register-1", "method": "register", "params": {"placement": "onboarding_complete", "hasFeature": True}})
+    while "session" not in shown:
+        message = session.receive()
+        if isinstance(message, dict) and message.get("method") == "paywall/present":
+            session.send({"jsonrpc": "2.0", "id": message["id"], "result": present(message["params"])})
+    session.call("paywall/action", {"sessionId": shown["session"], "action": {"type": "requestCallback", "name": "validate_promo_code", "variables": {"code": "SUMMER"}}})
+    session.send({"jsonrpc": "2.0", "id": "close-1", "method": "paywall/action", "params": {"sessionId": shown["session"], "action": {"type": "close"}}})
+    while True:
+        message = session.receive()
+        if isinstance(message, dict) and message.get("method") == "paywall/dismiss":
+            session.send({"jsonrpc": "2.0", "id": message["id"], "result": {}})
+        if isinstance(message, dict) and message.get("id") == "register-1" and "method" not in message:
+            print(f"   register answered: outcome {message['result']['outcome']}, featureGranted {message['result']['featureGranted']}")
+            break
+
+    print("\n== a placement whose audience does not match skips, and grants the feature")
+    reply = session.call("register", {"placement": "workout_shared"})
+    print(f"   outcome {reply['result']['outcome']}, featureGranted {reply['result']['featureGranted']}")
+    session.call("getPresentationResult", {"placement": "start_workout", "params": {"workout_tier": "pro"}})
     session.call("reset")
 
     print("\n== liveness and echo (exact numbers, unicode, key order kept)")
@@ -112,7 +147,7 @@ def main() -> int:
     session.call("debug/echo", {"big": 18446744073709551615, "text": "caf\u00e9 \u2713", "list": [1, 2.5, None, True]})
 
     print("\n== errors carry a stable data.kind")
-    session.call("register", {"placement": "start_workout", "params": {"workout_tier": "pro"}})
+    session.call("register", {"placement": "paywall_open"})
     session.call("identify", {"userId": "   "})
     session.call("registr", {"placement": "start_workout"})
     session.send_raw('{"jsonrpc":"2.0","id":99,"method":')

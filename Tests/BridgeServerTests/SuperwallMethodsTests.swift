@@ -156,7 +156,8 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
         // The backlog may trail the reply; collect until the last launch event has come.
         while delivered.count < 7, let message = await process.client.next(timeout: .seconds(2)) { delivered.append(message) }
         let names = delivered.compactMap { $0["params"]?["event"]?["name"]?.stringValue }
-        #expect(names == ["app_install", "app_launch", "first_seen", "session_start", "config_refresh", "device_attributes", "config_attributes"])
+        // `session_start`'s implicit trigger may add its `trigger_fire` after these.
+        #expect(names.prefix(7) == ["app_install", "app_launch", "first_seen", "session_start", "config_refresh", "device_attributes", "config_attributes"])
         #expect(delivered.allSatisfy { $0["method"] == "delegate/handleSuperwallEvent" })
         #expect(delivered.first?["params"]?["params"]?["is_superwall"] == true)
     }
