@@ -183,3 +183,16 @@ import Testing
         #expect(throws: DataDirectory.OpenError.self) { try DataDirectory(path: "/proc/superwall-cannot-be-here") }
     }
 }
+
+@Suite struct SystemRandomSourceTests {
+    @Test func uuidsAreVersionFourAndDistinct() {
+        let random = SystemRandomSource()
+        let uuids = (0..<1000).map { _ in random.uuid() }
+        #expect(Set(uuids).count == 1000)
+        for uuid in uuids.prefix(50) {
+            let text = uuid.uuidString
+            #expect(Array(text)[14] == "4")
+            #expect("89AB".contains(Array(text)[19]))
+        }
+    }
+}

@@ -58,7 +58,23 @@ public protocol RandomSource: Sendable {
 /// The system's random number generator.
 public struct SystemRandomSource: RandomSource {
     public init() {}
-    public func uuid() -> UUID { UUID() }
+
+    /// A version 4 UUID from the system generator. Foundation's `UUID()` opens
+    /// `/dev/urandom` for each one on Linux, which costs more than tracking the event it names.
+    public func uuid() -> UUID {
+        var generator = SystemRandomNumberGenerator()
+        let high = generator.next() as UInt64
+        let low = generator.next() as UInt64
+        var bytes = [UInt8](repeating: 0, count: 16)
+        for index in 0..<8 {
+            bytes[index] = UInt8(truncatingIfNeeded: high >> (8 * index))
+            bytes[8 + index] = UInt8(truncatingIfNeeded: low >> (8 * index))
+        }
+        bytes[6] = (bytes[6] & 0x0F) | 0x40
+        bytes[8] = (bytes[8] & 0x3F) | 0x80
+        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
+                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+    }
     public func int(in range: Range<Int>) -> Int { Int.random(in: range) }
 }
 
