@@ -94,10 +94,6 @@ final class OneShot<Value: Sendable>: Sendable {
         for continuation in waiting { continuation.resume(returning: value) }
     }
 
-    var isResolved: Bool {
-        state.withLock { if case .done = $0 { true } else { false } }
-    }
-
     var value: Value {
         get async {
             await withCheckedContinuation { continuation in
