@@ -11,7 +11,7 @@ extension JSONValue {
 
 extension Variant {
     var wireValue: JSONValue {
-        ["id": .string(id), "type": .string(kind == .holdout ? "holdout" : "treatment"), "paywallId": .optional(paywallIdentifier)]
+        ["id": .string(id), "type": .string(camelCase(kind.rawValue)), "paywallId": .optional(paywallIdentifier)]
     }
 }
 
@@ -29,15 +29,8 @@ extension Store.Assignment {
 
 extension Product {
     var wireValue: JSONValue {
-        let store: String
-        switch storeProduct {
-        case .appStore: store = "appStore"
-        case .stripe: store = "stripe"
-        case .paddle: store = "paddle"
-        case .custom: store = "custom"
-        }
-        return [
-            "id": .string(id), "referenceName": .optional(referenceName), "store": .string(store),
+        [
+            "id": .string(id), "referenceName": .optional(referenceName), "store": .string(camelCase(storeProduct.store)),
             "productIdentifier": .string(storeProduct.productIdentifier),
             "entitlements": .array(entitlements.sorted { $0.id < $1.id }.map(\.wireValue)),
         ]
@@ -50,17 +43,7 @@ extension Entitlement {
 
 extension PresentationStyle {
     var wireValue: JSONValue {
-        let type: String
-        switch kind {
-        case .modal: type = "modal"
-        case .fullscreen: type = "fullscreen"
-        case .noAnimation: type = "noAnimation"
-        case .push: type = "push"
-        case .drawer: type = "drawer"
-        case .popup: type = "popup"
-        case .none: type = "none"
-        }
-        return ["type": .string(type), "height": height.map(JSONValue.double) ?? .null, "width": width.map(JSONValue.double) ?? .null,
+        ["type": .string(camelCase(kind.rawValue)), "height": height.map(JSONValue.double) ?? .null, "width": width.map(JSONValue.double) ?? .null,
                 "cornerRadius": cornerRadius.map(JSONValue.double) ?? .null]
     }
 }
@@ -76,7 +59,7 @@ extension PaywallInfo {
             "presentedByPlacementAt": .optional(presentedByPlacementAt.map(ISO8601.string(from:))),
             "presentedBy": .string(presentedBy), "presentationSourceType": .optional(presentationSourceType),
             "isFreeTrialAvailable": .bool(isFreeTrialAvailable),
-            "featureGatingBehavior": .string(featureGating == .gated ? "gated" : "nonGated"),
+            "featureGatingBehavior": .string(camelCase(featureGating.rawValue)),
             "closeReason": .string(closeReason.rawValue),
             "localNotifications": .array(localNotifications.map {
                 ["type": "trialStarted", "title": .string($0.title), "subtitle": .optional($0.subtitle), "body": .string($0.body),

@@ -345,11 +345,16 @@ public actor Superwall {
                 "cache_status": .string(refresh.cacheStatus), "fetch_duration": .double(refresh.fetchSeconds),
             ])
         }
-        track("device_attributes", deviceAttributes().filter { !Self.dateTimeKeys.contains($0.key) })
+        trackDeviceAttributes()
         configWaiters.resumeAll(())
     }
 
-    static let dateTimeKeys: Set = ["utcDate", "localDate", "utcTime", "localTime", "utcDateTime", "localDateTime"]
+    /// `device_attributes`: the device template without its date and time fields.
+    func trackDeviceAttributes() {
+        track("device_attributes", deviceAttributes().filter { !Self.dateTimeKeys.contains($0.key) })
+    }
+
+    private static let dateTimeKeys: Set = ["utcDate", "localDate", "utcTime", "localTime", "utcDateTime", "localDateTime"]
 
     // MARK: Identity
 

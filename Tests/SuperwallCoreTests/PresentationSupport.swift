@@ -141,7 +141,7 @@ final class PaywallDelegate: SuperwallDelegate, @unchecked Sendable {
     var events: [TrackedEvent] { lock.withLock { recorded } }
     var calls: [String] { lock.withLock { delegateCalls } }
     func clear() { lock.withLock { recorded.removeAll(); delegateCalls.removeAll() } }
-    /// The events since `clear`, without the launch and config events.
+    /// The latest event named `name`.
     func event(_ name: String) -> TrackedEvent? { events.last { $0.name == name } }
 }
 

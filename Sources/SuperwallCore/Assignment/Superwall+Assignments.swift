@@ -57,7 +57,7 @@ extension Superwall {
             parameters["active_entitlement_ids"] = .string(entitlements.map(\.id).sorted().joined(separator: ","))
         }
         track("subscriptionStatus_didChange", parameters)
-        track("device_attributes", deviceAttributes().filter { !Self.dateTimeKeys.contains($0.key) })
+        trackDeviceAttributes()
         if new != .unknown { statusWaiters.resumeAll(true) }
         return new
     }

@@ -47,6 +47,13 @@ public struct DroppedElement: Sendable, Equatable, CustomStringConvertible {
     }
 }
 
+/// A Superwall API enum value (`SCREAMING_SNAKE`) in camelCase: `NO_ANIMATION` →
+/// `noAnimation`, `APP_STORE` → `appStore`.
+public func camelCase(_ wireName: String) -> String {
+    let words = wireName.lowercased().split(separator: "_")
+    return words.enumerated().map { $0.offset == 0 ? String($0.element) : $0.element.capitalized }.joined()
+}
+
 /// A placement and its audiences (`trigger_options[]`).
 public struct Trigger: Sendable, Equatable {
     public var placementName: String
@@ -114,10 +121,7 @@ public struct ComputedPropertyRequest: Sendable, Equatable {
 
         /// The name of the matching host function and device key prefix: the wire name in
         /// camelCase (`DAYS_SINCE` → `daysSince`).
-        public var functionName: String {
-            let words = rawValue.lowercased().split(separator: "_")
-            return words.enumerated().map { $0.offset == 0 ? String($0.element) : $0.element.capitalized }.joined()
-        }
+        public var functionName: String { camelCase(rawValue) }
     }
 
     public var kind: Kind

@@ -120,9 +120,9 @@ public struct PresentationError: Error, Sendable, Equatable, CustomStringConvert
     static func noConfig(_ reason: String) -> PresentationError {
         PresentationError(.noConfig, "No Config: the config could not be loaded (\(reason)).")
     }
-    static func subscriptionStatusTimeout(after milliseconds: Int) -> PresentationError {
+    static func subscriptionStatusTimeout(after limit: Duration) -> PresentationError {
         PresentationError(.subscriptionStatusTimeout,
-                          "Timeout: the subscription status was not set within \(milliseconds) ms; set it with setSubscriptionStatus before registering placements.")
+                          "Timeout: the subscription status was not set within \(limit); set it with setSubscriptionStatus before registering placements.")
     }
     static func paywallNotFound(_ what: String) -> PresentationError {
         PresentationError(.paywallNotFound, "There isn't a paywall configured to show in this context (\(what)).")

@@ -73,7 +73,7 @@ extension Superwall {
         guard let handler, handler.handlesCustomCallbacks else {
             return .failure("No handler takes custom callbacks for this paywall (the client did not declare customCallbacks).")
         }
-        let limit = session?.timeouts.customCallback ?? .seconds(30)
+        let limit = timeouts.customCallback
         return await withDeadline(limit, fallback: .failure("The custom callback \"\(callback.name)\" was not answered within \(limit).")) {
             await handler.onCustomCallback(callback)
         }

@@ -151,9 +151,8 @@ extension Superwall {
         if alreadyPresented { return .failed(.alreadyPresented) }
         if let error = await waitForConfig() { return .failed(error) }
         guard await waitForSubscriptionStatus() else {
-            let limit = session?.timeouts.subscriptionStatus ?? .zero
             if kind.tracksOutcome { trackPresentationRequest(kind, placement, status: "timeout", reason: "subscriptionStatus_timeout") }
-            return .failed(.subscriptionStatusTimeout(after: Int(limit.components.seconds * 1000 + limit.components.attoseconds / 1_000_000_000_000_000)))
+            return .failed(.subscriptionStatusTimeout(after: timeouts.subscriptionStatus))
         }
         guard let config = session?.config else { return .failed(.noConfig("the config is gone")) }
         let outcome = evaluateAudiences(of: placement, in: config)
@@ -215,7 +214,7 @@ extension Superwall {
         let session = open(info, paywall: paywall, flow: flow, presentedBy: placement.implicitTrigger)
         delegate?.willPresentPaywall(session.info)
         let presentation = PaywallPresentation(sessionId: session.id, info: session.info, paywall: paywall)
-        let limit = self.session?.timeouts.presentation ?? .seconds(30)
+        let limit = timeouts.presentation
         let timedOut: PresentationError? = PresentationError(.noPresenter, "No Presenter: the host did not show the paywall within \(limit).")
         let failure = await withDeadline(limit, fallback: timedOut) { () async -> PresentationError? in
             do {
@@ -276,8 +275,7 @@ extension Superwall {
         closing.flow.handler?.onWillDismiss(info, result: result)
         delegate?.willDismissPaywall(info)
         if let presenter {
-            let limit = session?.timeouts.presentation ?? .seconds(30)
-            await withDeadline(limit, fallback: ()) {
+            await withDeadline(timeouts.presentation, fallback: ()) {
                 await presenter.dismiss(sessionId: sessionId, info: info, result: result, closeReason: closeReason)
             }
         }
@@ -322,6 +320,9 @@ extension Superwall {
 
     // MARK: Steps
 
+    /// The bounds of the waits on the host: the configured ones, the defaults before configure.
+    var timeouts: Timeouts { session?.timeouts ?? Timeouts() }
+
     /// Waits while the config is loading; nil once it is loaded, `noConfig` if it failed.
     func waitForConfig() async -> PresentationError? {
         while let session, session.status == .pending {
@@ -338,7 +339,7 @@ extension Superwall {
         guard let session else { return false }
         if session.subscriptionStatus != .unknown { return true }
         let ticket = statusWaiters.ticket()
-        let limit = session.timeouts.subscriptionStatus
+        let limit = timeouts.subscriptionStatus
         let timer = Task {
             try? await Task.sleep(for: limit)
             self.statusWaiters.resume(ticket, with: false)

@@ -152,29 +152,24 @@ public final class Store: Sendable {
     }
 
     public func save(_ assignment: Assignment) throws {
-        try database.write { db in
-            try db.execute(
-                sql: """
-                    INSERT INTO assignment (experimentId, variantId, variantKind, paywallIdentifier, isSentToServer) VALUES (?, ?, ?, ?, ?)
-                    ON CONFLICT(experimentId) DO UPDATE SET variantId = excluded.variantId, variantKind = excluded.variantKind,
-                    paywallIdentifier = excluded.paywallIdentifier, isSentToServer = excluded.isSentToServer
-                    """,
-                arguments: [assignment.experimentId, assignment.variant.id, assignment.variant.kind.rawValue,
-                            assignment.variant.paywallIdentifier, assignment.isSentToServer])
-        }
+        try database.write { db in try Self.upsert(assignment, in: db) }
     }
 
     /// Replaces every stored assignment with `assignments`, in one transaction.
     public func replaceAssignments(with assignments: [Assignment]) throws {
         try database.write { db in
             try db.execute(sql: "DELETE FROM assignment")
-            for assignment in assignments {
-                try db.execute(
-                    sql: "INSERT INTO assignment (experimentId, variantId, variantKind, paywallIdentifier, isSentToServer) VALUES (?, ?, ?, ?, ?)",
-                    arguments: [assignment.experimentId, assignment.variant.id, assignment.variant.kind.rawValue,
-                                assignment.variant.paywallIdentifier, assignment.isSentToServer])
-            }
+            for assignment in assignments { try Self.upsert(assignment, in: db) }
         }
+    }
+
+    private static func upsert(_ assignment: Assignment, in db: Database) throws {
+        try db.cachedStatement(sql: """
+            INSERT INTO assignment (experimentId, variantId, variantKind, paywallIdentifier, isSentToServer) VALUES (?, ?, ?, ?, ?)
+            ON CONFLICT(experimentId) DO UPDATE SET variantId = excluded.variantId, variantKind = excluded.variantKind,
+            paywallIdentifier = excluded.paywallIdentifier, isSentToServer = excluded.isSentToServer
+            """).execute(arguments: [assignment.experimentId, assignment.variant.id, assignment.variant.kind.rawValue,
+                                     assignment.variant.paywallIdentifier, assignment.isSentToServer])
     }
 
     public func assignments() throws -> [Assignment] {
