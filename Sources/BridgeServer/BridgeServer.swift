@@ -44,6 +44,7 @@ public final class BridgeServer: ConnectionHandler {
 
     public func handle(_ request: IncomingRequest, connection: Connection) async throws -> JSONValue {
         if let method = methods.implemented[request.method] {
+            defer { commitTrackedEvents() }
             return try await method(request, connection)
         }
         if MethodTable.contract.contains(request.method) {
@@ -58,10 +59,21 @@ public final class BridgeServer: ConnectionHandler {
 
     public func shutdown(connection: Connection) async {
         logger.info("shutdown requested")
+        commitTrackedEvents()
     }
 
     /// The client is gone: a paywall on screen closes, so the `register` waiting on it ends.
     public func inputDidClose(connection: Connection) async {
         await superwall.hostDisconnected()
+        commitTrackedEvents()
+    }
+
+    /// What a request tracked is on disk before its answer goes out.
+    private func commitTrackedEvents() {
+        do {
+            try superwall.commitTrackedEvents()
+        } catch {
+            logger.error("could not commit tracked events: \(error)")
+        }
     }
 }

@@ -64,8 +64,13 @@ public actor Superwall {
     /// The wait between config retries; SuperwallKit's backoff unless a test shortens it.
     private let retryDelay: @Sendable (Int, Int) -> Duration
     var session: Session? {
-        didSet { deviceTemplateVersion &+= 1 }
+        didSet {
+            deviceTemplateVersion &+= 1
+            if session?.store !== oldValue?.store { storeOfSession.withLock { $0 = session?.store } }
+        }
     }
+    /// The session's store, for `commitTrackedEvents` on any thread.
+    private nonisolated let storeOfSession = Mutex<Store?>(nil)
     /// Changes whenever an input of the device template may have: the session, the
     /// overrides, the paywall views in the placement log.
     var deviceTemplateVersion = 0
@@ -83,9 +88,7 @@ public actor Superwall {
     // Presentation state (see Superwall+Presentation.swift).
     /// The paywall on screen; one at a time.
     var openPaywall: PaywallSession?
-    /// The end of the presentation queue: `register` calls and implicit triggers run their
-    /// pipelines one after another, as SuperwallKit's do.
-    var presentationQueueTail: Task<Void, Never>?
+    var presentationQueue = PresentationQueue()
     /// Paywalls loaded so far, with the presentation id each load was given.
     var loadedPaywalls: [String: LoadedPaywall] = [:]
     /// Confirmations being posted, by experiment id.
@@ -536,6 +539,16 @@ public actor Superwall {
 
     // MARK: Events
 
+    /// Commits the events tracked so far to the placement log. Call it before answering the
+    /// call that tracked them: they are then durable by the time anyone hears of the answer.
+    public nonisolated func commitTrackedEvents() throws(SuperwallError) {
+        do {
+            try storeOfSession.withLock { $0 }?.commitPendingWrites()
+        } catch {
+            throw .storage("\(error)")
+        }
+    }
+
     /// Records an event in the placement log and hands a Superwall event (not the app's own
     /// placements) to the delegate. The events that may present a paywall are then offered
     /// to the implicit triggers.
@@ -556,7 +569,7 @@ public actor Superwall {
     /// (custom placements, named by the paywall rather than by kind).
     @discardableResult
     func record(_ event: TrackedEvent, offeringImplicitTrigger: Bool = true) -> TrackedEvent {
-        try? session?.store.logPlacement(event.name, at: event.createdAt, params: event.audienceParameters)
+        session?.store.logPlacement(event.name, at: event.createdAt, params: event.audienceParameters)
         if event.name == "paywall_open" { deviceTemplateVersion &+= 1 }
         if event.isSuperwallEvent {
             delegate?.handleSuperwallEvent(event)

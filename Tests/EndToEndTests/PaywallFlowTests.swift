@@ -6,7 +6,9 @@ import TestSupport
 /// A client that presents paywalls and answers custom callbacks, driving the real binary.
 private struct PaywallClient {
     let bridge: BridgeProcess
-    /// Every message that was not what a wait looked for, in order.
+    /// Every message that was not what a wait looked for, in order. A later wait looks here
+    /// first: replies to concurrent requests (a `dismiss` and the `register` it ends) may come
+    /// in either order.
     var seen: [JSONValue] = []
 
     static func start(capabilities: JSONValue = ["paywallPresenter": true, "customCallbacks": true, "delegate": true],
@@ -34,6 +36,7 @@ private struct PaywallClient {
     }
 
     private mutating func next(where matches: (JSONValue) -> Bool) async -> JSONValue? {
+        if let index = seen.firstIndex(where: { matches($0) && $0["id"] != nil }) { return seen.remove(at: index) }
         while let message = await bridge.client.next(timeout: .seconds(10)) {
             if matches(message) { return message }
             seen.append(message)

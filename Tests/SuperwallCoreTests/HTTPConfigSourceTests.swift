@@ -183,11 +183,8 @@ private func configure(_ server: ScriptedAPIServer, directory: String = FileMana
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("http-\(UUID().uuidString)").path
         do {
             let good = try ScriptedAPIServer([.init(status: 200, body: try await configBodyWithoutRefreshV2())])
-            _ = await configure(good, directory: directory)
-        }
-        do {
-            let store = try Store(path: directory + "/superwall.sqlite")
-            try store.set(.active([Entitlement(id: "pro")]), for: .subscriptionStatus)
+            let (first, _) = await configure(good, directory: directory)
+            _ = try await first.setSubscriptionStatus(.active([Entitlement(id: "pro")]))
         }
         let newer = try await configBodyWithoutRefreshV2().replacingOccurrences(of: "pt-2026-11-20.3", with: "pt-2026-11-21.1")
         let server = try ScriptedAPIServer([.init(status: 200, body: newer, delay_ms: 800)])

@@ -84,7 +84,7 @@ import Testing
         try store.set(true, for: .didTrackAppInstall)
         let now = Date()
         for name in ["app_install", "app_launch", "campaign_trigger", "session_start"] {
-            try store.logPlacement(name, at: now, params: [:])
+            store.logPlacement(name, at: now, params: [:])
         }
         try store.resetUser()
         #expect(try store.value(.appUserId) == nil)
@@ -96,9 +96,9 @@ import Testing
         let store = try Store()
         let base = Date(timeIntervalSince1970: 1_700_000_000)
         for offset in [0.0, 60, 120, 3600] {
-            try store.logPlacement("paywall_open", at: base.addingTimeInterval(offset), params: ["n": .double(offset)])
+            store.logPlacement("paywall_open", at: base.addingTimeInterval(offset), params: ["n": .double(offset)])
         }
-        try store.logPlacement("other", at: base.addingTimeInterval(30), params: [:])
+        store.logPlacement("other", at: base.addingTimeInterval(30), params: [:])
         #expect(try store.lastPlacement(named: "paywall_open", before: base.addingTimeInterval(100)) == base.addingTimeInterval(60))
         #expect(try store.lastPlacement(named: "never", before: base) == nil)
         #expect(try store.placementCount(named: "paywall_open", since: base.addingTimeInterval(60), until: base.addingTimeInterval(3600)) == 3)

@@ -60,7 +60,7 @@ private var demoTriggers: [[String: Any]] { [
         #expect(open.audienceParameters["$paywall_identifier"] == "onboarding-annual")
         #expect(open.audienceParameters["paywall_id"] == .string(shown.info.databaseId))
         #expect(open.audienceParameters["$presentation_id"] == .string(shown.info.presentationId))
-        let history = try Store(path: harness.directory + "/superwall.sqlite").placementNames()
+        let history = try #require(await harness.superwall.session?.store).placementNames()
         #expect(history.contains("nongated"))
     }
 
@@ -245,7 +245,7 @@ private var demoTriggers: [[String: Any]] { [
         #expect(try await harness.superwall.presentationResult(for: "nomatch") == .noAudienceMatch)
         #expect(try await harness.superwall.presentationResult(for: "unknown") == .placementNotFound)
         #expect(try await harness.superwall.presentationResult(for: "missing") == .paywallNotAvailable)
-        let history = try Store(path: harness.directory + "/superwall.sqlite").placementNames()
+        let history = try #require(await harness.superwall.session?.store).placementNames()
         #expect(!history.contains("nongated"))
         #expect(!harness.delegate.names.contains("paywallPresentationRequest"))
         #expect(harness.presenter.presentations.isEmpty)

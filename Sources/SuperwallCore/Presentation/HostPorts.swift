@@ -96,7 +96,8 @@ final class OneShot<Value: Sendable>: Sendable {
 
     var value: Value {
         get async {
-            await withCheckedContinuation { continuation in
+            if case .done(let value) = state.withLock({ $0 }) { return value }
+            return await withCheckedContinuation { continuation in
                 let ready = state.withLock { state -> Value? in
                     switch state {
                     case .done(let value): return value

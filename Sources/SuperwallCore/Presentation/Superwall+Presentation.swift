@@ -89,28 +89,23 @@ extension Superwall {
 
     /// Runs `work` after every presentation queued before it, as SuperwallKit serialises
     /// `register` calls and implicit triggers. Returns when `work` has run.
-    func inPresentationQueue(_ work: @escaping @Sendable () async -> Void) async {
-        await enqueuePresentation(work).value
+    func inPresentationQueue(_ work: () async -> Void) async {
+        await takeTurn(presentationQueue.reserve(), work)
     }
 
-    @discardableResult
-    private func enqueuePresentation(_ work: @escaping @Sendable () async -> Void) -> Task<Void, Never> {
-        let previous = presentationQueueTail
-        let task = Task {
-            await previous?.value
-            await work()
+    private func takeTurn(_ ticket: PresentationQueue.Ticket, _ work: () async -> Void) async {
+        if !presentationQueue.isTurn(of: ticket) {
+            await withCheckedContinuation { presentationQueue.wait(ticket, with: $0) }
         }
-        presentationQueueTail = task
-        return task
+        await work()
+        presentationQueue.finish(ticket)
     }
 
     /// Waits until every queued presentation has run (tests, and callers that need the
     /// implicit triggers of what they just tracked to have settled).
     public func awaitPresentationQueue() async {
-        while let tail = presentationQueueTail {
-            await tail.value
-            if presentationQueueTail == tail { return }
-        }
+        guard !presentationQueue.isEmpty else { return }
+        await withCheckedContinuation { presentationQueue.waitUntilEmpty(with: $0) }
     }
 
     // MARK: Presentation
@@ -294,8 +289,12 @@ extension Superwall {
     func offerImplicitTrigger(_ trigger: ImplicitTrigger, event: TrackedEvent) {
         let onScreenPresentedBy = openPaywall?.presentedBy
         let placement = PlacementData(event, sourceType: "implicit", implicitTrigger: trigger)
-        enqueuePresentation {
-            await self.handleImplicitTrigger(placement, trigger: trigger, onScreenPresentedBy: onScreenPresentedBy)
+        // The place in the queue is taken now, so the trigger runs before any later register.
+        let ticket = presentationQueue.reserve()
+        Task {
+            await takeTurn(ticket) {
+                await handleImplicitTrigger(placement, trigger: trigger, onScreenPresentedBy: onScreenPresentedBy)
+            }
         }
     }
 

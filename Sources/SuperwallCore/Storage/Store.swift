@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Synchronization
 
 /// Everything the core persists, in one SQLite database (WAL) per data directory.
 ///
@@ -8,12 +9,32 @@ import GRDB
 /// audience rules query it by name and time.
 public final class Store: Sendable {
     private let database: any DatabaseWriter
+    /// Placement-log rows accepted but not yet committed (see `logPlacement`).
+    private let unwritten = Mutex(UnwrittenPlacements())
+    /// How long an accepted row may wait for a commit that no reply asks for.
+    static let commitDelay: DispatchTimeInterval = .milliseconds(20)
+
+    private struct UnwrittenPlacements {
+        var rows: [(name: String, createdAtMs: Double, params: Data)] = []
+        var commitScheduled = false
+    }
 
     /// Opens (creating and migrating as needed) the database file at `path`.
+    ///
+    /// The data directory's lock already makes this process the file's only user, so SQLite
+    /// holds its own lock for the life of the connection (`locking_mode = EXCLUSIVE`): no
+    /// file-lock system calls per transaction and no shared-memory index beside the WAL. A
+    /// commit in WAL with `synchronous = NORMAL` survives the process being killed (it is in
+    /// the kernel's page cache) and loses at most the last commits, never the file, on power loss.
     public init(path: String) throws {
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
-        database = try DatabasePool(path: path, configuration: configuration)
+        configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE")
+            try db.execute(sql: "PRAGMA journal_mode = WAL")
+            try db.execute(sql: "PRAGMA synchronous = NORMAL")
+        }
+        database = try DatabaseQueue(path: path, configuration: configuration)
         try Self.migrator.migrate(database)
     }
 
@@ -21,6 +42,10 @@ public final class Store: Sendable {
     public init() throws {
         database = try DatabaseQueue()
         try Self.migrator.migrate(database)
+    }
+
+    deinit {
+        try? commitPendingWrites()
     }
 
     private static var migrator: DatabaseMigrator {
@@ -62,7 +87,7 @@ public final class Store: Sendable {
     // MARK: Keyed values
 
     public func value<Value>(_ key: StorageKey<Value>) throws -> Value? {
-        let data = try database.read { db in
+        let data = try read { db in
             try Data.fetchOne(db, sql: "SELECT value FROM keyedValue WHERE key = ?", arguments: [key.name])
         }
         guard let data else { return nil }
@@ -71,7 +96,7 @@ public final class Store: Sendable {
 
     public func set<Value>(_ value: Value, for key: StorageKey<Value>) throws {
         let data = try JSONEncoder().encode(value)
-        try database.write { db in
+        try write { db in
             try db.execute(
                 sql: "INSERT INTO keyedValue (key, scope, value) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                 arguments: [key.name, key.scope.rawValue, data])
@@ -79,7 +104,7 @@ public final class Store: Sendable {
     }
 
     public func remove<Value>(_ key: StorageKey<Value>) throws {
-        try database.write { db in
+        try write { db in
             try db.execute(sql: "DELETE FROM keyedValue WHERE key = ?", arguments: [key.name])
         }
     }
@@ -87,18 +112,70 @@ public final class Store: Sendable {
     // MARK: Placement log
 
     /// Records that a placement (or event) happened, for `*Since` and `placementsIn*` rules.
-    /// One statement, so it commits on its own; prepared once per connection.
-    public func logPlacement(_ name: String, at time: Date, params: [String: JSON]) throws {
-        let data = Data(JSON.object(params).jsonText.utf8)
-        try database.writeWithoutTransaction { db in
-            try db.cachedStatement(sql: "INSERT INTO placement (name, createdAtMs, params) VALUES (?, ?, ?)")
-                .execute(arguments: [name, time.timeIntervalSince1970 * 1000, data])
+    ///
+    /// The row is kept until the next commit, so the several events of one call (a `register`
+    /// tracks the placement, `trigger_fire` and `paywallPresentationRequest`) share one
+    /// transaction. Whoever answers for the call commits before answering
+    /// (`commitPendingWrites`); every other access to the database commits first, so reads
+    /// see the row; and a row no reply asks for is committed within `commitDelay`.
+    public func logPlacement(_ name: String, at time: Date, params: [String: JSON]) {
+        let row = (name: name, createdAtMs: time.timeIntervalSince1970 * 1000, params: Data(JSON.object(params).jsonText.utf8))
+        let scheduleCommit = unwritten.withLock { unwritten -> Bool in
+            unwritten.rows.append(row)
+            guard !unwritten.commitScheduled else { return false }
+            unwritten.commitScheduled = true
+            return true
         }
+        if scheduleCommit {
+            DispatchQueue.global().asyncAfter(deadline: .now() + Self.commitDelay) { [weak self] in
+                guard let self else { return }
+                self.unwritten.withLock { $0.commitScheduled = false }
+                try? self.commitPendingWrites()
+            }
+        }
+    }
+
+    /// Commits the accepted rows, in one transaction.
+    public func commitPendingWrites() throws {
+        guard unwritten.withLock({ !$0.rows.isEmpty }) else { return }
+        try database.write { db in try writeUnwritten(db) }
+    }
+
+    /// Inserts the accepted rows in `db`'s transaction. They are taken inside it, so rows are
+    /// committed in the order they were accepted whichever thread commits; if the insert
+    /// fails they are put back for the next commit.
+    private func writeUnwritten(_ db: Database) throws {
+        let rows = unwritten.withLock { unwritten in
+            defer { unwritten.rows.removeAll(keepingCapacity: true) }
+            return unwritten.rows
+        }
+        guard !rows.isEmpty else { return }
+        do {
+            let insert = try db.cachedStatement(sql: "INSERT INTO placement (name, createdAtMs, params) VALUES (?, ?, ?)")
+            for row in rows { try insert.execute(arguments: [row.name, row.createdAtMs, row.params]) }
+        } catch {
+            unwritten.withLock { $0.rows.insert(contentsOf: rows, at: 0) }
+            throw error
+        }
+    }
+
+    /// A write transaction that first commits the accepted rows, keeping their order.
+    private func write<T>(_ updates: (Database) throws -> T) throws -> T {
+        try database.write { db in
+            try writeUnwritten(db)
+            return try updates(db)
+        }
+    }
+
+    /// A read that sees every accepted row.
+    private func read<T>(_ value: (Database) throws -> T) throws -> T {
+        try commitPendingWrites()
+        return try database.read(value)
     }
 
     /// When `name` last happened at or before `time`.
     public func lastPlacement(named name: String, before time: Date) throws -> Date? {
-        try database.read { db in
+        try read { db in
             try Double.fetchOne(
                 db, sql: "SELECT MAX(createdAtMs) FROM placement WHERE name = ? AND createdAtMs <= ?",
                 arguments: [name, time.timeIntervalSince1970 * 1000])
@@ -107,7 +184,7 @@ public final class Store: Sendable {
 
     /// How often `name` happened in `[since, until]`; all of its history when `since` is nil.
     public func placementCount(named name: String, since: Date?, until: Date) throws -> Int {
-        try database.read { db in
+        try read { db in
             try Int.fetchOne(
                 db, sql: "SELECT COUNT(*) FROM placement WHERE name = ? AND createdAtMs >= ? AND createdAtMs <= ?",
                 arguments: [name, (since?.timeIntervalSince1970 ?? -.infinity) * 1000, until.timeIntervalSince1970 * 1000]) ?? 0
@@ -116,20 +193,20 @@ public final class Store: Sendable {
 
     /// The names logged, oldest first (for tests and diagnostics).
     public func placementNames() throws -> [String] {
-        try database.read { db in try String.fetchAll(db, sql: "SELECT name FROM placement ORDER BY id") }
+        try read { db in try String.fetchAll(db, sql: "SELECT name FROM placement ORDER BY id") }
     }
 
     // MARK: Occurrences
 
     public func recordOccurrence(key: String, at time: Date) throws {
-        try database.write { db in
+        try write { db in
             try db.execute(sql: "INSERT INTO occurrence (key, createdAtMs) VALUES (?, ?)", arguments: [key, time.timeIntervalSince1970 * 1000])
         }
     }
 
     /// How many occurrences of `key` were recorded since `since` (ever, when nil).
     public func occurrenceCount(key: String, since: Date?) throws -> Int {
-        try database.read { db in
+        try read { db in
             try Int.fetchOne(
                 db, sql: "SELECT COUNT(*) FROM occurrence WHERE key = ? AND createdAtMs >= ?",
                 arguments: [key, (since?.timeIntervalSince1970 ?? -.infinity) * 1000]) ?? 0
@@ -152,12 +229,12 @@ public final class Store: Sendable {
     }
 
     public func save(_ assignment: Assignment) throws {
-        try database.write { db in try Self.upsert(assignment, in: db) }
+        try write { db in try Self.upsert(assignment, in: db) }
     }
 
     /// Replaces every stored assignment with `assignments`, in one transaction.
     public func replaceAssignments(with assignments: [Assignment]) throws {
-        try database.write { db in
+        try write { db in
             try db.execute(sql: "DELETE FROM assignment")
             for assignment in assignments { try Self.upsert(assignment, in: db) }
         }
@@ -173,7 +250,7 @@ public final class Store: Sendable {
     }
 
     public func assignments() throws -> [Assignment] {
-        try database.read { db in
+        try read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM assignment ORDER BY experimentId").map { row in
                 Assignment(
                     experimentId: row["experimentId"],
@@ -190,7 +267,7 @@ public final class Store: Sendable {
     /// go, and the placement log keeps only the install's own history (`app_install`,
     /// `app_launch`).
     public func resetUser() throws {
-        try database.write { db in
+        try write { db in
             try db.execute(sql: "DELETE FROM keyedValue WHERE scope = ?", arguments: [StorageKey<Bool>.Scope.user.rawValue])
             try db.execute(sql: "DELETE FROM placement WHERE name NOT IN ('app_install', 'app_launch')")
             try db.execute(sql: "DELETE FROM occurrence")
