@@ -56,6 +56,7 @@ let package = Package(
                 "Rules",
                 "SuperwallCore",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "DequeModule", package: "swift-collections"),
             ],
             swiftSettings: strictSettings
         ),

@@ -1,3 +1,4 @@
+import DequeModule
 import JSONRPC
 import SuperwallCore
 import Synchronization
@@ -13,7 +14,7 @@ final class DelegateChannel: SuperwallDelegate, Sendable {
         var connection: Connection?
         var bound = false
         /// Params are built when delivered: most never are, with no delegate bound.
-        var buffered: [(method: String, params: @Sendable () -> JSONValue)] = []
+        var buffered = Deque<(method: String, params: @Sendable () -> JSONValue)>()
     }
 
     private let state = Mutex(State())
@@ -25,7 +26,7 @@ final class DelegateChannel: SuperwallDelegate, Sendable {
 
     /// Binds or unbinds the client's delegate; binding delivers what was buffered, in order.
     func bind(_ enabled: Bool) {
-        let (connection, backlog) = state.withLock { state -> (Connection?, [(method: String, params: @Sendable () -> JSONValue)]) in
+        let (connection, backlog) = state.withLock { state -> (Connection?, Deque<(method: String, params: @Sendable () -> JSONValue)>) in
             state.bound = enabled
             guard enabled, let connection = state.connection else { return (nil, []) }
             defer { state.buffered.removeAll() }
@@ -38,9 +39,7 @@ final class DelegateChannel: SuperwallDelegate, Sendable {
     func send(_ method: String, _ params: @autoclosure @escaping @Sendable () -> JSONValue) {
         let connection = state.withLock { state -> Connection? in
             if state.bound, let connection = state.connection { return connection }
-            if state.buffered.count >= Self.capacity {
-                state.buffered.removeFirst()
-            }
+            if state.buffered.count >= Self.capacity { state.buffered.removeFirst() }
             state.buffered.append((method, params))
             return nil
         }

@@ -29,6 +29,11 @@ struct Frame {
     func declares(_ name: String) -> Bool {
         Builtin(rawValue: name) != nil || hostFunctions?.declares(name) == true
     }
+
+    /// `declares` for a name whose builtin-ness the compiler already knows.
+    func declares(_ name: String, isBuiltin: Bool) -> Bool {
+        isBuiltin || hostFunctions?.declares(name) == true
+    }
 }
 
 /// One node of a compiled program. Nodes are classes: a program is a tree of references,
@@ -72,16 +77,18 @@ final class LocalVariable: Node {
 final class Select: Node {
     let operand: any Node
     let field: String
+    private let fieldIsBuiltin: Bool
 
     init(operand: any Node, field: String) {
         self.operand = operand
         self.field = field
+        fieldIsBuiltin = Builtin(rawValue: field) != nil
     }
 
     func evaluate(_ frame: inout Frame) throws(EvaluationError) -> Value {
         let container = try operand.evaluate(&frame)
         if case .map(let map) = container, let value = map[field] { return value }
-        if frame.declares(field) { return .function(field) }
+        if frame.declares(field, isBuiltin: fieldIsBuiltin) { return .function(field) }
         throw .noSuchKey(field)
     }
 }
@@ -92,11 +99,13 @@ final class SelectOrDefault: Node {
     let operand: any Node
     let field: String
     let fallback: Value
+    private let fieldIsBuiltin: Bool
 
     init(operand: any Node, field: String, fallback: Value) {
         self.operand = operand
         self.field = field
         self.fallback = fallback
+        fieldIsBuiltin = Builtin(rawValue: field) != nil
     }
 
     func evaluate(_ frame: inout Frame) throws(EvaluationError) -> Value {
@@ -107,7 +116,7 @@ final class SelectOrDefault: Node {
             return fallback
         }
         if case .map(let map) = container, let value = map[field] { return value }
-        if frame.declares(field) { return .function(field) }
+        if frame.declares(field, isBuiltin: fieldIsBuiltin) { return .function(field) }
         return fallback
     }
 }

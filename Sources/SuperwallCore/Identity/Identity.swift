@@ -1,5 +1,8 @@
 import Crypto
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Who the user is: an anonymous alias, and the app's own id once `identify` names one.
 public struct Identity: Sendable, Equatable {
@@ -59,22 +62,28 @@ public protocol RandomSource: Sendable {
 public struct SystemRandomSource: RandomSource {
     public init() {}
 
-    /// A version 4 UUID from the system generator. Foundation's `UUID()` opens
-    /// `/dev/urandom` for each one on Linux, which costs more than tracking the event it names.
+    /// A version 4 UUID from the system generator, with one system call. Foundation's
+    /// `UUID()` opens `/dev/urandom` for each one on Linux, which costs more than tracking
+    /// the event it names.
     public func uuid() -> UUID {
-        var generator = SystemRandomNumberGenerator()
-        let high = generator.next() as UInt64
-        let low = generator.next() as UInt64
-        var bytes = [UInt8](repeating: 0, count: 16)
-        for index in 0..<8 {
-            bytes[index] = UInt8(truncatingIfNeeded: high >> (8 * index))
-            bytes[8 + index] = UInt8(truncatingIfNeeded: low >> (8 * index))
+        var value: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &value) { bytes in
+            Self.fillRandom(bytes)
+            bytes[6] = (bytes[6] & 0x0F) | 0x40
+            bytes[8] = (bytes[8] & 0x3F) | 0x80
         }
-        bytes[6] = (bytes[6] & 0x0F) | 0x40
-        bytes[8] = (bytes[8] & 0x3F) | 0x80
-        return UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
-                           bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15]))
+        return UUID(uuid: value)
     }
+
+    private static func fillRandom(_ bytes: UnsafeMutableRawBufferPointer) {
+        #if canImport(Glibc)
+        arc4random_buf(bytes.baseAddress!, bytes.count)
+        #else
+        var generator = SystemRandomNumberGenerator()
+        for index in bytes.indices { bytes[index] = generator.next() }
+        #endif
+    }
+
     public func int(in range: Range<Int>) -> Int { Int.random(in: range) }
 }
 

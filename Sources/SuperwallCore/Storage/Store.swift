@@ -81,6 +81,22 @@ public final class Store: Sendable {
                 table.column("isSentToServer", .boolean).notNull().defaults(to: false)
             }
         }
+        migrator.registerMigration("v3: logs without AUTOINCREMENT") { db in
+            // AUTOINCREMENT's counter is one more page written by every commit; the rowid alone
+            // is increasing as the logs need (rows are only deleted by a reset).
+            try db.execute(sql: """
+                CREATE TABLE placement_v3 (id INTEGER PRIMARY KEY, name TEXT NOT NULL, createdAtMs DOUBLE NOT NULL, params BLOB NOT NULL);
+                INSERT INTO placement_v3 SELECT id, name, createdAtMs, params FROM placement;
+                DROP TABLE placement;
+                ALTER TABLE placement_v3 RENAME TO placement;
+                CREATE INDEX placementByNameAndTime ON placement (name, createdAtMs);
+                CREATE TABLE occurrence_v3 (id INTEGER PRIMARY KEY, key TEXT NOT NULL, createdAtMs DOUBLE NOT NULL);
+                INSERT INTO occurrence_v3 SELECT id, key, createdAtMs FROM occurrence;
+                DROP TABLE occurrence;
+                ALTER TABLE occurrence_v3 RENAME TO occurrence;
+                CREATE INDEX occurrenceByKeyAndTime ON occurrence (key, createdAtMs);
+                """)
+        }
         return migrator
     }
 
