@@ -107,6 +107,32 @@ import Testing
 }
 
 @Suite struct StoreRecordsTests {
+    @Test func loggedRowsWaitForOneCommitThatAReadOrTheDelayMakes() async throws {
+        let store = try Store()
+        store.logPlacement("a", at: Date(), params: [:])
+        store.logPlacement("b", at: Date(), params: ["k": "v"])
+        #expect(store.unwrittenCount == 2)
+        try store.commitPendingWrites()
+        #expect(store.unwrittenCount == 0)
+        store.logPlacement("c", at: Date(), params: [:])
+        #expect(try store.placementNames() == ["a", "b", "c"])
+        store.logPlacement("d", at: Date(), params: [:])
+        let deadline = ContinuousClock.now + .seconds(10)
+        while store.unwrittenCount > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
+        #expect(store.unwrittenCount == 0)
+        #expect(try store.placementNames() == ["a", "b", "c", "d"])
+    }
+
+    @Test func rowsLoggedBeforeAReopenAreOnDisk() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString).sqlite").path
+        do {
+            let store = try Store(path: path)
+            store.logPlacement("kept", at: Date(), params: [:])
+            try store.commitPendingWrites()
+        }
+        #expect(try Store(path: path).placementNames() == ["kept"])
+    }
+
     @Test func occurrencesAreCountedByKeyWithinAWindow() throws {
         let store = try Store()
         let base = Date(timeIntervalSince1970: 1_700_000_000)

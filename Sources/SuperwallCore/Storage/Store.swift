@@ -151,6 +151,9 @@ public final class Store: Sendable {
         }
     }
 
+    /// How many accepted rows wait for a commit.
+    var unwrittenCount: Int { unwritten.withLock { $0.rows.count } }
+
     /// Commits the accepted rows, in one transaction.
     public func commitPendingWrites() throws {
         guard unwritten.withLock({ !$0.rows.isEmpty }) else { return }
