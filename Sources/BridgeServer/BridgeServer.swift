@@ -20,7 +20,8 @@ public final class BridgeServer: ConnectionHandler {
     /// `logLevel` is how `setLogLevel` changes what the process logs.
     public init(logger: Logger, logLevel: any LogLevelControl) {
         self.logger = logger
-        superwall = Superwall(delegate: delegate, presenter: ClientPaywallPresenter(host: host))
+        superwall = Superwall(
+            delegate: delegate, presenter: ClientPaywallPresenter(host: host), purchaseController: ClientPurchaseController(host: host))
         methods = MethodTable(superwall: superwall, delegate: delegate, host: host, logLevel: logLevel)
     }
 

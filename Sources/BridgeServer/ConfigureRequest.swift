@@ -26,12 +26,13 @@ struct ConfigureRequest {
             reportedOptions: [String: JSON]((options?.members ?? [:]).filter { $0.key != "configSource" }),
             maxConfigRetryCount: max(0, retries),
             usingPurchaseController: capabilities.purchaseController,
-            timeouts: try Self.timeouts(options?.optionalObject("timeouts")))
+            timeouts: try Self.timeouts(options?.optionalObject("timeouts")),
+            automaticallyDismiss: try options?.optionalObject("paywalls")?.optionalBool("automaticallyDismiss") ?? true,
+            testModeBehavior: try Self.testModeBehavior(options))
     }
 
     /// `timeouts: {subscriptionStatusMs, presentationMs, customCallbackMs, ...}`: positive
-    /// milliseconds; the ones not given keep their defaults. `purchaseMs` and `restoreMs`
-    /// are read (and checked) for the purchase flows.
+    /// milliseconds; the ones not given keep their defaults.
     private static func timeouts(_ fields: Params?) throws(RPCError) -> Superwall.Timeouts {
         var timeouts = Superwall.Timeouts()
         guard let fields else { return timeouts }
@@ -45,9 +46,19 @@ struct ConfigureRequest {
         timeouts.subscriptionStatus = try milliseconds("subscriptionStatusMs") ?? timeouts.subscriptionStatus
         timeouts.presentation = try milliseconds("presentationMs") ?? timeouts.presentation
         timeouts.customCallback = try milliseconds("customCallbackMs") ?? timeouts.customCallback
-        _ = try milliseconds("purchaseMs")
-        _ = try milliseconds("restoreMs")
+        timeouts.purchase = try milliseconds("purchaseMs") ?? timeouts.purchase
+        timeouts.restore = try milliseconds("restoreMs") ?? timeouts.restore
         return timeouts
+    }
+
+    /// `testModeBehavior`: `always`, `never`, `whenEnabledForUser` or `automatic` (the default).
+    private static func testModeBehavior(_ options: Params?) throws(RPCError) -> TestModeBehavior {
+        guard let options, let name = try options.optionalString("testModeBehavior") else { return .automatic }
+        guard let behavior = TestModeBehavior(rawValue: name) else {
+            let path = options.path(of: "testModeBehavior")
+            throw RPCError.invalidParams("\(path) must be one of always, never, whenEnabledForUser, automatic.", details: ["path": .string(path)])
+        }
+        return behavior
     }
 
     /// SuperwallKit's API hosts by `networkEnvironment`.

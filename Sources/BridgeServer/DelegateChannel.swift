@@ -71,6 +71,13 @@ final class DelegateChannel: SuperwallDelegate, Sendable {
         send("delegate/userAttributesDidChange", ["attributes": .object(JSONValue.sortedObject(attributes))])
     }
 
+    func testModeTransaction(_ transaction: TestModeTransaction) {
+        switch transaction {
+        case .purchase(let product): send("delegate/testModeTransaction", ["type": "purchase", "product": product.wireValue])
+        case .restore: send("delegate/testModeTransaction", ["type": "restore", "product": .null])
+        }
+    }
+
     func subscriptionStatusDidChange(from old: SubscriptionStatus, to new: SubscriptionStatus) {
         send("delegate/subscriptionStatusDidChange", ["from": old.wireValue, "to": new.wireValue])
     }

@@ -164,10 +164,20 @@ public struct MethodTable: Sendable {
                 throw RPCError.invalidParams("params.action is required and must be an object.", details: ["path": "params.action"])
             }
             let action = try PaywallActionRequest.action(fields)
-            let callbackResult = try await core { try await superwall.perform(action, inSession: sessionId) }
-            guard let callbackResult else { return [:] }
-            return ["status": .string(callbackResult.status.rawValue),
-                    "data": callbackResult.data.map { .object(JSONValue.sortedObject($0)) } ?? .null]
+            switch try await core({ try await superwall.perform(action, inSession: sessionId) }) {
+            case nil: return [:]
+            case .callback(let result)?:
+                return ["status": .string(result.status.rawValue), "data": result.data.map { .object(JSONValue.sortedObject($0)) } ?? .null]
+            case .purchase(let result)?: return ["result": result.wireValue]
+            case .restore(let result)?: return ["result": result.wireValue]
+            }
+        }
+        methods["purchase"] = { request, _ in
+            let productId = try Params(request).string("productId")
+            return ["result": try await core { try await superwall.purchase(productId: productId) }.wireValue]
+        }
+        methods["restorePurchases"] = { _, _ in
+            ["result": try await core { try await superwall.restorePurchases() }.wireValue]
         }
         methods["dismiss"] = { _, _ in
             await superwall.dismiss()

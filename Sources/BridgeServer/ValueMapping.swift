@@ -56,7 +56,9 @@ extension SuperwallError {
         let code: Int
         switch self {
         case .notConfigured: code = -32001
-        case .apiKeyMismatch, .invalidUserId, .reservedPlacementName, .paywallSessionNotFound: code = -32602
+        case .apiKeyMismatch, .invalidUserId, .reservedPlacementName, .paywallSessionNotFound, .productNotFound: code = -32602
+        case .purchaseInProgress: code = -32004
+        case .noPurchaseController: code = -32005
         case .unsupported: code = -32601
         case .dataDirectory, .configUnavailable, .storage: code = -32603
         case .paywallSkipped(let reason):

@@ -25,10 +25,13 @@ public actor Superwall {
         /// stays unknown until the host sets it.
         public var usingPurchaseController: Bool
         public var timeouts: Timeouts
+        /// SuperwallKit's `paywalls.automaticallyDismiss`: a purchase or restore closes the paywall.
+        public var automaticallyDismiss: Bool
+        public var testModeBehavior: TestModeBehavior
 
         public init(configSource: any ConfigSource, dataDirectory: String? = nil, device: [String: JSON] = [:],
                     reportedOptions: [String: JSON] = [:], maxConfigRetryCount: Int = 6, usingPurchaseController: Bool = false,
-                    timeouts: Timeouts = Timeouts()) {
+                    timeouts: Timeouts = Timeouts(), automaticallyDismiss: Bool = true, testModeBehavior: TestModeBehavior = .automatic) {
             self.configSource = configSource
             self.dataDirectory = dataDirectory
             self.device = device
@@ -36,6 +39,8 @@ public actor Superwall {
             self.maxConfigRetryCount = maxConfigRetryCount
             self.usingPurchaseController = usingPurchaseController
             self.timeouts = timeouts
+            self.automaticallyDismiss = automaticallyDismiss
+            self.testModeBehavior = testModeBehavior
         }
     }
 
@@ -47,6 +52,10 @@ public actor Superwall {
         public var presentation: Duration = .seconds(30)
         /// How long the host may take to answer a paywall's custom callback.
         public var customCallback: Duration = .seconds(30)
+        /// How long the purchase controller may take to buy (a store sheet can take long).
+        public var purchase: Duration = .seconds(600)
+        /// How long the purchase controller may take to restore.
+        public var restore: Duration = .seconds(120)
 
         public init() {}
     }
@@ -61,6 +70,10 @@ public actor Superwall {
     let random: any RandomSource
     let delegate: (any SuperwallDelegate)?
     let presenter: (any PaywallPresenter)?
+    /// Used when the host declared it performs purchases (`usingPurchaseController`).
+    let purchaseController: (any PurchaseController)?
+    /// One purchase at a time; a second one while this is set is refused.
+    var purchaseInFlight = false
     /// The wait between config retries; SuperwallKit's backoff unless a test shortens it.
     private let retryDelay: @Sendable (Int, Int) -> Duration
     var session: Session? {
@@ -102,6 +115,8 @@ public actor Superwall {
         let configSource: any ConfigSource
         let timeouts: Timeouts
         let usingPurchaseController: Bool
+        let automaticallyDismiss: Bool
+        let testModeBehavior: TestModeBehavior
         var subscriptionStatus: SubscriptionStatus
         /// The user's variant per experiment, as stored.
         var assignments: [String: Store.Assignment]
@@ -119,11 +134,12 @@ public actor Superwall {
     }
 
     public init(clock: any WallClock = SystemWallClock(), random: any RandomSource = SystemRandomSource(), delegate: (any SuperwallDelegate)? = nil,
-                presenter: (any PaywallPresenter)? = nil, retryDelay: @escaping @Sendable (Int, Int) -> Duration = RetryPolicy.superwallBackoff) {
+                presenter: (any PaywallPresenter)? = nil, purchaseController: (any PurchaseController)? = nil, retryDelay: @escaping @Sendable (Int, Int) -> Duration = RetryPolicy.superwallBackoff) {
         self.clock = clock
         self.random = random
         self.delegate = delegate
         self.presenter = presenter
+        self.purchaseController = purchaseController
         self.retryDelay = retryDelay
     }
 
@@ -191,7 +207,8 @@ public actor Superwall {
             let status = try store.value(.subscriptionStatus) ?? (options.usingPurchaseController ? .unknown : .inactive)
             var session = Session(
                 apiKey: apiKey, configSource: options.configSource, timeouts: options.timeouts,
-                usingPurchaseController: options.usingPurchaseController, subscriptionStatus: status,
+                usingPurchaseController: options.usingPurchaseController, automaticallyDismiss: options.automaticallyDismiss,
+                testModeBehavior: options.testModeBehavior, subscriptionStatus: status,
                 assignments: Dictionary(try store.assignments().map { ($0.experimentId, $0) }, uniquingKeysWith: { _, last in last }),
                 directory: directory, status: .pending, configError: nil, config: nil, identity: identity,
                 userAttributes: try store.value(.userAttributes) ?? [:], integrationAttributes: try store.value(.integrationAttributes) ?? [:],

@@ -22,6 +22,12 @@ public enum SuperwallError: Error, Sendable, Equatable, CustomStringConvertible 
     case paywallSkipped(PaywallSkipReason)
     /// The presentation pipeline failed (SuperwallKit's numbered presentation errors).
     case presentation(PresentationError)
+    /// A purchase or restore with no purchase controller and test mode off.
+    case noPurchaseController
+    /// `purchase` of a product the config does not have.
+    case productNotFound(String)
+    /// A purchase while another one is in flight.
+    case purchaseInProgress
 
     public var kind: String {
         switch self {
@@ -37,6 +43,9 @@ public enum SuperwallError: Error, Sendable, Equatable, CustomStringConvertible 
         case .paywallSessionNotFound: return "paywallSessionNotFound"
         case .paywallSkipped: return "paywallSkipped"
         case .presentation(let error): return error.code.kind
+        case .noPurchaseController: return "noPurchaseController"
+        case .productNotFound: return "productNotFound"
+        case .purchaseInProgress: return "purchaseInProgress"
         }
     }
 
@@ -54,6 +63,10 @@ public enum SuperwallError: Error, Sendable, Equatable, CustomStringConvertible 
         case .paywallSessionNotFound(let id): return "No paywall session \(id) is on screen; it was dismissed or never existed."
         case .paywallSkipped(let reason): return "No paywall to show: \(reason.statusReason)."
         case .presentation(let error): return error.message
+        case .noPurchaseController:
+            return "No purchase controller: declare the purchaseController capability, or let test mode simulate purchases (testModeBehavior)."
+        case .productNotFound(let id): return "The product \(id) is not in the config's products."
+        case .purchaseInProgress: return "A purchase is already in progress; it must finish before another starts."
         }
     }
 }

@@ -37,9 +37,10 @@ private func bridge() -> (InProcessServer, BridgeServer) {
         #expect(methods.contains("$/ping"))
         #expect(methods.contains("debug/echo"))
         #expect(methods.contains("configure"))
-        // A method that is not built (purchases come with the store) is not advertised.
+        // A method that is not built (customer info comes with the entitlements model) is not advertised.
         #expect(methods.contains("register"))
-        #expect(!methods.contains("purchase"))
+        #expect(methods.contains("purchase"))
+        #expect(!methods.contains("getCustomerInfo"))
     }
 
     @Test func initializeRecordsTheClientsCapabilities() async {

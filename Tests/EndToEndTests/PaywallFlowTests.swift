@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// A client that presents paywalls and answers custom callbacks, driving the real binary.
-private struct PaywallClient {
+struct PaywallClient {
     let bridge: BridgeProcess
     /// Every message that was not what a wait looked for, in order. A later wait looks here
     /// first: replies to concurrent requests (a `dismiss` and the `register` it ends) may come
@@ -232,7 +232,7 @@ private let holdoutConfig = #"""
         client.request("badType", "paywall/action", ["sessionId": .string(sessionId), "action": ["type": "dance"]])
         #expect(await client.reply(to: "badType")?["error"]?["data"]?["path"] == "params.action.type")
         client.request("purchase", "paywall/action", ["sessionId": .string(sessionId), "action": ["type": "purchase", "productId": "p"]])
-        #expect(await client.reply(to: "purchase")?["error"]?["data"]?["kind"] == "notImplemented")
+        #expect(await client.reply(to: "purchase")?["result"]?["result"]?["type"] == "failed")
         client.request("dismiss", "dismiss")
         let dismiss = try #require(await client.message("paywall/dismiss"))
         #expect(dismiss["params"]?["closeReason"] == "systemLogic")
@@ -250,5 +250,110 @@ private let holdoutConfig = #"""
         #expect(client.seen.contains { $0["method"] == "delegate/subscriptionStatusDidChange" && $0["params"]?["from"] == ["type": "unknown"] })
         client.request("bad", "setSubscriptionStatus", ["status": ["type": "gold"]])
         #expect(await client.reply(to: "bad")?["error"]?["data"]?["path"] == "params.status.type")
+    }
+}
+
+/// Purchases through the client's purchase controller, over the wire.
+@Suite struct PurchaseOverPipesTests {
+    static let coach = "com.pockettrainer.coach.monthly"
+    static let coachStatus: JSONValue = ["type": "active", "entitlements": [["id": "coach", "type": "serviceLevel"], ["id": "pro", "type": "serviceLevel"]]]
+
+    /// A client with a purchase controller, an inactive user, and the gated coach paywall up.
+    static func showingGatedPaywall(timeouts: JSONValue = [:]) async throws -> (PaywallClient, String) {
+        var client = try await PaywallClient.start(capabilities: ["paywallPresenter": true, "purchaseController": true, "delegate": true], timeouts: timeouts)
+        client.request("status", "setSubscriptionStatus", ["status": ["type": "inactive"]])
+        _ = await client.reply(to: "status")
+        let sessionId = try await client.registerAndShow("register", "open_coach_chat")
+        return (client, sessionId)
+    }
+
+    @Test func aGatedPaywallPurchaseGrantsTheFeatureAndTheEntitlements() async throws {
+        var (client, sessionId) = try await Self.showingGatedPaywall()
+        client.request("buy", "paywall/action", ["sessionId": .string(sessionId), "action": ["type": "purchase", "productId": .string(Self.coach)]])
+        let purchase = try #require(await client.message("purchaseController/purchase"))
+        #expect(purchase["params"]?["product"]?["id"] == .string(Self.coach))
+        #expect(purchase["params"]?["paywallInfo"]?["identifier"] == "coach-upsell-gated")
+        // A controller sets the status before it answers, as SuperwallKit requires.
+        client.request("set", "setSubscriptionStatus", ["status": Self.coachStatus])
+        _ = await client.reply(to: "set")
+        client.answer(purchase, ["type": "purchased"])
+        let dismiss = try #require(await client.message("paywall/dismiss"))
+        #expect(dismiss["params"]?["result"]?["type"] == "purchased")
+        client.answer(dismiss, [:])
+        #expect(await client.reply(to: "buy")?["result"]?["result"]?["type"] == "purchased")
+        let result = try #require(await client.reply(to: "register")?["result"])
+        #expect(result["featureGranted"] == true)
+        #expect(result["paywallResult"]?["type"] == "purchased")
+        #expect(client.eventNames.contains("transaction_complete"))
+        #expect(client.eventNames.contains("subscription_start"))
+        client.request("get", "getSubscriptionStatus")
+        #expect(await client.reply(to: "get")?["result"]?["status"] == Self.coachStatus)
+    }
+
+    @Test func aCancelledPurchaseIsAbandonedAndTheFeatureStaysLocked() async throws {
+        var (client, sessionId) = try await Self.showingGatedPaywall()
+        client.request("buy", "paywall/action", ["sessionId": .string(sessionId), "action": ["type": "purchase", "productId": .string(Self.coach)]])
+        client.answer(try #require(await client.message("purchaseController/purchase")), ["type": "cancelled"])
+        #expect(await client.reply(to: "buy")?["result"]?["result"]?["type"] == "cancelled")
+        #expect(client.eventNames.contains("transaction_abandon"))
+        let result = try await client.close(sessionId, register: "register")
+        #expect(result["featureGranted"] == false)
+    }
+
+    @Test func aPurchaseNeverAnsweredTimesOutIsCancelledAtTheClientAndThePaywallStaysClosable() async throws {
+        var (client, sessionId) = try await Self.showingGatedPaywall(timeouts: ["purchaseMs": 200])
+        client.request("buy", "paywall/action", ["sessionId": .string(sessionId), "action": ["type": "purchase", "productId": .string(Self.coach)]])
+        let purchase = try #require(await client.message("purchaseController/purchase"))
+        let cancel = try #require(await client.message("$/cancelRequest"))
+        #expect(cancel["params"]?["id"] == purchase["id"])
+        let reply = await client.reply(to: "buy")
+        #expect(reply?["result"]?["result"]?["type"] == "timedOut")
+        #expect(client.eventNames.contains("transaction_timeout"))
+        let result = try await client.close(sessionId, register: "register")
+        #expect(result["featureGranted"] == false)
+    }
+
+    @Test func aPurchaseReplyThatDoesNotDecodeIsAFailureThatSaysWhy() async throws {
+        var (client, sessionId) = try await Self.showingGatedPaywall()
+        client.request("buy", "paywall/action", ["sessionId": .string(sessionId), "action": ["type": "purchase", "productId": .string(Self.coach)]])
+        client.answer(try #require(await client.message("purchaseController/purchase")), ["type": 42])
+        let result = await client.reply(to: "buy")?["result"]?["result"]
+        #expect(result?["type"] == "failed")
+        #expect(result?["error"]?.stringValue?.contains("does not decode") == true)
+        #expect(client.eventNames.contains("transaction_fail"))
+    }
+
+    @Test func aRestoreThatUnlocksThePaywallDismissesItAsRestored() async throws {
+        var (client, sessionId) = try await Self.showingGatedPaywall()
+        client.request("restore", "paywall/action", ["sessionId": .string(sessionId), "action": ["type": "restore"]])
+        let restore = try #require(await client.message("purchaseController/restorePurchases"))
+        client.request("set", "setSubscriptionStatus", ["status": Self.coachStatus])
+        _ = await client.reply(to: "set")
+        client.answer(restore, ["type": "restored"])
+        client.answer(try #require(await client.message("paywall/dismiss")), [:])
+        #expect(await client.reply(to: "restore")?["result"]?["result"]?["type"] == "restored")
+        let result = try #require(await client.reply(to: "register")?["result"])
+        #expect(result["featureGranted"] == true)
+        #expect(result["paywallResult"]?["type"] == "restored")
+        #expect(client.eventNames.contains("restore_complete"))
+    }
+
+    @Test func aClientThatDisconnectsDuringAPurchaseLeavesNothingWaiting() async throws {
+        var (client, sessionId) = try await Self.showingGatedPaywall()
+        client.request("buy", "paywall/action", ["sessionId": .string(sessionId), "action": ["type": "purchase", "productId": .string(Self.coach)]])
+        _ = try #require(await client.message("purchaseController/purchase"))
+        let started = ContinuousClock.now
+        client.bridge.client.closeWriting()
+        #expect(await client.bridge.waitForExit(timeout: .seconds(10)) == 0)
+        #expect(ContinuousClock.now - started < .seconds(4))
+    }
+
+    @Test func withoutAControllerAnAppPurchaseIsSimulatedInTestMode() async throws {
+        var client = try await PaywallClient.start(capabilities: ["delegate": true])
+        client.request("buy", "purchase", ["productId": .string(Self.coach)])
+        #expect(await client.reply(to: "buy")?["result"]?["result"]?["type"] == "purchased")
+        #expect(client.seen.contains { $0["method"] == "delegate/testModeTransaction" && $0["params"]?["product"]?["id"] == .string(Self.coach) })
+        client.request("get", "getSubscriptionStatus")
+        #expect(await client.reply(to: "get")?["result"]?["status"] == Self.coachStatus)
     }
 }

@@ -135,6 +135,12 @@ final class PaywallDelegate: SuperwallDelegate, @unchecked Sendable {
     func paywallWillOpenDeepLink(_ url: String) { call("openDeepLink \(url)") }
     func userAttributesDidChange(_ attributes: [String: JSON]) { call("attributes \(attributes["plan"]?.stringValue ?? "-")") }
     func subscriptionStatusDidChange(from old: SubscriptionStatus, to new: SubscriptionStatus) { call("status \(old.wireName) -> \(new.wireName)") }
+    func testModeTransaction(_ transaction: TestModeTransaction) {
+        switch transaction {
+        case .purchase(let product): call("testMode purchase \(product.id)")
+        case .restore: call("testMode restore")
+        }
+    }
     private func call(_ text: String) { lock.withLock { delegateCalls.append(text) } }
 
     var names: [String] { lock.withLock { recorded.map(\.name) } }
@@ -156,15 +162,16 @@ struct PresentationHarness {
     static func make(
         _ config: String, presenter: FakePresenter = FakePresenter(), random: any RandomSource = CountingRandomSource(),
         usingPurchaseController: Bool = false, timeouts: Superwall.Timeouts = Superwall.Timeouts(), directory: String? = nil,
-        source: (any ConfigSource)? = nil
+        source: (any ConfigSource)? = nil, purchaseController: (any PurchaseController)? = nil,
+        testModeBehavior: TestModeBehavior = .automatic, automaticallyDismiss: Bool = true
     ) async -> PresentationHarness {
         let delegate = PaywallDelegate()
         let clock = FakeClock()
         let directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("present-\(UUID().uuidString)").path
-        let superwall = Superwall(clock: clock, random: random, delegate: delegate, presenter: presenter)
+        let superwall = Superwall(clock: clock, random: random, delegate: delegate, presenter: presenter, purchaseController: purchaseController)
         _ = await superwall.configure(apiKey: "pk_test", options: Superwall.ConfigureOptions(
             configSource: source ?? TextConfigSource(body: config), dataDirectory: directory, usingPurchaseController: usingPurchaseController,
-            timeouts: timeouts))
+            timeouts: timeouts, automaticallyDismiss: automaticallyDismiss, testModeBehavior: testModeBehavior))
         await superwall.awaitPresentationQueue()
         delegate.clear()
         return PresentationHarness(superwall: superwall, presenter: presenter, delegate: delegate, clock: clock, directory: directory)

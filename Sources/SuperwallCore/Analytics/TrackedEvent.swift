@@ -73,6 +73,8 @@ public protocol SuperwallDelegate: Sendable {
     /// A paywall changed the user's attributes; these are the merged attributes.
     func userAttributesDidChange(_ attributes: [String: JSON])
     func subscriptionStatusDidChange(from old: SubscriptionStatus, to new: SubscriptionStatus)
+    /// Test mode simulated a purchase or restore in place of a store.
+    func testModeTransaction(_ transaction: TestModeTransaction)
 }
 
 extension SuperwallDelegate {
@@ -85,4 +87,5 @@ extension SuperwallDelegate {
     public func paywallWillOpenDeepLink(_ url: String) {}
     public func userAttributesDidChange(_ attributes: [String: JSON]) {}
     public func subscriptionStatusDidChange(from old: SubscriptionStatus, to new: SubscriptionStatus) {}
+    public func testModeTransaction(_ transaction: TestModeTransaction) {}
 }

@@ -16,15 +16,29 @@ public enum PaywallAction: Sendable, Equatable {
     case pageView([String: JSON])
 }
 
+/// What a paywall action answers, for the actions that answer something.
+public enum PaywallActionResult: Sendable, Equatable {
+    case callback(CustomCallbackResult)
+    case purchase(PurchaseResult)
+    case restore(RestorationResult)
+
+    public var callbackResult: CustomCallbackResult? {
+        if case .callback(let result) = self { return result }
+        return nil
+    }
+}
+
 extension Superwall {
-    /// Runs SuperwallKit's logic for a paywall action. Answers the custom callback's result
-    /// for `requestCallback`, nil for the rest.
-    public func perform(_ action: PaywallAction, inSession sessionId: String) async throws(SuperwallError) -> CustomCallbackResult? {
+    /// Runs SuperwallKit's logic for a paywall action. Answers the custom callback's result,
+    /// the purchase's or the restore's; nil for the rest.
+    public func perform(_ action: PaywallAction, inSession sessionId: String) async throws(SuperwallError) -> PaywallActionResult? {
         guard session != nil else { throw .notConfigured }
         guard let current = openPaywall, current.id == sessionId, !current.isClosing else { throw .paywallSessionNotFound(sessionId) }
         switch action {
-        case .purchase, .restore:
-            throw .unsupported("Purchases and restores through the host's purchase controller")
+        case .purchase(let productId):
+            return .purchase(try await purchase(productId: productId, from: current))
+        case .restore:
+            return .restore(try await restore(from: current))
         case .close:
             await userClosed(current)
         case .custom(let name):
@@ -44,7 +58,7 @@ extension Superwall {
         case .setUserAttributes(let changes):
             delegate?.userAttributesDidChange(try setUserAttributes(changes))
         case .requestCallback(let callback):
-            return await customCallback(callback, handler: current.flow.handler)
+            return .callback(await customCallback(callback, handler: current.flow.handler))
         case .pageView(let page):
             track("paywall_page_view", current.info.placementParameters.merging(page, uniquingKeysWith: { _, new in new }))
         }

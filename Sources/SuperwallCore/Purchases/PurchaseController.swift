@@ -1,0 +1,49 @@
+/// The host's purchase controller (SuperwallKit's `PurchaseController`): it talks to the
+/// store, and sets the subscription status before it answers `purchased` or `restored`.
+public protocol PurchaseController: Sendable {
+    /// Buys `product`; `paywallInfo` is the paywall it was bought from (nil for `purchase`
+    /// called by the app). Cancellation of the calling task means the bridge gave up on it.
+    func purchase(_ product: Product, paywallInfo: PaywallInfo?) async -> PurchaseResult
+    func restorePurchases() async -> RestorationResult
+}
+
+/// How a purchase ended (SuperwallKit's `PurchaseResult`, plus the two endings a bridge adds:
+/// the host answered `restored`, or it did not answer within the deadline).
+public enum PurchaseResult: Sendable, Equatable {
+    case purchased
+    case cancelled
+    /// Waiting on someone else (SuperwallKit: parental approval).
+    case pending
+    /// The store found the product already owned and restored it.
+    case restored
+    case failed(String)
+    /// No answer within `timeouts.purchase`.
+    case timedOut
+}
+
+/// How a restore ended (SuperwallKit's `RestorationResult`).
+public enum RestorationResult: Sendable, Equatable {
+    case restored
+    case failed(String?)
+}
+
+/// When purchases are simulated rather than sent to a controller (SuperwallKit's
+/// `TestModeBehavior`).
+public enum TestModeBehavior: String, Sendable {
+    /// Always simulated, even with a controller.
+    case always
+    /// Never simulated: without a controller, purchases are an error.
+    case never
+    /// Simulated when the user is one of the config's `test_mode_user_ids`.
+    case whenEnabledForUser
+    /// Simulated when the user is listed, and whenever there is no controller (this process
+    /// has no store of its own to fall back on).
+    case automatic
+}
+
+/// What a purchase or restore is made with: the host's controller, or the simulation of
+/// test mode, which grants the product's entitlements itself.
+enum Purchaser {
+    case controller(any PurchaseController)
+    case testMode
+}

@@ -1,0 +1,201 @@
+import Foundation
+
+/// Purchases and restores (SuperwallKit's `TransactionManager`, §11): through the host's
+/// controller, or simulated in test mode, with SuperwallKit's events and dismissals.
+extension Superwall {
+    // MARK: Entry points
+
+    /// A paywall's `purchase` action.
+    func purchase(productId: String, from paywall: PaywallSession) async throws(SuperwallError) -> PurchaseResult {
+        let purchaser = try purchaser()
+        guard let product = product(withId: productId, on: paywall.paywall) else {
+            // SuperwallKit: `productUnavailable`, with no events and nothing on screen changing.
+            return .failed("The product \(productId) is not on this paywall nor in the config's products.")
+        }
+        return try await buy(product, with: purchaser, from: paywall)
+    }
+
+    /// SuperwallKit's `Superwall.purchase(product)`: a purchase the app starts, outside any
+    /// paywall (events with source `APP`, no dismissal).
+    public func purchase(productId: String) async throws(SuperwallError) -> PurchaseResult {
+        guard session != nil else { throw .notConfigured }
+        let purchaser = try purchaser()
+        guard let product = product(withId: productId, on: nil) else { throw .productNotFound(productId) }
+        return try await buy(product, with: purchaser, from: nil)
+    }
+
+    /// A paywall's `restore` action.
+    func restore(from paywall: PaywallSession) async throws(SuperwallError) -> RestorationResult {
+        try await restore(with: purchaser(), from: paywall)
+    }
+
+    /// SuperwallKit's `Superwall.restorePurchases()`, outside any paywall.
+    public func restorePurchases() async throws(SuperwallError) -> RestorationResult {
+        guard session != nil else { throw .notConfigured }
+        _ = await waitForConfig()
+        return try await restore(with: purchaser(), from: nil)
+    }
+
+    /// Whether purchases are simulated now (§13): by `testModeBehavior`, the config's
+    /// `test_mode_user_ids`, and whether the host has a controller.
+    public var isTestModeActive: Bool {
+        guard let session else { return false }
+        let listed = session.config?.testModeUserIds.contains { id in
+            switch id.kind {
+            case .userId: id.value == session.identity.appUserId
+            case .aliasId: id.value == session.identity.aliasId
+            }
+        } ?? false
+        switch session.testModeBehavior {
+        case .always: return true
+        case .never: return false
+        case .whenEnabledForUser: return listed
+        case .automatic: return listed || !session.usingPurchaseController
+        }
+    }
+
+    private func purchaser() throws(SuperwallError) -> Purchaser {
+        guard let session else { throw .notConfigured }
+        if isTestModeActive { return .testMode }
+        if session.usingPurchaseController, let purchaseController { return .controller(purchaseController) }
+        throw .noPurchaseController
+    }
+
+    /// The paywall's product first (it carries the reference name), else the config's.
+    private func product(withId id: String, on paywall: Paywall?) -> Product? {
+        paywall?.products.first { $0.id == id || $0.storeProduct.productIdentifier == id }
+            ?? session?.config?.products.first { $0.id == id || $0.storeProduct.productIdentifier == id }
+    }
+
+    // MARK: Purchase
+
+    private func buy(_ product: Product, with purchaser: Purchaser, from paywall: PaywallSession?) async throws(SuperwallError) -> PurchaseResult {
+        guard !purchaseInFlight else { throw .purchaseInProgress }
+        purchaseInFlight = true
+        defer { purchaseInFlight = false }
+        let parameters = transactionParameters(product, paywall: paywall)
+        let custom = paywall?.info.audienceFilterParameters ?? [:]
+        track("transaction_start", parameters, custom: custom)
+        let result: PurchaseResult
+        switch purchaser {
+        case .controller(let controller):
+            let info = paywall?.info
+            result = await withDeadline(timeouts.purchase, fallback: .timedOut) { await controller.purchase(product, paywallInfo: info) }
+        case .testMode:
+            result = try simulatePurchase(of: product)
+        }
+        switch result {
+        case .purchased:
+            track("transaction_complete", parameters.merging(["transaction_type": .string(product.transactionType)]) { _, new in new }, custom: custom)
+            track(product.purchaseEventName, parameters, custom: custom)
+            await dismissIfAutomatic(paywall, result: .purchased(productId: product.id))
+        case .restored:
+            track("transaction_restore", parameters.merging(["restore_via_purchase_attempt": true]) { _, new in new }, custom: custom)
+            await dismissIfAutomatic(paywall, result: .restored)
+        case .cancelled:
+            var abandoned = custom
+            abandoned["abandoned_product_id"] = .string(product.id)
+            track("transaction_abandon", parameters, custom: abandoned)
+        case .pending:
+            track("transaction_fail", parameters.merging(["message": "Needs parental approval"]) { _, new in new }, custom: custom)
+        case .failed(let message):
+            track("transaction_fail", parameters.merging(["message": .string(message)]) { _, new in new }, custom: custom)
+        case .timedOut:
+            track("transaction_timeout", parameters, custom: custom)
+        }
+        return result
+    }
+
+    /// Test mode's purchase: the product's entitlements are granted at once (beside any the
+    /// user already has), and the host hears of it so it can show what happened.
+    private func simulatePurchase(of product: Product) throws(SuperwallError) -> PurchaseResult {
+        var granted = Set(product.entitlements)
+        if case .active(let current) = session?.subscriptionStatus { granted.formUnion(current) }
+        if !granted.isEmpty { try setSubscriptionStatus(.active(granted)) }
+        delegate?.testModeTransaction(.purchase(product))
+        return .purchased
+    }
+
+    // MARK: Restore
+
+    private func restore(with purchaser: Purchaser, from paywall: PaywallSession?) async throws(SuperwallError) -> RestorationResult {
+        let parameters = paywall?.info.placementParameters ?? [:]
+        let custom = paywall?.info.audienceFilterParameters ?? [:]
+        track("restore_start", parameters, custom: custom)
+        let result: RestorationResult
+        switch purchaser {
+        case .controller(let controller):
+            let limit = timeouts.restore
+            result = await withDeadline(limit, fallback: .failed("The purchase controller did not finish restoring within \(limit).")) {
+                await controller.restorePurchases()
+            }
+        case .testMode:
+            delegate?.testModeTransaction(.restore)
+            result = .restored
+        }
+        // SuperwallKit: a restore succeeds when the controller restored *and* the status it set
+        // has an active entitlement.
+        let active = activeEntitlementIds
+        guard result == .restored, !active.isEmpty else {
+            let message: String
+            switch result {
+            case .restored: message = "The restore finished but the user has no active entitlements."
+            case .failed(let reason): message = reason ?? "The restore failed."
+            }
+            track("restore_fail", parameters.merging(["error_message": .string(message)]) { _, new in new }, custom: custom)
+            return result == .restored ? .failed(message) : result
+        }
+        track("restore_complete", parameters, custom: custom)
+        track("transaction_restore", parameters.merging(["restore_via_purchase_attempt": false]) { _, new in new }, custom: custom)
+        // Dismissed as restored when what the paywall sells is now unlocked.
+        if let paywall, Set(paywall.paywall.products.flatMap(\.entitlements).map(\.id)).isSubset(of: active) {
+            await dismissIfAutomatic(paywall, result: .restored)
+        }
+        return .restored
+    }
+
+    // MARK: Helpers
+
+    private var activeEntitlementIds: Set<String> {
+        guard case .active(let entitlements) = session?.subscriptionStatus else { return [] }
+        return Set(entitlements.map(\.id))
+    }
+
+    private func dismissIfAutomatic(_ paywall: PaywallSession?, result: PaywallResult) async {
+        guard let paywall, session?.automaticallyDismiss == true, openPaywall?.id == paywall.id else { return }
+        await closePaywall(result: result, closeReason: .systemLogic)
+    }
+
+    /// `store`, `source` (`SUPERWALL` from a paywall, `APP` otherwise), the paywall's
+    /// placement params and the product's.
+    private func transactionParameters(_ product: Product, paywall: PaywallSession?) -> [String: JSON] {
+        var parameters = paywall?.info.placementParameters ?? [:]
+        parameters["store"] = .string(product.storeProduct.store)
+        parameters["source"] = paywall == nil ? "APP" : "SUPERWALL"
+        parameters["product_id"] = .string(product.id)
+        parameters["product_identifier"] = .string(product.storeProduct.productIdentifier)
+        if let trialDays = product.trialPeriodDays { parameters["product_trial_period_days"] = .int(Int64(trialDays)) }
+        return parameters
+    }
+}
+
+extension Product {
+    /// Days of free trial, where the config says (Stripe's `trial_days`).
+    var trialPeriodDays: Int? {
+        if case .stripe(_, let days?) = storeProduct, days > 0 { return days }
+        return nil
+    }
+
+    /// `transaction_complete`'s `transaction_type`. The config says nothing of a product's
+    /// period, so a product is taken as a subscription; one with trial days starts a trial.
+    var transactionType: String { trialPeriodDays == nil ? "SUBSCRIPTION_START" : "FREE_TRIAL_START" }
+
+    /// The event after `transaction_complete`.
+    var purchaseEventName: String { trialPeriodDays == nil ? "subscription_start" : "freeTrial_start" }
+}
+
+/// What test mode did in place of a store, for the host to show.
+public enum TestModeTransaction: Sendable, Equatable {
+    case purchase(Product)
+    case restore
+}

@@ -1,0 +1,237 @@
+import Foundation
+@testable import SuperwallCore
+import Testing
+
+/// A controller that answers from a script, optionally sets the status first (as a real one
+/// must), and records what it was asked.
+final class ScriptedPurchaseController: PurchaseController, @unchecked Sendable {
+    enum Answer {
+        case purchase(PurchaseResult)
+        /// Never answers; ends only when cancelled.
+        case silence
+    }
+
+    private let lock = NSLock()
+    private var purchases: [String] = []
+    private var cancelled = 0
+    private let answer: Answer
+    private let restoration: RestorationResult
+    /// Called before answering `purchased` or `restored`: the controller sets the status.
+    var beforeAnswering: (@Sendable () async -> Void)?
+
+    init(_ answer: Answer, restoration: RestorationResult = .restored) {
+        self.answer = answer
+        self.restoration = restoration
+    }
+
+    func purchase(_ product: Product, paywallInfo: PaywallInfo?) async -> PurchaseResult {
+        lock.withLock { purchases.append("\(product.id) from \(paywallInfo?.identifier ?? "app")") }
+        switch answer {
+        case .purchase(let result):
+            if result == .purchased { await beforeAnswering?() }
+            return result
+        case .silence:
+            while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(5)) }
+            lock.withLock { cancelled += 1 }
+            return .cancelled
+        }
+    }
+
+    func restorePurchases() async -> RestorationResult {
+        if restoration == .restored { await beforeAnswering?() }
+        return restoration
+    }
+
+    var asked: [String] { lock.withLock { purchases } }
+    var cancellations: Int { lock.withLock { cancelled } }
+}
+
+private var purchaseTriggers: [[String: Any]] { [
+    placement("gated", [audience("e2", rule: nil, variants: [treatment("v2", "pro-workouts-gated")])]),
+    placement("nongated", [audience("e1", rule: nil, variants: [treatment("v1", "onboarding-annual")])]),
+] }
+
+private let annual = "com.pockettrainer.pro.annual"
+
+/// A configured core whose purchase controller is `controller`, with `placement`'s paywall up.
+private func showing(
+    _ placement: String, controller: ScriptedPurchaseController?, timeouts: Superwall.Timeouts = Superwall.Timeouts(),
+    testMode: TestModeBehavior = .automatic, automaticallyDismiss: Bool = true
+) async throws -> (PresentationHarness, PaywallPresentation, Task<PresentationOutcome, any Error>) {
+    let harness = await PresentationHarness.make(
+        try await presentationConfig(purchaseTriggers), usingPurchaseController: controller != nil, timeouts: timeouts,
+        purchaseController: controller, testModeBehavior: testMode, automaticallyDismiss: automaticallyDismiss)
+    if controller != nil { try await harness.superwall.setSubscriptionStatus(.inactive) }
+    let register = harness.registerInBackground(placement)
+    let shown = try await harness.waitForPresentation()
+    harness.delegate.clear()
+    return (harness, shown, register)
+}
+
+@Suite struct PurchaseControllerTests {
+    @Test func aPurchaseOnAGatedPaywallCompletesDismissesAndGrantsTheFeature() async throws {
+        let controller = ScriptedPurchaseController(.purchase(.purchased))
+        let (harness, shown, register) = try await showing("gated", controller: controller)
+        controller.beforeAnswering = { _ = try? await harness.superwall.setSubscriptionStatus(.active([Entitlement(id: "pro")])) }
+        let result = try await harness.superwall.perform(.purchase(productId: annual), inSession: shown.sessionId)
+        #expect(result == .purchase(.purchased))
+        #expect(controller.asked == ["\(annual) from pro-workouts-gated"])
+        let outcome = try await register.value
+        #expect(outcome.featureGranted)
+        guard case .dismissed(let info, .purchased(let productId)) = outcome.ending else {
+            Issue.record("expected a purchase dismissal, got \(outcome.ending)")
+            return
+        }
+        #expect(productId == annual)
+        #expect(info.closeReason == .systemLogic)
+        #expect(harness.delegate.names == [
+            "transaction_start", "subscriptionStatus_didChange", "device_attributes", "transaction_complete", "subscription_start", "paywall_close",
+        ])
+        let complete = try #require(harness.delegate.event("transaction_complete"))
+        #expect(complete.delegateParameters["transaction_type"] == "SUBSCRIPTION_START")
+        #expect(complete.delegateParameters["source"] == "SUPERWALL")
+        #expect(complete.delegateParameters["store"] == "APP_STORE")
+        #expect(complete.delegateParameters["product_id"] == .string(annual))
+        #expect(complete.delegateParameters["paywall_identifier"] == "pro-workouts-gated")
+    }
+
+    @Test func withoutAutomaticDismissalThePaywallStaysAfterAPurchase() async throws {
+        let controller = ScriptedPurchaseController(.purchase(.purchased))
+        let (harness, shown, _) = try await showing("gated", controller: controller, automaticallyDismiss: false)
+        _ = try await harness.superwall.perform(.purchase(productId: annual), inSession: shown.sessionId)
+        #expect(await harness.superwall.openSessionId == shown.sessionId)
+        await harness.superwall.dismiss()
+    }
+
+    @Test func aCancelledPurchaseIsAbandonedAndAGatedFeatureStaysLocked() async throws {
+        let (harness, shown, register) = try await showing("gated", controller: ScriptedPurchaseController(.purchase(.cancelled)))
+        #expect(try await harness.superwall.perform(.purchase(productId: annual), inSession: shown.sessionId) == .purchase(.cancelled))
+        #expect(harness.delegate.names == ["transaction_start", "transaction_abandon"])
+        #expect(harness.delegate.event("transaction_abandon")?.customParameters["abandoned_product_id"] == .string(annual))
+        #expect(await harness.superwall.openSessionId == shown.sessionId)
+        _ = try await harness.superwall.perform(.close, inSession: shown.sessionId)
+        #expect(try await register.value.featureGranted == false)
+    }
+
+    @Test func pendingAndFailedPurchasesAreTransactionFailures() async throws {
+        for (answer, message) in [(PurchaseResult.pending, "Needs parental approval"), (.failed("card declined"), "card declined")] {
+            let (harness, shown, _) = try await showing("gated", controller: ScriptedPurchaseController(.purchase(answer)))
+            #expect(try await harness.superwall.perform(.purchase(productId: annual), inSession: shown.sessionId) == .purchase(answer))
+            #expect(harness.delegate.names == ["transaction_start", "transaction_fail"])
+            #expect(harness.delegate.event("transaction_fail")?.delegateParameters["message"] == .string(message))
+            #expect(await harness.superwall.openSessionId == shown.sessionId)
+            await harness.superwall.dismiss()
+        }
+    }
+
+    @Test func aControllerThatNeverAnswersTimesOutAndThePaywallStaysUsable() async throws {
+        var timeouts = Superwall.Timeouts()
+        timeouts.purchase = .milliseconds(50)
+        let controller = ScriptedPurchaseController(.silence)
+        let (harness, shown, register) = try await showing("gated", controller: controller, timeouts: timeouts)
+        #expect(try await harness.superwall.perform(.purchase(productId: annual), inSession: shown.sessionId) == .purchase(.timedOut))
+        #expect(harness.delegate.names == ["transaction_start", "transaction_timeout"])
+        try await eventually { controller.cancellations == 1 }
+        _ = try await harness.superwall.perform(.close, inSession: shown.sessionId)
+        #expect(try await register.value.featureGranted == false)
+    }
+
+    @Test func aSecondPurchaseWhileOneIsInFlightIsRefused() async throws {
+        let controller = ScriptedPurchaseController(.silence)
+        let (harness, shown, _) = try await showing("gated", controller: controller)
+        let first = Task { try await harness.superwall.perform(.purchase(productId: annual), inSession: shown.sessionId) }
+        try await eventually { controller.asked.count == 1 }
+        await #expect(throws: SuperwallError.purchaseInProgress) {
+            try await harness.superwall.perform(.purchase(productId: annual), inSession: shown.sessionId)
+        }
+        first.cancel()
+        await harness.superwall.dismiss()
+    }
+
+    @Test func anUnknownProductFailsWithNoEvents() async throws {
+        let controller = ScriptedPurchaseController(.purchase(.purchased))
+        let (harness, shown, _) = try await showing("gated", controller: controller)
+        guard case .purchase(.failed)? = try await harness.superwall.perform(.purchase(productId: "nope"), inSession: shown.sessionId) else {
+            Issue.record("expected a failure")
+            return
+        }
+        #expect(harness.delegate.names.isEmpty)
+        #expect(controller.asked.isEmpty)
+        await harness.superwall.dismiss()
+    }
+
+    @Test func anAppPurchaseOutsideAPaywallIsSourcedAPP() async throws {
+        let controller = ScriptedPurchaseController(.purchase(.purchased))
+        let harness = await PresentationHarness.make(
+            try await presentationConfig(purchaseTriggers), usingPurchaseController: true, purchaseController: controller)
+        #expect(try await harness.superwall.purchase(productId: annual) == .purchased)
+        #expect(controller.asked == ["\(annual) from app"])
+        #expect(harness.delegate.event("transaction_complete")?.delegateParameters["source"] == "APP")
+        await #expect(throws: SuperwallError.productNotFound("nope")) { try await harness.superwall.purchase(productId: "nope") }
+    }
+}
+
+@Suite struct RestoreTests {
+    @Test func aRestoreThatUnlocksThePaywallsEntitlementsDismissesAsRestored() async throws {
+        let controller = ScriptedPurchaseController(.purchase(.cancelled), restoration: .restored)
+        let (harness, shown, register) = try await showing("gated", controller: controller)
+        controller.beforeAnswering = { _ = try? await harness.superwall.setSubscriptionStatus(.active([Entitlement(id: "pro")])) }
+        #expect(try await harness.superwall.perform(.restore, inSession: shown.sessionId) == .restore(.restored))
+        let outcome = try await register.value
+        #expect(outcome.featureGranted)
+        guard case .dismissed(_, .restored) = outcome.ending else {
+            Issue.record("expected a restore dismissal, got \(outcome.ending)")
+            return
+        }
+        #expect(harness.delegate.names == [
+            "restore_start", "subscriptionStatus_didChange", "device_attributes", "restore_complete", "transaction_restore", "paywall_close",
+        ])
+    }
+
+    @Test func aRestoreWithNoActiveEntitlementIsAFailure() async throws {
+        let (harness, shown, _) = try await showing("gated", controller: ScriptedPurchaseController(.purchase(.cancelled), restoration: .restored))
+        guard case .restore(.failed(let message?))? = try await harness.superwall.perform(.restore, inSession: shown.sessionId) else {
+            Issue.record("expected a failure")
+            return
+        }
+        #expect(message.contains("no active entitlements"))
+        #expect(harness.delegate.names == ["restore_start", "restore_fail"])
+        #expect(await harness.superwall.openSessionId == shown.sessionId)
+        await harness.superwall.dismiss()
+    }
+
+    @Test func aFailedRestoreSaysWhy() async throws {
+        let controller = ScriptedPurchaseController(.purchase(.cancelled), restoration: .failed("store unreachable"))
+        let (harness, shown, _) = try await showing("gated", controller: controller)
+        #expect(try await harness.superwall.perform(.restore, inSession: shown.sessionId) == .restore(.failed("store unreachable")))
+        #expect(harness.delegate.event("restore_fail")?.delegateParameters["error_message"] == "store unreachable")
+        await harness.superwall.dismiss()
+    }
+}
+
+@Suite struct TestModeTests {
+    @Test func withoutAControllerPurchasesAreSimulatedAndGrantTheProductsEntitlements() async throws {
+        let (harness, shown, register) = try await showing("gated", controller: nil)
+        #expect(await harness.superwall.isTestModeActive)
+        #expect(try await harness.superwall.perform(.purchase(productId: annual), inSession: shown.sessionId) == .purchase(.purchased))
+        #expect(try await harness.superwall.subscriptionStatus() == .active([Entitlement(id: "pro")]))
+        #expect(harness.delegate.calls.contains("testMode purchase \(annual)"))
+        #expect(harness.delegate.names.contains("transaction_complete"))
+        #expect(try await register.value.featureGranted)
+    }
+
+    @Test func withTestModeOffAndNoControllerAPurchaseIsAClearError() async throws {
+        let (harness, shown, _) = try await showing("gated", controller: nil, testMode: .never)
+        await #expect(throws: SuperwallError.noPurchaseController) {
+            try await harness.superwall.perform(.purchase(productId: annual), inSession: shown.sessionId)
+        }
+        await harness.superwall.dismiss()
+    }
+
+    @Test func alwaysSimulatesEvenWithAController() async throws {
+        let controller = ScriptedPurchaseController(.purchase(.cancelled))
+        let (harness, shown, _) = try await showing("gated", controller: controller, testMode: .always)
+        #expect(try await harness.superwall.perform(.purchase(productId: annual), inSession: shown.sessionId) == .purchase(.purchased))
+        #expect(controller.asked.isEmpty)
+    }
+}
