@@ -41,37 +41,47 @@ struct ClientPurchaseController: PurchaseController {
         do {
             return .answered(try await connection.sendRequest(method, params: params, timeout: ClientHost.backstop))
         } catch {
-            if error.code == RPCError.requestCancelled.code || error.kind == RPCError.connectionClosed.kind { return .lost }
+            // -32800: cancelled by the core's deadline, by end of input or by shutdown.
+            if error.code == RPCError.requestCancelled.code { return .lost }
             return .refused("The client answered \(method) with an error: \(error.message)")
         }
     }
 
     /// `{type: "purchased" | "cancelled" | "pending" | "restored" | "failed", error?}`.
     static func decodePurchase(_ reply: JSONValue) -> PurchaseResult {
-        guard case .object(let fields) = reply, case .string(let type)? = fields["type"] else {
-            return .failed("The client's purchase result does not decode: expected an object {type, error?} with a string type, got \(reply.typeName).")
-        }
-        switch type {
-        case "purchased": return .purchased
-        case "cancelled": return .cancelled
-        case "pending": return .pending
-        case "restored": return .restored
-        case "failed": return .failed(Self.message(fields["error"]) ?? "The purchase failed.")
-        default:
-            return .failed("The client's purchase result does not decode: type \"\(type)\" is not purchased, cancelled, pending, restored or failed.")
+        switch decode(reply, types: ["purchased", "cancelled", "pending", "restored", "failed"], of: "purchase") {
+        case .malformed(let reason): return .failed(reason)
+        case .result("purchased", _): return .purchased
+        case .result("cancelled", _): return .cancelled
+        case .result("pending", _): return .pending
+        case .result("restored", _): return .restored
+        case .result(_, let error): return .failed(error ?? "The purchase failed.")
         }
     }
 
     /// `{type: "restored" | "failed", error?}`.
     static func decodeRestoration(_ reply: JSONValue) -> RestorationResult {
+        switch decode(reply, types: ["restored", "failed"], of: "restore") {
+        case .malformed(let reason): return .failed(reason)
+        case .result("restored", _): return .restored
+        case .result(_, let error): return .failed(error)
+        }
+    }
+
+    private enum Decoded {
+        case result(type: String, error: String?)
+        case malformed(String)
+    }
+
+    /// A reply's `type`, which must be one of `types`, and its `error`; else why it does not decode.
+    private static func decode(_ reply: JSONValue, types: [String], of what: String) -> Decoded {
         guard case .object(let fields) = reply, case .string(let type)? = fields["type"] else {
-            return .failed("The client's restore result does not decode: expected an object {type, error?} with a string type, got \(reply.typeName).")
+            return .malformed("The client's \(what) result does not decode: expected an object {type, error?} with a string type, got \(reply.typeName).")
         }
-        switch type {
-        case "restored": return .restored
-        case "failed": return .failed(Self.message(fields["error"]))
-        default: return .failed("The client's restore result does not decode: type \"\(type)\" is not restored or failed.")
+        guard types.contains(type) else {
+            return .malformed("The client's \(what) result does not decode: type \"\(type)\" is not one of \(types.joined(separator: ", ")).")
         }
+        return .result(type: type, error: message(fields["error"]))
     }
 
     /// `error` as a string, or an object's `message`.
@@ -86,14 +96,15 @@ struct ClientPurchaseController: PurchaseController {
 
 extension PurchaseResult {
     var wireValue: JSONValue {
-        switch self {
-        case .purchased: ["type": "purchased", "error": .null]
-        case .cancelled: ["type": "cancelled", "error": .null]
-        case .pending: ["type": "pending", "error": .null]
-        case .restored: ["type": "restored", "error": .null]
-        case .failed(let message): ["type": "failed", "error": .string(message)]
-        case .timedOut: ["type": "timedOut", "error": "The purchase controller did not answer within the purchase deadline."]
+        let (type, error): (String, String?) = switch self {
+        case .purchased: ("purchased", nil)
+        case .cancelled: ("cancelled", nil)
+        case .pending: ("pending", nil)
+        case .restored: ("restored", nil)
+        case .failed(let message): ("failed", message)
+        case .timedOut: ("timedOut", "The purchase controller did not answer within the purchase deadline.")
         }
+        return ["type": .string(type), "error": error.map(JSONValue.string) ?? .null]
     }
 }
 

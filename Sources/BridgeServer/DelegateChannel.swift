@@ -10,11 +10,13 @@ import Synchronization
 final class DelegateChannel: SuperwallDelegate, Sendable {
     static let capacity = 1000
 
+    private typealias Notification = (method: String, params: @Sendable () -> JSONValue)
+
     private struct State {
         var connection: Connection?
         var bound = false
         /// Params are built when delivered: most never are, with no delegate bound.
-        var buffered = Deque<(method: String, params: @Sendable () -> JSONValue)>()
+        var buffered = Deque<Notification>()
     }
 
     private let state = Mutex(State())
@@ -26,7 +28,7 @@ final class DelegateChannel: SuperwallDelegate, Sendable {
 
     /// Binds or unbinds the client's delegate; binding delivers what was buffered, in order.
     func bind(_ enabled: Bool) {
-        let (connection, backlog) = state.withLock { state -> (Connection?, Deque<(method: String, params: @Sendable () -> JSONValue)>) in
+        let (connection, backlog) = state.withLock { state -> (Connection?, Deque<Notification>) in
             state.bound = enabled
             guard enabled, let connection = state.connection else { return (nil, []) }
             defer { state.buffered.removeAll() }

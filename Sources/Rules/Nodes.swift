@@ -26,11 +26,7 @@ struct Frame {
 
     var hostFunctions: (any HostFunctions)? { activation.hostFunctions }
 
-    func declares(_ name: String) -> Bool {
-        Builtin(rawValue: name) != nil || hostFunctions?.declares(name) == true
-    }
-
-    /// `declares` for a name whose builtin-ness the compiler already knows.
+    /// Whether `name` is a function: a builtin (which the compiler already knows) or the host's.
     func declares(_ name: String, isBuiltin: Bool) -> Bool {
         isBuiltin || hostFunctions?.declares(name) == true
     }

@@ -7,7 +7,7 @@ import DequeModule
 /// presentation that finds the queue empty runs at once, on the actor, with no thread hop.
 struct PresentationQueue {
     /// A place in the queue, reserved when the presentation is asked for.
-    struct Ticket: Equatable { fileprivate let number: UInt64 }
+    struct Ticket { fileprivate let number: UInt64 }
 
     private var lastNumber: UInt64 = 0
     /// Reserved tickets, the one whose turn it is first.

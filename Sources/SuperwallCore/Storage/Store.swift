@@ -103,7 +103,7 @@ public final class Store: Sendable {
     // MARK: Keyed values
 
     public func value<Value>(_ key: StorageKey<Value>) throws -> Value? {
-        let data = try read { db in
+        let data = try database.read { db in
             try Data.fetchOne(db, sql: "SELECT value FROM keyedValue WHERE key = ?", arguments: [key.name])
         }
         guard let data else { return nil }
@@ -132,8 +132,9 @@ public final class Store: Sendable {
     /// The row is kept until the next commit, so the several events of one call (a `register`
     /// tracks the placement, `trigger_fire` and `paywallPresentationRequest`) share one
     /// transaction. Whoever answers for the call commits before answering
-    /// (`commitPendingWrites`); every other access to the database commits first, so reads
-    /// see the row; and a row no reply asks for is committed within `commitDelay`.
+    /// (`commitPendingWrites`); every write and every read of the log commits them first, so
+    /// order holds and reads see the row; and a row no reply asks for is committed within
+    /// `commitDelay`.
     public func logPlacement(_ name: String, at time: Date, params: [String: JSON]) {
         let row = (name: name, createdAtMs: time.timeIntervalSince1970 * 1000, params: Data(JSON.object(params).jsonText.utf8))
         let scheduleCommit = unwritten.withLock { unwritten -> Bool in
@@ -186,15 +187,15 @@ public final class Store: Sendable {
         }
     }
 
-    /// A read that sees every accepted row.
-    private func read<T>(_ value: (Database) throws -> T) throws -> T {
+    /// A read of the placement log, which must see every accepted row.
+    private func readLog<T>(_ value: (Database) throws -> T) throws -> T {
         try commitPendingWrites()
         return try database.read(value)
     }
 
     /// When `name` last happened at or before `time`.
     public func lastPlacement(named name: String, before time: Date) throws -> Date? {
-        try read { db in
+        try readLog { db in
             try Double.fetchOne(
                 db, sql: "SELECT MAX(createdAtMs) FROM placement WHERE name = ? AND createdAtMs <= ?",
                 arguments: [name, time.timeIntervalSince1970 * 1000])
@@ -203,7 +204,7 @@ public final class Store: Sendable {
 
     /// How often `name` happened in `[since, until]`; all of its history when `since` is nil.
     public func placementCount(named name: String, since: Date?, until: Date) throws -> Int {
-        try read { db in
+        try readLog { db in
             try Int.fetchOne(
                 db, sql: "SELECT COUNT(*) FROM placement WHERE name = ? AND createdAtMs >= ? AND createdAtMs <= ?",
                 arguments: [name, (since?.timeIntervalSince1970 ?? -.infinity) * 1000, until.timeIntervalSince1970 * 1000]) ?? 0
@@ -212,7 +213,7 @@ public final class Store: Sendable {
 
     /// The names logged, oldest first (for tests and diagnostics).
     public func placementNames() throws -> [String] {
-        try read { db in try String.fetchAll(db, sql: "SELECT name FROM placement ORDER BY id") }
+        try readLog { db in try String.fetchAll(db, sql: "SELECT name FROM placement ORDER BY id") }
     }
 
     // MARK: Occurrences
@@ -225,7 +226,7 @@ public final class Store: Sendable {
 
     /// How many occurrences of `key` were recorded since `since` (ever, when nil).
     public func occurrenceCount(key: String, since: Date?) throws -> Int {
-        try read { db in
+        try database.read { db in
             try Int.fetchOne(
                 db, sql: "SELECT COUNT(*) FROM occurrence WHERE key = ? AND createdAtMs >= ?",
                 arguments: [key, (since?.timeIntervalSince1970 ?? -.infinity) * 1000]) ?? 0
@@ -269,7 +270,7 @@ public final class Store: Sendable {
     }
 
     public func assignments() throws -> [Assignment] {
-        try read { db in
+        try database.read { db in
             try Row.fetchAll(db, sql: "SELECT * FROM assignment ORDER BY experimentId").map { row in
                 Assignment(
                     experimentId: row["experimentId"],
