@@ -11,11 +11,11 @@ import SuperwallCore
 struct ClientPurchaseController: PurchaseController {
     let host: ClientHost
 
-    func purchase(_ product: Product, paywallInfo: PaywallInfo?) async -> PurchaseResult {
+    func purchase(_ product: Product, paywallInfo: PaywallInfo?) async -> PurchaseAnswer {
         let params: JSONValue = ["product": product.wireValue, "paywallInfo": paywallInfo?.wireValue ?? .null]
         switch await ask("purchaseController/purchase", params) {
-        case .lost: return .cancelled
-        case .refused(let message): return .failed(message)
+        case .lost: return PurchaseAnswer(.cancelled)
+        case .refused(let message): return PurchaseAnswer(.failed(message))
         case .answered(let reply): return Self.decodePurchase(reply)
         }
     }
@@ -47,15 +47,22 @@ struct ClientPurchaseController: PurchaseController {
         }
     }
 
-    /// `{type: "purchased" | "cancelled" | "pending" | "restored" | "failed", error?}`.
-    static func decodePurchase(_ reply: JSONValue) -> PurchaseResult {
+    /// `{type: "purchased" | "cancelled" | "pending" | "restored" | "failed", error?,
+    /// transaction?}`; `transaction` (`TransactionReport`) only means something with `purchased`.
+    static func decodePurchase(_ reply: JSONValue) -> PurchaseAnswer {
         switch decode(reply, types: ["purchased", "cancelled", "pending", "restored", "failed"], of: "purchase") {
-        case .malformed(let reason): return .failed(reason)
-        case .result("purchased", _): return .purchased
-        case .result("cancelled", _): return .cancelled
-        case .result("pending", _): return .pending
-        case .result("restored", _): return .restored
-        case .result(_, let error): return .failed(error ?? "The purchase failed.")
+        case .malformed(let reason): return PurchaseAnswer(.failed(reason))
+        case .result("purchased", _):
+            guard let fields = reply["transaction"], fields != .null else { return PurchaseAnswer(.purchased) }
+            do {
+                return PurchaseAnswer(.purchased, transaction: try TransactionReport(wire: Params(fields, path: "result.transaction")))
+            } catch {
+                return PurchaseAnswer(.failed("The client's purchase result does not decode: \(error.message)"))
+            }
+        case .result("cancelled", _): return PurchaseAnswer(.cancelled)
+        case .result("pending", _): return PurchaseAnswer(.pending)
+        case .result("restored", _): return PurchaseAnswer(.restored)
+        case .result(_, let error): return PurchaseAnswer(.failed(error ?? "The purchase failed."))
         }
     }
 

@@ -2,7 +2,7 @@ import Foundation
 import JSONRPC
 import SuperwallCore
 
-/// `configure`'s params: `{apiKey, options?, device?}`.
+/// `configure`'s params: `{apiKey, options?, device?, storeProducts?}`.
 struct ConfigureRequest {
     let apiKey: String
     let options: Superwall.ConfigureOptions
@@ -28,7 +28,8 @@ struct ConfigureRequest {
             usingPurchaseController: capabilities.purchaseController,
             timeouts: try Self.timeouts(options?.optionalObject("timeouts")),
             automaticallyDismiss: try options?.optionalObject("paywalls")?.optionalBool("automaticallyDismiss") ?? true,
-            testModeBehavior: try Self.testModeBehavior(options))
+            testModeBehavior: try Self.testModeBehavior(options),
+            storeProducts: try StoreProductDetails.list(params, key: "storeProducts"))
     }
 
     /// `timeouts: {subscriptionStatusMs, presentationMs, customCallbackMs, ...}`: positive

@@ -83,4 +83,8 @@ final class DelegateChannel: SuperwallDelegate, Sendable {
     func subscriptionStatusDidChange(from old: SubscriptionStatus, to new: SubscriptionStatus) {
         send("delegate/subscriptionStatusDidChange", ["from": old.wireValue, "to": new.wireValue])
     }
+
+    func customerInfoDidChange(from old: CustomerInfo, to new: CustomerInfo) {
+        send("delegate/customerInfoDidChange", ["from": old.wireValue, "to": new.wireValue])
+    }
 }

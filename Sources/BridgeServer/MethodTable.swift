@@ -200,6 +200,32 @@ public struct MethodTable: Sendable {
         methods["getSubscriptionStatus"] = { _, _ in
             ["status": try await core { try await superwall.subscriptionStatus() }.wireValue]
         }
+        methods["getEntitlements"] = { _, _ in
+            try await core { try await superwall.entitlements() }.wireValue
+        }
+        methods["getEntitlementsByProductIds"] = { request, _ in
+            let params = try Params(request)
+            guard let productIds = try params.optionalStrings("productIds") else {
+                throw RPCError.invalidParams("params.productIds is required and must be an array of strings.", details: ["path": "params.productIds"])
+            }
+            return ["entitlements": .array(try await core { try await superwall.entitlements(forProductIds: productIds) }.map(\.wireValue))]
+        }
+        methods["getCustomerInfo"] = { _, _ in
+            try await core { try await superwall.customerInfo() }.wireValue
+        }
+        methods["getProducts"] = { request, _ in
+            let productIds = try Params(request).optionalStrings("productIds")
+            return ["products": .array(try await core { try await superwall.products(named: productIds) }.map(\.wireValue))]
+        }
+        methods["setStoreProducts"] = { request, _ in
+            let params = try Params(request)
+            guard try params.optionalArray("products") != nil else {
+                throw RPCError.invalidParams("params.products is required and must be an array.", details: ["path": "params.products"])
+            }
+            let details = try StoreProductDetails.list(params, key: "products")
+            try await core { try await superwall.setStoreProducts(details) }
+            return [:]
+        }
         return methods
     }
 

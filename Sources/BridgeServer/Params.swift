@@ -1,4 +1,6 @@
+import Foundation
 import JSONRPC
+import SuperwallCore
 
 /// Typed access to a request's `params`, failing with -32602 errors that name the field.
 public struct Params: Sendable {
@@ -20,6 +22,14 @@ public struct Params: Sendable {
     private init(fields: JSONObject, path: String) {
         self.fields = fields
         self.path = path
+    }
+
+    /// A nested value that must be an object; `path` names it in errors.
+    public init(_ value: JSONValue, path: String) throws(RPCError) {
+        guard case .object(let fields) = value else {
+            throw RPCError.invalidParams("\(path) must be an object, not \(value.typeName).", details: ["path": .string(path)])
+        }
+        self.init(fields: fields, path: path)
     }
 
     public func string(_ key: String) throws(RPCError) -> String {
@@ -50,6 +60,62 @@ public struct Params: Sendable {
             guard let number = value.int64Value, let int = Int(exactly: number) else { throw wrongType(key, "an integer", value) }
             return int
         }
+    }
+
+    public func optionalDouble(_ key: String) throws(RPCError) -> Double? {
+        switch fields[key] {
+        case nil, .null?: return nil
+        case let value?:
+            guard let number = value.doubleValue else { throw wrongType(key, "a number", value) }
+            return number
+        }
+    }
+
+    /// A date as an ISO-8601 string or milliseconds since 1970.
+    public func optionalDate(_ key: String) throws(RPCError) -> Date? {
+        switch fields[key] {
+        case nil, .null?: return nil
+        case .string(let text)?:
+            guard let date = ISO8601.date(from: text) else { throw wrongType(key, "an ISO-8601 date", .string(text)) }
+            return date
+        case let value?:
+            guard let milliseconds = value.doubleValue else { throw wrongType(key, "an ISO-8601 date or milliseconds since 1970", value) }
+            return Date(timeIntervalSince1970: milliseconds / 1000)
+        }
+    }
+
+    /// One of `choices`, by name.
+    public func optionalChoice<Choice>(_ key: String, _ choices: [String: Choice]) throws(RPCError) -> Choice? {
+        guard let name = try optionalString(key) else { return nil }
+        guard let choice = choices[name] else {
+            throw RPCError.invalidParams(
+                "\(path(of: key)) must be one of \(choices.keys.sorted().joined(separator: ", ")), not \"\(name)\".",
+                details: ["path": .string(path(of: key))])
+        }
+        return choice
+    }
+
+    public func optionalStrings(_ key: String) throws(RPCError) -> [String]? {
+        guard let elements = try optionalArray(key) else { return nil }
+        var strings: [String] = []
+        for (index, element) in elements.enumerated() {
+            guard case .string(let text) = element else {
+                throw RPCError.invalidParams("\(path(of: key))[\(index)] must be a string, not \(element.typeName).",
+                                             details: ["path": .string("\(path(of: key))[\(index)]")])
+            }
+            strings.append(text)
+        }
+        return strings
+    }
+
+    /// An array of objects, each readable with its own path.
+    public func optionalObjects(_ key: String) throws(RPCError) -> [Params]? {
+        guard let elements = try optionalArray(key) else { return nil }
+        var objects: [Params] = []
+        for (index, element) in elements.enumerated() {
+            objects.append(try Params(element, path: "\(path(of: key))[\(index)]"))
+        }
+        return objects
     }
 
     public func optionalObject(_ key: String) throws(RPCError) -> Params? {

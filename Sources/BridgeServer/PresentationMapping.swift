@@ -33,12 +33,9 @@ extension Product {
             "id": .string(id), "referenceName": .optional(referenceName), "store": .string(camelCase(storeProduct.store)),
             "productIdentifier": .string(storeProduct.productIdentifier),
             "entitlements": .array(entitlements.sorted { $0.id < $1.id }.map(\.wireValue)),
+            "storeDetails": storeDetails?.wireValue ?? .null,
         ]
     }
-}
-
-extension Entitlement {
-    var wireValue: JSONValue { ["id": .string(id), "type": "serviceLevel"] }
 }
 
 extension PresentationStyle {
@@ -157,21 +154,14 @@ extension SubscriptionStatus {
         }
     }
 
-    /// `{type: "unknown" | "inactive"}` or `{type: "active", entitlements: [{id, type?}]}`.
+    /// `{type: "unknown" | "inactive"}` or `{type: "active", entitlements: [Entitlement]}`.
     init(wire params: Params) throws(RPCError) {
         switch try params.string("type") {
         case "unknown": self = .unknown
         case "inactive": self = .inactive
         case "active":
             var entitlements: Set<Entitlement> = []
-            for (index, element) in (try params.optionalArray("entitlements") ?? []).enumerated() {
-                guard case .object(let fields) = element, case .string(let id)? = fields["id"], !id.isEmpty else {
-                    throw RPCError.invalidParams(
-                        "\(params.path(of: "entitlements"))[\(index)] must be an object with a non-empty string id.",
-                        details: ["path": .string("\(params.path(of: "entitlements"))[\(index)]")])
-                }
-                entitlements.insert(Entitlement(id: id))
-            }
+            for element in try params.optionalObjects("entitlements") ?? [] { entitlements.insert(try Entitlement(wire: element)) }
             self = .active(entitlements)
         case let other:
             throw RPCError.invalidParams(

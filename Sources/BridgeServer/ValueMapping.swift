@@ -58,6 +58,7 @@ extension SuperwallError {
         case .notConfigured: code = -32001
         case .apiKeyMismatch, .invalidUserId, .reservedPlacementName, .paywallSessionNotFound, .productNotFound: code = -32602
         case .purchaseInProgress: code = -32004
+        case .customerInfoTimeout: code = -32003
         case .noPurchaseController: code = -32005
         case .unsupported: code = -32601
         case .dataDirectory, .configUnavailable, .storage: code = -32603

@@ -28,10 +28,13 @@ public actor Superwall {
         /// SuperwallKit's `paywalls.automaticallyDismiss`: a purchase or restore closes the paywall.
         public var automaticallyDismiss: Bool
         public var testModeBehavior: TestModeBehavior
+        /// What the host's store says of products (price, period, trial).
+        public var storeProducts: [StoreProductDetails]
 
         public init(configSource: any ConfigSource, dataDirectory: String? = nil, device: [String: JSON] = [:],
                     reportedOptions: [String: JSON] = [:], maxConfigRetryCount: Int = 6, usingPurchaseController: Bool = false,
-                    timeouts: Timeouts = Timeouts(), automaticallyDismiss: Bool = true, testModeBehavior: TestModeBehavior = .automatic) {
+                    timeouts: Timeouts = Timeouts(), automaticallyDismiss: Bool = true, testModeBehavior: TestModeBehavior = .automatic,
+                    storeProducts: [StoreProductDetails] = []) {
             self.configSource = configSource
             self.dataDirectory = dataDirectory
             self.device = device
@@ -41,6 +44,7 @@ public actor Superwall {
             self.timeouts = timeouts
             self.automaticallyDismiss = automaticallyDismiss
             self.testModeBehavior = testModeBehavior
+            self.storeProducts = storeProducts
         }
     }
 
@@ -108,6 +112,7 @@ public actor Superwall {
     var confirmationsInFlight: [String: Task<Void, Never>] = [:]
     var configWaiters = ParkedContinuations<Void>()
     var statusWaiters = ParkedContinuations<Bool>()
+    var customerInfoWaiters = ParkedContinuations<Bool>()
 
     /// What exists once `configure` has opened the data directory.
     struct Session {
@@ -118,6 +123,14 @@ public actor Superwall {
         let automaticallyDismiss: Bool
         let testModeBehavior: TestModeBehavior
         var subscriptionStatus: SubscriptionStatus
+        /// The purchases recorded here, the device's half of the customer info.
+        var purchaseHistory: PurchaseHistory
+        /// The web's half, from redeemed web purchases.
+        var webCustomerInfo: CustomerInfo
+        /// The last customer info computed; the placeholder until one is.
+        var customerInfo: CustomerInfo
+        /// What the host's store says of products, by store identifier.
+        var storeDetails: [String: StoreProductDetails]
         /// The user's variant per experiment, as stored.
         var assignments: [String: Store.Assignment]
         let directory: DataDirectory
@@ -159,6 +172,7 @@ public actor Superwall {
             session = try openSession(apiKey: apiKey, options: options)
             trackLaunchEvents()
             await loadConfig(from: options.configSource, options: options)
+            try refreshCustomerInfo()
             return outcome(of: session!)
         } catch {
             return ConfigureOutcome(status: .failed, userId: nil, error: error)
@@ -209,6 +223,10 @@ public actor Superwall {
                 apiKey: apiKey, configSource: options.configSource, timeouts: options.timeouts,
                 usingPurchaseController: options.usingPurchaseController, automaticallyDismiss: options.automaticallyDismiss,
                 testModeBehavior: options.testModeBehavior, subscriptionStatus: status,
+                purchaseHistory: try store.value(.purchaseHistory) ?? PurchaseHistory(),
+                webCustomerInfo: try store.value(.webCustomerInfo) ?? CustomerInfo(),
+                customerInfo: try store.value(.customerInfo) ?? .placeholder,
+                storeDetails: Dictionary(options.storeProducts.map { ($0.productIdentifier, $0) }, uniquingKeysWith: { _, last in last }),
                 assignments: Dictionary(try store.assignments().map { ($0.experimentId, $0) }, uniquingKeysWith: { _, last in last }),
                 directory: directory, status: .pending, configError: nil, config: nil, identity: identity,
                 userAttributes: try store.value(.userAttributes) ?? [:], integrationAttributes: try store.value(.integrationAttributes) ?? [:],
@@ -340,8 +358,7 @@ public actor Superwall {
 
     /// `X-Entitlements`: the active entitlement ids, comma-joined; empty when none.
     private func activeEntitlementIds(_ status: SubscriptionStatus) -> String {
-        guard case .active(let entitlements) = status.resolved else { return "" }
-        return entitlements.map(\.id).sorted().joined(separator: ",")
+        status.activeEntitlements.map(\.id).joined(separator: ",")
     }
 
     /// What `config_refresh` reports about a fetch.
@@ -366,6 +383,8 @@ public actor Superwall {
             ])
         }
         trackDeviceAttributes()
+        // The product → entitlement map may have changed.
+        try? refreshCustomerInfo()
         configWaiters.resumeAll(())
     }
 
@@ -431,7 +450,9 @@ public actor Superwall {
         }
         session = updated
         session?.assignments = [:]
+        session?.webCustomerInfo = CustomerInfo()
         chooseAssignments()
+        try refreshCustomerInfo()
         trackFirstSeenIfNeeded()
         if trackingReset { track("reset") }
     }
@@ -541,13 +562,14 @@ public actor Superwall {
         }
         let (now, store) = (clock.now(), session.store)
         let (apiKey, identity, installedAt, status) = (session.apiKey, session.identity, session.appInstalledAt, session.subscriptionStatus)
+        let customerInfo = session.customerInfo.read(by: identity.userId)
         let (cache, version) = (deviceTemplateCache, deviceTemplateVersion)
         return { [facts, overrides] in
             cache.attributes(version: version, second: Int64(now.timeIntervalSince1970.rounded(.down))) {
             DeviceTemplate.attributes(DeviceTemplate.Inputs(
                 facts: facts, overrides: overrides, apiKey: apiKey, identity: identity,
                 appInstalledAt: installedAt, now: now, timeZone: .current, sdkVersion: SuperwallSDK.referenceVersion,
-                subscriptionStatus: status,
+                subscriptionStatus: status, customerInfo: customerInfo,
                 totalPaywallViews: (try? store.placementCount(named: "paywall_open", since: nil, until: now)) ?? 0,
                 lastPaywallView: try? store.lastPlacement(named: "paywall_open", before: now)))
             }

@@ -28,6 +28,8 @@ public enum SuperwallError: Error, Sendable, Equatable, CustomStringConvertible 
     case productNotFound(String)
     /// A purchase while another one is in flight.
     case purchaseInProgress
+    /// `getCustomerInfo` waited its limit and the host never set a subscription status.
+    case customerInfoTimeout(Duration)
 
     public var kind: String {
         switch self {
@@ -46,6 +48,7 @@ public enum SuperwallError: Error, Sendable, Equatable, CustomStringConvertible 
         case .noPurchaseController: return "noPurchaseController"
         case .productNotFound: return "productNotFound"
         case .purchaseInProgress: return "purchaseInProgress"
+        case .customerInfoTimeout: return "customerInfoTimeout"
         }
     }
 
@@ -67,6 +70,8 @@ public enum SuperwallError: Error, Sendable, Equatable, CustomStringConvertible 
             return "No purchase controller: declare the purchaseController capability, or let test mode simulate purchases (testModeBehavior)."
         case .productNotFound(let id): return "The product \(id) is not in the config's products."
         case .purchaseInProgress: return "A purchase is already in progress; it must finish before another starts."
+        case .customerInfoTimeout(let limit):
+            return "No customer info within \(limit): the purchase controller has not set a subscription status; set it with setSubscriptionStatus."
         }
     }
 }

@@ -37,10 +37,11 @@ private func bridge() -> (InProcessServer, BridgeServer) {
         #expect(methods.contains("$/ping"))
         #expect(methods.contains("debug/echo"))
         #expect(methods.contains("configure"))
-        // A method that is not built (customer info comes with the entitlements model) is not advertised.
         #expect(methods.contains("register"))
         #expect(methods.contains("purchase"))
-        #expect(!methods.contains("getCustomerInfo"))
+        #expect(methods.contains("getCustomerInfo"))
+        // A method that is not built (deep links come with hot reload) is not advertised.
+        #expect(!methods.contains("handleDeepLink"))
     }
 
     @Test func initializeRecordsTheClientsCapabilities() async {

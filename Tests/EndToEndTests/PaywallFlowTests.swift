@@ -246,7 +246,10 @@ private let holdoutConfig = #"""
         client.request("get", "getSubscriptionStatus")
         #expect(await client.reply(to: "get")?["result"]?["status"] == ["type": "unknown"])
         client.request("set", "setSubscriptionStatus", ["status": ["type": "active", "entitlements": [["id": "pro", "type": "serviceLevel"]]]])
-        #expect(await client.reply(to: "set")?["result"]?["status"] == ["type": "active", "entitlements": [["id": "pro", "type": "serviceLevel"]]])
+        let status = await client.reply(to: "set")?["result"]?["status"]
+        #expect(status?["type"] == "active")
+        #expect(entitlementIds(status?["entitlements"]) == ["pro"])
+        #expect(status?["entitlements"]?.arrayValue?.first?["isActive"] == true)
         #expect(client.seen.contains { $0["method"] == "delegate/subscriptionStatusDidChange" && $0["params"]?["from"] == ["type": "unknown"] })
         client.request("bad", "setSubscriptionStatus", ["status": ["type": "gold"]])
         #expect(await client.reply(to: "bad")?["error"]?["data"]?["path"] == "params.status.type")
@@ -287,7 +290,15 @@ private let holdoutConfig = #"""
         #expect(client.eventNames.contains("transaction_complete"))
         #expect(client.eventNames.contains("subscription_start"))
         client.request("get", "getSubscriptionStatus")
-        #expect(await client.reply(to: "get")?["result"]?["status"] == Self.coachStatus)
+        #expect(entitlementIds(await client.reply(to: "get")?["result"]?["status"]?["entitlements"]) == ["coach", "pro"])
+        client.request("entitlements", "getEntitlements")
+        #expect(entitlementIds(await client.reply(to: "entitlements")?["result"]?["active"]) == ["coach", "pro"])
+        client.request("info", "getCustomerInfo")
+        let info = try #require(await client.reply(to: "info")?["result"])
+        #expect(info["subscriptions"]?.arrayValue?.first?["productId"] == .string(Self.coach))
+        #expect(info["activeSubscriptionProductIds"] == [.string(Self.coach)])
+        #expect(entitlementIds(info["entitlements"]) == ["coach", "pro"])
+        #expect(client.seen.contains { $0["method"] == "delegate/customerInfoDidChange" })
     }
 
     @Test func aCancelledPurchaseIsAbandonedAndTheFeatureStaysLocked() async throws {
@@ -354,6 +365,11 @@ private let holdoutConfig = #"""
         #expect(await client.reply(to: "buy")?["result"]?["result"]?["type"] == "purchased")
         #expect(client.seen.contains { $0["method"] == "delegate/testModeTransaction" && $0["params"]?["product"]?["id"] == .string(Self.coach) })
         client.request("get", "getSubscriptionStatus")
-        #expect(await client.reply(to: "get")?["result"]?["status"] == Self.coachStatus)
+        #expect(entitlementIds(await client.reply(to: "get")?["result"]?["status"]?["entitlements"]) == ["coach", "pro"])
     }
+}
+
+/// The ids of a wire list of entitlements, in order.
+func entitlementIds(_ entitlements: JSONValue?) -> [String] {
+    entitlements?.arrayValue?.compactMap { $0["id"]?.stringValue } ?? []
 }

@@ -80,7 +80,7 @@ private func editFirstPaywall(_ json: inout [String: Any], _ edit: (inout [Strin
         // A PLAY_STORE product and one without entitlements are dropped, one by one.
         #expect(paywall.products.map(\.id) == ["sk.superwall.annual.89.99_7"])
         #expect(paywall.products.first?.referenceName == "primary")
-        #expect(paywall.products.first?.entitlements == [Entitlement(id: "test")])
+        #expect(paywall.products.first?.entitlements == [Entitlement(id: "test", isActive: false)])
         // Only TRIAL_STARTED notifications exist.
         #expect(paywall.localNotifications == [LocalNotification(title: "test", subtitle: nil, body: "body", delayMs: 5000)])
         #expect(config.droppedElements.map(\.path) == [

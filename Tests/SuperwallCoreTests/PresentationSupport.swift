@@ -135,6 +135,9 @@ final class PaywallDelegate: SuperwallDelegate, @unchecked Sendable {
     func paywallWillOpenDeepLink(_ url: String) { call("openDeepLink \(url)") }
     func userAttributesDidChange(_ attributes: [String: JSON]) { call("attributes \(attributes["plan"]?.stringValue ?? "-")") }
     func subscriptionStatusDidChange(from old: SubscriptionStatus, to new: SubscriptionStatus) { call("status \(old.wireName) -> \(new.wireName)") }
+    func customerInfoDidChange(from old: CustomerInfo, to new: CustomerInfo) {
+        call("customerInfo \(new.entitlements.filter(\.isActive).map(\.id))")
+    }
     func testModeTransaction(_ transaction: TestModeTransaction) {
         switch transaction {
         case .purchase(let product): call("testMode purchase \(product.id)")
@@ -163,7 +166,7 @@ struct PresentationHarness {
         _ config: String, presenter: FakePresenter = FakePresenter(), random: any RandomSource = CountingRandomSource(),
         usingPurchaseController: Bool = false, timeouts: Superwall.Timeouts = Superwall.Timeouts(), directory: String? = nil,
         source: (any ConfigSource)? = nil, purchaseController: (any PurchaseController)? = nil,
-        testModeBehavior: TestModeBehavior = .automatic, automaticallyDismiss: Bool = true
+        testModeBehavior: TestModeBehavior = .automatic, automaticallyDismiss: Bool = true, storeProducts: [StoreProductDetails] = []
     ) async -> PresentationHarness {
         let delegate = PaywallDelegate()
         let clock = FakeClock()
@@ -171,7 +174,7 @@ struct PresentationHarness {
         let superwall = Superwall(clock: clock, random: random, delegate: delegate, presenter: presenter, purchaseController: purchaseController)
         _ = await superwall.configure(apiKey: "pk_test", options: Superwall.ConfigureOptions(
             configSource: source ?? TextConfigSource(body: config), dataDirectory: directory, usingPurchaseController: usingPurchaseController,
-            timeouts: timeouts, automaticallyDismiss: automaticallyDismiss, testModeBehavior: testModeBehavior))
+            timeouts: timeouts, automaticallyDismiss: automaticallyDismiss, testModeBehavior: testModeBehavior, storeProducts: storeProducts))
         await superwall.awaitPresentationQueue()
         delegate.clear()
         return PresentationHarness(superwall: superwall, presenter: presenter, delegate: delegate, clock: clock, directory: directory)

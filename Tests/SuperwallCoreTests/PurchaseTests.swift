@@ -16,6 +16,8 @@ final class ScriptedPurchaseController: PurchaseController, @unchecked Sendable 
     private var cancelled = 0
     private let answer: Answer
     private let restoration: RestorationResult
+    /// What the store says of a completed purchase.
+    var transaction: TransactionReport?
     /// Called before answering `purchased` or `restored`: the controller sets the status.
     var beforeAnswering: (@Sendable () async -> Void)?
 
@@ -24,16 +26,16 @@ final class ScriptedPurchaseController: PurchaseController, @unchecked Sendable 
         self.restoration = restoration
     }
 
-    func purchase(_ product: Product, paywallInfo: PaywallInfo?) async -> PurchaseResult {
+    func purchase(_ product: Product, paywallInfo: PaywallInfo?) async -> PurchaseAnswer {
         lock.withLock { purchases.append("\(product.id) from \(paywallInfo?.identifier ?? "app")") }
         switch answer {
         case .purchase(let result):
             if result == .purchased { await beforeAnswering?() }
-            return result
+            return PurchaseAnswer(result, transaction: result == .purchased ? transaction : nil)
         case .silence:
             while !Task.isCancelled { try? await Task.sleep(for: .milliseconds(5)) }
             lock.withLock { cancelled += 1 }
-            return .cancelled
+            return PurchaseAnswer(.cancelled)
         }
     }
 
@@ -85,7 +87,9 @@ private func showing(
         #expect(productId == annual)
         #expect(info.closeReason == .systemLogic)
         #expect(harness.delegate.names == [
-            "transaction_start", "subscriptionStatus_didChange", "device_attributes", "transaction_complete", "subscription_start", "paywall_close",
+            // The status the controller set, then the transaction it recorded, each change the customer info.
+            "transaction_start", "subscriptionStatus_didChange", "device_attributes", "customerInfo_didChange", "customerInfo_didChange",
+            "transaction_complete", "subscription_start", "paywall_close",
         ])
         let complete = try #require(harness.delegate.event("transaction_complete"))
         #expect(complete.delegateParameters["transaction_type"] == "SUBSCRIPTION_START")
@@ -184,7 +188,8 @@ private func showing(
             return
         }
         #expect(harness.delegate.names == [
-            "restore_start", "subscriptionStatus_didChange", "device_attributes", "restore_complete", "transaction_restore", "paywall_close",
+            "restore_start", "subscriptionStatus_didChange", "device_attributes", "customerInfo_didChange", "restore_complete",
+            "transaction_restore", "paywall_close",
         ])
     }
 
@@ -214,7 +219,7 @@ private func showing(
         let (harness, shown, register) = try await showing("gated", controller: nil)
         #expect(await harness.superwall.isTestModeActive)
         #expect(try await harness.superwall.perform(.purchase(productId: annual), inSession: shown.sessionId) == .purchase(.purchased))
-        #expect(try await harness.superwall.subscriptionStatus() == .active([Entitlement(id: "pro")]))
+        #expect(try await harness.superwall.subscriptionStatus().activeEntitlements.map(\.id) == ["pro"])
         #expect(harness.delegate.calls.contains("testMode purchase \(annual)"))
         #expect(harness.delegate.names.contains("transaction_complete"))
         #expect(try await register.value.featureGranted)

@@ -73,6 +73,7 @@ public protocol SuperwallDelegate: Sendable {
     /// A paywall changed the user's attributes; these are the merged attributes.
     func userAttributesDidChange(_ attributes: [String: JSON])
     func subscriptionStatusDidChange(from old: SubscriptionStatus, to new: SubscriptionStatus)
+    func customerInfoDidChange(from old: CustomerInfo, to new: CustomerInfo)
     /// Test mode simulated a purchase or restore in place of a store.
     func testModeTransaction(_ transaction: TestModeTransaction)
 }
@@ -87,5 +88,6 @@ extension SuperwallDelegate {
     public func paywallWillOpenDeepLink(_ url: String) {}
     public func userAttributesDidChange(_ attributes: [String: JSON]) {}
     public func subscriptionStatusDidChange(from old: SubscriptionStatus, to new: SubscriptionStatus) {}
+    public func customerInfoDidChange(from old: CustomerInfo, to new: CustomerInfo) {}
     public func testModeTransaction(_ transaction: TestModeTransaction) {}
 }

@@ -40,11 +40,20 @@ extension Superwall {
         return session.subscriptionStatus
     }
 
+    /// The host sets the status: it is applied, and the customer info recomputed from it.
+    @discardableResult
+    public func setSubscriptionStatus(_ status: SubscriptionStatus) throws(SuperwallError) -> SubscriptionStatus {
+        guard session != nil else { throw .notConfigured }
+        let applied = try applySubscriptionStatus(status)
+        try refreshCustomerInfo(derivingStatus: false)
+        return applied
+    }
+
     /// Sets the status (`.active([])` is inactive), persists it, and on a change tells the
     /// delegate and tracks `subscriptionStatus_didChange` and `device_attributes`. A known
     /// status releases presentations waiting for one.
     @discardableResult
-    public func setSubscriptionStatus(_ status: SubscriptionStatus) throws(SuperwallError) -> SubscriptionStatus {
+    func applySubscriptionStatus(_ status: SubscriptionStatus) throws(SuperwallError) -> SubscriptionStatus {
         guard let current = session else { throw .notConfigured }
         let new = status.resolved
         let old = current.subscriptionStatus
@@ -53,8 +62,8 @@ extension Superwall {
         session?.subscriptionStatus = new
         delegate?.subscriptionStatusDidChange(from: old, to: new)
         var parameters: [String: JSON] = ["status": .string(new.wireName)]
-        if case .active(let entitlements) = new {
-            parameters["active_entitlement_ids"] = .string(entitlements.map(\.id).sorted().joined(separator: ","))
+        if case .active = new {
+            parameters["active_entitlement_ids"] = .string(new.activeEntitlements.map(\.id).joined(separator: ","))
         }
         track("subscriptionStatus_didChange", parameters)
         trackDeviceAttributes()

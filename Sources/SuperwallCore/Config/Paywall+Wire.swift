@@ -119,6 +119,7 @@ extension Product: Decodable {
         storeProduct = try container.decode(StoreProduct.self, forKey: .storeProduct)
         compositeId = try container.decodeIfPresent(String.self, forKey: .compositeId)
         entitlements = try container.decode([Entitlement].self, forKey: .entitlements)
+        storeDetails = nil
     }
 }
 
@@ -145,25 +146,5 @@ extension StoreProduct: Decodable {
         default:
             throw DecodingError.dataCorruptedError(forKey: .store, in: container, debugDescription: "unsupported store \"\(store)\"")
         }
-    }
-}
-
-extension Entitlement: Codable {
-    private enum Keys: String, CodingKey {
-        case identifier, type
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let container = try decoder.container(keyedBy: Keys.self)
-        guard try container.decode(String.self, forKey: .type) == "SERVICE_LEVEL" else {
-            throw DecodingError.dataCorruptedError(forKey: .type, in: container, debugDescription: "only SERVICE_LEVEL entitlements exist")
-        }
-        id = try container.decode(String.self, forKey: .identifier)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var container = encoder.container(keyedBy: Keys.self)
-        try container.encode(id, forKey: .identifier)
-        try container.encode("SERVICE_LEVEL", forKey: .type)
     }
 }

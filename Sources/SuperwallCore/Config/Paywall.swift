@@ -93,15 +93,24 @@ public struct Product: Sendable, Equatable {
     public var storeProduct: StoreProduct
     public var compositeId: String?
     public var entitlements: [Entitlement]
+    /// What the host's store says of it, when the host has said.
+    public var storeDetails: StoreProductDetails?
 
     /// `sw_composite_product_id` when present, else the store's product identifier.
     public var id: String { compositeId ?? storeProduct.productIdentifier }
 
-    public init(referenceName: String?, storeProduct: StoreProduct, compositeId: String?, entitlements: [Entitlement]) {
+    public init(referenceName: String?, storeProduct: StoreProduct, compositeId: String?, entitlements: [Entitlement],
+                storeDetails: StoreProductDetails? = nil) {
         self.referenceName = referenceName
         self.storeProduct = storeProduct
         self.compositeId = compositeId
         self.entitlements = entitlements
+        self.storeDetails = storeDetails
+    }
+
+    /// Whether `identifier` names it: by its id or its store's identifier.
+    public func isNamed(_ identifier: String) -> Bool {
+        id == identifier || storeProduct.productIdentifier == identifier
     }
 }
 
@@ -126,14 +135,5 @@ public enum StoreProduct: Sendable, Equatable {
         case .paddle: return "PADDLE"
         case .custom: return "CUSTOM"
         }
-    }
-}
-
-/// What a subscription unlocks. Only `SERVICE_LEVEL` entitlements exist.
-public struct Entitlement: Sendable, Hashable {
-    public var id: String
-
-    public init(id: String) {
-        self.id = id
     }
 }

@@ -62,6 +62,7 @@ enum DeviceTemplate {
         var timeZone: TimeZone
         var sdkVersion: String
         var subscriptionStatus: SubscriptionStatus
+        var customerInfo: CustomerInfo
         /// From the placement log: how many `paywall_open`s, and when the last one was.
         var totalPaywallViews: Int
         var lastPaywallView: Date?
@@ -74,12 +75,9 @@ enum DeviceTemplate {
         let regionCode = localeParts.count > 1 ? localeParts[1] : ""
         let sinceInstall = inputs.now.timeIntervalSince(inputs.appInstalledAt)
         let currency = currencyOf(locale: facts.locale)
-        let activeEntitlements: [Entitlement]
-        if case .active(let entitlements) = inputs.subscriptionStatus.resolved {
-            activeEntitlements = entitlements.sorted { $0.id < $1.id }
-        } else {
-            activeEntitlements = []
-        }
+        let activeEntitlements = inputs.subscriptionStatus.activeEntitlements
+        // What the user holds: from the purchases recorded, and what the status says was bought last.
+        let activeProducts = Set(inputs.customerInfo.activeProductIds).union(activeEntitlements.compactMap(\.latestProductId)).sorted()
         var attributes: [String: JSON] = [
             "publicApiKey": .string(inputs.apiKey),
             "platform": .string(facts.platform),
@@ -109,7 +107,7 @@ enum DeviceTemplate {
             "sdkVersionPadded": .string(paddedVersion(inputs.sdkVersion)),
             "subscriptionStatus": .string(inputs.subscriptionStatus.wireName),
             "activeEntitlements": .array(activeEntitlements.map { .string($0.id) }),
-            "activeProducts": [],
+            "activeProducts": .array(activeProducts.map(JSON.string)),
             "isFirstAppOpen": .bool(sinceInstall < 60),
             "platformWrapper": "superwall-bridge",
             "platformWrapperVersion": .string(BridgeVersion.current),
@@ -126,8 +124,8 @@ enum DeviceTemplate {
             "capabilities": [],
             "capabilitiesConfig": [:],
             "localResourceIds": [],
-            "activeEntitlementObjects": .array(activeEntitlements.map { ["identifier": .string($0.id), "type": "SERVICE_LEVEL"] }),
-            "customerInfo": .null,
+            "activeEntitlementObjects": .array(activeEntitlements.map(\.json)),
+            "customerInfo": inputs.customerInfo.isPlaceholder ? .null : inputs.customerInfo.json,
             "swiftVersion": "6",
             "compilerVersion": "6.3",
             "totalPaywallViews": .int(Int64(inputs.totalPaywallViews)),
@@ -189,6 +187,11 @@ enum DeviceTemplate {
 public enum ISO8601 {
     public static func string(from date: Date) -> String {
         date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
+
+    /// With or without fractional seconds.
+    public static func date(from text: String) -> Date? {
+        (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text)) ?? (try? Date.ISO8601FormatStyle().parse(text))
     }
 }
 

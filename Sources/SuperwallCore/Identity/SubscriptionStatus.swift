@@ -5,23 +5,30 @@ public enum SubscriptionStatus: Sendable, Equatable, Codable {
     case inactive
     case active(Set<Entitlement>)
 
-    /// `.active([])` is inactive, as SuperwallKit resolves it.
+    /// `.active([])` is inactive, as SuperwallKit resolves it, and an entitlement given twice
+    /// is merged by priority (§7.3).
     public var resolved: SubscriptionStatus {
-        if case .active(let entitlements) = self, entitlements.isEmpty { return .inactive }
-        return self
+        guard case .active(let entitlements) = self else { return self }
+        if entitlements.isEmpty { return .inactive }
+        let merged = Set(entitlements.mergedByPriority())
+        return merged == entitlements ? self : .active(merged)
     }
 
-    public var isActive: Bool {
-        if case .active(let entitlements) = resolved { return !entitlements.isEmpty }
-        return false
+    /// The entitlements it holds that are active, sorted by id.
+    public var activeEntitlements: [Entitlement] {
+        guard case .active(let entitlements) = resolved else { return [] }
+        return entitlements.filter(\.isActive).sorted { $0.id < $1.id }
     }
+
+    /// Active only when some entitlement it holds is.
+    public var isActive: Bool { !activeEntitlements.isEmpty }
 
     /// `ACTIVE`, `INACTIVE` or `UNKNOWN`, as rules and events spell it.
     public var wireName: String {
         switch resolved {
         case .unknown: return "UNKNOWN"
         case .inactive: return "INACTIVE"
-        case .active: return "ACTIVE"
+        case .active: return isActive ? "ACTIVE" : "INACTIVE"
         }
     }
 }

@@ -1,10 +1,45 @@
+import Foundation
+
 /// The host's purchase controller (SuperwallKit's `PurchaseController`): it talks to the
 /// store, and sets the subscription status before it answers `purchased` or `restored`.
 public protocol PurchaseController: Sendable {
     /// Buys `product`; `paywallInfo` is the paywall it was bought from (nil for `purchase`
     /// called by the app). Cancellation of the calling task means the bridge gave up on it.
-    func purchase(_ product: Product, paywallInfo: PaywallInfo?) async -> PurchaseResult
+    func purchase(_ product: Product, paywallInfo: PaywallInfo?) async -> PurchaseAnswer
     func restorePurchases() async -> RestorationResult
+}
+
+/// A purchase controller's answer: how the purchase ended and, for one that completed, what
+/// the store said of the transaction, which the customer info records.
+public struct PurchaseAnswer: Sendable, Equatable {
+    public var result: PurchaseResult
+    public var transaction: TransactionReport?
+
+    public init(_ result: PurchaseResult, transaction: TransactionReport? = nil) {
+        self.result = result
+        self.transaction = transaction
+    }
+}
+
+/// What the host's store said of a completed transaction; what it leaves out the bridge
+/// fills in (a generated id, the time of the answer, the product's store and period).
+public struct TransactionReport: Sendable, Equatable {
+    public var transactionId: String?
+    public var purchaseDate: Date?
+    public var expirationDate: Date?
+    public var willRenew: Bool?
+    public var offerType: Entitlement.OfferType?
+    public var store: Entitlement.Store?
+
+    public init(transactionId: String? = nil, purchaseDate: Date? = nil, expirationDate: Date? = nil, willRenew: Bool? = nil,
+                offerType: Entitlement.OfferType? = nil, store: Entitlement.Store? = nil) {
+        self.transactionId = transactionId
+        self.purchaseDate = purchaseDate
+        self.expirationDate = expirationDate
+        self.willRenew = willRenew
+        self.offerType = offerType
+        self.store = store
+    }
 }
 
 /// How a purchase ended (SuperwallKit's `PurchaseResult`, plus the two endings a bridge adds:
@@ -46,4 +81,9 @@ public enum TestModeBehavior: String, Sendable {
 enum Purchaser {
     case controller(any PurchaseController)
     case testMode
+
+    var isTestMode: Bool {
+        if case .testMode = self { return true }
+        return false
+    }
 }

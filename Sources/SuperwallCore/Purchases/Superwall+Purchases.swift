@@ -61,10 +61,10 @@ extension Superwall {
         throw .noPurchaseController
     }
 
-    /// The paywall's product first (it carries the reference name), else the config's.
+    /// The paywall's product first (it carries the reference name), else the config's, with
+    /// what the host's store said of it.
     private func product(withId id: String, on paywall: Paywall?) -> Product? {
-        paywall?.products.first { $0.id == id || $0.storeProduct.productIdentifier == id }
-            ?? session?.config?.products.first { $0.id == id || $0.storeProduct.productIdentifier == id }
+        (paywall?.products.first { $0.isNamed(id) } ?? session?.config?.products.first { $0.isNamed(id) }).map(withStoreDetails)
     }
 
     // MARK: Purchase
@@ -76,16 +76,19 @@ extension Superwall {
         let parameters = transactionParameters(product, paywall: paywall)
         let custom = paywall?.info.audienceFilterParameters ?? [:]
         track("transaction_start", parameters, custom: custom)
-        let result: PurchaseResult
+        let answer: PurchaseAnswer
         switch purchaser {
         case .controller(let controller):
             let info = paywall?.info
-            result = await withDeadline(timeouts.purchase, fallback: .timedOut) { await controller.purchase(product, paywallInfo: info) }
+            answer = await withDeadline(timeouts.purchase, fallback: PurchaseAnswer(.timedOut)) { await controller.purchase(product, paywallInfo: info) }
         case .testMode:
-            result = try simulatePurchase(of: product)
+            delegate?.testModeTransaction(.purchase(product))
+            answer = PurchaseAnswer(.purchased)
         }
+        let result = answer.result
         switch result {
         case .purchased:
+            try recordPurchase(transaction(of: product, reported: answer.transaction, simulated: purchaser.isTestMode))
             track("transaction_complete", parameters.merging(["transaction_type": .string(product.transactionType)]) { _, new in new }, custom: custom)
             track(product.purchaseEventName, parameters, custom: custom)
             await dismissIfAutomatic(paywall, result: .purchased(productId: product.id))
@@ -106,14 +109,24 @@ extension Superwall {
         return result
     }
 
-    /// Test mode's purchase: the product's entitlements are granted at once (beside any the
-    /// user already has), and the host hears of it so it can show what happened.
-    private func simulatePurchase(of product: Product) throws(SuperwallError) -> PurchaseResult {
-        var granted = Set(product.entitlements)
-        if case .active(let current) = session?.subscriptionStatus { granted.formUnion(current) }
-        if !granted.isEmpty { try setSubscriptionStatus(.active(granted)) }
-        delegate?.testModeTransaction(.purchase(product))
-        return .purchased
+    /// The transaction a completed purchase adds to the history: what the store reported,
+    /// completed from the product. A simulated subscription lasts one period when the host
+    /// gave the product's period, else until the history is reset.
+    private func transaction(of product: Product, reported: TransactionReport?, simulated: Bool) -> PurchaseTransaction {
+        let now = clock.now()
+        let purchased = reported?.purchaseDate ?? now
+        let id = reported?.transactionId ?? random.uuid().uuidString.lowercased()
+        let store = reported?.store ?? Entitlement.Store(wireName: product.storeProduct.store)
+        guard product.isSubscription || reported?.expirationDate != nil else {
+            return .nonSubscription(NonSubscriptionTransaction(
+                transactionId: id, productId: product.storeProduct.productIdentifier, purchaseDate: purchased,
+                isConsumable: product.storeDetails?.isConsumable ?? false, store: store))
+        }
+        let simulatedExpiry = simulated ? product.storeDetails?.period.map { purchased.addingTimeInterval(Double($0.days) * 86_400) } : nil
+        return .subscription(SubscriptionTransaction(
+            transactionId: id, productId: product.storeProduct.productIdentifier, purchaseDate: purchased,
+            willRenew: reported?.willRenew ?? true, isActive: true, expirationDate: reported?.expirationDate ?? simulatedExpiry,
+            offerType: reported?.offerType ?? (product.trialPeriodDays == nil ? nil : .trial), store: store))
     }
 
     // MARK: Restore
@@ -130,7 +143,9 @@ extension Superwall {
                 await controller.restorePurchases()
             }
         case .testMode:
+            // What test mode bought is in the purchase history; restoring re-derives from it.
             delegate?.testModeTransaction(.restore)
+            try refreshCustomerInfo()
             result = .restored
         }
         // SuperwallKit: a restore succeeds when the controller restored *and* the status it set
@@ -157,8 +172,14 @@ extension Superwall {
     // MARK: Helpers
 
     private var activeEntitlementIds: Set<String> {
-        guard case .active(let entitlements) = session?.subscriptionStatus else { return [] }
-        return Set(entitlements.map(\.id))
+        Set(session?.subscriptionStatus.activeEntitlements.map(\.id) ?? [])
+    }
+
+    /// The product with what the host's store said of it, when it has.
+    func withStoreDetails(_ product: Product) -> Product {
+        var detailed = product
+        detailed.storeDetails = session?.storeDetails[product.storeProduct.productIdentifier] ?? product.storeDetails
+        return detailed
     }
 
     private func dismissIfAutomatic(_ paywall: PaywallSession?, result: PaywallResult) async {
@@ -175,23 +196,43 @@ extension Superwall {
         parameters["product_id"] = .string(product.id)
         parameters["product_identifier"] = .string(product.storeProduct.productIdentifier)
         if let trialDays = product.trialPeriodDays { parameters["product_trial_period_days"] = .int(Int64(trialDays)) }
+        if let details = product.storeDetails {
+            if let price = details.price { parameters["product_raw_price"] = .double(price) }
+            if let price = details.localizedPrice { parameters["product_price"] = .string(price) }
+            if let currency = details.currencyCode { parameters["product_currency_code"] = .string(currency) }
+            if let period = details.period {
+                parameters["product_period"] = .string(period.unit.rawValue)
+                parameters["product_periodly"] = .string(period.periodly)
+                parameters["product_period_days"] = .int(Int64(period.days))
+            }
+        }
         return parameters
     }
 }
 
 extension Product {
-    /// Days of free trial, where the config says (Stripe's `trial_days`).
+    /// Days of free trial: the host's store's word, else the config's (Stripe's `trial_days`).
     var trialPeriodDays: Int? {
+        if let days = storeDetails?.trialPeriodDays { return days > 0 ? days : nil }
         if case .stripe(_, let days?) = storeProduct, days > 0 { return days }
         return nil
     }
 
-    /// `transaction_complete`'s `transaction_type`. The config says nothing of a product's
-    /// period, so a product is taken as a subscription; one with trial days starts a trial.
-    var transactionType: String { trialPeriodDays == nil ? "SUBSCRIPTION_START" : "FREE_TRIAL_START" }
+    /// Whether it renews. The config says nothing of periods, so without the host's store
+    /// details a product is taken as a subscription.
+    var isSubscription: Bool { storeDetails.map { $0.period != nil } ?? true }
+
+    /// `transaction_complete`'s `transaction_type`.
+    var transactionType: String {
+        guard isSubscription else { return "NON_RECURRING_PRODUCT_PURCHASE" }
+        return trialPeriodDays == nil ? "SUBSCRIPTION_START" : "FREE_TRIAL_START"
+    }
 
     /// The event after `transaction_complete`.
-    var purchaseEventName: String { trialPeriodDays == nil ? "subscription_start" : "freeTrial_start" }
+    var purchaseEventName: String {
+        guard isSubscription else { return "nonRecurringProduct_purchase" }
+        return trialPeriodDays == nil ? "subscription_start" : "freeTrial_start"
+    }
 }
 
 /// What test mode did in place of a store, for the host to show.

@@ -43,4 +43,10 @@ extension StorageKey {
     static var lastConfig: StorageKey<String> { .init("lastConfig", scope: .app) }
     /// `store.subscriptionStatus`: the last status, restored at launch.
     static var subscriptionStatus: StorageKey<SubscriptionStatus> { .init("subscriptionStatus", scope: .app) }
+    /// `store.CustomerInfo`: the last customer info computed.
+    static var customerInfo: StorageKey<CustomerInfo> { .init("customerInfo", scope: .app) }
+    /// The purchases recorded here (SuperwallKit reads them from the device's receipt).
+    static var purchaseHistory: StorageKey<PurchaseHistory> { .init("purchaseHistory", scope: .app) }
+    /// The customer info of the user's redeemed web purchases (`store.latestRedeemResponse`).
+    static var webCustomerInfo: StorageKey<CustomerInfo> { .init("webCustomerInfo", scope: .user) }
 }

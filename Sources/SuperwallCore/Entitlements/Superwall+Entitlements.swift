@@ -1,0 +1,146 @@
+import Foundation
+
+/// The user's entitlements in SuperwallKit's four views (`EntitlementsInfo`, §7.4).
+public struct EntitlementsInfo: Sendable, Equatable {
+    /// Those of the current `.active` status that are active.
+    public var active: [Entitlement]
+    /// Those known but not active: `all` less `active`.
+    public var inactive: [Entitlement]
+    /// Every entitlement a product unlocks, and every active one.
+    public var all: [Entitlement]
+    /// The active ones bought on the web.
+    public var web: [Entitlement]
+}
+
+/// Customer info and entitlements (§7.4, §7.5): who set the subscription status decides how
+/// they are derived.
+///
+/// - The host's purchase controller owns the status: the customer info is SuperwallKit's
+///   external-controller variant, recomputed whenever the host sets the status.
+/// - The bridge owns it (no controller, or test mode): the status follows the purchases the
+///   bridge has recorded and the web's entitlements, and the customer info merges them.
+extension Superwall {
+    // MARK: Entitlements
+
+    public func entitlements() throws(SuperwallError) -> EntitlementsInfo {
+        guard let session else { throw .notConfigured }
+        let active = session.subscriptionStatus.activeEntitlements
+        let activeIds = Set(active.map(\.id))
+        let all = (entitlementsByProductId.values.joined() + session.customerInfo.entitlements + active).mergedByPriority()
+        return EntitlementsInfo(
+            active: active, inactive: all.filter { !activeIds.contains($0.id) }, all: all,
+            web: session.webCustomerInfo.entitlements.filter(\.isActive).sorted { $0.id < $1.id })
+    }
+
+    /// SuperwallKit's `byProductIds`: what the products unlock, as the user holds it now.
+    public func entitlements(forProductIds productIds: [String]) throws(SuperwallError) -> [Entitlement] {
+        let known = Dictionary(uniqueKeysWithValues: try entitlements().all.map { ($0.id, $0) })
+        let ids = Set(productIds.flatMap { entitlementsByProductId[$0] ?? [] }.map(\.id))
+        return ids.sorted().compactMap { known[$0] }
+    }
+
+    /// The config's product → entitlement map, by product id and store identifier alike,
+    /// with duplicates unioned (`ConfigLogic.extractEntitlements`), plus what the customer
+    /// info says a product unlocked.
+    var entitlementsByProductId: [String: [Entitlement]] {
+        guard let session else { return [:] }
+        var map = configEntitlementsByProductId
+        for entitlement in session.customerInfo.entitlements {
+            for productId in entitlement.productIds { map[productId, default: []].append(entitlement) }
+        }
+        return map.mapValues { $0.mergedByPriority() }
+    }
+
+    // MARK: Customer info
+
+    /// SuperwallKit's `getCustomerInfo()`: the first value that is not the launch placeholder.
+    /// When the host owns the status and has not set one yet, this waits for it, as long as
+    /// presentation would (`timeouts.subscriptionStatus`).
+    public func customerInfo() async throws(SuperwallError) -> CustomerInfo {
+        guard let session else { throw .notConfigured }
+        if !session.customerInfo.isPlaceholder { return session.customerInfo.read(by: session.identity.userId) }
+        let ticket = customerInfoWaiters.ticket()
+        let limit = timeouts.subscriptionStatus
+        let timer = Task {
+            try? await Task.sleep(for: limit)
+            self.customerInfoWaiters.resume(ticket, with: false)
+        }
+        defer { timer.cancel() }
+        guard await withCheckedContinuation({ customerInfoWaiters.park($0, ticket: ticket) }), let current = self.session else {
+            throw .customerInfoTimeout(limit)
+        }
+        return current.customerInfo.read(by: current.identity.userId)
+    }
+
+    /// Whether the bridge derives the status from the purchases it records, rather than the
+    /// host's controller setting it.
+    var ownsSubscriptionStatus: Bool {
+        guard let session else { return false }
+        return !session.usingPurchaseController || isTestModeActive
+    }
+
+    /// Adds a completed purchase to the history and derives what follows from it.
+    func recordPurchase(_ transaction: PurchaseTransaction) throws(SuperwallError) {
+        guard var history = session?.purchaseHistory, let store = session?.store else { return }
+        switch transaction {
+        case .subscription(let subscription): history.subscriptions.append(subscription)
+        case .nonSubscription(let purchase): history.nonSubscriptions.append(purchase)
+        }
+        try persisting { try store.set(history, for: .purchaseHistory) }
+        session?.purchaseHistory = history
+        try refreshCustomerInfo()
+    }
+
+    /// Recomputes the customer info from its sources; when the bridge owns the status and has
+    /// something to derive it from, the status too, unless the host has just set it. A change
+    /// is persisted, told to the delegate and tracked as `customerInfo_didChange`.
+    func refreshCustomerInfo(derivingStatus: Bool = true) throws(SuperwallError) {
+        guard let current = session else { return }
+        let device = current.purchaseHistory.customerInfo(entitlementsByProductId: configEntitlementsByProductId, now: clock.now())
+        let web = current.webCustomerInfo
+        let updated: CustomerInfo
+        if ownsSubscriptionStatus {
+            if derivingStatus, !current.purchaseHistory.isEmpty || !web.entitlements.isEmpty {
+                let active = (device.entitlements + web.entitlements).filter(\.isActive)
+                try applySubscriptionStatus(active.isEmpty ? .inactive : .active(Set(active)))
+            }
+            var merged = device.merging(with: web)
+            merged.entitlements = (merged.entitlements + (session?.subscriptionStatus.activeEntitlements ?? [])).mergedByPriority()
+            updated = merged
+        } else {
+            // The host has not said yet: the customer info stays the launch placeholder.
+            guard current.subscriptionStatus != .unknown else { return }
+            updated = .forExternalPurchaseController(status: current.subscriptionStatus, device: device, web: web)
+        }
+        let old = current.customerInfo
+        guard updated != old else { return }
+        try persisting { try current.store.set(updated, for: .customerInfo) }
+        session?.customerInfo = updated
+        customerInfoWaiters.resumeAll(true)
+        // The first value is a change only when it holds something the blank one does not.
+        var oldContent = old
+        oldContent.isPlaceholder = false
+        guard updated != oldContent else { return }
+        delegate?.customerInfoDidChange(from: old.read(by: current.identity.userId), to: updated.read(by: current.identity.userId))
+        track("customerInfo_didChange")
+    }
+
+    /// Only the config's map: the customer info's own entitlements must not feed back into it.
+    private var configEntitlementsByProductId: [String: [Entitlement]] {
+        guard let products = session?.config?.products else { return [:] }
+        var map: [String: [Entitlement]] = [:]
+        for product in products {
+            map[product.id, default: []] += product.entitlements
+            if product.storeProduct.productIdentifier != product.id {
+                map[product.storeProduct.productIdentifier, default: []] += product.entitlements
+            }
+        }
+        return map
+    }
+}
+
+/// A completed purchase as the history records it.
+public enum PurchaseTransaction: Sendable, Equatable {
+    case subscription(SubscriptionTransaction)
+    case nonSubscription(NonSubscriptionTransaction)
+}
