@@ -51,9 +51,9 @@ class Session:
         self.send(message)
         while True:
             reply = self.receive()
-            if not isinstance(reply, dict) or "method" not in reply:
+            if not isinstance(reply, dict) or ("method" not in reply and reply.get("id") in (message["id"], None)):
                 return reply
-            if "id" in reply and reply["method"] in self.handlers:
+            if "id" in reply and reply.get("method") in self.handlers:
                 self.send({"jsonrpc": "2.0", "id": reply["id"], "result": self.handlers[reply["method"]](reply["params"])})
 
     def receive(self):
@@ -140,6 +140,24 @@ def main() -> int:
     reply = session.call("register", {"placement": "workout_shared"})
     print(f"   outcome {reply['result']['outcome']}, featureGranted {reply['result']['featureGranted']}")
     session.call("getPresentationResult", {"placement": "start_workout", "params": {"workout_tier": "pro"}})
+
+    print("\n== a purchase through this client's purchase controller: it sets the status, then answers")
+    session.call("setStoreProducts", {"products": [{"productIdentifier": "com.pockettrainer.coach.monthly", "price": 19.99,
+                                                     "currencyCode": "USD", "localizedPrice": "$19.99", "period": {"unit": "month"}}]})
+    def buy(params):
+        product = params["product"]
+        print(f"   (the store sells {product['id']} for {product['storeDetails']['localizedPrice']})")
+        entitlements = [{"id": e["id"], "latestProductId": product["productIdentifier"]} for e in product["entitlements"]]
+        session.send({"jsonrpc": "2.0", "id": "status-after-purchase", "method": "setSubscriptionStatus",
+                      "params": {"status": {"type": "active", "entitlements": entitlements}}})
+        return {"type": "purchased", "transaction": {"transactionId": "demo-store-1"}}
+    session.handlers["purchaseController/purchase"] = buy
+    reply = session.call("purchase", {"productId": "com.pockettrainer.coach.monthly"})
+    print(f"   purchase: {reply['result']['result']['type']}")
+    active = session.call("getEntitlements")["result"]["active"]
+    print("   active entitlements: " + ", ".join(e["id"] for e in active))
+    info = session.call("getCustomerInfo")["result"]
+    print(f"   customer info: {len(info['subscriptions'])} subscription(s), transaction {info['subscriptions'][0]['transactionId']}")
     session.call("reset")
 
     print("\n== liveness and echo (exact numbers, unicode, key order kept)")

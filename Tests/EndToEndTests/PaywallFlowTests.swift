@@ -12,13 +12,15 @@ struct PaywallClient {
     var seen: [JSONValue] = []
 
     static func start(capabilities: JSONValue = ["paywallPresenter": true, "customCallbacks": true, "delegate": true],
-                      configSource: JSONValue = ["type": "embedded"], timeouts: JSONValue = [:]) async throws -> PaywallClient {
+                      configSource: JSONValue = ["type": "embedded"], timeouts: JSONValue = [:],
+                      storeProducts: JSONValue = []) async throws -> PaywallClient {
         let bridge = try BridgeProcess()
         await bridge.initialize(capabilities: capabilities)
         var client = PaywallClient(bridge: bridge)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("e2e-paywall-\(UUID().uuidString)").path
         bridge.client.request("configure", "configure", [
             "apiKey": "pk_e2e", "options": ["configSource": configSource, "dataDirectory": .string(directory), "timeouts": timeouts],
+            "storeProducts": storeProducts,
         ])
         let configured = try #require(await client.reply(to: "configure"))
         #expect(configured["result"]?["configurationStatus"] == "configured")
