@@ -104,6 +104,31 @@ import Testing
         #expect(try store.placementCount(named: "paywall_open", since: base.addingTimeInterval(60), until: base.addingTimeInterval(3600)) == 3)
         #expect(try store.placementCount(named: "paywall_open", since: nil, until: base.addingTimeInterval(7200)) == 4)
     }
+
+    @Test func timesLoggedOutOfOrderAreAnsweredInOrder() throws {
+        let store = try Store()
+        let base = Date(timeIntervalSince1970: 1_700_000_000)
+        for offset in [100.0, 0, 50, 100] { store.logPlacement("tap", at: base.addingTimeInterval(offset), params: [:]) }
+        #expect(try store.lastPlacement(named: "tap", before: base.addingTimeInterval(99)) == base.addingTimeInterval(50))
+        #expect(try store.placementCount(named: "tap", since: base.addingTimeInterval(50), until: base.addingTimeInterval(100)) == 3)
+        #expect(try store.placementCount(named: "tap", since: base.addingTimeInterval(101), until: base.addingTimeInterval(100)) == 0)
+    }
+
+    @Test func theTimesOfTheLogAreReadBackOnReopenAndForgottenByAReset() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("timeline-\(UUID().uuidString).sqlite").path
+        let base = Date(timeIntervalSince1970: 1_700_000_000)
+        do {
+            let store = try Store(path: path)
+            store.logPlacement("app_launch", at: base, params: [:])
+            store.logPlacement("paywall_open", at: base.addingTimeInterval(10), params: [:])
+            try store.commitPendingWrites()
+        }
+        let reopened = try Store(path: path)
+        #expect(try reopened.lastPlacement(named: "paywall_open", before: base.addingTimeInterval(60)) == base.addingTimeInterval(10))
+        try reopened.resetUser()
+        #expect(try reopened.placementCount(named: "paywall_open", since: nil, until: base.addingTimeInterval(60)) == 0)
+        #expect(try reopened.placementCount(named: "app_launch", since: nil, until: base.addingTimeInterval(60)) == 1)
+    }
 }
 
 @Suite struct StoreRecordsTests {

@@ -11,6 +11,8 @@ public final class Store: Sendable {
     private let database: any DatabaseWriter
     /// Placement-log rows accepted but not yet committed (see `logPlacement`).
     private let unwritten = Mutex(UnwrittenPlacements())
+    /// The log's times by name, committed or not: what rules read.
+    private let timeline = Mutex(PlacementTimeline())
     /// How long an accepted row may wait for a commit that no reply asks for.
     static let commitDelay: DispatchTimeInterval = .milliseconds(20)
 
@@ -36,12 +38,23 @@ public final class Store: Sendable {
         }
         database = try DatabaseQueue(path: path, configuration: configuration)
         try Self.migrator.migrate(database)
+        try loadTimeline()
     }
 
     /// A private database in memory, for tests and throwaway sessions.
     public init() throws {
         database = try DatabaseQueue()
         try Self.migrator.migrate(database)
+        try loadTimeline()
+    }
+
+    private func loadTimeline() throws {
+        var loaded = PlacementTimeline()
+        try database.read { db in
+            let rows = try Row.fetchCursor(db, sql: "SELECT name, createdAtMs FROM placement ORDER BY id")
+            while let row = try rows.next() { loaded.insert(row[0], atMs: row[1]) }
+        }
+        timeline.withLock { $0 = loaded }
     }
 
     deinit {
@@ -97,6 +110,10 @@ public final class Store: Sendable {
                 CREATE INDEX occurrenceByKeyAndTime ON occurrence (key, createdAtMs);
                 """)
         }
+        migrator.registerMigration("v4: the placement log's times in memory") { db in
+            // `PlacementTimeline` answers by name and time; the index only cost writes.
+            try db.execute(sql: "DROP INDEX placementByNameAndTime")
+        }
         return migrator
     }
 
@@ -127,16 +144,17 @@ public final class Store: Sendable {
 
     // MARK: Placement log
 
-    /// Records that a placement (or event) happened, for `*Since` and `placementsIn*` rules.
+    /// Records that a placement (or event) happened, for `*Since` and `placementsIn*` rules,
+    /// which see it at once (`PlacementTimeline`).
     ///
     /// The row is kept until the next commit, so the several events of one call (a `register`
     /// tracks the placement, `trigger_fire` and `paywallPresentationRequest`) share one
     /// transaction. Whoever answers for the call commits before answering
-    /// (`commitPendingWrites`); every write and every read of the log commits them first, so
-    /// order holds and reads see the row; and a row no reply asks for is committed within
-    /// `commitDelay`.
+    /// (`commitPendingWrites`); every other write, and every read of the table, commits them
+    /// first, so order holds; and a row no reply asks for is committed within `commitDelay`.
     public func logPlacement(_ name: String, at time: Date, params: [String: JSON]) {
         let row = (name: name, createdAtMs: time.timeIntervalSince1970 * 1000, params: Data(JSON.object(params).jsonText.utf8))
+        timeline.withLock { $0.insert(name, atMs: row.createdAtMs) }
         let scheduleCommit = unwritten.withLock { unwritten -> Bool in
             unwritten.rows.append(row)
             guard !unwritten.commitScheduled else { return false }
@@ -187,33 +205,24 @@ public final class Store: Sendable {
         }
     }
 
-    /// A read of the placement log, which must see every accepted row.
-    private func readLog<T>(_ value: (Database) throws -> T) throws -> T {
-        try commitPendingWrites()
-        return try database.read(value)
-    }
-
-    /// When `name` last happened at or before `time`.
+    /// When `name` last happened at or before `time`, accepted rows included.
     public func lastPlacement(named name: String, before time: Date) throws -> Date? {
-        try readLog { db in
-            try Double.fetchOne(
-                db, sql: "SELECT MAX(createdAtMs) FROM placement WHERE name = ? AND createdAtMs <= ?",
-                arguments: [name, time.timeIntervalSince1970 * 1000])
-        }.map { Date(timeIntervalSince1970: $0 / 1000) }
+        timeline.withLock { $0.last(named: name, atOrBefore: time.timeIntervalSince1970 * 1000) }
+            .map { Date(timeIntervalSince1970: $0 / 1000) }
     }
 
     /// How often `name` happened in `[since, until]`; all of its history when `since` is nil.
     public func placementCount(named name: String, since: Date?, until: Date) throws -> Int {
-        try readLog { db in
-            try Int.fetchOne(
-                db, sql: "SELECT COUNT(*) FROM placement WHERE name = ? AND createdAtMs >= ? AND createdAtMs <= ?",
-                arguments: [name, (since?.timeIntervalSince1970 ?? -.infinity) * 1000, until.timeIntervalSince1970 * 1000]) ?? 0
+        timeline.withLock {
+            $0.count(named: name, from: (since?.timeIntervalSince1970 ?? -.infinity) * 1000, to: until.timeIntervalSince1970 * 1000)
         }
     }
 
-    /// The names logged, oldest first (for tests and diagnostics).
+    /// The names logged, oldest first (for tests and diagnostics): a read of the table, so the
+    /// accepted rows are committed first.
     public func placementNames() throws -> [String] {
-        try readLog { db in try String.fetchAll(db, sql: "SELECT name FROM placement ORDER BY id") }
+        try commitPendingWrites()
+        return try database.read { db in try String.fetchAll(db, sql: "SELECT name FROM placement ORDER BY id") }
     }
 
     // MARK: Occurrences
@@ -293,5 +302,6 @@ public final class Store: Sendable {
             try db.execute(sql: "DELETE FROM occurrence")
             try db.execute(sql: "DELETE FROM assignment")
         }
+        timeline.withLock { $0.keepOnly(["app_install", "app_launch"]) }
     }
 }
