@@ -33,6 +33,8 @@ public final class Connection: Sendable {
     let options: Options
     let logger: Logger
     private let input: Int32
+    /// Runs requests on the reader thread between reads (see `ReaderExecutor`).
+    private let executor = ReaderExecutor()
     let writer: FrameWriter
     let handler: any ConnectionHandler
     let state: Mutex<State>
@@ -107,6 +109,7 @@ public final class Connection: Sendable {
         var decoder = FrameDecoder(maximumMessageSize: options.maximumMessageSize, framing: options.framing)
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         readLoop: while true {
+            executor?.waitForInput(input)
             let count = chunk.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
@@ -125,6 +128,7 @@ public final class Connection: Sendable {
             }
             if count == 0 { break }
         }
+        executor?.stop()
         return finish(notificationLoop: notificationLoop)
     }
 
@@ -373,10 +377,10 @@ public final class Connection: Sendable {
             state.inFlight[state.nextToken] = InFlight(id: request.id, task: nil, responder: responder, whenAnswered: whenAnswered)
             return state.nextToken
         }
-        // The handler starts on the reader thread and leaves it at its first suspension, so a
-        // request answered without waiting costs no thread hop; one that waits frees the
-        // reader at once.
-        let task = Task.immediate { [self] in
+        // The handler starts on the reader thread and goes on there between reads (the
+        // executor preference, which the SDK's actors follow), so a request answered without
+        // waiting costs no thread hop; one that waits frees the reader at once.
+        let task = Task.immediate(executorPreference: executor) { [self] in
             let outcome: Result<JSONValue, RPCError>
             do {
                 outcome = .success(try await work())

@@ -1,0 +1,109 @@
+import DequeModule
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Runs the requests' work on the thread that reads the input, between reads.
+///
+/// Requests start with this as their task executor preference, so the default actors they
+/// call (the SDK's) run here too. A request answered without waiting on anyone then never
+/// leaves the reader thread: no other thread is woken and no context switch happens between
+/// reading a request and writing its answer, which on a loaded core is most of a round trip.
+/// Work that waits (on the client, on a timer) frees the thread; whatever resumes it from
+/// another thread wakes the reader's `poll` through a pipe.
+///
+/// Once the reader stops, jobs go to the global concurrent executor instead, so requests
+/// still running can finish while the connection drains.
+final class ReaderExecutor: TaskExecutor, @unchecked Sendable {
+    private struct State {
+        var jobs = Deque<UnownedJob>()
+        /// The reader is in `poll` and must be woken for a new job.
+        var sleeping = false
+        var forwarding = false
+    }
+
+    private let state = Mutex(State())
+    /// A pipe whose read end the reader polls beside its input; a byte written wakes it.
+    private let wakeReader: Int32
+    private let wakeWriter: Int32
+
+    init?() {
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { return nil }
+        for end in ends {
+            _ = fcntl(end, F_SETFL, fcntl(end, F_GETFL) | O_NONBLOCK)
+            _ = fcntl(end, F_SETFD, FD_CLOEXEC)
+        }
+        (wakeReader, wakeWriter) = (ends[0], ends[1])
+    }
+
+    deinit {
+        close(wakeReader)
+        close(wakeWriter)
+    }
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let unowned = UnownedJob(job)
+        enum Next { case forward, wake, nothing }
+        let next = state.withLock { state -> Next in
+            if state.forwarding { return .forward }
+            state.jobs.append(unowned)
+            return state.sleeping ? .wake : .nothing
+        }
+        switch next {
+        case .forward: globalConcurrentExecutor.enqueue(unowned)
+        case .wake: signal()
+        case .nothing: break
+        }
+    }
+
+    /// Runs the jobs queued so far and those they queue, until none is left.
+    func runPending() {
+        while let job = state.withLock({ $0.jobs.popFirst() }) {
+            job.runSynchronously(on: asUnownedTaskExecutor())
+        }
+    }
+
+    /// Waits until `input` is readable (or closed), running jobs that arrive meanwhile.
+    func waitForInput(_ input: Int32) {
+        while true {
+            runPending()
+            let idle = state.withLock { state -> Bool in
+                guard state.jobs.isEmpty else { return false }
+                state.sleeping = true
+                return true
+            }
+            guard idle else { continue }
+            var descriptors = [pollfd(fd: input, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeReader, events: Int16(POLLIN), revents: 0)]
+            let ready = poll(&descriptors, 2, -1)
+            state.withLock { $0.sleeping = false }
+            if descriptors[1].revents != 0 { drainWakeups() }
+            if ready < 0, errno != EINTR { return }
+            if descriptors[0].revents != 0 { return }
+        }
+    }
+
+    /// From now on jobs run on the global executor; those queued are sent there.
+    func stop() {
+        let queued = state.withLock { state -> Deque<UnownedJob> in
+            state.forwarding = true
+            defer { state.jobs.removeAll() }
+            return state.jobs
+        }
+        for job in queued { globalConcurrentExecutor.enqueue(job) }
+    }
+
+    private func signal() {
+        var byte: UInt8 = 1
+        _ = write(wakeWriter, &byte, 1)
+    }
+
+    private func drainWakeups() {
+        var bytes = [UInt8](repeating: 0, count: 64)
+        while read(wakeReader, &bytes, bytes.count) == bytes.count {}
+    }
+}
