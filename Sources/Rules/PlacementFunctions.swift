@@ -43,8 +43,11 @@ public struct PlacementFunctions: HostFunctions {
         self.history = history
     }
 
+    /// Asked for every field a rule selects that its map lacks, so an ordinary name is
+    /// turned away before the names are compared.
     public func declares(_ name: String) -> Bool {
-        PlacementFunction(rawValue: name) != nil
+        guard name.hasSuffix("Since") || name.hasPrefix("placements") else { return false }
+        return PlacementFunction(rawValue: name) != nil
     }
 
     public func call(_ name: String, arguments: [Value]) -> Value {

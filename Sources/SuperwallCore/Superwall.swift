@@ -608,7 +608,7 @@ public actor Superwall {
     /// (custom placements, named by the paywall rather than by kind).
     @discardableResult
     func record(_ event: TrackedEvent, offeringImplicitTrigger: Bool = true) -> TrackedEvent {
-        session?.store.logPlacement(event.name, at: event.createdAt, params: event.audienceParameters)
+        session?.store.logPlacement(event.name, at: event.createdAt, paramsJSON: event.audienceParametersJSON)
         if event.name == "paywall_open" { deviceTemplateVersion &+= 1 }
         if event.isSuperwallEvent {
             delegate?.handleSuperwallEvent(event)

@@ -334,3 +334,15 @@ private func options(_ directory: String, source: any ConfigSource = EmbeddedCon
         #expect(ISO8601.string(from: Date(timeIntervalSince1970: 1_790_000_000.5)) == "2026-09-21T14:13:20.500Z")
     }
 }
+
+@Suite struct TrackedEventTests {
+    @Test func theLoggedParamsTextIsTheAudienceParameters() throws {
+        let event = TrackedEvent(
+            id: UUID(), name: "trigger_fire", superwallParameters: ["result": "no_rule_match", "event_name": "shadowed", "quote": "a\"b\n"],
+            customParameters: ["event_name": "also shadowed", "level": 5, "$sdk": "dropped", "ratio": 0.5], createdAt: Date())
+        let decoded = try JSONDecoder().decode([String: JSON].self, from: Data(event.audienceParametersJSON))
+        #expect(decoded == event.audienceParameters)
+        #expect(decoded["event_name"] == "trigger_fire")
+        #expect(decoded["$quote"] == "a\"b\n")
+    }
+}

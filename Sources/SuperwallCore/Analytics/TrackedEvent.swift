@@ -48,6 +48,19 @@ public struct TrackedEvent: Sendable, Equatable {
         return parameters
     }
 
+    /// `audienceParameters` as JSON text, written without building the dictionary.
+    var audienceParametersJSON: [UInt8] {
+        var writer = JSONObjectWriter()
+        for (key, value) in customParameters where key != "event_name" { writer.add(key, value) }
+        for (key, value) in superwallParameters where key != "is_standard_event" && key != "event_name" {
+            writer.add(key, prefix: UInt8(ascii: "$"), value)
+        }
+        writer.add("$is_standard_event", .bool(isSuperwallEvent))
+        writer.add("$event_name", .string(name))
+        writer.add("event_name", .string(name))
+        return writer.finish()
+    }
+
     /// The parameters as a delegate sees them.
     public var delegateParameters: [String: JSON] {
         var parameters = customParameters

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import Synchronization
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -62,26 +63,43 @@ public protocol RandomSource: Sendable {
 public struct SystemRandomSource: RandomSource {
     public init() {}
 
-    /// A version 4 UUID from the system generator, with one system call. Foundation's
-    /// `UUID()` opens `/dev/urandom` for each one on Linux, which costs more than tracking
-    /// the event it names.
+    /// A version 4 UUID from the system generator. Foundation's `UUID()` opens `/dev/urandom`
+    /// for each one on Linux, and even one system call each costs more than tracking the event
+    /// it names, so the bytes come from a pool refilled 4 KiB at a time.
     public func uuid() -> UUID {
         var value: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         withUnsafeMutableBytes(of: &value) { bytes in
-            Self.fillRandom(bytes)
+            Self.pool.withLock { $0.take(into: bytes) }
             bytes[6] = (bytes[6] & 0x0F) | 0x40
             bytes[8] = (bytes[8] & 0x3F) | 0x80
         }
         return UUID(uuid: value)
     }
 
-    private static func fillRandom(_ bytes: UnsafeMutableRawBufferPointer) {
-        #if canImport(Glibc)
-        arc4random_buf(bytes.baseAddress!, bytes.count)
-        #else
-        var generator = SystemRandomNumberGenerator()
-        for index in bytes.indices { bytes[index] = generator.next() }
-        #endif
+    private static let pool = Mutex(RandomPool())
+
+    /// System randomness, fetched in bulk and handed out once each.
+    private struct RandomPool {
+        private var bytes = [UInt8](repeating: 0, count: 4096)
+        private var used = 4096
+
+        mutating func take(into destination: UnsafeMutableRawBufferPointer) {
+            if used + destination.count > bytes.count {
+                bytes.withUnsafeMutableBytes(Self.fillRandom)
+                used = 0
+            }
+            for index in destination.indices { destination[index] = bytes[used + index] }
+            used += destination.count
+        }
+
+        private static func fillRandom(_ bytes: UnsafeMutableRawBufferPointer) {
+            #if canImport(Glibc)
+            arc4random_buf(bytes.baseAddress!, bytes.count)
+            #else
+            var generator = SystemRandomNumberGenerator()
+            for index in bytes.indices { bytes[index] = generator.next() }
+            #endif
+        }
     }
 
     public func int(in range: Range<Int>) -> Int { Int.random(in: range) }

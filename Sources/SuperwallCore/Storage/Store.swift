@@ -153,7 +153,12 @@ public final class Store: Sendable {
     /// (`commitPendingWrites`); every other write, and every read of the table, commits them
     /// first, so order holds; and a row no reply asks for is committed within `commitDelay`.
     public func logPlacement(_ name: String, at time: Date, params: [String: JSON]) {
-        let row = (name: name, createdAtMs: time.timeIntervalSince1970 * 1000, params: Data(JSON.object(params).jsonText.utf8))
+        logPlacement(name, at: time, paramsJSON: Array(JSON.object(params).jsonText.utf8))
+    }
+
+    /// `logPlacement` with the params already written as a JSON object.
+    func logPlacement(_ name: String, at time: Date, paramsJSON: [UInt8]) {
+        let row = (name: name, createdAtMs: time.timeIntervalSince1970 * 1000, params: Data(paramsJSON))
         timeline.withLock { $0.insert(name, atMs: row.createdAtMs) }
         let scheduleCommit = unwritten.withLock { unwritten -> Bool in
             unwritten.rows.append(row)

@@ -85,7 +85,7 @@ extension JSON {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    private func write(into bytes: inout [UInt8]) {
+    fileprivate func write(into bytes: inout [UInt8]) {
         switch self {
         case .null: bytes.append(contentsOf: "null".utf8)
         case .bool(let flag): bytes.append(contentsOf: (flag ? "true" : "false").utf8)
@@ -113,8 +113,9 @@ extension JSON {
         }
     }
 
-    private static func writeString(_ text: String, into bytes: inout [UInt8]) {
+    fileprivate static func writeString(_ text: String, prefix: UInt8? = nil, into bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
+        if let prefix { bytes.append(prefix) }
         for byte in text.utf8 {
             switch byte {
             case UInt8(ascii: "\""): bytes.append(contentsOf: "\\\"".utf8)
@@ -131,5 +132,28 @@ extension JSON {
             }
         }
         bytes.append(UInt8(ascii: "\""))
+    }
+}
+
+/// Writes one JSON object member by member, straight to bytes: for an object assembled from
+/// several dictionaries, which would otherwise be merged into a new one only to be written.
+struct JSONObjectWriter {
+    private var bytes: [UInt8] = [UInt8(ascii: "{")]
+
+    init(capacity: Int = 512) {
+        bytes.reserveCapacity(capacity)
+    }
+
+    /// Adds `key` (after `prefix`, e.g. `$`) and `value`; the caller keeps keys unique.
+    mutating func add(_ key: String, prefix: UInt8? = nil, _ value: JSON) {
+        if bytes.count > 1 { bytes.append(UInt8(ascii: ",")) }
+        JSON.writeString(key, prefix: prefix, into: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        value.write(into: &bytes)
+    }
+
+    consuming func finish() -> [UInt8] {
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
     }
 }
