@@ -109,7 +109,8 @@ public final class Connection: Sendable {
         var decoder = FrameDecoder(maximumMessageSize: options.maximumMessageSize, framing: options.framing)
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         readLoop: while true {
-            executor?.waitForInput(input)
+            // What the work of the last read wrote goes out now, in one write.
+            if let executor { executor.waitForInput(input, whenIdle: writer.uncork) } else { writer.uncork() }
             let count = chunk.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
@@ -122,6 +123,7 @@ public final class Connection: Sendable {
                     if state.framing == nil { state.framing = framing }
                 }
             }
+            writer.cork()
             for event in events {
                 handle(event)
                 if state.withLock({ $0.exitRequested }) { break readLoop }
@@ -129,6 +131,7 @@ public final class Connection: Sendable {
             if count == 0 { break }
         }
         executor?.stop()
+        writer.uncork()
         return finish(notificationLoop: notificationLoop)
     }
 

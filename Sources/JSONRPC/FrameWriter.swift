@@ -30,7 +30,12 @@ final class FrameWriter: Sendable {
         var pending = Deque<[UInt8]>()
         /// Someone, a caller or the queue, is writing: only it may write until it clears this.
         var writing = false
+        /// Frames are held back and joined, to go out in one write at `uncork`.
+        var corked = false
+        var held: [UInt8] = []
     }
+
+    private enum Turn { case queued, drainOnQueue, writeHere }
 
     init(descriptor: Int32) {
         if let nonBlocking = Self.privateNonBlockingPipe(descriptor) {
@@ -50,19 +55,49 @@ final class FrameWriter: Sendable {
 
     func enqueue(_ frame: [UInt8]) {
         guard !isBroken else { return }
-        enum Turn { case queued, drainOnQueue, writeHere }
-        let turn = state.withLock { state -> Turn in
-            if state.writing {
-                state.pending.append(frame)
-                return .queued
+        let turn = state.withLock { state -> Turn? in
+            if state.corked {
+                state.held.append(contentsOf: frame)
+                return nil
             }
-            state.writing = true
-            guard writesDirectly else {
-                state.pending.append(frame)
-                return .drainOnQueue
-            }
-            return .writeHere
+            return admit(frame, &state)
         }
+        if let turn { take(turn, frame) }
+    }
+
+    /// Holds frames back until `uncork`, which writes them together: the reader corks while
+    /// it works through what it read, so an answer and the notifications before it wake the
+    /// client once.
+    func cork() {
+        state.withLock { $0.corked = true }
+    }
+
+    func uncork() {
+        var frame: [UInt8] = []
+        let turn = state.withLock { state -> Turn? in
+            state.corked = false
+            guard !state.held.isEmpty else { return nil }
+            swap(&frame, &state.held)
+            return admit(frame, &state)
+        }
+        if let turn, !isBroken { take(turn, frame) }
+    }
+
+    /// Whose turn it is to write `frame`, queueing it when someone else is writing.
+    private func admit(_ frame: [UInt8], _ state: inout State) -> Turn {
+        if state.writing {
+            state.pending.append(frame)
+            return .queued
+        }
+        state.writing = true
+        guard writesDirectly else {
+            state.pending.append(frame)
+            return .drainOnQueue
+        }
+        return .writeHere
+    }
+
+    private func take(_ turn: Turn, _ frame: [UInt8]) {
         switch turn {
         case .queued:
             return

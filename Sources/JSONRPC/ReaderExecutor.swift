@@ -68,8 +68,9 @@ final class ReaderExecutor: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    /// Waits until `input` is readable (or closed), running jobs that arrive meanwhile.
-    func waitForInput(_ input: Int32) {
+    /// Waits until `input` is readable (or closed), running jobs that arrive meanwhile;
+    /// `whenIdle` runs each time there is nothing left to run, before the thread sleeps.
+    func waitForInput(_ input: Int32, whenIdle: () -> Void) {
         while true {
             runPending()
             let idle = state.withLock { state -> Bool in
@@ -78,6 +79,7 @@ final class ReaderExecutor: TaskExecutor, @unchecked Sendable {
                 return true
             }
             guard idle else { continue }
+            whenIdle()
             var descriptors = [pollfd(fd: input, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeReader, events: Int16(POLLIN), revents: 0)]
             let ready = poll(&descriptors, 2, -1)
             state.withLock { $0.sleeping = false }
