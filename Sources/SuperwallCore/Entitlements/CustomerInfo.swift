@@ -42,10 +42,7 @@ public struct SubscriptionTransaction: Sendable, Hashable, Codable {
         let container = try decoder.container(keyedBy: Keys.self)
         transactionId = try container.decode(String.self, forKey: .transactionId)
         productId = try container.decode(String.self, forKey: .productId)
-        guard let purchased = try container.decodeFlexibleDate(forKey: .purchaseDate) else {
-            throw DecodingError.valueNotFound(Date.self, .init(codingPath: container.codingPath + [Keys.purchaseDate], debugDescription: "purchaseDate is required"))
-        }
-        purchaseDate = purchased
+        purchaseDate = try container.decodeRequiredFlexibleDate(forKey: .purchaseDate)
         willRenew = try container.decodeIfPresent(Bool.self, forKey: .willRenew) ?? false
         isRevoked = try container.decodeIfPresent(Bool.self, forKey: .isRevoked) ?? false
         isInGracePeriod = try container.decodeIfPresent(Bool.self, forKey: .isInGracePeriod) ?? false
@@ -101,10 +98,7 @@ public struct NonSubscriptionTransaction: Sendable, Hashable, Codable {
         let container = try decoder.container(keyedBy: Keys.self)
         transactionId = try container.decode(String.self, forKey: .transactionId)
         productId = try container.decode(String.self, forKey: .productId)
-        guard let purchased = try container.decodeFlexibleDate(forKey: .purchaseDate) else {
-            throw DecodingError.valueNotFound(Date.self, .init(codingPath: container.codingPath + [Keys.purchaseDate], debugDescription: "purchaseDate is required"))
-        }
-        purchaseDate = purchased
+        purchaseDate = try container.decodeRequiredFlexibleDate(forKey: .purchaseDate)
         isConsumable = try container.decodeIfPresent(Bool.self, forKey: .isConsumable) ?? false
         isRevoked = try container.decodeIfPresent(Bool.self, forKey: .isRevoked) ?? false
         store = Entitlement.Store(wireName: try container.decodeIfPresent(String.self, forKey: .store) ?? "OTHER")

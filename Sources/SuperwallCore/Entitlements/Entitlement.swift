@@ -130,4 +130,11 @@ extension KeyedDecodingContainer {
         }
         return date
     }
+
+    func decodeRequiredFlexibleDate(forKey key: Key) throws -> Date {
+        guard let date = try decodeFlexibleDate(forKey: key) else {
+            throw DecodingError.valueNotFound(Date.self, .init(codingPath: codingPath + [key], debugDescription: "\(key.stringValue) is required"))
+        }
+        return date
+    }
 }

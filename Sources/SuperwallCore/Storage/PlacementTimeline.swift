@@ -37,20 +37,20 @@ struct PlacementTimeline {
 
     /// The first index whose time is greater than `time`.
     private static func firstIndex(in list: [Double], after time: Double) -> Int {
-        var (low, high) = (0, list.count)
-        while low < high {
-            let middle = (low + high) / 2
-            if list[middle] <= time { low = middle + 1 } else { high = middle }
-        }
-        return low
+        firstIndex(in: list) { $0 > time }
     }
 
     /// The first index whose time is at least `time`.
     private static func firstIndex(in list: [Double], notBefore time: Double) -> Int {
+        firstIndex(in: list) { $0 >= time }
+    }
+
+    /// Binary search for the first time that passes `test`, which holds for a suffix of `list`.
+    private static func firstIndex(in list: [Double], where test: (Double) -> Bool) -> Int {
         var (low, high) = (0, list.count)
         while low < high {
             let middle = (low + high) / 2
-            if list[middle] < time { low = middle + 1 } else { high = middle }
+            if test(list[middle]) { high = middle } else { low = middle + 1 }
         }
         return low
     }
