@@ -84,3 +84,31 @@ public final class ProgramCache: Sendable {
 
     public var count: Int { programs.withLock { $0.count } }
 }
+
+/// A rule's source with its program, compiled on first use and then kept: for a rule that
+/// is evaluated again and again (an audience), which so skips the shared cache's lookup by
+/// source text. Two rules are equal when their sources are.
+public final class Rule: Sendable, Equatable {
+    public let source: String
+    private let compiled = Mutex<Result<Program, CompileError>?>(nil)
+
+    public init(_ source: String) {
+        self.source = source
+    }
+
+    public var program: Result<Program, CompileError> {
+        if let program = compiled.withLock({ $0 }) { return program }
+        let program = ProgramCache.shared.program(for: source)
+        compiled.withLock { $0 = program }
+        return program
+    }
+
+    /// Whether the rule matches: only an evaluation to exactly `true` does; a rule that does
+    /// not compile matches nothing.
+    public func matches(_ activation: any Activation) -> Bool {
+        guard case .success(let program) = program else { return false }
+        return program.matches(activation)
+    }
+
+    public static func == (lhs: Rule, rhs: Rule) -> Bool { lhs.source == rhs.source }
+}

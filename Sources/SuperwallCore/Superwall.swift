@@ -83,9 +83,17 @@ public actor Superwall {
     var session: Session? {
         didSet {
             deviceTemplateVersion &+= 1
-            if session?.store !== oldValue?.store { storeOfSession.withLock { $0 = session?.store } }
+            if session?.store !== store {
+                store = session?.store
+                storeOfSession.withLock { $0 = store }
+            }
         }
     }
+    /// The session's store, kept beside it: reading it through `session` would copy the
+    /// whole session on every event.
+    private(set) var store: Store?
+    /// Where the session's config comes from; set with the session.
+    private(set) var configSource: (any ConfigSource)?
     /// The session's store, for `commitTrackedEvents` on any thread.
     private nonisolated let storeOfSession = Mutex<Store?>(nil)
     /// Changes whenever an input of the device template may have: the session, the
@@ -117,7 +125,6 @@ public actor Superwall {
     /// What exists once `configure` has opened the data directory.
     struct Session {
         let apiKey: String
-        let configSource: any ConfigSource
         let timeouts: Timeouts
         let usingPurchaseController: Bool
         let automaticallyDismiss: Bool
@@ -170,6 +177,7 @@ public actor Superwall {
         }
         do {
             session = try openSession(apiKey: apiKey, options: options)
+            configSource = options.configSource
             trackLaunchEvents()
             await loadConfig(from: options.configSource, options: options)
             try refreshCustomerInfo()
@@ -220,7 +228,7 @@ public actor Superwall {
             facts.apply(options.device)
             let status = try store.value(.subscriptionStatus) ?? (options.usingPurchaseController ? .unknown : .inactive)
             var session = Session(
-                apiKey: apiKey, configSource: options.configSource, timeouts: options.timeouts,
+                apiKey: apiKey, timeouts: options.timeouts,
                 usingPurchaseController: options.usingPurchaseController, automaticallyDismiss: options.automaticallyDismiss,
                 testModeBehavior: options.testModeBehavior, subscriptionStatus: status,
                 purchaseHistory: try store.value(.purchaseHistory) ?? PurchaseHistory(),
@@ -253,7 +261,7 @@ public actor Superwall {
     }
 
     private func trackFirstSeenIfNeeded() {
-        guard let store = session?.store, (try? store.value(.didTrackFirstSeen)) != true else { return }
+        guard let store, (try? store.value(.didTrackFirstSeen)) != true else { return }
         track("first_seen")
         try? store.set(true, for: .didTrackFirstSeen)
     }
@@ -268,8 +276,8 @@ public actor Superwall {
         defer {
             track("config_attributes", options.reportedOptions.merging(["using_purchase_controller": .bool(options.usingPurchaseController), "has_delegate": .bool(delegate != nil)]) { _, sdk in sdk })
         }
-        let cached = (try? session?.store.value(.lastConfig)).flatMap { try? Config.decode(from: Data($0.utf8)) }
-        let subscribed = (try? session?.store.value(.subscriptionStatus))??.isActive == true
+        let cached = (try? store?.value(.lastConfig)).flatMap { try? Config.decode(from: Data($0.utf8)) }
+        let subscribed = (try? store?.value(.subscriptionStatus))??.isActive == true
         if let cached, subscribed {
             adopt(cached, refresh: nil)
             refreshInBackground(from: source, options: options)
@@ -311,7 +319,7 @@ public actor Superwall {
             }
             throw error
         }
-        try? session?.store.set(String(decoding: body, as: UTF8.self), for: .lastConfig)
+        try? store?.set(String(decoding: body, as: UTF8.self), for: .lastConfig)
         adopt(config, refresh: RefreshReport(cacheStatus: "NOT_CACHED", fetchSeconds: clock.now().timeIntervalSince(started), retryCount: retries.count))
     }
 
@@ -608,7 +616,7 @@ public actor Superwall {
     /// (custom placements, named by the paywall rather than by kind).
     @discardableResult
     func record(_ event: TrackedEvent, offeringImplicitTrigger: Bool = true) -> TrackedEvent {
-        session?.store.logPlacement(event.name, at: event.createdAt, paramsJSON: event.audienceParametersJSON)
+        store?.logPlacement(event.name, at: event.createdAt, paramsJSON: event.audienceParametersJSON)
         if event.name == "paywall_open" { deviceTemplateVersion &+= 1 }
         if event.isSuperwallEvent {
             delegate?.handleSuperwallEvent(event)

@@ -258,4 +258,15 @@ extension Result where Success == Value, Failure == EvaluationError {
         for number in 0..<10 { _ = cache.evaluate("\(number) == \(number)", contexts[0]) }
         #expect(cache.count == 3)
     }
+
+    @Test("a rule matches only what evaluates to exactly true, keeps its program, and a broken rule matches nothing")
+    func rulesKeepTheirPrograms() throws {
+        let rule = Rule("user.credits == 5")
+        let first = try rule.program.get()
+        #expect(rule.matches(contexts[0]))
+        #expect(try rule.program.get().source == first.source)
+        #expect(!Rule("user.credits").matches(contexts[0]))
+        #expect(!Rule("1 +").matches(contexts[0]))
+        #expect(Rule("a == 1") == Rule("a == 1") && Rule("a == 1") != Rule("a == 2"))
+    }
 }

@@ -338,11 +338,12 @@ private func options(_ directory: String, source: any ConfigSource = EmbeddedCon
 @Suite struct TrackedEventTests {
     @Test func theLoggedParamsTextIsTheAudienceParameters() throws {
         let event = TrackedEvent(
-            id: UUID(), name: "trigger_fire", superwallParameters: ["result": "no_rule_match", "event_name": "shadowed", "quote": "a\"b\n"],
+            id: UUID(), name: "trigger_fire", superwallParameters: ["result": "no_rule_match", "event_name": "shadowed", "quote": "a\"b\n", "tab\tkey": "back\\slash \u{1}"],
             customParameters: ["event_name": "also shadowed", "level": 5, "$sdk": "dropped", "ratio": 0.5], createdAt: Date())
         let decoded = try JSONDecoder().decode([String: JSON].self, from: Data(event.audienceParametersJSON))
         #expect(decoded == event.audienceParameters)
         #expect(decoded["event_name"] == "trigger_fire")
         #expect(decoded["$quote"] == "a\"b\n")
+        #expect(decoded["$tab\tkey"] == "back\\slash \u{1}")
     }
 }

@@ -15,7 +15,7 @@ extension Superwall {
     /// failure the assignment stays unconfirmed and the next presentation tries again.
     func confirmAssignment(of experiment: Experiment) {
         guard let current = session, let assignment = current.assignments[experiment.id], !assignment.isSentToServer,
-              let server = current.configSource as? AssignmentServer, confirmationsInFlight[experiment.id] == nil else { return }
+              let server = configSource as? AssignmentServer, confirmationsInFlight[experiment.id] == nil else { return }
         let confirmation = AssignmentConfirmation(experimentId: assignment.experimentId, variantId: assignment.variant.id)
         let request = ConfigRequest(apiKey: current.apiKey, headers: requestHeaders(cachedBuildId: current.config?.buildId), attemptTimeout: 10)
         confirmationsInFlight[experiment.id] = Task {
@@ -30,7 +30,7 @@ extension Superwall {
               assignment.variant.id == confirmation.variantId else { return }
         assignment.isSentToServer = true
         session?.assignments[confirmation.experimentId] = assignment
-        try? session?.store.save(assignment)
+        try? store?.save(assignment)
     }
 
     // MARK: Subscription status

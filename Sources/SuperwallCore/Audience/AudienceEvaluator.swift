@@ -41,10 +41,8 @@ struct AudienceEvaluator {
     /// No rule matches everyone; otherwise only a result of exactly `true` matches. Errors
     /// (a rule that does not compile, a failed evaluation) are a plain no-match.
     private func matches(_ audience: Audience) -> Bool {
-        guard let expression = audience.expression else { return true }
-        let scope = context.addingDeviceKeys(computedDeviceKeys(audience.computedProperties))
-        if case .success(.bool(true)) = ProgramCache.shared.evaluate(expression, scope) { return true }
-        return false
+        guard let rule = audience.rule else { return true }
+        return rule.matches(context.addingDeviceKeys(computedDeviceKeys(audience.computedProperties)))
     }
 
     /// `daysSince_app_install` and the like; a placement that never happened has no key.

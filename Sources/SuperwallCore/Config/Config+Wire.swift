@@ -1,4 +1,5 @@
 import Foundation
+import Rules
 
 // The static-config wire format: snake_case keys, SCREAMING_SNAKE enum values. Each type
 // decodes with SuperwallKit's rules, noted where they are not plain.
@@ -71,7 +72,7 @@ extension Audience: Decodable {
         experimentId = try container.decode(String.self, forKey: .experimentId)
         experimentGroupId = try container.decode(String.self, forKey: .experimentGroupId)
         variants = try container.decode([Variant].self, forKey: .variants)
-        expression = try container.decodeIfPresent(String.self, forKey: .expressionCel)
+        rule = try container.decodeIfPresent(String.self, forKey: .expressionCel).map { Rule($0) }
         occurrence = try container.decodeIfPresent(Occurrence.self, forKey: .occurrence)
         computedProperties = try container.decodeLossyArray(
             ComputedPropertyRequest.self, forKey: .computedProperties, log: DroppedElementLog.of(decoder))

@@ -1,3 +1,5 @@
+import Rules
+
 /// The static configuration of an app, as served by `GET /api/v1/static_config`.
 ///
 /// Field names follow SuperwallKit's `Config`; the wire keys are snake_case (see
@@ -72,7 +74,8 @@ public struct Audience: Sendable, Equatable {
     /// The campaign this audience belongs to.
     public var experimentGroupId: String
     /// Superscript CEL; nil matches everyone (occurrence limits still apply).
-    public var expression: String?
+    public var expression: String? { rule?.source }
+    let rule: Rule?
     public var occurrence: Occurrence?
     public var computedProperties: [ComputedPropertyRequest]
     public var preload: Preload
@@ -81,7 +84,7 @@ public struct Audience: Sendable, Equatable {
     public init(experimentId: String, experimentGroupId: String, expression: String?, occurrence: Occurrence?, computedProperties: [ComputedPropertyRequest], preload: Preload, variants: [Variant]) {
         self.experimentId = experimentId
         self.experimentGroupId = experimentGroupId
-        self.expression = expression
+        rule = expression.map { Rule($0) }
         self.occurrence = occurrence
         self.computedProperties = computedProperties
         self.preload = preload

@@ -81,7 +81,7 @@ extension Superwall {
 
     /// Adds a completed purchase to the history and derives what follows from it.
     func recordPurchase(_ transaction: PurchaseTransaction) throws(SuperwallError) {
-        guard var history = session?.purchaseHistory, let store = session?.store else { return }
+        guard var history = session?.purchaseHistory, let store else { return }
         switch transaction {
         case .subscription(let subscription): history.subscriptions.append(subscription)
         case .nonSubscription(let purchase): history.nonSubscriptions.append(purchase)

@@ -324,19 +324,21 @@ extension Superwall {
 
     /// Waits while the config is loading; nil once it is loaded, `noConfig` if it failed.
     func waitForConfig() async -> PresentationError? {
-        while let session, session.status == .pending {
+        while session?.status == .pending {
             let ticket = configWaiters.ticket()
             await withCheckedContinuation { configWaiters.park($0, ticket: ticket) }
         }
-        guard let session else { return .noConfig("Superwall is not configured") }
-        if session.status == .failed { return .noConfig(session.configError?.description ?? "the config failed to load") }
-        return nil
+        switch session?.status {
+        case nil: return .noConfig("Superwall is not configured")
+        case .failed: return .noConfig(session?.configError?.description ?? "the config failed to load")
+        default: return nil
+        }
     }
 
     /// Waits, within `timeouts.subscriptionStatus`, for the status to be known.
     func waitForSubscriptionStatus() async -> Bool {
-        guard let session else { return false }
-        if session.subscriptionStatus != .unknown { return true }
+        guard let status = session?.subscriptionStatus else { return false }
+        if status != .unknown { return true }
         let ticket = statusWaiters.ticket()
         let limit = timeouts.subscriptionStatus
         let timer = Task {
@@ -348,11 +350,11 @@ extension Superwall {
     }
 
     func evaluateAudiences(of placement: PlacementData, in config: Config) -> AudienceOutcome {
-        guard let session, let trigger = config.trigger(for: placement.name) else { return .placementNotFound }
-        let store = session.store
+        guard let store, let userAttributes = session?.userAttributes, let isLoggedIn = session?.identity.isLoggedIn,
+              let trigger = config.trigger(for: placement.name) else { return .placementNotFound }
         let now = clock.now()
         let context = AudienceContext(
-            userAttributes: session.userAttributes, isLoggedIn: session.identity.isLoggedIn, device: deviceTemplate(),
+            userAttributes: userAttributes, isLoggedIn: isLoggedIn, device: deviceTemplate(),
             params: placement.params, history: StorePlacementHistory(store: store, now: now))
         let evaluator = AudienceEvaluator(
             context: context, historyBeforePlacement: StorePlacementHistory(store: store, now: placement.createdAt.addingTimeInterval(-0.001)),
@@ -380,7 +382,7 @@ extension Superwall {
     }
 
     func recordOccurrence(_ occurrence: Occurrence) {
-        try? session?.store.recordOccurrence(key: occurrence.key, at: clock.now())
+        try? store?.recordOccurrence(key: occurrence.key, at: clock.now())
     }
 
     /// The paywall by identifier, from the config; loaded once and then cached until a
@@ -427,6 +429,7 @@ extension Superwall {
             parameters["experiment_id"] = .string(experiment.id)
         case .noAudienceMatch(let unmatched):
             parameters["result"] = "no_rule_match"
+            parameters.reserveCapacity(parameters.count + unmatched.count)
             for audience in unmatched { parameters["unmatched_audience_\(audience.experimentId)"] = .string(audience.source.rawValue) }
         case .placementNotFound:
             parameters["result"] = "eventNotFound"
