@@ -8,6 +8,17 @@ import Glibc
 #endif
 
 @main
+enum Entry {
+    /// A bare `superwall-bridge`, how wrappers spawn it, serves with the defaults at once:
+    /// the argument parser's reflection would otherwise cost a millisecond of every startup.
+    static func main() {
+        if CommandLine.arguments.count <= 1 {
+            Serve.serve(Serve.Settings())
+        }
+        SuperwallBridgeCommand.main()
+    }
+}
+
 struct SuperwallBridgeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "superwall-bridge",
@@ -39,7 +50,19 @@ struct Serve: ParsableCommand {
         guard maxMessageSize > 0 else { throw ValidationError("--max-message-size must be positive.") }
     }
 
+    /// What serving needs from the command line.
+    struct Settings {
+        var logLevel: Logger.Level = .warning
+        var trace: String?
+        var framing: Framing?
+        var maxMessageSize = 64 * 1024 * 1024
+    }
+
     func run() throws {
+        Self.serve(Settings(logLevel: logLevel.level, trace: trace, framing: framing.framing, maxMessageSize: maxMessageSize))
+    }
+
+    static func serve(_ settings: Settings) -> Never {
         // A parent that spawns us from one of its worker threads hands down that thread's
         // blocked (or ignored) signals; SIGTERM and SIGINT must always be able to stop us.
         var nothing = sigset_t()
@@ -47,22 +70,27 @@ struct Serve: ParsableCommand {
         sigprocmask(SIG_SETMASK, &nothing, nil)
         signal(SIGTERM, SIG_DFL)
         signal(SIGINT, SIG_DFL)
-        let descriptors = try StandardStreams.protect()
-        let sink = StderrLogHandler.Sink(level: logLevel.level)
+        let sink = StderrLogHandler.Sink(level: settings.logLevel)
         LoggingSystem.bootstrap { label in StderrLogHandler(label: label, sink: sink) }
         let logger = Logger(label: "superwall-bridge")
+        do {
+            let descriptors = try StandardStreams.protect()
+            var options = Connection.Options()
+            options.maximumMessageSize = settings.maxMessageSize
+            options.framing = settings.framing
+            if let trace = settings.trace { options.trace = try FrameTrace(path: trace) }
 
-        var options = Connection.Options()
-        options.maximumMessageSize = maxMessageSize
-        options.framing = framing.framing
-        if let trace { options.trace = try FrameTrace(path: trace) }
-
-        let server = BridgeServer(logger: logger, logLevel: sink)
-        let connection = Connection(
-            input: descriptors.input, output: descriptors.output, handler: server, options: options, logger: logger)
-        let status = connection.run()
-        sink.flush()
-        Glibc.exit(status)
+            let server = BridgeServer(logger: logger, logLevel: sink)
+            let connection = Connection(
+                input: descriptors.input, output: descriptors.output, handler: server, options: options, logger: logger)
+            let status = connection.run()
+            sink.flush()
+            Glibc.exit(status)
+        } catch {
+            logger.critical("Cannot serve: \(error)")
+            sink.flush()
+            Glibc.exit(1)
+        }
     }
 }
 
