@@ -9,7 +9,7 @@ BIN_RELEASE := .build/release/superwall-bridge
 BENCH_DIR := Benchmarks
 BENCH_BIN := $(BENCH_DIR)/bin
 
-.PHONY: all deps build release test demo bench clean
+.PHONY: all deps build release test python-test demo bench clean
 
 all: build
 
@@ -33,11 +33,27 @@ release: deps
 	$(SWIFT) build $(RELEASE_FLAGS)
 
 # Swift Testing runs the suites; XCTest, which has none, prints its own "Executed 0 tests"
-# first, so the last line here restates the real count plainly.
+# first, so the last line here restates the real count plainly. Every bridge the end-to-end
+# suites start traces its frames to WIRE_TRACES; the Python suite then runs the conformance
+# scenarios from the Python client and checks every traced message against protocol/openrpc.json.
+WIRE_TRACES := $(CURDIR)/.build/wire-traces
+PY_VENV := .build/python-venv
+
 test: deps
 	$(SWIFT) build --build-tests
-	set -o pipefail; SUPERWALL_BRIDGE_BIN=$(CURDIR)/$(BIN_DEBUG) $(SWIFT) test --skip-build 2>&1 | tee .build/swift-test.log
-	@sed -nE 's/.*Test run with ([0-9]+) tests? in [0-9]+ suites? passed.*/\1 passed, 0 failed/p' .build/swift-test.log | tail -n 1
+	rm -rf $(WIRE_TRACES)
+	set -o pipefail; SUPERWALL_WIRE_TRACES=$(WIRE_TRACES) SUPERWALL_BRIDGE_BIN=$(CURDIR)/$(BIN_DEBUG) $(SWIFT) test --skip-build 2>&1 | tee .build/swift-test.log
+	@sed -nE 's/.*Test run with ([0-9]+) tests? in [0-9]+ suites? passed.*/Swift: \1 passed, 0 failed/p' .build/swift-test.log | tail -n 1
+	$(MAKE) --no-print-directory python-test
+
+# The Python client's suite against the debug binary, in a virtualenv under .build.
+python-test: $(PY_VENV)/bin/pytest
+	$(PY_VENV)/bin/pip install -q --no-deps --force-reinstall ./clients/python
+	SUPERWALL_BRIDGE=$(CURDIR)/$(BIN_DEBUG) SUPERWALL_WIRE_TRACES=$(WIRE_TRACES) $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider clients/python/tests
+
+$(PY_VENV)/bin/pytest:
+	$(PYTHON) -m venv $(PY_VENV)
+	$(PY_VENV)/bin/pip install -q "pytest>=8,<10" "jsonschema>=4.18,<5"
 
 demo: build
 	$(PYTHON) scripts/demo.py $(BIN_DEBUG)

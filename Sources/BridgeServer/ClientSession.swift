@@ -22,6 +22,12 @@ public struct ClientSession: Sendable, Equatable {
 
     init(initializeParams params: Params) throws(RPCError) {
         protocolVersion = try params.string("protocolVersion")
+        guard Self.speaks(protocolVersion) else {
+            throw RPCError(
+                code: -32602,
+                message: "This bridge speaks protocol \(BridgeServer.protocolVersion) (any 1.x client works with it), not \(protocolVersion).",
+                kind: "unsupportedProtocolVersion", details: ["path": "params.protocolVersion", "supported": .string(BridgeServer.protocolVersion)])
+        }
         let client = try params.optionalObject("client")
         clientName = try client?.optionalString("name") ?? "unknown"
         clientVersion = try client?.optionalString("version")
@@ -32,5 +38,11 @@ public struct ClientSession: Sendable, Equatable {
             capabilities.customCallbacks = try declared.optionalBool("customCallbacks") ?? false
             capabilities.delegate = try declared.optionalBool("delegate") ?? false
         }
+    }
+
+    /// A client of the same major version: minor versions only add methods, fields and
+    /// notifications, which a client ignores when it does not know them.
+    static func speaks(_ version: String) -> Bool {
+        version.split(separator: ".", omittingEmptySubsequences: false).first == BridgeServer.protocolVersion.split(separator: ".").first
     }
 }

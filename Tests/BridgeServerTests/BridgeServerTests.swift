@@ -81,6 +81,18 @@ private func bridge() -> (InProcessServer, BridgeServer) {
         #expect(await process.initialize()?["result"] != nil)
     }
 
+    @Test func anotherMajorProtocolVersionIsRefusedAndAnyMinorOfOursAccepted() async {
+        let (process, server) = bridge()
+        process.client.request(1, "initialize", ["protocolVersion": "2.0"])
+        let reply = await process.client.next()
+        #expect(reply?["error"]?["code"] == -32602)
+        #expect(reply?["error"]?["data"]?["kind"] == "unsupportedProtocolVersion")
+        #expect(reply?["error"]?["data"]?["supported"] == "1.0")
+        #expect(server.clientSession == nil)
+        process.client.request(2, "initialize", ["protocolVersion": "1.7"])
+        #expect(await process.client.next()?["result"]?["protocolVersion"] == "1.0")
+    }
+
     @Test func positionalInitializeParamsAreRefused() async {
         let (process, _) = bridge()
         process.client.request(1, "initialize", ["1.0"])

@@ -17,6 +17,16 @@ public final class BridgeProcess: @unchecked Sendable {
         return bundle.appendingPathComponent("superwall-bridge").path
     }
 
+    /// With `SUPERWALL_WIRE_TRACES` set (the Makefile sets it), every bridge a test starts
+    /// traces its frames into that directory, where the Python suite checks each message
+    /// the bridge sent against `protocol/openrpc.json`.
+    static func wireTraceArguments(unless arguments: [String]) -> [String] {
+        guard !arguments.contains("--trace"), let directory = ProcessInfo.processInfo.environment["SUPERWALL_WIRE_TRACES"],
+              !directory.isEmpty else { return [] }
+        try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        return ["--trace", "\(directory)/swift-\(UUID().uuidString).jsonl"]
+    }
+
     public init(arguments: [String] = [], framing: Framing = .newlineDelimited) throws {
         let stdin = Pipe2()
         let stdout = Pipe2()
@@ -35,7 +45,7 @@ public final class BridgeProcess: @unchecked Sendable {
         sigemptyset(&emptyMask)
         posix_spawnattr_setsigmask(&attributes, &emptyMask)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
-        let argv = [Self.binaryPath] + arguments
+        let argv = [Self.binaryPath] + arguments + Self.wireTraceArguments(unless: arguments)
         var cArguments = argv.map { strdup($0) } + [nil]
         defer { cArguments.forEach { free($0) } }
         var child: pid_t = 0

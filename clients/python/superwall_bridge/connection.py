@@ -31,6 +31,7 @@ log = logging.getLogger("superwall_bridge")
 bridge_log = logging.getLogger("superwall_bridge.bridge")
 
 MAX_MESSAGE_SIZE = 64 * 1024 * 1024
+_NO_ID = object()
 
 
 class RemoteError(Exception):
@@ -67,7 +68,10 @@ class Connection:
         self._ids = itertools.count(1)
         self._pending: dict[Any, asyncio.Future[Any]] = {}
         self._serving: dict[Any, asyncio.Task[None]] = {}
-        self._notifications: asyncio.Queue[tuple[int, str, Any] | None] = asyncio.Queue()
+        #: Notifications and the bridge's requests, in arrival order: each request's handler
+        #: starts only after every notification before it was handled.
+        self._arrivals: asyncio.Queue[tuple[int, str, Any, Any] | None] = asyncio.Queue()
+        self._cancelled_early: set[Any] = set()
         self._arrived = 0
         self._dispatched = 0
         self._dispatch_progress = asyncio.Condition()
@@ -96,7 +100,7 @@ class Connection:
         return connection
 
     def _start(self) -> None:
-        self._dispatcher = asyncio.create_task(self._dispatch_notifications(), name="superwall-bridge notifications")
+        self._dispatcher = asyncio.create_task(self._dispatch_arrivals(), name="superwall-bridge notifications")
         self._tasks = [
             asyncio.create_task(self._read_messages(), name="superwall-bridge reader"),
             self._dispatcher,
@@ -243,15 +247,16 @@ class Connection:
             raise ProtocolViolationError(f"not a JSON-RPC 2.0 message: {message!r}")
         method = message.get("method")
         if isinstance(method, str):
-            if "id" in message:
-                self._serve(message["id"], method, message.get("params"))
-            elif method == "$/cancelRequest":
-                task = self._serving.get((message.get("params") or {}).get("id"))
+            if method == "$/cancelRequest" and "id" not in message:
+                cancelled = (message.get("params") or {}).get("id")
+                task = self._serving.get(cancelled)
                 if task is not None:
                     task.cancel()
-            else:
-                self._arrived += 1
-                self._notifications.put_nowait((self._arrived, method, message.get("params")))
+                else:
+                    self._cancelled_early.add(cancelled)
+                return
+            self._arrived += 1
+            self._arrivals.put_nowait((self._arrived, method, message.get("params"), message["id"] if "id" in message else _NO_ID))
             return
         future = self._pending.get(message.get("id"))
         if future is None or future.done():
@@ -281,24 +286,30 @@ class Connection:
 
         self._serving[request_id] = asyncio.create_task(answer(), name=f"answering {method}")
 
-    async def _dispatch_notifications(self) -> None:
-        while (item := await self._notifications.get()) is not None:
-            sequence, method, params = item
-            try:
-                await self._on_notification(method, params)
-            except Exception:
-                log.exception("handling %s failed", method)
+    async def _dispatch_arrivals(self) -> None:
+        while (item := await self._arrivals.get()) is not None:
+            sequence, method, params, request_id = item
+            if request_id is not _NO_ID:
+                if request_id in self._cancelled_early:
+                    self._cancelled_early.discard(request_id)
+                else:
+                    self._serve(request_id, method, params)
+            else:
+                try:
+                    await self._on_notification(method, params)
+                except Exception:
+                    log.exception("handling %s failed", method)
             async with self._dispatch_progress:
                 self._dispatched = sequence
                 self._dispatch_progress.notify_all()
 
     def arrivals_so_far(self) -> int:
-        """How many notifications have arrived; see :meth:`delivered`."""
+        """How many notifications and requests have arrived; see :meth:`delivered`."""
         return self._arrived
 
     async def delivered(self, count: int) -> None:
-        """Waits until the first ``count`` notifications have been handled (callers that
-        want handler callbacks to have run before they return)."""
+        """Waits until the first ``count`` arrivals have been handled, or their requests'
+        handlers started (callers that want handler callbacks to have run before they return)."""
         if asyncio.current_task() is self._dispatcher:
             return  # called from a notification callback: waiting would wait on itself
         async with self._dispatch_progress:
@@ -323,7 +334,7 @@ class Connection:
                     future.set_exception(self._closed)
             for task in list(self._serving.values()):
                 task.cancel()
-            self._notifications.put_nowait(None)
+            self._arrivals.put_nowait(None)
         return self._closed
 
     async def close(self, timeout: float = 5.0) -> int | None:

@@ -65,6 +65,12 @@ class InternalBridgeError(BridgeError):
     KIND = "internalError"
 
 
+class UnsupportedProtocolVersionError(BridgeError):
+    """The bridge speaks another major version of the protocol; ``data["supported"]`` says which."""
+
+    KIND = "unsupportedProtocolVersion"
+
+
 class NotInitializedError(BridgeError):
     KIND = "notInitialized"
 
@@ -194,7 +200,7 @@ _BY_KIND: dict[str, type[BridgeError]] = {
     cls.KIND: cls
     for cls in (
         ParseError, InvalidRequestError, MethodNotFoundError, NotImplementedByBridgeError, InvalidParamsError,
-        InternalBridgeError, NotInitializedError, NotConfiguredError, RequestTimeoutError, RequestCancelledError,
+        InternalBridgeError, UnsupportedProtocolVersionError, NotInitializedError, NotConfiguredError, RequestTimeoutError, RequestCancelledError,
         ConnectionClosedError, ShutDownError, ApiKeyMismatchError, InvalidUserIdError, ReservedPlacementNameError,
         PaywallSessionNotFoundError, ProductNotFoundError, PurchaseInProgressError, CustomerInfoTimeoutError,
         NoPurchaseControllerError, PaywallSkippedError, PaywallAlreadyPresentedError, NoPresenterError, NoConfigError,

@@ -1,0 +1,104 @@
+"""What the app implements: a delegate, a purchase controller, a paywall presenter, and a
+handler for one ``register``. Every method may be a plain function or a coroutine."""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, Awaitable, Protocol, TypeVar, runtime_checkable
+
+from .models import (
+    CustomCallback, CustomCallbackResult, CustomerInfo, ErrorInfo, PaywallDismissal, PaywallInfo, PaywallPresentation,
+    PaywallResult, Product, PurchaseResult, RestorationResult, SkipReason, SubscriptionStatus, SuperwallEvent,
+)
+
+T = TypeVar("T")
+
+
+async def resolve(value: T | Awaitable[T]) -> T:
+    """The value, awaited when a callback returned a coroutine."""
+    if inspect.isawaitable(value):
+        return await value
+    return value
+
+
+class SuperwallDelegate:
+    """SuperwallKit's ``SuperwallDelegate``: override what you need; the rest do nothing.
+
+    The bridge keeps delegate notifications sent before a delegate is bound and delivers
+    them once one is, so passing a delegate to :meth:`Superwall.start` loses nothing of
+    ``configure``.
+    """
+
+    def handle_superwall_event(self, event: SuperwallEvent) -> Any: ...
+
+    def subscription_status_did_change(self, old: SubscriptionStatus, new: SubscriptionStatus) -> Any: ...
+
+    def customer_info_did_change(self, old: CustomerInfo, new: CustomerInfo) -> Any: ...
+
+    def will_present_paywall(self, info: PaywallInfo) -> Any: ...
+
+    def did_present_paywall(self, info: PaywallInfo) -> Any: ...
+
+    def will_dismiss_paywall(self, info: PaywallInfo) -> Any: ...
+
+    def did_dismiss_paywall(self, info: PaywallInfo) -> Any: ...
+
+    def handle_custom_paywall_action(self, name: str) -> Any: ...
+
+    def paywall_will_open_url(self, url: str) -> Any: ...
+
+    def paywall_will_open_deep_link(self, url: str) -> Any: ...
+
+    def user_attributes_did_change(self, attributes: dict[str, Any]) -> Any: ...
+
+    def handle_superwall_deep_link(self, url: str, path_components: list[str], query_parameters: dict[str, Any]) -> Any: ...
+
+    def handle_log(self, level: str, scope: str, message: str | None, info: dict[str, Any] | None, error: str | None) -> Any: ...
+
+    def test_mode_transaction(self, kind: str, product: Product | None) -> Any:
+        """Test mode (no purchase controller) simulated a ``"purchase"`` or ``"restore"``."""
+
+    def unknown_notification(self, method: str, params: Any) -> Any:
+        """A ``delegate/*`` notification this version of the client does not know; ignored by default."""
+
+
+@runtime_checkable
+class PurchaseController(Protocol):
+    """Purchases through the app's own store code (SuperwallKit's ``PurchaseController``).
+
+    Set the subscription status (``await sw.set_subscription_status(...)``) before answering
+    ``purchased`` or ``restored``: the bridge never changes it for a controller.
+    """
+
+    def purchase(self, product: Product, paywall_info: PaywallInfo | None) -> PurchaseResult | Awaitable[PurchaseResult]: ...
+
+    def restore_purchases(self) -> RestorationResult | Awaitable[RestorationResult]: ...
+
+
+@runtime_checkable
+class PaywallPresenter(Protocol):
+    """Shows and hides paywalls for the bridge. Raise from :meth:`present` to refuse (the
+    presentation then fails with ``noPresenter``)."""
+
+    def present(self, presentation: PaywallPresentation) -> None | Awaitable[None]: ...
+
+    def dismiss(self, dismissal: PaywallDismissal) -> None | Awaitable[None]: ...
+
+
+class PresentationHandler:
+    """Hears how one ``register`` goes (SuperwallKit's ``PaywallPresentationHandler``).
+    Override what you need."""
+
+    def on_present(self, info: PaywallInfo) -> Any: ...
+
+    def on_will_dismiss(self, info: PaywallInfo, result: PaywallResult) -> Any: ...
+
+    def on_dismiss(self, info: PaywallInfo, result: PaywallResult) -> Any: ...
+
+    def on_skip(self, reason: SkipReason) -> Any: ...
+
+    def on_error(self, error: ErrorInfo) -> Any: ...
+
+    def on_custom_callback(self, callback: CustomCallback) -> CustomCallbackResult | Awaitable[CustomCallbackResult]:
+        """A paywall's custom callback. The default answers failure, as an app without a handler would."""
+        return CustomCallbackResult.failure()

@@ -1,0 +1,415 @@
+"""The asyncio client: :class:`Superwall`."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+from pathlib import Path
+from typing import Any, Coroutine, Generator, Mapping, Sequence
+
+from . import __version__ as _version
+from .callbacks import PaywallPresenter, PresentationHandler, PurchaseController, SuperwallDelegate, resolve
+from .connection import Connection, Framing, RemoteError, WireObserver
+from .errors import BridgeNotFoundError
+from .models import (
+    Assignment, ConfigureResult, CustomCallback, CustomCallbackResult, CustomerInfo, Entitlement, EntitlementsInfo,
+    ErrorInfo, PaywallDismissal, PaywallInfo, PaywallPresentation, PaywallResult, PresentationResult, Product,
+    PurchaseResult, RegisterResult, ServerInfo, SkipReason, StoreDetails, SubscriptionStatus, SuperwallEvent, UserIdentity,
+)
+
+PROTOCOL_VERSION = "1.0"
+
+#: Seconds a call waits for its answer unless told otherwise.
+DEFAULT_TIMEOUT = 30.0
+#: ``register``, ``purchase`` and ``restore_purchases`` end when the user is done, and the
+#: bridge bounds its own waits on the client (a purchase by 10 minutes); these wait longer.
+INTERACTIVE_TIMEOUT = 900.0
+
+
+def find_bridge(bridge_path: str | os.PathLike[str] | None = None) -> str:
+    """The bridge binary: ``bridge_path``, else ``$SUPERWALL_BRIDGE``, else ``superwall-bridge``
+    on ``PATH``, else the output of ``swift build`` in this checkout or the working directory."""
+    if bridge_path is not None:
+        path = Path(bridge_path)
+        if not path.is_file():
+            raise BridgeNotFoundError(f"no bridge binary at {path}")
+        return str(path)
+    if environment := os.environ.get("SUPERWALL_BRIDGE"):
+        if not Path(environment).is_file():
+            raise BridgeNotFoundError(f"SUPERWALL_BRIDGE names {environment}, which is not a file")
+        return environment
+    if on_path := shutil.which("superwall-bridge"):
+        return on_path
+    roots = [Path.cwd(), *Path.cwd().parents, *Path(__file__).resolve().parents]
+    for root in roots:
+        for configuration in ("debug", "release"):
+            candidate = root / ".build" / configuration / "superwall-bridge"
+            if candidate.is_file():
+                return str(candidate)
+    raise BridgeNotFoundError(
+        "superwall-bridge not found: pass bridge_path, set SUPERWALL_BRIDGE, or run `swift build` in the bridge's checkout")
+
+
+class Starting:
+    """What :meth:`Superwall.start` returns: awaitable, and an async context manager."""
+
+    def __init__(self, launching: Coroutine[Any, Any, Superwall]) -> None:
+        self._launching = launching
+        self._client: Superwall | None = None
+
+    def __await__(self) -> Generator[Any, None, Superwall]:
+        return self._launching.__await__()
+
+    async def __aenter__(self) -> Superwall:
+        self._client = await self._launching
+        return self._client
+
+    async def __aexit__(self, *exc_info: Any) -> None:
+        if self._client is not None:
+            await self._client.close()
+
+
+class Superwall:
+    """A running bridge and the Superwall SDK it serves.
+
+    Start one with :meth:`start` (or ``async with Superwall.start(...) as sw``), then call
+    :meth:`configure`. Every method has a ``timeout`` (seconds); a bridge that does not answer
+    in time raises :class:`~superwall_bridge.errors.BridgeTimeoutError`, one that exits raises
+    :class:`~superwall_bridge.errors.BridgeClosedError` in every waiting call.
+    """
+
+    def __init__(self, connection: Connection, server: ServerInfo, *, delegate: SuperwallDelegate | None,
+                 purchase_controller: PurchaseController | None, paywall_presenter: PaywallPresenter | None,
+                 timeout: float) -> None:
+        self._connection = connection
+        self.server = server
+        self.delegate = delegate
+        self.purchase_controller = purchase_controller
+        self.paywall_presenter = paywall_presenter
+        self.timeout = timeout
+        self._handlers: dict[Any, PresentationHandler] = {}
+
+    @classmethod
+    def start(cls, bridge_path: str | os.PathLike[str] | None = None, **options: Any) -> Starting:
+        """Spawns the bridge and initializes the session. Await it (``sw = await
+        Superwall.start()``) or use it as a context manager that closes the bridge at the end
+        (``async with Superwall.start() as sw``). Takes the keyword arguments of :meth:`launch`."""
+        return Starting(cls.launch(bridge_path, **options))
+
+    @classmethod
+    async def launch(
+        cls,
+        bridge_path: str | os.PathLike[str] | None = None,
+        *,
+        delegate: SuperwallDelegate | None = None,
+        purchase_controller: PurchaseController | None = None,
+        paywall_presenter: PaywallPresenter | None = None,
+        custom_callbacks: bool = True,
+        framing: Framing = "ndjson",
+        arguments: Sequence[str] = (),
+        env: Mapping[str, str] | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+        client_name: str = "superwall-bridge-python",
+        observer: WireObserver | None = None,
+    ) -> Superwall:
+        """Spawns the bridge and initializes the session, declaring what this client handles:
+        a purchase controller, a paywall presenter, custom callbacks (answered by each
+        ``register``'s handler) and a delegate."""
+        holder: list[Superwall] = []
+
+        async def on_request(method: str, params: Any, request_id: Any) -> Any:
+            return await holder[0]._answer(method, params)
+
+        async def on_notification(method: str, params: Any) -> None:
+            if holder:
+                await holder[0]._hear(method, params)
+
+        connection = await Connection.spawn(
+            find_bridge(bridge_path), arguments, env=env, framing=framing,
+            on_request=on_request, on_notification=on_notification, observer=observer)
+        try:
+            reply = await connection.request("initialize", {
+                "protocolVersion": PROTOCOL_VERSION,
+                "client": {"name": client_name, "version": _version},
+                "capabilities": {
+                    "purchaseController": purchase_controller is not None,
+                    "paywallPresenter": paywall_presenter is not None,
+                    "customCallbacks": custom_callbacks,
+                    "delegate": delegate is not None,
+                },
+            }, timeout=timeout)
+        except BaseException:
+            await connection.close(timeout=1)
+            raise
+        client = cls(connection, ServerInfo.from_wire(reply), delegate=delegate, purchase_controller=purchase_controller,
+                     paywall_presenter=paywall_presenter, timeout=timeout)
+        holder.append(client)
+        return client
+
+    async def __aenter__(self) -> Superwall:
+        return self
+
+    async def __aexit__(self, *exc_info: Any) -> None:
+        await self.close()
+
+    @property
+    def connection(self) -> Connection:
+        """The JSON-RPC session (for methods this class does not wrap yet: ``await sw.call(...)``)."""
+        return self._connection
+
+    async def call(self, method: str, params: Mapping[str, Any] | None = None, *, timeout: float | None = None) -> Any:
+        """Any method of the protocol, answered as raw JSON."""
+        return await self._connection.request(method, dict(params) if params is not None else {},
+                                              timeout=self.timeout if timeout is None else timeout)
+
+    # MARK: Lifecycle
+
+    async def shutdown(self, *, timeout: float | None = None) -> None:
+        """Asks the bridge to finish, flush and persist (``shutdown``), then to exit."""
+        await self.call("shutdown", timeout=timeout)
+        await self._connection.notify("exit")
+
+    async def close(self, *, timeout: float = 5.0) -> int | None:
+        """Shuts the bridge down cleanly if it still runs, and waits for it to exit. Returns its status."""
+        if not self._connection.is_closed:
+            try:
+                await self.shutdown(timeout=timeout)
+            except Exception:  # already going away: closing stdin still ends it
+                pass
+        return await self._connection.close(timeout=timeout)
+
+    # MARK: Configuration and identity
+
+    async def configure(self, api_key: str, *, options: Mapping[str, Any] | None = None,
+                        device: Mapping[str, Any] | None = None, store_products: Sequence[StoreDetails] = (),
+                        timeout: float | None = None) -> ConfigureResult:
+        """``configure``: loads the config (``options["configSource"]``: ``{"type": "embedded"}``,
+        ``{"type": "file", "path": ...}`` or ``{"type": "http", "baseUrl": ...}``) and the user."""
+        params: dict[str, Any] = {"apiKey": api_key, "options": dict(options or {})}
+        if device is not None:
+            params["device"] = dict(device)
+        if store_products:
+            params["storeProducts"] = [product.to_wire() for product in store_products]
+        return ConfigureResult.from_wire(await self.call("configure", params, timeout=timeout))
+
+    async def configuration_status(self) -> str:
+        return (await self.call("getConfigurationStatus"))["status"]
+
+    async def set_delegate(self, delegate: SuperwallDelegate | None) -> None:
+        """Binds (or unbinds) the delegate; binding delivers what the bridge kept meanwhile."""
+        self.delegate = delegate
+        await self.call("setDelegate", {"enabled": delegate is not None})
+
+    async def identify(self, user_id: str, *, restore_paywall_assignments: bool = False) -> str:
+        return (await self.call("identify", {"userId": user_id, "options": {"restorePaywallAssignments": restore_paywall_assignments}}))["userId"]
+
+    async def reset(self) -> str:
+        """Forgets the user; answers the new anonymous id."""
+        return (await self.call("reset"))["userId"]
+
+    async def user(self) -> UserIdentity:
+        return UserIdentity.from_wire(await self.call("getUserId"))
+
+    async def set_user_attributes(self, attributes: Mapping[str, Any]) -> dict[str, Any]:
+        """Merges ``attributes`` (``None`` removes a key); answers the merged attributes."""
+        return (await self.call("setUserAttributes", {"attributes": dict(attributes)}))["attributes"]
+
+    async def user_attributes(self) -> dict[str, Any]:
+        return (await self.call("getUserAttributes"))["attributes"]
+
+    async def set_integration_attributes(self, attributes: Mapping[str, Any]) -> dict[str, Any]:
+        return (await self.call("setIntegrationAttributes", {"attributes": dict(attributes)}))["attributes"]
+
+    async def device_attributes(self) -> dict[str, Any]:
+        return (await self.call("getDeviceAttributes"))["attributes"]
+
+    # MARK: Presentation
+
+    async def register(self, placement: str, *, params: Mapping[str, Any] | None = None, has_feature: bool = False,
+                       handler: PresentationHandler | None = None, timeout: float = INTERACTIVE_TIMEOUT) -> RegisterResult:
+        """SuperwallKit's ``register``: answers when the presentation ends (skipped, dismissed,
+        or failed) with ``feature_granted``, the bridge's decision to run the feature. The
+        handler's callbacks have all run by the time this returns."""
+        request_id = f"register-{self._connection.next_request_id()}"
+        self._handlers[request_id] = handler or PresentationHandler()
+        try:
+            wire = await self._connection.request(
+                "register", {"placement": placement, "params": dict(params or {}), "hasFeature": has_feature},
+                timeout=timeout, request_id=request_id)
+            await self._connection.delivered(self._connection.arrivals_so_far())
+            return RegisterResult.from_wire(wire)
+        finally:
+            self._handlers.pop(request_id, None)
+
+    async def presentation_result(self, placement: str, *, params: Mapping[str, Any] | None = None) -> PresentationResult:
+        return PresentationResult.from_wire(await self.call("getPresentationResult", {"placement": placement, "params": dict(params or {})}))
+
+    async def get_paywall(self, placement: str, *, params: Mapping[str, Any] | None = None,
+                          handler: PresentationHandler | None = None) -> PaywallPresentation:
+        """SuperwallKit's ``getPaywall``: the paywall to show yourself, driven with
+        :meth:`paywall_action`. Raises :class:`~superwall_bridge.errors.PaywallSkippedError` when there is none."""
+        request_id = f"getPaywall-{self._connection.next_request_id()}"
+        self._handlers[request_id] = handler or PresentationHandler()
+        try:
+            return PaywallPresentation.from_wire(await self._connection.request(
+                "getPaywall", {"placement": placement, "params": dict(params or {})}, timeout=self.timeout, request_id=request_id))
+        except BaseException:
+            self._handlers.pop(request_id, None)
+            raise
+
+    async def paywall_action(self, session_id: str, action: Mapping[str, Any], *, timeout: float = INTERACTIVE_TIMEOUT) -> dict[str, Any]:
+        """Forwards what the user did on a paywall: ``{"type": "close"}``, ``{"type": "purchase",
+        "productId": ...}``, ``{"type": "requestCallback", "name": ..., "variables": ...}``, ..."""
+        return await self.call("paywall/action", {"sessionId": session_id, "action": dict(action)}, timeout=timeout)
+
+    async def dismiss(self) -> None:
+        await self.call("dismiss")
+
+    async def assignments(self) -> list[Assignment]:
+        return [Assignment.from_wire(item) for item in (await self.call("getAssignments"))["assignments"]]
+
+    async def confirm_all_assignments(self) -> list[Assignment]:
+        return [Assignment.from_wire(item) for item in (await self.call("confirmAllAssignments"))["assignments"]]
+
+    # MARK: Subscription status, entitlements, purchases
+
+    async def set_subscription_status(self, status: SubscriptionStatus) -> SubscriptionStatus:
+        return SubscriptionStatus.from_wire((await self.call("setSubscriptionStatus", {"status": status.to_wire()}))["status"])
+
+    async def subscription_status(self) -> SubscriptionStatus:
+        return SubscriptionStatus.from_wire((await self.call("getSubscriptionStatus"))["status"])
+
+    async def entitlements(self) -> EntitlementsInfo:
+        return EntitlementsInfo.from_wire(await self.call("getEntitlements"))
+
+    async def entitlements_for_products(self, product_ids: Sequence[str]) -> list[Entitlement]:
+        wire = await self.call("getEntitlementsByProductIds", {"productIds": list(product_ids)})
+        return [Entitlement.from_wire(item) for item in wire["entitlements"]]
+
+    async def customer_info(self, *, timeout: float | None = None) -> CustomerInfo:
+        return CustomerInfo.from_wire(await self.call("getCustomerInfo", timeout=timeout))
+
+    async def products(self, product_ids: Sequence[str] | None = None) -> list[Product]:
+        params = {"productIds": list(product_ids)} if product_ids is not None else {}
+        return [Product.from_wire(item) for item in (await self.call("getProducts", params))["products"]]
+
+    async def set_store_products(self, products: Sequence[StoreDetails]) -> None:
+        await self.call("setStoreProducts", {"products": [product.to_wire() for product in products]})
+
+    async def purchase(self, product_id: str, *, timeout: float = INTERACTIVE_TIMEOUT) -> PurchaseResult:
+        """A purchase the app starts outside any paywall."""
+        return PurchaseResult.from_wire((await self.call("purchase", {"productId": product_id}, timeout=timeout))["result"])
+
+    async def restore_purchases(self, *, timeout: float = INTERACTIVE_TIMEOUT) -> PurchaseResult:
+        return PurchaseResult.from_wire((await self.call("restorePurchases", timeout=timeout))["result"])
+
+    # MARK: Tools
+
+    async def evaluate_expression(self, expression: str, *, params: Mapping[str, Any] | None = None,
+                                  context: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """``debug/evaluateExpression``: ``{"value": {"type", "value"}}`` or ``{"error": {...}}``."""
+        request: dict[str, Any] = {"expression": expression}
+        if params is not None:
+            request["params"] = dict(params)
+        if context is not None:
+            request["context"] = dict(context)
+        return await self.call("debug/evaluateExpression", request)
+
+    async def set_log_level(self, level: str) -> None:
+        await self.call("setLogLevel", {"level": level})
+
+    # MARK: The bridge's requests and notifications
+
+    async def _answer(self, method: str, params: Any) -> Any:
+        params = params if isinstance(params, dict) else {}
+        if method == "purchaseController/purchase":
+            controller = self._require(self.purchase_controller, method)
+            info = params.get("paywallInfo")
+            result = await resolve(controller.purchase(Product.from_wire(params["product"]),
+                                                       PaywallInfo.from_wire(info) if isinstance(info, dict) else None))
+            return result.to_wire()
+        if method == "purchaseController/restorePurchases":
+            controller = self._require(self.purchase_controller, method)
+            return (await resolve(controller.restore_purchases())).to_wire()
+        if method == "paywall/present":
+            presenter = self._require(self.paywall_presenter, method)
+            await resolve(presenter.present(PaywallPresentation.from_wire(params)))
+            return {}
+        if method == "paywall/dismiss":
+            presenter = self._require(self.paywall_presenter, method)
+            await resolve(presenter.dismiss(PaywallDismissal.from_wire(params)))
+            return {}
+        if method == "handler/onCustomCallback":
+            callback = CustomCallback.from_wire(params)
+            handler = self._handlers.get(callback.register_id)
+            if handler is None:
+                return CustomCallbackResult.failure().to_wire()
+            return (await resolve(handler.on_custom_callback(callback))).to_wire()
+        raise RemoteError(-32601, f"This client does not handle {method}.", {"kind": "methodNotFound", "method": method})
+
+    @staticmethod
+    def _require(implementation: Any, method: str) -> Any:
+        if implementation is None:
+            raise RemoteError(-32601, f"This client declared no handler for {method}.", {"kind": "methodNotFound", "method": method})
+        return implementation
+
+    async def _hear(self, method: str, params: Any) -> None:
+        params = params if isinstance(params, dict) else {}
+        if method.startswith("handler/"):
+            handler = self._handlers.get(params.get("registerId"))
+            if handler is not None:
+                await _deliver_to_handler(handler, method, params)
+        elif method.startswith("delegate/") and self.delegate is not None:
+            await _deliver_to_delegate(self.delegate, method, params)
+
+
+async def _deliver_to_handler(handler: PresentationHandler, method: str, params: dict[str, Any]) -> None:
+    info = PaywallInfo.from_wire(params["paywallInfo"]) if isinstance(params.get("paywallInfo"), dict) else None
+    result = PaywallResult.from_wire(params["result"]) if isinstance(params.get("result"), dict) else None
+    if method == "handler/onPresent" and info:
+        await resolve(handler.on_present(info))
+    elif method == "handler/onWillDismiss" and info and result:
+        await resolve(handler.on_will_dismiss(info, result))
+    elif method == "handler/onDismiss" and info and result:
+        await resolve(handler.on_dismiss(info, result))
+    elif method == "handler/onSkip" and isinstance(params.get("reason"), dict):
+        await resolve(handler.on_skip(SkipReason.from_wire(params["reason"])))
+    elif method == "handler/onError" and isinstance(params.get("error"), dict):
+        await resolve(handler.on_error(ErrorInfo.from_wire(params["error"])))
+
+
+async def _deliver_to_delegate(delegate: SuperwallDelegate, method: str, params: dict[str, Any]) -> None:
+    name = method.removeprefix("delegate/")
+    info = PaywallInfo.from_wire(params["paywallInfo"]) if isinstance(params.get("paywallInfo"), dict) else None
+    paywall_callbacks = {
+        "willPresentPaywall": delegate.will_present_paywall, "didPresentPaywall": delegate.did_present_paywall,
+        "willDismissPaywall": delegate.will_dismiss_paywall, "didDismissPaywall": delegate.did_dismiss_paywall,
+    }
+    if name == "handleSuperwallEvent":
+        await resolve(delegate.handle_superwall_event(SuperwallEvent.from_wire(params)))
+    elif name in paywall_callbacks and info:
+        await resolve(paywall_callbacks[name](info))
+    elif name == "subscriptionStatusDidChange":
+        await resolve(delegate.subscription_status_did_change(SubscriptionStatus.from_wire(params["from"]), SubscriptionStatus.from_wire(params["to"])))
+    elif name == "customerInfoDidChange":
+        await resolve(delegate.customer_info_did_change(CustomerInfo.from_wire(params["from"]), CustomerInfo.from_wire(params["to"])))
+    elif name == "handleCustomPaywallAction":
+        await resolve(delegate.handle_custom_paywall_action(params.get("name", "")))
+    elif name == "paywallWillOpenURL":
+        await resolve(delegate.paywall_will_open_url(params.get("url", "")))
+    elif name == "paywallWillOpenDeepLink":
+        await resolve(delegate.paywall_will_open_deep_link(params.get("url", "")))
+    elif name == "userAttributesDidChange":
+        await resolve(delegate.user_attributes_did_change(dict(params.get("attributes") or {})))
+    elif name == "handleSuperwallDeepLink":
+        await resolve(delegate.handle_superwall_deep_link(params.get("url", ""), list(params.get("pathComponents") or []),
+                                                          dict(params.get("queryParameters") or {})))
+    elif name == "handleLog":
+        await resolve(delegate.handle_log(params.get("level", ""), params.get("scope", ""), params.get("message"),
+                                          params.get("info"), params.get("error")))
+    elif name == "testModeTransaction":
+        product = params.get("product")
+        await resolve(delegate.test_mode_transaction(params.get("type", ""), Product.from_wire(product) if isinstance(product, dict) else None))
+    else:
+        await resolve(delegate.unknown_notification(method, params))

@@ -1,0 +1,236 @@
+"""The Python API against the real binary: typed results, callbacks, errors, timeouts, a
+bridge that dies mid-call, and the synchronous facade."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+from typing import Any
+
+import pytest
+
+from superwall_bridge import (
+    BridgeClosedError, BridgeNotFoundError, BridgeTimeoutError, CustomCallback, CustomCallbackResult,
+    CustomerInfoTimeoutError, InvalidParamsError, PaywallDismissal, PaywallInfo, PaywallPresentation, PaywallResult,
+    PaywallSkippedError, PresentationHandler, Product, PurchaseResult, RestorationResult, ReservedPlacementNameError,
+    SkipReason, StoreDetails, StorePeriod, StoreTransaction, SubscriptionStatus, Superwall, SuperwallDelegate,
+    SuperwallEvent, SyncSuperwall, find_bridge,
+)
+
+from conftest import embedded
+
+
+def run(coroutine: Any) -> Any:
+    return asyncio.run(asyncio.wait_for(coroutine, 30))
+
+
+class RecordingDelegate(SuperwallDelegate):
+    def __init__(self) -> None:
+        self.events: list[str] = []
+        self.statuses: list[tuple[str, str]] = []
+
+    def handle_superwall_event(self, event: SuperwallEvent) -> None:
+        self.events.append(event.name)
+
+    async def subscription_status_did_change(self, old: SubscriptionStatus, new: SubscriptionStatus) -> None:
+        self.statuses.append((old.type, new.type))
+
+
+class Presenter:
+    """Shows paywalls by remembering them; the test closes them."""
+
+    def __init__(self) -> None:
+        self.shown: asyncio.Queue[PaywallPresentation] = asyncio.Queue()
+        self.dismissed: list[PaywallDismissal] = []
+
+    async def present(self, presentation: PaywallPresentation) -> None:
+        await self.shown.put(presentation)
+
+    def dismiss(self, dismissal: PaywallDismissal) -> None:
+        self.dismissed.append(dismissal)
+
+
+class StoreController:
+    """A purchase controller that sets the status, then answers purchased."""
+
+    def __init__(self) -> None:
+        self.sw: Superwall | None = None
+        self.bought: list[str] = []
+
+    async def purchase(self, product: Product, paywall_info: PaywallInfo | None) -> PurchaseResult:
+        assert self.sw is not None
+        self.bought.append(product.id)
+        await self.sw.set_subscription_status(SubscriptionStatus.active(*(e.id for e in product.entitlements)))
+        return PurchaseResult.purchased(StoreTransaction(transaction_id=f"tx-{len(self.bought)}"))
+
+    def restore_purchases(self) -> RestorationResult:
+        return RestorationResult.failed("nothing to restore")
+
+
+def test_a_skipped_register_answers_a_typed_result_and_grants_the_feature(bridge: str, data_directory: str, bridge_arguments: list[str]) -> None:
+    async def scenario() -> None:
+        async with Superwall.start(bridge, arguments=bridge_arguments) as sw:
+            configured = await sw.configure("pk_test", options=embedded(data_directory))
+            assert configured.configuration_status == "configured" and configured.user_id
+            skipped: list[SkipReason] = []
+
+            class Handler(PresentationHandler):
+                def on_skip(self, reason: SkipReason) -> None:
+                    skipped.append(reason)
+
+            result = await sw.register("workout_shared", params={"source": "test"}, handler=Handler())
+            assert result.feature_granted and result.outcome == "skipped"
+            assert result.skip_reason == SkipReason("noAudienceMatch")
+            assert skipped == [SkipReason("noAudienceMatch")], "the handler heard the skip before register returned"
+
+    run(scenario())
+
+
+def test_a_presented_paywall_is_driven_to_its_end_with_the_handler_heard_in_order(bridge: str, data_directory: str, bridge_arguments: list[str]) -> None:
+    async def scenario() -> None:
+        presenter = Presenter()
+        delegate = RecordingDelegate()
+        heard: list[str] = []
+        on_screen = asyncio.Event()
+
+        class Handler(PresentationHandler):
+            def on_present(self, info: PaywallInfo) -> None:
+                heard.append(f"present {info.identifier}")
+                on_screen.set()
+
+            async def on_dismiss(self, info: PaywallInfo, result: PaywallResult) -> None:
+                heard.append(f"dismiss {result.type}")
+
+            def on_custom_callback(self, callback: CustomCallback) -> CustomCallbackResult:
+                heard.append(f"callback {callback.name}")
+                return CustomCallbackResult.success({"valid": callback.variables.get("code") == "SUMMER"})
+
+        async with Superwall.start(bridge, arguments=bridge_arguments, paywall_presenter=presenter, delegate=delegate) as sw:
+            await sw.configure("pk_test", options=embedded(data_directory))
+            await sw.set_user_attributes({"workouts_completed": 5})
+            registering = asyncio.create_task(sw.register("daily_limit_reached", handler=Handler()))
+            shown = await asyncio.wait_for(presenter.shown.get(), 10)
+            assert shown.paywall.info.identifier == "limit-reached-promo-code"
+            assert shown.paywall.info.feature_gating_behavior == "gated"
+            await asyncio.wait_for(on_screen.wait(), 10)  # the user acts on what is on screen
+            answer = await sw.paywall_action(shown.session_id, {"type": "requestCallback", "name": "validate_promo_code",
+                                                                 "variables": {"code": "SUMMER"}})
+            assert answer == {"status": "success", "data": {"valid": True}}
+            await sw.paywall_action(shown.session_id, {"type": "close"})
+            result = await registering
+            assert result.outcome == "dismissed" and result.paywall_result == PaywallResult("declined")
+            assert not result.feature_granted, "a gated paywall closed without a purchase grants nothing"
+            assert heard == ["present limit-reached-promo-code", "callback validate_promo_code", "dismiss declined"]
+            assert presenter.dismissed[0].close_reason == "manualClose"
+            assert "paywall_open" in delegate.events and "paywall_decline" in delegate.events
+
+    run(scenario())
+
+
+def test_a_purchase_controller_buys_sets_the_status_and_the_entitlements_follow(bridge: str, data_directory: str, bridge_arguments: list[str]) -> None:
+    async def scenario() -> None:
+        controller = StoreController()
+        delegate = RecordingDelegate()
+        async with Superwall.start(bridge, arguments=bridge_arguments, purchase_controller=controller, delegate=delegate) as sw:
+            controller.sw = sw
+            await sw.configure("pk_test", options=embedded(data_directory), store_products=[
+                StoreDetails("com.pockettrainer.coach.monthly", price=19.99, currency_code="USD", period=StorePeriod("month"))])
+            await sw.set_subscription_status(SubscriptionStatus.inactive())
+            result = await sw.purchase("com.pockettrainer.coach.monthly")
+            assert result == PurchaseResult("purchased")
+            entitlements = await sw.entitlements()
+            assert sorted(e.id for e in entitlements.active) == ["coach", "pro"]
+            info = await sw.customer_info()
+            assert [t.transaction_id for t in info.subscriptions] == ["tx-1"]
+            assert {e.id for e in info.active_entitlements} == {"coach", "pro"}
+            restored = await sw.restore_purchases()
+            assert restored.type == "failed" and restored.error
+            assert ("inactive", "active") in delegate.statuses
+            assert "transaction_complete" in delegate.events
+
+    run(scenario())
+
+
+def test_errors_are_raised_as_their_kind(bridge: str, data_directory: str, bridge_arguments: list[str]) -> None:
+    async def scenario() -> None:
+        async with Superwall.start(bridge, arguments=bridge_arguments) as sw:
+            await sw.configure("pk_test", options=embedded(data_directory))
+            with pytest.raises(ReservedPlacementNameError) as reserved:
+                await sw.register("paywall_open")
+            assert reserved.value.code == -32602 and reserved.value.kind == "reservedPlacementName"
+            with pytest.raises(InvalidParamsError) as invalid:
+                await sw.call("register", {"placement": 42})
+            assert invalid.value.path == "params.placement"
+            with pytest.raises(PaywallSkippedError) as skipped:
+                await sw.get_paywall("workout_shared")
+            assert skipped.value.skip_reason == SkipReason("noAudienceMatch")
+
+    run(scenario())
+
+
+def test_a_call_that_outlives_its_timeout_raises_and_the_session_goes_on(bridge: str, data_directory: str, bridge_arguments: list[str]) -> None:
+    async def scenario() -> None:
+        async with Superwall.start(bridge, arguments=bridge_arguments, purchase_controller=StoreController()) as sw:
+            await sw.configure("pk_test", options=embedded(data_directory, timeouts={"subscriptionStatusMs": 3000}))
+            with pytest.raises(BridgeTimeoutError):
+                await sw.customer_info(timeout=0.2)
+            assert (await sw.subscription_status()).type == "unknown"
+            with pytest.raises(CustomerInfoTimeoutError):
+                await sw.customer_info(timeout=10)
+
+    run(scenario())
+
+
+def test_a_bridge_that_dies_mid_call_fails_every_waiting_call(bridge: str, data_directory: str, bridge_arguments: list[str]) -> None:
+    async def scenario() -> None:
+        sw = await Superwall.start(bridge, arguments=bridge_arguments, purchase_controller=StoreController())
+        await sw.configure("pk_test", options=embedded(data_directory))
+        # No status yet: register waits for one, and so does getCustomerInfo.
+        registering = asyncio.create_task(sw.register("open_coach_chat"))
+        waiting = asyncio.create_task(sw.customer_info(timeout=20))
+        await asyncio.sleep(0.2)
+        assert not registering.done() and not waiting.done()
+        os.kill(sw.connection.pid, signal.SIGKILL)
+        for call in (registering, waiting):
+            with pytest.raises(BridgeClosedError):
+                await asyncio.wait_for(call, 5)
+        with pytest.raises(BridgeClosedError):
+            await sw.user()
+        await sw.close()
+
+    run(scenario())
+
+
+def test_a_delegate_given_at_start_hears_what_configure_tracked(bridge: str, data_directory: str, bridge_arguments: list[str]) -> None:
+    async def scenario() -> None:
+        delegate = RecordingDelegate()
+        async with Superwall.start(bridge, arguments=bridge_arguments, delegate=delegate) as sw:
+            await sw.configure("pk_test", options=embedded(data_directory))
+            await sw.user()  # a round trip after configure: its notifications have arrived
+            await asyncio.sleep(0.05)
+            assert delegate.events[:2] == ["app_install", "app_launch"] or "app_launch" in delegate.events
+
+    run(scenario())
+
+
+def test_closing_shuts_the_bridge_down_cleanly(bridge: str, data_directory: str, bridge_arguments: list[str]) -> None:
+    async def scenario() -> int | None:
+        sw = await Superwall.start(bridge, arguments=bridge_arguments, framing="content-length")
+        await sw.configure("pk_test", options=embedded(data_directory))
+        return await sw.close()
+
+    assert run(scenario()) == 0
+
+
+def test_the_synchronous_facade_runs_a_script(bridge: str, data_directory: str, bridge_arguments: list[str]) -> None:
+    with SyncSuperwall.start(bridge, arguments=bridge_arguments) as sw:
+        assert sw.configure("pk_test", options=embedded(data_directory)).configuration_status == "configured"
+        assert sw.identify("runner_1") == "runner_1"
+        assert sw.register("workout_shared").feature_granted
+        assert sw.user().is_logged_in
+
+
+def test_a_missing_bridge_is_a_clear_error(tmp_path: Any) -> None:
+    with pytest.raises(BridgeNotFoundError):
+        find_bridge(tmp_path / "nope")
