@@ -46,17 +46,19 @@ test: deps
 	@sed -nE 's/.*Test run with ([0-9]+) tests? in [0-9]+ suites? passed.*/Swift: \1 passed, 0 failed/p' .build/swift-test.log | tail -n 1
 	$(MAKE) --no-print-directory python-test
 
-# The Python client's suite against the debug binary, in a virtualenv under .build.
+# The Python client: type-checked (mypy --strict), then its suite against the debug binary,
+# in a virtualenv under .build.
 python-test: $(PY_VENV)/bin/pytest
 	$(PY_VENV)/bin/pip install -q --no-deps --force-reinstall ./clients/python
+	cd clients/python && $(CURDIR)/$(PY_VENV)/bin/mypy --strict superwall_bridge
 	SUPERWALL_BRIDGE=$(CURDIR)/$(BIN_DEBUG) SUPERWALL_WIRE_TRACES=$(WIRE_TRACES) $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider clients/python/tests
 
 $(PY_VENV)/bin/pytest:
 	$(PYTHON) -m venv $(PY_VENV)
-	$(PY_VENV)/bin/pip install -q "pytest>=8,<10" "jsonschema>=4.18,<5"
+	$(PY_VENV)/bin/pip install -q "pytest>=8,<10" "jsonschema>=4.18,<5" "mypy>=1.10,<2"
 
 demo: build
-	$(PYTHON) scripts/demo.py $(BIN_DEBUG)
+	$(PYTHON) scripts/demo.py $(if $(VERBOSE),--verbose) $(BIN_DEBUG)
 
 $(BENCH_BIN)/driver: $(BENCH_DIR)/driver.c | $(BENCH_BIN)
 	$(CC) -O2 -Wall -Wextra -o $@ $< -lpthread -lm

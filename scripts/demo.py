@@ -1,196 +1,213 @@
 #!/usr/bin/env python3
-"""Drive superwall-bridge through a short scripted session and print the transcript.
+"""The superwall-bridge demo: a Python app drives the bridge on its embedded demo config.
 
-Usage: demo.py PATH_TO_BINARY
+Usage: demo.py [--verbose] PATH_TO_BINARY
 
-A real client over the bridge's stdin and stdout (newline-delimited JSON-RPC 2.0). It does
-the handshake, then configures on the embedded demo app ("Pocket Trainer") in a throwaway
-data directory. It identifies a user, sets attributes, reads the user and the device, and
-resets. The Superwall events the bridge reports to the delegate are printed as they arrive.
-It ends with the error answers a wrapper author will meet, a batch, and a clean shutdown.
-Every call waits at most a few seconds for its reply.
+"Pocket Trainer" is a fictional fitness app whose campaigns are built into the bridge. The
+app here is a script using the Python client (clients/python): it configures, identifies a
+runner, sets attributes, meets a placement that skips, finds a user in a holdout, shows a
+gated paywall whose promo-code field asks the app through a custom callback, buys through its
+own purchase controller, gets the feature, reads entitlements and customer info, restores,
+and follows a deep link out of a paywall. --verbose prints the JSON-RPC traffic as well.
 """
-import json
-import select
+
+from __future__ import annotations
+
+import argparse
+import asyncio
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
-REPLY_TIMEOUT_S = 5.0
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "clients" / "python"))
 
+from superwall_bridge import (  # noqa: E402
+    CustomCallback, CustomCallbackResult, NotImplementedByBridgeError, PaywallDismissal, PaywallInfo, PaywallPresentation,
+    PaywallResult, PresentationHandler, Product, PurchaseResult, RestorationResult, SkipReason, StoreDetails, StorePeriod,
+    StoreTransaction, SubscriptionStatus, Superwall, SuperwallDelegate, SuperwallEvent,
+)
 
-class Session:
-    def __init__(self, binary: str) -> None:
-        self.process = subprocess.Popen(
-            [binary, "--log-level", "info"],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        self.next_id = 1
-        self.pending = b""
-        # How this client answers the bridge's own requests, by method.
-        self.handlers = {}
-
-    def send_raw(self, line: str) -> None:
-        print(f"\n\u2192 {line}")
-        self.process.stdin.write(line.encode() + b"\n")
-        self.process.stdin.flush()
-
-    def send(self, message: dict) -> None:
-        self.send_raw(json.dumps(message, separators=(",", ":"), ensure_ascii=False))
-
-    def call(self, method: str, params=None):
-        """Sends a request and returns its reply, printing notifications that come first."""
-        message = {"jsonrpc": "2.0", "id": self.next_id, "method": method}
-        if params is not None:
-            message["params"] = params
-        self.next_id += 1
-        self.send(message)
-        while True:
-            reply = self.receive()
-            if not isinstance(reply, dict) or ("method" not in reply and reply.get("id") in (message["id"], None)):
-                return reply
-            if "id" in reply and reply.get("method") in self.handlers:
-                self.send({"jsonrpc": "2.0", "id": reply["id"], "result": self.handlers[reply["method"]](reply["params"])})
-
-    def receive(self):
-        deadline = time.monotonic() + REPLY_TIMEOUT_S
-        while b"\n" not in self.pending:
-            remaining = deadline - time.monotonic()
-            ready, _, _ = select.select([self.process.stdout], [], [], max(0.0, remaining))
-            if not ready:
-                raise TimeoutError("no reply within %.0f s" % REPLY_TIMEOUT_S)
-            chunk = self.process.stdout.read1(65536)
-            if not chunk:
-                raise EOFError("the bridge closed its output")
-            self.pending += chunk
-        line, self.pending = self.pending.split(b"\n", 1)
-        message = json.loads(line)
-        if isinstance(message, dict) and message.get("method") == "delegate/handleSuperwallEvent":
-            event = message["params"]["event"]["name"]
-            print(f"\u2190 delegate/handleSuperwallEvent  {event}")
-        else:
-            print(f"\u2190 {line.decode()}")
-        return message
+DIM, BOLD, RESET = ("\033[2m", "\033[1m", "\033[0m") if sys.stdout.isatty() else ("", "", "")
 
 
-def main() -> int:
-    if len(sys.argv) != 2:
-        print(__doc__, file=sys.stderr)
-        return 2
+def say(text: str) -> None:
+    print(f"   {text}")
+
+
+def chapter(title: str, delegate: Delegate | None = None) -> None:
+    if delegate is not None:
+        delegate.print_events()
+    print(f"\n{BOLD}== {title}{RESET}")
+
+
+class Screen:
+    """The app's paywall screen: it shows what the bridge asks and lets the script act as the user."""
+
+    def __init__(self) -> None:
+        self.shown: asyncio.Queue[PaywallPresentation] = asyncio.Queue()
+
+    async def present(self, presentation: PaywallPresentation) -> None:
+        info = presentation.paywall.info
+        products = ", ".join(product.id for product in presentation.paywall.products)
+        say(f"[screen] showing paywall {info.identifier!r} ({info.feature_gating_behavior}), products: {products}")
+        await self.shown.put(presentation)
+
+    def dismiss(self, dismissal: PaywallDismissal) -> None:
+        say(f"[screen] paywall taken down: {dismissal.result.type} ({dismissal.close_reason})")
+
+
+class Store:
+    """The app's purchase controller: its own store code, here a pretend store that always succeeds."""
+
+    def __init__(self) -> None:
+        self.superwall: Superwall | None = None
+        self.receipts: list[str] = []
+
+    async def purchase(self, product: Product, paywall_info: PaywallInfo | None) -> PurchaseResult:
+        assert self.superwall is not None
+        price = product.store_details.localized_price if product.store_details else "?"
+        say(f"[store] charging {price} for {product.id}")
+        self.receipts.append(product.id)
+        # As SuperwallKit asks of a controller: set the status first, then answer.
+        await self.superwall.set_subscription_status(SubscriptionStatus.active(*(e.id for e in product.entitlements)))
+        return PurchaseResult.purchased(StoreTransaction(transaction_id=f"pt-{len(self.receipts):04d}"))
+
+    async def restore_purchases(self) -> RestorationResult:
+        say(f"[store] restoring: {len(self.receipts)} receipt(s) on this device")
+        return RestorationResult.restored() if self.receipts else RestorationResult.failed("no purchases to restore")
+
+
+class Delegate(SuperwallDelegate):
+    """Prints what the SDK tells the app; the events of each chapter on one line at its end."""
+
+    def __init__(self) -> None:
+        self.events: list[str] = []
+
+    def handle_superwall_event(self, event: SuperwallEvent) -> None:
+        self.events.append(event.name)
+
+    def print_events(self) -> None:
+        if self.events:
+            print(f"   {DIM}events: {', '.join(self.events)}{RESET}")
+            self.events.clear()
+
+    def subscription_status_did_change(self, old: SubscriptionStatus, new: SubscriptionStatus) -> None:
+        say(f"[delegate] subscription status {old.type} -> {new.type}")
+
+    def paywall_will_open_deep_link(self, url: str) -> None:
+        say(f"[delegate] the paywall opens the deep link {url}")
+
+
+class PromoCodeHandler(PresentationHandler):
+    """One register's handler: answers the paywall's promo-code check."""
+
+    def on_present(self, info: PaywallInfo) -> None:
+        say(f"[handler] presented {info.identifier}")
+
+    def on_custom_callback(self, callback: CustomCallback) -> CustomCallbackResult:
+        code = callback.variables.get("code")
+        valid = code == "SUMMER"
+        say(f"[handler] custom callback {callback.name}({code!r}) -> {'valid' if valid else 'invalid'}")
+        return CustomCallbackResult.success({"valid": valid, "discountPercent": 20 if valid else 0})
+
+    def on_dismiss(self, info: PaywallInfo, result: PaywallResult) -> None:
+        say(f"[handler] dismissed with {result.type}")
+
+
+async def main(binary: str, verbose: bool) -> int:
     started = time.monotonic()
-    session = Session(sys.argv[1])
-
-    print("== handshake: initialize must come first")
-    session.call("$/ping")
-    reply = session.call("initialize", {
-        "protocolVersion": "1.0",
-        "client": {"name": "demo.py", "version": "1.0"},
-        "capabilities": {"purchaseController": True, "paywallPresenter": True,
-                         "customCallbacks": True, "delegate": True},
-    })
-    print(f"   bridge {reply['result']['server']['version']}, following SuperwallKit {reply['result']['sdkVersion']}")
-
     data_directory = tempfile.mkdtemp(prefix="superwall-demo-")
-    print(f"\n== configure on the embedded demo app, state in {data_directory}")
-    reply = session.call("configure", {
-        "apiKey": "pk_demo_pocket_trainer",
-        "options": {"configSource": {"type": "embedded"}, "dataDirectory": data_directory},
-        "device": {"platform": "iOS", "appVersion": "2.4.0", "osVersion": "18.1", "deviceModel": "iPhone16,2", "locale": "en_US"},
-    })
-    print(f"   status {reply['result']['configurationStatus']}, anonymous user {reply['result']['userId']}")
+    screen, store, delegate = Screen(), Store(), Delegate()
 
-    print("\n== identify, attributes, the user and the device")
-    session.call("identify", {"userId": "runner_042"})
-    session.call("setUserAttributes", {"attributes": {"plan": "free", "workouts_completed": 4, "email": "runner@example.com"}})
-    session.call("getUserId")
-    device = session.call("getDeviceAttributes")["result"]["attributes"]
-    print("   device: " + ", ".join(f"{key}={device[key]}" for key in ("platform", "appVersionPadded", "deviceLanguageCode", "daysSinceInstall", "sdkVersion")))
-    session.call("setSubscriptionStatus", {"status": {"type": "inactive"}})
+    def show_traffic(direction: str, text: str) -> None:
+        print(f"   {DIM}{'->' if direction == 'out' else '<-'} {text[:400]}{RESET}")
 
-    print("\n== a paywall: register, the bridge asks this client to show it, a custom callback, the user closes it")
-    shown = {}
-    def present(params):
-        shown["session"] = params["sessionId"]
-        info = params["paywall"]["info"]
-        print(f"   (showing {info['identifier']}, {info['featureGatingBehavior']}, experiment {info['experiment']['id']})")
-        return {}
-    session.handlers["paywall/present"] = present
-    session.handlers["paywall/dismiss"] = lambda params: {}
-    session.handlers["handler/onCustomCallback"] = lambda params: {"status": "success", "data": {"valid": params["variables"].get("code") == "SUMMER"}}
-    session.send({"jsonrpc": "2.0", "id": "register-1", "method": "register", "params": {"placement": "onboarding_complete", "hasFeature": True}})
-    while "session" not in shown:
-        message = session.receive()
-        if isinstance(message, dict) and message.get("method") == "paywall/present":
-            session.send({"jsonrpc": "2.0", "id": message["id"], "result": present(message["params"])})
-    session.call("paywall/action", {"sessionId": shown["session"], "action": {"type": "requestCallback", "name": "validate_promo_code", "variables": {"code": "SUMMER"}}})
-    session.send({"jsonrpc": "2.0", "id": "close-1", "method": "paywall/action", "params": {"sessionId": shown["session"], "action": {"type": "close"}}})
-    while True:
-        message = session.receive()
-        if isinstance(message, dict) and message.get("method") == "paywall/dismiss":
-            session.send({"jsonrpc": "2.0", "id": message["id"], "result": {}})
-        if isinstance(message, dict) and message.get("id") == "register-1" and "method" not in message:
-            print(f"   register answered: outcome {message['result']['outcome']}, featureGranted {message['result']['featureGranted']}")
+    chapter("start the bridge and configure it on the embedded demo app")
+    sw = await Superwall.start(binary, delegate=delegate, purchase_controller=store, paywall_presenter=screen,
+                               observer=show_traffic if verbose else None)
+    store.superwall = sw
+    say(f"bridge {sw.server.server['version']}, following SuperwallKit {sw.server.sdk_version}, protocol {sw.server.protocol_version}")
+    configured = await sw.configure(
+        "pk_demo_pocket_trainer", options={"configSource": {"type": "embedded"}, "dataDirectory": data_directory},
+        device={"platform": "iOS", "appVersion": "2.4.0", "osVersion": "18.1", "deviceModel": "iPhone16,2", "locale": "en_US"},
+        store_products=[StoreDetails("com.pockettrainer.pro.monthly", price=9.99, currency_code="USD", localized_price="$9.99",
+                                     period=StorePeriod("month")),
+                        StoreDetails("com.pockettrainer.coach.monthly", price=19.99, currency_code="USD", localized_price="$19.99",
+                                     period=StorePeriod("month"))])
+    say(f"configuration {configured.configuration_status}; state kept in {data_directory}")
+    await sw.set_subscription_status(SubscriptionStatus.inactive())
+
+    chapter("a holdout: the pro-workouts campaign keeps 20% of users as a control group", delegate)
+    for attempt in range(1, 41):
+        await sw.identify(f"visitor_{attempt}")
+        probe = await sw.presentation_result("start_workout", params={"workout_tier": "pro"})
+        if probe.type == "holdout":
+            result = await sw.register("start_workout", params={"workout_tier": "pro"}, has_feature=True)
+            say(f"visitor_{attempt} is in the holdout of experiment {result.skip_reason.experiment.id if result.skip_reason and result.skip_reason.experiment else '?'}: "
+                f"register {result.outcome}, featureGranted {result.feature_granted}")
             break
+        say(f"visitor_{attempt} sees the paywall (treatment)")
+    else:
+        say("no visitor landed in the holdout this time (each has a 20% chance)")
+    await sw.reset()
 
-    print("\n== a placement whose audience does not match skips, and grants the feature")
-    reply = session.call("register", {"placement": "workout_shared"})
-    print(f"   outcome {reply['result']['outcome']}, featureGranted {reply['result']['featureGranted']}")
-    session.call("getPresentationResult", {"placement": "start_workout", "params": {"workout_tier": "pro"}})
+    chapter("identify the runner and set attributes", delegate)
+    await sw.identify("runner_042")
+    attributes = await sw.set_user_attributes({"plan": "free", "workouts_completed": 4, "email": "runner@example.com"})
+    user = await sw.user()
+    say(f"user {user.user_id} (logged in: {user.is_logged_in}), attributes: plan={attributes['plan']}, workouts_completed={attributes['workouts_completed']}")
 
-    print("\n== a purchase through this client's purchase controller: it sets the status, then answers")
-    session.call("setStoreProducts", {"products": [{"productIdentifier": "com.pockettrainer.coach.monthly", "price": 19.99,
-                                                     "currencyCode": "USD", "localizedPrice": "$19.99", "period": {"unit": "month"}}]})
-    def buy(params):
-        product = params["product"]
-        print(f"   (the store sells {product['id']} for {product['storeDetails']['localizedPrice']})")
-        entitlements = [{"id": e["id"], "latestProductId": product["productIdentifier"]} for e in product["entitlements"]]
-        session.send({"jsonrpc": "2.0", "id": "status-after-purchase", "method": "setSubscriptionStatus",
-                      "params": {"status": {"type": "active", "entitlements": entitlements}}})
-        return {"type": "purchased", "transaction": {"transactionId": "demo-store-1"}}
-    session.handlers["purchaseController/purchase"] = buy
-    reply = session.call("purchase", {"productId": "com.pockettrainer.coach.monthly"})
-    print(f"   purchase: {reply['result']['result']['type']}")
-    active = session.call("getEntitlements")["result"]["active"]
-    print("   active entitlements: " + ", ".join(e["id"] for e in active))
-    info = session.call("getCustomerInfo")["result"]
-    print(f"   customer info: {len(info['subscriptions'])} subscription(s), transaction {info['subscriptions'][0]['transactionId']}")
-    session.call("reset")
+    chapter("a placement whose campaign has no audience skips, and the feature runs", delegate)
+    result = await sw.register("workout_shared", has_feature=True)
+    say(f"register workout_shared: {result.outcome} ({result.skip_reason.type if result.skip_reason else '-'}), featureGranted {result.feature_granted}")
 
-    print("\n== liveness and echo (exact numbers, unicode, key order kept)")
-    session.call("$/ping")
-    session.call("debug/echo", {"big": 18446744073709551615, "text": "caf\u00e9 \u2713", "list": [1, 2.5, None, True]})
+    chapter("the daily limit: a gated paywall, a promo code checked by the app, a purchase", delegate)
+    await sw.set_user_attributes({"workouts_completed": 5})
+    registering = asyncio.create_task(sw.register("daily_limit_reached", has_feature=True, handler=PromoCodeHandler()))
+    shown = await asyncio.wait_for(screen.shown.get(), 10)
+    answer = await sw.paywall_action(shown.session_id, {"type": "requestCallback", "name": "validate_promo_code",
+                                                        "variables": {"code": "SUMMER"}})
+    say(f"the paywall hears back: {answer}")
+    bought = await sw.paywall_action(shown.session_id, {"type": "purchase", "productId": "com.pockettrainer.pro.monthly"})
+    say(f"purchase from the paywall: {bought['result']['type']}")
+    result = await registering
+    say(f"register daily_limit_reached: {result.outcome} with {result.paywall_result.type if result.paywall_result else '-'}, "
+        f"featureGranted {BOLD}{result.feature_granted}{RESET}")
 
-    print("\n== errors carry a stable data.kind")
-    session.call("register", {"placement": "paywall_open"})
-    session.call("identify", {"userId": "   "})
-    session.call("registr", {"placement": "start_workout"})
-    session.send_raw('{"jsonrpc":"2.0","id":99,"method":')
-    session.receive()
+    chapter("entitlements and customer info", delegate)
+    entitlements = await sw.entitlements()
+    say("active: " + ", ".join(e.id for e in entitlements.active) + "; inactive: " + ", ".join(e.id for e in entitlements.inactive))
+    info = await sw.customer_info()
+    for transaction in info.subscriptions:
+        say(f"subscription {transaction.product_id}, transaction {transaction.transaction_id}, active {transaction.is_active}")
 
-    print("\n== a batch: replies to its requests come back as one array; its notification gets none")
-    session.send_raw(json.dumps([
-        {"jsonrpc": "2.0", "id": "a", "method": "$/ping"},
-        {"jsonrpc": "2.0", "method": "some/notification"},
-        {"jsonrpc": "2.0", "id": "b", "method": "debug/echo", "params": ["x"]},
-    ], separators=(",", ":")))
-    session.receive()
+    chapter("a restore through the purchase controller", delegate)
+    restored = await sw.restore_purchases()
+    say(f"restore: {restored.type}")
 
-    print("\n== shutdown, then exit")
-    session.call("shutdown")
-    session.send({"jsonrpc": "2.0", "method": "exit"})
-    session.process.stdin.close()
-    status = session.process.wait(timeout=REPLY_TIMEOUT_S)
+    chapter("a deep link out of a paywall", delegate)
+    registering = asyncio.create_task(sw.register("open_coach_chat", has_feature=True))
+    shown = await asyncio.wait_for(screen.shown.get(), 10)
+    await sw.paywall_action(shown.session_id, {"type": "openDeepLink", "url": "pockettrainer://promo?offer=summer"})
+    result = await registering
+    say(f"register open_coach_chat: {result.outcome}, featureGranted {result.feature_granted} (the coach upsell is gated)")
+    try:
+        await sw.call("handleDeepLink", {"url": "pockettrainer://promo?offer=summer"})
+    except NotImplementedByBridgeError as error:
+        say(f"routing the link into a campaign with handleDeepLink: not built yet ({error.kind}), so it is refused, not faked")
+
+    chapter("shut down", delegate)
+    status = await sw.close()
     shutil.rmtree(data_directory, ignore_errors=True)
-    logs = session.process.stderr.read().decode(errors="replace").strip().splitlines()
-    print(f"\nbridge exited with status {status} after {time.monotonic() - started:.2f} s; its stderr log:")
-    for line in logs:
-        print(f"   {line}")
+    say(f"bridge exited with status {status} after {time.monotonic() - started:.2f} s")
     return 0 if status == 0 else 1
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    parser = argparse.ArgumentParser(description="Drive superwall-bridge through the demo story.")
+    parser.add_argument("--verbose", action="store_true", help="print the JSON-RPC traffic too")
+    parser.add_argument("binary", help="the superwall-bridge binary")
+    arguments = parser.parse_args()
+    sys.exit(asyncio.run(main(arguments.binary, arguments.verbose)))

@@ -194,7 +194,7 @@ class Superwall:
         return ConfigureResult.from_wire(await self.call("configure", params, timeout=timeout))
 
     async def configuration_status(self) -> str:
-        return (await self.call("getConfigurationStatus"))["status"]
+        return str((await self.call("getConfigurationStatus"))["status"])
 
     async def set_delegate(self, delegate: SuperwallDelegate | None) -> None:
         """Binds (or unbinds) the delegate; binding delivers what the bridge kept meanwhile."""
@@ -202,27 +202,27 @@ class Superwall:
         await self.call("setDelegate", {"enabled": delegate is not None})
 
     async def identify(self, user_id: str, *, restore_paywall_assignments: bool = False) -> str:
-        return (await self.call("identify", {"userId": user_id, "options": {"restorePaywallAssignments": restore_paywall_assignments}}))["userId"]
+        return str((await self.call("identify", {"userId": user_id, "options": {"restorePaywallAssignments": restore_paywall_assignments}}))["userId"])
 
     async def reset(self) -> str:
         """Forgets the user; answers the new anonymous id."""
-        return (await self.call("reset"))["userId"]
+        return str((await self.call("reset"))["userId"])
 
     async def user(self) -> UserIdentity:
         return UserIdentity.from_wire(await self.call("getUserId"))
 
     async def set_user_attributes(self, attributes: Mapping[str, Any]) -> dict[str, Any]:
         """Merges ``attributes`` (``None`` removes a key); answers the merged attributes."""
-        return (await self.call("setUserAttributes", {"attributes": dict(attributes)}))["attributes"]
+        return dict((await self.call("setUserAttributes", {"attributes": dict(attributes)}))["attributes"])
 
     async def user_attributes(self) -> dict[str, Any]:
-        return (await self.call("getUserAttributes"))["attributes"]
+        return dict((await self.call("getUserAttributes"))["attributes"])
 
     async def set_integration_attributes(self, attributes: Mapping[str, Any]) -> dict[str, Any]:
-        return (await self.call("setIntegrationAttributes", {"attributes": dict(attributes)}))["attributes"]
+        return dict((await self.call("setIntegrationAttributes", {"attributes": dict(attributes)}))["attributes"])
 
     async def device_attributes(self) -> dict[str, Any]:
-        return (await self.call("getDeviceAttributes"))["attributes"]
+        return dict((await self.call("getDeviceAttributes"))["attributes"])
 
     # MARK: Presentation
 
@@ -261,7 +261,7 @@ class Superwall:
     async def paywall_action(self, session_id: str, action: Mapping[str, Any], *, timeout: float = INTERACTIVE_TIMEOUT) -> dict[str, Any]:
         """Forwards what the user did on a paywall: ``{"type": "close"}``, ``{"type": "purchase",
         "productId": ...}``, ``{"type": "requestCallback", "name": ..., "variables": ...}``, ..."""
-        return await self.call("paywall/action", {"sessionId": session_id, "action": dict(action)}, timeout=timeout)
+        return dict(await self.call("paywall/action", {"sessionId": session_id, "action": dict(action)}, timeout=timeout))
 
     async def dismiss(self) -> None:
         await self.call("dismiss")
@@ -314,7 +314,7 @@ class Superwall:
             request["params"] = dict(params)
         if context is not None:
             request["context"] = dict(context)
-        return await self.call("debug/evaluateExpression", request)
+        return dict(await self.call("debug/evaluateExpression", request))
 
     async def set_log_level(self, level: str) -> None:
         await self.call("setLogLevel", {"level": level})

@@ -26,7 +26,7 @@ from .connection import Connection, Framing, RemoteError
 DEFAULT_WITHIN_MS = 5000
 _PLACEHOLDER = re.compile(r"\$\{([^}]+)\}")
 _ABSENT = "$absent"
-_TYPES = {"$string": str, "$number": (int, float), "$bool": bool, "$array": list, "$object": dict}
+_TYPES: dict[str, type | tuple[type, ...]] = {"$string": str, "$number": (int, float), "$bool": bool, "$array": list, "$object": dict}
 
 
 class ScenarioFailure(AssertionError):
@@ -223,7 +223,11 @@ class ScenarioRun:
             raise ScenarioFailure(f"no bridge request with id {request_id!r} to reply to")
         body = self._reply_body(reply)
         if after_ms:
-            asyncio.get_running_loop().call_later(after_ms / 1000, lambda: future.done() or future.set_result(body))
+            def deliver() -> None:
+                if not future.done():
+                    future.set_result(body)
+
+            asyncio.get_running_loop().call_later(after_ms / 1000, deliver)
         elif not future.done():
             future.set_result(body)
 
@@ -316,7 +320,10 @@ def _lookup(message: Any, path: str) -> Any:
 
 def load(path: Path) -> dict[str, Any]:
     with open(path, encoding="utf-8") as file:
-        return json.load(file)
+        scenario = json.load(file)
+    if not isinstance(scenario, dict):
+        raise ScenarioFailure(f"{path} is not a scenario object")
+    return scenario
 
 
 async def run_scenarios(paths: Iterable[Path], bridge: str, framing: Framing = "ndjson") -> list[tuple[str, str | None]]:

@@ -221,9 +221,10 @@ def error_from_wire(error: Any) -> BridgeError:
     """The exception for a JSON-RPC error object, by ``data.kind``, then by ``code``."""
     if not isinstance(error, dict):
         return BridgeError(-32603, f"malformed error object: {error!r}")
-    code = error.get("code") if isinstance(error.get("code"), int) else -32603
-    message = error.get("message") if isinstance(error.get("message"), str) else "(no message)"
-    data = error.get("data") if isinstance(error.get("data"), dict) else {}
+    raw_code, raw_message, raw_data = error.get("code"), error.get("message"), error.get("data")
+    code = raw_code if isinstance(raw_code, int) else -32603
+    message = raw_message if isinstance(raw_message, str) else "(no message)"
+    data: dict[str, Any] = raw_data if isinstance(raw_data, dict) else {}
     kind = data.get("kind") if isinstance(data.get("kind"), str) else None
     cls = _BY_KIND.get(kind or "") or _BY_CODE.get(code, BridgeError)
     return cls(code, message, kind, data)

@@ -565,7 +565,8 @@ class SuperwallEvent:
 
     @classmethod
     def from_wire(cls, data: Mapping[str, Any]) -> SuperwallEvent:
-        event = data.get("event") if isinstance(data.get("event"), dict) else {}
+        raw = data.get("event")
+        event: dict[str, Any] = raw if isinstance(raw, dict) else {}
         return cls(str(event.get("name", "")), event.get("id"), parse_date(event.get("createdAt")),
                    dict(data.get("params") or {}))
 

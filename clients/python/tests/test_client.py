@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import signal
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -234,3 +238,15 @@ def test_the_synchronous_facade_runs_a_script(bridge: str, data_directory: str, 
 def test_a_missing_bridge_is_a_clear_error(tmp_path: Any) -> None:
     with pytest.raises(BridgeNotFoundError):
         find_bridge(tmp_path / "nope")
+
+
+def test_the_readme_quick_start_runs_as_written(bridge: str, tmp_path: Any) -> None:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    quick_start = re.search(r"## Quick start\n\n```python\n(.*?)```", readme, re.S)
+    assert quick_start is not None
+    script = tmp_path / "quick_start.py"
+    script.write_text(quick_start.group(1))
+    finished = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60,
+                              env={**os.environ, "SUPERWALL_BRIDGE": bridge})
+    assert finished.returncode == 0, finished.stderr
+    assert finished.stdout.splitlines() == ["skipped: noAudienceMatch", "run the feature"]
