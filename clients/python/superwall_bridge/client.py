@@ -357,9 +357,13 @@ class Superwall:
     async def _hear(self, method: str, params: Any) -> None:
         params = params if isinstance(params, dict) else {}
         if method.startswith("handler/"):
-            handler = self._handlers.get(params.get("registerId"))
+            register_id = params.get("registerId")
+            handler = self._handlers.get(register_id)
             if handler is not None:
                 await _deliver_to_handler(handler, method, params)
+                # A get_paywall's session outlives its call: its handler goes when the session ends.
+                if method in ("handler/onDismiss", "handler/onError") and str(register_id).startswith("getPaywall-"):
+                    self._handlers.pop(register_id, None)
         elif method.startswith("delegate/") and self.delegate is not None:
             await _deliver_to_delegate(self.delegate, method, params)
 

@@ -250,3 +250,25 @@ def test_the_readme_quick_start_runs_as_written(bridge: str, tmp_path: Any) -> N
                               env={**os.environ, "SUPERWALL_BRIDGE": bridge})
     assert finished.returncode == 0, finished.stderr
     assert finished.stdout.splitlines() == ["skipped: noAudienceMatch", "run the feature"]
+
+
+def test_get_paywall_hands_the_app_a_session_it_drives_itself(bridge: str, data_directory: str, bridge_arguments: list[str]) -> None:
+    async def scenario() -> None:
+        ended: list[PaywallResult] = []
+
+        class Handler(PresentationHandler):
+            def on_dismiss(self, info: PaywallInfo, result: PaywallResult) -> None:
+                ended.append(result)
+
+        async with Superwall.start(bridge, arguments=bridge_arguments, paywall_presenter=Presenter()) as sw:
+            await sw.configure("pk_test", options=embedded(data_directory))
+            presentation = await sw.get_paywall("open_coach_chat", handler=Handler())
+            assert presentation.paywall.info.identifier == "coach-upsell-gated"
+            assert [product.id for product in presentation.paywall.products] == ["com.pockettrainer.coach.monthly"]
+            await sw.paywall_action(presentation.session_id, {"type": "close"})
+            await sw.user()
+            await asyncio.sleep(0.05)
+            assert ended == [PaywallResult("declined")]
+            assert not sw._handlers, "the session's handler is released when it ends"
+
+    run(scenario())
