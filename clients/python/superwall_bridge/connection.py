@@ -307,13 +307,22 @@ class Connection:
         """How many notifications and requests have arrived; see :meth:`delivered`."""
         return self._arrived
 
-    async def delivered(self, count: int) -> None:
+    async def delivered(self, count: int, timeout: float = 30.0) -> None:
         """Waits until the first ``count`` arrivals have been handled, or their requests'
-        handlers started (callers that want handler callbacks to have run before they return)."""
+        handlers started (callers that want handler callbacks to have run before they return).
+        Gives up after ``timeout`` seconds: an app callback that never returns delays the
+        answer, but does not hang it."""
         if asyncio.current_task() is self._dispatcher:
             return  # called from a notification callback: waiting would wait on itself
-        async with self._dispatch_progress:
-            await self._dispatch_progress.wait_for(lambda: self._dispatched >= count or self._closed is not None)
+
+        async def progress() -> None:
+            async with self._dispatch_progress:
+                await self._dispatch_progress.wait_for(lambda: self._dispatched >= count or self._closed is not None)
+
+        try:
+            await asyncio.wait_for(progress(), timeout)
+        except asyncio.TimeoutError:
+            log.warning("a notification callback has not returned after %g s; answering without waiting for it", timeout)
 
     async def _read_stderr(self) -> None:
         stream = self._process.stderr
