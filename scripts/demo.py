@@ -8,7 +8,7 @@ app here is a script using the Python client (clients/python): it configures, id
 runner, sets attributes, meets a placement that skips, finds a user in a holdout, shows a
 gated paywall whose promo-code field asks the app through a custom callback, buys through its
 own purchase controller, gets the feature, reads entitlements and customer info, restores,
-and follows a deep link out of a paywall. --verbose prints the JSON-RPC traffic as well.
+and follows deep links: one out of a paywall, one into the summer-sale campaign. --verbose prints the JSON-RPC traffic as well.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "clients" / "python"))
 
 from superwall_bridge import (  # noqa: E402
-    CustomCallback, CustomCallbackResult, NotImplementedByBridgeError, PaywallDismissal, PaywallInfo, PaywallPresentation,
+    CustomCallback, CustomCallbackResult, PaywallDismissal, PaywallInfo, PaywallPresentation,
     PaywallResult, PresentationHandler, Product, PurchaseResult, RestorationResult, SkipReason, StoreDetails, StorePeriod,
     StoreTransaction, SubscriptionStatus, Superwall, SuperwallDelegate, SuperwallEvent,
 )
@@ -98,6 +98,9 @@ class Delegate(SuperwallDelegate):
 
     def paywall_will_open_deep_link(self, url: str) -> None:
         say(f"[delegate] the paywall opens the deep link {url}")
+
+    def handle_superwall_deep_link(self, url: str, path_components: list[str], query_parameters: dict[str, object]) -> None:
+        say(f"[delegate] Superwall link for the app: {url} (path {path_components})")
 
 
 class PromoCodeHandler(PresentationHandler):
@@ -187,16 +190,19 @@ async def main(binary: str, verbose: bool) -> int:
     restored = await sw.restore_purchases()
     say(f"restore: {restored.type}")
 
-    chapter("a deep link out of a paywall", delegate)
+    chapter("deep links: out of a paywall, and into the summer sale", delegate)
     registering = asyncio.create_task(sw.register("open_coach_chat", has_feature=True))
     shown = await asyncio.wait_for(screen.shown.get(), 10)
-    await sw.paywall_action(shown.session_id, {"type": "openDeepLink", "url": "pockettrainer://promo?offer=summer"})
+    await sw.paywall_action(shown.session_id, {"type": "openDeepLink", "url": "pockettrainer://open?path=promo&offer=summer"})
     result = await registering
     say(f"register open_coach_chat: {result.outcome}, featureGranted {result.feature_granted} (the coach upsell is gated)")
-    try:
-        await sw.call("handleDeepLink", {"url": "pockettrainer://promo?offer=summer"})
-    except NotImplementedByBridgeError as error:
-        say(f"routing the link into a campaign with handleDeepLink: not built yet ({error.kind}), so it is refused, not faked")
+    # The app routes the link it was asked to open back into Superwall, as it would any link it is opened with.
+    handled = await sw.handle_deep_link("pockettrainer://open?path=promo&offer=summer")
+    shown = await asyncio.wait_for(screen.shown.get(), 10)
+    say(f"handleDeepLink: handled {handled}; its deepLink_open campaign shows {shown.paywall.info.identifier!r}")
+    await sw.paywall_action(shown.session_id, {"type": "close"})
+    universal = await sw.handle_deep_link("https://pockettrainer.superwall.app/app-link/workouts/today")
+    say(f"a Superwall universal link: handled {universal}")
 
     chapter("shut down", delegate)
     status = await sw.close()

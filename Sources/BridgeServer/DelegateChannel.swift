@@ -69,6 +69,13 @@ final class DelegateChannel: SuperwallDelegate, Sendable {
     func paywallWillOpenURL(_ url: String) { send("delegate/paywallWillOpenURL", ["url": .string(url)]) }
     func paywallWillOpenDeepLink(_ url: String) { send("delegate/paywallWillOpenDeepLink", ["url": .string(url)]) }
 
+    func handleSuperwallDeepLink(url: String, pathComponents: [String], queryParameters: [String: String]) {
+        send("delegate/handleSuperwallDeepLink", [
+            "url": .string(url), "pathComponents": .array(pathComponents.map(JSONValue.string)),
+            "queryParameters": .object(JSONValue.sortedObject(queryParameters.mapValues(JSON.string))),
+        ])
+    }
+
     func userAttributesDidChange(_ attributes: [String: JSON]) {
         send("delegate/userAttributesDidChange", ["attributes": .object(JSONValue.sortedObject(attributes))])
     }

@@ -48,6 +48,11 @@ public struct MethodTable: Sendable {
                 "error": outcome.error?.jsonValue ?? .null,
             ]
         }
+        // Allowed before `configure`: the link is kept and routed once the config is ready.
+        methods["handleDeepLink"] = { request, _ in
+            let url = try Params(request).string("url")
+            return ["handled": .bool(await superwall.handleDeepLink(url))]
+        }
         methods["identify"] = { request, _ in
             let params = try Params(request)
             // `restorePaywallAssignments` is accepted; server assignments arrive with the http source.

@@ -94,6 +94,8 @@ public actor Superwall {
     private(set) var store: Store?
     /// Where the session's config comes from; set with the session.
     private(set) var configSource: (any ConfigSource)?
+    /// A deep link that arrived before the config was ready; routed once it is.
+    var pendingDeepLink: DeepLink?
     /// The session's store, for `commitTrackedEvents` on any thread.
     private nonisolated let storeOfSession = Mutex<Store?>(nil)
     /// Changes whenever an input of the device template may have: the session, the
@@ -276,7 +278,7 @@ public actor Superwall {
         defer {
             track("config_attributes", options.reportedOptions.merging(["using_purchase_controller": .bool(options.usingPurchaseController), "has_delegate": .bool(delegate != nil)]) { _, sdk in sdk })
         }
-        let cached = (try? store?.value(.lastConfig)).flatMap { try? Config.decode(from: Data($0.utf8)) }
+        let cached = cachedConfig()
         let subscribed = (try? store?.value(.subscriptionStatus))??.isActive == true
         if let cached, subscribed {
             adopt(cached, refresh: nil)
@@ -394,6 +396,7 @@ public actor Superwall {
         // The product → entitlement map may have changed.
         try? refreshCustomerInfo()
         configWaiters.resumeAll(())
+        routePendingDeepLink()
     }
 
     /// `device_attributes`: the device template without its date and time fields.

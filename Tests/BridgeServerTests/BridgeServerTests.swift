@@ -40,8 +40,9 @@ private func bridge() -> (InProcessServer, BridgeServer) {
         #expect(methods.contains("register"))
         #expect(methods.contains("purchase"))
         #expect(methods.contains("getCustomerInfo"))
-        // A method that is not built (deep links come with hot reload) is not advertised.
-        #expect(!methods.contains("handleDeepLink"))
+        #expect(methods.contains("handleDeepLink"))
+        // A method that is not built yet (refresh comes with hot reload) is not advertised.
+        #expect(!methods.contains("refreshConfiguration"))
     }
 
     @Test func initializeRecordsTheClientsCapabilities() async {

@@ -133,6 +133,9 @@ final class PaywallDelegate: SuperwallDelegate, @unchecked Sendable {
     func handleCustomPaywallAction(name: String) { call("custom \(name)") }
     func paywallWillOpenURL(_ url: String) { call("openURL \(url)") }
     func paywallWillOpenDeepLink(_ url: String) { call("openDeepLink \(url)") }
+    func handleSuperwallDeepLink(url: String, pathComponents: [String], queryParameters: [String: String]) {
+        call("superwallDeepLink \(url) \(pathComponents) \(queryParameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })")
+    }
     func userAttributesDidChange(_ attributes: [String: JSON]) { call("attributes \(attributes["plan"]?.stringValue ?? "-")") }
     func subscriptionStatusDidChange(from old: SubscriptionStatus, to new: SubscriptionStatus) { call("status \(old.wireName) -> \(new.wireName)") }
     func customerInfoDidChange(from old: CustomerInfo, to new: CustomerInfo) {

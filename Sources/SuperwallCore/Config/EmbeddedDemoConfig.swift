@@ -6,7 +6,8 @@
 /// for pro workouts behind an audience rule with a 20% holdout; a daily-limit paywall capped
 /// at once an hour, whose page asks the app to validate a promo code through the custom
 /// callback `validate_promo_code`; a coach upsell for users without the `coach` entitlement;
-/// a summer sale reached by the deep link `pockettrainer://promo?offer=summer` or as a
+/// a summer sale reached by a deep link such as `pockettrainer://open?path=promo&offer=summer`
+/// (the audience reads query items, which SuperwallKit passes as plain params) or as a
 /// win-back at session start; and a placement with no audience at all. Three products grant
 /// two entitlements (`pro`, and `coach` on top of it).
 enum EmbeddedDemoConfig {

@@ -266,6 +266,12 @@ class Superwall:
     async def dismiss(self) -> None:
         await self.call("dismiss")
 
+    async def handle_deep_link(self, url: str) -> bool:
+        """SuperwallKit's ``handleDeepLink``: whether Superwall handled the link. Tracks
+        ``deepLink_open`` (which closes the paywall on screen and may present one); a link sent
+        before :meth:`configure` is kept and routed once the config is ready."""
+        return bool((await self.call("handleDeepLink", {"url": url}))["handled"])
+
     async def assignments(self) -> list[Assignment]:
         return [Assignment.from_wire(item) for item in (await self.call("getAssignments"))["assignments"]]
 

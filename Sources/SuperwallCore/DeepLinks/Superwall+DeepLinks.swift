@@ -1,0 +1,59 @@
+import Foundation
+
+/// SuperwallKit's `handleDeepLink` and `DeepLinkRouter` (§8).
+extension Superwall {
+    /// Handles a link the app was opened with; answers whether Superwall handled it.
+    ///
+    /// Before the config is ready the link is kept (the latest one wins) and routed once it
+    /// is, and the answer comes from what is known now: a Superwall link is handled, and so is
+    /// any link when the cached config has a `deepLink_open` campaign. Text that is not a URL
+    /// is not handled.
+    public func handleDeepLink(_ text: String) -> Bool {
+        guard let link = DeepLink(text) else { return false }
+        guard session?.status == .configured else {
+            pendingDeepLink = link
+            if link.isUniversalLink || link.redemptionCode != nil || link.debugToken != nil { return true }
+            return cachedConfig()?.trigger(for: ImplicitTrigger.deepLinkOpen.rawValue) != nil
+        }
+        return route(link)
+    }
+
+    /// Routes the link kept before the config was ready.
+    func routePendingDeepLink() {
+        guard let link = pendingDeepLink else { return }
+        pendingDeepLink = nil
+        _ = route(link)
+    }
+
+    /// `DeepLinkRouter.route`: a redemption code is redeemed and nothing else happens;
+    /// otherwise a Superwall universal link is mapped to the app's scheme and reported, and
+    /// `deepLink_open` is tracked (dismissing the paywall on screen, and presenting its
+    /// campaign's paywall when an audience matches).
+    private func route(_ link: DeepLink) -> Bool {
+        if let code = link.redemptionCode {
+            redeem(code: code)
+            return true
+        }
+        var opened = link
+        if let target = link.universalLinkTarget {
+            delegate?.handleSuperwallDeepLink(
+                url: target.url.url.absoluteString, pathComponents: target.pathComponents, queryParameters: target.queryParameters)
+            opened = target.url
+        }
+        track(ImplicitTrigger.deepLinkOpen.rawValue, opened.eventParameters, custom: opened.queryParameters)
+        if link.debugToken != nil || link.isUniversalLink { return true }
+        return session?.config?.trigger(for: ImplicitTrigger.deepLinkOpen.rawValue) != nil
+    }
+
+    /// Web-checkout redemption needs Superwall's subscriptions API, which this build does not
+    /// call yet: the attempt is reported as failed, never as redeemed.
+    private func redeem(code: String) {
+        track("redemption_start")
+        track("redemption_fail", ["error_message": .string("Redeeming the code \(code) needs Superwall's subscriptions API, which this bridge does not call yet.")])
+    }
+
+    /// The last config fetched, as kept in the data directory.
+    func cachedConfig() -> Config? {
+        (try? store?.value(.lastConfig)).flatMap { try? Config.decode(from: Data($0.utf8)) }
+    }
+}
