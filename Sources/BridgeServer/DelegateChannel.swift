@@ -48,7 +48,17 @@ final class DelegateChannel: SuperwallDelegate, Sendable {
         connection?.notify(method, params: params())
     }
 
+    /// A notification that is not the delegate's (`config/didRefresh`): sent whether or not a
+    /// delegate is bound, and dropped before `initialize`.
+    private func sendToClient(_ method: String, _ params: JSONValue) {
+        state.withLock { $0.connection }?.notify(method, params: params)
+    }
+
     // MARK: SuperwallDelegate
+
+    func configDidRefresh(_ refresh: ConfigRefresh) {
+        sendToClient("config/didRefresh", refresh.wireValue)
+    }
 
     func handleSuperwallEvent(_ event: TrackedEvent) {
         send("delegate/handleSuperwallEvent", [

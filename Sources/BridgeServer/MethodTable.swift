@@ -48,6 +48,9 @@ public struct MethodTable: Sendable {
                 "error": outcome.error?.jsonValue ?? .null,
             ]
         }
+        methods["refreshConfiguration"] = { _, _ in
+            try await core { try await superwall.refreshConfiguration() }.wireValue
+        }
         // Allowed before `configure`: the link is kept and routed once the config is ready.
         methods["handleDeepLink"] = { request, _ in
             let url = try Params(request).string("url")

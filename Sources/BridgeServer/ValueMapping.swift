@@ -62,6 +62,8 @@ extension SuperwallError {
         case .noPurchaseController: code = -32005
         case .unsupported: code = -32601
         case .dataDirectory, .configUnavailable, .storage: code = -32603
+        case .invalidConfig(let error):
+            return RPCError(code: -32603, message: description, kind: kind, details: ["path": .string(error.path)])
         case .paywallSkipped(let reason):
             return RPCError(code: Self.paywallSkippedCode, message: description, kind: kind, details: ["skipReason": reason.wireValue])
         case .presentation(let error): return error.rpcError
@@ -75,4 +77,15 @@ extension SuperwallError {
 
     /// The error object carried inside a result (`configure`'s `error`).
     var jsonValue: JSONValue { rpcError.jsonValue }
+}
+
+extension ConfigRefresh {
+    /// `refreshConfiguration`'s answer and `config/didRefresh`'s params.
+    var wireValue: JSONValue {
+        [
+            "buildId": buildId.map(JSONValue.string) ?? .null, "refreshed": .bool(refreshed),
+            "added": .array(added.map(JSONValue.string)), "changed": .array(changed.map(JSONValue.string)),
+            "removed": .array(removed.map(JSONValue.string)), "error": error?.jsonValue ?? .null,
+        ]
+    }
 }

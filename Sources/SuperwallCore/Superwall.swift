@@ -94,6 +94,8 @@ public actor Superwall {
     private(set) var store: Store?
     /// Where the session's config comes from; set with the session.
     private(set) var configSource: (any ConfigSource)?
+    /// The retries of a config fetch, as `configure` was told.
+    var maxConfigRetryCount = 6
     /// A deep link that arrived before the config was ready; routed once it is.
     var pendingDeepLink: DeepLink?
     /// The session's store, for `commitTrackedEvents` on any thread.
@@ -180,6 +182,7 @@ public actor Superwall {
         do {
             session = try openSession(apiKey: apiKey, options: options)
             configSource = options.configSource
+            maxConfigRetryCount = options.maxConfigRetryCount
             trackLaunchEvents()
             await loadConfig(from: options.configSource, options: options)
             try refreshCustomerInfo()
@@ -305,7 +308,7 @@ public actor Superwall {
 
     /// Fetches, decodes, caches and adopts a config, tracking `config_refresh`.
     /// `cachedBuildId` is sent as `X-Static-Config-Build-Id`.
-    private func fetchAndAdopt(from source: any ConfigSource, cachedBuildId: String?, maxRetries: Int, timeLimit: Duration?) async throws {
+    func fetchAndAdopt(from source: any ConfigSource, cachedBuildId: String?, maxRetries: Int, timeLimit: Duration?) async throws {
         let started = clock.now()
         let retries = RetryCounter()
         let request = ConfigRequest(

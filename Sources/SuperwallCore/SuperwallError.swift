@@ -12,6 +12,8 @@ public enum SuperwallError: Error, Sendable, Equatable, CustomStringConvertible 
     case storage(String)
     /// No config could be loaded (and none was cached).
     case configUnavailable(String)
+    /// A config was fetched but does not decode; the error names the JSON path.
+    case invalidConfig(ConfigDecodingError)
     /// A part of the SDK this build does not provide yet.
     case unsupported(String)
     /// `register` or `getPaywall` with the name of one of Superwall's own events.
@@ -40,6 +42,7 @@ public enum SuperwallError: Error, Sendable, Equatable, CustomStringConvertible 
         case .dataDirectory(.unusable): return "dataDirectoryUnusable"
         case .storage: return "storageFailed"
         case .configUnavailable: return "configUnavailable"
+        case .invalidConfig: return "invalidConfig"
         case .unsupported: return "notImplemented"
         case .reservedPlacementName: return "reservedPlacementName"
         case .paywallSessionNotFound: return "paywallSessionNotFound"
@@ -60,6 +63,7 @@ public enum SuperwallError: Error, Sendable, Equatable, CustomStringConvertible 
         case .dataDirectory(let error): return "\(error)."
         case .storage(let reason): return "The data directory's database failed: \(reason)."
         case .configUnavailable(let reason): return "No config could be loaded: \(reason)."
+        case .invalidConfig(let error): return "The config is invalid at \(error.path): \(error.reason)."
         case .unsupported(let what): return "\(what) is not built yet."
         case .reservedPlacementName(let name):
             return "\"\(name)\" is one of Superwall's own events and cannot be registered as a placement; choose another name."

@@ -25,7 +25,7 @@ struct SuperwallBridgeCommand: ParsableCommand {
         abstract: "A headless Superwall SDK core, served as JSON-RPC 2.0 over stdio.",
         discussion: "Spawn it from a wrapper SDK or a test harness and speak the protocol on its stdin and stdout. Logs go to stderr.",
         version: "\(BridgeServer.name) \(BridgeServer.version) (protocol \(BridgeServer.protocolVersion))",
-        subcommands: [Serve.self, Eval.self],
+        subcommands: [Serve.self, Eval.self, Validate.self],
         defaultSubcommand: Serve.self
     )
 }

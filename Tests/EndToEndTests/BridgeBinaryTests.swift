@@ -203,3 +203,46 @@ import TestSupport
         #expect(missing.stdout.isEmpty)
     }
 }
+
+@Suite struct ValidateCommandTests {
+    /// The conformance suite's demo config, edited by `change` and written to a file.
+    private func configFile(_ change: (inout [String: Any]) -> Void = { _ in }) throws -> String {
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../protocol/conformance/configs/demo-holdout.json")
+        var config = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: source)) as? [String: Any])
+        change(&config)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("validate-\(UUID().uuidString).json").path
+        try JSONSerialization.data(withJSONObject: config).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test func aValidConfigPrintsASummaryAndExitsZero() throws {
+        let path = try configFile()
+        let result = try runBridge(["validate", path])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("valid: build pt-conformance-holdout, 7 placements, 6 paywalls"))
+    }
+
+    @Test func everyProblemIsPrintedWithItsJSONPathAndTheExitIsOne() throws {
+        let path = try configFile { config in
+            var triggers = config["trigger_options"] as! [[String: Any]]
+            var rules = triggers[0]["rules"] as! [[String: Any]]
+            rules[0]["expression_cel"] = "user.plan =="
+            triggers[0]["rules"] = rules
+            config["trigger_options"] = triggers
+            config["products_v3"] = (config["products_v3"] as! [Any]) + [["no": "store_product"]]
+        }
+        let result = try runBridge(["validate", path])
+        #expect(result.status == 1)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2)
+        #expect(lines.contains { $0.hasPrefix("\(path):$.trigger_options[0].rules[0].expression_cel: the rule does not compile") })
+        #expect(lines.contains { $0.hasPrefix("\(path):$.products_v3[3]: dropped") })
+    }
+
+    @Test func aConfigThatDoesNotDecodeNamesThePathOfTheError() throws {
+        let path = try configFile { $0["build_id"] = 7 }
+        let result = try runBridge(["validate", path])
+        #expect(result.status == 1)
+        #expect(result.stdout == "\(path):$.build_id: expected a string\n")
+    }
+}

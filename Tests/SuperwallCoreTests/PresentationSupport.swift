@@ -206,3 +206,28 @@ func eventually(_ condition: () async -> Bool) async throws {
     Issue.record("the condition did not hold within five seconds")
     throw CancellationError()
 }
+
+/// A config source whose body a test changes between fetches.
+final class MutableConfigSource: ConfigSource, @unchecked Sendable {
+    private let lock = NSLock()
+    private var text: String
+    init(_ body: String) { text = body }
+    var body: String {
+        get { lock.withLock { text } }
+        set { lock.withLock { text = newValue } }
+    }
+    func fetchConfig(_ request: ConfigRequest) async throws -> Data { Data(body.utf8) }
+    var description: String { "mutable test config" }
+}
+
+/// `config` (JSON text) after `edit` changes its object.
+func edited(_ config: String, _ edit: (inout [String: Any]) -> Void) throws -> String {
+    var object = try #require(try JSONSerialization.jsonObject(with: Data(config.utf8)) as? [String: Any])
+    edit(&object)
+    return String(decoding: try JSONSerialization.data(withJSONObject: object), as: UTF8.self)
+}
+
+/// Changes the paywalls of a config's object: `change` sees each one and returns it, or nil to drop it.
+func editPaywalls(_ object: inout [String: Any], _ change: ([String: Any]) -> [String: Any]?) {
+    object["paywall_responses"] = ((object["paywall_responses"] as? [[String: Any]]) ?? []).compactMap(change)
+}

@@ -83,6 +83,8 @@ public protocol SuperwallDelegate: Sendable {
     func handleCustomPaywallAction(name: String)
     func paywallWillOpenURL(_ url: String)
     func paywallWillOpenDeepLink(_ url: String)
+    /// A config refresh finished, or failed and kept the config in use.
+    func configDidRefresh(_ refresh: ConfigRefresh)
     /// A Superwall universal link, mapped to the app's own scheme (`handleSuperwallDeepLink`).
     func handleSuperwallDeepLink(url: String, pathComponents: [String], queryParameters: [String: String])
     /// A paywall changed the user's attributes; these are the merged attributes.
@@ -102,6 +104,7 @@ extension SuperwallDelegate {
     public func paywallWillOpenURL(_ url: String) {}
     public func paywallWillOpenDeepLink(_ url: String) {}
     public func handleSuperwallDeepLink(url: String, pathComponents: [String], queryParameters: [String: String]) {}
+    public func configDidRefresh(_ refresh: ConfigRefresh) {}
     public func userAttributesDidChange(_ attributes: [String: JSON]) {}
     public func subscriptionStatusDidChange(from old: SubscriptionStatus, to new: SubscriptionStatus) {}
     public func customerInfoDidChange(from old: CustomerInfo, to new: CustomerInfo) {}

@@ -1,0 +1,55 @@
+import Foundation
+
+/// What a config refresh did: the paywalls it added, changed (a new `cache_key`) and removed,
+/// by identifier, or why it kept the config it had.
+public struct ConfigRefresh: Sendable, Equatable {
+    /// The build in use after the refresh: the new one, or the old one when it failed.
+    public var buildId: String?
+    public var added: [String] = []
+    public var changed: [String] = []
+    public var removed: [String] = []
+    /// Why the refresh failed; nil when the new config is in use.
+    public var error: SuperwallError?
+
+    public var refreshed: Bool { error == nil }
+}
+
+extension Config {
+    /// The paywalls `self` adds, changes and removes compared with `old`, each sorted
+    /// (`ConfigLogic.getRemovedOrChangedPaywallIds`, with the additions too).
+    func paywallChanges(from old: Config) -> (added: [String], changed: [String], removed: [String]) {
+        let before = Dictionary(old.paywalls.map { ($0.identifier, $0.cacheKey) }, uniquingKeysWith: { first, _ in first })
+        let after = Dictionary(paywalls.map { ($0.identifier, $0.cacheKey) }, uniquingKeysWith: { first, _ in first })
+        let added = after.keys.filter { before[$0] == nil }.sorted()
+        let removed = before.keys.filter { after[$0] == nil }.sorted()
+        let changed = after.compactMap { identifier, cacheKey in before[identifier].flatMap { $0 != cacheKey ? identifier : nil } }.sorted()
+        return (added, changed, removed)
+    }
+}
+
+extension Superwall {
+    /// SuperwallKit's `refreshConfiguration()` (§10): fetches the config again from its
+    /// source and puts it in use, dropping what was loaded of paywalls that changed or went,
+    /// re-drawing assignments whose variants vanished, and tracking `config_refresh`. On
+    /// failure the config in use stays, and the answer says why.
+    ///
+    /// Unlike SuperwallKit, a session whose first config failed to load tries again here, so
+    /// an editor that fixes a broken config file recovers without restarting.
+    public func refreshConfiguration() async throws(SuperwallError) -> ConfigRefresh {
+        guard session != nil, let source = configSource else { throw .notConfigured }
+        let old = session?.config
+        let report: ConfigRefresh
+        do {
+            try await fetchAndAdopt(from: source, cachedBuildId: old?.buildId, maxRetries: maxConfigRetryCount, timeLimit: nil)
+            guard let new = session?.config else { throw SuperwallError.configUnavailable("the config is gone") }
+            let changes = old.map { new.paywallChanges(from: $0) } ?? (added: new.paywalls.map(\.identifier).sorted(), changed: [], removed: [])
+            report = ConfigRefresh(buildId: new.buildId, added: changes.added, changed: changes.changed, removed: changes.removed)
+        } catch let error as ConfigDecodingError {
+            report = ConfigRefresh(buildId: old?.buildId, error: .invalidConfig(error))
+        } catch {
+            report = ConfigRefresh(buildId: old?.buildId, error: .configUnavailable("\(error)"))
+        }
+        delegate?.configDidRefresh(report)
+        return report
+    }
+}

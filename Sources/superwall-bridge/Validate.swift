@@ -1,0 +1,30 @@
+import ArgumentParser
+import Foundation
+import SuperwallCore
+
+struct Validate: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Check a config file and print every problem with its JSON path.",
+        discussion: """
+            Prints one line per problem, FILE:PATH: MESSAGE, and exits 1 when there is any: the error that stops \
+            the config decoding, or each element SuperwallKit would drop, each audience rule that does not compile, \
+            and each variant naming a paywall the config lacks. A valid config prints a summary and exits 0.
+            """)
+
+    @Argument(help: "The config file (a static_config response body).")
+    var file: String
+
+    func run() throws {
+        guard let body = FileManager.default.contents(atPath: file) else {
+            print("\(file):$: cannot read the file")
+            throw ExitCode(1)
+        }
+        let problems = Config.problems(in: body)
+        if problems.isEmpty, let config = try? Config.decode(from: body) {
+            print("\(file): valid: build \(config.buildId), \(config.triggers.count) placements, \(config.paywalls.count) paywalls, \(config.products.count) products")
+            return
+        }
+        for problem in problems { print("\(file):\(problem.path): \(problem.message)") }
+        throw ExitCode(1)
+    }
+}
