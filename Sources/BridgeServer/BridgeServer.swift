@@ -18,11 +18,13 @@ public final class BridgeServer: ConnectionHandler {
     private let methods: MethodTable
 
     /// `logLevel` is how `setLogLevel` changes what the process logs.
-    public init(logger: Logger, logLevel: any LogLevelControl) {
+    /// `watchConfigFiles` (the command line's `--watch`) watches every file config source
+    /// that does not say `watch: false`.
+    public init(logger: Logger, logLevel: any LogLevelControl, watchConfigFiles: Bool = false) {
         self.logger = logger
         superwall = Superwall(
             delegate: delegate, presenter: ClientPaywallPresenter(host: host), purchaseController: ClientPurchaseController(host: host))
-        methods = MethodTable(superwall: superwall, delegate: delegate, host: host, logLevel: logLevel)
+        methods = MethodTable(superwall: superwall, delegate: delegate, host: host, logLevel: logLevel, watchConfigFiles: watchConfigFiles)
     }
 
     /// The client's session, once `initialize` has been answered.

@@ -7,7 +7,9 @@ struct ConfigureRequest {
     let apiKey: String
     let options: Superwall.ConfigureOptions
 
-    init(_ params: Params, capabilities: ClientSession.Capabilities) throws(RPCError) {
+    /// `watchFiles` is the command line's `--watch`: file sources are watched unless they say
+    /// `watch: false`.
+    init(_ params: Params, capabilities: ClientSession.Capabilities, watchFiles: Bool = false) throws(RPCError) {
         apiKey = try params.string("apiKey")
         guard !apiKey.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw RPCError.invalidParams("params.apiKey must not be empty.", details: ["path": "params.apiKey"])
@@ -17,6 +19,7 @@ struct ConfigureRequest {
         let source = try Self.configSource(
             options?.optionalObject("configSource"), networkEnvironment: environment,
             path: options?.path(of: "configSource") ?? "params.options.configSource")
+        let watch = try options?.optionalObject("configSource")?.optionalBool("watch") ?? watchFiles
         let device = try params.optionalJSONObject("device") ?? [:]
         let retries = try options?.optionalInt("maxConfigRetryCount") ?? 6
         self.options = Superwall.ConfigureOptions(
@@ -29,7 +32,8 @@ struct ConfigureRequest {
             timeouts: try Self.timeouts(options?.optionalObject("timeouts")),
             automaticallyDismiss: try options?.optionalObject("paywalls")?.optionalBool("automaticallyDismiss") ?? true,
             testModeBehavior: try Self.testModeBehavior(options),
-            storeProducts: try StoreProductDetails.list(params, key: "storeProducts"))
+            storeProducts: try StoreProductDetails.list(params, key: "storeProducts"),
+            watchConfigFile: watch && source is FileConfigSource)
     }
 
     /// `timeouts: {subscriptionStatusMs, presentationMs, customCallbackMs, ...}`: positive
@@ -83,9 +87,6 @@ struct ConfigureRequest {
         case "embedded":
             return EmbeddedConfigSource()
         case "file":
-            if try source.optionalBool("watch") == true {
-                throw notBuilt("configSource file with watch: true", hint: "omit watch")
-            }
             return FileConfigSource(path: try source.string("path"))
         case "http":
             let text = try source.string("baseUrl")
@@ -96,10 +97,5 @@ struct ConfigureRequest {
         case let other:
             throw RPCError.invalidParams("\(path).type must be \"embedded\", \"file\" or \"http\", not \"\(other)\".", details: ["path": .string("\(path).type")])
         }
-    }
-
-    private static func notBuilt(_ what: String, hint: String) -> RPCError {
-        RPCError(code: -32601, message: "Not implemented yet: \(what) is part of the protocol but this build does not provide it; \(hint).",
-                 kind: "notImplemented", details: ["feature": .string(what)])
     }
 }

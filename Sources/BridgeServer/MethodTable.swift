@@ -27,7 +27,7 @@ public struct MethodTable: Sendable {
         (["initialize", "shutdown"] + implemented.keys).sorted()
     }
 
-    init(superwall: Superwall, delegate: DelegateChannel, host: ClientHost, logLevel: any LogLevelControl) {
+    init(superwall: Superwall, delegate: DelegateChannel, host: ClientHost, logLevel: any LogLevelControl, watchConfigFiles: Bool = false) {
         var methods: [String: Method] = [
             "$/ping": { _, _ in [:] },
             // Answers its params unchanged: the payload benchmark and framing tests use it.
@@ -39,7 +39,7 @@ public struct MethodTable: Sendable {
             "getConfigurationStatus": { _, _ in ["status": .string(await superwall.configurationStatus.rawValue)] },
         ]
         methods["configure"] = { request, _ in
-            let configure = try ConfigureRequest(Params(request), capabilities: host.capabilities)
+            let configure = try ConfigureRequest(Params(request), capabilities: host.capabilities, watchFiles: watchConfigFiles)
             let outcome = await superwall.configure(apiKey: configure.apiKey, options: configure.options)
             if let error = outcome.error, case .apiKeyMismatch = error { throw error.rpcError }
             return [

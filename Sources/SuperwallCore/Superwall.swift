@@ -30,11 +30,13 @@ public actor Superwall {
         public var testModeBehavior: TestModeBehavior
         /// What the host's store says of products (price, period, trial).
         public var storeProducts: [StoreProductDetails]
+        /// With a file source: refresh whenever the file changes (editors' hot reload).
+        public var watchConfigFile: Bool
 
         public init(configSource: any ConfigSource, dataDirectory: String? = nil, device: [String: JSON] = [:],
                     reportedOptions: [String: JSON] = [:], maxConfigRetryCount: Int = 6, usingPurchaseController: Bool = false,
                     timeouts: Timeouts = Timeouts(), automaticallyDismiss: Bool = true, testModeBehavior: TestModeBehavior = .automatic,
-                    storeProducts: [StoreProductDetails] = []) {
+                    storeProducts: [StoreProductDetails] = [], watchConfigFile: Bool = false) {
             self.configSource = configSource
             self.dataDirectory = dataDirectory
             self.device = device
@@ -45,6 +47,7 @@ public actor Superwall {
             self.automaticallyDismiss = automaticallyDismiss
             self.testModeBehavior = testModeBehavior
             self.storeProducts = storeProducts
+            self.watchConfigFile = watchConfigFile
         }
     }
 
@@ -94,6 +97,8 @@ public actor Superwall {
     private(set) var store: Store?
     /// Where the session's config comes from; set with the session.
     private(set) var configSource: (any ConfigSource)?
+    /// Refreshes the config when its file changes, once `configure` asked for it.
+    var configWatcher: ConfigFileWatcher?
     /// The retries of a config fetch, as `configure` was told.
     var maxConfigRetryCount = 6
     /// A deep link that arrived before the config was ready; routed once it is.
@@ -185,6 +190,7 @@ public actor Superwall {
             maxConfigRetryCount = options.maxConfigRetryCount
             trackLaunchEvents()
             await loadConfig(from: options.configSource, options: options)
+            if options.watchConfigFile { watchConfigFile(of: options.configSource) }
             try refreshCustomerInfo()
             return outcome(of: session!)
         } catch {

@@ -46,6 +46,9 @@ struct Serve: ParsableCommand {
     @Option(name: .long, help: "Largest message accepted, in bytes; a longer one is answered with an error and skipped.")
     var maxMessageSize: Int = 64 * 1024 * 1024
 
+    @Flag(name: .long, help: "Watch file config sources and refresh on every change (config/didRefresh), unless configure says watch: false.")
+    var watch = false
+
     func validate() throws {
         guard maxMessageSize > 0 else { throw ValidationError("--max-message-size must be positive.") }
     }
@@ -56,10 +59,11 @@ struct Serve: ParsableCommand {
         var trace: String?
         var framing: Framing?
         var maxMessageSize = 64 * 1024 * 1024
+        var watchConfigFiles = false
     }
 
     func run() throws {
-        Self.serve(Settings(logLevel: logLevel.level, trace: trace, framing: framing.framing, maxMessageSize: maxMessageSize))
+        Self.serve(Settings(logLevel: logLevel.level, trace: trace, framing: framing.framing, maxMessageSize: maxMessageSize, watchConfigFiles: watch))
     }
 
     static func serve(_ settings: Settings) -> Never {
@@ -80,7 +84,7 @@ struct Serve: ParsableCommand {
             options.framing = settings.framing
             if let trace = settings.trace { options.trace = try FrameTrace(path: trace) }
 
-            let server = BridgeServer(logger: logger, logLevel: sink)
+            let server = BridgeServer(logger: logger, logLevel: sink, watchConfigFiles: settings.watchConfigFiles)
             let connection = Connection(
                 input: descriptors.input, output: descriptors.output, handler: server, options: options, logger: logger)
             let status = connection.run()

@@ -41,8 +41,9 @@ private func bridge() -> (InProcessServer, BridgeServer) {
         #expect(methods.contains("purchase"))
         #expect(methods.contains("getCustomerInfo"))
         #expect(methods.contains("handleDeepLink"))
-        // A method that is not built yet (refresh comes with hot reload) is not advertised.
-        #expect(!methods.contains("refreshConfiguration"))
+        #expect(methods.contains("refreshConfiguration"))
+        // A method that is not built yet is not advertised.
+        #expect(!methods.contains("preloadAllPaywalls"))
     }
 
     @Test func initializeRecordsTheClientsCapabilities() async {

@@ -53,3 +53,19 @@ extension Superwall {
         return report
     }
 }
+
+extension Superwall {
+    /// Watches a file source's file and refreshes on each settled change, reporting each
+    /// refresh (or why it kept the config in use) through `configDidRefresh`. Other sources
+    /// have nothing to watch.
+    func watchConfigFile(of source: any ConfigSource) {
+        guard let file = source as? FileConfigSource else { return }
+        do {
+            configWatcher = try ConfigFileWatcher(path: file.path) { [weak self] in
+                Task { _ = try? await self?.refreshConfiguration() }
+            }
+        } catch {
+            delegate?.configDidRefresh(ConfigRefresh(buildId: config?.buildId, error: .configUnavailable("\(error)")))
+        }
+    }
+}

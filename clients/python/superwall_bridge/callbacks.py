@@ -7,7 +7,7 @@ import inspect
 from typing import Any, Awaitable, Protocol, TypeVar, runtime_checkable
 
 from .models import (
-    CustomCallback, CustomCallbackResult, CustomerInfo, ErrorInfo, PaywallDismissal, PaywallInfo, PaywallPresentation,
+    ConfigRefresh, CustomCallback, CustomCallbackResult, CustomerInfo, ErrorInfo, PaywallDismissal, PaywallInfo, PaywallPresentation,
     PaywallResult, Product, PurchaseResult, RestorationResult, SkipReason, SubscriptionStatus, SuperwallEvent,
 )
 
@@ -57,6 +57,9 @@ class SuperwallDelegate:
 
     def test_mode_transaction(self, kind: str, product: Product | None) -> Any:
         """Test mode (no purchase controller) simulated a ``"purchase"`` or ``"restore"``."""
+
+    def config_did_refresh(self, refresh: ConfigRefresh) -> Any:
+        """``config/didRefresh``: a refresh finished (``refreshConfiguration``, or a watched config file changed)."""
 
     def unknown_notification(self, method: str, params: Any) -> Any:
         """A ``delegate/*`` notification this version of the client does not know; ignored by default."""

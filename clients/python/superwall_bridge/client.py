@@ -13,7 +13,7 @@ from .callbacks import PaywallPresenter, PresentationHandler, PurchaseController
 from .connection import Connection, Framing, RemoteError, WireObserver
 from .errors import BridgeNotFoundError
 from .models import (
-    Assignment, ConfigureResult, CustomCallback, CustomCallbackResult, CustomerInfo, Entitlement, EntitlementsInfo,
+    Assignment, ConfigRefresh, ConfigureResult, CustomCallback, CustomCallbackResult, CustomerInfo, Entitlement, EntitlementsInfo,
     ErrorInfo, PaywallDismissal, PaywallInfo, PaywallPresentation, PaywallResult, PresentationResult, Product,
     PurchaseResult, RegisterResult, ServerInfo, SkipReason, StoreDetails, SubscriptionStatus, SuperwallEvent, UserIdentity,
 )
@@ -266,6 +266,11 @@ class Superwall:
     async def dismiss(self) -> None:
         await self.call("dismiss")
 
+    async def refresh_configuration(self, *, timeout: float | None = None) -> ConfigRefresh:
+        """SuperwallKit's ``refreshConfiguration``: fetches the config again. A failure keeps the
+        config in use and is in ``error`` (with the JSON path of an invalid config)."""
+        return ConfigRefresh.from_wire(await self.call("refreshConfiguration", timeout=timeout))
+
     async def handle_deep_link(self, url: str) -> bool:
         """SuperwallKit's ``handleDeepLink``: whether Superwall handled the link. Tracks
         ``deepLink_open`` (which closes the paywall on screen and may present one); a link sent
@@ -372,6 +377,8 @@ class Superwall:
                     self._handlers.pop(register_id, None)
         elif method.startswith("delegate/") and self.delegate is not None:
             await _deliver_to_delegate(self.delegate, method, params)
+        elif method == "config/didRefresh" and self.delegate is not None:
+            await resolve(self.delegate.config_did_refresh(ConfigRefresh.from_wire(params)))
 
 
 async def _deliver_to_handler(handler: PresentationHandler, method: str, params: dict[str, Any]) -> None:

@@ -121,7 +121,8 @@ class ScenarioRun:
 
     async def run(self) -> Outcome:
         data_directory = tempfile.mkdtemp(prefix="superwall-conformance-")
-        self.values.update({"dataDirectory": data_directory, "conformance": str(self.directory)})
+        work_directory = tempfile.mkdtemp(prefix="superwall-conformance-work-")
+        self.values.update({"dataDirectory": data_directory, "workDirectory": work_directory, "conformance": str(self.directory)})
         arguments = ["--trace", str(self.trace)] if self.trace else []
         self._connection = await Connection.spawn(
             self.bridge, arguments, framing=self.framing, on_request=self._on_request,
@@ -135,6 +136,7 @@ class ScenarioRun:
         finally:
             await self._connection.close(timeout=5)
             shutil.rmtree(data_directory, ignore_errors=True)
+            shutil.rmtree(work_directory, ignore_errors=True)
         return self.outcome
 
     # MARK: The bridge's side
@@ -202,6 +204,12 @@ class ScenarioRun:
             if not isinstance(request, dict) or "id" not in request:
                 raise ScenarioFailure(f"no captured request named {respond['to']}")
             self._reply(request["id"], respond, respond.get("afterMs", 0))
+        elif "copyFile" in step:
+            copy = self._substitute(step["copyFile"])
+            shutil.copyfile(copy["from"], copy["to"])
+        elif "writeFile" in step:
+            write = self._substitute(step["writeFile"])
+            Path(write["path"]).write_text(write["text"], encoding="utf-8")
         elif "sleep" in step:
             await asyncio.sleep(step["sleep"] / 1000)
         elif "closeInput" in step:

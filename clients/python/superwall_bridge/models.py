@@ -545,6 +545,19 @@ class ConfigureResult(WireModel):
 
 
 @dataclass(frozen=True)
+class ConfigRefresh(WireModel):
+    """``refreshConfiguration`` and ``config/didRefresh``: the paywalls added, changed (a new
+    ``cache_key``) and removed, or, when ``refreshed`` is false, why the config in use stayed."""
+
+    build_id: str | None = None
+    refreshed: bool = False
+    added: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    error: ErrorInfo | None = None
+
+
+@dataclass(frozen=True)
 class ServerInfo(WireModel):
     """``initialize``'s answer."""
 

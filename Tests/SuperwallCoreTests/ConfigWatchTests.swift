@@ -1,0 +1,84 @@
+import Foundation
+@testable import SuperwallCore
+import Testing
+
+/// Records the refreshes a watched config reports.
+final class RefreshRecorder: SuperwallDelegate, @unchecked Sendable {
+    private let lock = NSLock()
+    private var recorded: [ConfigRefresh] = []
+    func handleSuperwallEvent(_ event: TrackedEvent) {}
+    func configDidRefresh(_ refresh: ConfigRefresh) { lock.withLock { recorded.append(refresh) } }
+    var refreshes: [ConfigRefresh] { lock.withLock { recorded } }
+}
+
+@Suite(.serialized) struct ConfigWatchTests {
+    private let folder = FileManager.default.temporaryDirectory.appendingPathComponent("watch-\(UUID().uuidString)")
+    private var file: URL { folder.appendingPathComponent("config.json") }
+
+    private func config(buildId: String, coachCacheKey: String = "coach-v1") throws -> Data {
+        Data(try edited(EmbeddedDemoConfig.json) { object in
+            object["build_id"] = buildId
+            editPaywalls(&object) { paywall in
+                var paywall = paywall
+                if paywall["identifier"] as? String == "coach-upsell-gated" { paywall["cache_key"] = coachCacheKey }
+                return paywall
+            }
+        }.utf8)
+    }
+
+    private func watchedSuperwall() async throws -> (Superwall, RefreshRecorder) {
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        try config(buildId: "b1").write(to: file)
+        let recorder = RefreshRecorder()
+        let superwall = Superwall(delegate: recorder)
+        let outcome = await superwall.configure(apiKey: "pk", options: Superwall.ConfigureOptions(
+            configSource: FileConfigSource(path: file.path), dataDirectory: folder.appendingPathComponent("data").path, watchConfigFile: true))
+        #expect(outcome.status == .configured)
+        return (superwall, recorder)
+    }
+
+    @Test func anEditInPlaceRefreshesOnceTheWritesSettle() async throws {
+        let (superwall, recorder) = try await watchedSuperwall()
+        let handle = try FileHandle(forWritingTo: file)
+        let body = try config(buildId: "b2", coachCacheKey: "coach-v2")
+        // A burst: truncate, then the body in two writes.
+        try handle.truncate(atOffset: 0)
+        try handle.write(contentsOf: body.prefix(100))
+        try handle.write(contentsOf: body.dropFirst(100))
+        try handle.close()
+        try await eventually { recorder.refreshes.contains { $0.buildId == "b2" } }
+        #expect(recorder.refreshes.last == ConfigRefresh(buildId: "b2", changed: ["coach-upsell-gated"]))
+        #expect(await superwall.config?.buildId == "b2")
+    }
+
+    @Test func aFileReplacedByRenameIsStillWatched() async throws {
+        let (superwall, recorder) = try await watchedSuperwall()
+        for build in ["b2", "b3"] {
+            let temporary = folder.appendingPathComponent(".config.json.swp")
+            try config(buildId: build).write(to: temporary)
+            _ = rename(temporary.path, file.path)
+            try await eventually { await superwall.config?.buildId == build }
+        }
+        #expect(recorder.refreshes.map(\.buildId).suffix(2) == ["b2", "b3"])
+    }
+
+    @Test func anInvalidEditKeepsTheLastGoodConfigAndAFixRecovers() async throws {
+        let (superwall, recorder) = try await watchedSuperwall()
+        try Data(#"{"build_id": 7}"#.utf8).write(to: file)
+        try await eventually { recorder.refreshes.contains { !$0.refreshed } }
+        let failure = try #require(recorder.refreshes.last)
+        #expect(failure.error == .invalidConfig(ConfigDecodingError(path: "$.build_id", reason: "expected a string")))
+        #expect(failure.buildId == "b1")
+        #expect(await superwall.config?.buildId == "b1")
+        try config(buildId: "b4").write(to: file)
+        try await eventually { await superwall.config?.buildId == "b4" }
+        #expect(recorder.refreshes.last?.refreshed == true)
+    }
+
+    @Test func otherFilesInTheFolderAreIgnored() async throws {
+        let (_, recorder) = try await watchedSuperwall()
+        try Data("x".utf8).write(to: folder.appendingPathComponent("notes.txt"))
+        try await Task.sleep(for: .milliseconds(200))
+        #expect(recorder.refreshes.isEmpty)
+    }
+}
