@@ -20,6 +20,10 @@
  *                   none matching: the skipped path) on the generated config, 20,000 sequential
  *                   round trips each after 1,000 warm-up, on one core (CPU 0); the peer echoes
  *                   the same requests, so its figure is the transport's own cost
+ *   B10 hot reload  a copy of the generated config watched (`configSource {type: file, watch:
+ *                   true}`) and rewritten in place 10 times, each with another build id: time
+ *                   from the start of the write to `config/didRefresh`, debounce included,
+ *                   median and max (bridge only)
  * Figures are printed with the ratio bridge / C echo.
  */
 #define _GNU_SOURCE
@@ -372,6 +376,75 @@ static double measure_configure(const char *path, const char *config_source_json
     return percentile(samples, 10, 0.5);
 }
 
+/* ---- B10 ---- */
+static char *read_file(const char *path, size_t *length) {
+    FILE *file = fopen(path, "rb");
+    if (!file) { perror(path); exit(1); }
+    fseek(file, 0, SEEK_END);
+    long size = ftell(file);
+    fseek(file, 0, SEEK_SET);
+    char *data = malloc((size_t)size);
+    if (fread(data, 1, (size_t)size, file) != (size_t)size) { perror("fread"); exit(1); }
+    fclose(file);
+    *length = (size_t)size;
+    return data;
+}
+
+static void write_file(const char *path, const char *data, size_t length) {
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd < 0) { perror(path); exit(1); }
+    write_all(fd, data, length);
+    close(fd);
+}
+
+static void measure_hot_reload(const char *path, const char *config_path, double *median, double *max) {
+    enum { RUNS = 10 };
+    char directory[] = "/tmp/superwall-bench-watch-XXXXXX";
+    if (!mkdtemp(directory)) { perror("mkdtemp"); exit(1); }
+    char watched[512], data[512];
+    snprintf(watched, sizeof watched, "%s/config.json", directory);
+    snprintf(data, sizeof data, "%s/data", directory);
+    size_t length;
+    char *config = read_file(config_path, &length);
+    char *build = strstr(config, "\"build_id\":\"");
+    if (!build) { fprintf(stderr, "no build_id in %s\n", config_path); exit(1); }
+    build += strlen("\"build_id\":\"");
+    write_file(watched, config, length);
+    server_t server = spawn_server(path);
+    initialize(&server);
+    char request[2048];
+    int request_length = snprintf(request, sizeof request,
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"configure\",\"params\":{\"apiKey\":\"pk_bench\","
+        "\"options\":{\"configSource\":{\"type\":\"file\",\"path\":\"%s\",\"watch\":true},\"dataDirectory\":\"%s\"}}}\n", watched, data);
+    write_all(server.to_server, request, (size_t)request_length);
+    size_t reply_length;
+    char *reply = read_line(&server, &reply_length);
+    if (!strstr(reply, "\"configured\"")) { fprintf(stderr, "configure failed: %s\n", reply); exit(1); }
+    double samples[RUNS];
+    for (int run = 0; run < RUNS; run++) {
+        usleep(300 * 1000); /* past the previous change's debounce */
+        build[0] = (char)('A' + run); /* another build id, same length */
+        double start = now_us();
+        write_file(watched, config, length);
+        for (;;) {
+            char *line = read_line(&server, &reply_length);
+            if (strstr(line, "\"config/didRefresh\"")) {
+                if (!strstr(line, "\"refreshed\":true")) { fprintf(stderr, "refresh failed: %s\n", line); exit(1); }
+                break;
+            }
+        }
+        samples[run] = now_us() - start;
+    }
+    stop_server(&server);
+    free(config);
+    char command[128];
+    snprintf(command, sizeof command, "rm -rf %s", directory);
+    if (system(command) != 0) fprintf(stderr, "warning: could not remove %s\n", directory);
+    qsort(samples, RUNS, sizeof(double), compare_doubles);
+    *median = percentile(samples, RUNS, 0.5);
+    *max = samples[RUNS - 1];
+}
+
 /* ---- B9 ---- */
 static size_t presentation_request(char *out, long id, const char *method) {
     return (size_t)sprintf(out, "{\"jsonrpc\":\"2.0\",\"id\":%ld,\"method\":\"%s\",\"params\":{\"placement\":\"bench_gate\","
@@ -520,10 +593,17 @@ int main(int argc, char **argv) {
         if (strcmp(argv[i], "--config") == 0) config_path = argv[i + 1];
     }
     if (!peer_path || !bridge_path || !config_path) {
-        fprintf(stderr, "usage: %s --peer ECHO_SERVER --bridge SUPERWALL_BRIDGE --config GENERATED_CONFIG.json [--only presentation]\n", argv[0]);
+        fprintf(stderr, "usage: %s --peer ECHO_SERVER --bridge SUPERWALL_BRIDGE --config GENERATED_CONFIG.json [--only presentation|reload]\n", argv[0]);
         return 2;
     }
     signal(SIGPIPE, SIG_IGN);
+    if (only && strcmp(only, "reload") == 0) {
+        double reload_median, reload_max;
+        measure_hot_reload(bridge_path, config_path, &reload_median, &reload_max);
+        printf("| %-44s | %12s | %12.1f | %-6s | %8s |\n", "B10 file write to config/didRefresh, median", "-", reload_median / 1000, "ms", "<= 250");
+        printf("| %-44s | %12s | %12.1f | %-6s | %8s |\n", "B10 file write to config/didRefresh, max", "-", reload_max / 1000, "ms", "-");
+        return 0;
+    }
     if (only && strcmp(only, "presentation") == 0) {
         /* B9 alone, for working on it: `driver --only presentation ...`. */
         presentation_t peer_presentation = measure_presentation(peer_path, config_path, 0);
@@ -554,6 +634,9 @@ int main(int argc, char **argv) {
     fprintf(stderr, "B9 presentation...\n");
     presentation_t peer_presentation = measure_presentation(peer_path, config_path, 0);
     presentation_t bridge_presentation = measure_presentation(bridge_path, config_path, 1);
+    fprintf(stderr, "B10 hot reload...\n");
+    double reload_median, reload_max;
+    measure_hot_reload(bridge_path, config_path, &reload_median, &reload_max);
     double peer_spread, bridge_spread, peer_spread_u, bridge_spread_u;
     latency_t peer_pinned = median_latency(peer.pinned, &peer_spread), bridge_pinned = median_latency(bridge.pinned, &bridge_spread);
     latency_t peer_unpinned = median_latency(peer.unpinned, &peer_spread_u), bridge_unpinned = median_latency(bridge.unpinned, &bridge_spread_u);
@@ -593,9 +676,11 @@ int main(int argc, char **argv) {
     row("B9 register (skipped) p50, same core", peer_presentation.reg.p50, bridge_presentation.reg.p50, "us", 1);
     row("B9 register (skipped) p90, same core", peer_presentation.reg.p90, bridge_presentation.reg.p90, "us", 1);
     row("B9 register (skipped) p99, same core", peer_presentation.reg.p99, bridge_presentation.reg.p99, "us", 1);
+    printf("| %-44s | %12s | %12.1f | %-6s | %8s |\n", "B10 file write to config/didRefresh, median", "-", reload_median / 1000, "ms", "<= 250");
+    printf("| %-44s | %12s | %12.1f | %-6s | %8s |\n", "B10 file write to config/didRefresh, max", "-", reload_max / 1000, "ms", "-");
     printf("\nNoise: p50 spread across %d repetitions, same core: C echo %.1f%%, bridge %.1f%%; unpinned: C echo %.1f%%, bridge %.1f%%.\n",
            REPETITIONS, peer_spread, bridge_spread, peer_spread_u, bridge_spread_u);
     printf("Latency rows are the median repetition by p50. B3 checks every id came back exactly once.\n");
-    printf("B8 has no peer (the echo server has no configure); its last column is the target.\n");
+    printf("B8 and B10 have no peer (the echo server has no configure); their last column is the target.\n");
     return 0;
 }
