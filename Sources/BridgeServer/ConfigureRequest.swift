@@ -71,6 +71,11 @@ struct ConfigureRequest {
         "release": "https://api.superwall.me", "releaseCandidate": "https://api.superwallcanary.com",
         "developer": "https://api.superwall.dev",
     ]
+    /// Its subscriptions API hosts (web-checkout redemption).
+    private static let subscriptionsHosts = [
+        "release": "https://subscriptions-api.superwall.com", "releaseCandidate": "https://subscriptions-api.superwallcanary.com",
+        "developer": "https://subscriptions-api.superwall.dev",
+    ]
 
     /// `{type: "embedded"}`, `{type: "file", path, watch?}` or `{type: "http", baseUrl}`; without
     /// one, SuperwallKit's own source: the Superwall API of the network environment.
@@ -81,7 +86,7 @@ struct ConfigureRequest {
                     "params.options.networkEnvironment must be release, releaseCandidate or developer, not \"\(networkEnvironment)\".",
                     details: ["path": "params.options.networkEnvironment"])
             }
-            return HTTPConfigSource(baseURL: url)
+            return HTTPConfigSource(baseURL: url, subscriptionsURL: subscriptionsHosts[networkEnvironment].flatMap(URL.init(string:)))
         }
         switch try source.string("type") {
         case "embedded":

@@ -56,6 +56,16 @@ final class DelegateChannel: SuperwallDelegate, Sendable {
 
     // MARK: SuperwallDelegate
 
+    func willRedeemLink() { send("delegate/willRedeemLink", [:]) }
+
+    func didRedeemLink(_ result: RedemptionResult) {
+        send("delegate/didRedeemLink", ["result": [
+            "code": .string(result.code), "status": .string(result.status.rawValue),
+            "message": result.message.map(JSONValue.string) ?? .null,
+            "redemptionInfo": result.redemptionInfo.map { JSONValue($0) } ?? .null,
+        ]])
+    }
+
     func configDidRefresh(_ refresh: ConfigRefresh) {
         sendToClient("config/didRefresh", refresh.wireValue)
     }

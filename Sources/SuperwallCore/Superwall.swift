@@ -101,6 +101,8 @@ public actor Superwall {
     var configWatcher: ConfigFileWatcher?
     /// The retries of a config fetch, as `configure` was told.
     var maxConfigRetryCount = 6
+    /// Redemptions posted and not yet answered.
+    var redemptionsInFlight = 0
     /// A deep link that arrived before the config was ready; routed once it is.
     var pendingDeepLink: DeepLink?
     /// The session's store, for `commitTrackedEvents` on any thread.

@@ -83,6 +83,10 @@ public protocol SuperwallDelegate: Sendable {
     func handleCustomPaywallAction(name: String)
     func paywallWillOpenURL(_ url: String)
     func paywallWillOpenDeepLink(_ url: String)
+    /// A redemption link was opened and its code is being redeemed (`willRedeemLink`).
+    func willRedeemLink()
+    /// How redeeming a code ended (`didRedeemLink(result:)`).
+    func didRedeemLink(_ result: RedemptionResult)
     /// A config refresh finished, or failed and kept the config in use.
     func configDidRefresh(_ refresh: ConfigRefresh)
     /// A Superwall universal link, mapped to the app's own scheme (`handleSuperwallDeepLink`).
@@ -105,6 +109,8 @@ extension SuperwallDelegate {
     public func paywallWillOpenDeepLink(_ url: String) {}
     public func handleSuperwallDeepLink(url: String, pathComponents: [String], queryParameters: [String: String]) {}
     public func configDidRefresh(_ refresh: ConfigRefresh) {}
+    public func willRedeemLink() {}
+    public func didRedeemLink(_ result: RedemptionResult) {}
     public func userAttributesDidChange(_ attributes: [String: JSON]) {}
     public func subscriptionStatusDidChange(from old: SubscriptionStatus, to new: SubscriptionStatus) {}
     public func customerInfoDidChange(from old: CustomerInfo, to new: CustomerInfo) {}

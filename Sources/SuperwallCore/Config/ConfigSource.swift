@@ -85,3 +85,9 @@ public protocol AssignmentServer: Sendable {
     /// Posts the confirmations; throws when the server does not take them.
     func confirmAssignments(_ confirmations: [AssignmentConfirmation], request: ConfigRequest) async throws
 }
+
+/// A server that redeems web-checkout codes: Superwall's subscriptions API.
+public protocol RedemptionServer: Sendable {
+    /// Posts a redeem request (the subscriptions API's camelCase body); answers the response body.
+    func redeem(_ body: JSON, request: ConfigRequest) async throws -> Data
+}

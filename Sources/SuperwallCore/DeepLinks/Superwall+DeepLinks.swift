@@ -45,13 +45,6 @@ extension Superwall {
         return session?.config?.trigger(for: ImplicitTrigger.deepLinkOpen.rawValue) != nil
     }
 
-    /// Web-checkout redemption needs Superwall's subscriptions API, which this build does not
-    /// call yet: the attempt is reported as failed, never as redeemed.
-    private func redeem(code: String) {
-        track("redemption_start")
-        track("redemption_fail", ["error_message": .string("Redeeming the code \(code) needs Superwall's subscriptions API, which this bridge does not call yet.")])
-    }
-
     /// The last config fetched, as kept in the data directory.
     func cachedConfig() -> Config? {
         (try? store?.value(.lastConfig)).flatMap { try? Config.decode(from: Data($0.utf8)) }

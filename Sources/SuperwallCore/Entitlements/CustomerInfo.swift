@@ -138,6 +138,16 @@ public struct CustomerInfo: Sendable, Equatable, Codable {
         case subscriptions, nonSubscriptions, entitlements, isPlaceholder
     }
 
+    /// Reads what the bridge stored and the subscriptions API's web JSON alike: the web's has
+    /// no `isPlaceholder`, and may leave out a list that is empty.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        subscriptions = try container.decodeIfPresent([SubscriptionTransaction].self, forKey: .subscriptions) ?? []
+        nonSubscriptions = try container.decodeIfPresent([NonSubscriptionTransaction].self, forKey: .nonSubscriptions) ?? []
+        entitlements = try container.decodeIfPresent([Entitlement].self, forKey: .entitlements) ?? []
+        isPlaceholder = try container.decodeIfPresent(Bool.self, forKey: .isPlaceholder) ?? false
+    }
+
     public static func == (lhs: CustomerInfo, rhs: CustomerInfo) -> Bool {
         lhs.subscriptions == rhs.subscriptions && lhs.nonSubscriptions == rhs.nonSubscriptions
             && lhs.entitlements == rhs.entitlements && lhs.isPlaceholder == rhs.isPlaceholder

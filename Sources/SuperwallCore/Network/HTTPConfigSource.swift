@@ -4,13 +4,26 @@ import FoundationNetworking
 #endif
 
 /// The Superwall API, or any server speaking it: `GET {baseURL}/api/v1/static_config?pk=`.
-public struct HTTPConfigSource: ConfigSource, AssignmentServer {
+public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer {
     public let baseURL: URL
+    /// Where the subscriptions API is: SuperwallKit's own host for each network environment
+    /// (`subscriptions-api.superwall.com`, ...), the base URL itself for any other server.
+    public let subscriptionsURL: URL
     private let session: URLSession
 
-    public init(baseURL: URL, session: URLSession = .shared) {
+    public init(baseURL: URL, subscriptionsURL: URL? = nil, session: URLSession = .shared) {
         self.baseURL = baseURL
+        self.subscriptionsURL = subscriptionsURL ?? baseURL
         self.session = session
+    }
+
+    /// `POST {subscriptionsURL}/subscriptions-api/public/v1/redeem`, the body in the
+    /// subscriptions API's camelCase; answers the response body.
+    public func redeem(_ body: JSON, request: ConfigRequest) async throws -> Data {
+        let attempts = Attempts(
+            session: session, url: subscriptionsURL.appendingPathComponent("subscriptions-api/public/v1/redeem"), method: "POST",
+            body: Data(body.jsonText.utf8), request: request)
+        return try await attempts.run()
     }
 
     public var description: String { "Superwall API at \(baseURL.absoluteString)" }

@@ -49,4 +49,6 @@ extension StorageKey {
     static var purchaseHistory: StorageKey<PurchaseHistory> { .init("purchaseHistory", scope: .app) }
     /// The customer info of the user's redeemed web purchases (`store.latestRedeemResponse`).
     static var webCustomerInfo: StorageKey<CustomerInfo> { .init("webCustomerInfo", scope: .user) }
+    /// Web-checkout codes this user redeemed (`firstRedemption` is false for them).
+    static var redeemedCodes: StorageKey<[String]> { .init("redeemedCodes", scope: .user) }
 }

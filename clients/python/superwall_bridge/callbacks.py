@@ -58,6 +58,12 @@ class SuperwallDelegate:
     def test_mode_transaction(self, kind: str, product: Product | None) -> Any:
         """Test mode (no purchase controller) simulated a ``"purchase"`` or ``"restore"``."""
 
+    def will_redeem_link(self) -> Any:
+        """A redemption link was opened; its code is being redeemed."""
+
+    def did_redeem_link(self, result: dict[str, Any]) -> Any:
+        """How redeeming a web-checkout code ended: ``{code, status, message, redemptionInfo}``."""
+
     def config_did_refresh(self, refresh: ConfigRefresh) -> Any:
         """``config/didRefresh``: a refresh finished (``refreshConfiguration``, or a watched config file changed)."""
 

@@ -425,6 +425,10 @@ async def _deliver_to_delegate(delegate: SuperwallDelegate, method: str, params:
     elif name == "handleLog":
         await resolve(delegate.handle_log(params.get("level", ""), params.get("scope", ""), params.get("message"),
                                           params.get("info"), params.get("error")))
+    elif name == "willRedeemLink":
+        await resolve(delegate.will_redeem_link())
+    elif name == "didRedeemLink":
+        await resolve(delegate.did_redeem_link(dict(params.get("result") or {})))
     elif name == "testModeTransaction":
         product = params.get("product")
         await resolve(delegate.test_mode_transaction(params.get("type", ""), Product.from_wire(product) if isinstance(product, dict) else None))

@@ -1,0 +1,102 @@
+import Foundation
+
+/// How redeeming one web-checkout code ended (SuperwallKit's `RedemptionResult`).
+public struct RedemptionResult: Sendable, Equatable {
+    public enum Status: String, Sendable {
+        case success = "SUCCESS", error = "ERROR", codeExpired = "CODE_EXPIRED", invalidCode = "INVALID_CODE"
+        case expiredSubscription = "EXPIRED_SUBSCRIPTION"
+    }
+
+    public var code: String
+    public var status: Status
+    /// Why it failed, as the server or the bridge says.
+    public var message: String?
+    /// What the server said of a success (`redemptionInfo`), kept as sent.
+    public var redemptionInfo: JSON?
+}
+
+/// The subscriptions API's answer to a redeem request: a result per code and the user's web
+/// customer info.
+struct RedeemResponse: Decodable {
+    struct CodeResult: Decodable {
+        var status: String
+        var code: String
+        var redemptionInfo: JSON?
+        var error: Failure?
+        struct Failure: Decodable { var message: String? }
+    }
+
+    var codes: [CodeResult]
+    var customerInfo: CustomerInfo?
+}
+
+extension Superwall {
+    /// SuperwallKit's `WebEntitlementRedeemer.redeem(.code)`: posts the code to the
+    /// subscriptions API (`http` sources only), and on success takes the web customer info
+    /// it answers, whose entitlements join the status. `redemption_start`, then
+    /// `redemption_complete` or `redemption_fail`; the delegate hears `willRedeemLink` and
+    /// `didRedeemLink`.
+    func redeem(code: String) {
+        track("redemption_start")
+        delegate?.willRedeemLink()
+        guard let server = configSource as? RedemptionServer, let session else {
+            finishRedemption(RedemptionResult(
+                code: code, status: .error,
+                message: "Redeeming the code \(code) needs Superwall's subscriptions API, which only the http config source reaches."))
+            return
+        }
+        let redeemed = Set(redeemedCodes)
+        let body: JSON = [
+            "metadata": .object(session.integrationAttributes),
+            "deviceId": .string("$SuperwallDevice:" + (deviceAttributes()["vendorId"]?.stringValue ?? "")),
+            "appUserId": session.identity.appUserId.map(JSON.string) ?? .null,
+            "aliasId": .string(session.identity.aliasId),
+            "codes": [["code": .string(code), "firstRedemption": .bool(!redeemed.contains(code))]],
+            "receipts": [],
+        ]
+        let request = ConfigRequest(
+            apiKey: session.apiKey, headers: requestHeaders(cachedBuildId: session.config?.buildId),
+            retryPolicy: RetryPolicy(maxRetries: 2), attemptTimeout: 30)
+        redemptionsInFlight += 1
+        Task {
+            let result: RedemptionResult
+            var webCustomerInfo: CustomerInfo?
+            do {
+                let response = try JSONDecoder().decode(RedeemResponse.self, from: try await server.redeem(body, request: request))
+                let answer = response.codes.first { $0.code == code }
+                let status = answer.flatMap { RedemptionResult.Status(rawValue: $0.status) } ?? .error
+                result = RedemptionResult(
+                    code: code, status: status,
+                    message: status == .success ? nil : answer?.error?.message ?? (answer == nil ? "The answer has no result for the code." : status.rawValue),
+                    redemptionInfo: answer?.redemptionInfo)
+                if status == .success { webCustomerInfo = response.customerInfo }
+            } catch {
+                result = RedemptionResult(code: code, status: .error, message: "The redemption request failed: \(error)")
+            }
+            self.finishRedemption(result, webCustomerInfo: webCustomerInfo)
+        }
+    }
+
+    private func finishRedemption(_ result: RedemptionResult, webCustomerInfo: CustomerInfo? = nil) {
+        if result.status == .success {
+            if let webCustomerInfo {
+                try? store?.set(webCustomerInfo, for: .webCustomerInfo)
+                session?.webCustomerInfo = webCustomerInfo
+                try? refreshCustomerInfo()
+            }
+            if !redeemedCodes.contains(result.code) { try? store?.set(redeemedCodes + [result.code], for: .redeemedCodes) }
+            track("redemption_complete")
+        } else {
+            track("redemption_fail", ["error_message": .string(result.message ?? result.status.rawValue)])
+        }
+        delegate?.didRedeemLink(result)
+        if redemptionsInFlight > 0 { redemptionsInFlight -= 1 }
+    }
+
+    private var redeemedCodes: [String] { ((try? store?.value(.redeemedCodes)) ?? nil) ?? [] }
+
+    /// Waits until the redemptions started so far have finished (tests, and `shutdown`).
+    public func awaitRedemptions() async {
+        while redemptionsInFlight > 0 { try? await Task.sleep(for: .milliseconds(5)) }
+    }
+}

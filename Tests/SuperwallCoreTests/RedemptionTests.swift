@@ -1,0 +1,83 @@
+import Foundation
+@testable import SuperwallCore
+import Testing
+
+/// Records the redemption callbacks.
+final class RedemptionRecorder: SuperwallDelegate, @unchecked Sendable {
+    private let lock = NSLock()
+    private var events: [String] = []
+    private var results: [RedemptionResult] = []
+    func handleSuperwallEvent(_ event: TrackedEvent) { lock.withLock { events.append(event.name) } }
+    func willRedeemLink() { lock.withLock { events.append("willRedeemLink") } }
+    func didRedeemLink(_ result: RedemptionResult) { lock.withLock { results.append(result) } }
+    var names: [String] { lock.withLock { events } }
+    var redemptions: [RedemptionResult] { lock.withLock { results } }
+}
+
+@Suite struct RedemptionTests {
+    private static let success = #"""
+        {"codes": [{"status": "SUCCESS", "code": "WEB-1", "redemptionInfo": {"ownership": {"type": "APP_USER", "appUserId": "runner"}}}],
+         "customerInfo": {"subscriptions": [{"transactionId": "stripe-1", "productId": "com.pockettrainer.pro.annual",
+                                             "purchaseDate": 1790000000000, "isActive": true, "willRenew": true, "isRevoked": false,
+                                             "isInGracePeriod": false, "isInBillingRetryPeriod": false, "store": "STRIPE"}],
+                          "entitlements": [{"identifier": "pro", "type": "SERVICE_LEVEL", "isActive": true, "store": "STRIPE",
+                                            "productIds": ["com.pockettrainer.pro.annual"]}]}}
+        """#
+
+    private func configured(_ server: ScriptedAPIServer, delegate: RedemptionRecorder) async -> Superwall {
+        let superwall = Superwall(delegate: delegate)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("redeem-\(UUID().uuidString)").path
+        _ = await superwall.configure(apiKey: "pk", options: Superwall.ConfigureOptions(
+            configSource: HTTPConfigSource(baseURL: server.baseURL), dataDirectory: directory, maxConfigRetryCount: 0))
+        return superwall
+    }
+
+    @Test func aRedeemedCodeBringsTheWebsEntitlementsIntoTheStatus() async throws {
+        let server = try ScriptedAPIServer([.init(status: 200, body: EmbeddedDemoConfig.json)], posts: [.init(status: 200, body: Self.success)])
+        let delegate = RedemptionRecorder()
+        let superwall = await configured(server, delegate: delegate)
+        #expect(await superwall.handleDeepLink("pockettrainer://superwall/redeem?code=WEB-1"))
+        await superwall.awaitRedemptions()
+        #expect(delegate.redemptions.map(\.status) == [.success])
+        #expect(delegate.names.filter { $0.hasPrefix("redemption_") || $0 == "willRedeemLink" } == ["redemption_start", "willRedeemLink", "redemption_complete"])
+        #expect(!delegate.names.contains("deepLink_open"))
+        #expect(try await superwall.subscriptionStatus().activeEntitlements.map(\.id) == ["pro"])
+        #expect(try await superwall.entitlements().web.map(\.id) == ["pro"])
+        let post = try #require(server.posts.first)
+        #expect(post.path == "/subscriptions-api/public/v1/redeem")
+        let body = try #require(try JSONSerialization.jsonObject(with: Data(post.body.utf8)) as? [String: Any])
+        let codes = try #require(body["codes"] as? [[String: Any]])
+        #expect(codes.first?["code"] as? String == "WEB-1")
+        #expect(codes.first?["firstRedemption"] as? Bool == true)
+        #expect((body["aliasId"] as? String)?.hasPrefix("$SuperwallAlias:") == true)
+        #expect((body["deviceId"] as? String)?.hasPrefix("$SuperwallDevice:") == true)
+
+        #expect(await superwall.handleDeepLink("pockettrainer://superwall/redeem?code=WEB-1"))
+        await superwall.awaitRedemptions()
+        let last = try #require(server.posts.last)
+        let again = try #require(try JSONSerialization.jsonObject(with: Data(last.body.utf8)) as? [String: Any])
+        #expect((again["codes"] as? [[String: Any]])?.first?["firstRedemption"] as? Bool == false)
+    }
+
+    @Test func aCodeTheServerRefusesFailsWithItsMessage() async throws {
+        let refusal = #"{"codes": [{"status": "INVALID_CODE", "code": "BAD", "error": {"message": "no such code"}}]}"#
+        let server = try ScriptedAPIServer([.init(status: 200, body: EmbeddedDemoConfig.json)], posts: [.init(status: 200, body: refusal)])
+        let delegate = RedemptionRecorder()
+        let superwall = await configured(server, delegate: delegate)
+        #expect(await superwall.handleDeepLink("https://pockettrainer.superwall.app/app-link/superwall/redeem?code=BAD"))
+        await superwall.awaitRedemptions()
+        #expect(delegate.redemptions == [RedemptionResult(code: "BAD", status: .invalidCode, message: "no such code", redemptionInfo: nil)])
+        #expect(delegate.names.contains("redemption_fail"))
+        #expect(try await superwall.subscriptionStatus() == .inactive)
+    }
+
+    @Test func aServerThatFailsIsARedemptionFailure() async throws {
+        let server = try ScriptedAPIServer([.init(status: 200, body: EmbeddedDemoConfig.json)], posts: [.init(status: 404)])
+        let delegate = RedemptionRecorder()
+        let superwall = await configured(server, delegate: delegate)
+        #expect(await superwall.handleDeepLink("pockettrainer://superwall/redeem?code=WEB-2"))
+        await superwall.awaitRedemptions()
+        #expect(delegate.redemptions.first?.status == .error)
+        #expect(delegate.redemptions.first?.message?.contains("failed") == true)
+    }
+}
