@@ -246,3 +246,54 @@ import TestSupport
         #expect(result.stdout == "\(path):$.build_id: expected a string\n")
     }
 }
+
+@Suite struct WatchFlagTests {
+    /// Reads until a notification named `method` arrives.
+    private func notification(_ method: String, from bridge: BridgeProcess) async -> JSONValue? {
+        while let message = await bridge.client.next(timeout: .seconds(5)) {
+            if message["method"] == .string(method) { return message }
+        }
+        return nil
+    }
+
+    @Test func withWatchAFileSourceRefreshesWhenItsFileChanges() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("watch-flag-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let config = folder.appendingPathComponent("config.json")
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../protocol/conformance/configs/demo-holdout.json")
+        try Data(contentsOf: source).write(to: config)
+        let bridge = try BridgeProcess(arguments: ["--watch"])
+        await bridge.initialize()
+        bridge.client.request(1, "configure", ["apiKey": "pk", "options": [
+            "configSource": ["type": "file", "path": .string(config.path)], "dataDirectory": .string(folder.appendingPathComponent("data").path),
+        ]])
+        #expect(await bridge.client.nextReply()?["result"]?["configurationStatus"] == "configured")
+        let refreshed = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../protocol/conformance/configs/demo-refreshed.json")
+        try Data(contentsOf: refreshed).write(to: config)
+        let didRefresh = await notification("config/didRefresh", from: bridge)
+        #expect(didRefresh?["params"]?["buildId"] == "pt-conformance-refreshed")
+        #expect(didRefresh?["params"]?["removed"] == ["summer-sale"])
+    }
+
+    @Test func withoutWatchNothingIsWatched() async throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("watch-flag-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let config = folder.appendingPathComponent("config.json")
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../protocol/conformance/configs/demo-holdout.json")
+        try Data(contentsOf: source).write(to: config)
+        let bridge = try BridgeProcess()
+        await bridge.initialize()
+        bridge.client.request(1, "configure", ["apiKey": "pk", "options": [
+            "configSource": ["type": "file", "path": .string(config.path)], "dataDirectory": .string(folder.appendingPathComponent("data").path),
+        ]])
+        #expect(await bridge.client.nextReply()?["result"]?["configurationStatus"] == "configured")
+        try Data("{}".utf8).write(to: config)
+        var skipped: [JSONValue] = []
+        bridge.client.request(2, "$/ping")
+        try await Task.sleep(for: .milliseconds(200))
+        bridge.client.request(3, "$/ping")
+        _ = await bridge.client.nextReply(skipped: &skipped)
+        _ = await bridge.client.nextReply(skipped: &skipped)
+        #expect(!skipped.contains { $0["method"] == "config/didRefresh" })
+    }
+}

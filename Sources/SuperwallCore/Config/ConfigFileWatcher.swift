@@ -57,15 +57,6 @@ public final class ConfigFileWatcher: @unchecked Sendable {
         source.cancel()
     }
 
-    /// Stops watching; no callback runs after it returns.
-    public func stop() {
-        queue.sync {
-            pending?.cancel()
-            pending = nil
-            source.cancel()
-        }
-    }
-
     /// Reads every queued event; one for the watched name (re)starts the quiet period.
     private func drain() {
         var buffer = [UInt8](repeating: 0, count: 16 * 1024)
