@@ -63,12 +63,15 @@ public final class BridgeServer: ConnectionHandler {
     public func shutdown(connection: Connection) async {
         logger.info("shutdown requested")
         commitTrackedEvents()
+        await superwall.flushEvents()
     }
 
-    /// The client is gone: a paywall on screen closes, so the `register` waiting on it ends.
+    /// The client is gone: a paywall on screen closes, so the `register` waiting on it ends;
+    /// queued events get a last chance to go out (what does not stays on disk).
     public func inputDidClose(connection: Connection) async {
         await superwall.hostDisconnected()
         commitTrackedEvents()
+        await superwall.flushEvents()
     }
 
     /// What a request tracked is on disk before its answer goes out.

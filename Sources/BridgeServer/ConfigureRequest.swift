@@ -33,7 +33,10 @@ struct ConfigureRequest {
             automaticallyDismiss: try options?.optionalObject("paywalls")?.optionalBool("automaticallyDismiss") ?? true,
             testModeBehavior: try Self.testModeBehavior(options),
             storeProducts: try StoreProductDetails.list(params, key: "storeProducts"),
-            watchConfigFile: watch && source is FileConfigSource)
+            watchConfigFile: watch && source is FileConfigSource,
+            eventTrackingBehavior: try Self.eventTrackingBehavior(options),
+            eventFlushInterval: try options?.optionalInt("eventFlushIntervalMs").map { .milliseconds(max(1, $0)) }
+                ?? (environment == "release" ? .seconds(20) : .seconds(1)))
     }
 
     /// `timeouts: {subscriptionStatusMs, presentationMs, customCallbackMs, ...}`: positive
@@ -56,6 +59,20 @@ struct ConfigureRequest {
         return timeouts
     }
 
+    /// `eventTrackingBehavior`: `all` (the default), `superwallOnly` or `none`; the deprecated
+    /// `isExternalDataCollectionEnabled: false` is `superwallOnly`, as in SuperwallKit.
+    private static func eventTrackingBehavior(_ options: Params?) throws(RPCError) -> EventTrackingBehavior {
+        guard let options else { return .all }
+        if let name = try options.optionalString("eventTrackingBehavior") {
+            guard let behavior = EventTrackingBehavior(rawValue: name) else {
+                let path = options.path(of: "eventTrackingBehavior")
+                throw RPCError.invalidParams("\(path) must be one of all, superwallOnly, none.", details: ["path": .string(path)])
+            }
+            return behavior
+        }
+        return try options.optionalBool("isExternalDataCollectionEnabled") == false ? .superwallOnly : .all
+    }
+
     /// `testModeBehavior`: `always`, `never`, `whenEnabledForUser` or `automatic` (the default).
     private static func testModeBehavior(_ options: Params?) throws(RPCError) -> TestModeBehavior {
         guard let options, let name = try options.optionalString("testModeBehavior") else { return .automatic }
@@ -70,6 +87,11 @@ struct ConfigureRequest {
     private static let apiHosts = [
         "release": "https://api.superwall.me", "releaseCandidate": "https://api.superwallcanary.com",
         "developer": "https://api.superwall.dev",
+    ]
+    /// Its event collector hosts.
+    private static let collectorHosts = [
+        "release": "https://collector.superwall.me", "releaseCandidate": "https://collector.superwallcanary.com",
+        "developer": "https://collector.superwall.dev",
     ]
     /// Its subscriptions API hosts (web-checkout redemption).
     private static let subscriptionsHosts = [
@@ -86,7 +108,9 @@ struct ConfigureRequest {
                     "params.options.networkEnvironment must be release, releaseCandidate or developer, not \"\(networkEnvironment)\".",
                     details: ["path": "params.options.networkEnvironment"])
             }
-            return HTTPConfigSource(baseURL: url, subscriptionsURL: subscriptionsHosts[networkEnvironment].flatMap(URL.init(string:)))
+            return HTTPConfigSource(
+                baseURL: url, subscriptionsURL: subscriptionsHosts[networkEnvironment].flatMap(URL.init(string:)),
+                collectorURL: collectorHosts[networkEnvironment].flatMap(URL.init(string:)))
         }
         switch try source.string("type") {
         case "embedded":

@@ -32,11 +32,16 @@ public actor Superwall {
         public var storeProducts: [StoreProductDetails]
         /// With a file source: refresh whenever the file changes (editors' hot reload).
         public var watchConfigFile: Bool
+        /// Which events go out (to the collector, or the data directory's `events.jsonl`).
+        public var eventTrackingBehavior: EventTrackingBehavior
+        /// How often the event queue is flushed: SuperwallKit's 20 s in release.
+        public var eventFlushInterval: Duration
 
         public init(configSource: any ConfigSource, dataDirectory: String? = nil, device: [String: JSON] = [:],
                     reportedOptions: [String: JSON] = [:], maxConfigRetryCount: Int = 6, usingPurchaseController: Bool = false,
                     timeouts: Timeouts = Timeouts(), automaticallyDismiss: Bool = true, testModeBehavior: TestModeBehavior = .automatic,
-                    storeProducts: [StoreProductDetails] = [], watchConfigFile: Bool = false) {
+                    storeProducts: [StoreProductDetails] = [], watchConfigFile: Bool = false,
+                    eventTrackingBehavior: EventTrackingBehavior = .all, eventFlushInterval: Duration = .seconds(20)) {
             self.configSource = configSource
             self.dataDirectory = dataDirectory
             self.device = device
@@ -48,6 +53,8 @@ public actor Superwall {
             self.testModeBehavior = testModeBehavior
             self.storeProducts = storeProducts
             self.watchConfigFile = watchConfigFile
+            self.eventTrackingBehavior = eventTrackingBehavior
+            self.eventFlushInterval = eventFlushInterval
         }
     }
 
@@ -82,7 +89,7 @@ public actor Superwall {
     /// One purchase at a time; a second one while this is set is refused.
     var purchaseInFlight = false
     /// The wait between config retries; SuperwallKit's backoff unless a test shortens it.
-    private let retryDelay: @Sendable (Int, Int) -> Duration
+    let retryDelay: @Sendable (Int, Int) -> Duration
     var session: Session? {
         didSet {
             deviceTemplateVersion &+= 1
@@ -99,6 +106,11 @@ public actor Superwall {
     private(set) var configSource: (any ConfigSource)?
     /// Refreshes the config when its file changes, once `configure` asked for it.
     var configWatcher: ConfigFileWatcher?
+    /// Sends the tracked events out.
+    var eventQueue: EventQueue?
+    var eventTrackingBehavior = EventTrackingBehavior.all
+    /// `disable_verbose_events` in a build that is not a sandbox one.
+    var suppressesVerboseEvents = false
     /// The retries of a config fetch, as `configure` was told.
     var maxConfigRetryCount = 6
     /// Redemptions posted and not yet answered.
@@ -190,6 +202,7 @@ public actor Superwall {
             session = try openSession(apiKey: apiKey, options: options)
             configSource = options.configSource
             maxConfigRetryCount = options.maxConfigRetryCount
+            startEventQueue(options)
             trackLaunchEvents()
             await loadConfig(from: options.configSource, options: options)
             if options.watchConfigFile { watchConfigFile(of: options.configSource) }
@@ -394,6 +407,7 @@ public actor Superwall {
     private func adopt(_ config: Config, refresh: RefreshReport?) {
         session?.config = config
         session?.status = .configured
+        suppressesVerboseEvents = config.featureFlags.disableVerboseEvents && session?.deviceFacts.isSandbox == false
         session?.configError = nil
         loadedPaywalls = loadedPaywalls.filter { config.paywall(identifier: $0.key)?.cacheKey == $0.value.paywall.cacheKey }
         chooseAssignments()
@@ -630,7 +644,8 @@ public actor Superwall {
     /// (custom placements, named by the paywall rather than by kind).
     @discardableResult
     func record(_ event: TrackedEvent, offeringImplicitTrigger: Bool = true) -> TrackedEvent {
-        store?.logPlacement(event.name, at: event.createdAt, paramsJSON: event.audienceParametersJSON)
+        store?.logPlacement(event.name, at: event.createdAt, paramsJSON: event.audienceParametersJSON, eventId: event.id.uuidString,
+                            queued: sends(event))
         if event.name == "paywall_open" { deviceTemplateVersion &+= 1 }
         if event.isSuperwallEvent {
             delegate?.handleSuperwallEvent(event)

@@ -9,12 +9,20 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
     /// Where the subscriptions API is: SuperwallKit's own host for each network environment
     /// (`subscriptions-api.superwall.com`, ...), the base URL itself for any other server.
     public let subscriptionsURL: URL
+    /// Where events go: `collector.superwall.me` and its kin, the base URL for any other server.
+    public let collectorURL: URL
     private let session: URLSession
 
-    public init(baseURL: URL, subscriptionsURL: URL? = nil, session: URLSession = .shared) {
+    public init(baseURL: URL, subscriptionsURL: URL? = nil, collectorURL: URL? = nil, session: URLSession = .shared) {
         self.baseURL = baseURL
         self.subscriptionsURL = subscriptionsURL ?? baseURL
+        self.collectorURL = collectorURL ?? baseURL
         self.session = session
+    }
+
+    /// `POST {collectorURL}/api/v1/events`; answers the response body.
+    func postEvents(_ body: Data, request: ConfigRequest) async throws -> Data {
+        try await Attempts(session: session, url: collectorURL.appendingPathComponent("api/v1/events"), method: "POST", body: body, request: request).run()
     }
 
     /// `POST {subscriptionsURL}/subscriptions-api/public/v1/redeem`, the body in the

@@ -90,6 +90,8 @@ extension Superwall {
         case .purchased:
             try recordPurchase(transaction(of: product, reported: answer.transaction, simulated: purchaser.isTestMode))
             track("transaction_complete", parameters.merging(["transaction_type": .string(product.transactionType)]) { _, new in new }, custom: custom)
+            // SuperwallKit flushes its queue right after a completed transaction.
+            Task.detached { [weak queue = eventQueue] in await queue?.flush() }
             track(product.purchaseEventName, parameters, custom: custom)
             await dismissIfAutomatic(paywall, result: .purchased(productId: product.id))
         case .restored:

@@ -49,6 +49,10 @@ extension StorageKey {
     static var purchaseHistory: StorageKey<PurchaseHistory> { .init("purchaseHistory", scope: .app) }
     /// The customer info of the user's redeemed web purchases (`store.latestRedeemResponse`).
     static var webCustomerInfo: StorageKey<CustomerInfo> { .init("webCustomerInfo", scope: .user) }
+    /// The outgoing event queue's position: events up to it were sent (or dropped).
+    static var eventQueuePosition: StorageKey<Int64> { .init("eventQueuePosition", scope: .app) }
+    /// How many queued events were dropped unsent (the queue's bound, invalid at the collector).
+    static var droppedEventCount: StorageKey<Int> { .init("droppedEventCount", scope: .app) }
     /// Web-checkout codes this user redeemed (`firstRedemption` is false for them).
     static var redeemedCodes: StorageKey<[String]> { .init("redeemedCodes", scope: .user) }
 }

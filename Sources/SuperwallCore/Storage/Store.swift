@@ -17,7 +17,7 @@ public final class Store: Sendable {
     static let commitDelay: DispatchTimeInterval = .milliseconds(20)
 
     private struct UnwrittenPlacements {
-        var rows: [(name: String, createdAtMs: Double, params: Data)] = []
+        var rows: [(name: String, createdAtMs: Double, params: Data, eventId: String?, queued: Bool)] = []
         var commitScheduled = false
     }
 
@@ -51,7 +51,7 @@ public final class Store: Sendable {
     private func loadTimeline() throws {
         var loaded = PlacementTimeline()
         try database.read { db in
-            let rows = try Row.fetchCursor(db, sql: "SELECT name, createdAtMs FROM placement ORDER BY id")
+            let rows = try Row.fetchCursor(db, sql: "SELECT name, createdAtMs FROM placement WHERE forgotten = 0 ORDER BY id")
             while let row = try rows.next() { loaded.insert(row[0], atMs: row[1]) }
         }
         timeline.withLock { $0 = loaded }
@@ -114,6 +114,16 @@ public final class Store: Sendable {
             // `PlacementTimeline` answers by name and time; the index only cost writes.
             try db.execute(sql: "DROP INDEX placementByNameAndTime")
         }
+        migrator.registerMigration("v5: the placement log is the outgoing event queue") { db in
+            // Events go out in id order from a persisted cursor, so the log is append-only: a
+            // reset marks rows forgotten instead of deleting them (a deleted last row would let
+            // SQLite hand its id out again, behind the cursor).
+            try db.execute(sql: """
+                ALTER TABLE placement ADD COLUMN eventId TEXT;
+                ALTER TABLE placement ADD COLUMN queued INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE placement ADD COLUMN forgotten INTEGER NOT NULL DEFAULT 0;
+                """)
+        }
         return migrator
     }
 
@@ -156,9 +166,10 @@ public final class Store: Sendable {
         logPlacement(name, at: time, paramsJSON: Array(JSON.object(params).jsonText.utf8))
     }
 
-    /// `logPlacement` with the params already written as a JSON object.
-    func logPlacement(_ name: String, at time: Date, paramsJSON: [UInt8]) {
-        let row = (name: name, createdAtMs: time.timeIntervalSince1970 * 1000, params: Data(paramsJSON))
+    /// `logPlacement` with the params already written as a JSON object. A `queued` row is also
+    /// an event to send (`outgoingEvents`), under `eventId`.
+    func logPlacement(_ name: String, at time: Date, paramsJSON: [UInt8], eventId: String? = nil, queued: Bool = false) {
+        let row = (name: name, createdAtMs: time.timeIntervalSince1970 * 1000, params: Data(paramsJSON), eventId: eventId, queued: queued)
         timeline.withLock { $0.insert(name, atMs: row.createdAtMs) }
         let scheduleCommit = unwritten.withLock { unwritten -> Bool in
             unwritten.rows.append(row)
@@ -194,8 +205,8 @@ public final class Store: Sendable {
         }
         guard !rows.isEmpty else { return }
         do {
-            let insert = try db.cachedStatement(sql: "INSERT INTO placement (name, createdAtMs, params) VALUES (?, ?, ?)")
-            for row in rows { try insert.execute(arguments: [row.name, row.createdAtMs, row.params]) }
+            let insert = try db.cachedStatement(sql: "INSERT INTO placement (name, createdAtMs, params, eventId, queued) VALUES (?, ?, ?, ?, ?)")
+            for row in rows { try insert.execute(arguments: [row.name, row.createdAtMs, row.params, row.eventId, row.queued]) }
         } catch {
             unwritten.withLock { $0.rows.insert(contentsOf: rows, at: 0) }
             throw error
@@ -227,7 +238,7 @@ public final class Store: Sendable {
     /// accepted rows are committed first.
     public func placementNames() throws -> [String] {
         try commitPendingWrites()
-        return try database.read { db in try String.fetchAll(db, sql: "SELECT name FROM placement ORDER BY id") }
+        return try database.read { db in try String.fetchAll(db, sql: "SELECT name FROM placement WHERE forgotten = 0 ORDER BY id") }
     }
 
     // MARK: Occurrences
@@ -303,10 +314,56 @@ public final class Store: Sendable {
     public func resetUser() throws {
         try write { db in
             try db.execute(sql: "DELETE FROM keyedValue WHERE scope = ?", arguments: [StorageKey<Bool>.Scope.user.rawValue])
-            try db.execute(sql: "DELETE FROM placement WHERE name NOT IN ('app_install', 'app_launch')")
+            try db.execute(sql: "UPDATE placement SET forgotten = 1 WHERE forgotten = 0 AND name NOT IN ('app_install', 'app_launch')")
             try db.execute(sql: "DELETE FROM occurrence")
             try db.execute(sql: "DELETE FROM assignment")
         }
         timeline.withLock { $0.keepOnly(["app_install", "app_launch"]) }
+    }
+
+    // MARK: The outgoing event queue
+
+    /// An event row as the collector takes it: `{event_id, event_name, parameters, created_at}`.
+    public struct OutgoingEvent: Sendable, Equatable {
+        /// Its place in the queue.
+        public var position: Int64
+        /// The row's JSON text.
+        public var json: String
+    }
+
+    /// Up to `limit` queued events after `position`, oldest first. Accepted rows are committed
+    /// first, so nothing accepted is passed over.
+    public func outgoingEvents(after position: Int64, limit: Int) throws -> [OutgoingEvent] {
+        try commitPendingWrites()
+        return try database.read { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT id, eventId, name, createdAtMs, params FROM placement
+                WHERE id > ? AND queued = 1 ORDER BY id LIMIT ?
+                """, arguments: [position, limit])
+            return rows.map { row in
+                let name: String = row["name"]
+                let params: Data = row["params"]
+                let eventId: String = row["eventId"] ?? ""
+                let createdAt = ISO8601.string(from: Date(timeIntervalSince1970: (row["createdAtMs"] as Double) / 1000))
+                var json = #"{"event_id":"# + JSON.string(eventId).jsonText + #","event_name":"# + JSON.string(name).jsonText
+                json += #","parameters":"# + String(decoding: params, as: UTF8.self) + #","created_at":"# + JSON.string(createdAt).jsonText + "}"
+                return OutgoingEvent(position: row["id"], json: json)
+            }
+        }
+    }
+
+    /// How many queued events wait after `position`.
+    public func outgoingEventCount(after position: Int64) throws -> Int {
+        try commitPendingWrites()
+        return try database.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM placement WHERE id > ? AND queued = 1", arguments: [position]) ?? 0
+        }
+    }
+
+    /// The position that leaves the newest `count` queued events after it.
+    public func outgoingPosition(keepingNewest count: Int) throws -> Int64? {
+        try database.read { db in
+            try Int64.fetchOne(db, sql: "SELECT id FROM placement WHERE queued = 1 ORDER BY id DESC LIMIT 1 OFFSET ?", arguments: [count])
+        }
     }
 }

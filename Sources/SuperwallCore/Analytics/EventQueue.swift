@@ -1,0 +1,135 @@
+import Foundation
+
+/// Where queued events are delivered.
+public protocol EventSink: Sendable {
+    /// Delivers one batch of event rows (JSON texts); answers the indexes the receiver refused
+    /// as invalid (they are not sent again). Throws when the batch did not get through.
+    func deliver(_ events: [String]) async throws -> Set<Int>
+}
+
+/// SuperwallKit's `EventTrackingBehavior`: which events go out (all still reach the placement
+/// log and the delegate).
+public enum EventTrackingBehavior: String, Sendable {
+    case all
+    /// Drops `trigger_fire`, `user_attributes` and the app's own placements.
+    case superwallOnly
+    case none
+}
+
+/// The outgoing event queue (SuperwallKit's `PlacementsQueue`), kept on disk: the placement
+/// log's queued rows after a persisted position. Unlike SuperwallKit's memory-only queue,
+/// nothing accepted is lost to a crash; a batch whose delivery was cut off is sent again, so
+/// delivery is at least once (the collector sees each `event_id` at least once).
+actor EventQueue {
+    static let batchSize = 50
+    /// SuperwallKit's flush sends at most this many batches; the rest waits for the next one.
+    static let batchesPerFlush = 11
+
+    private let store: Store
+    private let sink: any EventSink
+    /// The most events kept waiting; past it the oldest are dropped and counted.
+    private let bound: Int
+    private var flushing: Task<Void, Never>?
+    private var timer: Task<Void, Never>?
+
+    init(store: Store, sink: any EventSink, bound: Int = 100_000) {
+        self.store = store
+        self.sink = sink
+        self.bound = bound
+    }
+
+    /// Flushes every `interval` until `stop`.
+    func start(every interval: Duration) {
+        timer?.cancel()
+        // Detached and weak: the timer must not keep the queue (and its store) alive.
+        timer = Task.detached { [weak self] in
+            while !Task.isCancelled {
+                try? await Task.sleep(for: interval)
+                guard !Task.isCancelled else { return }
+                await self?.flush()
+            }
+        }
+    }
+
+    func stop() {
+        timer?.cancel()
+        timer = nil
+    }
+
+    /// Sends what waits, in batches; a flush already running is joined rather than doubled.
+    func flush() async {
+        if let flushing { return await flushing.value }
+        let task = Task { await self.send() }
+        flushing = task
+        await task.value
+        flushing = nil
+    }
+
+    /// How many queued events were dropped unsent.
+    var droppedCount: Int { ((try? store.value(.droppedEventCount)) ?? nil) ?? 0 }
+
+    private func send() async {
+        var position = ((try? store.value(.eventQueuePosition)) ?? nil) ?? 0
+        dropOldest(after: &position)
+        for _ in 0..<Self.batchesPerFlush {
+            guard let batch = try? store.outgoingEvents(after: position, limit: Self.batchSize), let last = batch.last else { return }
+            let refused: Set<Int>
+            do {
+                refused = try await sink.deliver(batch.map(\.json))
+            } catch {
+                return // kept: the next flush tries again
+            }
+            position = last.position
+            try? store.set(position, for: .eventQueuePosition)
+            if !refused.isEmpty { countDropped(refused.count) }
+        }
+    }
+
+    /// Keeps the queue within its bound, oldest first.
+    private func dropOldest(after position: inout Int64) {
+        guard let waiting = try? store.outgoingEventCount(after: position), waiting > bound,
+              let kept = try? store.outgoingPosition(keepingNewest: bound) else { return }
+        position = kept
+        try? store.set(position, for: .eventQueuePosition)
+        countDropped(waiting - bound)
+    }
+
+    private func countDropped(_ count: Int) {
+        try? store.set(droppedCount + count, for: .droppedEventCount)
+    }
+}
+
+/// Events written to a JSON-lines file, one row a line: where they go with the `embedded` and
+/// `file` config sources, so a developer can read what would have been sent.
+struct JSONLinesEventSink: EventSink {
+    let path: String
+
+    func deliver(_ events: [String]) async throws -> Set<Int> {
+        if !FileManager.default.fileExists(atPath: path) {
+            guard FileManager.default.createFile(atPath: path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
+        }
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        defer { try? handle.close() }
+        try handle.seekToEnd()
+        try handle.write(contentsOf: Data((events.joined(separator: "\n") + "\n").utf8))
+        return []
+    }
+}
+
+/// Superwall's collector: `POST /api/v1/events` with `{"events": [...]}`, retried as every
+/// Superwall request is; `partial_success` names the refused rows in `invalid_indexes`.
+struct CollectorEventSink: EventSink {
+    let source: HTTPConfigSource
+    let request: @Sendable () async -> ConfigRequest
+
+    func deliver(_ events: [String]) async throws -> Set<Int> {
+        let body = Data((#"{"events":["# + events.joined(separator: ",") + "]}").utf8)
+        let answer = try await source.postEvents(body, request: await request())
+        struct Response: Decodable {
+            var status: String?
+            var invalid_indexes: [Int]?
+        }
+        guard let response = try? JSONDecoder().decode(Response.self, from: answer), response.status == "partial_success" else { return [] }
+        return Set(response.invalid_indexes ?? [])
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+
+extension Superwall {
+    /// SuperwallKit's verbose events, kept off the network when the config says
+    /// `disable_verbose_events` (`TrackingLogic.isNotDisabledVerbosePlacement`).
+    static let verboseEventNames: Set<String> = [
+        "paywallPresentationRequest", "paywallResponseLoad_start", "paywallResponseLoad_complete", "shimmerView_start",
+        "shimmerView_complete", "paywallProductsLoad_start", "paywallProductsLoad_complete", "paywallWebviewLoad_start",
+        "paywallWebviewLoad_complete",
+    ]
+
+    /// Whether an event goes out, by the tracking behaviour and verbose suppression; every
+    /// event still reaches the placement log and the delegate.
+    func sends(_ event: TrackedEvent) -> Bool {
+        switch eventTrackingBehavior {
+        case .none: return false
+        case .superwallOnly where !event.isSuperwallEvent || event.name == "trigger_fire" || event.name == "user_attributes": return false
+        default: break
+        }
+        return !(suppressesVerboseEvents && Self.verboseEventNames.contains(event.name))
+    }
+
+    /// The queue for the session's source: Superwall's collector for the `http` source, the
+    /// data directory's `events.jsonl` for the others.
+    func startEventQueue(_ options: ConfigureOptions) {
+        guard let session else { return }
+        eventTrackingBehavior = options.eventTrackingBehavior
+        let sink: any EventSink
+        if let http = options.configSource as? HTTPConfigSource {
+            sink = CollectorEventSink(source: http) { [weak self] in
+                await self?.eventRequest() ?? ConfigRequest(apiKey: "")
+            }
+        } else {
+            sink = JSONLinesEventSink(path: URL(fileURLWithPath: session.directory.path).appendingPathComponent("events.jsonl").path)
+        }
+        let queue = EventQueue(store: session.store, sink: sink)
+        eventQueue = queue
+        let interval = options.eventFlushInterval
+        // Detached and weak, as every task that reaches the queue: none may keep the session's
+        // store open after the session is gone.
+        Task.detached { [weak queue] in await queue?.start(every: interval) }
+    }
+
+    private func eventRequest() -> ConfigRequest {
+        ConfigRequest(apiKey: session?.apiKey ?? "", headers: requestHeaders(cachedBuildId: config?.buildId),
+                      retryPolicy: RetryPolicy(maxRetries: 6, delay: retryDelay), attemptTimeout: 30)
+    }
+
+    /// Sends the queued events now (after `transaction_complete`, at shutdown, at end of
+    /// input), waiting at most `limit`; what is not sent by then stays queued on disk.
+    public func flushEvents(within limit: Duration = .seconds(2)) async {
+        guard let queue = eventQueue else { return }
+        // The wait is bounded, not the flush: a batch still on its way stays on disk for next time.
+        let done = OneShot<Void>()
+        Task.detached { [weak queue] in
+            await queue?.flush()
+            done.resolve(())
+        }
+        let timer = Task.detached {
+            try? await Task.sleep(for: limit)
+            done.resolve(())
+        }
+        await done.value
+        timer.cancel()
+    }
+
+    /// How many queued events were dropped unsent (the queue's bound, refused by the collector).
+    public var droppedEventCount: Int {
+        get async { await eventQueue?.droppedCount ?? 0 }
+    }
+}
