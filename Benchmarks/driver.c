@@ -24,6 +24,11 @@
  *                   true}`) and rewritten in place 10 times, each with another build id: time
  *                   from the start of the write to `config/didRefresh`, debounce included,
  *                   median and max (bridge only)
+ *   B11 events      `register` of `bench_gate` (three events each: the placement, `trigger_fire`,
+ *                   `paywallPresentationRequest`) pipelined 64 deep for 60 s on the generated
+ *                   config, every event committed to the on-disk queue before its answer and
+ *                   flushed to `events.jsonl`: events per second, and VmRSS at 5 s and at 60 s
+ *                   (bridge only)
  * Figures are printed with the ratio bridge / C echo.
  */
 #define _GNU_SOURCE
@@ -445,6 +450,57 @@ static void measure_hot_reload(const char *path, const char *config_path, double
     *max = samples[RUNS - 1];
 }
 
+/* ---- B11 ---- */
+typedef struct {
+    double events_per_second;
+    long rss_early_kib, rss_late_kib;
+} event_flow_t;
+
+static size_t presentation_request(char *out, long id, const char *method);
+static char *read_reply(server_t *server);
+
+static event_flow_t measure_event_flow(const char *path, const char *config_path, int seconds) {
+    enum { WINDOW = 64, EVENTS_PER_REGISTER = 3 };
+    char directory[] = "/tmp/superwall-bench-events-XXXXXX";
+    if (!mkdtemp(directory)) { perror("mkdtemp"); exit(1); }
+    server_t server = spawn_server(path);
+    initialize(&server);
+    char request[2048];
+    int length = snprintf(request, sizeof request,
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"configure\",\"params\":{\"apiKey\":\"pk_bench\","
+        "\"options\":{\"configSource\":{\"type\":\"file\",\"path\":\"%s\"},\"dataDirectory\":\"%s\",\"eventFlushIntervalMs\":1000}}}\n",
+        config_path, directory);
+    write_all(server.to_server, request, (size_t)length);
+    if (!strstr(read_reply(&server), "\"configured\"")) { fprintf(stderr, "configure failed\n"); exit(1); }
+    long sent = 0, answered = 0;
+    for (; sent < WINDOW; sent++) write_all(server.to_server, request, presentation_request(request, 100 + sent, "register"));
+    double start = now_us(), early_at = start + 5e6, end = start + seconds * 1e6;
+    event_flow_t flow = {0};
+    for (;;) {
+        read_reply(&server);
+        answered++;
+        double now = now_us();
+        if (!flow.rss_early_kib && now >= early_at) flow.rss_early_kib = status_field_kib(server.pid, "VmRSS");
+        if (now >= end) break;
+        write_all(server.to_server, request, presentation_request(request, 100 + sent++, "register"));
+    }
+    double elapsed = (now_us() - start) / 1e6;
+    flow.rss_late_kib = status_field_kib(server.pid, "VmRSS");
+    flow.events_per_second = (double)answered * EVENTS_PER_REGISTER / elapsed;
+    while (answered < sent) { read_reply(&server); answered++; }
+    stop_server(&server);
+    char command[128];
+    snprintf(command, sizeof command, "rm -rf %s", directory);
+    if (system(command) != 0) fprintf(stderr, "warning: could not remove %s\n", directory);
+    return flow;
+}
+
+static void print_event_flow(event_flow_t flow) {
+    printf("| %-44s | %12s | %12.0f | %-6s | %8s |\n", "B11 events through register, per second", "-", flow.events_per_second, "ev/s", ">= 20000");
+    printf("| %-44s | %12s | %12.1f | %-6s | %8s |\n", "B11 RSS at 5 s", "-", flow.rss_early_kib / 1024.0, "MiB", "-");
+    printf("| %-44s | %12s | %12.1f | %-6s | %8s |\n", "B11 RSS at 60 s", "-", flow.rss_late_kib / 1024.0, "MiB", "no growth");
+}
+
 /* ---- B9 ---- */
 static size_t presentation_request(char *out, long id, const char *method) {
     return (size_t)sprintf(out, "{\"jsonrpc\":\"2.0\",\"id\":%ld,\"method\":\"%s\",\"params\":{\"placement\":\"bench_gate\","
@@ -593,10 +649,14 @@ int main(int argc, char **argv) {
         if (strcmp(argv[i], "--config") == 0) config_path = argv[i + 1];
     }
     if (!peer_path || !bridge_path || !config_path) {
-        fprintf(stderr, "usage: %s --peer ECHO_SERVER --bridge SUPERWALL_BRIDGE --config GENERATED_CONFIG.json [--only presentation|reload]\n", argv[0]);
+        fprintf(stderr, "usage: %s --peer ECHO_SERVER --bridge SUPERWALL_BRIDGE --config GENERATED_CONFIG.json [--only presentation|reload|events]\n", argv[0]);
         return 2;
     }
     signal(SIGPIPE, SIG_IGN);
+    if (only && strcmp(only, "events") == 0) {
+        print_event_flow(measure_event_flow(bridge_path, config_path, 60));
+        return 0;
+    }
     if (only && strcmp(only, "reload") == 0) {
         double reload_median, reload_max;
         measure_hot_reload(bridge_path, config_path, &reload_median, &reload_max);
@@ -637,6 +697,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "B10 hot reload...\n");
     double reload_median, reload_max;
     measure_hot_reload(bridge_path, config_path, &reload_median, &reload_max);
+    fprintf(stderr, "B11 events (60 s)...\n");
+    event_flow_t event_flow = measure_event_flow(bridge_path, config_path, 60);
     double peer_spread, bridge_spread, peer_spread_u, bridge_spread_u;
     latency_t peer_pinned = median_latency(peer.pinned, &peer_spread), bridge_pinned = median_latency(bridge.pinned, &bridge_spread);
     latency_t peer_unpinned = median_latency(peer.unpinned, &peer_spread_u), bridge_unpinned = median_latency(bridge.unpinned, &bridge_spread_u);
@@ -678,9 +740,10 @@ int main(int argc, char **argv) {
     row("B9 register (skipped) p99, same core", peer_presentation.reg.p99, bridge_presentation.reg.p99, "us", 1);
     printf("| %-44s | %12s | %12.1f | %-6s | %8s |\n", "B10 file write to config/didRefresh, median", "-", reload_median / 1000, "ms", "<= 250");
     printf("| %-44s | %12s | %12.1f | %-6s | %8s |\n", "B10 file write to config/didRefresh, max", "-", reload_max / 1000, "ms", "-");
+    print_event_flow(event_flow);
     printf("\nNoise: p50 spread across %d repetitions, same core: C echo %.1f%%, bridge %.1f%%; unpinned: C echo %.1f%%, bridge %.1f%%.\n",
            REPETITIONS, peer_spread, bridge_spread, peer_spread_u, bridge_spread_u);
     printf("Latency rows are the median repetition by p50. B3 checks every id came back exactly once.\n");
-    printf("B8 and B10 have no peer (the echo server has no configure); their last column is the target.\n");
+    printf("B8, B10 and B11 have no peer (the echo server has no configure); their last column is the target.\n");
     return 0;
 }

@@ -644,7 +644,7 @@ public actor Superwall {
     /// (custom placements, named by the paywall rather than by kind).
     @discardableResult
     func record(_ event: TrackedEvent, offeringImplicitTrigger: Bool = true) -> TrackedEvent {
-        store?.logPlacement(event.name, at: event.createdAt, paramsJSON: event.audienceParametersJSON, eventId: event.id.uuidString,
+        store?.logPlacement(event.name, at: event.createdAt, paramsJSON: event.audienceParametersJSON, eventId: event.id,
                             queued: sends(event))
         if event.name == "paywall_open" { deviceTemplateVersion &+= 1 }
         if event.isSuperwallEvent {

@@ -28,7 +28,7 @@ final class RecordingSink: EventSink, @unchecked Sendable {
         let store = try Store()
         for index in 0..<count {
             store.logPlacement(name(index), at: Date(timeIntervalSince1970: 1_790_000_000 + Double(index)), paramsJSON: Array(#"{"i":\#(index)}"#.utf8),
-                               eventId: "00000000-0000-4000-8000-\(String(format: "%012d", index))", queued: true)
+                               eventId: UUID(uuidString: "00000000-0000-4000-8000-\(String(format: "%012d", index))"), queued: true)
         }
         return store
     }
@@ -88,7 +88,7 @@ final class RecordingSink: EventSink, @unchecked Sendable {
 
     @Test func rowsNotQueuedAreLoggedButNeverSent() async throws {
         let store = try store(queued: 3)
-        store.logPlacement("local_only", at: Date(), paramsJSON: Array("{}".utf8), eventId: "x", queued: false)
+        store.logPlacement("local_only", at: Date(), paramsJSON: Array("{}".utf8), eventId: UUID(), queued: false)
         let sink = RecordingSink()
         await EventQueue(store: store, sink: sink).flush()
         #expect(sink.names == ["event_0", "event_1", "event_2"])
@@ -98,7 +98,7 @@ final class RecordingSink: EventSink, @unchecked Sendable {
     @Test func aResetForgetsTheLogButNotTheQueue() async throws {
         let store = try store(queued: 3)
         try store.resetUser()
-        store.logPlacement("after_reset", at: Date(), paramsJSON: Array("{}".utf8), eventId: "y", queued: true)
+        store.logPlacement("after_reset", at: Date(), paramsJSON: Array("{}".utf8), eventId: UUID(), queued: true)
         let sink = RecordingSink()
         await EventQueue(store: store, sink: sink).flush()
         #expect(sink.names == ["event_0", "event_1", "event_2", "after_reset"])

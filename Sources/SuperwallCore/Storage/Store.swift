@@ -17,7 +17,7 @@ public final class Store: Sendable {
     static let commitDelay: DispatchTimeInterval = .milliseconds(20)
 
     private struct UnwrittenPlacements {
-        var rows: [(name: String, createdAtMs: Double, params: Data, eventId: String?, queued: Bool)] = []
+        var rows: [(name: String, createdAtMs: Double, params: Data, eventId: Data?, queued: Bool)] = []
         var commitScheduled = false
     }
 
@@ -32,6 +32,7 @@ public final class Store: Sendable {
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { db in
+            try db.execute(sql: "PRAGMA page_size = 8192")
             try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE")
             try db.execute(sql: "PRAGMA journal_mode = WAL")
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
@@ -167,9 +168,11 @@ public final class Store: Sendable {
     }
 
     /// `logPlacement` with the params already written as a JSON object. A `queued` row is also
-    /// an event to send (`outgoingEvents`), under `eventId`.
-    func logPlacement(_ name: String, at time: Date, paramsJSON: [UInt8], eventId: String? = nil, queued: Bool = false) {
-        let row = (name: name, createdAtMs: time.timeIntervalSince1970 * 1000, params: Data(paramsJSON), eventId: eventId, queued: queued)
+    /// an event to send (`outgoingEvents`), under `eventId`, stored as its 16 bytes: the text
+    /// form made every row 20 bytes longer, and commits measurably slower.
+    func logPlacement(_ name: String, at time: Date, paramsJSON: [UInt8], eventId: UUID? = nil, queued: Bool = false) {
+        let idBytes = eventId.map { id in withUnsafeBytes(of: id.uuid) { Data($0) } }
+        let row = (name: name, createdAtMs: time.timeIntervalSince1970 * 1000, params: Data(paramsJSON), eventId: idBytes, queued: queued)
         timeline.withLock { $0.insert(name, atMs: row.createdAtMs) }
         let scheduleCommit = unwritten.withLock { unwritten -> Bool in
             unwritten.rows.append(row)
@@ -343,13 +346,21 @@ public final class Store: Sendable {
             return rows.map { row in
                 let name: String = row["name"]
                 let params: Data = row["params"]
-                let eventId: String = row["eventId"] ?? ""
+                let eventId = (row["eventId"] as Data?).map(Self.uuidText) ?? ""
                 let createdAt = ISO8601.string(from: Date(timeIntervalSince1970: (row["createdAtMs"] as Double) / 1000))
                 var json = #"{"event_id":"# + JSON.string(eventId).jsonText + #","event_name":"# + JSON.string(name).jsonText
                 json += #","parameters":"# + String(decoding: params, as: UTF8.self) + #","created_at":"# + JSON.string(createdAt).jsonText + "}"
                 return OutgoingEvent(position: row["id"], json: json)
             }
         }
+    }
+
+    /// The text of a UUID's 16 bytes, as SuperwallKit sends `event_id` (`uuidString`).
+    private static func uuidText(_ bytes: Data) -> String {
+        guard bytes.count == 16 else { return "" }
+        var tuple: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        withUnsafeMutableBytes(of: &tuple) { $0.copyBytes(from: bytes) }
+        return UUID(uuid: tuple).uuidString
     }
 
     /// How many queued events wait after `position`.
