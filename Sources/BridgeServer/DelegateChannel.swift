@@ -71,14 +71,7 @@ final class DelegateChannel: SuperwallDelegate, Sendable {
     }
 
     func handleSuperwallEvent(_ event: TrackedEvent) {
-        send("delegate/handleSuperwallEvent", [
-            "event": [
-                "name": .string(event.name),
-                "id": .string(event.id.uuidString),
-                "createdAt": .string(ISO8601.string(from: event.createdAt)),
-            ],
-            "params": .object(JSONValue.sortedObject(event.delegateParameters)),
-        ])
+        send("delegate/handleSuperwallEvent", ["event": event.typedWireValue, "params": .object(JSONValue.sortedObject(event.delegateParameters))])
     }
 
     func willPresentPaywall(_ info: PaywallInfo) { send("delegate/willPresentPaywall", ["paywallInfo": info.wireValue]) }

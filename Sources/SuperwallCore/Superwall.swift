@@ -629,8 +629,10 @@ public actor Superwall {
     /// to the implicit triggers.
     @discardableResult
     func track(_ name: String, _ superwallParameters: [String: JSON] = [:], custom: [String: JSON] = [:],
-               isSuperwallEvent: Bool = true) -> TrackedEvent {
-        record(makeEvent(name, superwallParameters, custom: custom, isSuperwallEvent: isSuperwallEvent))
+               isSuperwallEvent: Bool = true, subject: EventSubject = EventSubject()) -> TrackedEvent {
+        var event = makeEvent(name, superwallParameters, custom: custom, isSuperwallEvent: isSuperwallEvent)
+        event.subject = subject
+        return record(event)
     }
 
     func makeEvent(_ name: String, _ superwallParameters: [String: JSON] = [:], custom: [String: JSON] = [:],

@@ -17,6 +17,9 @@ public struct TrackedEvent: Sendable, Equatable {
     /// Parameters from the app or carried by the event (attributes for `user_attributes`).
     public var customParameters: [String: JSON]
     public var createdAt: Date
+    /// What the event is about, as SuperwallKit's `SuperwallEvent` carries it in its
+    /// associated values (the paywall, the product): for a delegate's typed fields.
+    public var subject: EventSubject
 
     public init(id: UUID, name: String, isSuperwallEvent: Bool = true, superwallParameters: [String: JSON] = [:],
                 customParameters: [String: JSON] = [:], createdAt: Date) {
@@ -26,6 +29,7 @@ public struct TrackedEvent: Sendable, Equatable {
         self.superwallParameters = superwallParameters
         self.customParameters = customParameters.filter { Self.keepsCustomParameter($0.key, $0.value) }
         self.createdAt = createdAt
+        self.subject = EventSubject()
     }
 
     /// SuperwallKit's cleaning of custom params (`TrackingLogic.processParameters`): keys
@@ -67,6 +71,32 @@ public struct TrackedEvent: Sendable, Equatable {
         parameters.merge(superwallParameters, uniquingKeysWith: { _, sdk in sdk })
         parameters["is_superwall"] = .bool(true)
         return parameters
+    }
+}
+
+/// The objects an event concerns, beyond its parameters. Boxed: most events have none, and
+/// an event is copied on its way to the log and the delegate, so it stays one pointer wide.
+public struct EventSubject: Sendable, Equatable {
+    private final class Box: Sendable {
+        let paywallInfo: PaywallInfo?
+        let product: Product?
+        init(paywallInfo: PaywallInfo?, product: Product?) {
+            self.paywallInfo = paywallInfo
+            self.product = product
+        }
+    }
+
+    private let box: Box?
+
+    public init(paywallInfo: PaywallInfo? = nil, product: Product? = nil) {
+        box = paywallInfo == nil && product == nil ? nil : Box(paywallInfo: paywallInfo, product: product)
+    }
+
+    public var paywallInfo: PaywallInfo? { box?.paywallInfo }
+    public var product: Product? { box?.product }
+
+    public static func == (lhs: EventSubject, rhs: EventSubject) -> Bool {
+        lhs.paywallInfo == rhs.paywallInfo && lhs.product == rhs.product
     }
 }
 

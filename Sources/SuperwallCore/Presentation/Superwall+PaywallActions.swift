@@ -60,7 +60,8 @@ extension Superwall {
         case .requestCallback(let callback):
             return .callback(await customCallback(callback, handler: current.flow.handler))
         case .pageView(let page):
-            track("paywall_page_view", current.info.placementParameters.merging(page, uniquingKeysWith: { _, new in new }))
+            track("paywall_page_view", current.info.placementParameters.merging(page, uniquingKeysWith: { _, new in new }),
+                  subject: EventSubject(paywallInfo: current.info))
         }
         return nil
     }
@@ -69,7 +70,8 @@ extension Superwall {
     /// paywall was not itself shown by a decline or a failed purchase), the implicit trigger
     /// replaces it; otherwise it closes as declined by the user.
     private func userClosed(_ current: PaywallSession) async {
-        let decline = makeEvent(ImplicitTrigger.paywallDecline.rawValue, current.info.placementParameters, custom: current.info.audienceFilterParameters)
+        var decline = makeEvent(ImplicitTrigger.paywallDecline.rawValue, current.info.placementParameters, custom: current.info.audienceFilterParameters)
+        decline.subject = EventSubject(paywallInfo: current.info)
         let protected: Set<ImplicitTrigger> = [.paywallDecline, .transactionAbandon, .transactionFail]
         if current.presentedBy.map(protected.contains) != true,
            case .reached = await runPipeline(.declineCheck, PlacementData(decline, sourceType: "implicit", implicitTrigger: .paywallDecline)),

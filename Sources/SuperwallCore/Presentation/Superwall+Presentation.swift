@@ -241,7 +241,8 @@ extension Superwall {
     private func didShow(_ session: PaywallSession, occurrence: Occurrence?) {
         if openPaywall?.id == session.id { openPaywall?.isShown = true }
         if let occurrence { recordOccurrence(occurrence) }
-        track("paywall_open", session.info.placementParameters, custom: session.info.audienceFilterParameters)
+        track("paywall_open", session.info.placementParameters, custom: session.info.audienceFilterParameters,
+              subject: EventSubject(paywallInfo: session.info))
         delegate?.didPresentPaywall(session.info)
         session.flow.handler?.onPresent(session.info)
     }
@@ -276,7 +277,7 @@ extension Superwall {
         }
         if openPaywall?.id == closing.id { openPaywall = nil }
         track("paywall_close", info.placementParameters.merging(["survey_attached": false], uniquingKeysWith: { _, new in new }),
-              custom: info.audienceFilterParameters)
+              custom: info.audienceFilterParameters, subject: EventSubject(paywallInfo: info))
         delegate?.didDismissPaywall(info)
         closing.flow.handler?.onDismiss(info, result: result)
         if closeReason != .forNextPaywall { closing.flow.finish(.dismissed(info, result)) }

@@ -75,7 +75,8 @@ extension Superwall {
         defer { purchaseInFlight = false }
         let parameters = transactionParameters(product, paywall: paywall)
         let custom = paywall?.info.audienceFilterParameters ?? [:]
-        track("transaction_start", parameters, custom: custom)
+        let subject = EventSubject(paywallInfo: paywall?.info, product: product)
+        track("transaction_start", parameters, custom: custom, subject: subject)
         let answer: PurchaseAnswer
         switch purchaser {
         case .controller(let controller):
@@ -89,24 +90,24 @@ extension Superwall {
         switch result {
         case .purchased:
             try recordPurchase(transaction(of: product, reported: answer.transaction, simulated: purchaser.isTestMode))
-            track("transaction_complete", parameters.merging(["transaction_type": .string(product.transactionType)]) { _, new in new }, custom: custom)
+            track("transaction_complete", parameters.merging(["transaction_type": .string(product.transactionType)]) { _, new in new }, custom: custom, subject: subject)
             // SuperwallKit flushes its queue right after a completed transaction.
             Task.detached { [weak queue = eventQueue] in await queue?.flush() }
-            track(product.purchaseEventName, parameters, custom: custom)
+            track(product.purchaseEventName, parameters, custom: custom, subject: subject)
             await dismissIfAutomatic(paywall, result: .purchased(productId: product.id))
         case .restored:
-            track("transaction_restore", parameters.merging(["restore_via_purchase_attempt": true]) { _, new in new }, custom: custom)
+            track("transaction_restore", parameters.merging(["restore_via_purchase_attempt": true]) { _, new in new }, custom: custom, subject: subject)
             await dismissIfAutomatic(paywall, result: .restored)
         case .cancelled:
             var abandoned = custom
             abandoned["abandoned_product_id"] = .string(product.id)
-            track("transaction_abandon", parameters, custom: abandoned)
+            track("transaction_abandon", parameters, custom: abandoned, subject: subject)
         case .pending:
-            track("transaction_fail", parameters.merging(["message": "Needs parental approval"]) { _, new in new }, custom: custom)
+            track("transaction_fail", parameters.merging(["message": "Needs parental approval"]) { _, new in new }, custom: custom, subject: subject)
         case .failed(let message):
-            track("transaction_fail", parameters.merging(["message": .string(message)]) { _, new in new }, custom: custom)
+            track("transaction_fail", parameters.merging(["message": .string(message)]) { _, new in new }, custom: custom, subject: subject)
         case .timedOut:
-            track("transaction_timeout", parameters, custom: custom)
+            track("transaction_timeout", parameters, custom: custom, subject: subject)
         }
         return result
     }
@@ -136,7 +137,8 @@ extension Superwall {
     private func restore(with purchaser: Purchaser, from paywall: PaywallSession?) async throws(SuperwallError) -> RestorationResult {
         let parameters = paywall?.info.placementParameters ?? [:]
         let custom = paywall?.info.audienceFilterParameters ?? [:]
-        track("restore_start", parameters, custom: custom)
+        let subject = EventSubject(paywallInfo: paywall?.info)
+        track("restore_start", parameters, custom: custom, subject: subject)
         let result: RestorationResult
         switch purchaser {
         case .controller(let controller):
@@ -159,11 +161,11 @@ extension Superwall {
             case .restored: message = "The restore finished but the user has no active entitlements."
             case .failed(let reason): message = reason ?? "The restore failed."
             }
-            track("restore_fail", parameters.merging(["error_message": .string(message)]) { _, new in new }, custom: custom)
+            track("restore_fail", parameters.merging(["error_message": .string(message)]) { _, new in new }, custom: custom, subject: subject)
             return result == .restored ? .failed(message) : result
         }
-        track("restore_complete", parameters, custom: custom)
-        track("transaction_restore", parameters.merging(["restore_via_purchase_attempt": false]) { _, new in new }, custom: custom)
+        track("restore_complete", parameters, custom: custom, subject: subject)
+        track("transaction_restore", parameters.merging(["restore_via_purchase_attempt": false]) { _, new in new }, custom: custom, subject: subject)
         // Dismissed as restored when what the paywall sells is now unlocked.
         if let paywall, Set(paywall.paywall.products.flatMap(\.entitlements).map(\.id)).isSubset(of: active) {
             await dismissIfAutomatic(paywall, result: .restored)

@@ -1,0 +1,38 @@
+import JSONRPC
+import SuperwallCore
+
+extension TrackedEvent {
+    /// `delegate/handleSuperwallEvent`'s `event`: the name, id and time, and the typed fields
+    /// of SuperwallKit's `SuperwallEvent` case where it has them (what wrappers unpack from
+    /// its associated values): `paywallInfo` and `product` objects, and named fields taken
+    /// from the params.
+    var typedWireValue: JSONValue {
+        var fields: JSONObject = [
+            "name": .string(name), "id": .string(id.uuidString), "createdAt": .string(ISO8601.string(from: createdAt)),
+        ]
+        if let info = subject.paywallInfo { fields["paywallInfo"] = info.wireValue }
+        if let product = subject.product { fields["product"] = product.wireValue }
+        for (field, parameter) in Self.typedFields[name] ?? [] {
+            if let value = superwallParameters[parameter] { fields[field] = JSONValue(value) }
+        }
+        switch name {
+        case "user_attributes": fields["attributes"] = .object(JSONValue.sortedObject(customParameters))
+        case "deepLink_open": fields["url"] = superwallParameters["url"].map { JSONValue($0) } ?? .null
+        default: break
+        }
+        return .object(fields)
+    }
+
+    /// Field name → SDK parameter, by event, as wrappers name SuperwallKit's associated values.
+    private static let typedFields: [String: [(String, String)]] = [
+        "trigger_fire": [("placementName", "trigger_name"), ("result", "result")],
+        "paywallPresentationRequest": [("status", "status"), ("reason", "status_reason"), ("placementName", "source_event_name")],
+        "subscriptionStatus_didChange": [("status", "status")],
+        "transaction_complete": [("transactionType", "transaction_type")],
+        "transaction_fail": [("error", "message")],
+        "restore_fail": [("error", "error_message")],
+        "config_fail": [("error", "error_message")],
+        "redemption_fail": [("error", "error_message")],
+        "config_refresh": [("buildId", "config_build_id"), ("cacheStatus", "cache_status")],
+    ]
+}
