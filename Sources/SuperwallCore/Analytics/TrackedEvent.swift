@@ -27,7 +27,8 @@ public struct TrackedEvent: Sendable, Equatable {
         self.name = name
         self.isSuperwallEvent = isSuperwallEvent
         self.superwallParameters = superwallParameters
-        self.customParameters = customParameters.filter { Self.keepsCustomParameter($0.key, $0.value) }
+        self.customParameters = customParameters.allSatisfy { Self.keepsCustomParameter($0.key, $0.value) }
+            ? customParameters : customParameters.filter { Self.keepsCustomParameter($0.key, $0.value) }
         self.createdAt = createdAt
         self.subject = EventSubject()
     }
