@@ -48,6 +48,10 @@ public struct MethodTable: Sendable {
                 "error": outcome.error?.jsonValue ?? .null,
             ]
         }
+        methods["getEventQueueStatus"] = { _, _ in
+            let status = try await core { try await superwall.eventQueueStatus() }
+            return ["waiting": .int(Int64(status.waiting)), "dropped": .int(Int64(status.dropped))]
+        }
         methods["refreshConfiguration"] = { _, _ in
             try await core { try await superwall.refreshConfiguration() }.wireValue
         }

@@ -123,25 +123,25 @@ import TestSupport
         #expect(lines[0]["frame"]?.stringValue?.contains("\"initialize\"") == true)
     }
 
-    @Test func versionAndHelpDescribeTheBinary() throws {
-        let version = try runBridge(["--version"])
+    @Test func versionAndHelpDescribeTheBinary() async throws {
+        let version = try await runBridge(["--version"])
         #expect(version.status == 0)
         #expect(version.stdout.contains("superwall-bridge 0.1.0"))
-        let help = try runBridge(["serve", "--help"])
+        let help = try await runBridge(["serve", "--help"])
         #expect(help.status == 0)
         #expect(help.stdout.contains("--trace"))
         #expect(help.stdout.contains("--log-level"))
     }
 
-    @Test func badCommandLinesFailWithUsageOnStderr() throws {
-        let result = try runBridge(["--log-level", "loud"])
+    @Test func badCommandLinesFailWithUsageOnStderr() async throws {
+        let result = try await runBridge(["--log-level", "loud"])
         #expect(result.status != 0)
         #expect(result.stdout.isEmpty)
         #expect(result.stderr.contains("log-level"))
     }
 
-    @Test func anUnwritableTraceFileIsAClearStartupError() throws {
-        let result = try runBridge(["--trace", "/nonexistent-dir/trace.jsonl"])
+    @Test func anUnwritableTraceFileIsAClearStartupError() async throws {
+        let result = try await runBridge(["--trace", "/nonexistent-dir/trace.jsonl"])
         #expect(result.status != 0)
         #expect(result.stderr.contains("cannot open trace file"))
     }
@@ -175,29 +175,29 @@ import TestSupport
 }
 
 @Suite struct EvalCommandTests {
-    @Test func evalPrintsTheTaggedValueAndExitsZero() throws {
-        let result = try runBridge(["eval", "size('héllo') + 1"])
+    @Test func evalPrintsTheTaggedValueAndExitsZero() async throws {
+        let result = try await runBridge(["eval", "size('héllo') + 1"])
         #expect(result.status == 0)
         #expect(result.stdout == "{\"value\":{\"type\":\"int\",\"value\":7}}\n")
     }
 
-    @Test func evalReadsAContextFile() throws {
+    @Test func evalReadsAContextFile() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("context-\(UUID().uuidString).json").path
         try Data(#"{"variables": {"map": {"user": {"type": "map", "value": {"plan": {"type": "string", "value": "pro"}}}}}}"#.utf8)
             .write(to: URL(fileURLWithPath: path))
-        let result = try runBridge(["eval", "user.plan == 'pro' && user.missing < 3", "--context", path])
+        let result = try await runBridge(["eval", "user.plan == 'pro' && user.missing < 3", "--context", path])
         #expect(result.status == 0)
         #expect(result.stdout == "{\"value\":{\"type\":\"bool\",\"value\":true}}\n")
     }
 
-    @Test func evalPrintsAnErrorAndExitsOneForABadExpression() throws {
-        let result = try runBridge(["eval", "0x10 == 16"])
+    @Test func evalPrintsAnErrorAndExitsOneForABadExpression() async throws {
+        let result = try await runBridge(["eval", "0x10 == 16"])
         #expect(result.status == 1)
         #expect(result.stdout.contains("\"error\"") && result.stdout.contains("Hexadecimal"))
     }
 
-    @Test func evalRefusesAMissingOrMalformedContextFile() throws {
-        let missing = try runBridge(["eval", "true", "--context", "/nonexistent/context.json"])
+    @Test func evalRefusesAMissingOrMalformedContextFile() async throws {
+        let missing = try await runBridge(["eval", "true", "--context", "/nonexistent/context.json"])
         #expect(missing.status == 64)
         #expect(missing.stderr.contains("Cannot open the context file"))
         #expect(missing.stdout.isEmpty)
@@ -215,14 +215,14 @@ import TestSupport
         return path
     }
 
-    @Test func aValidConfigPrintsASummaryAndExitsZero() throws {
+    @Test func aValidConfigPrintsASummaryAndExitsZero() async throws {
         let path = try configFile()
-        let result = try runBridge(["validate", path])
+        let result = try await runBridge(["validate", path])
         #expect(result.status == 0)
         #expect(result.stdout.contains("valid: build pt-conformance-holdout, 7 placements, 6 paywalls"))
     }
 
-    @Test func everyProblemIsPrintedWithItsJSONPathAndTheExitIsOne() throws {
+    @Test func everyProblemIsPrintedWithItsJSONPathAndTheExitIsOne() async throws {
         let path = try configFile { config in
             var triggers = config["trigger_options"] as! [[String: Any]]
             var rules = triggers[0]["rules"] as! [[String: Any]]
@@ -231,7 +231,7 @@ import TestSupport
             config["trigger_options"] = triggers
             config["products_v3"] = (config["products_v3"] as! [Any]) + [["no": "store_product"]]
         }
-        let result = try runBridge(["validate", path])
+        let result = try await runBridge(["validate", path])
         #expect(result.status == 1)
         let lines = result.stdout.split(separator: "\n").map(String.init)
         #expect(lines.count == 2)
@@ -239,9 +239,9 @@ import TestSupport
         #expect(lines.contains { $0.hasPrefix("\(path):$.products_v3[3]: dropped") })
     }
 
-    @Test func aConfigThatDoesNotDecodeNamesThePathOfTheError() throws {
+    @Test func aConfigThatDoesNotDecodeNamesThePathOfTheError() async throws {
         let path = try configFile { $0["build_id"] = 7 }
-        let result = try runBridge(["validate", path])
+        let result = try await runBridge(["validate", path])
         #expect(result.status == 1)
         #expect(result.stdout == "\(path):$.build_id: expected a string\n")
     }

@@ -279,7 +279,7 @@ import Testing
     /// failed post leaves it unconfirmed and the next presentation posts again.
     @Test func theServerIsToldOnceAndAFailedConfirmationIsRetried() async throws {
         let body = try await presentationConfig([placement("gate", [audience("e", rule: nil, variants: [holdout("h")])])])
-        let server = try ScriptedAPIServer([.init(status: 200, body: body)], posts: [.init(status: 500), .init(status: 200, body: "{}")])
+        let server = try await ScriptedAPIServer.start([.init(status: 200, body: body)], posts: [.init(status: 500), .init(status: 200, body: "{}")])
         let harness = await PresentationHarness.make(body, source: HTTPConfigSource(baseURL: server.baseURL))
         _ = try await harness.superwall.register(placement: "gate")
         try await eventually { server.posts.count == 1 }

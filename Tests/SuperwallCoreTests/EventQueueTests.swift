@@ -125,7 +125,9 @@ final class RecordingSink: EventSink, @unchecked Sendable {
     @Test func withALocalSourceEventsGoToTheDataDirectorysJSONLinesFile() async throws {
         let (superwall, path) = try await superwall()
         _ = try await superwall.register(placement: "workout_shared", params: ["n": 1])
+        #expect(try await superwall.eventQueueStatus().waiting > 2)
         await superwall.flushEvents()
+        #expect(try await superwall.eventQueueStatus() == (waiting: 0, dropped: 0))
         let names = try sentNames(path)
         #expect(names.prefix(2) == ["app_install", "app_launch"])
         #expect(names.contains("workout_shared") && names.contains("trigger_fire"))
@@ -166,7 +168,7 @@ final class RecordingSink: EventSink, @unchecked Sendable {
 
 @Suite struct CollectorDeliveryTests {
     @Test func theHTTPSourcesEventsArePostedToTheCollectorRetriedAndPartlyRefused() async throws {
-        let server = try ScriptedAPIServer(
+        let server = try await ScriptedAPIServer.start(
             [.init(status: 200, body: EmbeddedDemoConfig.json)],
             posts: [.init(status: 503), .init(status: 200, body: #"{"status": "partial_success", "invalid_indexes": [0]}"#)])
         let superwall = Superwall(retryDelay: { _, _ in .milliseconds(10) })

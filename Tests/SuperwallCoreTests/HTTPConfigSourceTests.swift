@@ -11,28 +11,45 @@ final class ScriptedAPIServer: @unchecked Sendable {
     }
 
     let baseURL: URL
-    private let process = Process()
-    private let logPath = FileManager.default.temporaryDirectory.appendingPathComponent("api-\(UUID().uuidString).jsonl").path
-    private let planPath = FileManager.default.temporaryDirectory.appendingPathComponent("plan-\(UUID().uuidString).json").path
+    private let process: Process
+    private let logPath: String
+    private let planPath: String
 
     /// `plan` answers the config fetches in turn; `posts` the POSTs (by default, 200 `{}`).
-    init(_ plan: [Step], posts: [Step] = [Step(status: 200, body: "{}")]) throws {
+    ///
+    /// The server is spawned from the calling thread (its parent-death signal follows the
+    /// thread that spawned it, and the pool's threads outlive the test), and its port is read
+    /// without blocking: blocking one of Swift's few cooperative threads stalls every other
+    /// test of the run meanwhile.
+    static func start(_ plan: [Step], posts: [Step] = [Step(status: 200, body: "{}")]) async throws -> ScriptedAPIServer {
+        let logPath = FileManager.default.temporaryDirectory.appendingPathComponent("api-\(UUID().uuidString).jsonl").path
+        let planPath = FileManager.default.temporaryDirectory.appendingPathComponent("plan-\(UUID().uuidString).json").path
         let script = try #require(Bundle.module.url(forResource: "config_server", withExtension: "py", subdirectory: "Fixtures"))
         try JSONEncoder().encode(["get": plan, "post": posts]).write(to: URL(fileURLWithPath: planPath))
-        let output = Pipe()
+        // The port goes to a file that is polled: no thread of the cooperative pool blocks.
+        let portPath = FileManager.default.temporaryDirectory.appendingPathComponent("port-\(UUID().uuidString)").path
+        _ = FileManager.default.createFile(atPath: portPath, contents: nil)
+        defer { try? FileManager.default.removeItem(atPath: portPath) }
+        let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["python3", script.path, planPath, logPath]
         process.standardInput = FileHandle.nullDevice
-        process.standardOutput = output
+        process.standardOutput = FileHandle(forWritingAtPath: portPath)
         try process.run()
         var portText = ""
-        while !portText.hasSuffix("\n") {
-            let byte = output.fileHandleForReading.readData(ofLength: 1)
-            guard !byte.isEmpty else { break }
-            portText += String(decoding: byte, as: UTF8.self)
+        for _ in 0..<2500 where !portText.hasSuffix("\n") {
+            try await Task.sleep(for: .milliseconds(2))
+            portText = (try? String(contentsOfFile: portPath, encoding: .utf8)) ?? ""
         }
         let port = try #require(Int(portText.trimmingCharacters(in: .whitespacesAndNewlines)))
-        baseURL = URL(string: "http://127.0.0.1:\(port)")!
+        return ScriptedAPIServer(baseURL: URL(string: "http://127.0.0.1:\(port)")!, process: process, logPath: logPath, planPath: planPath)
+    }
+
+    private init(baseURL: URL, process: Process, logPath: String, planPath: String) {
+        self.baseURL = baseURL
+        self.process = process
+        self.logPath = logPath
+        self.planPath = planPath
     }
 
     /// The GET requests served so far: path, query and headers.
@@ -85,7 +102,7 @@ private func configure(_ server: ScriptedAPIServer, directory: String = FileMana
 
 @Suite struct HTTPConfigSourceTests {
     @Test func aConfigIsFetchedWithSuperwallsEndpointAndHeaders() async throws {
-        let server = try ScriptedAPIServer([.init(status: 200, body: try await demoConfigBody())])
+        let server = try await ScriptedAPIServer.start([.init(status: 200, body: try await demoConfigBody())])
         let (_, outcome) = await configure(server)
         #expect(outcome.status == .configured)
         let request = try #require(server.requests.first)
@@ -104,7 +121,7 @@ private func configure(_ server: ScriptedAPIServer, directory: String = FileMana
 
     @Test func serverErrorsAreRetriedWithTheRetryCountHeader() async throws {
         let delegate = RecordingDelegate()
-        let server = try ScriptedAPIServer([.init(status: 503), .init(status: 429), .init(status: 200, body: try await demoConfigBody())])
+        let server = try await ScriptedAPIServer.start([.init(status: 503), .init(status: 429), .init(status: 200, body: try await demoConfigBody())])
         let (_, outcome) = await configure(server, delegate: delegate)
         #expect(outcome.status == .configured)
         #expect(server.requests.map { $0.headers["x-retry-count"] ?? "" } == ["0", "1", "2"])
@@ -114,7 +131,7 @@ private func configure(_ server: ScriptedAPIServer, directory: String = FileMana
     @Test(arguments: [(404, "not found"), (401, "API key was not accepted"), (400, "HTTP 400")])
     func terminalStatusesAreNotRetried(_ status: Int, _ message: String) async throws {
         let delegate = RecordingDelegate()
-        let server = try ScriptedAPIServer([.init(status: status)])
+        let server = try await ScriptedAPIServer.start([.init(status: status)])
         let (_, outcome) = await configure(server, delegate: delegate)
         #expect(outcome.status == .failed)
         #expect(outcome.error?.description.contains(message) == true)
@@ -123,7 +140,7 @@ private func configure(_ server: ScriptedAPIServer, directory: String = FileMana
     }
 
     @Test func retriesStopAtTheConfiguredCount() async throws {
-        let server = try ScriptedAPIServer([.init(status: 500)])
+        let server = try await ScriptedAPIServer.start([.init(status: 500)])
         let (_, outcome) = await configure(server, retries: 2)
         #expect(outcome.status == .failed)
         #expect(outcome.error?.description.contains("HTTP 500") == true)
@@ -132,7 +149,7 @@ private func configure(_ server: ScriptedAPIServer, directory: String = FileMana
 
     @Test func anInvalidBodyIsADecodingFailure() async throws {
         let delegate = RecordingDelegate()
-        let server = try ScriptedAPIServer([.init(status: 200, body: "<html>gateway</html>")])
+        let server = try await ScriptedAPIServer.start([.init(status: 200, body: "<html>gateway</html>")])
         let (_, outcome) = await configure(server, delegate: delegate)
         #expect(outcome.status == .failed)
         #expect(delegate.names.contains("networkDecoding_fail"))
@@ -142,11 +159,11 @@ private func configure(_ server: ScriptedAPIServer, directory: String = FileMana
     @Test func aFailedFetchFallsBackToTheCachedConfig() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("http-\(UUID().uuidString)").path
         do {
-            let good = try ScriptedAPIServer([.init(status: 200, body: try await configBodyWithoutRefreshV2())])
+            let good = try await ScriptedAPIServer.start([.init(status: 200, body: try await configBodyWithoutRefreshV2())])
             _ = await configure(good, directory: directory)
         }
         let delegate = RecordingDelegate()
-        let failing = try ScriptedAPIServer([.init(status: 502)])
+        let failing = try await ScriptedAPIServer.start([.init(status: 502)])
         let (superwall, outcome) = await configure(failing, directory: directory, retries: 1, delegate: delegate)
         #expect(outcome.status == .configured)
         #expect(await superwall.config?.buildId == "pt-2026-11-20.3")
@@ -163,12 +180,12 @@ private func configure(_ server: ScriptedAPIServer, directory: String = FileMana
     @Test func aBackgroundRefreshAfterAFallbackAdoptsTheNewConfig() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("http-\(UUID().uuidString)").path
         do {
-            let good = try ScriptedAPIServer([.init(status: 200, body: try await demoConfigBody())])
+            let good = try await ScriptedAPIServer.start([.init(status: 200, body: try await demoConfigBody())])
             _ = await configure(good, directory: directory)
         }
         let newer = try await demoConfigBody().replacingOccurrences(of: "pt-2026-11-20.3", with: "pt-2026-11-21.1")
         // The one-second attempt of the refresh-v2 path times out; the background refresh succeeds.
-        let server = try ScriptedAPIServer([.init(status: 200, body: newer, delay_ms: 1500), .init(status: 200, body: newer)])
+        let server = try await ScriptedAPIServer.start([.init(status: 200, body: newer, delay_ms: 1500), .init(status: 200, body: newer)])
         let delegate = RecordingDelegate()
         let (superwall, outcome) = await configure(server, directory: directory, delegate: delegate)
         #expect(outcome.status == .configured)
@@ -182,14 +199,14 @@ private func configure(_ server: ScriptedAPIServer, directory: String = FileMana
     @Test func aSubscribedUserWithACachedConfigStartsFromTheCacheAtOnce() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("http-\(UUID().uuidString)").path
         do {
-            let good = try ScriptedAPIServer([.init(status: 200, body: try await configBodyWithoutRefreshV2())])
+            let good = try await ScriptedAPIServer.start([.init(status: 200, body: try await configBodyWithoutRefreshV2())])
             let (first, _) = await configure(good, directory: directory)
             _ = try await first.setSubscriptionStatus(.active([Entitlement(id: "pro")]))
         }
         let newer = try await configBodyWithoutRefreshV2().replacingOccurrences(of: "pt-2026-11-20.3", with: "pt-2026-11-21.1")
         // The fetch takes three seconds; starting from the cache takes far less, even on a
         // machine busy with every suite at once.
-        let server = try ScriptedAPIServer([.init(status: 200, body: newer, delay_ms: 3000)])
+        let server = try await ScriptedAPIServer.start([.init(status: 200, body: newer, delay_ms: 3000)])
         let delegate = RecordingDelegate()
         let started = ContinuousClock.now
         let (superwall, outcome) = await configure(server, directory: directory, delegate: delegate)
@@ -205,10 +222,10 @@ private func configure(_ server: ScriptedAPIServer, directory: String = FileMana
     @Test func withRefreshV2OnACachedConfigGetsOneAttemptLimitedToASecond() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("http-\(UUID().uuidString)").path
         do {
-            let good = try ScriptedAPIServer([.init(status: 200, body: try await demoConfigBody())])
+            let good = try await ScriptedAPIServer.start([.init(status: 200, body: try await demoConfigBody())])
             _ = await configure(good, directory: directory)
         }
-        let slow = try ScriptedAPIServer([.init(status: 200, body: try await demoConfigBody(), delay_ms: 3000)])
+        let slow = try await ScriptedAPIServer.start([.init(status: 200, body: try await demoConfigBody(), delay_ms: 3000)])
         let started = ContinuousClock.now
         let (superwall, outcome) = await configure(slow, directory: directory)
         #expect(outcome.status == .configured)
@@ -218,7 +235,7 @@ private func configure(_ server: ScriptedAPIServer, directory: String = FileMana
     }
 
     @Test func anAttemptThatTimesOutIsRetriedThenFails() async throws {
-        let server = try ScriptedAPIServer([.init(status: 200, body: "{}", delay_ms: 10_000)])
+        let server = try await ScriptedAPIServer.start([.init(status: 200, body: "{}", delay_ms: 10_000)])
         let request = ConfigRequest(apiKey: "pk", retryPolicy: RetryPolicy(maxRetries: 1, delay: { _, _ in .milliseconds(5) }), attemptTimeout: 0.3)
         let started = ContinuousClock.now
         await #expect(throws: NetworkError.self) { try await HTTPConfigSource(baseURL: server.baseURL).fetchConfig(request) }

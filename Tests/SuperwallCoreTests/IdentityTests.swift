@@ -133,7 +133,8 @@ import Testing
 
 @Suite struct StoreRecordsTests {
     @Test func loggedRowsWaitForOneCommitThatAReadOrTheDelayMakes() async throws {
-        let store = try Store()
+        // A delay long enough that a busy machine cannot commit between the first two rows.
+        let store = try Store(commitDelay: .milliseconds(500))
         store.logPlacement("a", at: Date(), params: [:])
         store.logPlacement("b", at: Date(), params: ["k": "v"])
         #expect(store.unwrittenCount == 2)

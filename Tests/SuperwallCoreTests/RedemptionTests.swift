@@ -33,7 +33,7 @@ final class RedemptionRecorder: SuperwallDelegate, @unchecked Sendable {
     }
 
     @Test func aRedeemedCodeBringsTheWebsEntitlementsIntoTheStatus() async throws {
-        let server = try ScriptedAPIServer([.init(status: 200, body: EmbeddedDemoConfig.json)], posts: [.init(status: 200, body: Self.success)])
+        let server = try await ScriptedAPIServer.start([.init(status: 200, body: EmbeddedDemoConfig.json)], posts: [.init(status: 200, body: Self.success)])
         let delegate = RedemptionRecorder()
         let superwall = await configured(server, delegate: delegate)
         #expect(await superwall.handleDeepLink("pockettrainer://superwall/redeem?code=WEB-1"))
@@ -61,7 +61,7 @@ final class RedemptionRecorder: SuperwallDelegate, @unchecked Sendable {
 
     @Test func aCodeTheServerRefusesFailsWithItsMessage() async throws {
         let refusal = #"{"codes": [{"status": "INVALID_CODE", "code": "BAD", "error": {"message": "no such code"}}]}"#
-        let server = try ScriptedAPIServer([.init(status: 200, body: EmbeddedDemoConfig.json)], posts: [.init(status: 200, body: refusal)])
+        let server = try await ScriptedAPIServer.start([.init(status: 200, body: EmbeddedDemoConfig.json)], posts: [.init(status: 200, body: refusal)])
         let delegate = RedemptionRecorder()
         let superwall = await configured(server, delegate: delegate)
         #expect(await superwall.handleDeepLink("https://pockettrainer.superwall.app/app-link/superwall/redeem?code=BAD"))
@@ -72,7 +72,7 @@ final class RedemptionRecorder: SuperwallDelegate, @unchecked Sendable {
     }
 
     @Test func aServerThatFailsIsARedemptionFailure() async throws {
-        let server = try ScriptedAPIServer([.init(status: 200, body: EmbeddedDemoConfig.json)], posts: [.init(status: 404)])
+        let server = try await ScriptedAPIServer.start([.init(status: 200, body: EmbeddedDemoConfig.json)], posts: [.init(status: 404)])
         let delegate = RedemptionRecorder()
         let superwall = await configured(server, delegate: delegate)
         #expect(await superwall.handleDeepLink("pockettrainer://superwall/redeem?code=WEB-2"))

@@ -94,19 +94,44 @@ public final class BridgeProcess: @unchecked Sendable {
     }
 }
 
-/// Runs the binary to completion with no input and returns its exit status and output.
-public func runBridge(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: BridgeProcess.binaryPath)
-    process.arguments = arguments
-    let out = Pipe()
-    let err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    process.standardInput = FileHandle.nullDevice
-    try process.run()
-    let stdout = out.fileHandleForReading.readDataToEndOfFile()
-    let stderr = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+/// Runs the binary to completion with no input and returns its exit status and output. The
+/// child's output goes to files and its exit is polled between sleeps: blocking one of the
+/// few threads of Swift's cooperative pool on a child process stalls every other test of the
+/// run meanwhile (and Foundation's `Process` is not safe to launch from many threads at once).
+public func runBridge(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+    let folder = FileManager.default.temporaryDirectory
+    let outPath = folder.appendingPathComponent("run-out-\(UUID().uuidString)").path
+    let errPath = folder.appendingPathComponent("run-err-\(UUID().uuidString)").path
+    defer {
+        try? FileManager.default.removeItem(atPath: outPath)
+        try? FileManager.default.removeItem(atPath: errPath)
+    }
+    var actions = posix_spawn_file_actions_t()
+    posix_spawn_file_actions_init(&actions)
+    defer { posix_spawn_file_actions_destroy(&actions) }
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+    posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    var attributes = posix_spawnattr_t()
+    posix_spawnattr_init(&attributes)
+    defer { posix_spawnattr_destroy(&attributes) }
+    var emptyMask = sigset_t()
+    sigemptyset(&emptyMask)
+    posix_spawnattr_setsigmask(&attributes, &emptyMask)
+    posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
+    var cArguments = ([BridgeProcess.binaryPath] + arguments).map { strdup($0) } + [nil]
+    defer { cArguments.forEach { free($0) } }
+    var child: pid_t = 0
+    guard posix_spawn(&child, BridgeProcess.binaryPath, &actions, &attributes, &cArguments, environ) == 0 else {
+        throw CocoaError(.executableLoad, userInfo: [NSFilePathErrorKey: BridgeProcess.binaryPath])
+    }
+    var status: Int32 = 0
+    while waitpid(child, &status, WNOHANG) != child {
+        try await Task.sleep(for: .milliseconds(2))
+    }
+    // WIFEXITED / WEXITSTATUS, spelled out: the macros do not import into Swift.
+    let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+    let stdout = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
+    let stderr = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
+    return (exitStatus, stdout, stderr)
 }

@@ -68,6 +68,12 @@ actor EventQueue {
     /// How many queued events were dropped unsent.
     var droppedCount: Int { ((try? store.value(.droppedEventCount)) ?? nil) ?? 0 }
 
+    /// How many events wait to be sent.
+    var waitingCount: Int {
+        let position = ((try? store.value(.eventQueuePosition)) ?? nil) ?? 0
+        return (try? store.outgoingEventCount(after: position)) ?? 0
+    }
+
     private func send() async {
         var position = ((try? store.value(.eventQueuePosition)) ?? nil) ?? 0
         dropOldest(after: &position)

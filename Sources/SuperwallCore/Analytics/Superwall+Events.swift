@@ -68,4 +68,10 @@ extension Superwall {
     public var droppedEventCount: Int {
         get async { await eventQueue?.droppedCount ?? 0 }
     }
+
+    /// The outgoing queue: how many events wait to be sent, and how many were dropped unsent.
+    public func eventQueueStatus() async throws(SuperwallError) -> (waiting: Int, dropped: Int) {
+        guard session != nil, let queue = eventQueue else { throw .notConfigured }
+        return (await queue.waitingCount, await queue.droppedCount)
+    }
 }

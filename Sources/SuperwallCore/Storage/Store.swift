@@ -14,7 +14,8 @@ public final class Store: Sendable {
     /// The log's times by name, committed or not: what rules read.
     private let timeline = Mutex(PlacementTimeline())
     /// How long an accepted row may wait for a commit that no reply asks for.
-    static let commitDelay: DispatchTimeInterval = .milliseconds(20)
+    public static let commitDelay: DispatchTimeInterval = .milliseconds(20)
+    private let commitDelay: DispatchTimeInterval
 
     private struct UnwrittenPlacements {
         var rows: [(name: String, createdAtMs: Double, params: Data, eventId: Data?, queued: Bool)] = []
@@ -29,6 +30,7 @@ public final class Store: Sendable {
     /// commit in WAL with `synchronous = NORMAL` survives the process being killed (it is in
     /// the kernel's page cache) and loses at most the last commits, never the file, on power loss.
     public init(path: String) throws {
+        commitDelay = Self.commitDelay
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { db in
@@ -43,7 +45,9 @@ public final class Store: Sendable {
     }
 
     /// A private database in memory, for tests and throwaway sessions.
-    public init() throws {
+    /// `commitDelay` is for tests that must see rows before the timer commits them.
+    public init(commitDelay: DispatchTimeInterval = Store.commitDelay) throws {
+        self.commitDelay = commitDelay
         database = try DatabaseQueue()
         try Self.migrator.migrate(database)
         try loadTimeline()
@@ -181,7 +185,7 @@ public final class Store: Sendable {
             return true
         }
         if scheduleCommit {
-            DispatchQueue.global().asyncAfter(deadline: .now() + Self.commitDelay) { [weak self] in
+            DispatchQueue.global().asyncAfter(deadline: .now() + commitDelay) { [weak self] in
                 guard let self else { return }
                 self.unwritten.withLock { $0.commitScheduled = false }
                 try? self.commitPendingWrites()

@@ -271,6 +271,10 @@ class Superwall:
         config in use and is in ``error`` (with the JSON path of an invalid config)."""
         return ConfigRefresh.from_wire(await self.call("refreshConfiguration", timeout=timeout))
 
+    async def event_queue_status(self) -> dict[str, int]:
+        """The outgoing event queue: ``{"waiting": n, "dropped": n}``."""
+        return {key: int(value) for key, value in (await self.call("getEventQueueStatus")).items()}
+
     async def handle_deep_link(self, url: str) -> bool:
         """SuperwallKit's ``handleDeepLink``: whether Superwall handled the link. Tracks
         ``deepLink_open`` (which closes the paywall on screen and may present one); a link sent
