@@ -143,7 +143,16 @@ class Connection:
         if params is not None:
             message["params"] = params
         try:
-            await self._send(message)
+            try:
+                await self._send(message)
+            except BaseException:
+                # Nobody will wait on the future now: settle it quietly (a closing connection
+                # may already have failed it), or asyncio reports its exception as never retrieved.
+                if not future.done():
+                    future.cancel()
+                elif not future.cancelled():
+                    future.exception()
+                raise
             return await asyncio.wait_for(asyncio.shield(future), timeout)
         except asyncio.TimeoutError:
             if self._closed is None:
