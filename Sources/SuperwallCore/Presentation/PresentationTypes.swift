@@ -52,6 +52,9 @@ public struct UnmatchedAudience: Sendable, Equatable {
 
     public var source: Source
     public var experimentId: String
+
+    /// `trigger_fire`'s key for it, `unmatched_audience_<experimentId>`.
+    var parameterKey: String { "unmatched_audience_" + experimentId }
 }
 
 /// A placement evaluated against its audiences and the user's assignments (SuperwallKit's

@@ -431,7 +431,7 @@ extension Superwall {
         case .noAudienceMatch(let unmatched):
             parameters["result"] = "no_rule_match"
             parameters.reserveCapacity(parameters.count + unmatched.count)
-            for audience in unmatched { parameters["unmatched_audience_\(audience.experimentId)"] = .string(audience.source.rawValue) }
+            for audience in unmatched { parameters[audience.parameterKey] = .string(audience.source.rawValue) }
         case .placementNotFound:
             parameters["result"] = "eventNotFound"
         case .noAssignment:
