@@ -354,6 +354,33 @@ static long cpu_ticks(pid_t pid) {
     return utime + stime;
 }
 
+/* The next reply, past notifications (`register` sends `handler/onSkip` before its reply). */
+static char *read_reply(server_t *server) {
+    size_t length;
+    for (;;) {
+        char *line = read_line(server, &length);
+        if (reply_id(line) != -1) return line;
+    }
+}
+
+/* `configure` on `config_source_json` in `directory` (with `extra_options`, e.g.
+ * `,"eventFlushIntervalMs":1000`, or ""); exits unless the bridge answers `configured`. */
+static void configure_bridge(server_t *server, const char *config_source_json, const char *directory, const char *extra_options) {
+    char request[4096];
+    int length = snprintf(request, sizeof request,
+        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"configure\",\"params\":{\"apiKey\":\"pk_bench\","
+        "\"options\":{\"configSource\":%s,\"dataDirectory\":\"%s\"%s}}}\n", config_source_json, directory, extra_options);
+    write_all(server->to_server, request, (size_t)length);
+    char *reply = read_reply(server);
+    if (!strstr(reply, "\"configured\"")) { fprintf(stderr, "configure failed: %s\n", reply); exit(1); }
+}
+
+static void remove_directory(const char *directory) {
+    char command[512];
+    snprintf(command, sizeof command, "rm -rf %s", directory);
+    if (system(command) != 0) fprintf(stderr, "warning: could not remove %s\n", directory);
+}
+
 /* ---- B8 ---- */
 static double measure_configure(const char *path, const char *config_source_json) {
     double samples[10];
@@ -362,20 +389,11 @@ static double measure_configure(const char *path, const char *config_source_json
         if (!mkdtemp(directory)) { perror("mkdtemp"); exit(1); }
         server_t server = spawn_server(path);
         initialize(&server);
-        char request[4096];
-        int length = snprintf(request, sizeof request,
-            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"configure\",\"params\":{\"apiKey\":\"pk_bench\","
-            "\"options\":{\"configSource\":%s,\"dataDirectory\":\"%s\"}}}\n", config_source_json, directory);
         double start = now_us();
-        write_all(server.to_server, request, (size_t)length);
-        size_t reply_length;
-        char *reply = read_line(&server, &reply_length);
+        configure_bridge(&server, config_source_json, directory, "");
         samples[run] = now_us() - start;
-        if (!strstr(reply, "\"configured\"")) { fprintf(stderr, "configure failed: %s\n", reply); exit(1); }
         stop_server(&server);
-        char command[128];
-        snprintf(command, sizeof command, "rm -rf %s", directory);
-        if (system(command) != 0) fprintf(stderr, "warning: could not remove %s\n", directory);
+        remove_directory(directory);
     }
     qsort(samples, 10, sizeof(double), compare_doubles);
     return percentile(samples, 10, 0.5);
@@ -417,14 +435,10 @@ static void measure_hot_reload(const char *path, const char *config_path, double
     write_file(watched, config, length);
     server_t server = spawn_server(path);
     initialize(&server);
-    char request[2048];
-    int request_length = snprintf(request, sizeof request,
-        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"configure\",\"params\":{\"apiKey\":\"pk_bench\","
-        "\"options\":{\"configSource\":{\"type\":\"file\",\"path\":\"%s\",\"watch\":true},\"dataDirectory\":\"%s\"}}}\n", watched, data);
-    write_all(server.to_server, request, (size_t)request_length);
+    char source[1024];
+    snprintf(source, sizeof source, "{\"type\":\"file\",\"path\":\"%s\",\"watch\":true}", watched);
+    configure_bridge(&server, source, data, "");
     size_t reply_length;
-    char *reply = read_line(&server, &reply_length);
-    if (!strstr(reply, "\"configured\"")) { fprintf(stderr, "configure failed: %s\n", reply); exit(1); }
     double samples[RUNS];
     for (int run = 0; run < RUNS; run++) {
         usleep(300 * 1000); /* past the previous change's debounce */
@@ -442,9 +456,7 @@ static void measure_hot_reload(const char *path, const char *config_path, double
     }
     stop_server(&server);
     free(config);
-    char command[128];
-    snprintf(command, sizeof command, "rm -rf %s", directory);
-    if (system(command) != 0) fprintf(stderr, "warning: could not remove %s\n", directory);
+    remove_directory(directory);
     qsort(samples, RUNS, sizeof(double), compare_doubles);
     *median = percentile(samples, RUNS, 0.5);
     *max = samples[RUNS - 1];
@@ -457,7 +469,6 @@ typedef struct {
 } event_flow_t;
 
 static size_t presentation_request(char *out, long id, const char *method);
-static char *read_reply(server_t *server);
 
 static event_flow_t measure_event_flow(const char *path, const char *config_path, int seconds) {
     enum { WINDOW = 64, EVENTS_PER_REGISTER = 3 };
@@ -466,12 +477,8 @@ static event_flow_t measure_event_flow(const char *path, const char *config_path
     server_t server = spawn_server(path);
     initialize(&server);
     char request[2048];
-    int length = snprintf(request, sizeof request,
-        "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"configure\",\"params\":{\"apiKey\":\"pk_bench\","
-        "\"options\":{\"configSource\":{\"type\":\"file\",\"path\":\"%s\"},\"dataDirectory\":\"%s\",\"eventFlushIntervalMs\":1000}}}\n",
-        config_path, directory);
-    write_all(server.to_server, request, (size_t)length);
-    if (!strstr(read_reply(&server), "\"configured\"")) { fprintf(stderr, "configure failed\n"); exit(1); }
+    snprintf(request, sizeof request, "{\"type\":\"file\",\"path\":\"%s\"}", config_path);
+    configure_bridge(&server, request, directory, ",\"eventFlushIntervalMs\":1000");
     long sent = 0, answered = 0;
     for (; sent < WINDOW; sent++) write_all(server.to_server, request, presentation_request(request, 100 + sent, "register"));
     double start = now_us(), early_at = start + 5e6, end = start + seconds * 1e6;
@@ -489,9 +496,7 @@ static event_flow_t measure_event_flow(const char *path, const char *config_path
     flow.events_per_second = (double)answered * EVENTS_PER_REGISTER / elapsed;
     while (answered < sent) { read_reply(&server); answered++; }
     stop_server(&server);
-    char command[128];
-    snprintf(command, sizeof command, "rm -rf %s", directory);
-    if (system(command) != 0) fprintf(stderr, "warning: could not remove %s\n", directory);
+    remove_directory(directory);
     return flow;
 }
 
@@ -507,14 +512,6 @@ static size_t presentation_request(char *out, long id, const char *method) {
                                 "\"params\":{\"level\":5,\"source\":\"bench\"}}}\n", id, method);
 }
 
-/* The next reply, past notifications (`register` sends `handler/onSkip` before its reply). */
-static char *read_reply(server_t *server) {
-    size_t length;
-    for (;;) {
-        char *line = read_line(server, &length);
-        if (reply_id(line) != -1) return line;
-    }
-}
 
 /* Round trips of one method; when `expect` is set, every reply must contain it. */
 static latency_t measure_method(server_t *server, const char *method, int count, const char *expect) {
@@ -549,22 +546,15 @@ static presentation_t measure_presentation(const char *path, const char *config_
     server_t server = spawn_server(path);
     initialize(&server);
     if (configure_first) {
-        char request[4096];
-        int length = snprintf(request, sizeof request,
-            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"configure\",\"params\":{\"apiKey\":\"pk_bench\","
-            "\"options\":{\"configSource\":{\"type\":\"file\",\"path\":\"%s\"},\"dataDirectory\":\"%s\"}}}\n", config_path, directory);
-        write_all(server.to_server, request, (size_t)length);
-        size_t reply_length;
-        char *reply = read_line(&server, &reply_length);
-        if (!strstr(reply, "\"configured\"")) { fprintf(stderr, "configure failed: %s\n", reply); exit(1); }
+        char source[1024];
+        snprintf(source, sizeof source, "{\"type\":\"file\",\"path\":\"%s\"}", config_path);
+        configure_bridge(&server, source, directory, "");
     }
     figures.result = measure_method(&server, "getPresentationResult", 20000, configure_first ? "\"noAudienceMatch\"" : NULL);
     figures.reg = measure_method(&server, "register", 20000, configure_first ? "\"skipped\"" : NULL);
     stop_server(&server);
     pin_to_cpu0(0);
-    char command[128];
-    snprintf(command, sizeof command, "rm -rf %s", directory);
-    if (system(command) != 0) fprintf(stderr, "warning: could not remove %s\n", directory);
+    remove_directory(directory);
     return figures;
 }
 

@@ -83,34 +83,24 @@ struct ConfigureRequest {
         return behavior
     }
 
-    /// SuperwallKit's API hosts by `networkEnvironment`.
-    private static let apiHosts = [
-        "release": "https://api.superwall.me", "releaseCandidate": "https://api.superwallcanary.com",
-        "developer": "https://api.superwall.dev",
-    ]
-    /// Its event collector hosts.
-    private static let collectorHosts = [
-        "release": "https://collector.superwall.me", "releaseCandidate": "https://collector.superwallcanary.com",
-        "developer": "https://collector.superwall.dev",
-    ]
-    /// Its subscriptions API hosts (web-checkout redemption).
-    private static let subscriptionsHosts = [
-        "release": "https://subscriptions-api.superwall.com", "releaseCandidate": "https://subscriptions-api.superwallcanary.com",
-        "developer": "https://subscriptions-api.superwall.dev",
+    /// SuperwallKit's hosts by `networkEnvironment`: the API, its subscriptions API (web-checkout
+    /// redemption) and its event collector.
+    private static let environmentHosts: [String: (api: String, subscriptions: String, collector: String)] = [
+        "release": ("https://api.superwall.me", "https://subscriptions-api.superwall.com", "https://collector.superwall.me"),
+        "releaseCandidate": ("https://api.superwallcanary.com", "https://subscriptions-api.superwallcanary.com", "https://collector.superwallcanary.com"),
+        "developer": ("https://api.superwall.dev", "https://subscriptions-api.superwall.dev", "https://collector.superwall.dev"),
     ]
 
     /// `{type: "embedded"}`, `{type: "file", path, watch?}` or `{type: "http", baseUrl}`; without
     /// one, SuperwallKit's own source: the Superwall API of the network environment.
     private static func configSource(_ source: Params?, networkEnvironment: String, path: String) throws(RPCError) -> any ConfigSource {
         guard let source else {
-            guard let host = apiHosts[networkEnvironment], let url = URL(string: host) else {
+            guard let hosts = environmentHosts[networkEnvironment], let url = URL(string: hosts.api) else {
                 throw RPCError.invalidParams(
                     "params.options.networkEnvironment must be release, releaseCandidate or developer, not \"\(networkEnvironment)\".",
                     details: ["path": "params.options.networkEnvironment"])
             }
-            return HTTPConfigSource(
-                baseURL: url, subscriptionsURL: subscriptionsHosts[networkEnvironment].flatMap(URL.init(string:)),
-                collectorURL: collectorHosts[networkEnvironment].flatMap(URL.init(string:)))
+            return HTTPConfigSource(baseURL: url, subscriptionsURL: URL(string: hosts.subscriptions), collectorURL: URL(string: hosts.collector))
         }
         switch try source.string("type") {
         case "embedded":

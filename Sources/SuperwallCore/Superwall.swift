@@ -141,9 +141,9 @@ public actor Superwall {
     var loadedPaywalls: [String: LoadedPaywall] = [:]
     /// Confirmations being posted, by experiment id.
     var confirmationsInFlight: [String: Task<Void, Never>] = [:]
-    var configWaiters = ParkedContinuations<Void>()
-    var statusWaiters = ParkedContinuations<Bool>()
-    var customerInfoWaiters = ParkedContinuations<Bool>()
+    let configWaiters = ParkedContinuations<Void>()
+    let statusWaiters = ParkedContinuations<Bool>()
+    let customerInfoWaiters = ParkedContinuations<Bool>()
 
     /// What exists once `configure` has opened the data directory.
     struct Session {

@@ -19,8 +19,15 @@ struct Validate: ParsableCommand {
             print("\(file):$: cannot read the file")
             throw ExitCode(1)
         }
-        let problems = Config.problems(in: body)
-        if problems.isEmpty, let config = try? Config.decode(from: body) {
+        let config: Config
+        do {
+            config = try Config.decode(from: body)
+        } catch {
+            print("\(file):\(error.path): \(error.reason)")
+            throw ExitCode(1)
+        }
+        let problems = config.problems
+        if problems.isEmpty {
             print("\(file): valid: build \(config.buildId), \(config.triggers.count) placements, \(config.paywalls.count) paywalls, \(config.products.count) products")
             return
         }

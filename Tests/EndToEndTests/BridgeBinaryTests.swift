@@ -207,7 +207,7 @@ import TestSupport
 @Suite struct ValidateCommandTests {
     /// The conformance suite's demo config, edited by `change` and written to a file.
     private func configFile(_ change: (inout [String: Any]) -> Void = { _ in }) throws -> String {
-        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../protocol/conformance/configs/demo-holdout.json")
+        let source = conformanceConfig("demo-holdout.json")
         var config = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: source)) as? [String: Any])
         change(&config)
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("validate-\(UUID().uuidString).json").path
@@ -247,7 +247,28 @@ import TestSupport
     }
 }
 
+/// A config of the conformance suite (`protocol/conformance/configs`).
+private func conformanceConfig(_ name: String) -> URL {
+    URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../protocol/conformance/configs/\(name)")
+}
+
 @Suite struct WatchFlagTests {
+    /// A bridge started with `arguments`, configured on a copy of the holdout config in a fresh
+    /// folder; answers the bridge and the copy's path.
+    private func bridgeOnAConfigFile(arguments: [String]) async throws -> (BridgeProcess, URL) {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("watch-flag-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let config = folder.appendingPathComponent("config.json")
+        try Data(contentsOf: conformanceConfig("demo-holdout.json")).write(to: config)
+        let bridge = try BridgeProcess(arguments: arguments)
+        await bridge.initialize()
+        bridge.client.request(1, "configure", ["apiKey": "pk", "options": [
+            "configSource": ["type": "file", "path": .string(config.path)], "dataDirectory": .string(folder.appendingPathComponent("data").path),
+        ]])
+        #expect(await bridge.client.nextReply()?["result"]?["configurationStatus"] == "configured")
+        return (bridge, config)
+    }
+
     /// Reads until a notification named `method` arrives.
     private func notification(_ method: String, from bridge: BridgeProcess) async -> JSONValue? {
         while let message = await bridge.client.next(timeout: .seconds(5)) {
@@ -257,36 +278,15 @@ import TestSupport
     }
 
     @Test func withWatchAFileSourceRefreshesWhenItsFileChanges() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("watch-flag-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let config = folder.appendingPathComponent("config.json")
-        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../protocol/conformance/configs/demo-holdout.json")
-        try Data(contentsOf: source).write(to: config)
-        let bridge = try BridgeProcess(arguments: ["--watch"])
-        await bridge.initialize()
-        bridge.client.request(1, "configure", ["apiKey": "pk", "options": [
-            "configSource": ["type": "file", "path": .string(config.path)], "dataDirectory": .string(folder.appendingPathComponent("data").path),
-        ]])
-        #expect(await bridge.client.nextReply()?["result"]?["configurationStatus"] == "configured")
-        let refreshed = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../protocol/conformance/configs/demo-refreshed.json")
-        try Data(contentsOf: refreshed).write(to: config)
+        let (bridge, config) = try await bridgeOnAConfigFile(arguments: ["--watch"])
+        try Data(contentsOf: conformanceConfig("demo-refreshed.json")).write(to: config)
         let didRefresh = await notification("config/didRefresh", from: bridge)
         #expect(didRefresh?["params"]?["buildId"] == "pt-conformance-refreshed")
         #expect(didRefresh?["params"]?["removed"] == ["summer-sale"])
     }
 
     @Test func withoutWatchNothingIsWatched() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("watch-flag-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let config = folder.appendingPathComponent("config.json")
-        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../protocol/conformance/configs/demo-holdout.json")
-        try Data(contentsOf: source).write(to: config)
-        let bridge = try BridgeProcess()
-        await bridge.initialize()
-        bridge.client.request(1, "configure", ["apiKey": "pk", "options": [
-            "configSource": ["type": "file", "path": .string(config.path)], "dataDirectory": .string(folder.appendingPathComponent("data").path),
-        ]])
-        #expect(await bridge.client.nextReply()?["result"]?["configurationStatus"] == "configured")
+        let (bridge, config) = try await bridgeOnAConfigFile(arguments: [])
         try Data("{}".utf8).write(to: config)
         var skipped: [JSONValue] = []
         bridge.client.request(2, "$/ping")

@@ -30,29 +30,16 @@ public final class BridgeProcess: @unchecked Sendable {
     public init(arguments: [String] = [], framing: Framing = .newlineDelimited) throws {
         let stdin = Pipe2()
         let stdout = Pipe2()
-        stderrPath = FileManager.default.temporaryDirectory.appendingPathComponent("bridge-stderr-\(UUID().uuidString).log").path
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, stdin.read, 0)
-        posix_spawn_file_actions_adddup2(&actions, stdout.write, 1)
-        posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        // Spawned from a worker thread, the child would inherit its blocked signals.
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var emptyMask = sigset_t()
-        sigemptyset(&emptyMask)
-        posix_spawnattr_setsigmask(&attributes, &emptyMask)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
-        let argv = [Self.binaryPath] + arguments + Self.wireTraceArguments(unless: arguments)
-        var cArguments = argv.map { strdup($0) } + [nil]
-        defer { cArguments.forEach { free($0) } }
-        var child: pid_t = 0
-        let result = posix_spawn(&child, Self.binaryPath, &actions, &attributes, &cArguments, environ)
+        let stderrPath = FileManager.default.temporaryDirectory.appendingPathComponent("bridge-stderr-\(UUID().uuidString).log").path
+        self.stderrPath = stderrPath
+        let child = spawnBridge(arguments + Self.wireTraceArguments(unless: arguments)) { actions in
+            posix_spawn_file_actions_adddup2(&actions, stdin.read, 0)
+            posix_spawn_file_actions_adddup2(&actions, stdout.write, 1)
+            posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        }
         close(stdin.read)
         close(stdout.write)
-        guard result == 0 else {
+        guard let child else {
             close(stdin.write)
             close(stdout.read)
             throw CocoaError(.executableLoad, userInfo: [NSFilePathErrorKey: Self.binaryPath])
@@ -67,8 +54,7 @@ public final class BridgeProcess: @unchecked Sendable {
         while exitStatus == nil, ContinuousClock.now < deadline {
             var status: Int32 = 0
             if waitpid(pid, &status, WNOHANG) == pid {
-                // WIFEXITED / WEXITSTATUS, spelled out: the macros do not import into Swift.
-                exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+                exitStatus = exitCode(ofWaitStatus: status)
                 break
             }
             try? await Task.sleep(for: .milliseconds(2))
@@ -106,12 +92,37 @@ public func runBridge(_ arguments: [String]) async throws -> (status: Int32, std
         try? FileManager.default.removeItem(atPath: outPath)
         try? FileManager.default.removeItem(atPath: errPath)
     }
+    let spawned = spawnBridge(arguments) { actions in
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    }
+    guard let child = spawned else {
+        throw CocoaError(.executableLoad, userInfo: [NSFilePathErrorKey: BridgeProcess.binaryPath])
+    }
+    var status: Int32 = 0
+    while waitpid(child, &status, WNOHANG) != child {
+        try await Task.sleep(for: .milliseconds(2))
+    }
+    let stdout = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
+    let stderr = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
+    return (exitCode(ofWaitStatus: status), stdout, stderr)
+}
+
+/// The exit status `waitpid` reported, or 128 + the signal that ended the process
+/// (WIFEXITED / WEXITSTATUS, spelled out: the macros do not import into Swift).
+private func exitCode(ofWaitStatus status: Int32) -> Int32 {
+    (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+}
+
+/// Starts the binary with `arguments`, its descriptors set up by `redirect`, and every signal
+/// unblocked (spawned from a worker thread, the child would inherit that thread's blocked
+/// signals). Answers the child's pid, or nil when it could not start.
+private func spawnBridge(_ arguments: [String], redirect: (inout posix_spawn_file_actions_t) -> Void) -> pid_t? {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-    posix_spawn_file_actions_addopen(&actions, 1, outPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-    posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+    redirect(&actions)
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
     defer { posix_spawnattr_destroy(&attributes) }
@@ -122,16 +133,5 @@ public func runBridge(_ arguments: [String]) async throws -> (status: Int32, std
     var cArguments = ([BridgeProcess.binaryPath] + arguments).map { strdup($0) } + [nil]
     defer { cArguments.forEach { free($0) } }
     var child: pid_t = 0
-    guard posix_spawn(&child, BridgeProcess.binaryPath, &actions, &attributes, &cArguments, environ) == 0 else {
-        throw CocoaError(.executableLoad, userInfo: [NSFilePathErrorKey: BridgeProcess.binaryPath])
-    }
-    var status: Int32 = 0
-    while waitpid(child, &status, WNOHANG) != child {
-        try await Task.sleep(for: .milliseconds(2))
-    }
-    // WIFEXITED / WEXITSTATUS, spelled out: the macros do not import into Swift.
-    let exitStatus = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
-    let stdout = (try? String(contentsOfFile: outPath, encoding: .utf8)) ?? ""
-    let stderr = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
-    return (exitStatus, stdout, stderr)
+    return posix_spawn(&child, BridgeProcess.binaryPath, &actions, &attributes, &cArguments, environ) == 0 ? child : nil
 }

@@ -15,20 +15,9 @@ public struct ConfigProblem: Sendable, Equatable, CustomStringConvertible {
 }
 
 extension Config {
-    /// Every problem a config body has: the one that stops it decoding, or else each element
-    /// SuperwallKit would drop, each audience rule that does not compile, and each variant
-    /// naming a paywall the config does not have.
-    public static func problems(in body: Data) -> [ConfigProblem] {
-        let config: Config
-        do {
-            config = try Config.decode(from: body)
-        } catch {
-            return [ConfigProblem(path: error.path, message: error.reason)]
-        }
-        return config.problems
-    }
-
-    /// The problems of a config that decodes.
+    /// The problems of a config that decodes (one that does not has its `ConfigDecodingError`):
+    /// each element SuperwallKit would drop, each audience rule that does not compile, and
+    /// each variant naming a paywall the config does not have.
     public var problems: [ConfigProblem] {
         var found = droppedElements.map { ConfigProblem(path: $0.path, message: "dropped: \($0.reason)") }
         let paywallIdentifiers = Set(paywalls.map(\.identifier))

@@ -84,7 +84,8 @@ extension Superwall {
                 session?.webCustomerInfo = webCustomerInfo
                 try? refreshCustomerInfo()
             }
-            if !redeemedCodes.contains(result.code) { try? store?.set(redeemedCodes + [result.code], for: .redeemedCodes) }
+            let redeemed = redeemedCodes
+            if !redeemed.contains(result.code) { try? store?.set(redeemed + [result.code], for: .redeemedCodes) }
             track("redemption_complete")
         } else {
             track("redemption_fail", ["error_message": .string(result.message ?? result.status.rawValue)])

@@ -59,14 +59,8 @@ extension Superwall {
     public func customerInfo() async throws(SuperwallError) -> CustomerInfo {
         guard let session else { throw .notConfigured }
         if !session.customerInfo.isPlaceholder { return session.customerInfo.read(by: session.identity.userId) }
-        let ticket = customerInfoWaiters.ticket()
         let limit = timeouts.subscriptionStatus
-        let timer = Task {
-            try? await Task.sleep(for: limit)
-            self.customerInfoWaiters.resume(ticket, with: false)
-        }
-        defer { timer.cancel() }
-        guard await withCheckedContinuation({ customerInfoWaiters.park($0, ticket: ticket) }), let current = self.session else {
+        guard await wait(on: customerInfoWaiters, within: limit), let current = self.session else {
             throw .customerInfoTimeout(limit)
         }
         return current.customerInfo.read(by: current.identity.userId)

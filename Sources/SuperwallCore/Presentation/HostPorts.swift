@@ -50,25 +50,26 @@ extension PresentationHandler {
 }
 
 /// Continuations parked in an actor until its state changes, each resumed exactly once:
-/// by `resumeAll`, or singly (a deadline) by `resume(_:with:)`.
-struct ParkedContinuations<Value: Sendable> {
+/// by `resumeAll`, or singly (a deadline) by `resume(_:with:)`. A class owned by the actor,
+/// so that one bounded wait (`Superwall.wait(on:within:)`) serves every set of waiters.
+final class ParkedContinuations<Value: Sendable> {
     private var parked: [UInt64: CheckedContinuation<Value, Never>] = [:]
     private var nextTicket: UInt64 = 0
 
-    mutating func ticket() -> UInt64 {
+    func ticket() -> UInt64 {
         nextTicket += 1
         return nextTicket
     }
 
-    mutating func park(_ continuation: CheckedContinuation<Value, Never>, ticket: UInt64) {
+    func park(_ continuation: CheckedContinuation<Value, Never>, ticket: UInt64) {
         parked[ticket] = continuation
     }
 
-    mutating func resume(_ ticket: UInt64, with value: Value) {
+    func resume(_ ticket: UInt64, with value: Value) {
         parked.removeValue(forKey: ticket)?.resume(returning: value)
     }
 
-    mutating func resumeAll(_ value: Value) {
+    func resumeAll(_ value: Value) {
         let waiting = parked.values
         parked.removeAll()
         for continuation in waiting { continuation.resume(returning: value) }

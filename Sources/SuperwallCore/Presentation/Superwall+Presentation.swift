@@ -340,14 +340,24 @@ extension Superwall {
     func waitForSubscriptionStatus() async -> Bool {
         guard let status = session?.subscriptionStatus else { return false }
         if status != .unknown { return true }
-        let ticket = statusWaiters.ticket()
-        let limit = timeouts.subscriptionStatus
+        return await wait(on: statusWaiters, within: timeouts.subscriptionStatus)
+    }
+
+    /// Parks the caller with `waiters` until they are resumed (true, as a rule), or answers
+    /// false once `limit` has passed.
+    func wait(on waiters: ParkedContinuations<Bool>, within limit: Duration) async -> Bool {
+        let ticket = waiters.ticket()
         let timer = Task {
             try? await Task.sleep(for: limit)
-            self.statusWaiters.resume(ticket, with: false)
+            self.expire(ticket, of: waiters)
         }
         defer { timer.cancel() }
-        return await withCheckedContinuation { statusWaiters.park($0, ticket: ticket) }
+        return await withCheckedContinuation { waiters.park($0, ticket: ticket) }
+    }
+
+    /// A wait's deadline, on this actor, which owns the waiters.
+    private func expire(_ ticket: UInt64, of waiters: ParkedContinuations<Bool>) {
+        waiters.resume(ticket, with: false)
     }
 
     func evaluateAudiences(of placement: PlacementData, in config: Config) -> AudienceOutcome {
