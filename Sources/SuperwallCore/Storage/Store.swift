@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import Synchronization
 
 /// Everything the core persists, in one SQLite database (WAL) per data directory.
@@ -18,8 +19,18 @@ public final class Store: Sendable {
     private let commitDelay: DispatchTimeInterval
 
     private struct UnwrittenPlacements {
-        var rows: [(name: String, createdAtMs: Double, params: Data, eventId: Data?, queued: Bool)] = []
+        var rows: [PlacementRow] = []
         var commitScheduled = false
+    }
+
+    /// A placement-log row as accepted, before its insert.
+    private struct PlacementRow {
+        let name: String
+        let createdAtMs: Double
+        /// The params, as a JSON object's UTF-8 text.
+        let params: [UInt8]
+        let eventId: UUID?
+        let queued: Bool
     }
 
     /// Opens (creating and migrating as needed) the database file at `path`.
@@ -175,8 +186,7 @@ public final class Store: Sendable {
     /// an event to send (`outgoingEvents`), under `eventId`, stored as its 16 bytes: the text
     /// form made every row 20 bytes longer, and commits measurably slower.
     func logPlacement(_ name: String, at time: Date, paramsJSON: [UInt8], eventId: UUID? = nil, queued: Bool = false) {
-        let idBytes = eventId.map { id in withUnsafeBytes(of: id.uuid) { Data($0) } }
-        let row = (name: name, createdAtMs: time.timeIntervalSince1970 * 1000, params: Data(paramsJSON), eventId: idBytes, queued: queued)
+        let row = PlacementRow(name: name, createdAtMs: time.timeIntervalSince1970 * 1000, params: paramsJSON, eventId: eventId, queued: queued)
         timeline.withLock { $0.insert(name, atMs: row.createdAtMs) }
         let scheduleCommit = unwritten.withLock { unwritten -> Bool in
             unwritten.rows.append(row)
@@ -197,9 +207,22 @@ public final class Store: Sendable {
     var unwrittenCount: Int { unwritten.withLock { $0.rows.count } }
 
     /// Commits the accepted rows, in one transaction.
+    ///
+    /// Every answered `register` pays for this commit, so it runs on statements prepared once:
+    /// GRDB's `write` parses its `BEGIN` again each time, and binding through
+    /// `StatementArguments` cost more than SQLite's own insert.
     public func commitPendingWrites() throws {
         guard unwritten.withLock({ !$0.rows.isEmpty }) else { return }
-        try database.write { db in try writeUnwritten(db) }
+        try database.writeWithoutTransaction { db in
+            try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
+            do {
+                try writeUnwritten(db)
+                try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
+            } catch {
+                if db.isInsideTransaction { try? db.execute(sql: "ROLLBACK TRANSACTION") }
+                throw error
+            }
+        }
     }
 
     /// Inserts the accepted rows in `db`'s transaction. They are taken inside it, so rows are
@@ -213,10 +236,37 @@ public final class Store: Sendable {
         guard !rows.isEmpty else { return }
         do {
             let insert = try db.cachedStatement(sql: "INSERT INTO placement (name, createdAtMs, params, eventId, queued) VALUES (?, ?, ?, ?, ?)")
-            for row in rows { try insert.execute(arguments: [row.name, row.createdAtMs, row.params, row.eventId, row.queued]) }
+            defer { sqlite3_reset(insert.sqliteStatement) }
+            for row in rows { try Self.insert(row, with: insert.sqliteStatement, in: db) }
         } catch {
             unwritten.withLock { $0.rows.insert(contentsOf: rows, at: 0) }
             throw error
+        }
+    }
+
+    /// Binds `row` to the prepared insert and runs it. The values are bound straight from
+    /// the row's storage; SQLite copies them (`SQLITE_TRANSIENT`).
+    private static func insert(_ row: PlacementRow, with statement: SQLiteStatement, in db: Database) throws {
+        sqlite3_reset(statement)
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        var code = row.name.utf8.withContiguousStorageIfAvailable { text in
+            sqlite3_bind_text(statement, 1, text.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }, Int32(text.count), transient)
+        } ?? sqlite3_bind_text(statement, 1, row.name, -1, transient)
+        if code == SQLITE_OK { code = sqlite3_bind_double(statement, 2, row.createdAtMs) }
+        if code == SQLITE_OK {
+            code = row.params.withUnsafeBytes { sqlite3_bind_blob(statement, 3, $0.baseAddress, Int32($0.count), transient) }
+        }
+        if code == SQLITE_OK {
+            if let id = row.eventId {
+                code = withUnsafeBytes(of: id.uuid) { sqlite3_bind_blob(statement, 4, $0.baseAddress, Int32($0.count), transient) }
+            } else {
+                code = sqlite3_bind_null(statement, 4)
+            }
+        }
+        if code == SQLITE_OK { code = sqlite3_bind_int(statement, 5, row.queued ? 1 : 0) }
+        if code == SQLITE_OK { code = sqlite3_step(statement) }
+        guard code == SQLITE_DONE else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
         }
     }
 
