@@ -93,6 +93,7 @@ public actor Superwall {
     var session: Session? {
         didSet {
             deviceTemplateVersion &+= 1
+            presentationInputs = session.map(PresentationInputs.init)
             if session?.store !== store {
                 store = session?.store
                 storeOfSession.withLock { $0 = store }
@@ -102,6 +103,9 @@ public actor Superwall {
     /// The session's store, kept beside it: reading it through `session` would copy the
     /// whole session on every event.
     private(set) var store: Store?
+    /// What presentation reads of the session on every placement, kept beside it for the
+    /// same reason; nil without a session.
+    private(set) var presentationInputs: PresentationInputs?
     /// Where the session's config comes from; set with the session.
     private(set) var configSource: (any ConfigSource)?
     /// Refreshes the config when its file changes, once `configure` asked for it.
@@ -144,6 +148,30 @@ public actor Superwall {
     let configWaiters = ParkedContinuations<Void>()
     let statusWaiters = ParkedContinuations<Bool>()
     let customerInfoWaiters = ParkedContinuations<Bool>()
+
+    /// The session's fields that every placement's pipeline reads, as one reference: a
+    /// field read through the optional `session` copies the whole session first.
+    final class PresentationInputs: Sendable {
+        let status: ConfigurationStatus
+        let configError: SuperwallError?
+        let config: Config?
+        let subscriptionStatus: SubscriptionStatus
+        let timeouts: Timeouts
+        let userAttributes: [String: JSON]
+        let isLoggedIn: Bool
+        let assignments: [String: Store.Assignment]
+
+        init(_ session: Session) {
+            status = session.status
+            configError = session.configError
+            config = session.config
+            subscriptionStatus = session.subscriptionStatus
+            timeouts = session.timeouts
+            userAttributes = session.userAttributes
+            isLoggedIn = session.identity.isLoggedIn
+            assignments = session.assignments
+        }
+    }
 
     /// What exists once `configure` has opened the data directory.
     struct Session {
@@ -584,6 +612,10 @@ public actor Superwall {
     /// The device template as of now, built when first called: most audience rules never
     /// read `device`, and building it costs two queries and some date arithmetic.
     func deviceTemplate() -> @Sendable () -> [String: JSON] {
+        let now = clock.now()
+        // Placements in the same second, with nothing changed between them, share one template;
+        // this check spares them copying the inputs out of the session.
+        if let cached = deviceTemplateCache.cached(version: deviceTemplateVersion, second: Self.templateSecond(now)) { return { cached } }
         guard let session else { return { [:] } }
         var facts = session.deviceFacts
         var overrides = session.deviceOverrides
@@ -596,12 +628,12 @@ public actor Superwall {
             overrides["interfaceStyleMode"] = "manual"
             overrides.removeValue(forKey: "interfaceStyle")
         }
-        let (now, store) = (clock.now(), session.store)
+        let store = session.store
         let (apiKey, identity, installedAt, status) = (session.apiKey, session.identity, session.appInstalledAt, session.subscriptionStatus)
         let customerInfo = session.customerInfo.read(by: identity.userId)
         let (cache, version) = (deviceTemplateCache, deviceTemplateVersion)
         return { [facts, overrides] in
-            cache.attributes(version: version, second: Int64(now.timeIntervalSince1970.rounded(.down))) {
+            cache.attributes(version: version, second: Self.templateSecond(now)) {
             DeviceTemplate.attributes(DeviceTemplate.Inputs(
                 facts: facts, overrides: overrides, apiKey: apiKey, identity: identity,
                 appInstalledAt: installedAt, now: now, timeZone: .current, sdkVersion: SuperwallSDK.referenceVersion,
@@ -611,6 +643,9 @@ public actor Superwall {
             }
         }
     }
+
+    /// The second a device template is built for; it holds the time in whole seconds.
+    nonisolated static func templateSecond(_ time: Date) -> Int64 { Int64(time.timeIntervalSince1970.rounded(.down)) }
 
     // MARK: Events
 

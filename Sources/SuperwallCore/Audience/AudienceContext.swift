@@ -107,7 +107,8 @@ final class DeviceTemplateView: MapView {
     }
 
     func value(forKey key: String) -> Value? {
-        if let member = extra[key] { return Value(member) }
+        // Most audiences add no keys, and a lookup in an empty dictionary still hashes the key.
+        if !extra.isEmpty, let member = extra[key] { return Value(member) }
         return built.members.value(forKey: key)
     }
 
@@ -136,7 +137,7 @@ final class JSONObjectView: MapView {
     func value(forKey key: String) -> Value? {
         if let isLoggedIn, key == "isLoggedIn" { return .bool(isLoggedIn) }
         if let member = members[key] { return Value(member) }
-        return functions.contains(key) ? .function(key) : nil
+        return !functions.isEmpty && functions.contains(key) ? .function(key) : nil
     }
 
     func materialize() -> [MapKey: Value] {

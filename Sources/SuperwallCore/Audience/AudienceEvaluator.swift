@@ -24,13 +24,15 @@ struct AudienceEvaluator {
     func evaluate(_ trigger: Trigger?) -> AudienceOutcome {
         guard let trigger else { return .placementNotFound }
         var unmatched: [UnmatchedAudience] = []
-        for audience in trigger.audiences {
-            guard matches(audience) else {
-                unmatched.append(UnmatchedAudience(source: .expression, experimentId: audience.experimentId))
+        // By index: a `for in` loop would copy every audience it passes.
+        for index in trigger.audiences.indices {
+            guard matches(trigger.audiences[index]) else {
+                unmatched.append(UnmatchedAudience(source: .expression, audience: trigger.audiences[index]))
                 continue
             }
+            let audience = trigger.audiences[index]
             if let occurrence = audience.occurrence, storedOccurrences(occurrence) + 1 > occurrence.maxCount {
-                unmatched.append(UnmatchedAudience(source: .occurrence, experimentId: audience.experimentId))
+                unmatched.append(UnmatchedAudience(source: .occurrence, audience: audience))
                 continue
             }
             return .matched(audience, unsavedOccurrence: audience.occurrence)
@@ -40,8 +42,9 @@ struct AudienceEvaluator {
 
     /// No rule matches everyone; otherwise only a result of exactly `true` matches. Errors
     /// (a rule that does not compile, a failed evaluation) are a plain no-match.
-    private func matches(_ audience: Audience) -> Bool {
+    private func matches(_ audience: borrowing Audience) -> Bool {
         guard let rule = audience.rule else { return true }
+        guard !audience.computedProperties.isEmpty else { return rule.matches(context) }
         return rule.matches(context.addingDeviceKeys(computedDeviceKeys(audience.computedProperties)))
     }
 

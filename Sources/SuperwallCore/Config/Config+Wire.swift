@@ -70,6 +70,7 @@ extension Audience: Decodable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Keys.self)
         experimentId = try container.decode(String.self, forKey: .experimentId)
+        unmatchedParameterKey = UnmatchedAudience.parameterKey(for: experimentId)
         experimentGroupId = try container.decode(String.self, forKey: .experimentGroupId)
         variants = try container.decode([Variant].self, forKey: .variants)
         rule = try container.decodeIfPresent(String.self, forKey: .expressionCel).map { Rule($0) }

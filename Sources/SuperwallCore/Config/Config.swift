@@ -70,7 +70,11 @@ public struct Trigger: Sendable, Equatable {
 
 /// One audience of a placement (a "rule" on the wire).
 public struct Audience: Sendable, Equatable {
-    public var experimentId: String
+    public var experimentId: String {
+        didSet { unmatchedParameterKey = UnmatchedAudience.parameterKey(for: experimentId) }
+    }
+    /// `trigger_fire`'s key for this audience when it does not match.
+    var unmatchedParameterKey: String
     /// The campaign this audience belongs to.
     public var experimentGroupId: String
     /// Superscript CEL; nil matches everyone (occurrence limits still apply).
@@ -83,6 +87,7 @@ public struct Audience: Sendable, Equatable {
 
     public init(experimentId: String, experimentGroupId: String, expression: String?, occurrence: Occurrence?, computedProperties: [ComputedPropertyRequest], preload: Preload, variants: [Variant]) {
         self.experimentId = experimentId
+        unmatchedParameterKey = UnmatchedAudience.parameterKey(for: experimentId)
         self.experimentGroupId = experimentGroupId
         rule = expression.map { Rule($0) }
         self.occurrence = occurrence

@@ -207,6 +207,14 @@ final class DeviceTemplateCache: Sendable {
 
     private let entry = Mutex<Entry?>(nil)
 
+    /// The template built for `version` within `second`, if it is the one kept.
+    func cached(version: Int, second: Int64) -> [String: JSON]? {
+        entry.withLock { entry in
+            guard let entry, entry.version == version, entry.second == second else { return nil }
+            return entry.attributes
+        }
+    }
+
     func attributes(version: Int, second: Int64, build: () -> [String: JSON]) -> [String: JSON] {
         if let cached = entry.withLock({ $0 }), cached.version == version, cached.second == second { return cached.attributes }
         let built = build()

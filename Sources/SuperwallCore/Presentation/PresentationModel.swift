@@ -111,7 +111,7 @@ struct LoadedPaywall: Sendable {
 
 /// SuperwallKit's events that may present a paywall without a `register`
 /// (`SuperwallEvent.canImplicitlyTriggerPaywall`).
-enum ImplicitTrigger: String, Sendable {
+enum ImplicitTrigger: String, Sendable, CaseIterable {
     case appInstall = "app_install"
     case appLaunch = "app_launch"
     case sessionStart = "session_start"
@@ -127,9 +127,12 @@ enum ImplicitTrigger: String, Sendable {
     /// The trigger of a tracked event by its name. Custom placements carry their own names
     /// and are offered by the action that tracks them.
     init?(eventName: String) {
-        guard let trigger = ImplicitTrigger(rawValue: eventName), trigger != .customPlacement else { return nil }
+        guard let trigger = Self.byEventName[eventName] else { return nil }
         self = trigger
     }
+
+    /// Every event is looked up here: one hash, where `init(rawValue:)` compares the names one by one.
+    private static let byEventName = Dictionary(uniqueKeysWithValues: allCases.filter { $0 != .customPlacement }.map { ($0.rawValue, $0) })
 
     /// These replace the paywall on screen when they would present one (closing it for the
     /// next paywall), rather than give way to it.

@@ -51,10 +51,26 @@ public struct UnmatchedAudience: Sendable, Equatable {
     }
 
     public var source: Source
-    public var experimentId: String
+    public var experimentId: String {
+        didSet { parameterKey = Self.parameterKey(for: experimentId) }
+    }
+    /// `trigger_fire`'s key for it, `unmatched_audience_<experimentId>`: written once per
+    /// audience when the config is read, not on every placement.
+    private(set) var parameterKey: String
 
-    /// `trigger_fire`'s key for it, `unmatched_audience_<experimentId>`.
-    var parameterKey: String { "unmatched_audience_" + experimentId }
+    public init(source: Source, experimentId: String) {
+        self.source = source
+        self.experimentId = experimentId
+        parameterKey = Self.parameterKey(for: experimentId)
+    }
+
+    init(source: Source, audience: Audience) {
+        self.source = source
+        experimentId = audience.experimentId
+        parameterKey = audience.unmatchedParameterKey
+    }
+
+    static func parameterKey(for experimentId: String) -> String { "unmatched_audience_" + experimentId }
 }
 
 /// A placement evaluated against its audiences and the user's assignments (SuperwallKit's

@@ -13,7 +13,7 @@ extension Superwall {
     public func register(
         placement: String, params: [String: JSON] = [:], hasFeature: Bool = false, handler: (any PresentationHandler)? = nil
     ) async throws(SuperwallError) -> PresentationOutcome {
-        guard session != nil else { throw .notConfigured }
+        guard presentationInputs != nil else { throw .notConfigured }
         guard !SuperwallEventNames.all.contains(placement) else { throw .reservedPlacementName(placement) }
         // SuperwallKit decides "already presented" when register is called, not when its
         // turn in the queue comes.
@@ -30,7 +30,7 @@ extension Superwall {
     /// do, without tracking the placement or showing anything. Assignments are confirmed
     /// (and a holdout's occurrence recorded) as SuperwallKit does.
     public func presentationResult(for placement: String, params: [String: JSON] = [:]) async throws(SuperwallError) -> PresentationResult {
-        guard session != nil else { throw .notConfigured }
+        guard presentationInputs != nil else { throw .notConfigured }
         let event = makeEvent(placement, custom: params, isSuperwallEvent: false)
         switch await runPipeline(.getPresentationResult, PlacementData(event, sourceType: nil)) {
         case .skipped(.placementNotFound): return .placementNotFound
@@ -149,7 +149,7 @@ extension Superwall {
             if kind.tracksOutcome { trackPresentationRequest(kind, placement, status: "timeout", reason: "subscriptionStatus_timeout") }
             return .failed(.subscriptionStatusTimeout(after: timeouts.subscriptionStatus))
         }
-        guard let config = session?.config else { return .failed(.noConfig("the config is gone")) }
+        guard let config = presentationInputs?.config else { return .failed(.noConfig("the config is gone")) }
         let outcome = evaluateAudiences(of: placement, in: config)
         let result = triggerResult(outcome)
         let occurrence: Occurrence?
@@ -321,24 +321,24 @@ extension Superwall {
     // MARK: Steps
 
     /// The bounds of the waits on the host: the configured ones, the defaults before configure.
-    var timeouts: Timeouts { session?.timeouts ?? Timeouts() }
+    var timeouts: Timeouts { presentationInputs?.timeouts ?? Timeouts() }
 
     /// Waits while the config is loading; nil once it is loaded, `noConfig` if it failed.
     func waitForConfig() async -> PresentationError? {
-        while session?.status == .pending {
+        while presentationInputs?.status == .pending {
             let ticket = configWaiters.ticket()
             await withCheckedContinuation { configWaiters.park($0, ticket: ticket) }
         }
-        switch session?.status {
+        switch presentationInputs?.status {
         case nil: return .noConfig("Superwall is not configured")
-        case .failed: return .noConfig(session?.configError?.description ?? "the config failed to load")
+        case .failed: return .noConfig(presentationInputs?.configError?.description ?? "the config failed to load")
         default: return nil
         }
     }
 
     /// Waits, within `timeouts.subscriptionStatus`, for the status to be known.
     func waitForSubscriptionStatus() async -> Bool {
-        guard let status = session?.subscriptionStatus else { return false }
+        guard let status = presentationInputs?.subscriptionStatus else { return false }
         if status != .unknown { return true }
         return await wait(on: statusWaiters, within: timeouts.subscriptionStatus)
     }
@@ -361,11 +361,10 @@ extension Superwall {
     }
 
     func evaluateAudiences(of placement: PlacementData, in config: Config) -> AudienceOutcome {
-        guard let store, let userAttributes = session?.userAttributes, let isLoggedIn = session?.identity.isLoggedIn,
-              let trigger = config.trigger(for: placement.name) else { return .placementNotFound }
+        guard let store, let inputs = presentationInputs, let trigger = config.trigger(for: placement.name) else { return .placementNotFound }
         let now = clock.now()
         let context = AudienceContext(
-            userAttributes: userAttributes, isLoggedIn: isLoggedIn, device: deviceTemplate(),
+            userAttributes: inputs.userAttributes, isLoggedIn: inputs.isLoggedIn, device: deviceTemplate(),
             params: placement.params, history: StorePlacementHistory(store: store, now: now))
         let evaluator = AudienceEvaluator(
             context: context, historyBeforePlacement: StorePlacementHistory(store: store, now: placement.createdAt.addingTimeInterval(-0.001)),
@@ -386,7 +385,7 @@ extension Superwall {
         case .placementNotFound: return .placementNotFound
         case .noAudienceMatch(let unmatched): return .noAudienceMatch(unmatched)
         case .matched(let audience, _):
-            guard let assignment = session?.assignments[audience.experimentId] else { return .noAssignment(experimentId: audience.experimentId) }
+            guard let assignment = presentationInputs?.assignments[audience.experimentId] else { return .noAssignment(experimentId: audience.experimentId) }
             let experiment = Experiment(id: audience.experimentId, groupId: audience.experimentGroupId, variant: assignment.variant)
             return assignment.variant.kind == .holdout ? .holdout(experiment) : .paywall(experiment)
         }
@@ -455,7 +454,7 @@ extension Superwall {
             "source_event_name": .string(placement.name), "pipeline_type": .string(kind.wireName), "status": .string(status),
             "status_reason": reason.map(JSON.string) ?? "",
         ]
-        if session?.config?.featureFlags.enableExpressionParams == true {
+        if presentationInputs?.config?.featureFlags.enableExpressionParams == true {
             parameters["expression_params"] = .string(JSON.object(placement.params).jsonText)
         }
         track("paywallPresentationRequest", parameters)
