@@ -24,15 +24,17 @@ struct AudienceEvaluator {
     func evaluate(_ trigger: Trigger?) -> AudienceOutcome {
         guard let trigger else { return .placementNotFound }
         var unmatched: [UnmatchedAudience] = []
-        // By index: a `for in` loop would copy every audience it passes.
+        // By index, reading only the fields needed: a `for in` loop, or passing an audience
+        // along, copies the whole audience.
         for index in trigger.audiences.indices {
-            guard matches(trigger.audiences[index]) else {
-                unmatched.append(UnmatchedAudience(source: .expression, audience: trigger.audiences[index]))
+            guard matches(trigger.audiences[index].rule, computing: trigger.audiences[index].computedProperties) else {
+                unmatched.append(UnmatchedAudience(source: .expression, experimentId: trigger.audiences[index].experimentId,
+                                                   parameterKey: trigger.audiences[index].unmatchedParameterKey))
                 continue
             }
             let audience = trigger.audiences[index]
             if let occurrence = audience.occurrence, storedOccurrences(occurrence) + 1 > occurrence.maxCount {
-                unmatched.append(UnmatchedAudience(source: .occurrence, audience: audience))
+                unmatched.append(UnmatchedAudience(source: .occurrence, experimentId: audience.experimentId, parameterKey: audience.unmatchedParameterKey))
                 continue
             }
             return .matched(audience, unsavedOccurrence: audience.occurrence)
@@ -42,10 +44,10 @@ struct AudienceEvaluator {
 
     /// No rule matches everyone; otherwise only a result of exactly `true` matches. Errors
     /// (a rule that does not compile, a failed evaluation) are a plain no-match.
-    private func matches(_ audience: borrowing Audience) -> Bool {
-        guard let rule = audience.rule else { return true }
-        guard !audience.computedProperties.isEmpty else { return rule.matches(context) }
-        return rule.matches(context.addingDeviceKeys(computedDeviceKeys(audience.computedProperties)))
+    private func matches(_ rule: Rule?, computing computedProperties: [ComputedPropertyRequest]) -> Bool {
+        guard let rule else { return true }
+        guard !computedProperties.isEmpty else { return rule.matches(context) }
+        return rule.matches(context.addingDeviceKeys(computedDeviceKeys(computedProperties)))
     }
 
     /// `daysSince_app_install` and the like; a placement that never happened has no key.

@@ -64,10 +64,11 @@ public struct UnmatchedAudience: Sendable, Equatable {
         parameterKey = Self.parameterKey(for: experimentId)
     }
 
-    init(source: Source, audience: Audience) {
+    /// With the key the audience already holds.
+    init(source: Source, experimentId: String, parameterKey: String) {
         self.source = source
-        experimentId = audience.experimentId
-        parameterKey = audience.unmatchedParameterKey
+        self.experimentId = experimentId
+        self.parameterKey = parameterKey
     }
 
     static func parameterKey(for experimentId: String) -> String { "unmatched_audience_" + experimentId }
