@@ -63,6 +63,38 @@ import Testing
         }
     }
 
+    /// The device template is reused within a second; a change in that second (the status,
+    /// the locale, the user) still reaches the very next placement's rules.
+    @Test func changesWithinOneSecondReachTheNextPlacementsRules() async throws {
+        let rule = #"device.subscriptionStatus == "ACTIVE" && device.deviceLocale == "fr_FR" && user.plan == "pro""#
+        let config = try await presentationConfig([placement("gate", [audience("1", rule: rule, variants: [holdout("h")])])])
+        let harness = await PresentationHarness.make(config)
+        #expect(try await harness.superwall.presentationResult(for: "gate") == .noAudienceMatch)
+        try await harness.superwall.setSubscriptionStatus(.active([Entitlement(id: "pro")]))
+        #expect(try await harness.superwall.presentationResult(for: "gate") == .noAudienceMatch)
+        await harness.superwall.setLocaleIdentifier("fr_FR")
+        #expect(try await harness.superwall.presentationResult(for: "gate") == .noAudienceMatch)
+        _ = try await harness.superwall.setUserAttributes(["plan": "pro"])
+        guard case .holdout = try await harness.superwall.presentationResult(for: "gate") else {
+            Issue.record("expected a holdout once the status, the locale and the user all changed")
+            return
+        }
+        await harness.superwall.setLocaleIdentifier(nil)
+        #expect(try await harness.superwall.presentationResult(for: "gate") == .noAudienceMatch)
+    }
+
+    @Test func anUnmatchedAudiencesKeyFollowsItsExperimentId() {
+        var audience = Audience(experimentId: "a", experimentGroupId: "g", expression: nil, occurrence: nil, computedProperties: [],
+                                preload: Preload(behavior: .always), variants: [])
+        #expect(audience.unmatchedParameterKey == "unmatched_audience_a")
+        audience.experimentId = "b"
+        #expect(audience.unmatchedParameterKey == "unmatched_audience_b")
+        var unmatched = UnmatchedAudience(source: .expression, experimentId: "c")
+        #expect(unmatched.parameterKey == "unmatched_audience_c")
+        unmatched.experimentId = "d"
+        #expect(unmatched.parameterKey == "unmatched_audience_d")
+    }
+
     /// `stored + 1 <= max_count`: with a limit of two, the third match is an OCCURRENCE
     /// no-match; occurrences count only when the audience holds out or presents.
     @Test func anOccurrenceLimitAllowsMaxCountThenReportsOccurrence() async throws {
