@@ -639,7 +639,7 @@ int main(int argc, char **argv) {
         if (strcmp(argv[i], "--config") == 0) config_path = argv[i + 1];
     }
     if (!peer_path || !bridge_path || !config_path) {
-        fprintf(stderr, "usage: %s --peer ECHO_SERVER --bridge SUPERWALL_BRIDGE --config GENERATED_CONFIG.json [--only presentation|reload|events]\n", argv[0]);
+        fprintf(stderr, "usage: %s --peer ECHO_SERVER --bridge SUPERWALL_BRIDGE --config GENERATED_CONFIG.json [--only startup|presentation|reload|events]\n", argv[0]);
         return 2;
     }
     signal(SIGPIPE, SIG_IGN);
@@ -652,6 +652,16 @@ int main(int argc, char **argv) {
         measure_hot_reload(bridge_path, config_path, &reload_median, &reload_max);
         printf("| %-44s | %12s | %12.1f | %-6s | %8s |\n", "B10 file write to config/didRefresh, median", "-", reload_median / 1000, "ms", "<= 250");
         printf("| %-44s | %12s | %12.1f | %-6s | %8s |\n", "B10 file write to config/didRefresh, max", "-", reload_max / 1000, "ms", "-");
+        return 0;
+    }
+    if (only && strcmp(only, "startup") == 0) {
+        /* B1 alone, peer and bridge interleaved as in the full run. */
+        double peer_median, peer_p90, bridge_median, bridge_p90;
+        measure_startup(peer_path, &peer_median, &peer_p90);
+        measure_startup(bridge_path, &bridge_median, &bridge_p90);
+        printf("| %-44s | %12s | %12s | %-6s | %8s |\n", "figure", "C echo", "bridge", "unit", "ratio");
+        row("B1 startup to first reply, median (CPU 0)", peer_median / 1000, bridge_median / 1000, "ms", 2);
+        row("B1 startup to first reply, p90 (CPU 0)", peer_p90 / 1000, bridge_p90 / 1000, "ms", 2);
         return 0;
     }
     if (only && strcmp(only, "presentation") == 0) {
