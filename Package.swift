@@ -98,7 +98,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SuperwallCoreTests",
-            dependencies: ["SuperwallCore"],
+            dependencies: ["SuperwallCore", .product(name: "GRDB", package: "GRDB.swift")],
             resources: [.copy("Fixtures")],
             swiftSettings: strictSettings
         ),

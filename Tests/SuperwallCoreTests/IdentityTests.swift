@@ -1,4 +1,5 @@
 import Foundation
+import GRDB
 @testable import SuperwallCore
 import Testing
 
@@ -147,6 +148,25 @@ import Testing
         while store.unwrittenCount > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         #expect(store.unwrittenCount == 0)
         #expect(try store.placementNames() == ["a", "b", "c", "d"])
+    }
+
+    /// A commit SQLite refuses leaves nothing half-written: the transaction is rolled back
+    /// and every row waits, in order, for the next commit.
+    @Test func aRefusedCommitKeepsItsRowsInOrderForTheNextOne() throws {
+        let store = try Store(commitDelay: .seconds(60))
+        try store.database.write { db in
+            try db.execute(sql: "CREATE TRIGGER refuse BEFORE INSERT ON placement WHEN NEW.name = 'b' BEGIN SELECT RAISE(ABORT, 'refused'); END")
+        }
+        store.logPlacement("a", at: Date(), params: [:])
+        store.logPlacement("b", at: Date(), params: ["k": "v"])
+        #expect(throws: DatabaseError.self) { try store.commitPendingWrites() }
+        #expect(store.unwrittenCount == 2)
+        #expect(try store.database.read { db in try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM placement") } == 0)
+        try store.database.write { db in try db.execute(sql: "DROP TRIGGER refuse") }
+        store.logPlacement("c", at: Date(), params: [:])
+        try store.commitPendingWrites()
+        #expect(store.unwrittenCount == 0)
+        #expect(try store.placementNames() == ["a", "b", "c"])
     }
 
     @Test func rowsLoggedBeforeAReopenAreOnDisk() throws {

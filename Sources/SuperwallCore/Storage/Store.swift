@@ -9,7 +9,8 @@ import Synchronization
 /// so that `reset()` is one statement; the placement log is a table of its own, because
 /// audience rules query it by name and time.
 public final class Store: Sendable {
-    private let database: any DatabaseWriter
+    /// Internal only so that tests can make SQLite refuse a write.
+    let database: any DatabaseWriter
     /// Placement-log rows accepted but not yet committed (see `logPlacement`).
     private let unwritten = Mutex(UnwrittenPlacements())
     /// The log's times by name, committed or not: what rules read.
