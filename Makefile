@@ -14,22 +14,17 @@ BENCH_BIN := $(BENCH_DIR)/bin
 all: build
 
 # System packages the build needs; installed only when missing (CI and fresh machines).
+# jansson is the wire codec, SQLite the store; zlib is AsyncHTTPClient's decompression.
 deps:
-	@if ! pkg-config --exists jansson sqlite3 2>/dev/null; then \
-		echo "installing libjansson-dev libsqlite3-dev"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libjansson-dev libsqlite3-dev pkg-config >/dev/null; \
+	@if ! pkg-config --exists jansson sqlite3 zlib 2>/dev/null; then \
+		echo "installing libjansson-dev libsqlite3-dev zlib1g-dev"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libjansson-dev libsqlite3-dev zlib1g-dev pkg-config >/dev/null; \
 	fi
 
 build: deps
 	$(SWIFT) build
 
-# The static standard library links FoundationNetworking (the http config source) against
-# libcurl, which needs its development package.
 release: deps
-	@if ! pkg-config --exists libcurl 2>/dev/null; then \
-		echo "installing libcurl4-openssl-dev"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libcurl4-openssl-dev >/dev/null; \
-	fi
 	$(SWIFT) build $(RELEASE_FLAGS)
 
 # Swift Testing runs the suites; XCTest, which has none, prints its own "Executed 0 tests"

@@ -1,7 +1,7 @@
+import AsyncHTTPClient
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
+import NIOCore
+import NIOHTTP1
 
 /// The Superwall API, or any server speaking it: `GET {baseURL}/api/v1/static_config?pk=`.
 public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer {
@@ -11,25 +11,40 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
     public let subscriptionsURL: URL
     /// Where events go: `collector.superwall.me` and its kin, the base URL for any other server.
     public let collectorURL: URL
-    private let session: URLSession
 
-    public init(baseURL: URL, subscriptionsURL: URL? = nil, collectorURL: URL? = nil, session: URLSession = .shared) {
+    public init(baseURL: URL, subscriptionsURL: URL? = nil, collectorURL: URL? = nil) {
         self.baseURL = baseURL
         self.subscriptionsURL = subscriptionsURL ?? baseURL
         self.collectorURL = collectorURL ?? baseURL
-        self.session = session
     }
+
+    /// One client for every request, its connections pooled, for the life of the process.
+    ///
+    /// AsyncHTTPClient rather than `URLSession`: FoundationNetworking links libcurl, whose
+    /// thirty-odd shared libraries the dynamic loader relocated on every start, `http` source
+    /// or not; that was half of the time from spawn to the first reply. Its threads start
+    /// with the first request.
+    private static let client: HTTPClient = {
+        var configuration = HTTPClient.Configuration(
+            redirectConfiguration: .follow(max: 5, allowCycles: false), decompression: .enabled(limit: .ratio(100)))
+        // A refused connection fails the attempt at once; the retry policy decides what next.
+        configuration.connectionPool.retryConnectionEstablishment = false
+        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }()
+
+    /// The largest body accepted: a config of a thousand campaigns is about 5 MB.
+    private static let bodyLimit = 256 << 20
 
     /// `POST {collectorURL}/api/v1/events`; answers the response body.
     func postEvents(_ body: Data, request: ConfigRequest) async throws -> Data {
-        try await Attempts(session: session, url: collectorURL.appendingPathComponent("api/v1/events"), method: "POST", body: body, request: request).run()
+        try await Attempts(url: collectorURL.appendingPathComponent("api/v1/events"), method: "POST", body: body, request: request).run()
     }
 
     /// `POST {subscriptionsURL}/subscriptions-api/public/v1/redeem`, the body in the
     /// subscriptions API's camelCase; answers the response body.
     public func redeem(_ body: JSON, request: ConfigRequest) async throws -> Data {
         let attempts = Attempts(
-            session: session, url: subscriptionsURL.appendingPathComponent("subscriptions-api/public/v1/redeem"), method: "POST",
+            url: subscriptionsURL.appendingPathComponent("subscriptions-api/public/v1/redeem"), method: "POST",
             body: Data(body.jsonText.utf8), request: request)
         return try await attempts.run()
     }
@@ -42,7 +57,7 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
         }
         components.queryItems = [URLQueryItem(name: "pk", value: request.apiKey)]
         guard let url = components.url else { throw NetworkError.transport("the base URL \(baseURL) is not usable") }
-        let attempts = Attempts(session: session, url: url, method: "GET", body: nil, request: request)
+        let attempts = Attempts(url: url, method: "GET", body: nil, request: request)
         guard let limit = request.timeLimit else { return try await attempts.run() }
         return try await withTimeLimit(limit) { try await attempts.run() }
     }
@@ -51,14 +66,13 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
     public func confirmAssignments(_ confirmations: [AssignmentConfirmation], request: ConfigRequest) async throws {
         let body: JSON = ["assignments": .array(confirmations.map { ["experiment_id": .string($0.experimentId), "variant_id": .string($0.variantId)] })]
         let attempts = Attempts(
-            session: session, url: baseURL.appendingPathComponent("api/v1/confirm_assignments"), method: "POST",
+            url: baseURL.appendingPathComponent("api/v1/confirm_assignments"), method: "POST",
             body: Data(body.jsonText.utf8), request: request)
         _ = try await attempts.run()
     }
 
     /// The retry loop of one request.
     private struct Attempts: Sendable {
-        let session: URLSession
         let url: URL
         let method: String
         let body: Data?
@@ -67,20 +81,12 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
         func run() async throws -> Data {
             var attempt = 0
             while true {
-                var urlRequest = URLRequest(url: url, cachePolicy: .reloadRevalidatingCacheData, timeoutInterval: request.attemptTimeout)
-                urlRequest.httpMethod = method
-                urlRequest.httpBody = body
-                for (name, value) in request.headers { urlRequest.setValue(value, forHTTPHeaderField: name) }
-                urlRequest.setValue(String(attempt), forHTTPHeaderField: "X-Retry-Count")
-                urlRequest.setValue(UUID().uuidString, forHTTPHeaderField: "X-Request-Id")
                 let failure: NetworkError
                 do {
-                    // FoundationNetworking treats `timeoutInterval` as an idle limit only, so
-                    // each attempt races its own deadline.
-                    let (data, response) = try await withTimeLimit(.milliseconds(Int(request.attemptTimeout * 1000))) { [urlRequest] in
-                        try await session.data(for: urlRequest)
+                    // Each attempt races its own deadline, the body's arrival included.
+                    let (status, data) = try await withTimeLimit(.milliseconds(Int(request.attemptTimeout * 1000))) { [self, attempt] in
+                        try await send(attempt: attempt)
                     }
-                    let status = (response as? HTTPURLResponse)?.statusCode ?? 0
                     if (200..<300).contains(status) { return data }
                     guard RetryPolicy.isRetryable(status: status) else {
                         switch status {
@@ -97,13 +103,26 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
                 } catch is CancellationError {
                     throw CancellationError()
                 } catch {
-                    failure = .transport((error as NSError).localizedDescription)
+                    failure = .transport(String(describing: error))
                 }
                 guard attempt < request.retryPolicy.maxRetries else { throw failure }
                 try await Task.sleep(for: request.retryPolicy.delay(attempt, request.retryPolicy.maxRetries))
                 attempt += 1
                 request.onRetry(attempt)
             }
+        }
+
+        /// One attempt: the status and the body.
+        private func send(attempt: Int) async throws -> (Int, Data) {
+            var http = HTTPClientRequest(url: url.absoluteString)
+            http.method = HTTPMethod(rawValue: method)
+            if let body { http.body = .bytes(ByteBuffer(bytes: body)) }
+            for (name, value) in request.headers { http.headers.replaceOrAdd(name: name, value: value) }
+            http.headers.replaceOrAdd(name: "X-Retry-Count", value: String(attempt))
+            http.headers.replaceOrAdd(name: "X-Request-Id", value: UUID().uuidString)
+            let response = try await HTTPConfigSource.client.execute(http, timeout: .milliseconds(Int64(request.attemptTimeout * 1000)))
+            let body = try await response.body.collect(upTo: HTTPConfigSource.bodyLimit)
+            return (Int(response.status.code), Data(body.readableBytesView))
         }
     }
 }
