@@ -20,9 +20,9 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
 
     /// One client for every request, its connections pooled, for the life of the process.
     ///
-    /// AsyncHTTPClient rather than `URLSession`: FoundationNetworking links libcurl, whose
-    /// thirty-odd shared libraries the dynamic loader relocated on every start, `http` source
-    /// or not; that was half of the time from spawn to the first reply. Its threads start
+    /// AsyncHTTPClient rather than `URLSession`: FoundationNetworking links libcurl, which with
+    /// the 28 libraries it needs the dynamic loader relocated on every start, `http` source or
+    /// not; that was half of the time from spawn to the first reply. Its threads start
     /// with the first request.
     private static let client: HTTPClient = {
         var configuration = HTTPClient.Configuration(
