@@ -93,19 +93,16 @@ public actor Superwall {
     var session: Session? {
         didSet {
             deviceTemplateVersion &+= 1
-            presentationInputs = session.map(PresentationInputs.init)
-            if session?.store !== store {
-                store = session?.store
-                storeOfSession.withLock { $0 = store }
-            }
+            let previousStore = store
+            sessionView = session.map(SessionView.init)
+            if store !== previousStore { storeOfSession.withLock { [store] in $0 = store } }
         }
     }
-    /// The session's store, kept beside it: reading it through `session` would copy the
-    /// whole session on every event.
-    private(set) var store: Store?
-    /// What presentation reads of the session on every placement, kept beside it for the
-    /// same reason; nil without a session.
-    private(set) var presentationInputs: PresentationInputs?
+    /// What every placement and every event read of the session, kept beside it (see
+    /// `SessionView`); nil without a session.
+    private(set) var sessionView: SessionView?
+    /// The session's store.
+    var store: Store? { sessionView?.store }
     /// Where the session's config comes from; set with the session.
     private(set) var configSource: (any ConfigSource)?
     /// Refreshes the config when its file changes, once `configure` asked for it.
@@ -149,9 +146,10 @@ public actor Superwall {
     let statusWaiters = ParkedContinuations<Bool>()
     let customerInfoWaiters = ParkedContinuations<Bool>()
 
-    /// The session's fields that every placement's pipeline reads, as one reference: a
-    /// field read through the optional `session` copies the whole session first.
-    final class PresentationInputs: Sendable {
+    /// The session's fields that every placement's pipeline and every event read, as one
+    /// reference: a field read through the optional `session` copies the whole session first.
+    final class SessionView: Sendable {
+        let store: Store
         let status: ConfigurationStatus
         let configError: SuperwallError?
         let config: Config?
@@ -162,6 +160,7 @@ public actor Superwall {
         let assignments: [String: Store.Assignment]
 
         init(_ session: Session) {
+            store = session.store
             status = session.status
             configError = session.configError
             config = session.config

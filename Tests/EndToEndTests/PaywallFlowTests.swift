@@ -46,6 +46,15 @@ struct PaywallClient {
         return nil
     }
 
+    /// The client goes away: the bridge must resolve every wait and exit 0 well within any
+    /// deadline it holds.
+    func disconnectAndExpectAPromptExit() async {
+        let started = ContinuousClock.now
+        bridge.client.closeWriting()
+        #expect(await bridge.waitForExit(timeout: .seconds(10)) == 0)
+        #expect(ContinuousClock.now - started < .seconds(4))
+    }
+
     func answer(_ request: JSONValue, _ result: JSONValue) {
         bridge.client.send(["jsonrpc": "2.0", "id": request["id"] ?? .null, "result": result])
     }
@@ -220,10 +229,7 @@ private let holdoutConfig = #"""
         var client = try await PaywallClient.start()
         _ = try await client.registerAndShow("register", "onboarding_complete")
         _ = try #require(await client.message("handler/onPresent"))
-        let started = ContinuousClock.now
-        client.bridge.client.closeWriting()
-        #expect(await client.bridge.waitForExit(timeout: .seconds(10)) == 0)
-        #expect(ContinuousClock.now - started < .seconds(4))
+        await client.disconnectAndExpectAPromptExit()
     }
 
     @Test func dismissAndUnknownSessionsOverTheWire() async throws {
@@ -355,10 +361,7 @@ private let holdoutConfig = #"""
         var (client, sessionId) = try await Self.showingGatedPaywall()
         client.request("buy", "paywall/action", ["sessionId": .string(sessionId), "action": ["type": "purchase", "productId": .string(Self.coach)]])
         _ = try #require(await client.message("purchaseController/purchase"))
-        let started = ContinuousClock.now
-        client.bridge.client.closeWriting()
-        #expect(await client.bridge.waitForExit(timeout: .seconds(10)) == 0)
-        #expect(ContinuousClock.now - started < .seconds(4))
+        await client.disconnectAndExpectAPromptExit()
     }
 
     @Test func withoutAControllerAnAppPurchaseIsSimulatedInTestMode() async throws {

@@ -249,4 +249,16 @@ private func editFirstPaywall(_ json: inout [String: Any], _ edit: (inout [Strin
         }
         #expect(config.trigger(for: "MyEvent")?.audiences.first?.experimentId == "999")
     }
+
+    @Test func lookupsFollowEditsOfTheTriggersAndPaywalls() throws {
+        var config = try decodeSample()
+        let paywall = try #require(config.paywalls.first)
+        #expect(config.paywall(identifier: paywall.identifier) == paywall)
+        config.triggers.append(Trigger(placementName: "added", audiences: []))
+        config.triggers.removeAll { $0.placementName == "MyEvent" }
+        #expect(config.trigger(for: "added") != nil)
+        #expect(config.trigger(for: "MyEvent") == nil)
+        config.paywalls.removeAll()
+        #expect(config.paywall(identifier: paywall.identifier) == nil)
+    }
 }

@@ -30,6 +30,8 @@ extension Config: Decodable {
         buildId = try container.decode(String.self, forKey: .buildId)
         triggers = try container.decode([Trigger].self, forKey: .triggerOptions)
         paywalls = try container.decode([Paywall].self, forKey: .paywallResponses)
+        triggerPositions = Self.positions(of: triggers, by: \.placementName, keeping: .last)
+        paywallPositions = Self.positions(of: paywalls, by: \.identifier, keeping: .first)
         logLevel = try container.decode(Int.self, forKey: .logLevel)
         appSessionTimeoutMs = try container.decode(Int.self, forKey: .appSessionTimeoutMs)
         let toggles = try container.decode([Toggle].self, forKey: .toggles)

@@ -7,8 +7,16 @@ import Rules
 public struct Config: Sendable, Equatable {
     public var buildId: String
     /// In wire order; when two share a placement name the last one wins (see `trigger(for:)`).
-    public var triggers: [Trigger]
-    public var paywalls: [Paywall]
+    public var triggers: [Trigger] {
+        didSet { triggerPositions = Self.positions(of: triggers, by: \.placementName, keeping: .last) }
+    }
+    public var paywalls: [Paywall] {
+        didSet { paywallPositions = Self.positions(of: paywalls, by: \.identifier, keeping: .first) }
+    }
+    /// Where each placement's trigger and each paywall is: every placement and every event
+    /// offered to the implicit triggers looks one up, and a config has thousands.
+    var triggerPositions: [String: Int] = [:]
+    var paywallPositions: [String: Int] = [:]
     public var logLevel: Int
     public var appSessionTimeoutMs: Int
     public var featureFlags: FeatureFlags
@@ -28,11 +36,23 @@ public struct Config: Sendable, Equatable {
     public var droppedElements: [DroppedElement]
 
     public func trigger(for placement: String) -> Trigger? {
-        triggers.last { $0.placementName == placement }
+        triggerPositions[placement].map { triggers[$0] }
     }
 
     public func paywall(identifier: String) -> Paywall? {
-        paywalls.first { $0.identifier == identifier }
+        paywallPositions[identifier].map { paywalls[$0] }
+    }
+
+    enum Duplicates { case first, last }
+
+    /// Each element's position by `key`; of elements sharing a key, the first or the last.
+    static func positions<Element>(of elements: [Element], by key: KeyPath<Element, String>, keeping kept: Duplicates) -> [String: Int] {
+        var positions: [String: Int] = [:]
+        positions.reserveCapacity(elements.count)
+        for (position, element) in elements.enumerated() where kept == .last || positions[element[keyPath: key]] == nil {
+            positions[element[keyPath: key]] = position
+        }
+        return positions
     }
 }
 

@@ -13,7 +13,7 @@ extension Superwall {
     public func register(
         placement: String, params: [String: JSON] = [:], hasFeature: Bool = false, handler: (any PresentationHandler)? = nil
     ) async throws(SuperwallError) -> PresentationOutcome {
-        guard presentationInputs != nil else { throw .notConfigured }
+        guard sessionView != nil else { throw .notConfigured }
         guard !SuperwallEventNames.all.contains(placement) else { throw .reservedPlacementName(placement) }
         // SuperwallKit decides "already presented" when register is called, not when its
         // turn in the queue comes.
@@ -30,7 +30,7 @@ extension Superwall {
     /// do, without tracking the placement or showing anything. Assignments are confirmed
     /// (and a holdout's occurrence recorded) as SuperwallKit does.
     public func presentationResult(for placement: String, params: [String: JSON] = [:]) async throws(SuperwallError) -> PresentationResult {
-        guard presentationInputs != nil else { throw .notConfigured }
+        guard sessionView != nil else { throw .notConfigured }
         let event = makeEvent(placement, custom: params, isSuperwallEvent: false)
         switch await runPipeline(.getPresentationResult, PlacementData(event, sourceType: nil)) {
         case .skipped(.placementNotFound): return .placementNotFound
@@ -149,7 +149,7 @@ extension Superwall {
             if kind.tracksOutcome { trackPresentationRequest(kind, placement, status: "timeout", reason: "subscriptionStatus_timeout") }
             return .failed(.subscriptionStatusTimeout(after: timeouts.subscriptionStatus))
         }
-        guard let config = presentationInputs?.config else { return .failed(.noConfig("the config is gone")) }
+        guard let config = sessionView?.config else { return .failed(.noConfig("the config is gone")) }
         let outcome = evaluateAudiences(of: placement, in: config)
         let result = triggerResult(outcome)
         let occurrence: Occurrence?
@@ -300,9 +300,9 @@ extension Superwall {
     }
 
     private func handleImplicitTrigger(_ placement: PlacementData, trigger: ImplicitTrigger, onScreenPresentedBy: ImplicitTrigger?) async {
-        guard session != nil else { return }
+        guard sessionView != nil else { return }
         if trigger == .deepLinkOpen { await closePaywall(result: .declined, closeReason: .systemLogic) }
-        guard await waitForConfig() == nil, session?.config?.trigger(for: placement.name) != nil else { return }
+        guard await waitForConfig() == nil, sessionView?.config?.trigger(for: placement.name) != nil else { return }
         if onScreenPresentedBy?.isLoopProtected == true { return }
         var flow = PresentationFlow(handler: nil)
         if trigger.replacesOpenPaywall {
@@ -321,24 +321,24 @@ extension Superwall {
     // MARK: Steps
 
     /// The bounds of the waits on the host: the configured ones, the defaults before configure.
-    var timeouts: Timeouts { presentationInputs?.timeouts ?? Timeouts() }
+    var timeouts: Timeouts { sessionView?.timeouts ?? Timeouts() }
 
     /// Waits while the config is loading; nil once it is loaded, `noConfig` if it failed.
     func waitForConfig() async -> PresentationError? {
-        while presentationInputs?.status == .pending {
+        while sessionView?.status == .pending {
             let ticket = configWaiters.ticket()
             await withCheckedContinuation { configWaiters.park($0, ticket: ticket) }
         }
-        switch presentationInputs?.status {
+        switch sessionView?.status {
         case nil: return .noConfig("Superwall is not configured")
-        case .failed: return .noConfig(presentationInputs?.configError?.description ?? "the config failed to load")
+        case .failed: return .noConfig(sessionView?.configError?.description ?? "the config failed to load")
         default: return nil
         }
     }
 
     /// Waits, within `timeouts.subscriptionStatus`, for the status to be known.
     func waitForSubscriptionStatus() async -> Bool {
-        guard let status = presentationInputs?.subscriptionStatus else { return false }
+        guard let status = sessionView?.subscriptionStatus else { return false }
         if status != .unknown { return true }
         return await wait(on: statusWaiters, within: timeouts.subscriptionStatus)
     }
@@ -361,7 +361,7 @@ extension Superwall {
     }
 
     func evaluateAudiences(of placement: PlacementData, in config: Config) -> AudienceOutcome {
-        guard let store, let inputs = presentationInputs, let trigger = config.trigger(for: placement.name) else { return .placementNotFound }
+        guard let store, let inputs = sessionView, let trigger = config.trigger(for: placement.name) else { return .placementNotFound }
         let now = clock.now()
         let context = AudienceContext(
             userAttributes: inputs.userAttributes, isLoggedIn: inputs.isLoggedIn, device: deviceTemplate(),
@@ -385,7 +385,7 @@ extension Superwall {
         case .placementNotFound: return .placementNotFound
         case .noAudienceMatch(let unmatched): return .noAudienceMatch(unmatched)
         case .matched(let audience, _):
-            guard let assignment = presentationInputs?.assignments[audience.experimentId] else { return .noAssignment(experimentId: audience.experimentId) }
+            guard let assignment = sessionView?.assignments[audience.experimentId] else { return .noAssignment(experimentId: audience.experimentId) }
             let experiment = Experiment(id: audience.experimentId, groupId: audience.experimentGroupId, variant: assignment.variant)
             return assignment.variant.kind == .holdout ? .holdout(experiment) : .paywall(experiment)
         }
@@ -454,7 +454,7 @@ extension Superwall {
             "source_event_name": .string(placement.name), "pipeline_type": .string(kind.wireName), "status": .string(status),
             "status_reason": reason.map(JSON.string) ?? "",
         ]
-        if presentationInputs?.config?.featureFlags.enableExpressionParams == true {
+        if sessionView?.config?.featureFlags.enableExpressionParams == true {
             parameters["expression_params"] = .string(JSON.object(placement.params).jsonText)
         }
         track("paywallPresentationRequest", parameters)
