@@ -23,10 +23,14 @@ extension Superwall {
     // MARK: Entitlements
 
     public func entitlements() throws(SuperwallError) -> EntitlementsInfo {
+        try entitlements(byProductId: entitlementsByProductId)
+    }
+
+    private func entitlements(byProductId: [String: [Entitlement]]) throws(SuperwallError) -> EntitlementsInfo {
         guard let session else { throw .notConfigured }
         let active = session.subscriptionStatus.activeEntitlements
         let activeIds = Set(active.map(\.id))
-        let all = (entitlementsByProductId.values.joined() + session.customerInfo.entitlements + active).mergedByPriority()
+        let all = (byProductId.values.joined() + session.customerInfo.entitlements + active).mergedByPriority()
         return EntitlementsInfo(
             active: active, inactive: all.filter { !activeIds.contains($0.id) }, all: all,
             web: session.webCustomerInfo.entitlements.filter(\.isActive).sorted { $0.id < $1.id })
@@ -34,8 +38,9 @@ extension Superwall {
 
     /// SuperwallKit's `byProductIds`: what the products unlock, as the user holds it now.
     public func entitlements(forProductIds productIds: [String]) throws(SuperwallError) -> [Entitlement] {
-        let known = Dictionary(uniqueKeysWithValues: try entitlements().all.map { ($0.id, $0) })
-        let ids = Set(productIds.flatMap { entitlementsByProductId[$0] ?? [] }.map(\.id))
+        let byProductId = entitlementsByProductId
+        let known = Dictionary(uniqueKeysWithValues: try entitlements(byProductId: byProductId).all.map { ($0.id, $0) })
+        let ids = Set(productIds.flatMap { byProductId[$0] ?? [] }.map(\.id))
         return ids.sorted().compactMap { known[$0] }
     }
 
