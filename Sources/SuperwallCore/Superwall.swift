@@ -107,6 +107,10 @@ public actor Superwall {
     private(set) var configSource: (any ConfigSource)?
     /// Refreshes the config when its file changes, once `configure` asked for it.
     var configWatcher: ConfigFileWatcher?
+    /// Config refreshes, one at a time.
+    let configRefreshes = TurnQueue()
+    /// A refresh for a change to the watched file is queued and has not yet read the file.
+    var watchedFileRefreshQueued = false
     /// Sends the tracked events out.
     var eventQueue: EventQueue?
     var eventTrackingBehavior = EventTrackingBehavior.all
@@ -137,7 +141,7 @@ public actor Superwall {
     // Presentation state (see Superwall+Presentation.swift).
     /// The paywall on screen; one at a time.
     var openPaywall: PaywallSession?
-    var presentationQueue = PresentationQueue()
+    let presentationQueue = TurnQueue()
     /// Paywalls loaded so far, with the presentation id each load was given.
     var loadedPaywalls: [String: LoadedPaywall] = [:]
     /// Confirmations being posted, by experiment id.
@@ -380,8 +384,10 @@ public actor Superwall {
     /// the config in use alone when it does not.
     private func refreshInBackground(from source: any ConfigSource, options: ConfigureOptions) {
         backgroundRefresh = Task {
-            try? await self.fetchAndAdopt(
-                from: source, cachedBuildId: self.config?.buildId, maxRetries: options.maxConfigRetryCount, timeLimit: nil)
+            await self.inTurn(of: self.configRefreshes) {
+                try? await self.fetchAndAdopt(
+                    from: source, cachedBuildId: self.config?.buildId, maxRetries: options.maxConfigRetryCount, timeLimit: nil)
+            }
         }
     }
 

@@ -113,6 +113,24 @@ import Testing
         #expect(info.identifier == "coach-upsell-gated")
     }
 
+    @Test func refreshesRunInTurnSoAnOlderReadNeverReplacesANewerConfig() async throws {
+        let before = try await presentationConfig(Self.triggers)
+        let source = HeldConfigSource(before)
+        let harness = await PresentationHarness.make(before, source: source)
+        source.body = try edited(before) { $0["build_id"] = "build-2" }
+        source.holdNextFetch()
+        let first = Task { try await harness.superwall.refreshConfiguration() }
+        await source.waitUntilAFetchIsHeld()
+        source.body = try edited(before) { $0["build_id"] = "build-3" }
+        let second = Task { try await harness.superwall.refreshConfiguration() }
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(await harness.superwall.config?.buildId == "pt-2026-11-20.3", "the second refresh waits for the first")
+        source.release()
+        #expect(try await first.value.buildId == "build-2")
+        #expect(try await second.value.buildId == "build-3")
+        #expect(await harness.superwall.config?.buildId == "build-3")
+    }
+
     @Test func beforeConfigureThereIsNothingToRefresh() async {
         await #expect(throws: SuperwallError.notConfigured) { try await Superwall().refreshConfiguration() }
     }
@@ -128,5 +146,53 @@ import Testing
         #expect(refresh.refreshed && refresh.buildId == "pt-2026-11-20.3")
         #expect(refresh.added.contains("summer-sale"))
         #expect(await superwall.configurationStatus == .configured)
+    }
+}
+
+/// A config source that can hold a fetch, after it has read its body, until the test
+/// releases it: a slow network or disk.
+final class HeldConfigSource: ConfigSource, @unchecked Sendable {
+    private let lock = NSLock()
+    private var text: String
+    private var holdsNext = false
+    private var held: CheckedContinuation<Void, Never>?
+    private var heldWatchers: [CheckedContinuation<Void, Never>] = []
+    init(_ body: String) { text = body }
+    var body: String {
+        get { lock.withLock { text } }
+        set { lock.withLock { text = newValue } }
+    }
+    var description: String { "held test config" }
+
+    func holdNextFetch() { lock.withLock { holdsNext = true } }
+
+    func fetchConfig(_ request: ConfigRequest) async throws -> Data {
+        let (read, holds) = lock.withLock { (text, holdsNext) }
+        if holds {
+            await withCheckedContinuation { continuation in
+                let watchers = lock.withLock {
+                    holdsNext = false
+                    held = continuation
+                    defer { heldWatchers.removeAll() }
+                    return heldWatchers
+                }
+                for watcher in watchers { watcher.resume() }
+            }
+        }
+        return Data(read.utf8)
+    }
+
+    func waitUntilAFetchIsHeld() async {
+        await withCheckedContinuation { continuation in
+            let isHeld = lock.withLock {
+                if held == nil { heldWatchers.append(continuation) }
+                return held != nil
+            }
+            if isHeld { continuation.resume() }
+        }
+    }
+
+    func release() {
+        lock.withLock { defer { held = nil }; return held }?.resume()
     }
 }

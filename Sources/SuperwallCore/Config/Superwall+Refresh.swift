@@ -35,22 +35,37 @@ extension Superwall {
     ///
     /// Unlike SuperwallKit, a session whose first config failed to load tries again here, so
     /// an editor that fixes a broken config file recovers without restarting.
+    ///
+    /// Refreshes run one at a time, in the order they were asked for, so each report compares
+    /// against the config the one before it left, and an older read never replaces a newer one.
     public func refreshConfiguration() async throws(SuperwallError) -> ConfigRefresh {
+        try await refreshConfiguration(onTurn: {})
+    }
+
+    /// `onTurn` runs when this refresh's turn comes, before the source is read.
+    private func refreshConfiguration(onTurn: () -> Void) async throws(SuperwallError) -> ConfigRefresh {
         guard session != nil, let source = configSource else { throw .notConfigured }
+        var report = ConfigRefresh()
+        await inTurn(of: configRefreshes) {
+            onTurn()
+            report = await self.refresh(from: source)
+        }
+        delegate?.configDidRefresh(report)
+        return report
+    }
+
+    private func refresh(from source: any ConfigSource) async -> ConfigRefresh {
         let old = session?.config
-        let report: ConfigRefresh
         do {
             try await fetchAndAdopt(from: source, cachedBuildId: old?.buildId, maxRetries: maxConfigRetryCount, timeLimit: nil)
             guard let new = session?.config else { throw SuperwallError.configUnavailable("the config is gone") }
             let changes = old.map { new.paywallChanges(from: $0) } ?? (added: new.paywalls.map(\.identifier).sorted(), changed: [], removed: [])
-            report = ConfigRefresh(buildId: new.buildId, added: changes.added, changed: changes.changed, removed: changes.removed)
+            return ConfigRefresh(buildId: new.buildId, added: changes.added, changed: changes.changed, removed: changes.removed)
         } catch let error as ConfigDecodingError {
-            report = ConfigRefresh(buildId: old?.buildId, error: .invalidConfig(error))
+            return ConfigRefresh(buildId: old?.buildId, error: .invalidConfig(error))
         } catch {
-            report = ConfigRefresh(buildId: old?.buildId, error: .configUnavailable("\(error)"))
+            return ConfigRefresh(buildId: old?.buildId, error: .configUnavailable("\(error)"))
         }
-        delegate?.configDidRefresh(report)
-        return report
     }
 }
 
@@ -62,10 +77,18 @@ extension Superwall {
         guard let file = source as? FileConfigSource else { return }
         do {
             configWatcher = try ConfigFileWatcher(path: file.path) { [weak self] in
-                Task { _ = try? await self?.refreshConfiguration() }
+                Task { await self?.refreshForWatchedFile() }
             }
         } catch {
             delegate?.configDidRefresh(ConfigRefresh(buildId: config?.buildId, error: .configUnavailable("\(error)")))
         }
+    }
+
+    /// One refresh for any number of changes that arrive before it starts reading the file:
+    /// a change after that queues the next one.
+    private func refreshForWatchedFile() async {
+        guard !watchedFileRefreshQueued else { return }
+        watchedFileRefreshQueued = true
+        _ = try? await refreshConfiguration(onTurn: { watchedFileRefreshQueued = false })
     }
 }

@@ -90,15 +90,7 @@ extension Superwall {
     /// Runs `work` after every presentation queued before it, as SuperwallKit serialises
     /// `register` calls and implicit triggers. Returns when `work` has run.
     func inPresentationQueue(_ work: () async -> Void) async {
-        await takeTurn(presentationQueue.reserve(), work)
-    }
-
-    private func takeTurn(_ ticket: PresentationQueue.Ticket, _ work: () async -> Void) async {
-        if !presentationQueue.isTurn(of: ticket) {
-            await withCheckedContinuation { presentationQueue.wait(ticket, with: $0) }
-        }
-        await work()
-        presentationQueue.finish(ticket)
+        await inTurn(of: presentationQueue, work)
     }
 
     /// Waits until every queued presentation has run (tests, and callers that need the
@@ -293,7 +285,7 @@ extension Superwall {
         // The place in the queue is taken now, so the trigger runs before any later register.
         let ticket = presentationQueue.reserve()
         Task {
-            await takeTurn(ticket) {
+            await takeTurn(ticket, of: presentationQueue) {
                 await handleImplicitTrigger(placement, trigger: trigger, onScreenPresentedBy: onScreenPresentedBy)
             }
         }

@@ -1,11 +1,12 @@
 import DequeModule
 
-/// The turns of presentations: `register` calls and implicit triggers run their pipelines
-/// one after another, in the order they were queued, as SuperwallKit's do.
+/// Work that runs one piece at a time, in the order it was queued: `register` calls and
+/// implicit triggers run their pipelines so, as SuperwallKit's do, and so do config
+/// refreshes, so an older read of the config never replaces a newer one.
 ///
-/// Owned by the `Superwall` actor, so a turn is taken without creating a task: a
-/// presentation that finds the queue empty runs at once, on the actor, with no thread hop.
-struct PresentationQueue {
+/// Owned by the `Superwall` actor and used only on it, so a turn is taken without creating
+/// a task: work that finds the queue empty runs at once, on the actor, with no thread hop.
+final class TurnQueue {
     /// A place in the queue, reserved when the presentation is asked for.
     struct Ticket { fileprivate let number: UInt64 }
 
@@ -19,7 +20,7 @@ struct PresentationQueue {
 
     var isEmpty: Bool { line.isEmpty }
 
-    mutating func reserve() -> Ticket {
+    func reserve() -> Ticket {
         lastNumber += 1
         line.append(lastNumber)
         return Ticket(number: lastNumber)
@@ -27,12 +28,12 @@ struct PresentationQueue {
 
     func isTurn(of ticket: Ticket) -> Bool { line.first == ticket.number }
 
-    mutating func wait(_ ticket: Ticket, with continuation: CheckedContinuation<Void, Never>) {
+    func wait(_ ticket: Ticket, with continuation: CheckedContinuation<Void, Never>) {
         if isTurn(of: ticket) { continuation.resume() } else { waiting[ticket.number] = continuation }
     }
 
     /// Ends `ticket`'s turn and starts the next one (if its owner is already waiting).
-    mutating func finish(_ ticket: Ticket) {
+    func finish(_ ticket: Ticket) {
         guard isTurn(of: ticket) else { return }
         line.removeFirst()
         if let next = line.first {
@@ -44,7 +45,23 @@ struct PresentationQueue {
         }
     }
 
-    mutating func waitUntilEmpty(with continuation: CheckedContinuation<Void, Never>) {
+    func waitUntilEmpty(with continuation: CheckedContinuation<Void, Never>) {
         if line.isEmpty { continuation.resume() } else { drainWaiters.append(continuation) }
+    }
+}
+
+extension Superwall {
+    /// Runs `work` after everything queued in `queue` before it. Returns when `work` has run.
+    func inTurn(of queue: TurnQueue, _ work: () async -> Void) async {
+        await takeTurn(queue.reserve(), of: queue, work)
+    }
+
+    /// Runs `work` once `ticket`'s turn in `queue` comes.
+    func takeTurn(_ ticket: TurnQueue.Ticket, of queue: TurnQueue, _ work: () async -> Void) async {
+        if !queue.isTurn(of: ticket) {
+            await withCheckedContinuation { queue.wait(ticket, with: $0) }
+        }
+        await work()
+        queue.finish(ticket)
     }
 }
