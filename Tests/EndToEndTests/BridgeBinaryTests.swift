@@ -152,11 +152,19 @@ import TestSupport
         let input = Pipe()
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", "trap '' TERM; exec \"$0\"", BridgeProcess.binaryPath]
+        let output = Pipe()
         process.standardInput = input
-        process.standardOutput = FileHandle.nullDevice
+        process.standardOutput = output
         try process.run()
         defer { try? input.fileHandleForWriting.close() }
-        try await Task.sleep(for: .milliseconds(300))
+        // Its first answer shows it has set its signals back; a fixed pause was too short
+        // for a loaded machine, and a SIGTERM sent before that is ignored.
+        input.fileHandleForWriting.write(Data(#"{"jsonrpc":"2.0","id":1,"method":"$/ping"}\#n"#.utf8))
+        let firstBytes = Task.detached { output.fileHandleForReading.availableData }
+        let pid = process.processIdentifier
+        let giveUp = Task { try await Task.sleep(for: .seconds(10)); kill(pid, SIGKILL) }
+        #expect(await firstBytes.value.isEmpty == false)
+        giveUp.cancel()
         process.terminate()
         let deadline = ContinuousClock.now + .seconds(5)
         while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
