@@ -154,7 +154,7 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
         var delivered: [JSONValue] = []
         _ = await call(process, "setDelegate", ["enabled": true], notifications: &delivered)
         // The backlog may trail the reply; collect until the last launch event has come.
-        while delivered.count < 7, let message = await process.client.next(timeout: .seconds(10)) { delivered.append(message) }
+        while delivered.count < 7, let message = await process.client.next() { delivered.append(message) }
         let names = delivered.compactMap { $0["params"]?["event"]?["name"]?.stringValue }
         // `session_start`'s implicit trigger may add its `trigger_fire` after these.
         #expect(names.prefix(7) == ["app_install", "app_launch", "first_seen", "session_start", "config_refresh", "device_attributes", "config_attributes"])
@@ -168,7 +168,7 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
         var notifications: [JSONValue] = []
         _ = await call(process, "identify", ["userId": "user_9"], notifications: &notifications)
         while !notifications.contains(where: { $0["params"]?["event"]?["name"] == "identity_alias" }),
-              let message = await process.client.next(timeout: .seconds(10)) {
+              let message = await process.client.next() {
             notifications.append(message)
         }
         #expect(notifications.contains { $0["params"]?["event"]?["name"] == "identity_alias" })

@@ -30,7 +30,7 @@ import TestSupport
         while let reply = await bridge.client.next() { ids.insert(reply["id"] ?? .null) }
         #expect(ids.count == 52)
         #expect(ids.contains("last"))
-        #expect(await bridge.waitForExit(timeout: .seconds(5)) == 0)
+        #expect(await bridge.waitForExit() == 0)
     }
 
     @Test func requestsBeforeInitializeAreRefused() async throws {
@@ -162,11 +162,11 @@ import TestSupport
         input.fileHandleForWriting.write(Data(#"{"jsonrpc":"2.0","id":1,"method":"$/ping"}\#n"#.utf8))
         let firstBytes = Task.detached { output.fileHandleForReading.availableData }
         let pid = process.processIdentifier
-        let giveUp = Task { try await Task.sleep(for: .seconds(10)); kill(pid, SIGKILL) }
+        let giveUp = Task { try await Task.sleep(for: expectationTimeout); kill(pid, SIGKILL) }
         #expect(await firstBytes.value.isEmpty == false)
         giveUp.cancel()
         process.terminate()
-        let deadline = ContinuousClock.now + .seconds(5)
+        let deadline = ContinuousClock.now + expectationTimeout
         while process.isRunning, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
         #expect(!process.isRunning)
     }
@@ -178,7 +178,7 @@ import TestSupport
         // Close both ends without reading the reply: the bridge's writes fail, it still exits.
         bridge.client.closeWriting()
         bridge.client.closeReading()
-        #expect(await bridge.waitForExit(timeout: .seconds(10)) == 0)
+        #expect(await bridge.waitForExit() == 0)
     }
 }
 
@@ -279,7 +279,7 @@ private func conformanceConfig(_ name: String) -> URL {
 
     /// Reads until a notification named `method` arrives.
     private func notification(_ method: String, from bridge: BridgeProcess) async -> JSONValue? {
-        while let message = await bridge.client.next(timeout: .seconds(5)) {
+        while let message = await bridge.client.next() {
             if message["method"] == .string(method) { return message }
         }
         return nil

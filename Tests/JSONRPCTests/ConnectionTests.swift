@@ -293,7 +293,7 @@ extension SpecExample: CustomTestStringConvertible {
         let server = await initializedServer(options: options)
         server.client.request(1, "wait")
         server.client.closeWriting()
-        #expect(await server.waitForExit(timeout: .seconds(5)) == 0)
+        #expect(await server.waitForExit() == 0)
     }
 }
 
@@ -304,7 +304,7 @@ extension SpecExample: CustomTestStringConvertible {
         server.client.request(7, "wait")
         try? await Task.sleep(for: .milliseconds(50))
         server.client.notify("$/cancelRequest", ["id": 7])
-        let reply = await server.client.next(timeout: .seconds(10))
+        let reply = await server.client.next()
         #expect(reply?["id"] == 7)
         #expect(errorCode(reply) == -32800)
         server.client.closeWriting()
@@ -361,7 +361,7 @@ extension SpecExample: CustomTestStringConvertible {
         let server = await initializedServer()
         server.client.request(1, "ask", ["timeoutMs": 100])
         let id = await server.client.next()?["id"] ?? .null
-        let cancel = await server.client.next(timeout: .seconds(10))
+        let cancel = await server.client.next()
         #expect(cancel?["method"] == "$/cancelRequest")
         #expect(cancel?["params"]?["id"] == id)
         let reply = await server.client.next()
@@ -385,7 +385,7 @@ extension SpecExample: CustomTestStringConvertible {
         server.client.request(1, "ask")
         let id = await server.client.next()?["id"]?.stringValue ?? ""
         server.client.send(template.replacingOccurrences(of: "ID", with: id))
-        let reply = await server.client.next(timeout: .seconds(10))
+        let reply = await server.client.next()
         #expect(reply?["id"] == 1)
         #expect(errorKind(reply) == "malformedResponse")
     }
@@ -396,7 +396,7 @@ extension SpecExample: CustomTestStringConvertible {
         let id = await server.client.next()?["id"] ?? .null
         server.client.notify("$/cancelRequest", ["id": 9])
         var seen: [JSONValue] = []
-        for _ in 0..<2 { if let message = await server.client.next(timeout: .seconds(10)) { seen.append(message) } }
+        for _ in 0..<2 { if let message = await server.client.next() { seen.append(message) } }
         #expect(seen.contains { $0["id"] == 9 && $0["error"]?["code"] == -32800 })
         #expect(seen.contains { $0["method"] == "$/cancelRequest" && $0["params"]?["id"] == id })
     }
@@ -409,7 +409,7 @@ extension SpecExample: CustomTestStringConvertible {
         let reply = await server.client.next()
         #expect(errorCode(reply) == -32800)
         #expect(errorKind(reply) == "connectionClosed")
-        #expect(await server.waitForExit(timeout: .seconds(3)) == 0)
+        #expect(await server.waitForExit() == 0)
     }
 
     @Test func shutdownResolvesWaitingServerRequestsAndRefusesNewOnes() async {
@@ -418,7 +418,7 @@ extension SpecExample: CustomTestStringConvertible {
         #expect(await server.client.next()?["method"] == "client/question")
         server.client.request(2, "shutdown")
         var replies: [JSONValue] = []
-        for _ in 0..<2 { if let reply = await server.client.next(timeout: .seconds(10)) { replies.append(reply) } }
+        for _ in 0..<2 { if let reply = await server.client.next() { replies.append(reply) } }
         #expect(replies.first { $0["id"] == 1 }?["error"]?["data"]?["kind"] == "shutDown")
         #expect(replies.first { $0["id"] == 2 }?["result"] == [:])
         server.client.notify("exit")

@@ -102,7 +102,7 @@ private func mutate(_ text: String, using generator: inout SeededGenerator) -> [
             server.client.request(sentinel, "$/ping")
             var sawParseError = false
             var sawSentinel = false
-            while let message = await server.client.next(timeout: .seconds(5)) {
+            while let message = await server.client.next() {
                 if case .array(let replies) = message, replies.isEmpty { Issue.record("empty batch reply to \(text)") }
                 if message["error"]?["code"] == -32700 { sawParseError = true }
                 if message["id"] == sentinel { sawSentinel = true; break }

@@ -148,7 +148,7 @@ private var demoTriggers: [[String: Any]] { [
             try await presentationConfig(demoTriggers), presenter: FakePresenter(behavior: .hang), timeouts: timeouts)
         let started = ContinuousClock.now
         #expect(errorCode(try await silent.superwall.register(placement: "nongated")) == .noPresenter)
-        #expect(ContinuousClock.now - started < .seconds(3))
+        #expect(ContinuousClock.now - started < .seconds(20), "the presenter never answers")
         // The slot is free again.
         #expect(errorCode(try await silent.superwall.register(placement: "nongated")) == .noPresenter)
     }

@@ -197,13 +197,16 @@ struct PresentationHarness {
     }
 }
 
-/// Polls `condition` every few milliseconds for up to five seconds.
+/// Polls `condition` every few milliseconds for up to 30 seconds.
 func eventually(_ condition: () async -> Bool) async throws {
-    for _ in 0..<1000 {
+    // Long, as every suite runs at once on two cores; only a failing test waits it out.
+    let deadline = ContinuousClock.now + .seconds(30)
+    while ContinuousClock.now < deadline {
         if await condition() { return }
         try await Task.sleep(for: .milliseconds(5))
     }
-    Issue.record("the condition did not hold within five seconds")
+    if await condition() { return }
+    Issue.record("the condition did not hold within 30 seconds")
     throw CancellationError()
 }
 

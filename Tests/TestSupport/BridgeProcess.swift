@@ -49,7 +49,7 @@ public final class BridgeProcess: @unchecked Sendable {
     }
 
     /// The exit status once the process has ended, or nil if it has not within `timeout`.
-    public func waitForExit(timeout: Duration = .seconds(10)) async -> Int32? {
+    public func waitForExit(timeout: Duration = expectationTimeout) async -> Int32? {
         let deadline = ContinuousClock.now + timeout
         while exitStatus == nil, ContinuousClock.now < deadline {
             var status: Int32 = 0

@@ -1,6 +1,11 @@
 import Foundation
 import JSONRPC
 
+/// How long a test waits for what it expects before it fails. Long on purpose: every suite
+/// runs at once on two cores, so an answer can take seconds to come on a busy machine, and
+/// only a test that is failing anyway waits it out.
+public let expectationTimeout: Duration = .seconds(30)
+
 /// The client end of a JSON-RPC stream in tests: writes raw bytes or messages, and reads
 /// framed replies with a timeout, so a test that expects a reply never hangs.
 public final class FramedPeer: @unchecked Sendable {
@@ -69,7 +74,7 @@ public final class FramedPeer: @unchecked Sendable {
     ///
     /// Waits without blocking a thread: tests run on Swift's cooperative pool, which the
     /// in-process server's tasks share and which has only as many threads as cores.
-    public func nextBody(timeout: Duration = .seconds(5)) async -> [UInt8]? {
+    public func nextBody(timeout: Duration = expectationTimeout) async -> [UInt8]? {
         let deadline = ContinuousClock.now + timeout
         while true {
             while !queued.isEmpty {
@@ -80,7 +85,7 @@ public final class FramedPeer: @unchecked Sendable {
             guard ContinuousClock.now < deadline else { return nil }
             var descriptor = pollfd(fd: readDescriptor, events: Int16(POLLIN), revents: 0)
             guard poll(&descriptor, 1, 0) > 0 else {
-                try? await Task.sleep(for: .microseconds(200))
+                await waitUntilReadable(until: deadline)
                 continue
             }
             var buffer = [UInt8](repeating: 0, count: 1 << 16)
@@ -95,15 +100,35 @@ public final class FramedPeer: @unchecked Sendable {
         }
     }
 
+    /// Returns when the read end is readable (data or end of stream) or at `deadline`.
+    ///
+    /// Dispatch watches the descriptor on its own threads. Polling in a sleep loop instead
+    /// kept hundreds of parallel tests waking every few hundred microseconds, which starved
+    /// the servers they waited for on a loaded machine.
+    private func waitUntilReadable(until deadline: ContinuousClock.Instant) async {
+        let remaining = deadline - ContinuousClock.now
+        guard remaining > .zero else { return }
+        let (seconds, attoseconds) = remaining.components
+        let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
+        let queue = DispatchQueue(label: "framed-peer.readable")
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let source = DispatchSource.makeReadSource(fileDescriptor: readDescriptor, queue: queue)
+            let wait = SingleResumption(continuation, source: source)
+            source.setEventHandler { wait.resume() }
+            queue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { wait.resume() }
+            source.resume()
+        }
+    }
+
     /// The next message, parsed; nil on timeout or end of stream.
-    public func next(timeout: Duration = .seconds(5)) async -> JSONValue? {
+    public func next(timeout: Duration = expectationTimeout) async -> JSONValue? {
         guard let body = await nextBody(timeout: timeout) else { return nil }
         return try? JSONDecoding.decode(body)
     }
 
     /// The next message that is a reply, skipping the notifications and requests the other
     /// side sends (collected in `skipped`).
-    public func nextReply(timeout: Duration = .seconds(5), skipped: inout [JSONValue]) async -> JSONValue? {
+    public func nextReply(timeout: Duration = expectationTimeout, skipped: inout [JSONValue]) async -> JSONValue? {
         while let message = await next(timeout: timeout) {
             if message["method"] == nil { return message }
             skipped.append(message)
@@ -111,7 +136,7 @@ public final class FramedPeer: @unchecked Sendable {
         return nil
     }
 
-    public func nextReply(timeout: Duration = .seconds(5)) async -> JSONValue? {
+    public func nextReply(timeout: Duration = expectationTimeout) async -> JSONValue? {
         var skipped: [JSONValue] = []
         return await nextReply(timeout: timeout, skipped: &skipped)
     }
@@ -119,6 +144,25 @@ public final class FramedPeer: @unchecked Sendable {
     deinit {
         closeWriting()
         closeReading()
+    }
+}
+
+/// Resumes a wait once, from whichever of its readiness or its deadline comes first, and
+/// stops watching. Used only on the wait's serial queue.
+private final class SingleResumption: @unchecked Sendable {
+    private var continuation: CheckedContinuation<Void, Never>?
+    private let source: any DispatchSourceRead
+
+    init(_ continuation: CheckedContinuation<Void, Never>, source: any DispatchSourceRead) {
+        self.continuation = continuation
+        self.source = source
+    }
+
+    func resume() {
+        guard let continuation else { return }
+        self.continuation = nil
+        source.cancel()
+        continuation.resume()
     }
 }
 

@@ -26,7 +26,7 @@ public final class InProcessServer: @unchecked Sendable {
     }
 
     /// The status `run()` returned, once it has; nil if it has not within `timeout`.
-    public func waitForExit(timeout: Duration = .seconds(10)) async -> Int32? {
+    public func waitForExit(timeout: Duration = expectationTimeout) async -> Int32? {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let code = status.get() { return code }

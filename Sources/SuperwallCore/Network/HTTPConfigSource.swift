@@ -126,17 +126,3 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
         }
     }
 }
-
-/// Runs `operation`, throwing `NetworkError.timedOut` (and cancelling it) if it takes longer
-/// than `limit`.
-func withTimeLimit<Result: Sendable>(_ limit: Duration, _ operation: @escaping @Sendable () async throws -> Result) async throws -> Result {
-    try await withThrowingTaskGroup(of: Result.self) { group in
-        group.addTask { try await operation() }
-        group.addTask {
-            try await Task.sleep(for: limit)
-            throw NetworkError.timedOut
-        }
-        defer { group.cancelAll() }
-        return try await group.next()!
-    }
-}

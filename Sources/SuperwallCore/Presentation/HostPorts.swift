@@ -112,18 +112,3 @@ final class OneShot<Value: Sendable>: Sendable {
         }
     }
 }
-
-/// Runs `operation`, giving up on it after `limit`: it is cancelled and `fallback` answered.
-func withDeadline<Result: Sendable>(
-    _ limit: Duration, fallback: Result, _ operation: @escaping @Sendable () async -> Result
-) async -> Result {
-    await withTaskGroup(of: Result?.self) { group in
-        group.addTask { await operation() }
-        group.addTask {
-            try? await Task.sleep(for: limit)
-            return nil
-        }
-        defer { group.cancelAll() }
-        return await group.next()! ?? fallback
-    }
-}
