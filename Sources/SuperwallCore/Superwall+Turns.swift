@@ -7,7 +7,7 @@ import DequeModule
 /// Owned by the `Superwall` actor and used only on it, so a turn is taken without creating
 /// a task: work that finds the queue empty runs at once, on the actor, with no thread hop.
 final class TurnQueue {
-    /// A place in the queue, reserved when the presentation is asked for.
+    /// A place in the queue, reserved when the work is asked for.
     struct Ticket { fileprivate let number: UInt64 }
 
     private var lastNumber: UInt64 = 0

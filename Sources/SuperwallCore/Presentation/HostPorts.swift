@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// A paywall the host is asked to show.
 public struct PaywallPresentation: Sendable, Equatable {
@@ -73,42 +72,5 @@ final class ParkedContinuations<Value: Sendable> {
         let waiting = parked.values
         parked.removeAll()
         for continuation in waiting { continuation.resume(returning: value) }
-    }
-}
-
-/// A value that arrives once, awaited by any number of tasks.
-final class OneShot<Value: Sendable>: Sendable {
-    private enum State {
-        case waiting([CheckedContinuation<Value, Never>])
-        case done(Value)
-    }
-
-    private let state = Mutex<State>(.waiting([]))
-
-    /// Delivers the value; later calls are ignored.
-    func resolve(_ value: Value) {
-        let waiting = state.withLock { state -> [CheckedContinuation<Value, Never>] in
-            guard case .waiting(let continuations) = state else { return [] }
-            state = .done(value)
-            return continuations
-        }
-        for continuation in waiting { continuation.resume(returning: value) }
-    }
-
-    var value: Value {
-        get async {
-            if case .done(let value) = state.withLock({ $0 }) { return value }
-            return await withCheckedContinuation { continuation in
-                let ready = state.withLock { state -> Value? in
-                    switch state {
-                    case .done(let value): return value
-                    case .waiting(let continuations):
-                        state = .waiting(continuations + [continuation])
-                        return nil
-                    }
-                }
-                if let ready { continuation.resume(returning: ready) }
-            }
-        }
     }
 }
