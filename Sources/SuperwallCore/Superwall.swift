@@ -120,6 +120,7 @@ public actor Superwall {
     var maxConfigRetryCount = 6
     /// Redemptions posted and not yet answered.
     var redemptionsInFlight = 0
+    let redemptionWaiters = ParkedContinuations<Void>()
     /// A deep link that arrived before the config was ready; routed once it is.
     var pendingDeepLink: DeepLink?
     /// The session's store, for `commitTrackedEvents` on any thread.
@@ -670,16 +671,16 @@ public actor Superwall {
     @discardableResult
     func track(_ name: String, _ superwallParameters: [String: JSON] = [:], custom: [String: JSON] = [:],
                isSuperwallEvent: Bool = true, subject: EventSubject = EventSubject()) -> TrackedEvent {
-        var event = makeEvent(name, superwallParameters, custom: custom, isSuperwallEvent: isSuperwallEvent)
-        event.subject = subject
-        return record(event)
+        record(makeEvent(name, superwallParameters, custom: custom, isSuperwallEvent: isSuperwallEvent, subject: subject))
     }
 
     func makeEvent(_ name: String, _ superwallParameters: [String: JSON] = [:], custom: [String: JSON] = [:],
-                   isSuperwallEvent: Bool = true) -> TrackedEvent {
-        TrackedEvent(
+                   isSuperwallEvent: Bool = true, subject: EventSubject = EventSubject()) -> TrackedEvent {
+        var event = TrackedEvent(
             id: random.uuid(), name: name, isSuperwallEvent: isSuperwallEvent, superwallParameters: superwallParameters,
             customParameters: custom, createdAt: clock.now())
+        event.subject = subject
+        return event
     }
 
     /// `offeringImplicitTrigger` is false for events whose trigger the caller offers itself

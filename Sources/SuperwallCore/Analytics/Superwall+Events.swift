@@ -50,18 +50,9 @@ extension Superwall {
     /// input), waiting at most `limit`; what is not sent by then stays queued on disk.
     public func flushEvents(within limit: Duration = .seconds(2)) async {
         guard let queue = eventQueue else { return }
-        // The wait is bounded, not the flush: a batch still on its way stays on disk for next time.
-        let done = OneShot<Void>()
-        Task.detached { [weak queue] in
-            await queue?.flush()
-            done.resolve(())
-        }
-        let timer = Task.detached {
-            try? await Task.sleep(for: limit)
-            done.resolve(())
-        }
-        await done.value
-        timer.cancel()
+        // The wait is bounded, not the flush: the queue's own task goes on, and a batch still
+        // on its way stays on disk for next time.
+        await withDeadline(limit, fallback: ()) { [weak queue] in await queue?.flush() }
     }
 
     /// How many queued events were dropped unsent (the queue's bound, refused by the collector).

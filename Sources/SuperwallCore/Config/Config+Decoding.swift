@@ -65,11 +65,11 @@ private func jsonTypeName(_ type: Any.Type) -> String {
 /// Collects what lossy arrays drop during one decode.
 final class DroppedElementLog: Sendable {
     static let key = CodingUserInfoKey(rawValue: "superwall.droppedElements")!
-    private let storage = Mutex<[DroppedElement]>([])
+    private let storage = Mutex<[ConfigProblem]>([])
 
-    var elements: [DroppedElement] { storage.withLock { $0 } }
+    var elements: [ConfigProblem] { storage.withLock { $0 } }
 
-    func record(_ element: DroppedElement) {
+    func record(_ element: ConfigProblem) {
         storage.withLock { $0.append(element) }
     }
 
@@ -94,7 +94,7 @@ extension KeyedDecodingContainer {
                 // A failed element does not advance the container; step over it.
                 _ = try? elements.decode(SkippedValue.self)
                 let reason = (error as? DecodingError).map { ConfigDecodingError($0).description } ?? "\(error)"
-                log?.record(DroppedElement(path: jsonPath(codingPath + [key]) + "[\(index)]", reason: reason))
+                log?.record(ConfigProblem(path: jsonPath(codingPath + [key]) + "[\(index)]", message: "dropped: \(reason)"))
             }
         }
         return decoded

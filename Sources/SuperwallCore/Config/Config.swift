@@ -33,7 +33,7 @@ public struct Config: Sendable, Equatable {
     /// Set by the client for each fetch (SuperwallKit sends it as `X-Request-Id`).
     public var requestId: String?
     /// Elements the decoder dropped, as SuperwallKit does, with why; not an error.
-    public var droppedElements: [DroppedElement]
+    public var droppedElements: [ConfigProblem]
 
     public func trigger(for placement: String) -> Trigger? {
         triggerPositions[placement].map { triggers[$0] }
@@ -53,19 +53,6 @@ public struct Config: Sendable, Equatable {
             positions[element[keyPath: key]] = position
         }
         return positions
-    }
-}
-
-/// Something the decoder left out on purpose: a product or notification SuperwallKit drops
-/// one by one instead of failing the whole config.
-public struct DroppedElement: Sendable, Equatable, CustomStringConvertible {
-    public var path: String
-    public var reason: String
-    public var description: String { "\(path): \(reason)" }
-
-    public init(path: String, reason: String) {
-        self.path = path
-        self.reason = reason
     }
 }
 

@@ -2,7 +2,7 @@ import Foundation
 import Rules
 
 /// A problem in a config file, at a JSON path: what `superwall-bridge validate` prints and an
-/// editor shows inline.
+/// editor shows inline. The decoder records the elements it drops as these too.
 public struct ConfigProblem: Sendable, Equatable, CustomStringConvertible {
     public var path: String
     public var message: String
@@ -19,7 +19,7 @@ extension Config {
     /// each element SuperwallKit would drop, each audience rule that does not compile, and
     /// each variant naming a paywall the config does not have.
     public var problems: [ConfigProblem] {
-        var found = droppedElements.map { ConfigProblem(path: $0.path, message: "dropped: \($0.reason)") }
+        var found = droppedElements
         let paywallIdentifiers = Set(paywalls.map(\.identifier))
         for (triggerIndex, trigger) in triggers.enumerated() {
             for (audienceIndex, audience) in trigger.audiences.enumerated() {

@@ -37,6 +37,7 @@ extension Superwall {
     /// `redemption_complete` or `redemption_fail`; the delegate hears `willRedeemLink` and
     /// `didRedeemLink`.
     func redeem(code: String) {
+        redemptionsInFlight += 1
         track("redemption_start")
         delegate?.willRedeemLink()
         guard let server = configSource as? RedemptionServer, let session else {
@@ -57,7 +58,6 @@ extension Superwall {
         let request = ConfigRequest(
             apiKey: session.apiKey, headers: requestHeaders(cachedBuildId: session.config?.buildId),
             retryPolicy: RetryPolicy(maxRetries: 2), attemptTimeout: 30)
-        redemptionsInFlight += 1
         Task {
             let result: RedemptionResult
             var webCustomerInfo: CustomerInfo?
@@ -91,13 +91,16 @@ extension Superwall {
             track("redemption_fail", ["error_message": .string(result.message ?? result.status.rawValue)])
         }
         delegate?.didRedeemLink(result)
-        if redemptionsInFlight > 0 { redemptionsInFlight -= 1 }
+        redemptionsInFlight -= 1
+        if redemptionsInFlight == 0 { redemptionWaiters.resumeAll(()) }
     }
 
     private var redeemedCodes: [String] { ((try? store?.value(.redeemedCodes)) ?? nil) ?? [] }
 
-    /// Waits until the redemptions started so far have finished (tests, and `shutdown`).
+    /// Waits until no redemption is in flight. Each is bounded by its request's attempts.
     public func awaitRedemptions() async {
-        while redemptionsInFlight > 0 { try? await Task.sleep(for: .milliseconds(5)) }
+        guard redemptionsInFlight > 0 else { return }
+        let ticket = redemptionWaiters.ticket()
+        await withCheckedContinuation { redemptionWaiters.park($0, ticket: ticket) }
     }
 }

@@ -216,7 +216,7 @@ final class DeviceTemplateCache: Sendable {
     }
 
     func attributes(version: Int, second: Int64, build: () -> [String: JSON]) -> [String: JSON] {
-        if let cached = entry.withLock({ $0 }), cached.version == version, cached.second == second { return cached.attributes }
+        if let cached = cached(version: version, second: second) { return cached }
         let built = build()
         entry.withLock { $0 = Entry(version: version, second: second, attributes: built) }
         return built

@@ -70,8 +70,9 @@ extension Superwall {
     /// paywall was not itself shown by a decline or a failed purchase), the implicit trigger
     /// replaces it; otherwise it closes as declined by the user.
     private func userClosed(_ current: PaywallSession) async {
-        var decline = makeEvent(ImplicitTrigger.paywallDecline.rawValue, current.info.placementParameters, custom: current.info.audienceFilterParameters)
-        decline.subject = EventSubject(paywallInfo: current.info)
+        let decline = makeEvent(
+            ImplicitTrigger.paywallDecline.rawValue, current.info.placementParameters, custom: current.info.audienceFilterParameters,
+            subject: EventSubject(paywallInfo: current.info))
         let protected: Set<ImplicitTrigger> = [.paywallDecline, .transactionAbandon, .transactionFail]
         if current.presentedBy.map(protected.contains) != true,
            case .reached = await runPipeline(.declineCheck, PlacementData(decline, sourceType: "implicit", implicitTrigger: .paywallDecline)),

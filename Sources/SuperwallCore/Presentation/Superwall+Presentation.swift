@@ -340,7 +340,7 @@ extension Superwall {
     func wait(on waiters: ParkedContinuations<Bool>, within limit: Duration) async -> Bool {
         let ticket = waiters.ticket()
         let timer = Task {
-            try? await Task.sleep(for: limit)
+            guard (try? await Task.sleep(for: limit)) != nil else { return }
             self.expire(ticket, of: waiters)
         }
         defer { timer.cancel() }
