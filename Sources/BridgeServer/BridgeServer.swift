@@ -24,7 +24,8 @@ public final class BridgeServer: ConnectionHandler {
         self.logger = logger
         superwall = Superwall(
             delegate: delegate, presenter: ClientPaywallPresenter(host: host), purchaseController: ClientPurchaseController(host: host))
-        methods = MethodTable(superwall: superwall, delegate: delegate, host: host, logLevel: logLevel, watchConfigFiles: watchConfigFiles)
+        methods = MethodTable(
+            superwall: superwall, delegate: delegate, host: host, logLevel: logLevel, logger: logger, watchConfigFiles: watchConfigFiles)
     }
 
     /// The client's session, once `initialize` has been answered.

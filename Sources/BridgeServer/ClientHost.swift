@@ -44,6 +44,16 @@ struct ClientPaywallPresenter: PaywallPresenter {
                      "paywallInfo": info.wireValue],
             timeout: ClientHost.backstop)
     }
+
+    func showAlert(_ alert: PaywallAlert, sessionId: String) async throws {
+        guard let connection = host.connection else { throw RPCError.connectionClosed }
+        _ = try await connection.sendRequest(
+            "paywall/showAlert",
+            params: ["sessionId": .string(sessionId), "title": .string(alert.title), "message": .string(alert.message),
+                     "actionTitle": .string(alert.actionTitle), "actionUrl": alert.actionURL.map(JSONValue.string) ?? .null,
+                     "closeActionTitle": .string(alert.closeActionTitle)],
+            timeout: ClientHost.backstop)
+    }
 }
 
 /// One `register` (or `getPaywall`) call's handler: `handler/*` notifications carrying the

@@ -6,10 +6,13 @@ import SuperwallCore
 struct ConfigureRequest {
     let apiKey: String
     let options: Superwall.ConfigureOptions
+    /// The keys that were ignored because `configure` does not know them.
+    let warnings: [ConfigureKeys.Warning]
 
     /// `watchFiles` is the command line's `--watch`: file sources are watched unless they say
     /// `watch: false`.
     init(_ params: Params, capabilities: ClientSession.Capabilities, watchFiles: Bool = false) throws(RPCError) {
+        warnings = try ConfigureKeys.check(params)
         apiKey = try params.string("apiKey")
         guard !apiKey.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw RPCError.invalidParams("params.apiKey must not be empty.", details: ["path": "params.apiKey"])

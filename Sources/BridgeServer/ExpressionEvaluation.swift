@@ -1,6 +1,7 @@
 import Foundation
 import JSONRPC
 import Rules
+import SuperwallCore
 
 /// `debug/evaluateExpression` and `superwall-bridge eval`: an expression tried against a
 /// context in the conformance data's `ctx` form, answered as `{value: {type, value}}` or
@@ -29,10 +30,24 @@ public enum ExpressionEvaluation {
         }
     }
 
-    /// The context from its JSON form; an absent one is empty.
+    /// The members of the typed form; an object with `variables` is in it.
+    private static let typedFormKeys: Set<String> = ["variables", "computed", "device", "host"]
+
+    /// The context from its JSON form; an absent one is empty. An object with `variables` is
+    /// the conformance data's typed form; any other object is plain JSON, the form a person
+    /// writes (`{"user": {"plan": "pro"}}`), whose members are the variables, read as the
+    /// bridge reads attributes.
     public static func context(from json: JSONValue?) throws(InvalidContext) -> EvaluationContext {
         guard let json, json != .null else { return EvaluationContext() }
-        guard case .object = json else { throw InvalidContext(description: "the context must be an object") }
+        guard case .object(let members) = json else { throw InvalidContext(description: "the context must be an object") }
+        guard members["variables"] != nil else {
+            return EvaluationContext(variables: Dictionary(uniqueKeysWithValues: members.map { ($0.key, Value(JSON($0.value))) }))
+        }
+        let stray = members.keys.filter { !typedFormKeys.contains($0) }
+        guard stray.isEmpty else {
+            throw InvalidContext(description: "context.\(stray[0]) is not part of the typed form, which takes variables, computed, device and host "
+                + "(without variables, the whole object is read as plain JSON)")
+        }
         do {
             return try JSONDecoder().decode(EvaluationContext.self, from: Data(JSONWriter.encode(json)))
         } catch let error as DecodingError {

@@ -27,7 +27,10 @@ public struct MethodTable: Sendable {
         (["initialize", "shutdown"] + implemented.keys).sorted()
     }
 
-    init(superwall: Superwall, delegate: DelegateChannel, host: ClientHost, logLevel: any LogLevelControl, watchConfigFiles: Bool = false) {
+    init(
+        superwall: Superwall, delegate: DelegateChannel, host: ClientHost, logLevel: any LogLevelControl, logger: Logger,
+        watchConfigFiles: Bool = false
+    ) {
         var methods: [String: Method] = [
             "$/ping": { _, _ in [:] },
             // Answers its params unchanged: the payload benchmark and framing tests use it.
@@ -40,12 +43,14 @@ public struct MethodTable: Sendable {
         ]
         methods["configure"] = { request, _ in
             let configure = try ConfigureRequest(Params(request), capabilities: host.capabilities, watchFiles: watchConfigFiles)
+            for warning in configure.warnings { logger.warning("configure: \(warning.message)") }
             let outcome = await superwall.configure(apiKey: configure.apiKey, options: configure.options)
             if let error = outcome.error, case .apiKeyMismatch = error { throw error.rpcError }
             return [
                 "configurationStatus": .string(outcome.status.rawValue),
                 "userId": outcome.userId.map(JSONValue.string) ?? .null,
                 "error": outcome.error?.jsonValue ?? .null,
+                "warnings": .array(configure.warnings.map(\.jsonValue)),
             ]
         }
         methods["getEventQueueStatus"] = { _, _ in

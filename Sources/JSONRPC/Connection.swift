@@ -54,7 +54,35 @@ public final class Connection: Sendable {
         /// Why requests to the client can no longer be sent, once they cannot.
         var outgoingRefusal: RPCError?
         var exitRequested = false
+        /// Set when `shutdown` arrives, in arrival order, so that an `exit` right behind it
+        /// exits 0 even before `shutdown` is answered.
         var shutdownReceived = false
+        /// Waits for the answers to sets of requests: `shutdown`'s wait for every request
+        /// received before it.
+        var answerWatches: [AnswerWatch] = []
+
+        /// `shutdown` arrived: requests after it are refused, the client's requests resolve
+        /// at once, and an `exit` from now on exits 0.
+        mutating func beginShutdown() {
+            lifecycle = .shutDown
+            shutdownReceived = true
+            outgoingRefusal = .shutDown
+        }
+
+        /// Forgets a request that has been answered; answers the watches it completes.
+        mutating func removeInFlight(_ token: UInt64) -> (entry: InFlight?, completed: [AsyncGate<Void>]) {
+            guard let entry = inFlight.removeValue(forKey: token) else { return (nil, []) }
+            guard !answerWatches.isEmpty else { return (entry, []) }
+            for index in answerWatches.indices { answerWatches[index].remaining.remove(token) }
+            let completed = answerWatches.filter(\.remaining.isEmpty).map(\.gate)
+            answerWatches.removeAll(where: \.remaining.isEmpty)
+            return (entry, completed)
+        }
+    }
+
+    struct AnswerWatch {
+        var remaining: Set<UInt64>
+        let gate = AsyncGate<Void>()
     }
 
     enum Lifecycle {
@@ -136,11 +164,11 @@ public final class Connection: Sendable {
     }
 
     private func finish(notificationLoop: Task<Void, Never>) -> Int32 {
-        let (waitForRequests, exitStatus) = state.withLock { state -> (Bool, Int32) in
+        let (waitForRequests, exitStatus, shuttingDown) = state.withLock { state -> (Bool, Int32, Bool) in
             state.inputClosed = true
             state.outgoingRefusal = state.outgoingRefusal ?? .connectionClosed
             let status: Int32 = (state.exitRequested && !state.shutdownReceived) ? 1 : 0
-            return (!state.inFlight.isEmpty, status)
+            return (!state.inFlight.isEmpty, status, state.shutdownReceived)
         }
         failPendingRequests(with: .connectionClosed)
         notificationSink.finish()
@@ -152,8 +180,12 @@ public final class Connection: Sendable {
         if closeHandled.wait(timeout: .now() + .milliseconds(Int(options.drainTimeout.milliseconds))) == .timedOut {
             logger.warning("the handler took longer than \(options.drainTimeout) to let go of the closed input")
         }
-        if waitForRequests, drained.wait(timeout: .now() + .milliseconds(Int(options.drainTimeout.milliseconds))) == .timedOut {
-            logger.warning("requests still running \(options.drainTimeout) after the input closed; exiting without them")
+        // A `shutdown` in flight waits up to the drain timeout for the requests before it,
+        // then flushes: it gets that long again to answer.
+        let drainLimit = shuttingDown ? options.drainTimeout + options.flushTimeout : options.drainTimeout
+        if waitForRequests, drained.wait(timeout: .now() + .milliseconds(Int(drainLimit.milliseconds))) == .timedOut {
+            logger.warning("requests still running \(drainLimit) after the input closed; answering them as cancelled")
+            cancel(state.withLock { Array($0.inFlight.keys) })
         }
         let notificationsDone = DispatchSemaphore(value: 0)
         Task {
@@ -312,7 +344,8 @@ public final class Connection: Sendable {
             case refuse(RPCError)
             case run(gate: AsyncGate<Bool>?)
             case initialize(AsyncGate<Bool>)
-            case shutdown(gate: AsyncGate<Bool>?)
+            /// `earlier`: the requests received before it, which it waits for.
+            case shutdown(gate: AsyncGate<Bool>?, earlier: Set<UInt64>)
         }
         let admission = state.withLock { state -> Admission in
             switch (request.method, state.lifecycle) {
@@ -327,11 +360,11 @@ public final class Connection: Sendable {
             case (_, .awaitingInitialize):
                 return .refuse(.notInitialized)
             case ("shutdown", .initializing(let gate)):
-                state.lifecycle = .shutDown
-                return .shutdown(gate: gate)
+                state.beginShutdown()
+                return .shutdown(gate: gate, earlier: Set(state.inFlight.keys))
             case ("shutdown", .running):
-                state.lifecycle = .shutDown
-                return .shutdown(gate: nil)
+                state.beginShutdown()
+                return .shutdown(gate: nil, earlier: Set(state.inFlight.keys))
             case (_, .initializing(let gate)):
                 return .run(gate: gate)
             case (_, .running):
@@ -351,15 +384,14 @@ public final class Connection: Sendable {
             start(request, responder: responder, whenAnswered: opened) { [self] in
                 try await handler.initialize(request, connection: self)
             }
-        case .shutdown(let gate):
+        case .shutdown(let gate, let earlier):
             // Nothing may wait on the client past shutdown: its pending requests resolve now,
             // which also lets the work waiting on them finish before the handler flushes.
-            state.withLock { $0.outgoingRefusal = .shutDown }
             failPendingRequests(with: .shutDown)
             start(request, responder: responder) { [self] in
                 if let gate, await !gate.wait() { throw RPCError.notInitialized }
+                await answerAll(earlier, within: options.drainTimeout)
                 await handler.shutdown(connection: self)
-                state.withLock { $0.shutdownReceived = true }
                 return [:]
             }
         case .run(let gate):
@@ -406,25 +438,58 @@ public final class Connection: Sendable {
 
     /// Answers a request once: whichever of completion and cancellation comes first wins.
     private func complete(token: UInt64, outcome: Result<JSONValue, RPCError>) {
-        guard let entry = state.withLock({ $0.inFlight.removeValue(forKey: token) }) else { return }
+        let (entry, completed) = state.withLock { $0.removeInFlight(token) }
+        guard let entry else { return }
         entry.answer(with: outcome, on: self)
+        for gate in completed { gate.open(with: ()) }
         signalIfDrained()
     }
 
     private func cancelIncoming(_ id: RequestID) {
-        let entries = state.withLock { state -> [InFlight] in
-            let tokens = state.inFlight.filter { $0.value.id == id }.map(\.key)
-            return tokens.compactMap { state.inFlight.removeValue(forKey: $0) }
-        }
-        guard !entries.isEmpty else {
+        let tokens = state.withLock { state in state.inFlight.filter { $0.value.id == id }.map(\.key) }
+        guard !tokens.isEmpty else {
             logger.debug("$/cancelRequest for \(id), which is not running")
             return
         }
-        for entry in entries {
+        cancel(tokens)
+    }
+
+    /// Answers these requests `-32800` now and cancels their work.
+    private func cancel(_ tokens: some Sequence<UInt64>) {
+        for token in tokens {
+            let (entry, completed) = state.withLock { $0.removeInFlight(token) }
+            guard let entry else { continue }
             entry.task?.cancel()
             entry.answer(with: .failure(.requestCancelled), on: self)
+            for gate in completed { gate.open(with: ()) }
         }
         signalIfDrained()
+    }
+
+    /// Waits until every one of `tokens` has been answered, at most `limit`; then answers
+    /// the ones still running `-32800`, so each request still gets exactly one answer.
+    private func answerAll(_ tokens: Set<UInt64>, within limit: Duration) async {
+        let watch = state.withLock { state -> AnswerWatch? in
+            let remaining = tokens.filter { state.inFlight[$0] != nil }
+            guard !remaining.isEmpty else { return nil }
+            let watch = AnswerWatch(remaining: Set(remaining))
+            state.answerWatches.append(watch)
+            return watch
+        }
+        guard let watch else { return }
+        let timer = Task {
+            guard (try? await Task.sleep(for: limit)) != nil else { return }
+            watch.gate.open(with: ())
+        }
+        await watch.gate.wait()
+        timer.cancel()
+        let late = state.withLock { state -> [UInt64] in
+            state.answerWatches.removeAll { $0.gate === watch.gate }
+            return tokens.filter { state.inFlight[$0] != nil }
+        }
+        guard !late.isEmpty else { return }
+        logger.warning("\(late.count) request(s) still running \(limit) after shutdown; answering them as cancelled")
+        cancel(late)
     }
 
     private func signalIfDrained() {

@@ -83,14 +83,14 @@ enum Builtin: String, Sendable {
 
     private func single(_ arguments: Arguments) throws(EvaluationError) -> Value {
         guard case .one(let value) = arguments else {
-            throw .invalidArgument(rawValue, "expects 1 argument, got \(arguments.values.count)")
+            throw .argumentCount(rawValue, expected: 1, got: arguments.values.count)
         }
         return value
     }
 
     private func pair(_ arguments: Arguments) throws(EvaluationError) -> (Value, Value) {
         guard case .two(let first, let second) = arguments else {
-            throw .invalidArgument(rawValue, "expects 2 arguments, got \(arguments.values.count)")
+            throw .argumentCount(rawValue, expected: 2, got: arguments.values.count)
         }
         return (first, second)
     }

@@ -95,6 +95,9 @@ struct Compiler {
         }
         if let builtin = Builtin(rawValue: name) {
             if builtin == .unknownFunction || builtin == .test_custom_func { return Constant(value: .null) }
+            if builtin == .size, let target {
+                return BuiltinCall(builtin: builtin, arguments: try lowerAll(arguments), ignoredReceiver: try lower(target))
+            }
             let all = (target.map { [$0] } ?? []) + arguments
             if builtin == .matches, all.count == 2, case .literal(.string(let pattern)) = all[1],
                let compiled = try? RegularExpression(pattern) {

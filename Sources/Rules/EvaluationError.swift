@@ -67,6 +67,11 @@ public struct EvaluationError: Error, Sendable, Equatable, CustomStringConvertib
         EvaluationError(.invalidArgument, "\(function): \(message)")
     }
 
+    /// cel-interpreter's words, which Superscript passes on.
+    static func argumentCount(_ function: String, expected: Int, got: Int) -> EvaluationError {
+        EvaluationError(.invalidArgument, "\(function): Invalid argument count: expected \(expected), got \(got)")
+    }
+
     /// Superscript turns undeclared references, unknown functions and comparisons whose left
     /// side is null into a null result rather than an error.
     var becomesNullResult: Bool {

@@ -88,13 +88,18 @@ final class BuiltinCall: Node {
     let builtin: Builtin
     /// The receiver, if any, then the arguments.
     let arguments: [any Node]
+    /// A receiver evaluated (its errors count) but not passed: cel-interpreter's `size`
+    /// reads only its explicit argument, so `"abc".size()` has none.
+    let ignoredReceiver: (any Node)?
 
-    init(builtin: Builtin, arguments: [any Node]) {
+    init(builtin: Builtin, arguments: [any Node], ignoredReceiver: (any Node)? = nil) {
         self.builtin = builtin
         self.arguments = arguments
+        self.ignoredReceiver = ignoredReceiver
     }
 
     func evaluate(_ frame: inout Frame) throws(EvaluationError) -> Value {
+        if let ignoredReceiver { _ = try ignoredReceiver.evaluate(&frame) }
         switch arguments.count {
         case 1:
             return try builtin.apply(.one(try arguments[0].evaluate(&frame)), frame: frame)

@@ -19,38 +19,35 @@ enum Entry {
     }
 }
 
+/// The root command serves when given no subcommand, so its help shows the serving flags
+/// beside the subcommands; `serve` is the same, by name.
 struct SuperwallBridgeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "superwall-bridge",
         abstract: "A headless Superwall SDK core, served as JSON-RPC 2.0 over stdio.",
-        discussion: "Spawn it from a wrapper SDK or a test harness and speak the protocol on its stdin and stdout. Logs go to stderr.",
+        discussion: """
+            With no subcommand, serves the protocol on stdin and stdout with the options below. Spawn it from a \
+            wrapper SDK or a test harness. Logs go to stderr.
+            """,
         version: "\(BridgeServer.name) \(BridgeServer.version) (protocol \(BridgeServer.protocolVersion))",
-        subcommands: [Serve.self, Eval.self, Validate.self],
-        defaultSubcommand: Serve.self
+        subcommands: [Serve.self, Eval.self, Validate.self]
     )
+
+    @OptionGroup var serving: ServingOptions
+
+    func run() throws {
+        Serve.serve(serving.settings)
+    }
 }
 
 struct Serve: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Serve the JSON-RPC protocol on stdin and stdout (the default).")
+        abstract: "Serve the JSON-RPC protocol on stdin and stdout (what superwall-bridge does with no subcommand).")
 
-    @Option(name: .long, help: "Least severe log level written to stderr: trace, debug, info, notice, warning, error or critical.")
-    var logLevel: LogLevel = .warning
+    @OptionGroup var serving: ServingOptions
 
-    @Option(name: .long, help: "Write every frame in and out, with its direction and time, to this file (JSON lines).")
-    var trace: String?
-
-    @Option(name: .long, help: "Framing: auto (detected from the first byte), ndjson or content-length.")
-    var framing: FramingChoice = .auto
-
-    @Option(name: .long, help: "Largest message accepted, in bytes; a longer one is answered with an error and skipped.")
-    var maxMessageSize: Int = 64 * 1024 * 1024
-
-    @Flag(name: .long, help: "Watch file config sources and refresh on every change (config/didRefresh), unless configure says watch: false.")
-    var watch = false
-
-    func validate() throws {
-        guard maxMessageSize > 0 else { throw ValidationError("--max-message-size must be positive.") }
+    func run() throws {
+        Self.serve(serving.settings)
     }
 
     /// What serving needs from the command line.
@@ -60,10 +57,6 @@ struct Serve: ParsableCommand {
         var framing: Framing?
         var maxMessageSize = 64 * 1024 * 1024
         var watchConfigFiles = false
-    }
-
-    func run() throws {
-        Self.serve(Settings(logLevel: logLevel.level, trace: trace, framing: framing.framing, maxMessageSize: maxMessageSize, watchConfigFiles: watch))
     }
 
     static func serve(_ settings: Settings) -> Never {
@@ -95,6 +88,32 @@ struct Serve: ParsableCommand {
             sink.flush()
             Glibc.exit(1)
         }
+    }
+}
+
+/// The serving flags, shared by the root command and `serve`.
+struct ServingOptions: ParsableArguments {
+    @Option(name: .long, help: "Least severe log level written to stderr: trace, debug, info, notice, warning, error or critical.")
+    var logLevel: LogLevel = .warning
+
+    @Option(name: .long, help: "Write every frame in and out, with its direction and time, to this file (JSON lines).")
+    var trace: String?
+
+    @Option(name: .long, help: "Framing: auto (detected from the first byte), ndjson or content-length.")
+    var framing: FramingChoice = .auto
+
+    @Option(name: .long, help: "Largest message accepted, in bytes; a longer one is answered with an error and skipped.")
+    var maxMessageSize: Int = 64 * 1024 * 1024
+
+    @Flag(name: .long, help: "Watch file config sources and refresh on every change (config/didRefresh), unless configure says watch: false.")
+    var watch = false
+
+    func validate() throws {
+        guard maxMessageSize > 0 else { throw ValidationError("--max-message-size must be positive.") }
+    }
+
+    var settings: Serve.Settings {
+        Serve.Settings(logLevel: logLevel.level, trace: trace, framing: framing.framing, maxMessageSize: maxMessageSize, watchConfigFiles: watch)
     }
 }
 

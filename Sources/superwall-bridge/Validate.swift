@@ -1,12 +1,14 @@
 import ArgumentParser
 import Foundation
+import JSONRPC
 import SuperwallCore
 
 struct Validate: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Check a config file and print every problem with its JSON path.",
         discussion: """
-            Prints one line per problem, FILE:PATH: MESSAGE, and exits 1 when there is any: the error that stops \
+            Prints one line per problem, FILE:PATH: MESSAGE, and exits 1 when there is any: a file that is not JSON \
+            (FILE:LINE:COLUMN: not JSON: MESSAGE), the error that stops \
             the config decoding, or each element SuperwallKit would drop, each audience rule that does not compile, \
             and each variant naming a paywall the config lacks. A valid config prints a summary and exits 0.
             """)
@@ -17,6 +19,14 @@ struct Validate: ParsableCommand {
     func run() throws {
         guard let body = FileManager.default.contents(atPath: file) else {
             print("\(file):$: cannot read the file")
+            throw ExitCode(1)
+        }
+        // The config decoder reports a path; for text that is not JSON at all, the parser's
+        // line and column say more.
+        do throws(JSONSyntaxError) {
+            _ = try JSONDecoding.decode([UInt8](body))
+        } catch {
+            print("\(file):\(error.line):\(error.column): not JSON: \(error.message)")
             throw ExitCode(1)
         }
         let config: Config

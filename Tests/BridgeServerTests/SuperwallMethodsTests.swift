@@ -98,6 +98,36 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
         let noKey = await call(process, "configure", ["apiKey": " "])
         #expect(noKey?["error"]?["data"]?["path"] == "params.apiKey")
     }
+
+    /// A misplaced `configSource` used to be ignored, and the bridge fetched from the
+    /// Superwall API instead (68 s to fail without a network).
+    @Test func aKnownKeyAtTheWrongLevelIsRefusedNamingWhereItBelongs() async {
+        let process = await bridgeProcess()
+        let misplaced = await call(process, "configure", [
+            "apiKey": "pk_test", "configSource": ["type": "embedded"], "dataDirectory": .string(temporaryDirectory()),
+        ])
+        #expect(misplaced?["error"]?["code"] == -32602)
+        #expect(misplaced?["error"]?["data"]?["path"] == "params.configSource")
+        #expect(misplaced?["error"]?["data"]?["belongsAt"] == "params.options.configSource")
+        #expect(misplaced?["error"]?["message"]?.stringValue?.contains("params.options.configSource") == true)
+        let nested = await call(process, "configure", [
+            "apiKey": "pk_test", "options": ["configSource": ["type": "embedded"], "subscriptionStatusMs": 1000],
+        ])
+        #expect(nested?["error"]?["data"]?["belongsAt"] == "params.options.timeouts.subscriptionStatusMs")
+        #expect(await call(process, "getConfigurationStatus")?["result"] == ["status": "pending"])
+    }
+
+    @Test func unknownKeysAreAnsweredAsWarningsAndTheConfigureGoesOn() async {
+        let process = await bridgeProcess()
+        let result = await call(process, "configure", [
+            "apiKey": "pk_test", "colour": "blue",
+            "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(temporaryDirectory()), "timeouts": ["purchaseMS": 5]],
+        ])?["result"]
+        #expect(result?["configurationStatus"] == "configured")
+        #expect(result?["warnings"]?.arrayValue?.compactMap { $0["path"]?.stringValue } == ["params.colour", "params.options.timeouts.purchaseMS"])
+        let plain = await call(process, "configure", configureParams(temporaryDirectory()))?["result"]
+        #expect(plain?["warnings"] == [])
+    }
 }
 
 @Suite struct IdentityMethodTests {

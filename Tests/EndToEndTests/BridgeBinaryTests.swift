@@ -133,6 +133,15 @@ import TestSupport
         #expect(help.stdout.contains("--log-level"))
     }
 
+    /// The serving flags used to appear only under `help serve`.
+    @Test func theTopLevelHelpShowsTheServingFlagsAndTheSubcommands() async throws {
+        let help = try await runBridge(["--help"])
+        #expect(help.status == 0)
+        for flag in ["--log-level", "--trace", "--framing", "--max-message-size", "--watch", "eval", "validate"] {
+            #expect(help.stdout.contains(flag), "\(flag) is missing from --help")
+        }
+    }
+
     @Test func badCommandLinesFailWithUsageOnStderr() async throws {
         let result = try await runBridge(["--log-level", "loud"])
         #expect(result.status != 0)
@@ -198,6 +207,23 @@ import TestSupport
         #expect(result.stdout == "{\"value\":{\"type\":\"bool\",\"value\":true}}\n")
     }
 
+    /// `{"user": {"plan": "pro"}}` used to give `Null` and exit 0.
+    @Test func evalReadsAPlainJSONContext() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("context-\(UUID().uuidString).json").path
+        try Data(#"{"user": {"plan": "pro", "workouts": 3, "tags": ["a"]}}"#.utf8).write(to: URL(fileURLWithPath: path))
+        let result = try await runBridge(["eval", "user.plan == 'pro' && user.workouts >= 3 && size(user.tags) == 1", "--context", path])
+        #expect(result.status == 0)
+        #expect(result.stdout == "{\"value\":{\"type\":\"bool\",\"value\":true}}\n")
+    }
+
+    @Test func aTypedContextWithStrayKeysIsRefusedNotReadAsNull() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("context-\(UUID().uuidString).json").path
+        try Data(#"{"variables": {}, "user": {"plan": "pro"}}"#.utf8).write(to: URL(fileURLWithPath: path))
+        let result = try await runBridge(["eval", "user.plan", "--context", path])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("context.user is not part of the typed form"))
+    }
+
     @Test func evalPrintsAnErrorAndExitsOneForABadExpression() async throws {
         let result = try await runBridge(["eval", "0x10 == 16"])
         #expect(result.status == 1)
@@ -245,6 +271,16 @@ import TestSupport
         #expect(lines.count == 2)
         #expect(lines.contains { $0.hasPrefix("\(path):$.trigger_options[0].rules[0].expression_cel: the rule does not compile") })
         #expect(lines.contains { $0.hasPrefix("\(path):$.products_v3[3]: dropped") })
+    }
+
+    /// A file that is not JSON used to say "expected Array<Any>" with no position.
+    @Test func aFileThatIsNotJSONGetsTheLineAndColumnInPlainWords() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("validate-\(UUID().uuidString).json").path
+        try Data("{\n  \"build_id\": \"b1\",\n  \"trigger_options\": [,]\n}\n".utf8).write(to: URL(fileURLWithPath: path))
+        let result = try await runBridge(["validate", path])
+        #expect(result.status == 1)
+        #expect(result.stdout.hasPrefix("\(path):3:23: not JSON: "), "\(result.stdout)")
+        #expect(!result.stdout.contains("Array<Any>"))
     }
 
     @Test func aConfigThatDoesNotDecodeNamesThePathOfTheError() async throws {

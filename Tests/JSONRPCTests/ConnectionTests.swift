@@ -265,6 +265,48 @@ extension SpecExample: CustomTestStringConvertible {
         #expect(await server.waitForExit() == 0)
     }
 
+    /// Messages take effect in the order received: `exit` written right behind `shutdown`
+    /// exits 0 even while `shutdown` is still flushing.
+    @Test func exitRightBehindShutdownExitsZeroBeforeShutdownIsAnswered() async {
+        let handler = TestHandler()
+        handler.shutdownDelay.set(.milliseconds(300))
+        let server = await initializedServer(handler)
+        server.client.request(1, "shutdown")
+        server.client.notify("exit")
+        #expect(await server.client.next()?["result"] == [:])
+        #expect(await server.waitForExit() == 0)
+    }
+
+    @Test func shutdownAnswersOnlyAfterEveryRequestReceivedBeforeIt() async {
+        let server = await initializedServer()
+        server.client.request(1, "slow", ["ms": 300])
+        server.client.request(2, "shutdown")
+        server.client.notify("exit")
+        let first = await server.client.next()
+        let second = await server.client.next()
+        #expect(first?["id"] == 1)
+        #expect(first?["result"] == "done")
+        #expect(second?["id"] == 2)
+        #expect(second?["result"] == [:])
+        #expect(await server.waitForExit() == 0)
+    }
+
+    @Test func shutdownAnswersRequestsStillRunningAfterTheDrainTimeoutAsCancelled() async {
+        var options = Connection.Options()
+        options.drainTimeout = .milliseconds(200)
+        let handler = TestHandler()
+        let server = await initializedServer(handler, options: options)
+        server.client.request(1, "wait")
+        server.client.request(2, "shutdown")
+        let first = await server.client.next()
+        #expect(first?["id"] == 1)
+        #expect(errorCode(first) == -32800)
+        #expect(await server.client.next()?["id"] == 2)
+        #expect(handler.cancelledRequests.get() == 1)
+        server.client.notify("exit")
+        #expect(await server.waitForExit() == 0)
+    }
+
     @Test func exitWithoutShutdownEndsWithOne() async {
         let server = await initializedServer()
         server.client.notify("exit")
@@ -293,6 +335,10 @@ extension SpecExample: CustomTestStringConvertible {
         let server = await initializedServer(options: options)
         server.client.request(1, "wait")
         server.client.closeWriting()
+        // Every request gets exactly one answer, to the end.
+        let reply = await server.client.next()
+        #expect(reply?["id"] == 1)
+        #expect(errorCode(reply) == -32800)
         #expect(await server.waitForExit() == 0)
     }
 }

@@ -8,6 +8,8 @@ final class TestHandler: ConnectionHandler {
     let cancelledRequests = LockedBox<Int>(0)
     let failInitialize = LockedBox<Bool>(false)
     let shutdownCalls = LockedBox<Int>(0)
+    /// How long `shutdown`'s flush takes.
+    let shutdownDelay = LockedBox<Duration>(.zero)
 
     func initialize(_ request: IncomingRequest, connection: Connection) async throws -> JSONValue {
         if let delay = request.params?["delayMs"]?.int64Value {
@@ -66,6 +68,7 @@ final class TestHandler: ConnectionHandler {
     }
 
     func shutdown(connection: Connection) async {
+        try? await Task.sleep(for: shutdownDelay.get())
         shutdownCalls.update { $0 += 1 }
     }
 }

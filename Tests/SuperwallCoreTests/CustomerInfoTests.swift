@@ -8,7 +8,7 @@ private let coach = "com.pockettrainer.coach.monthly"
 private var upsellTriggers: [[String: Any]] { [
     placement("upsell", [audience("e1", rule: #"device.subscriptionStatus == "INACTIVE""#, variants: [treatment("v1", "onboarding-annual")])]),
     placement("coach_upsell", [audience(
-        "e2", rule: #"!("coach" in device.activeEntitlements) && !("com.pockettrainer.coach.monthly" in device.activeProducts) && device.customerInfo.subscriptions.size() == 0"#,
+        "e2", rule: #"!("coach" in device.activeEntitlements) && !("com.pockettrainer.coach.monthly" in device.activeProducts) && size(device.customerInfo.subscriptions) == 0"#,
         variants: [treatment("v2", "onboarding-annual")])]),
 ] }
 

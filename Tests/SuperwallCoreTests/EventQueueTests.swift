@@ -57,6 +57,17 @@ final class RecordingSink: EventSink, @unchecked Sendable {
         #expect(sink.delivered.joined().count == 600)
     }
 
+    /// A shutdown used to write at most 550 events to `events.jsonl`; a queue of 43k took
+    /// some 80 restarts to drain. Nothing rate-limits a local file.
+    @Test func aFlushToALocalFileWritesTheWholeQueue() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("events-\(UUID().uuidString).jsonl").path
+        let queue = EventQueue(store: try store(queued: 5_000), sink: JSONLinesEventSink(path: path))
+        await queue.flush()
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+        #expect(lines.count == 5_000)
+        #expect(await queue.waitingCount == 0)
+    }
+
     @Test func aFailedDeliveryKeepsTheBatchForTheNextFlush() async throws {
         let sink = RecordingSink()
         sink.failing = true

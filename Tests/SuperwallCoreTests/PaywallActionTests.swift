@@ -135,11 +135,12 @@ private func showing(
         #expect(second.info.presentationSourceType == "implicit")
         #expect(second.info.featureGating == .gated)
         #expect(harness.presenter.dismissed.map(\.closeReason) == [.forNextPaywall])
-        // The replacement is protected from being replaced by another custom placement.
+        // SuperwallKit protects a paywall by the name of the placement that presented it, and
+        // a custom placement's name is its own: the replacement may be replaced in turn.
         _ = try await harness.superwall.perform(.customPlacement(name: "summer_offer", params: ["offer": "summer"]), inSession: second.sessionId)
-        await harness.superwall.awaitPresentationQueue()
-        #expect(harness.presenter.presentations.count == 2)
-        _ = try await harness.superwall.perform(.close, inSession: second.sessionId)
+        let third = try await harness.waitForPresentation(3)
+        #expect(third.info.presentedByPlacementWithName == "summer_offer")
+        _ = try await harness.superwall.perform(.close, inSession: third.sessionId)
         let outcome = try await register.value
         guard case .dismissed(let info, .declined) = outcome.ending else {
             Issue.record("expected the second paywall's decline")
@@ -149,6 +150,7 @@ private func showing(
         #expect(!outcome.featureGranted)
         #expect(handler.calls == [
             "present pro-workouts-gated", "willDismiss pro-workouts-gated forNextPaywall", "dismiss pro-workouts-gated forNextPaywall",
+            "present summer-sale", "willDismiss summer-sale forNextPaywall", "dismiss summer-sale forNextPaywall",
             "present summer-sale", "willDismiss summer-sale manualClose", "dismiss summer-sale manualClose",
         ])
         let event = try #require(harness.delegate.events.first { $0.name == "summer_offer" })
@@ -179,6 +181,31 @@ private func showing(
         #expect(info.identifier == "summer-sale")
         #expect(info.closeReason == .manualClose)
         #expect(harness.delegate.names.filter { $0 == "paywall_decline" }.count == 2)
+    }
+
+    /// A paywall a custom placement presented used to ignore its close while a
+    /// `paywall_decline` campaign matched: the close expected the decline paywall to replace
+    /// it, and the implicit trigger refused it as loop-protected. One rule decides both.
+    @Test func closingACustomPlacementsPaywallShowsTheDeclinePaywall() async throws {
+        var triggers = actionTriggers
+        triggers.append(placement("paywall_decline", [audience("d", rule: nil, variants: [treatment("vd", "onboarding-annual")])]))
+        let (harness, first, register) = try await showing("gated", triggers: triggers)
+        _ = try await harness.superwall.perform(.customPlacement(name: "summer_offer", params: ["offer": "summer"]), inSession: first.sessionId)
+        let offer = try await harness.waitForPresentation(2)
+        #expect(offer.info.identifier == "summer-sale")
+        _ = try await harness.superwall.perform(.close, inSession: offer.sessionId)
+        let decline = try await harness.waitForPresentation(3)
+        #expect(decline.info.identifier == "onboarding-annual")
+        #expect(decline.info.presentedByPlacementWithName == "paywall_decline")
+        _ = try await harness.superwall.perform(.close, inSession: decline.sessionId)
+        let outcome = try await register.value
+        guard case .dismissed(let info, .declined) = outcome.ending else {
+            Issue.record("expected the decline paywall's close to end the register")
+            return
+        }
+        #expect(info.identifier == "onboarding-annual")
+        #expect(!outcome.featureGranted)
+        #expect(harness.presenter.dismissed.map(\.closeReason) == [.forNextPaywall, .forNextPaywall, .manualClose])
     }
 
     /// Launch events present through their own campaigns, with no `register`, and give way

@@ -176,6 +176,21 @@ private var demoTriggers: [[String: Any]] { [
         #expect(harness.delegate.names.filter { $0 == "paywallPresentationRequest" }.count == 1)
     }
 
+    /// The bound counts from the call: a placement queued behind another that is waiting for
+    /// the status shares that wait instead of adding its own (the first `register` after
+    /// `configure` used to wait twice, behind `session_start`).
+    @Test func placementsQueuedBehindAStatusWaitShareItsBound() async throws {
+        var timeouts = Superwall.Timeouts()
+        timeouts.subscriptionStatus = .seconds(3)
+        let harness = await PresentationHarness.make(try await presentationConfig(demoTriggers), usingPurchaseController: true, timeouts: timeouts)
+        let first = Task { try await harness.superwall.register(placement: "held") }
+        let second = Task { try await harness.superwall.register(placement: "held") }
+        #expect(errorCode(try await first.value) == .subscriptionStatusTimeout)
+        let firstAnswered = ContinuousClock.now
+        #expect(errorCode(try await second.value) == .subscriptionStatusTimeout)
+        #expect(ContinuousClock.now - firstAnswered < .milliseconds(1500), "a second bound would be 3 s more")
+    }
+
     @Test func aStatusSetWhileWaitingLetsThePresentationProceed() async throws {
         let harness = await PresentationHarness.make(try await presentationConfig(demoTriggers), usingPurchaseController: true)
         let register = Task { try await harness.superwall.register(placement: "held") }

@@ -92,6 +92,13 @@ final class FakePresenter: PaywallPresenter, @unchecked Sendable {
         lock.withLock { dismissals.append((sessionId, result, closeReason)) }
     }
 
+    func showAlert(_ alert: PaywallAlert, sessionId: String) async throws {
+        lock.withLock { shownAlerts.append(alert) }
+    }
+
+    private var shownAlerts: [PaywallAlert] = []
+    var alerts: [PaywallAlert] { lock.withLock { shownAlerts } }
+
     var presentations: [PaywallPresentation] { lock.withLock { shown } }
     var dismissed: [(sessionId: String, result: PaywallResult, closeReason: PaywallCloseReason)] { lock.withLock { dismissals } }
 }

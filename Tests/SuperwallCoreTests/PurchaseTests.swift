@@ -58,10 +58,11 @@ private let annual = "com.pockettrainer.pro.annual"
 /// A configured core whose purchase controller is `controller`, with `placement`'s paywall up.
 private func showing(
     _ placement: String, controller: ScriptedPurchaseController?, timeouts: Superwall.Timeouts = Superwall.Timeouts(),
-    testMode: TestModeBehavior = .automatic, automaticallyDismiss: Bool = true
+    testMode: TestModeBehavior = .automatic, automaticallyDismiss: Bool = true, webRestore: Bool = true
 ) async throws -> (PresentationHarness, PaywallPresentation, Task<PresentationOutcome, any Error>) {
+    let config = try edited(try await presentationConfig(purchaseTriggers)) { if !webRestore { $0["web2app_config"] = nil } }
     let harness = await PresentationHarness.make(
-        try await presentationConfig(purchaseTriggers), usingPurchaseController: controller != nil, timeouts: timeouts,
+        config, usingPurchaseController: controller != nil, timeouts: timeouts,
         purchaseController: controller, testModeBehavior: testMode, automaticallyDismiss: automaticallyDismiss)
     if controller != nil { try await harness.superwall.setSubscriptionStatus(.inactive) }
     let register = harness.registerInBackground(placement)
@@ -193,8 +194,50 @@ private func showing(
         ])
     }
 
+    /// SuperwallKit dismisses on a restore that ends with any active entitlement; whether it
+    /// covers everything the paywall sells matters only with a web restore URL.
+    @Test func aRestoreWithAnyActiveEntitlementDismissesWhenTheConfigHasNoWebRestore() async throws {
+        let controller = ScriptedPurchaseController(.purchase(.cancelled), restoration: .restored)
+        let config = try edited(try await presentationConfig(purchaseTriggers + [
+            placement("sale", [audience("e3", rule: nil, variants: [treatment("v3", "summer-sale")])]),
+        ])) { $0["web2app_config"] = nil }
+        let harness = await PresentationHarness.make(config, usingPurchaseController: true, purchaseController: controller)
+        try await harness.superwall.setSubscriptionStatus(.inactive)
+        let register = harness.registerInBackground("sale")
+        let shown = try await harness.waitForPresentation()
+        // summer-sale sells pro and coach; the restore brings back pro only.
+        controller.beforeAnswering = { _ = try? await harness.superwall.setSubscriptionStatus(.active([Entitlement(id: "pro")])) }
+        #expect(try await harness.superwall.perform(.restore, inSession: shown.sessionId) == .restore(.restored))
+        try await eventually { harness.presenter.dismissed.map(\.result) == [.restored] }
+        guard case .dismissed(_, .restored) = try await register.value.ending else {
+            Issue.record("expected a restore dismissal")
+            return
+        }
+        #expect(harness.presenter.alerts.isEmpty)
+    }
+
+    @Test func withAWebRestoreURLAPartialRestoreOffersTheWebRestoreAndKeepsThePaywall() async throws {
+        let controller = ScriptedPurchaseController(.purchase(.cancelled), restoration: .restored)
+        let harness = await PresentationHarness.make(
+            try await presentationConfig(purchaseTriggers + [
+                placement("sale", [audience("e3", rule: nil, variants: [treatment("v3", "summer-sale")])]),
+            ]), usingPurchaseController: true, purchaseController: controller)
+        try await harness.superwall.setSubscriptionStatus(.inactive)
+        _ = harness.registerInBackground("sale")
+        let shown = try await harness.waitForPresentation()
+        harness.delegate.clear()
+        controller.beforeAnswering = { _ = try? await harness.superwall.setSubscriptionStatus(.active([Entitlement(id: "pro")])) }
+        #expect(try await harness.superwall.perform(.restore, inSession: shown.sessionId) == .restore(.restored))
+        #expect(harness.presenter.alerts.map(\.actionURL) == ["https://pockettrainer.superwall.app/manage"])
+        #expect(harness.presenter.alerts.first?.title == "Some purchases were not restored")
+        #expect(await harness.superwall.openSessionId == shown.sessionId)
+        #expect(!harness.delegate.names.contains("restore_complete"))
+        await harness.superwall.dismiss()
+    }
+
     @Test func aRestoreWithNoActiveEntitlementIsAFailure() async throws {
-        let (harness, shown, _) = try await showing("gated", controller: ScriptedPurchaseController(.purchase(.cancelled), restoration: .restored))
+        let (harness, shown, _) = try await showing(
+            "gated", controller: ScriptedPurchaseController(.purchase(.cancelled), restoration: .restored), webRestore: false)
         guard case .restore(.failed(let message?))? = try await harness.superwall.perform(.restore, inSession: shown.sessionId) else {
             Issue.record("expected a failure")
             return

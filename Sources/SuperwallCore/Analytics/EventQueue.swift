@@ -5,6 +5,13 @@ public protocol EventSink: Sendable {
     /// Delivers one batch of event rows (JSON texts); answers the indexes the receiver refused
     /// as invalid (they are not sent again). Throws when the batch did not get through.
     func deliver(_ events: [String]) async throws -> Set<Int>
+    /// Whether the receiver takes SuperwallKit's paced batches (a flush sends at most 11 of
+    /// 50); one that is not (a local file) is sent the whole queue at every flush.
+    var isRateLimited: Bool { get }
+}
+
+extension EventSink {
+    public var isRateLimited: Bool { true }
 }
 
 /// SuperwallKit's `EventTrackingBehavior`: which events go out (all still reach the placement
@@ -24,6 +31,8 @@ actor EventQueue {
     static let batchSize = 50
     /// SuperwallKit's flush sends at most this many batches; the rest waits for the next one.
     static let batchesPerFlush = 11
+    /// A sink that is not rate-limited takes larger batches, as many as wait.
+    static let unlimitedBatchSize = 1_000
 
     private let store: Store
     private let sink: any EventSink
@@ -77,8 +86,9 @@ actor EventQueue {
     private func send() async {
         var position = ((try? store.value(.eventQueuePosition)) ?? nil) ?? 0
         dropOldest(after: &position)
-        for _ in 0..<Self.batchesPerFlush {
-            guard let batch = try? store.outgoingEvents(after: position, limit: Self.batchSize), let last = batch.last else { return }
+        let (batchSize, batches) = sink.isRateLimited ? (Self.batchSize, Self.batchesPerFlush) : (Self.unlimitedBatchSize, Int.max)
+        for _ in 0..<batches {
+            guard let batch = try? store.outgoingEvents(after: position, limit: batchSize), let last = batch.last else { return }
             let refused: Set<Int>
             do {
                 refused = try await sink.deliver(batch.map(\.json))
@@ -109,6 +119,7 @@ actor EventQueue {
 /// `file` config sources, so a developer can read what would have been sent.
 struct JSONLinesEventSink: EventSink {
     let path: String
+    var isRateLimited: Bool { false }
 
     func deliver(_ events: [String]) async throws -> Set<Int> {
         if !FileManager.default.fileExists(atPath: path) {

@@ -151,7 +151,7 @@ final class JSONObjectView: MapView {
 
 extension Value {
     /// A core JSON value as rules read it, normalised as Superscript normalises its inputs.
-    init(_ json: JSON) {
+    public init(_ json: JSON) {
         switch json {
         case .null: self = .null
         case .bool(let flag): self = .bool(flag)

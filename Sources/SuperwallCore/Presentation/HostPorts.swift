@@ -19,6 +19,23 @@ public protocol PaywallPresenter: Sendable {
     func present(_ presentation: PaywallPresentation) async throws
     /// Takes a paywall down and returns once it is gone; failures are the host's to log.
     func dismiss(sessionId: String, info: PaywallInfo, result: PaywallResult, closeReason: PaywallCloseReason) async
+    /// Shows an alert over a paywall and returns once the host has it on screen (SuperwallKit's
+    /// `presentAlert`); the host opens the alert's URL if the user takes its action.
+    func showAlert(_ alert: PaywallAlert, sessionId: String) async throws
+}
+
+extension PaywallPresenter {
+    public func showAlert(_ alert: PaywallAlert, sessionId: String) async throws {}
+}
+
+/// An alert the host shows over a paywall.
+public struct PaywallAlert: Sendable, Equatable {
+    public var title: String
+    public var message: String
+    /// The button that takes the action; the host opens `actionURL` when it is pressed.
+    public var actionTitle: String
+    public var actionURL: String?
+    public var closeActionTitle: String
 }
 
 /// Who hears how one presentation goes (SuperwallKit's `PaywallPresentationHandler`): the

@@ -42,6 +42,9 @@ struct PlacementData: Sendable {
     var sourceType: String?
     /// Set when an implicit trigger presents it.
     var implicitTrigger: ImplicitTrigger?
+    /// When the placement was asked for: its wait for a subscription status counts from here,
+    /// so time spent queued behind other placements is part of the bound, not added to it.
+    let requestedAt = ContinuousClock.now
 
     init(_ event: TrackedEvent, sourceType: String?, implicitTrigger: ImplicitTrigger? = nil) {
         name = event.name
@@ -144,10 +147,13 @@ enum ImplicitTrigger: String, Sendable, CaseIterable {
     }
 
     /// A paywall these presented is never replaced by another implicit trigger, so a decline
-    /// paywall cannot chain into itself.
+    /// paywall cannot chain into itself. Closing such a paywall closes it; closing any other
+    /// lets a `paywall_decline` paywall replace it. SuperwallKit decides both by the name of
+    /// the placement that presented the paywall: a custom placement's is its own name, so a
+    /// paywall it presented is not protected.
     var isLoopProtected: Bool {
         switch self {
-        case .transactionAbandon, .transactionFail, .paywallDecline, .customPlacement: true
+        case .transactionAbandon, .transactionFail, .paywallDecline: true
         default: false
         }
     }

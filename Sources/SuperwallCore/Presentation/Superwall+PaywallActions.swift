@@ -67,14 +67,13 @@ extension Superwall {
     }
 
     /// §4.7's decline: when closing would present a `paywall_decline` paywall (and this
-    /// paywall was not itself shown by a decline or a failed purchase), the implicit trigger
-    /// replaces it; otherwise it closes as declined by the user.
+    /// paywall is not loop-protected, the rule the implicit trigger applies too), the implicit
+    /// trigger replaces it; otherwise it closes as declined by the user.
     private func userClosed(_ current: PaywallSession) async {
         let decline = makeEvent(
             ImplicitTrigger.paywallDecline.rawValue, current.info.placementParameters, custom: current.info.audienceFilterParameters,
             subject: EventSubject(paywallInfo: current.info))
-        let protected: Set<ImplicitTrigger> = [.paywallDecline, .transactionAbandon, .transactionFail]
-        if current.presentedBy.map(protected.contains) != true,
+        if current.presentedBy?.isLoopProtected != true,
            case .reached = await runPipeline(.declineCheck, PlacementData(decline, sourceType: "implicit", implicitTrigger: .paywallDecline)),
            openPaywall?.id == current.id {
             record(decline)

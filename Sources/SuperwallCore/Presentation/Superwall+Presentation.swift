@@ -20,8 +20,9 @@ extension Superwall {
         let alreadyPresented = openPaywall != nil
         let event = track(placement, ["is_feature_gatable": .bool(hasFeature)], custom: params, isSuperwallEvent: false)
         let flow = PresentationFlow(handler: handler)
+        let placementData = PlacementData(event, sourceType: "register")
         await inPresentationQueue {
-            await self.present(PlacementData(event, sourceType: "register"), flow: flow, alreadyPresented: alreadyPresented)
+            await self.present(placementData, flow: flow, alreadyPresented: alreadyPresented)
         }
         return await flow.completion.value
     }
@@ -137,7 +138,7 @@ extension Superwall {
     private func pipelineSteps(_ kind: PipelineKind, _ placement: PlacementData, flow: PresentationFlow?, alreadyPresented: Bool) async -> PipelineEnd {
         if alreadyPresented { return .failed(.alreadyPresented) }
         if let error = await waitForConfig() { return .failed(error) }
-        guard await waitForSubscriptionStatus() else {
+        guard await waitForSubscriptionStatus(requestedAt: placement.requestedAt) else {
             if kind.tracksOutcome { trackPresentationRequest(kind, placement, status: "timeout", reason: "subscriptionStatus_timeout") }
             return .failed(.subscriptionStatusTimeout(after: timeouts.subscriptionStatus))
         }
@@ -328,11 +329,14 @@ extension Superwall {
         }
     }
 
-    /// Waits, within `timeouts.subscriptionStatus`, for the status to be known.
-    func waitForSubscriptionStatus() async -> Bool {
+    /// Waits for the status to be known, until `timeouts.subscriptionStatus` after the call
+    /// was made: a placement queued behind another that waited does not wait twice.
+    func waitForSubscriptionStatus(requestedAt: ContinuousClock.Instant) async -> Bool {
         guard let status = sessionView?.subscriptionStatus else { return false }
         if status != .unknown { return true }
-        return await wait(on: statusWaiters, within: timeouts.subscriptionStatus)
+        let remaining = timeouts.subscriptionStatus - (ContinuousClock.now - requestedAt)
+        guard remaining > .zero else { return false }
+        return await wait(on: statusWaiters, within: remaining)
     }
 
     /// Parks the caller with `waiters` until they are resumed (true, as a rule), or answers

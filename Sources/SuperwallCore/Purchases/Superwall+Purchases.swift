@@ -152,9 +152,16 @@ extension Superwall {
             try refreshCustomerInfo()
             result = .restored
         }
-        // SuperwallKit: a restore succeeds when the controller restored *and* the status it set
-        // has an active entitlement.
         let active = activeEntitlementIds
+        // SuperwallKit: with a web restore URL, a restore from a paywall that leaves part of
+        // what it sells locked offers the web restore instead (an alert), and the paywall stays.
+        if result == .restored, let paywall, let web = session?.config?.web2appConfig,
+           !Set(paywall.paywall.products.flatMap(\.entitlements).map(\.id)).isSubset(of: active) {
+            await offerWebRestore(web.restoreAccessURL, on: paywall, hasEntitlements: !active.isEmpty)
+            return .restored
+        }
+        // Otherwise a restore succeeds when the controller restored *and* the status it set has
+        // an active entitlement.
         guard result == .restored, !active.isEmpty else {
             let message: String
             switch result {
@@ -166,11 +173,22 @@ extension Superwall {
         }
         track("restore_complete", parameters, custom: custom, subject: subject)
         track("transaction_restore", parameters.merging(["restore_via_purchase_attempt": false]) { _, new in new }, custom: custom, subject: subject)
-        // Dismissed as restored when what the paywall sells is now unlocked.
-        if let paywall, Set(paywall.paywall.products.flatMap(\.entitlements).map(\.id)).isSubset(of: active) {
-            await dismissIfAutomatic(paywall, result: .restored)
-        }
+        await dismissIfAutomatic(paywall, result: .restored)
         return .restored
+    }
+
+    /// Asks the host to offer the web restore page, within the presentation deadline.
+    private func offerWebRestore(_ url: String, on paywall: PaywallSession, hasEntitlements: Bool) async {
+        guard let presenter, presenter.canPresent else { return }
+        let alert = PaywallAlert(
+            title: hasEntitlements ? "Some purchases were not restored" : "No purchases found",
+            message: hasEntitlements
+                ? "Part of what this offer includes was not found in this store. If you bought it on the web, restore it there."
+                : "Nothing to restore was found in this store. If you subscribed on the web, restore your purchase there.",
+            actionTitle: "Restore on the web", actionURL: url, closeActionTitle: "Not now")
+        await withDeadline(timeouts.presentation, fallback: ()) {
+            try? await presenter.showAlert(alert, sessionId: paywall.id)
+        }
     }
 
     // MARK: Helpers

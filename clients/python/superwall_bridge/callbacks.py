@@ -87,7 +87,9 @@ class PurchaseController(Protocol):
 @runtime_checkable
 class PaywallPresenter(Protocol):
     """Shows and hides paywalls for the bridge. Raise from :meth:`present` to refuse (the
-    presentation then fails with ``noPresenter``)."""
+    presentation then fails with ``noPresenter``). A presenter may also define
+    ``show_alert(alert: PaywallAlert)`` to show the alerts SuperwallKit shows over a paywall
+    (a restore to finish on the web); without it, they are not shown."""
 
     def present(self, presentation: PaywallPresentation) -> None | Awaitable[None]: ...
 

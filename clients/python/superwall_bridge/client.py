@@ -14,7 +14,7 @@ from .connection import Connection, Framing, RemoteError, WireObserver
 from .errors import BridgeNotFoundError
 from .models import (
     Assignment, ConfigRefresh, ConfigureResult, CustomCallback, CustomCallbackResult, CustomerInfo, Entitlement, EntitlementsInfo,
-    ErrorInfo, PaywallDismissal, PaywallInfo, PaywallPresentation, PaywallResult, PresentationResult, Product,
+    ErrorInfo, PaywallAlert, PaywallDismissal, PaywallInfo, PaywallPresentation, PaywallResult, PresentationResult, Product,
     PurchaseResult, RegisterResult, ServerInfo, SkipReason, StoreDetails, SubscriptionStatus, SuperwallEvent, UserIdentity,
 )
 
@@ -354,6 +354,13 @@ class Superwall:
         if method == "paywall/dismiss":
             presenter = self._require(self.paywall_presenter, method)
             await resolve(presenter.dismiss(PaywallDismissal.from_wire(params)))
+            return {}
+        if method == "paywall/showAlert":
+            presenter = self._require(self.paywall_presenter, method)
+            show_alert = getattr(presenter, "show_alert", None)
+            if show_alert is None:
+                raise RemoteError(-32601, "This client's paywall presenter does not show alerts.", {"kind": "methodNotFound", "method": method})
+            await resolve(show_alert(PaywallAlert.from_wire(params)))
             return {}
         if method == "handler/onCustomCallback":
             callback = CustomCallback.from_wire(params)

@@ -362,6 +362,19 @@ class PaywallDismissal(WireModel):
 
 
 @dataclass(frozen=True)
+class PaywallAlert(WireModel):
+    """``paywall/showAlert``: an alert over the session's paywall. Open ``action_url`` when
+    the user takes the action."""
+
+    session_id: str
+    title: str
+    message: str
+    action_title: str
+    close_action_title: str
+    action_url: str | None = None
+
+
+@dataclass(frozen=True)
 class CustomCallback(WireModel):
     """``handler/onCustomCallback``: a paywall asks the app for something."""
 
@@ -538,10 +551,19 @@ class UserIdentity(WireModel):
 
 
 @dataclass(frozen=True)
+class ConfigureWarning(WireModel):
+    """A key ``configure`` did not know and ignored."""
+
+    path: str
+    message: str
+
+
+@dataclass(frozen=True)
 class ConfigureResult(WireModel):
     configuration_status: Literal["configured", "failed", "pending"]
     user_id: str | None = None
     error: ErrorInfo | None = None
+    warnings: list[ConfigureWarning] = field(default_factory=list)
 
 
 @dataclass(frozen=True)

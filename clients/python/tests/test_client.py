@@ -77,6 +77,7 @@ def test_a_skipped_register_answers_a_typed_result_and_grants_the_feature(bridge
         async with Superwall.start(bridge, arguments=bridge_arguments) as sw:
             configured = await sw.configure("pk_test", options=embedded(data_directory))
             assert configured.configuration_status == "configured" and configured.user_id
+            assert configured.warnings == []
             skipped: list[SkipReason] = []
 
             class Handler(PresentationHandler):
@@ -87,6 +88,16 @@ def test_a_skipped_register_answers_a_typed_result_and_grants_the_feature(bridge
             assert result.feature_granted and result.outcome == "skipped"
             assert result.skip_reason == SkipReason("noAudienceMatch")
             assert skipped == [SkipReason("noAudienceMatch")], "the handler heard the skip before register returned"
+
+    run(scenario())
+
+
+def test_configure_answers_unknown_options_as_warnings(bridge: str, data_directory: str, bridge_arguments: list[str]) -> None:
+    async def scenario() -> None:
+        async with Superwall.start(bridge, arguments=bridge_arguments) as sw:
+            configured = await sw.configure("pk_test", options={**embedded(data_directory), "shouldPreloadEverything": True})
+            assert configured.configuration_status == "configured"
+            assert [warning.path for warning in configured.warnings] == ["params.options.shouldPreloadEverything"]
 
     run(scenario())
 
