@@ -13,6 +13,26 @@ import TestSupport
         #expect(await bridge.waitForExit() == 0)
     }
 
+    /// Pipelined, as a wrapper's first frame often is: only initialize, the status and
+    /// shutdown used to be answered, and exit ended the process with 1 about half the time.
+    @Test func everyRequestPipelinedBeforeShutdownIsAnsweredAndExitEndsWithZero() async throws {
+        let bridge = try BridgeProcess()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pipelined-\(UUID().uuidString)").path
+        bridge.client.request(1, "initialize", ["protocolVersion": "1.0", "capabilities": ["purchaseController": true]])
+        bridge.client.request(2, "configure", ["apiKey": "pk_test", "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(directory)]])
+        bridge.client.request(3, "setSubscriptionStatus", ["status": ["type": "inactive"]])
+        bridge.client.request(4, "register", ["placement": "workout_shared"])
+        bridge.client.request(5, "shutdown")
+        bridge.client.notify("exit")
+        var answered: [JSONValue] = []
+        while let message = await bridge.client.next() {
+            if let id = message["id"], message["method"] == nil { answered.append(id) }
+        }
+        #expect(Set(answered) == [1, 2, 3, 4, 5])
+        #expect(answered.last == 5, "shutdown answers last")
+        #expect(await bridge.waitForExit() == 0)
+    }
+
     @Test func exitWithoutShutdownEndsWithStatusOne() async throws {
         let bridge = try BridgeProcess()
         await bridge.initialize()
