@@ -19,18 +19,43 @@ struct ConfigureRequest {
         }
         let options = try params.optionalObject("options")
         let environment = try options?.optionalString("networkEnvironment") ?? "release"
+        guard Self.environmentHosts[environment] != nil else {
+            throw RPCError.invalidParams(
+                "params.options.networkEnvironment must be release, releaseCandidate or developer, not \"\(environment.prefix(64))\".",
+                details: ["path": "params.options.networkEnvironment"])
+        }
+        let dataDirectory = try options?.optionalString("dataDirectory")
+        if let dataDirectory {
+            try ClientLimits.check(dataDirectory, at: "params.options.dataDirectory", atMost: ClientLimits.pathBytes)
+            guard !dataDirectory.isEmpty, !dataDirectory.utf8.contains(0) else {
+                throw RPCError.invalidParams("params.options.dataDirectory must be a path: not empty, and without NUL characters.",
+                                             details: ["path": "params.options.dataDirectory"])
+            }
+        }
         let source = try Self.configSource(
             options?.optionalObject("configSource"), networkEnvironment: environment,
             path: options?.path(of: "configSource") ?? "params.options.configSource")
         let watch = try options?.optionalObject("configSource")?.optionalBool("watch") ?? watchFiles
         let device = try params.optionalJSONObject("device") ?? [:]
         let retries = try options?.optionalInt("maxConfigRetryCount") ?? 6
+        guard ClientLimits.configRetries.contains(retries) else {
+            throw ClientLimits.refuse(
+                "params.options.maxConfigRetryCount", "must be from \(ClientLimits.configRetries.lowerBound) to \(ClientLimits.configRetries.upperBound), not \(retries).",
+                limit: ClientLimits.configRetries.upperBound)
+        }
+        let flushInterval = try options?.optionalInt("eventFlushIntervalMs")
+        if let flushInterval, !ClientLimits.eventFlushIntervalMs.contains(flushInterval) {
+            throw ClientLimits.refuse(
+                "params.options.eventFlushIntervalMs",
+                "must be from \(ClientLimits.eventFlushIntervalMs.lowerBound) to \(ClientLimits.eventFlushIntervalMs.upperBound) milliseconds, not \(flushInterval).",
+                limit: ClientLimits.eventFlushIntervalMs.lowerBound)
+        }
         self.options = Superwall.ConfigureOptions(
             configSource: source,
-            dataDirectory: try options?.optionalString("dataDirectory"),
+            dataDirectory: dataDirectory,
             device: [String: JSON](device),
             reportedOptions: [String: JSON]((options?.members ?? [:]).filter { $0.key != "configSource" }),
-            maxConfigRetryCount: max(0, retries),
+            maxConfigRetryCount: retries,
             usingPurchaseController: capabilities.purchaseController,
             timeouts: try Self.timeouts(options?.optionalObject("timeouts")),
             automaticallyDismiss: try options?.optionalObject("paywalls")?.optionalBool("automaticallyDismiss") ?? true,
@@ -38,7 +63,7 @@ struct ConfigureRequest {
             storeProducts: try StoreProductDetails.list(params, key: "storeProducts"),
             watchConfigFile: watch && source is FileConfigSource,
             eventTrackingBehavior: try Self.eventTrackingBehavior(options),
-            eventFlushInterval: try options?.optionalInt("eventFlushIntervalMs").map { .milliseconds(max(1, $0)) }
+            eventFlushInterval: flushInterval.map { .milliseconds($0) }
                 ?? (environment == "release" ? .seconds(20) : .seconds(1)))
     }
 

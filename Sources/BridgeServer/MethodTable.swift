@@ -36,7 +36,7 @@ public struct MethodTable: Sendable {
             // Answers its params unchanged: the payload benchmark and framing tests use it.
             "debug/echo": { request, _ in request.params ?? .null },
             "setDelegate": { request, _ in
-                delegate.bind(try Params(request).optionalBool("enabled") ?? true)
+                delegate.bind(try Params(request).bool("enabled"))
                 return [:]
             },
             "getConfigurationStatus": { _, _ in ["status": .string(await superwall.configurationStatus.rawValue)] },
@@ -70,6 +70,7 @@ public struct MethodTable: Sendable {
             // `restorePaywallAssignments` is accepted; server assignments arrive with the http source.
             _ = try params.optionalObject("options")?.optionalBool("restorePaywallAssignments")
             let userId = try params.string("userId")
+            try ClientLimits.check(userId, at: "params.userId", atMost: ClientLimits.userIdBytes)
             let identity = try await core { try await superwall.identify(userId: userId) }
             return ["userId": .string(identity.userId)]
         }
@@ -85,12 +86,12 @@ public struct MethodTable: Sendable {
             ]
         }
         methods["setUserAttributes"] = { request, _ in
-            let changes = attributeChanges(try Params(request).jsonObject("attributes"))
+            let changes = attributeChanges(try checkedAttributes(Params(request)))
             return attributes(try await core { try await superwall.setUserAttributes(changes) })
         }
         methods["getUserAttributes"] = { _, _ in attributes(try await core { try await superwall.userAttributes() }) }
         methods["setIntegrationAttributes"] = { request, _ in
-            let changes = attributeChanges(try Params(request).jsonObject("attributes"))
+            let changes = attributeChanges(try checkedAttributes(Params(request)))
             return attributes(try await core { try await superwall.setIntegrationAttributes(changes) })
         }
         methods["getIntegrationAttributes"] = { _, _ in attributes(try await core { try await superwall.integrationAttributes() }) }
@@ -124,11 +125,17 @@ public struct MethodTable: Sendable {
             return [:]
         }
         methods["setLocaleIdentifier"] = { request, _ in
-            await superwall.setLocaleIdentifier(try Params(request).optionalString("localeIdentifier"))
+            let params = try Params(request)
+            try params.requirePresent("localeIdentifier", "a string, or null for the device's locale")
+            let identifier = try params.optionalString("localeIdentifier")
+            if let identifier { try ClientLimits.check(identifier, at: "params.localeIdentifier", atMost: ClientLimits.localeIdentifierBytes) }
+            await superwall.setLocaleIdentifier(identifier)
             return [:]
         }
         methods["setInterfaceStyle"] = { request, _ in
-            let name = try Params(request).optionalString("style")
+            let params = try Params(request)
+            try params.requirePresent("style", "\"light\", \"dark\", or null for the device's")
+            let name = try params.optionalString("style")
             switch name?.lowercased() {
             case nil: await superwall.setInterfaceStyle(nil)
             case "light": await superwall.setInterfaceStyle(.light)
@@ -266,4 +273,11 @@ private func core<Result>(_ call: () async throws -> Result) async throws(RPCErr
     } catch {
         throw RPCError.internalError("\(error)")
     }
+}
+
+/// `params.attributes`, within `ClientLimits`.
+func checkedAttributes(_ params: Params) throws(RPCError) -> JSONObject {
+    let attributes = try params.jsonObject("attributes")
+    try ClientLimits.checkAttributes(attributes, at: params.path(of: "attributes"))
+    return attributes
 }

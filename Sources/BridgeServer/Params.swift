@@ -45,6 +45,16 @@ public struct Params: Sendable {
         }
     }
 
+    public func bool(_ key: String) throws(RPCError) -> Bool {
+        guard let value = try optionalBool(key) else { throw missing(key, "a boolean") }
+        return value
+    }
+
+    /// A member that must be present, though `null` is one of its values.
+    public func requirePresent(_ key: String, _ expected: String) throws(RPCError) {
+        guard fields[key] != nil else { throw missing(key, expected) }
+    }
+
     public func optionalBool(_ key: String) throws(RPCError) -> Bool? {
         switch fields[key] {
         case nil, .null?: return nil

@@ -13,7 +13,7 @@ enum PaywallActionRequest {
             return .customPlacement(name: try fields.string("name"), params: [String: JSON](try fields.optionalJSONObject("params") ?? [:]))
         case "openUrl": return .openURL(try fields.string("url"))
         case "openDeepLink": return .openDeepLink(try fields.string("url"))
-        case "setUserAttributes": return .setUserAttributes(attributeChanges(try fields.jsonObject("attributes")))
+        case "setUserAttributes": return .setUserAttributes(attributeChanges(try checkedAttributes(fields)))
         case "requestCallback":
             let behavior = try fields.optionalString("behavior") ?? "blocking"
             guard ["blocking", "nonBlocking", "non-blocking"].contains(behavior) else {

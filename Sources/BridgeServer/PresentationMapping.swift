@@ -161,6 +161,12 @@ extension SubscriptionStatus {
         case "inactive": self = .inactive
         case "active":
             var entitlements: Set<Entitlement> = []
+            let elements = try params.optionalArray("entitlements") ?? []
+            guard elements.count <= ClientLimits.entitlementCount else {
+                throw ClientLimits.refuse(
+                    params.path(of: "entitlements"), "holds \(elements.count) entitlements; the limit is \(ClientLimits.entitlementCount).",
+                    limit: ClientLimits.entitlementCount)
+            }
             for element in try params.optionalObjects("entitlements") ?? [] { entitlements.insert(try Entitlement(wire: element)) }
             self = .active(entitlements)
         case let other:

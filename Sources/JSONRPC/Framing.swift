@@ -1,3 +1,9 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
 /// How messages are delimited on the byte stream.
 public enum Framing: String, Sendable, CaseIterable {
     /// One JSON text per line (MCP, ACP).
@@ -38,7 +44,10 @@ public enum FrameEvent: Sendable, Equatable {
 /// starts Content-Length headers, anything else is newline-delimited JSON. Blank lines are
 /// skipped, one `\r` before a `\n` is dropped, a last line with no newline is delivered by
 /// `finish()`, and a message over `maximumMessageSize` bytes is reported and skipped without
-/// buffering it, so one oversized message never costs the session.
+/// buffering it, so one oversized message never costs the session. With Content-Length
+/// framing, a header that is malformed or announces more than the limit costs only its own
+/// message: the decoder resumes at the next header. A header that announces too many bytes
+/// is caught the same way, as no valid JSON body holds a raw `Content-Length: N` line.
 public struct FrameDecoder: Sendable {
     public private(set) var framing: Framing?
     public let maximumMessageSize: Int
@@ -56,8 +65,10 @@ public struct FrameDecoder: Sendable {
         case skippingLine(skipped: Int)
         /// Reading the body of a Content-Length message.
         case readingBody(length: Int)
-        /// Dropping the body of an oversized Content-Length message.
-        case skippingBody(remaining: Int)
+        /// Looking for the next `Content-Length` header after a header that lied or was
+        /// refused: the body it announced cannot be trusted, so the stream resumes at the
+        /// next header rather than after so many bytes.
+        case resynchronising
     }
 
     /// The longest header block accepted before it is declared malformed.
@@ -91,7 +102,7 @@ public struct FrameDecoder: Sendable {
             return [.truncated(expected: length, received: buffer.count - start)]
         case .skippingLine(let skipped):
             return [.tooLarge(size: skipped + trimmed(buffer[start...]).count, limit: maximumMessageSize)]
-        case .skippingBody:
+        case .resynchronising:
             return []
         case .idle:
             guard framing != .contentLength else {
@@ -167,21 +178,33 @@ public struct FrameDecoder: Sendable {
         while true {
             switch state {
             case .readingBody(let length):
-                guard buffer.count - start >= length else { return nil }
-                let body = Array(buffer[start..<(start + length)])
-                start += length
+                let end = start + length
+                // A header inside the announced body means the length lied: the message ends there.
+                if let header = headerStart(from: max(scanFrom, start), to: min(end, buffer.count), notBefore: start) {
+                    let body = Array(buffer[start..<header])
+                    start = header
+                    scanFrom = start
+                    state = .idle
+                    return .message(body)
+                }
+                guard buffer.count >= end else {
+                    scanFrom = buffer.count
+                    return nil
+                }
+                let body = Array(buffer[start..<end])
+                start = end
                 scanFrom = start
                 state = .idle
                 return .message(body)
-            case .skippingBody(let remaining):
-                let available = buffer.count - start
-                let skipped = min(available, remaining)
-                start += skipped
-                scanFrom = start
-                if skipped < remaining {
-                    state = .skippingBody(remaining: remaining - skipped)
+            case .resynchronising:
+                guard let header = headerStart(from: max(scanFrom, start), to: buffer.count, notBefore: start) else {
+                    // Only a header's worth of the tail is kept while looking.
+                    start = max(start, buffer.count - Self.resynchronisationWindow)
+                    scanFrom = buffer.count
                     return nil
                 }
+                start = header
+                scanFrom = start
                 state = .idle
             case .idle, .skippingLine:
                 // Whitespace between messages (a trailing CRLF after a body) is tolerated.
@@ -191,21 +214,70 @@ public struct FrameDecoder: Sendable {
                     guard buffer.count - start > Self.maximumHeaderSize else { return nil }
                     start = buffer.count
                     scanFrom = start
+                    state = .resynchronising
                     return .malformedHeader("no blank line within \(Self.maximumHeaderSize) bytes of headers.")
                 }
                 let header = buffer[start..<headerEnd.headerEnd]
-                start = headerEnd.bodyStart
-                scanFrom = start
                 guard let length = Self.contentLength(in: header) else {
+                    // The next header may be inside this block (the tail of a body that was
+                    // announced too short runs into it), so the search starts within it.
+                    start += 1
+                    scanFrom = start
+                    state = .resynchronising
                     return .malformedHeader("the header block has no valid Content-Length.")
                 }
+                start = headerEnd.bodyStart
+                scanFrom = start
                 if length > maximumMessageSize {
-                    state = .skippingBody(remaining: length)
+                    state = .resynchronising
                     return .tooLarge(size: length, limit: maximumMessageSize)
                 }
                 state = .readingBody(length: length)
             }
         }
+    }
+
+    /// How much of the stream's tail is kept while resynchronising: more than any header line.
+    static let resynchronisationWindow = 64
+
+    /// Where a `Content-Length: N` line ending in a raw newline starts, between `from` and
+    /// `to` (by its newline), not reaching back before `notBefore`. Such a line cannot occur
+    /// inside a valid JSON text, where a name is quoted and a raw newline never sits in a string.
+    private func headerStart(from: Int, to: Int, notBefore: Int) -> Int? {
+        var index = from
+        while index < to, let newline = Self.newline(in: buffer, from: index, to: to) {
+            if let start = Self.headerLine(endingAt: newline, in: buffer, notBefore: notBefore) { return start }
+            index = newline + 1
+        }
+        return nil
+    }
+
+    /// The first `\n` in `bytes[from..<to]`, found with `memchr`: bodies are scanned whole.
+    private static func newline(in bytes: [UInt8], from: Int, to: Int) -> Int? {
+        bytes.withUnsafeBufferPointer { buffer -> Int? in
+            guard let base = buffer.baseAddress, let found = memchr(base + from, Int32(UInt8(ascii: "\n")), to - from) else { return nil }
+            return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
+        }
+    }
+
+    /// The start of `Content-Length:[ ]digits[\r]` ending just before the newline at `newline`.
+    private static func headerLine(endingAt newline: Int, in bytes: [UInt8], notBefore floor: Int) -> Int? {
+        var index = newline - 1
+        if index >= floor, bytes[index] == UInt8(ascii: "\r") { index -= 1 }
+        let lastDigit = index
+        while index >= floor, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[index]) { index -= 1 }
+        guard index < lastDigit else { return nil }
+        while index >= floor, bytes[index] == UInt8(ascii: " ") || bytes[index] == UInt8(ascii: "\t") { index -= 1 }
+        guard index >= floor, bytes[index] == UInt8(ascii: ":") else { return nil }
+        index -= 1
+        while index >= floor, bytes[index] == UInt8(ascii: " ") || bytes[index] == UInt8(ascii: "\t") { index -= 1 }
+        let name = Array("content-length".utf8)
+        let nameStart = index - name.count + 1
+        guard nameStart >= floor else { return nil }
+        for (offset, letter) in name.enumerated() where bytes[nameStart + offset] | 0x20 != letter {
+            return nil
+        }
+        return nameStart
     }
 
     /// The end of the header lines and the start of the body: the first blank line, accepting

@@ -66,6 +66,12 @@ enum IncomingMessage: Sendable {
                 self = .invalid(id: nil, error: .invalidRequest("id must be a string, a number or null, not \(rawID.typeName)."))
                 return
             }
+            // An id is echoed as the client wrote it, so its text must be JSON: a control
+            // byte (a NUL the parser passed over) would put invalid JSON on the wire.
+            if let verbatimID, verbatimID.contains(where: { $0 < 0x20 }) {
+                self = .invalid(id: nil, error: .invalidRequest("the id is not valid JSON text: it holds a control character."))
+                return
+            }
             id = Self.requestID(rawID, verbatim: verbatimID)
         }
         guard members["jsonrpc"] == .string("2.0") else {

@@ -326,3 +326,74 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
         #expect(await call(process, "configure", params)?["error"]?["data"]?["path"] == "params.options.eventTrackingBehavior")
     }
 }
+
+/// What a hostile client found accepted, each now refused with -32602 naming its limit.
+@Suite struct ClientLimitTests {
+    private func configured() async -> InProcessServer {
+        let process = await bridgeProcess()
+        _ = await call(process, "configure", configureParams(temporaryDirectory()))
+        return process
+    }
+
+    private func limit(_ reply: JSONValue?) -> Int64? {
+        #expect(reply?["error"]?["code"] == -32602, "\(String(describing: reply))")
+        return reply?["error"]?["data"]?["limit"]?.int64Value
+    }
+
+    @Test func attributesThatNestTooDeeplyAreRefusedNotAStorageFailure() async {
+        let process = await configured()
+        var nested: JSONValue = "leaf"
+        for _ in 0..<511 { nested = ["a": nested] }
+        let reply = await call(process, "setUserAttributes", ["attributes": ["deep": nested]])
+        #expect(limit(reply) == Int64(ClientLimits.attributeDepth))
+        #expect((reply?["error"]?["message"]?.stringValue?.utf8.count ?? 0) < 300)
+    }
+
+    @Test func overlongStringsAreRefused() async {
+        let process = await configured()
+        let huge = JSONValue.string(String(repeating: "x", count: ClientLimits.attributeStringBytes + 1))
+        #expect(limit(await call(process, "setUserAttributes", ["attributes": ["bio": huge]])) == Int64(ClientLimits.attributeStringBytes))
+        #expect(limit(await call(process, "identify", ["userId": .string(String(repeating: "u", count: 5_000))])) == Int64(ClientLimits.userIdBytes))
+        #expect(limit(await call(process, "setLocaleIdentifier", ["localeIdentifier": .string(String(repeating: "e", count: 300))]))
+            == Int64(ClientLimits.localeIdentifierBytes))
+    }
+
+    @Test func tooManyEntitlementsAreRefused() async {
+        let process = await configured()
+        let entitlements = JSONValue.array((0...ClientLimits.entitlementCount).map { ["id": .string("e\($0)")] })
+        let reply = await call(process, "setSubscriptionStatus", ["status": ["type": "active", "entitlements": entitlements]])
+        #expect(limit(reply) == Int64(ClientLimits.entitlementCount))
+    }
+
+    @Test func configureRefusesAFlushIntervalOrRetryCountOutOfRange() async {
+        let process = await bridgeProcess()
+        for options: JSONValue in [["eventFlushIntervalMs": 0], ["eventFlushIntervalMs": -5], ["maxConfigRetryCount": 1_000_000_000]] {
+            var merged = configureParams(temporaryDirectory())["options"]?.objectValue ?? [:]
+            for (key, value) in options.objectValue ?? [:] { merged[key] = value }
+            let reply = await call(process, "configure", ["apiKey": "pk_test", "options": .object(merged)])
+            #expect(limit(reply) != nil, "\(options)")
+        }
+    }
+
+    @Test func requiredFieldsAreRequiredAndAnUnknownEnvironmentIsRefused() async {
+        let process = await configured()
+        #expect(await call(process, "setDelegate", ["enabled": .null])?["error"]?["data"]?["path"] == "params.enabled")
+        #expect(await call(process, "setInterfaceStyle", [:])?["error"]?["data"]?["path"] == "params.style")
+        #expect(await call(process, "setLocaleIdentifier", [:])?["error"]?["data"]?["path"] == "params.localeIdentifier")
+        #expect(await call(process, "setInterfaceStyle", ["style": .null])?["result"] == [:], "null is the device's style")
+        let fresh = await bridgeProcess()
+        let environment = await call(fresh, "configure", [
+            "apiKey": "pk_test", "options": ["configSource": ["type": "embedded"], "networkEnvironment": "prod"],
+        ])
+        #expect(environment?["error"]?["data"]?["path"] == "params.options.networkEnvironment")
+    }
+
+    @Test func aDataDirectoryWithANulIsRefused() async {
+        let process = await bridgeProcess()
+        let reply = await call(process, "configure", [
+            "apiKey": "pk_test", "options": ["configSource": ["type": "embedded"], "dataDirectory": .string("/tmp/a\u{0}b")],
+        ])
+        #expect(reply?["error"]?["data"]?["path"] == "params.options.dataDirectory")
+        #expect(await call(process, "getConfigurationStatus")?["result"] == ["status": "pending"])
+    }
+}

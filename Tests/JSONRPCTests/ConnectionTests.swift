@@ -50,6 +50,17 @@ extension SpecExample: CustomTestStringConvertible {
         #expect(body.hasPrefix(#"{"jsonrpc":"2.0","id":\#(idText),"result""#), "\(body)")
     }
 
+    /// `"id":25\0` used to be echoed with its NUL: invalid JSON on stdout.
+    @Test func anIdWhoseTextHoldsAControlByteIsRefusedWithANullId() async throws {
+        let server = await initializedServer()
+        server.client.writeRaw(Array(#"{"jsonrpc":"2.0","id":25"#.utf8) + [0] + Array(#","method":"$/ping"}"#.utf8) + [UInt8(ascii: "\n")])
+        let body = try #require(await server.client.nextBody())
+        let reply = try JSONDecoding.decode(body)
+        #expect(!body.contains(0))
+        #expect(reply["id"] == .null)
+        #expect(errorCode(reply) == -32600)
+    }
+
     @Test func anIdWrittenAfterParamsIsStillEchoedExactly() async {
         let server = await initializedServer()
         server.client.send(#"{"jsonrpc":"2.0","method":"echo","params":{"id":"inner","x":[1,{"id":2}]},"id":7.0}"#)

@@ -122,6 +122,42 @@ import Testing
         }
     }
 
+    /// A lying header used to cost the rest of the session: every well-framed message after
+    /// it was answered `invalidHeader`, and a length of 2^62 swallowed the stream.
+    @Test(arguments: ["-5", "ten", "", "3", "1000", "4611686018427387904"])
+    func aHeaderThatLiesCostsOnlyItsOwnMessage(_ declared: String) {
+        var decoder = FrameDecoder(maximumMessageSize: 64 * 1024)
+        let ping = #"{"jsonrpc":"2.0","id":1,"method":"$/ping"}"#
+        var stream = "Content-Length: \(declared)\r\n\r\n" + ping
+        for _ in 0..<10 { stream += "Content-Length: \(ping.utf8.count)\r\n\r\n" + ping }
+        let events = decoder.consume(Array(stream.utf8))
+        #expect(messages(events).suffix(10) == Array(repeating: ping, count: 10), "after Content-Length: \(declared)")
+        #expect(events.count <= 12)
+    }
+
+    @Test func aLengthOverTheLimitIsRefusedAtOnceAndTheNextHeaderIsRead() {
+        var decoder = FrameDecoder(maximumMessageSize: 1024)
+        var events = decoder.consume(Array("Content-Length: 4611686018427387904\r\n\r\n{\"a\":".utf8))
+        #expect(events == [.tooLarge(size: 4611686018427387904, limit: 1024)])
+        events = decoder.consume(Array("1}Content-Length: 2\r\n\r\n[]".utf8))
+        #expect(messages(events) == ["[]"])
+    }
+
+    /// A header that announces more bytes than follow ends its message at the next header,
+    /// even when nothing more arrives: the client waiting for answers is not stuck.
+    @Test func aLengthLongerThanTheBodyEndsAtTheNextHeaderWithoutWaiting() {
+        var decoder = FrameDecoder()
+        let events = decoder.consume(Array("Content-Length: 500\r\n\r\n{}Content-Length: 2\r\n\r\n[]".utf8))
+        #expect(messages(events) == ["{}", "[]"])
+    }
+
+    @Test func aRawContentLengthTextInsideAValidBodyIsImpossibleSoStringsAreSafe() {
+        var decoder = FrameDecoder()
+        let body = #"{"text":"Content-Length: 5\r\n\r\nhello"}"#
+        let events = decoder.consume(Array("Content-Length: \(body.utf8.count)\r\n\r\n\(body)".utf8))
+        #expect(messages(events) == [body])
+    }
+
     @Test func endlessHeadersAreCutOffAtTheHeaderLimit() {
         var decoder = FrameDecoder(framing: .contentLength)
         let events = decoder.consume([UInt8](repeating: UInt8(ascii: "C"), count: 10_000))

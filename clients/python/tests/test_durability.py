@@ -67,7 +67,7 @@ async def start(bridge: str, collector: Collector, data_directory: str) -> Super
     sw = await Superwall.start(bridge)
     await sw.configure("pk_crash", options={
         "configSource": {"type": "http", "baseUrl": collector.url}, "dataDirectory": data_directory,
-        "eventFlushIntervalMs": 50, "maxConfigRetryCount": 0,
+        "eventFlushIntervalMs": 100, "maxConfigRetryCount": 0,
     })
     await sw.set_subscription_status(SubscriptionStatus.inactive())
     return sw
