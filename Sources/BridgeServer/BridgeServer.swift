@@ -19,13 +19,18 @@ public final class BridgeServer: ConnectionHandler {
 
     /// `logLevel` is how `setLogLevel` changes what the process logs.
     /// `watchConfigFiles` (the command line's `--watch`) watches every file config source
-    /// that does not say `watch: false`.
-    public init(logger: Logger, logLevel: any LogLevelControl, watchConfigFiles: Bool = false) {
+    /// that does not say `watch: false`; `maximumConfigSize` (`--max-config-size`) bounds a
+    /// config file.
+    public init(
+        logger: Logger, logLevel: any LogLevelControl, watchConfigFiles: Bool = false,
+        maximumConfigSize: Int = FileConfigSource.defaultMaximumSize
+    ) {
         self.logger = logger
         superwall = Superwall(
             delegate: delegate, presenter: ClientPaywallPresenter(host: host), purchaseController: ClientPurchaseController(host: host))
         methods = MethodTable(
-            superwall: superwall, delegate: delegate, host: host, logLevel: logLevel, logger: logger, watchConfigFiles: watchConfigFiles)
+            superwall: superwall, delegate: delegate, host: host, logLevel: logLevel, logger: logger, watchConfigFiles: watchConfigFiles,
+            maximumConfigSize: maximumConfigSize)
     }
 
     /// The client's session, once `initialize` has been answered.

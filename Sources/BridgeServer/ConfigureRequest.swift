@@ -11,7 +11,10 @@ struct ConfigureRequest {
 
     /// `watchFiles` is the command line's `--watch`: file sources are watched unless they say
     /// `watch: false`.
-    init(_ params: Params, capabilities: ClientSession.Capabilities, watchFiles: Bool = false) throws(RPCError) {
+    init(
+        _ params: Params, capabilities: ClientSession.Capabilities, watchFiles: Bool = false,
+        maximumConfigSize: Int = FileConfigSource.defaultMaximumSize
+    ) throws(RPCError) {
         warnings = try ConfigureKeys.check(params)
         apiKey = try params.string("apiKey")
         guard !apiKey.trimmingCharacters(in: .whitespaces).isEmpty else {
@@ -33,7 +36,7 @@ struct ConfigureRequest {
             }
         }
         let source = try Self.configSource(
-            options?.optionalObject("configSource"), networkEnvironment: environment,
+            options?.optionalObject("configSource"), networkEnvironment: environment, maximumConfigSize: maximumConfigSize,
             path: options?.path(of: "configSource") ?? "params.options.configSource")
         let watch = try options?.optionalObject("configSource")?.optionalBool("watch") ?? watchFiles
         let device = try params.optionalJSONObject("device") ?? [:]
@@ -121,7 +124,9 @@ struct ConfigureRequest {
 
     /// `{type: "embedded"}`, `{type: "file", path, watch?}` or `{type: "http", baseUrl}`; without
     /// one, SuperwallKit's own source: the Superwall API of the network environment.
-    private static func configSource(_ source: Params?, networkEnvironment: String, path: String) throws(RPCError) -> any ConfigSource {
+    private static func configSource(
+        _ source: Params?, networkEnvironment: String, maximumConfigSize: Int, path: String
+    ) throws(RPCError) -> any ConfigSource {
         guard let source else {
             guard let hosts = environmentHosts[networkEnvironment], let url = URL(string: hosts.api) else {
                 throw RPCError.invalidParams(
@@ -134,7 +139,7 @@ struct ConfigureRequest {
         case "embedded":
             return EmbeddedConfigSource()
         case "file":
-            return FileConfigSource(path: try source.string("path"))
+            return FileConfigSource(path: try source.string("path"), maximumSize: maximumConfigSize)
         case "http":
             let text = try source.string("baseUrl")
             guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host != nil else {

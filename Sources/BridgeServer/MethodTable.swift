@@ -29,7 +29,7 @@ public struct MethodTable: Sendable {
 
     init(
         superwall: Superwall, delegate: DelegateChannel, host: ClientHost, logLevel: any LogLevelControl, logger: Logger,
-        watchConfigFiles: Bool = false
+        watchConfigFiles: Bool = false, maximumConfigSize: Int = FileConfigSource.defaultMaximumSize
     ) {
         var methods: [String: Method] = [
             "$/ping": { _, _ in [:] },
@@ -42,7 +42,8 @@ public struct MethodTable: Sendable {
             "getConfigurationStatus": { _, _ in ["status": .string(await superwall.configurationStatus.rawValue)] },
         ]
         methods["configure"] = { request, _ in
-            let configure = try ConfigureRequest(Params(request), capabilities: host.capabilities, watchFiles: watchConfigFiles)
+            let configure = try ConfigureRequest(
+                Params(request), capabilities: host.capabilities, watchFiles: watchConfigFiles, maximumConfigSize: maximumConfigSize)
             for warning in configure.warnings { logger.warning("configure: \(warning.message)") }
             let outcome = await superwall.configure(apiKey: configure.apiKey, options: configure.options)
             if let error = outcome.error, case .apiKeyMismatch = error { throw error.rpcError }

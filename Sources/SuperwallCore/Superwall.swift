@@ -36,6 +36,8 @@ public actor Superwall {
         public var eventTrackingBehavior: EventTrackingBehavior
         /// How often the event queue is flushed: SuperwallKit's 20 s in release.
         public var eventFlushInterval: Duration
+        /// The most events kept waiting to be sent.
+        var eventQueueBound = 100_000
 
         public init(configSource: any ConfigSource, dataDirectory: String? = nil, device: [String: JSON] = [:],
                     reportedOptions: [String: JSON] = [:], maxConfigRetryCount: Int = 6, usingPurchaseController: Bool = false,
@@ -113,6 +115,10 @@ public actor Superwall {
     var watchedFileRefreshQueued = false
     /// Sends the tracked events out.
     var eventQueue: EventQueue?
+    /// Why the last `configure` could not open a session, until one does.
+    private var failedConfigure: SuperwallError?
+    /// Events queued since the queue's bound was last checked.
+    private var queuedSinceBoundCheck = 0
     var eventTrackingBehavior = EventTrackingBehavior.all
     /// `disable_verbose_events` in a build that is not a sandbox one.
     var suppressesVerboseEvents = false
@@ -232,6 +238,7 @@ public actor Superwall {
         }
         do {
             session = try openSession(apiKey: apiKey, options: options)
+            failedConfigure = nil
             configSource = options.configSource
             maxConfigRetryCount = options.maxConfigRetryCount
             startEventQueue(options)
@@ -241,11 +248,14 @@ public actor Superwall {
             try refreshCustomerInfo()
             return outcome(of: session!)
         } catch {
+            if session == nil { failedConfigure = error }
             return ConfigureOutcome(status: .failed, userId: nil, error: error)
         }
     }
 
-    public var configurationStatus: ConfigurationStatus { session?.status ?? .pending }
+    /// `failed` after a `configure` that could not open its session (the client may call
+    /// `configure` again), `pending` before any.
+    public var configurationStatus: ConfigurationStatus { session?.status ?? (failedConfigure == nil ? .pending : .failed) }
 
     public var config: Config? { session?.config }
 
@@ -687,14 +697,28 @@ public actor Superwall {
     /// (custom placements, named by the paywall rather than by kind).
     @discardableResult
     func record(_ event: TrackedEvent, offeringImplicitTrigger: Bool = true) -> TrackedEvent {
+        let queued = sends(event)
         store?.logPlacement(event.name, at: event.createdAt, paramsJSON: event.audienceParametersJSON, eventId: event.id,
-                            queued: sends(event))
+                            queued: queued)
+        if queued { checkEventQueueBound() }
         if event.name == "paywall_open" { deviceTemplateVersion &+= 1 }
         if event.isSuperwallEvent {
             delegate?.handleSuperwallEvent(event)
             if offeringImplicitTrigger, let trigger = ImplicitTrigger(eventName: event.name) { offerImplicitTrigger(trigger, event: event) }
         }
         return event
+    }
+
+    /// Every `EventQueue.boundCheckInterval` queued events, the queue drops what is past its
+    /// bound, once what was tracked is on disk.
+    private func checkEventQueueBound() {
+        queuedSinceBoundCheck += 1
+        guard queuedSinceBoundCheck >= EventQueue.boundCheckInterval, let eventQueue else { return }
+        queuedSinceBoundCheck = 0
+        Task.detached { [weak self, weak eventQueue] in
+            try? self?.commitTrackedEvents()
+            await eventQueue?.enforceBound()
+        }
     }
 
     /// Counts retries as a fetch reports them, from whatever task it runs on.

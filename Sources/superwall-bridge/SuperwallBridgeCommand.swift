@@ -2,6 +2,7 @@ import ArgumentParser
 import BridgeServer
 import JSONRPC
 import Logging
+import SuperwallCore
 
 #if canImport(Glibc)
 import Glibc
@@ -57,6 +58,7 @@ struct Serve: ParsableCommand {
         var framing: Framing?
         var maxMessageSize = 64 * 1024 * 1024
         var watchConfigFiles = false
+        var maximumConfigSize = FileConfigSource.defaultMaximumSize
     }
 
     static func serve(_ settings: Settings) -> Never {
@@ -77,7 +79,8 @@ struct Serve: ParsableCommand {
             options.framing = settings.framing
             if let trace = settings.trace { options.trace = try FrameTrace(path: trace) }
 
-            let server = BridgeServer(logger: logger, logLevel: sink, watchConfigFiles: settings.watchConfigFiles)
+            let server = BridgeServer(
+                logger: logger, logLevel: sink, watchConfigFiles: settings.watchConfigFiles, maximumConfigSize: settings.maximumConfigSize)
             let connection = Connection(
                 input: descriptors.input, output: descriptors.output, handler: server, options: options, logger: logger)
             let status = connection.run()
@@ -105,15 +108,21 @@ struct ServingOptions: ParsableArguments {
     @Option(name: .long, help: "Largest message accepted, in bytes; a longer one is answered with an error and skipped.")
     var maxMessageSize: Int = 64 * 1024 * 1024
 
+    @Option(name: .long, help: "Largest config file read, in bytes; a larger one fails configure (configUnavailable) before it is read.")
+    var maxConfigSize: Int = FileConfigSource.defaultMaximumSize
+
     @Flag(name: .long, help: "Watch file config sources and refresh on every change (config/didRefresh), unless configure says watch: false.")
     var watch = false
 
     func validate() throws {
         guard maxMessageSize > 0 else { throw ValidationError("--max-message-size must be positive.") }
+        guard maxConfigSize > 0 else { throw ValidationError("--max-config-size must be positive.") }
     }
 
     var settings: Serve.Settings {
-        Serve.Settings(logLevel: logLevel.level, trace: trace, framing: framing.framing, maxMessageSize: maxMessageSize, watchConfigFiles: watch)
+        Serve.Settings(
+            logLevel: logLevel.level, trace: trace, framing: framing.framing, maxMessageSize: maxMessageSize, watchConfigFiles: watch,
+            maximumConfigSize: maxConfigSize)
     }
 }
 

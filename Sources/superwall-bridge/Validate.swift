@@ -17,8 +17,11 @@ struct Validate: ParsableCommand {
     var file: String
 
     func run() throws {
-        guard let body = FileManager.default.contents(atPath: file) else {
-            print("\(file):$: cannot read the file")
+        let body: Data
+        do {
+            body = try LocalFile.read(file, atMost: FileConfigSource.defaultMaximumSize)
+        } catch {
+            print("\(file):$: cannot read the file: \(error.reason)")
             throw ExitCode(1)
         }
         // The config decoder reports a path; for text that is not JSON at all, the parser's

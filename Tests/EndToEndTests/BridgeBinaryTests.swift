@@ -244,6 +244,23 @@ import TestSupport
         #expect(result.stderr.contains("context.user is not part of the typed form"))
     }
 
+    @Test func anExpressionStartingWithAMinusNeedsNoDoubleDash() async throws {
+        let result = try await runBridge(["eval", "-1 + 2"])
+        #expect(result.status == 0)
+        #expect(result.stdout == "{\"value\":{\"type\":\"int\",\"value\":1}}\n")
+    }
+
+    /// `--context /dev/zero` ran the machine out of memory; a FIFO blocked for ever.
+    @Test func aContextThatIsNotARegularFileIsRefusedAtOnce() async throws {
+        let fifo = FileManager.default.temporaryDirectory.appendingPathComponent("context-\(UUID().uuidString)").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        for (path, words) in [("/dev/zero", "character device"), (fifo, "FIFO")] {
+            let result = try await runBridge(["eval", "true", "--context", path])
+            #expect(result.status == 64)
+            #expect(result.stderr.contains(words))
+        }
+    }
+
     @Test func evalPrintsAnErrorAndExitsOneForABadExpression() async throws {
         let result = try await runBridge(["eval", "0x10 == 16"])
         #expect(result.status == 1)

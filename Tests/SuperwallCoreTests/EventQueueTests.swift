@@ -97,6 +97,13 @@ final class RecordingSink: EventSink, @unchecked Sendable {
         #expect(await queue.droppedCount == 15)
     }
 
+    @Test func theBoundHoldsBeforeAnyFlush() async throws {
+        let queue = EventQueue(store: try store(queued: 25), sink: RecordingSink(), bound: 10)
+        await queue.enforceBound()
+        #expect(await queue.waitingCount == 10)
+        #expect(await queue.droppedCount == 15)
+    }
+
     @Test func rowsNotQueuedAreLoggedButNeverSent() async throws {
         let store = try store(queued: 3)
         store.logPlacement("local_only", at: Date(), paramsJSON: Array("{}".utf8), eventId: UUID(), queued: false)
@@ -131,6 +138,21 @@ final class RecordingSink: EventSink, @unchecked Sendable {
         try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").compactMap { line in
             (try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])?["event_name"] as? String
         }
+    }
+
+    /// `getEventQueueStatus` reported 191,311 waiting against a bound of 100,000: the bound
+    /// was kept only when a flush came.
+    @Test func theQueueKeepsItsBoundAsEventsArriveNotOnlyAtFlush() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("events-\(UUID().uuidString)").path
+        let superwall = Superwall()
+        var options = Superwall.ConfigureOptions(
+            configSource: TextConfigSource(body: EmbeddedDemoConfig.json), dataDirectory: directory, eventFlushInterval: .seconds(3600))
+        options.eventQueueBound = 50
+        _ = await superwall.configure(apiKey: "pk", options: options)
+        for index in 0..<60 { _ = try await superwall.register(placement: "workout_shared", params: ["n": .int(Int64(index))]) }
+        let status = try await superwall.eventQueueStatus()
+        #expect(status.waiting == 50)
+        #expect(status.dropped > 0)
     }
 
     @Test func withALocalSourceEventsGoToTheDataDirectorysJSONLinesFile() async throws {

@@ -244,6 +244,23 @@ import Testing
         _ = first
     }
 
+    /// The pid was missing from 17 of 20 `dataDirectoryInUse` messages when two bridges
+    /// started together: the loser read the lock file before the winner wrote it.
+    @Test func theHoldersPidIsNamedEvenIfItIsWrittenJustAfterTheLock() throws {
+        let path = temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        let descriptor = open(path + "/bridge.lock", O_RDWR | O_CREAT, 0o644)
+        defer { close(descriptor) }
+        #expect(flock(descriptor, LOCK_EX | LOCK_NB) == 0)
+        let writer = Thread {
+            usleep(20_000)
+            _ = "4242\n".withCString { pwrite(descriptor, $0, 5, 0) }
+        }
+        writer.start()
+        #expect(throws: DataDirectory.OpenError.inUse(path: path, holderPid: 4242)) { try DataDirectory(path: path) }
+    }
+
     @Test func theDefaultPathIsPerAPIKeyUnderXDGDataHome() {
         #expect(DataDirectory.defaultPath(apiKey: "pk_abc123", environment: ["XDG_DATA_HOME": "/data", "HOME": "/home/u"])
             == "/data/superwall-bridge/pk_abc123")

@@ -171,6 +171,34 @@ private func options(_ directory: String, source: any ConfigSource = EmbeddedCon
         _ = holder
     }
 
+    /// `getConfigurationStatus` said `pending` after such a failure.
+    @Test func aDataDirectoryThatCannotBeUsedLeavesTheStatusFailed() async throws {
+        let file = temporaryDirectory() + "-file"
+        try Data("x".utf8).write(to: URL(fileURLWithPath: file))
+        let superwall = makeSuperwall()
+        let outcome = await superwall.configure(apiKey: "pk_test", options: options(file + "/data"))
+        #expect(outcome.error?.kind == "dataDirectoryUnusable")
+        #expect(await superwall.configurationStatus == .failed)
+        // The client may fix the path and try again.
+        #expect(await superwall.configure(apiKey: "pk_test", options: options(temporaryDirectory())).status == .configured)
+    }
+
+    /// A FIFO was reported as "You don't have permission"; `/dev/zero` was read until memory ran out.
+    @Test func aConfigFileThatIsNotARegularFileOrTooLargeSaysSo() async throws {
+        let fifo = temporaryDirectory() + "-fifo"
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let large = temporaryDirectory() + "-large.json"
+        try Data(repeating: 0x20, count: 2_048).write(to: URL(fileURLWithPath: large))
+        for (source, words) in [
+            (FileConfigSource(path: fifo), "it is a FIFO"), (FileConfigSource(path: "/dev/zero"), "it is a character device"),
+            (FileConfigSource(path: large, maximumSize: 1_024), "over the limit of 1024"),
+        ] {
+            let outcome = await makeSuperwall().configure(apiKey: "pk_test", options: options(temporaryDirectory(), source: source))
+            #expect(outcome.status == .failed)
+            #expect(outcome.error?.description.contains(words) == true, "\(String(describing: outcome.error))")
+        }
+    }
+
     @Test func callsBeforeConfigureAreRefused() async {
         let superwall = makeSuperwall()
         await #expect(throws: SuperwallError.notConfigured) { try await superwall.identify(userId: "x") }

@@ -41,6 +41,9 @@ actor EventQueue {
     private var flushing: Task<Void, Never>?
     private var timer: Task<Void, Never>?
 
+    /// How many events may be queued between two checks of the bound.
+    static let boundCheckInterval = 1_000
+
     init(store: Store, sink: any EventSink, bound: Int = 100_000) {
         self.store = store
         self.sink = sink
@@ -72,6 +75,13 @@ actor EventQueue {
         flushing = task
         await task.value
         flushing = nil
+    }
+
+    /// Keeps the queue within its bound now: the core calls this as events are queued, so a
+    /// long flush interval or a collector that is down cannot let it grow past the bound.
+    func enforceBound() {
+        var position = ((try? store.value(.eventQueuePosition)) ?? nil) ?? 0
+        dropOldest(after: &position)
     }
 
     /// How many queued events were dropped unsent.

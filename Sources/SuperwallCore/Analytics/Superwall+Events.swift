@@ -33,7 +33,7 @@ extension Superwall {
         } else {
             sink = JSONLinesEventSink(path: URL(fileURLWithPath: session.directory.path).appendingPathComponent("events.jsonl").path)
         }
-        let queue = EventQueue(store: session.store, sink: sink)
+        let queue = EventQueue(store: session.store, sink: sink, bound: options.eventQueueBound)
         eventQueue = queue
         let interval = options.eventFlushInterval
         // Detached and weak, as every task that reaches the queue: none may keep the session's
@@ -63,6 +63,8 @@ extension Superwall {
     /// The outgoing queue: how many events wait to be sent, and how many were dropped unsent.
     public func eventQueueStatus() async throws(SuperwallError) -> (waiting: Int, dropped: Int) {
         guard session != nil, let queue = eventQueue else { throw .notConfigured }
+        try commitTrackedEvents()
+        await queue.enforceBound()
         return (await queue.waitingCount, await queue.droppedCount)
     }
 }

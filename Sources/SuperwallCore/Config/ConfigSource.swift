@@ -42,16 +42,22 @@ public struct EmbeddedConfigSource: ConfigSource {
 /// A config file on disk, read on every fetch.
 public struct FileConfigSource: ConfigSource {
     public let path: String
+    /// The largest config file read; a larger one is refused before it is read.
+    public let maximumSize: Int
 
-    public init(path: String) {
+    /// The default `maximumSize`: five times the 1,000-campaign benchmark config.
+    public static let defaultMaximumSize = 64 * 1024 * 1024
+
+    public init(path: String, maximumSize: Int = FileConfigSource.defaultMaximumSize) {
         self.path = path
+        self.maximumSize = maximumSize
     }
 
     public func fetchConfig(_ request: ConfigRequest) async throws -> Data {
         do {
-            return try Data(contentsOf: URL(fileURLWithPath: path))
+            return try LocalFile.read(path, atMost: maximumSize)
         } catch {
-            throw ConfigFetchError.unreadable(path: path, reason: (error as NSError).localizedDescription)
+            throw ConfigFetchError.unreadable(path: path, reason: error.reason)
         }
     }
 

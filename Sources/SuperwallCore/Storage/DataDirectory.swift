@@ -42,7 +42,13 @@ public final class DataDirectory: Sendable {
         let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
         guard descriptor >= 0 else { throw .unusable(path: path, reason: String(cString: strerror(errno))) }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-            let holder = Self.readPid(descriptor)
+            // The holder writes its pid just after taking the lock; a bridge started at the
+            // same moment gives it a few milliseconds to.
+            var holder = Self.readPid(descriptor)
+            for _ in 0..<20 where holder == nil {
+                usleep(5_000)
+                holder = Self.readPid(descriptor)
+            }
             close(descriptor)
             throw .inUse(path: path, holderPid: holder)
         }
@@ -70,16 +76,19 @@ public final class DataDirectory: Sendable {
         return ((base as NSString).appendingPathComponent("superwall-bridge") as NSString).appendingPathComponent(safeKey.isEmpty ? "default" : safeKey)
     }
 
+    /// Written over the old pid, then cut to length, so the file never reads empty: a reader
+    /// sees the new pid's line, or the old one's.
     private static func writePid(_ descriptor: Int32) {
         let text = "\(getpid())\n"
-        _ = ftruncate(descriptor, 0)
         _ = text.withCString { pwrite(descriptor, $0, strlen($0), 0) }
+        _ = ftruncate(descriptor, off_t(text.utf8.count))
     }
 
     private static func readPid(_ descriptor: Int32) -> Int32? {
         var buffer = [UInt8](repeating: 0, count: 32)
         let count = pread(descriptor, &buffer, buffer.count, 0)
         guard count > 0 else { return nil }
-        return Int32(String(decoding: buffer.prefix(count), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        let firstLine = buffer.prefix(count).prefix { $0 != UInt8(ascii: "\n") }
+        return Int32(String(decoding: firstLine, as: UTF8.self).trimmingCharacters(in: .whitespaces))
     }
 }
