@@ -54,6 +54,8 @@ public final class Connection: Sendable {
         /// Why requests to the client can no longer be sent, once they cannot.
         var outgoingRefusal: RPCError?
         var exitRequested = false
+        /// `stopReading()` was called: the input is treated as ended.
+        var stopRequested = false
         /// Set when `shutdown` arrives, in arrival order, so that an `exit` right behind it
         /// exits 0 even before `shutdown` is answered.
         var shutdownReceived = false
@@ -138,7 +140,12 @@ public final class Connection: Sendable {
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
         readLoop: while true {
             // What the work of the last read wrote goes out now, in one write.
-            if let executor { executor.waitForInput(input, whenIdle: writer.uncork) } else { writer.uncork() }
+            if let executor {
+                executor.waitForInput(input, whenIdle: writer.uncork, shouldStop: { state.withLock { $0.stopRequested } })
+            } else {
+                writer.uncork()
+            }
+            if state.withLock({ $0.stopRequested }) { break }
             let count = chunk.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
@@ -161,6 +168,14 @@ public final class Connection: Sendable {
         executor?.stop()
         writer.uncork()
         return finish(notificationLoop: notificationLoop)
+    }
+
+    /// Ends the session as end of input would (a signal asked the process to stop): reading
+    /// stops, what was read is answered within the same bounds, output is flushed, and
+    /// `run()` returns 0.
+    public func stopReading() {
+        state.withLock { $0.stopRequested = true }
+        executor?.wake()
     }
 
     private func finish(notificationLoop: Task<Void, Never>) -> Int32 {

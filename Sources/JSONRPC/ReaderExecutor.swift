@@ -70,8 +70,9 @@ final class ReaderExecutor: TaskExecutor, @unchecked Sendable {
 
     /// Waits until `input` is readable (or closed), running jobs that arrive meanwhile;
     /// `whenIdle` runs each time there is nothing left to run, before the thread sleeps.
-    func waitForInput(_ input: Int32, whenIdle: () -> Void) {
-        while true {
+    /// Returns early once `shouldStop` holds (checked whenever `wake()` is called).
+    func waitForInput(_ input: Int32, whenIdle: () -> Void, shouldStop: () -> Bool) {
+        while !shouldStop() {
             runPending()
             let idle = state.withLock { state -> Bool in
                 guard state.jobs.isEmpty else { return false }
@@ -98,6 +99,9 @@ final class ReaderExecutor: TaskExecutor, @unchecked Sendable {
         }
         for job in queued { globalConcurrentExecutor.enqueue(job) }
     }
+
+    /// Wakes the reader from its `poll`.
+    func wake() { signal() }
 
     private func signal() {
         var byte: UInt8 = 1

@@ -63,12 +63,10 @@ struct Serve: ParsableCommand {
 
     static func serve(_ settings: Settings) -> Never {
         // A parent that spawns us from one of its worker threads hands down that thread's
-        // blocked (or ignored) signals; SIGTERM and SIGINT must always be able to stop us.
+        // blocked (or ignored) signals; SIGTERM, SIGINT and SIGHUP must always reach us.
         var nothing = sigset_t()
         sigemptyset(&nothing)
         sigprocmask(SIG_SETMASK, &nothing, nil)
-        signal(SIGTERM, SIG_DFL)
-        signal(SIGINT, SIG_DFL)
         let sink = StderrLogHandler.Sink(level: settings.logLevel)
         LoggingSystem.bootstrap { label in StderrLogHandler(label: label, sink: sink) }
         let logger = Logger(label: "superwall-bridge")
@@ -83,7 +81,9 @@ struct Serve: ParsableCommand {
                 logger: logger, logLevel: sink, watchConfigFiles: settings.watchConfigFiles, maximumConfigSize: settings.maximumConfigSize)
             let connection = Connection(
                 input: descriptors.input, output: descriptors.output, handler: server, options: options, logger: logger)
+            let stopOnSignals = SignalHandling.stop(connection, logger: logger)
             let status = connection.run()
+            _ = stopOnSignals
             sink.flush()
             Glibc.exit(status)
         } catch {

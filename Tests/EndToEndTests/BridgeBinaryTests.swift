@@ -175,6 +175,28 @@ import TestSupport
         #expect(result.stderr.contains("cannot open trace file"))
     }
 
+    /// SIGTERM used to end the process at once, leaving a third of 2,001 pipelined requests
+    /// unanswered. Now it ends the session as end of input does.
+    @Test(arguments: [SIGTERM, SIGINT, SIGHUP])
+    func aSignalFinishesWhatWasReadThenExitsZero(_ number: Int32) async throws {
+        let bridge = try BridgeProcess()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("signal-\(UUID().uuidString)").path
+        await bridge.initialize(capabilities: ["purchaseController": true])
+        bridge.client.request(1, "configure", [
+            "apiKey": "pk_test",
+            "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(directory), "timeouts": ["subscriptionStatusMs": 2000]],
+        ])
+        #expect(await bridge.client.nextReply()?["id"] == 1)
+        // Waits for a subscription status that never comes: in flight when the signal arrives.
+        bridge.client.request(2, "register", ["placement": "workout_shared"])
+        bridge.client.request(3, "$/ping")
+        #expect(await bridge.client.nextReply()?["id"] == 3)
+        kill(bridge.pid, number)
+        let reply = await bridge.client.nextReply()
+        #expect(reply?["id"] == 2)
+        #expect(await bridge.waitForExit() == 0)
+    }
+
     @Test func sigtermStopsTheBridgeEvenIfItsParentBlockedSignals() async throws {
         // Start it with SIGTERM ignored, as a careless parent might.
         let process = Process()
