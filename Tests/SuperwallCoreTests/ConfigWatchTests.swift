@@ -66,6 +66,30 @@ final class RefreshRecorder: SuperwallDelegate, @unchecked Sendable {
         #expect(recorder.refreshes.map(\.buildId).suffix(2) == ["b2", "b3"])
     }
 
+    /// A config reached through a symlink missed every edit of its target.
+    @Test func aSymlinkedConfigRefreshesWhenItsTargetChanges() async throws {
+        let targets = folder.appendingPathComponent("targets")
+        try FileManager.default.createDirectory(at: targets, withIntermediateDirectories: true)
+        let target = targets.appendingPathComponent("real.json")
+        try config(buildId: "b1").write(to: target)
+        let link = folder.appendingPathComponent("linked.json")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
+        let superwall = Superwall()
+        let outcome = await superwall.configure(apiKey: "pk", options: Superwall.ConfigureOptions(
+            configSource: FileConfigSource(path: link.path), dataDirectory: folder.appendingPathComponent("data-link").path, watchConfigFile: true))
+        #expect(outcome.status == .configured)
+        try config(buildId: "b2").write(to: target)
+        try await eventually { await superwall.config?.buildId == "b2" }
+        // Pointed elsewhere, it follows the new target too.
+        let other = targets.appendingPathComponent("other.json")
+        try config(buildId: "b3").write(to: other)
+        try FileManager.default.removeItem(at: link)
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: other)
+        try await eventually { await superwall.config?.buildId == "b3" }
+        try config(buildId: "b4").write(to: other)
+        try await eventually { await superwall.config?.buildId == "b4" }
+    }
+
     @Test func anInvalidEditKeepsTheLastGoodConfigAndAFixRecovers() async throws {
         let (superwall, recorder) = try await watchedSuperwall()
         try Data(#"{"build_id": 7}"#.utf8).write(to: file)
