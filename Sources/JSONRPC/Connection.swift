@@ -19,6 +19,9 @@ public final class Connection: Sendable {
     public struct Options: Sendable {
         /// The longest message accepted; longer ones are answered with an error and skipped.
         public var maximumMessageSize = 64 * 1024 * 1024
+        /// How many bytes of output may wait for a client that is not reading before the
+        /// connection stops reading input (until half of them are out).
+        public var maximumQueuedOutput = 64 * 1024 * 1024
         /// Forces a framing; by default it is detected from the first byte the client sends.
         public var framing: Framing?
         /// How long in-flight requests may run on after the input closes.
@@ -114,7 +117,7 @@ public final class Connection: Sendable {
     /// Creates a connection reading `input` and writing `output`. The descriptors stay open.
     public init(input: Int32, output: Int32, handler: any ConnectionHandler, options: Options = Options(), logger: Logger) {
         self.input = input
-        self.writer = FrameWriter(descriptor: output)
+        self.writer = FrameWriter(descriptor: output, maximumQueuedBytes: options.maximumQueuedOutput)
         self.handler = handler
         self.options = options
         self.logger = logger
@@ -146,6 +149,8 @@ public final class Connection: Sendable {
                 writer.uncork()
             }
             if state.withLock({ $0.stopRequested }) { break }
+            writer.waitForRoom(orStopWhen: { state.withLock { $0.stopRequested } })
+            if state.withLock({ $0.stopRequested }) { break }
             let count = chunk.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
@@ -176,6 +181,7 @@ public final class Connection: Sendable {
     public func stopReading() {
         state.withLock { $0.stopRequested = true }
         executor?.wake()
+        writer.wakeReader()
     }
 
     private func finish(notificationLoop: Task<Void, Never>) -> Int32 {

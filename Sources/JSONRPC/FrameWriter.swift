@@ -18,6 +18,10 @@ import Darwin
 /// (a file, a terminal) every frame goes through the queue with ordinary blocking writes.
 final class FrameWriter: Sendable {
     private let descriptor: Int32
+    /// Past this many queued bytes the reader stops reading until half of them are out.
+    let maximumQueuedBytes: Int
+    /// Signalled when the queue falls to half of `maximumQueuedBytes` with the reader waiting.
+    private let room = DispatchSemaphore(value: 0)
     /// Whether `descriptor` is a private non-blocking description, so callers may try writes.
     private let writesDirectly: Bool
     private let queue = DispatchQueue(label: "jsonrpc.writer")
@@ -33,11 +37,16 @@ final class FrameWriter: Sendable {
         /// Frames are held back and joined, to go out in one write at `uncork`.
         var corked = false
         var held: [UInt8] = []
+        /// The bytes of `pending` and `held`.
+        var queuedBytes = 0
+        /// The reader waits for room (`waitForRoom`).
+        var readerWaiting = false
     }
 
     private enum Turn { case queued, drainOnQueue, writeHere }
 
-    init(descriptor: Int32) {
+    init(descriptor: Int32, maximumQueuedBytes: Int = 64 * 1024 * 1024) {
+        self.maximumQueuedBytes = maximumQueuedBytes
         if let nonBlocking = Self.privateNonBlockingPipe(descriptor) {
             self.descriptor = nonBlocking
             writesDirectly = true
@@ -58,6 +67,7 @@ final class FrameWriter: Sendable {
         let turn = state.withLock { state -> Turn? in
             if state.corked {
                 state.held.append(contentsOf: frame)
+                state.queuedBytes += frame.count
                 return nil
             }
             return admit(frame, &state)
@@ -78,6 +88,7 @@ final class FrameWriter: Sendable {
             state.corked = false
             guard !state.held.isEmpty else { return nil }
             swap(&frame, &state.held)
+            state.queuedBytes -= frame.count
             return admit(frame, &state)
         }
         if let turn, !isBroken { take(turn, frame) }
@@ -87,11 +98,13 @@ final class FrameWriter: Sendable {
     private func admit(_ frame: [UInt8], _ state: inout State) -> Turn {
         if state.writing {
             state.pending.append(frame)
+            state.queuedBytes += frame.count
             return .queued
         }
         state.writing = true
         guard writesDirectly else {
             state.pending.append(frame)
+            state.queuedBytes += frame.count
             return .drainOnQueue
         }
         return .writeHere
@@ -106,7 +119,10 @@ final class FrameWriter: Sendable {
         case .writeHere:
             let written = writeWithoutBlocking(frame[...])
             let handOff = state.withLock { state -> Bool in
-                if written < frame.count { state.pending.prepend(Array(frame[written...])) }
+                if written < frame.count {
+                    state.pending.prepend(Array(frame[written...]))
+                    state.queuedBytes += frame.count - written
+                }
                 if state.pending.isEmpty { state.writing = false }
                 return state.writing
             }
@@ -117,16 +133,40 @@ final class FrameWriter: Sendable {
     /// Writes everything pending, waiting for the pipe as needed, then gives up the turn.
     private func drain() {
         while true {
-            let next = state.withLock { state -> [UInt8]? in
+            let (next, wakeReader) = state.withLock { state -> ([UInt8]?, Bool) in
                 guard let frame = state.pending.popFirst() else {
                     state.writing = false
-                    return nil
+                    return (nil, false)
                 }
-                return frame
+                state.queuedBytes -= frame.count
+                let wake = state.readerWaiting && state.queuedBytes <= maximumQueuedBytes / 2
+                if wake { state.readerWaiting = false }
+                return (frame, wake)
             }
+            if wakeReader { room.signal() }
             guard let frame = next else { return }
             if !isBroken { writeAll(frame) }
         }
+    }
+
+    /// Back-pressure: while more than `maximumQueuedBytes` wait to go out (the client is not
+    /// reading), returns only once half of them are out, the output breaks, or `shouldStop`
+    /// holds (checked at least every 100 ms). So memory stays bounded and nothing is dropped.
+    func waitForRoom(orStopWhen shouldStop: () -> Bool) {
+        while !isBroken, !shouldStop() {
+            let over = state.withLock { state -> Bool in
+                guard state.queuedBytes > maximumQueuedBytes else { return false }
+                state.readerWaiting = true
+                return true
+            }
+            guard over else { return }
+            _ = room.wait(timeout: .now() + .milliseconds(100))
+        }
+    }
+
+    /// Wakes a reader waiting for room, so it can see that it should stop.
+    func wakeReader() {
+        room.signal()
     }
 
     /// Waits until every frame queued so far is written, or `timeout` passes (a client that

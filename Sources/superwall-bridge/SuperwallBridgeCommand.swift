@@ -59,6 +59,7 @@ struct Serve: ParsableCommand {
         var maxMessageSize = 64 * 1024 * 1024
         var watchConfigFiles = false
         var maximumConfigSize = FileConfigSource.defaultMaximumSize
+        var maximumQueuedOutput = 64 * 1024 * 1024
     }
 
     static func serve(_ settings: Settings) -> Never {
@@ -74,6 +75,7 @@ struct Serve: ParsableCommand {
             let descriptors = try StandardStreams.protect()
             var options = Connection.Options()
             options.maximumMessageSize = settings.maxMessageSize
+            options.maximumQueuedOutput = settings.maximumQueuedOutput
             options.framing = settings.framing
             if let trace = settings.trace { options.trace = try FrameTrace(path: trace) }
 
@@ -108,6 +110,9 @@ struct ServingOptions: ParsableArguments {
     @Option(name: .long, help: "Largest message accepted, in bytes; a longer one is answered with an error and skipped.")
     var maxMessageSize: Int = 64 * 1024 * 1024
 
+    @Option(name: .long, help: "Bytes of output that may wait for a client that is not reading; past it, input is not read until half are out.")
+    var maxQueuedOutput: Int = 64 * 1024 * 1024
+
     @Option(name: .long, help: "Largest config file read, in bytes; a larger one fails configure (configUnavailable) before it is read.")
     var maxConfigSize: Int = FileConfigSource.defaultMaximumSize
 
@@ -117,12 +122,13 @@ struct ServingOptions: ParsableArguments {
     func validate() throws {
         guard maxMessageSize > 0 else { throw ValidationError("--max-message-size must be positive.") }
         guard maxConfigSize > 0 else { throw ValidationError("--max-config-size must be positive.") }
+        guard maxQueuedOutput > 0 else { throw ValidationError("--max-queued-output must be positive.") }
     }
 
     var settings: Serve.Settings {
         Serve.Settings(
             logLevel: logLevel.level, trace: trace, framing: framing.framing, maxMessageSize: maxMessageSize, watchConfigFiles: watch,
-            maximumConfigSize: maxConfigSize)
+            maximumConfigSize: maxConfigSize, maximumQueuedOutput: maxQueuedOutput)
     }
 }
 

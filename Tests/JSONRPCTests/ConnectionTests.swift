@@ -313,6 +313,9 @@ extension SpecExample: CustomTestStringConvertible {
         #expect(first?["id"] == 1)
         #expect(errorCode(first) == -32800)
         #expect(await server.client.next()?["id"] == 2)
+        // Its work was cancelled too; the handler notices a moment after the answer.
+        let deadline = ContinuousClock.now + expectationTimeout
+        while handler.cancelledRequests.get() == 0, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(5)) }
         #expect(handler.cancelledRequests.get() == 1)
         server.client.notify("exit")
         #expect(await server.waitForExit() == 0)
@@ -523,6 +526,34 @@ extension SpecExample: CustomTestStringConvertible {
         #expect(errorKind(await server.client.next()) == "invalidHeader")
         server.client.send(#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#)
         #expect(await server.client.next()?["id"] == 0)
+    }
+
+    /// A client that stops reading used to grow the output queue without bound (2.75 GB after
+    /// a minute of `debug/echo`). Past the limit the bridge stops reading instead: the client's
+    /// own writes block, and once it reads, every answer arrives.
+    @Test func aClientThatStopsReadingIsHeldBackNotBufferedAndLosesNothing() async throws {
+        var options = Connection.Options()
+        options.maximumQueuedOutput = 256 * 1024
+        let server = await initializedServer(options: options)
+        let payload = JSONValue.string(String(repeating: "x", count: 1_000))
+        let total = 20_000
+        let sent = LockedBox(0)
+        let writer = Thread { [client = server.client] in
+            for index in 1...total {
+                client.request(.int(Int64(index)), "echo", ["p": payload])
+                sent.update { $0 += 1 }
+            }
+        }
+        writer.start()
+        try await Task.sleep(for: .seconds(1))
+        let sentWhileNotReading = sent.get()
+        // 20 MB of answers would be queued; pipes and the limit hold a few hundred.
+        #expect(sentWhileNotReading < 2_000, "the bridge kept reading: \(sentWhileNotReading) requests taken")
+        var answered = Set<Int64>()
+        while answered.count < total, let reply = await server.client.next() {
+            if let id = reply["id"]?.int64Value { answered.insert(id) }
+        }
+        #expect(answered.count == total)
     }
 
     @Test func bigPayloadsFlowBothWaysWithoutDeadlock() async {
