@@ -72,8 +72,13 @@ $(BENCH_DIR)/.venv/bin/python:
 	$(PYTHON) -m venv $(BENCH_DIR)/.venv
 	$(BENCH_DIR)/.venv/bin/pip install -q common-expression-language==0.10.0
 
-bench: deps release $(BENCH_BIN)/driver $(BENCH_BIN)/echo-server $(BENCH_BIN)/bench-config.json $(BENCH_DIR)/.venv/bin/python
-	$(BENCH_BIN)/driver --peer $(BENCH_BIN)/echo-server --bridge $(BIN_RELEASE) --config $(CURDIR)/$(BENCH_BIN)/bench-config.json
+# B12's config: 3,000 campaigns, 16 MB, just under the default --max-config-size.
+$(BENCH_BIN)/bench-config-16mb.json: $(BENCH_DIR)/generate_config.py | $(BENCH_BIN)
+	$(PYTHON) $< $@ 3000 6000
+
+bench: deps release $(BENCH_BIN)/driver $(BENCH_BIN)/echo-server $(BENCH_BIN)/bench-config.json $(BENCH_BIN)/bench-config-16mb.json $(BENCH_DIR)/.venv/bin/python
+	$(BENCH_BIN)/driver --peer $(BENCH_BIN)/echo-server --bridge $(BIN_RELEASE) --config $(CURDIR)/$(BENCH_BIN)/bench-config.json \
+		--large-config $(CURDIR)/$(BENCH_BIN)/bench-config-16mb.json
 	$(PYTHON) $(BENCH_DIR)/rules_bench.py run --bridge $(dir $(BIN_RELEASE))rules-benchmark --peer-python $(BENCH_DIR)/.venv/bin/python
 
 clean:

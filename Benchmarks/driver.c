@@ -29,6 +29,9 @@
  *                   config, every event committed to the on-disk queue before its answer and
  *                   flushed to `events.jsonl`: events per second, and VmRSS at 5 s and at 60 s
  *                   (bridge only)
+ *   B12 reader stall the worst `$/ping` round trip (one every 2 ms) while `configure` reads a
+ *                   config of 16 MB, the largest the default --max-config-size takes; worst of
+ *                   five runs (bridge only)
  * Figures are printed with the ratio bridge / C echo.
  */
 #define _GNU_SOURCE
@@ -399,6 +402,51 @@ static double measure_configure(const char *path, const char *config_source_json
     return percentile(samples, 10, 0.5);
 }
 
+/* ---- B12 ---- */
+/* The worst `$/ping` round trip while a `configure` of the largest config the default
+ * --max-config-size allows runs: pings every 2 ms, each waited for, until configure answers.
+ * Five runs; the worst of them. */
+static double measure_reader_stall(const char *path, const char *large_config_path, int *pings) {
+    double worst = 0;
+    *pings = 0;
+    for (int run = 0; run < 5; run++) {
+        char directory[] = "/tmp/superwall-bench-XXXXXX";
+        if (!mkdtemp(directory)) { perror("mkdtemp"); exit(1); }
+        server_t server = spawn_server(path);
+        initialize(&server);
+        char request[4096];
+        int length = snprintf(request, sizeof request,
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"configure\",\"params\":{\"apiKey\":\"pk_bench\","
+            "\"options\":{\"configSource\":{\"type\":\"file\",\"path\":\"%s\"},\"dataDirectory\":\"%s\"}}}\n", large_config_path, directory);
+        write_all(server.to_server, request, (size_t)length);
+        int configured = 0;
+        for (long id = 2; !configured; id++) {
+            char line[256];
+            size_t ping_length = ping(line, id);
+            double start = now_us();
+            write_all(server.to_server, line, ping_length);
+            for (;;) {
+                size_t reply_length;
+                char *reply = read_line(&server, &reply_length);
+                long reply_to = reply_id(reply);
+                if (reply_to == 1) {
+                    if (!strstr(reply, "\"configured\"")) { fprintf(stderr, "B12 configure failed: %.200s\n", reply); exit(1); }
+                    configured = 1;
+                } else if (reply_to == id) {
+                    double elapsed = now_us() - start;
+                    if (elapsed > worst) worst = elapsed;
+                    (*pings)++;
+                    break;
+                }
+            }
+            usleep(2000);
+        }
+        stop_server(&server);
+        remove_directory(directory);
+    }
+    return worst;
+}
+
 /* ---- B10 ---- */
 static char *read_file(const char *path, size_t *length) {
     FILE *file = fopen(path, "rb");
@@ -631,20 +679,28 @@ static void row(const char *label, double peer, double bridge, const char *unit,
 }
 
 int main(int argc, char **argv) {
-    const char *peer_path = NULL, *bridge_path = NULL, *config_path = NULL, *only = NULL;
+    const char *peer_path = NULL, *bridge_path = NULL, *config_path = NULL, *large_config_path = NULL, *only = NULL;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "--only") == 0) only = argv[i + 1];
         if (strcmp(argv[i], "--peer") == 0) peer_path = argv[i + 1];
         if (strcmp(argv[i], "--bridge") == 0) bridge_path = argv[i + 1];
         if (strcmp(argv[i], "--config") == 0) config_path = argv[i + 1];
+        if (strcmp(argv[i], "--large-config") == 0) large_config_path = argv[i + 1];
     }
     if (!peer_path || !bridge_path || !config_path) {
-        fprintf(stderr, "usage: %s --peer ECHO_SERVER --bridge SUPERWALL_BRIDGE --config GENERATED_CONFIG.json [--only startup|presentation|reload|events]\n", argv[0]);
+        fprintf(stderr, "usage: %s --peer ECHO_SERVER --bridge SUPERWALL_BRIDGE --config GENERATED_CONFIG.json [--large-config CONFIG.json] [--only startup|presentation|reload|events|stall]\n", argv[0]);
         return 2;
     }
     signal(SIGPIPE, SIG_IGN);
     if (only && strcmp(only, "events") == 0) {
         print_event_flow(measure_event_flow(bridge_path, config_path, 60));
+        return 0;
+    }
+    if (only && strcmp(only, "stall") == 0) {
+        if (!large_config_path) { fprintf(stderr, "--only stall needs --large-config\n"); return 2; }
+        int pings;
+        double stall = measure_reader_stall(bridge_path, large_config_path, &pings);
+        printf("| %-44s | %12s | %12.1f | %-6s | %8s |\n", "B12 worst ping during a 16 MB configure", "-", stall / 1000, "ms", "< 50");
         return 0;
     }
     if (only && strcmp(only, "reload") == 0) {
@@ -697,6 +753,12 @@ int main(int argc, char **argv) {
     fprintf(stderr, "B10 hot reload...\n");
     double reload_median, reload_max;
     measure_hot_reload(bridge_path, config_path, &reload_median, &reload_max);
+    double stall = 0;
+    int stall_pings = 0;
+    if (large_config_path) {
+        fprintf(stderr, "B12 reader stall...\n");
+        stall = measure_reader_stall(bridge_path, large_config_path, &stall_pings);
+    }
     fprintf(stderr, "B11 events (60 s)...\n");
     event_flow_t event_flow = measure_event_flow(bridge_path, config_path, 60);
     double peer_spread, bridge_spread, peer_spread_u, bridge_spread_u;
@@ -741,6 +803,8 @@ int main(int argc, char **argv) {
     printf("| %-44s | %12s | %12.1f | %-6s | %8s |\n", "B10 file write to config/didRefresh, median", "-", reload_median / 1000, "ms", "<= 250");
     printf("| %-44s | %12s | %12.1f | %-6s | %8s |\n", "B10 file write to config/didRefresh, max", "-", reload_max / 1000, "ms", "-");
     print_event_flow(event_flow);
+    if (large_config_path)
+        printf("| %-44s | %12s | %12.1f | %-6s | %8s |\n", "B12 worst ping during a 16 MB configure", "-", stall / 1000, "ms", "< 50");
     printf("\nNoise: p50 spread across %d repetitions, same core: C echo %.1f%%, bridge %.1f%%; unpinned: C echo %.1f%%, bridge %.1f%%.\n",
            REPETITIONS, peer_spread, bridge_spread, peer_spread_u, bridge_spread_u);
     printf("Latency rows are the median repetition by p50. B3 checks every id came back exactly once.\n");

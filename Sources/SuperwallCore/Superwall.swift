@@ -344,7 +344,8 @@ public actor Superwall {
         defer {
             track("config_attributes", options.reportedOptions.merging(["using_purchase_controller": .bool(options.usingPurchaseController), "has_delegate": .bool(delegate != nil)]) { _, sdk in sdk })
         }
-        let cached = cachedConfig()
+        let cachedText = (try? store?.value(.lastConfig)) ?? nil
+        let cached = await Self.awayFromTheReader { cachedText.flatMap { try? Config.decode(from: Data($0.utf8)) } }
         let subscribed = (try? store?.value(.subscriptionStatus))??.isActive == true
         if let cached, subscribed {
             adopt(cached, refresh: nil)
@@ -377,17 +378,20 @@ public actor Superwall {
         let request = ConfigRequest(
             apiKey: session?.apiKey ?? "", headers: requestHeaders(cachedBuildId: cachedBuildId),
             retryPolicy: RetryPolicy(maxRetries: maxRetries, delay: retryDelay), timeLimit: timeLimit, onRetry: { retries.record($0) })
-        let body = try await source.fetchConfig(request)
+        let body = try await Self.awayFromTheReader { try await source.fetchConfig(request) }
         let config: Config
         do {
-            config = try Config.decode(from: body)
+            config = try await Self.awayFromTheReader { try Config.decode(from: body) }
         } catch {
             if source is HTTPConfigSource {
                 track("networkDecoding_fail", ["request_url": .string(source.description), "response": .string(String(decoding: body.prefix(1024), as: UTF8.self))])
             }
             throw error
         }
-        try? store?.set(String(decoding: body, as: UTF8.self), for: .lastConfig)
+        if let store {
+            // Megabytes into SQLite: away from the reader too.
+            await Self.awayFromTheReader { try? store.set(String(decoding: body, as: UTF8.self), for: .lastConfig) }
+        }
         adopt(config, refresh: RefreshReport(cacheStatus: "NOT_CACHED", fetchSeconds: clock.now().timeIntervalSince(started), retryCount: retries.count))
     }
 
@@ -719,6 +723,17 @@ public actor Superwall {
             try? self?.commitTrackedEvents()
             await eventQueue?.enforceBound()
         }
+    }
+
+    /// Runs heavy work (reading and decoding a config of many megabytes) on the global pool:
+    /// a request's task, and so this actor's work for it, prefers the thread that reads the
+    /// input, and a request must never keep that thread from reading the next one.
+    static func awayFromTheReader<Value: Sendable>(_ work: @escaping @Sendable () async throws -> Value) async throws -> Value {
+        try await Task.detached(operation: work).value
+    }
+
+    static func awayFromTheReader<Value: Sendable>(_ work: @escaping @Sendable () async -> Value) async -> Value {
+        await Task.detached(operation: work).value
     }
 
     /// Counts retries as a fetch reports them, from whatever task it runs on.
