@@ -87,6 +87,7 @@ struct ConfigureRequest {
         timeouts.customCallback = try milliseconds("customCallbackMs") ?? timeouts.customCallback
         timeouts.purchase = try milliseconds("purchaseMs") ?? timeouts.purchase
         timeouts.restore = try milliseconds("restoreMs") ?? timeouts.restore
+        timeouts.config = try milliseconds("configMs") ?? timeouts.config
         return timeouts
     }
 

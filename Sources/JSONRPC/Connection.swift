@@ -445,7 +445,9 @@ public final class Connection: Sendable {
             } catch is CancellationError {
                 outcome = .failure(.requestCancelled)
             } catch {
-                outcome = .failure(.internalError(String(describing: error)))
+                // The error's own words, not its debug description (type names, Swift internals).
+                let words = (error as? any CustomStringConvertible)?.description ?? "an unexpected error"
+                outcome = .failure(.internalError(words))
             }
             complete(token: token, outcome: outcome)
         }

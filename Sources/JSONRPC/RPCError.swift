@@ -11,8 +11,22 @@ public struct RPCError: Error, Sendable, Hashable, CustomStringConvertible {
 
     public init(code: Int, message: String, data: JSONValue? = nil) {
         self.code = code
-        self.message = message
+        self.message = Self.bounded(message)
         self.data = data
+    }
+
+    /// The longest message sent, in UTF-8 bytes: a message quoting a client's input (or a
+    /// library's error) must not grow with it.
+    public static let maximumMessageBytes = 1_024
+
+    static func bounded(_ message: String) -> String {
+        guard message.utf8.count > maximumMessageBytes else { return message }
+        var kept = ""
+        for character in message {
+            guard kept.utf8.count + character.utf8.count <= maximumMessageBytes - 4 else { break }
+            kept.append(character)
+        }
+        return kept + " …"
     }
 
     /// An error whose `data` is `{"kind": kind, ...details}`.

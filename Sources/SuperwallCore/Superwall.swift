@@ -72,6 +72,9 @@ public actor Superwall {
         public var purchase: Duration = .seconds(600)
         /// How long the purchase controller may take to restore.
         public var restore: Duration = .seconds(120)
+        /// How long `configure` may spend fetching a config with its retries before it
+        /// answers (with the cached config, or `failed`); a refresh in the background has none.
+        public var config: Duration = .seconds(60)
 
         public init() {}
     }
@@ -355,7 +358,8 @@ public actor Superwall {
         let limited = cached?.featureFlags.enableConfigRefreshV2 == true
         do {
             try await fetchAndAdopt(
-                from: source, cachedBuildId: cached?.buildId, maxRetries: limited ? 0 : options.maxConfigRetryCount, timeLimit: limited ? .seconds(1) : nil)
+                from: source, cachedBuildId: cached?.buildId, maxRetries: limited ? 0 : options.maxConfigRetryCount,
+                timeLimit: limited ? .seconds(1) : options.timeouts.config)
         } catch {
             if let cached {
                 adopt(cached, refresh: RefreshReport(cacheStatus: "CACHED", fetchSeconds: 0, retryCount: 0))

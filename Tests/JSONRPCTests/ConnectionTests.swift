@@ -133,6 +133,14 @@ extension SpecExample: CustomTestStringConvertible {
         let reply = await server.client.next()
         #expect(errorCode(reply) == -32603)
         #expect(errorKind(reply) == "internalError")
+        // Written for a person: no Swift type names or debug descriptions.
+        #expect(reply?["error"]?["message"] == "Internal error: an unexpected error")
+    }
+
+    @Test func everyErrorMessageIsBounded() {
+        let error = RPCError.invalidParams(String(repeating: "é", count: 5_000))
+        #expect(error.message.utf8.count <= RPCError.maximumMessageBytes)
+        #expect(error.message.hasSuffix(" …"))
     }
 
     @Test func aResponseToNothingIsIgnored() async {
