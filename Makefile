@@ -9,7 +9,7 @@ BIN_RELEASE := .build/release/superwall-bridge
 BENCH_DIR := Benchmarks
 BENCH_BIN := $(BENCH_DIR)/bin
 
-.PHONY: all deps build release test python-test demo bench clean
+.PHONY: all deps build release test python-test demo bench stress clean
 
 all: build
 
@@ -80,6 +80,11 @@ bench: deps release $(BENCH_BIN)/driver $(BENCH_BIN)/echo-server $(BENCH_BIN)/be
 	$(BENCH_BIN)/driver --peer $(BENCH_BIN)/echo-server --bridge $(BIN_RELEASE) --config $(CURDIR)/$(BENCH_BIN)/bench-config.json \
 		--large-config $(CURDIR)/$(BENCH_BIN)/bench-config-16mb.json
 	$(PYTHON) $(BENCH_DIR)/rules_bench.py run --bridge $(dir $(BIN_RELEASE))rules-benchmark --peer-python $(BENCH_DIR)/.venv/bin/python
+
+# The hostile client replayed (minutes; not part of make test): framing lies, seeded fuzzing,
+# back-pressure under an RSS ceiling, oversized inputs, signals. Prints a table.
+stress: release
+	$(PYTHON) Tests/Stress/stress.py $(BIN_RELEASE)
 
 clean:
 	rm -rf .build $(BENCH_BIN) $(BENCH_DIR)/.venv
