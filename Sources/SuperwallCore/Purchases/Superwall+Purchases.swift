@@ -204,6 +204,15 @@ extension Superwall {
         return detailed
     }
 
+    /// The paywall with what the host's store said of each product: the host renders prices
+    /// from them, and the purchase and the events read them.
+    func withStoreDetails(_ loaded: LoadedPaywall) -> LoadedPaywall {
+        guard session?.storeDetails.isEmpty == false else { return loaded }
+        var paywall = loaded.paywall
+        paywall.products = paywall.products.map(withStoreDetails)
+        return LoadedPaywall(paywall: paywall, presentationId: loaded.presentationId)
+    }
+
     private func dismissIfAutomatic(_ paywall: PaywallSession?, result: PaywallResult) async {
         guard let paywall, session?.automaticallyDismiss == true, openPaywall?.id == paywall.id else { return }
         await closePaywall(result: result, closeReason: .systemLogic)
