@@ -35,6 +35,8 @@ public struct ConfigRequest: Sendable {
 /// The demo app compiled into the binary.
 public struct EmbeddedConfigSource: ConfigSource {
     public init() {}
+    /// The demo app's config, as the Superwall API would serve it.
+    public static var json: String { EmbeddedDemoConfig.json }
     public func fetchConfig(_ request: ConfigRequest) async throws -> Data { Data(EmbeddedDemoConfig.json.utf8) }
     public var description: String { "embedded demo config" }
 }

@@ -6,7 +6,7 @@ import asyncio
 import os
 import shutil
 from pathlib import Path
-from typing import Any, Coroutine, Generator, Mapping, Sequence
+from typing import Any, Coroutine, Generator, Literal, Mapping, Sequence
 
 from . import __version__ as _version
 from .callbacks import PaywallPresenter, PresentationHandler, PurchaseController, SuperwallDelegate, resolve
@@ -221,8 +221,20 @@ class Superwall:
     async def set_integration_attributes(self, attributes: Mapping[str, Any]) -> dict[str, Any]:
         return dict((await self.call("setIntegrationAttributes", {"attributes": dict(attributes)}))["attributes"])
 
+    async def integration_attributes(self) -> dict[str, Any]:
+        """``getIntegrationAttributes``: the attribution ids set with :meth:`set_integration_attributes`."""
+        return dict((await self.call("getIntegrationAttributes"))["attributes"])
+
     async def device_attributes(self) -> dict[str, Any]:
         return dict((await self.call("getDeviceAttributes"))["attributes"])
+
+    async def set_locale_identifier(self, locale_identifier: str | None) -> None:
+        """The locale rules and templates see (``de_DE``); ``None`` goes back to the device's."""
+        await self.call("setLocaleIdentifier", {"localeIdentifier": locale_identifier})
+
+    async def set_interface_style(self, style: Literal["light", "dark"] | None) -> None:
+        """``light`` or ``dark``; ``None`` goes back to the device's."""
+        await self.call("setInterfaceStyle", {"style": style})
 
     # MARK: Presentation
 

@@ -34,12 +34,16 @@ class ScenarioFailure(AssertionError):
 
 
 def default_scenario_directory() -> Path:
-    """``protocol/conformance`` of the checkout this package sits in."""
-    for root in Path(__file__).resolve().parents:
-        candidate = root / "protocol" / "conformance"
-        if (candidate / "scenarios").is_dir():
-            return candidate
-    raise FileNotFoundError("protocol/conformance not found above this package")
+    """``protocol/conformance`` of the checkout this package sits in or the working directory
+    is in (an installed package sits in site-packages, far from any checkout)."""
+    for start in (Path(__file__).resolve(), Path.cwd().resolve() / "."):
+        for root in start.parents:
+            candidate = root / "protocol" / "conformance"
+            if (candidate / "scenarios").is_dir():
+                return candidate
+    raise FileNotFoundError(
+        "protocol/conformance was not found above this package or the working directory: "
+        "run from a superwall-bridge checkout, or pass --conformance-dir")
 
 
 def scenario_files(directory: Path | None = None) -> list[Path]:
@@ -338,7 +342,8 @@ async def run_scenarios(paths: Iterable[Path], bridge: str, framing: Framing = "
     results: list[tuple[str, str | None]] = []
     for path in paths:
         try:
-            await ScenarioRun(load(path), bridge, framing=framing).run()
+            # A scenario's configs sit beside its folder: conformance/{scenarios,configs}.
+            await ScenarioRun(load(path), bridge, framing=framing, conformance_directory=path.resolve().parent.parent).run()
             results.append((path.stem, None))
         except ScenarioFailure as failure:
             results.append((path.stem, str(failure)))
@@ -349,9 +354,13 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--bridge", help="the bridge binary (default: as Superwall.start finds it)")
     parser.add_argument("--framing", choices=["ndjson", "content-length"], default="ndjson")
+    parser.add_argument("--conformance-dir", type=Path, help="the protocol/conformance folder of a superwall-bridge checkout")
     parser.add_argument("scenarios", nargs="*", type=Path)
     arguments = parser.parse_args(argv)
-    paths = arguments.scenarios or scenario_files()
+    try:
+        paths = arguments.scenarios or scenario_files(arguments.conformance_dir)
+    except FileNotFoundError as error:
+        parser.error(str(error))
     results = asyncio.run(run_scenarios(paths, find_bridge(arguments.bridge), arguments.framing))
     for name, failure in results:
         print(f"{'ok  ' if failure is None else 'FAIL'} {name}" + (f"\n     {failure}" if failure else ""))

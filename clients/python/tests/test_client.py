@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -98,6 +99,22 @@ def test_configure_answers_unknown_options_as_warnings(bridge: str, data_directo
             configured = await sw.configure("pk_test", options={**embedded(data_directory), "shouldPreloadEverything": True})
             assert configured.configuration_status == "configured"
             assert [warning.path for warning in configured.warnings] == ["params.options.shouldPreloadEverything"]
+
+    run(scenario())
+
+
+def test_integration_attributes_locale_and_interface_style_reach_the_device(bridge: str, data_directory: str, bridge_arguments: list[str]) -> None:
+    async def scenario() -> None:
+        async with Superwall.start(bridge, arguments=bridge_arguments) as sw:
+            await sw.configure("pk_test", options=embedded(data_directory))
+            await sw.set_integration_attributes({"adjustId": "adj-1"})
+            assert (await sw.integration_attributes())["adjustId"] == "adj-1"
+            await sw.set_locale_identifier("de_DE")
+            await sw.set_interface_style("dark")
+            device = await sw.device_attributes()
+            assert device["deviceLocale"] == "de_DE" and device["interfaceStyle"] == "Dark"
+            await sw.set_interface_style(None)
+            assert (await sw.device_attributes())["interfaceStyle"] != "Dark"
 
     run(scenario())
 
@@ -263,6 +280,19 @@ def test_the_readme_quick_start_runs_as_written(bridge: str, tmp_path: Any) -> N
     assert finished.stdout.splitlines() == ["skipped: noAudienceMatch", "run the feature"]
 
 
+def test_the_readme_paywall_example_runs_as_written(bridge: str, tmp_path: Any) -> None:
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    example = re.search(r"## Showing paywalls, buying, hearing events\n.*?```python\n(.*?)```", readme, re.S)
+    assert example is not None
+    script = tmp_path / "showing_paywalls.py"
+    script.write_text(example.group(1))
+    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
+                            env={**os.environ, "SUPERWALL_BRIDGE": bridge})
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "showing coach-upsell-gated", "event: paywall_open", "event: transaction_complete", "closed: purchased", "feature granted: True"]
+
+
 def test_get_paywall_hands_the_app_a_session_it_drives_itself(bridge: str, data_directory: str, bridge_arguments: list[str]) -> None:
     async def scenario() -> None:
         ended: list[PaywallResult] = []
@@ -283,3 +313,19 @@ def test_get_paywall_hands_the_app_a_session_it_drives_itself(bridge: str, data_
             assert not sw._handlers, "the session's handler is released when it ends"
 
     run(scenario())
+
+
+def test_the_conformance_runner_works_from_an_installed_package_anywhere(bridge: str, tmp_path: Any) -> None:
+    """`python -m superwall_bridge.conformance` outside a checkout used to die with FileNotFoundError."""
+    checkout = Path(__file__).resolve().parents[3]
+    # The package alone, far from any checkout, as pip installs it elsewhere.
+    shutil.copytree(checkout / "clients" / "python" / "superwall_bridge", tmp_path / "site" / "superwall_bridge")
+    environment = {**os.environ, "PYTHONPATH": str(tmp_path / "site")}
+    lost = subprocess.run([sys.executable, "-m", "superwall_bridge.conformance", "--bridge", bridge],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=60, env=environment)
+    assert lost.returncode == 2 and "--conformance-dir" in lost.stderr and "Traceback" not in lost.stderr
+    scenario = sorted((checkout / "protocol" / "conformance" / "scenarios").glob("*.json"))[0]
+    found = subprocess.run([sys.executable, "-m", "superwall_bridge.conformance", "--bridge", bridge, str(scenario)],
+                           cwd=tmp_path, capture_output=True, text=True, timeout=120, env=environment)
+    assert found.returncode == 0, found.stdout + found.stderr
+    assert "1 passed, 0 failed" in found.stdout
