@@ -44,6 +44,9 @@ public final class Connection: Sendable {
     private let notifications: AsyncStream<QueuedNotification>
     private let notificationSink: AsyncStream<QueuedNotification>.Continuation
     private let drained = DispatchSemaphore(value: 0)
+    /// Parses and dispatches large messages, and what must follow them in order.
+    private let largeMessageLane = DispatchQueue(label: "jsonrpc.large-messages")
+    private let largeMessagesDone = DispatchGroup()
 
     struct State: ~Copyable {
         var lifecycle = Lifecycle.awaitingInitialize
@@ -59,6 +62,8 @@ public final class Connection: Sendable {
         var exitRequested = false
         /// `stopReading()` was called: the input is treated as ended.
         var stopRequested = false
+        /// Messages waiting in, or running on, the large-message lane.
+        var messagesInLane = 0
         /// Set when `shutdown` arrives, in arrival order, so that an `exit` right behind it
         /// exits 0 even before `shutdown` is answered.
         var shutdownReceived = false
@@ -144,11 +149,11 @@ public final class Connection: Sendable {
         readLoop: while true {
             // What the work of the last read wrote goes out now, in one write.
             if let executor {
-                executor.waitForInput(input, whenIdle: writer.uncork, shouldStop: { state.withLock { $0.stopRequested } })
+                executor.waitForInput(input, whenIdle: writer.uncork, shouldStop: { state.withLock { $0.stopRequested || $0.exitRequested } })
             } else {
                 writer.uncork()
             }
-            if state.withLock({ $0.stopRequested }) { break }
+            if state.withLock({ $0.stopRequested || $0.exitRequested }) { break }
             writer.waitForRoom(orStopWhen: { state.withLock { $0.stopRequested } })
             if state.withLock({ $0.stopRequested }) { break }
             let count = chunk.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
@@ -185,6 +190,10 @@ public final class Connection: Sendable {
     }
 
     private func finish(notificationLoop: Task<Void, Never>) -> Int32 {
+        // What the lane holds was read before the input ended: it is delivered first.
+        if largeMessagesDone.wait(timeout: .now() + .milliseconds(Int(options.drainTimeout.milliseconds))) == .timedOut {
+            logger.warning("large messages still being read \(options.drainTimeout) after the input closed")
+        }
         let (waitForRequests, exitStatus, shuttingDown) = state.withLock { state -> (Bool, Int32, Bool) in
             state.inputClosed = true
             state.outgoingRefusal = state.outgoingRefusal ?? .connectionClosed
@@ -261,30 +270,81 @@ public final class Connection: Sendable {
         }
     }
 
+    /// What one message body parsed to.
+    private enum Parsed: Sendable {
+        case single(IncomingMessage)
+        case batch([IncomingMessage])
+        case unparsable(RPCError)
+    }
+
+    /// Parses on the reader, unless the message is large or large ones are still in the lane:
+    /// a large message is parsed and dispatched on the lane, so the requests behind it are
+    /// not held for its parse; behind it in the lane go, in order, every message that is not
+    /// a plain request (notifications, replies, batches, `initialize`, `shutdown`, ...), so
+    /// that what must take effect in order still does. Plain requests run concurrently anyway,
+    /// so they may overtake it.
     private func handleMessage(_ body: [UInt8]) {
-        body.withUnsafeBytes { bytes in
+        let laneBusy = state.withLock { $0.messagesInLane > 0 }
+        guard body.count >= Self.largeMessageBytes || laneBusy else {
+            deliver(parse(body))
+            return
+        }
+        if body.count < Self.largeMessageBytes {
+            let parsed = parse(body)
+            if case .single(.request(let request)) = parsed, !Self.orderedMethods.contains(request.method),
+               state.withLock({ if case .running = $0.lifecycle { true } else { false } }) {
+                deliver(parsed)
+                return
+            }
+            throughLane { [self] in deliver(parsed) }
+        } else {
+            throughLane { [self] in deliver(parse(body)) }
+        }
+    }
+
+    /// Messages of at least this size are parsed away from the reader (about 10 ms a MiB).
+    static let largeMessageBytes = 1 << 20
+    /// Requests that take effect in order with the messages around them.
+    private static let orderedMethods: Set<String> = ["initialize", "shutdown"]
+
+    private func throughLane(_ work: @escaping @Sendable () -> Void) {
+        state.withLock { $0.messagesInLane += 1 }
+        largeMessageLane.async(group: largeMessagesDone) { [self] in
+            work()
+            state.withLock { $0.messagesInLane -= 1 }
+            // An `exit` delivered here must reach a reader asleep in `poll`.
+            if state.withLock({ $0.exitRequested }) { executor?.wake() }
+        }
+    }
+
+    private func parse(_ body: [UInt8]) -> Parsed {
+        body.withUnsafeBytes { bytes -> Parsed in
             let value: JSONValue
             do throws(JSONSyntaxError) {
                 value = try JSONDecoding.decode(bytes)
             } catch {
                 var parseError = RPCError.parseError(error.message)
                 parseError.data = ["kind": "parseError", "line": .int(Int64(error.line)), "column": .int(Int64(error.column))]
-                send(OutgoingMessage.response(id: nil, outcome: .failure(parseError)))
-                return
+                return .unparsable(parseError)
             }
             let scanner = JSONTextScanner(bytes: bytes)
             let start = scanner.skippingWhitespace(from: 0)
             if case .array(let elements) = value {
                 let starts = scanner.elementStarts(inArrayAt: start)
-                let messages = elements.enumerated().map { index, element in
+                return .batch(elements.enumerated().map { index, element in
                     let verbatimID = index < starts.count ? scanner.memberText(named: "id", inObjectAt: starts[index]) : nil
                     return IncomingMessage(element, verbatimID: verbatimID)
-                }
-                handleBatch(messages)
-            } else {
-                let message = IncomingMessage(value, verbatimID: scanner.memberText(named: "id", inObjectAt: start))
-                route(message, responder: .single)
+                })
             }
+            return .single(IncomingMessage(value, verbatimID: scanner.memberText(named: "id", inObjectAt: start)))
+        }
+    }
+
+    private func deliver(_ parsed: Parsed) {
+        switch parsed {
+        case .unparsable(let error): send(OutgoingMessage.response(id: nil, outcome: .failure(error)))
+        case .batch(let messages): handleBatch(messages)
+        case .single(let message): route(message, responder: .single)
         }
     }
 

@@ -564,6 +564,44 @@ extension SpecExample: CustomTestStringConvertible {
         #expect(answered.count == total)
     }
 
+    /// A 16 MiB message held a concurrent ping some 170 ms while it was parsed on the reader.
+    @Test func aLargeRequestIsParsedAsideSoTheRequestsBehindItAreNotHeld() async {
+        let server = await initializedServer()
+        let big = JSONValue.string(String(repeating: "x", count: 8 << 20))
+        server.client.request(1, "echo", ["p": big])
+        server.client.request(2, "$/ping")
+        let first = await server.client.next()
+        let second = await server.client.next()
+        #expect(first?["id"] == 2)
+        #expect(second?["id"] == 1)
+        #expect(second?["result"]?["p"] == big)
+    }
+
+    @Test func whatMustStayInOrderWaitsBehindALargeMessage() async {
+        let handler = TestHandler()
+        let server = await initializedServer(handler)
+        let big = JSONValue.string(String(repeating: "x", count: 2 << 20))
+        server.client.notify("first", ["p": big])
+        server.client.notify("second")
+        server.client.request(1, "echo", ["p": big])
+        server.client.request(2, "shutdown")
+        server.client.notify("exit")
+        let answered = [await server.client.next()?["id"], await server.client.next()?["id"]]
+        #expect(answered == [1, 2], "shutdown answers after the large request received before it")
+        #expect(handler.notifications.get() == ["first", "second"])
+        #expect(await server.waitForExit() == 0)
+    }
+
+    @Test func requestsBehindALargeInitializeWaitForIt() async {
+        let server = InProcessServer(handler: TestHandler())
+        server.client.request(0, "initialize", ["protocolVersion": "1.0", "padding": .string(String(repeating: "x", count: 2 << 20))])
+        server.client.request(1, "$/ping")
+        #expect(await server.client.next()?["id"] == 0)
+        let ping = await server.client.next()
+        #expect(ping?["id"] == 1)
+        #expect(ping?["result"] == [:])
+    }
+
     @Test func bigPayloadsFlowBothWaysWithoutDeadlock() async {
         let server = await initializedServer()
         let payload = String(repeating: "abcdefgh", count: 1 << 20)  // 8 MiB each way, far over the pipe buffer
