@@ -103,7 +103,7 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
                 } catch is CancellationError {
                     throw CancellationError()
                 } catch {
-                    failure = .transport(String(describing: error))
+                    failure = .transport(HTTPConfigSource.plainWords(for: error))
                 }
                 guard attempt < request.retryPolicy.maxRetries else { throw failure }
                 try await Task.sleep(for: request.retryPolicy.delay(attempt, request.retryPolicy.maxRetries))
@@ -124,5 +124,26 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
             let body = try await response.body.collect(upTo: HTTPConfigSource.bodyLimit)
             return (Int(response.status.code), Data(body.readableBytesView))
         }
+    }
+}
+
+extension HTTPConfigSource {
+    /// A transport failure in words for a person: the HTTP stack's own descriptions name its
+    /// Swift types (`SocketAddressError.UnknownHost`, `NIOConnectionError(...)`).
+    static func plainWords(for error: any Error) -> String {
+        let text = String(describing: error)
+        let known: [(pattern: String, words: String)] = [
+            ("Connection refused", "the connection was refused"),
+            ("UnknownHost", "the host name could not be resolved"),
+            ("Name or service not known", "the host name could not be resolved"),
+            ("Network is unreachable", "the network is unreachable"),
+            ("No route to host", "there is no route to the host"),
+            ("connectTimeout", "the connection timed out"),
+            ("Connection reset", "the connection was reset"),
+            ("remoteConnectionClosed", "the server closed the connection"),
+            ("handshake", "the TLS handshake failed"),
+            ("certificate", "the server's certificate was not accepted"),
+        ]
+        return known.first { text.range(of: $0.pattern, options: .caseInsensitive) != nil }?.words ?? "the connection failed"
     }
 }
