@@ -717,16 +717,14 @@ public actor Superwall {
         return event
     }
 
-    /// Every `EventQueue.boundCheckInterval` queued events, the queue drops what is past its
-    /// bound, once what was tracked is on disk.
+    /// Every `EventQueue.boundCheckInterval` queued events, the queue hears of them and drops
+    /// what is past its bound.
     private func checkEventQueueBound() {
         queuedSinceBoundCheck += 1
         guard queuedSinceBoundCheck >= EventQueue.boundCheckInterval, let eventQueue else { return }
+        let queued = queuedSinceBoundCheck
         queuedSinceBoundCheck = 0
-        Task.detached { [weak self, weak eventQueue] in
-            try? self?.commitTrackedEvents()
-            await eventQueue?.enforceBound()
-        }
+        Task.detached { [weak eventQueue] in await eventQueue?.noteQueued(queued) }
     }
 
     /// Runs heavy work (reading and decoding a config of many megabytes) on the global pool:

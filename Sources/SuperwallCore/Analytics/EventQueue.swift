@@ -39,6 +39,8 @@ actor EventQueue {
     /// The most events kept waiting; past it the oldest are dropped and counted.
     private let bound: Int
     private var flushing: Task<Void, Never>?
+    /// How many events wait, kept without counting; nil until counted (see `noteQueued`).
+    private var estimatedWaiting: Int?
     private var timer: Task<Void, Never>?
 
     /// How many events may be queued between two checks of the bound.
@@ -77,11 +79,21 @@ actor EventQueue {
         flushing = nil
     }
 
-    /// Keeps the queue within its bound now: the core calls this as events are queued, so a
-    /// long flush interval or a collector that is down cannot let it grow past the bound.
+    /// Keeps the queue within its bound now.
     func enforceBound() {
         var position = ((try? store.value(.eventQueuePosition)) ?? nil) ?? 0
         dropOldest(after: &position)
+        estimatedWaiting = nil
+    }
+
+    /// The core tells the queue as events are queued, so a long flush interval or a collector
+    /// that is down cannot let it grow past its bound. Counting the waiting rows is a scan, so
+    /// it happens only when the estimate (the last count, plus what was queued since, less what
+    /// was sent) passes the bound.
+    func noteQueued(_ count: Int) {
+        let estimate = (estimatedWaiting ?? waitingCount) + count
+        estimatedWaiting = estimate
+        if estimate > bound { enforceBound() }
     }
 
     /// How many queued events were dropped unsent.
@@ -107,6 +119,7 @@ actor EventQueue {
             }
             position = last.position
             try? store.set(position, for: .eventQueuePosition)
+            estimatedWaiting = estimatedWaiting.map { max(0, $0 - batch.count) }
             if !refused.isEmpty { countDropped(refused.count) }
         }
     }
@@ -118,6 +131,7 @@ actor EventQueue {
         position = kept
         try? store.set(position, for: .eventQueuePosition)
         countDropped(waiting - bound)
+        estimatedWaiting = bound
     }
 
     private func countDropped(_ count: Int) {
