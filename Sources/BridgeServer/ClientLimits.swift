@@ -7,8 +7,8 @@ import JSONRPC
 public enum ClientLimits {
     /// `userId`, in UTF-8 bytes.
     public static let userIdBytes = 4_096
-    /// `localeIdentifier`, in UTF-8 bytes.
-    public static let localeIdentifierBytes = 256
+    /// `localeIdentifier`, and a platform wrapper's name and version, in UTF-8 bytes.
+    public static let nameBytes = 256
     /// One attribute string (a key or a value), in UTF-8 bytes.
     public static let attributeStringBytes = 64 * 1024
     /// How deep attribute objects and arrays nest.

@@ -14,7 +14,7 @@ public struct MethodTable: Sendable {
         "paywall/action", "dismiss", "preloadAllPaywalls", "preloadPaywalls", "confirmAllAssignments",
         "getAssignments", "setSubscriptionStatus", "getSubscriptionStatus", "getEntitlements",
         "getEntitlementsByProductIds", "getCustomerInfo", "getProducts", "purchase", "restorePurchases",
-        "handleDeepLink", "refreshConfiguration", "setLogLevel", "setLocaleIdentifier", "setInterfaceStyle",
+        "handleDeepLink", "refreshConfiguration", "setLogLevel", "setLocaleIdentifier", "setInterfaceStyle", "setPlatformWrapper",
         "debug/evaluateExpression",
     ]
 
@@ -129,8 +129,18 @@ public struct MethodTable: Sendable {
             let params = try Params(request)
             try params.requirePresent("localeIdentifier", "a string, or null for the device's locale")
             let identifier = try params.optionalString("localeIdentifier")
-            if let identifier { try ClientLimits.check(identifier, at: "params.localeIdentifier", atMost: ClientLimits.localeIdentifierBytes) }
+            if let identifier { try ClientLimits.check(identifier, at: "params.localeIdentifier", atMost: ClientLimits.nameBytes) }
             await superwall.setLocaleIdentifier(identifier)
+            return [:]
+        }
+        // Allowed before `configure`, as wrappers say who they are first.
+        methods["setPlatformWrapper"] = { request, _ in
+            let params = try Params(request)
+            let name = try params.string("platformWrapper")
+            let version = try params.string("version")
+            try ClientLimits.check(name, at: "params.platformWrapper", atMost: ClientLimits.nameBytes)
+            try ClientLimits.check(version, at: "params.version", atMost: ClientLimits.nameBytes)
+            await superwall.setPlatformWrapper(name, version: version)
             return [:]
         }
         methods["setInterfaceStyle"] = { request, _ in

@@ -147,6 +147,10 @@ public actor Superwall {
     private var interfaceStyleOverride: String? {
         didSet { deviceTemplateVersion &+= 1 }
     }
+    /// `setPlatformWrapper`: the wrapper SDK driving the bridge, in place of the bridge itself.
+    private var platformWrapper: (name: String, version: String)? {
+        didSet { deviceTemplateVersion &+= 1 }
+    }
 
     // Presentation state (see Superwall+Presentation.swift).
     /// The paywall on screen; one at a time.
@@ -429,7 +433,8 @@ public actor Superwall {
         }
         return [
             "Authorization": "Bearer \(session.apiKey)",
-            "X-Platform": text("platform"), "X-Platform-Environment": "SDK", "X-Platform-Wrapper": "superwall-bridge",
+            "X-Platform": text("platform"), "X-Platform-Environment": "SDK", "X-Platform-Wrapper": text("platformWrapper"),
+            "X-Platform-Wrapper-Version": text("platformWrapperVersion"),
             "X-App-User-ID": session.identity.appUserId ?? "", "X-Alias-ID": session.identity.aliasId, "X-URL-Scheme": "",
             "X-Vendor-ID": text("vendorId"), "X-App-Version": text("appVersion"), "X-OS-Version": text("osVersion"),
             "X-Device-Model": text("deviceModel"), "X-Device-Locale": text("deviceLocale"),
@@ -610,6 +615,13 @@ public actor Superwall {
         localeOverride = identifier
     }
 
+    /// SuperwallKit's `setPlatformWrapper(_:version:)`: a wrapper SDK (Flutter, Expo, ...) says
+    /// who it is; the device attributes (`platformWrapper`, `platformWrapperVersion`) and the
+    /// API's `X-Platform-Wrapper` headers report it instead of the bridge.
+    public func setPlatformWrapper(_ name: String, version: String) {
+        platformWrapper = (name, version)
+    }
+
     public enum InterfaceStyle: String, Sendable {
         case light = "Light"
         case dark = "Dark"
@@ -646,6 +658,10 @@ public actor Superwall {
         if let localeOverride {
             facts.locale = localeOverride
             overrides.removeValue(forKey: "deviceLocale")
+        }
+        if let platformWrapper {
+            overrides["platformWrapper"] = .string(platformWrapper.name)
+            overrides["platformWrapperVersion"] = .string(platformWrapper.version)
         }
         if let interfaceStyleOverride {
             facts.interfaceStyle = interfaceStyleOverride

@@ -341,6 +341,19 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
     }
 }
 
+@Suite struct PlatformWrapperTests {
+    /// Wrappers say who they are, often before `configure`; the device attributes report it.
+    @Test func aWrapperNamedBeforeConfigureIsReportedInTheDeviceAttributes() async {
+        let process = await bridgeProcess()
+        #expect(await call(process, "setPlatformWrapper", ["platformWrapper": "Flutter", "version": "2.3.1"])?["result"] == [:])
+        _ = await call(process, "configure", configureParams(temporaryDirectory()))
+        let device = await call(process, "getDeviceAttributes")?["result"]?["attributes"]
+        #expect(device?["platformWrapper"] == "Flutter")
+        #expect(device?["platformWrapperVersion"] == "2.3.1")
+        #expect(await call(process, "setPlatformWrapper", ["platformWrapper": "Flutter"])?["error"]?["data"]?["path"] == "params.version")
+    }
+}
+
 /// What a hostile client found accepted, each now refused with -32602 naming its limit.
 @Suite struct ClientLimitTests {
     private func configured() async -> InProcessServer {
@@ -369,7 +382,7 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
         #expect(limit(await call(process, "setUserAttributes", ["attributes": ["bio": huge]])) == Int64(ClientLimits.attributeStringBytes))
         #expect(limit(await call(process, "identify", ["userId": .string(String(repeating: "u", count: 5_000))])) == Int64(ClientLimits.userIdBytes))
         #expect(limit(await call(process, "setLocaleIdentifier", ["localeIdentifier": .string(String(repeating: "e", count: 300))]))
-            == Int64(ClientLimits.localeIdentifierBytes))
+            == Int64(ClientLimits.nameBytes))
     }
 
     @Test func tooManyEntitlementsAreRefused() async {

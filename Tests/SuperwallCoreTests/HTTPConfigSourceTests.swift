@@ -119,6 +119,19 @@ private func configure(_ server: ScriptedAPIServer, directory: String = FileMana
         #expect(request.headers["x-entitlements"] == "")
     }
 
+    @Test func aPlatformWrapperIsReportedInTheHeaders() async throws {
+        let server = try await ScriptedAPIServer.start([.init(status: 200, body: try await demoConfigBody())])
+        let superwall = Superwall(clock: FakeClock(), random: CountingRandomSource(), retryDelay: { _, _ in .milliseconds(5) })
+        await superwall.setPlatformWrapper("Expo", version: "1.2.0")
+        _ = await superwall.configure(apiKey: "pk_http_test", options: Superwall.ConfigureOptions(
+            configSource: HTTPConfigSource(baseURL: server.baseURL),
+            dataDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("http-\(UUID().uuidString)").path, maxConfigRetryCount: 0))
+        await superwall.awaitPresentationQueue()
+        let request = try #require(server.requests.first)
+        #expect(request.headers["x-platform-wrapper"] == "Expo")
+        #expect(request.headers["x-platform-wrapper-version"] == "1.2.0")
+    }
+
     @Test func serverErrorsAreRetriedWithTheRetryCountHeader() async throws {
         let delegate = RecordingDelegate()
         let server = try await ScriptedAPIServer.start([.init(status: 503), .init(status: 429), .init(status: 200, body: try await demoConfigBody())])

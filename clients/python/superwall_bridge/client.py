@@ -232,6 +232,11 @@ class Superwall:
         """The locale rules and templates see (``de_DE``); ``None`` goes back to the device's."""
         await self.call("setLocaleIdentifier", {"localeIdentifier": locale_identifier})
 
+    async def set_platform_wrapper(self, platform_wrapper: str, version: str) -> None:
+        """Says which wrapper SDK drives the bridge (``"Flutter"``, ``"2.3.1"``); the device
+        attributes and the API's headers report it. Allowed before :meth:`configure`."""
+        await self.call("setPlatformWrapper", {"platformWrapper": platform_wrapper, "version": version})
+
     async def set_interface_style(self, style: Literal["light", "dark"] | None) -> None:
         """``light`` or ``dark``; ``None`` goes back to the device's."""
         await self.call("setInterfaceStyle", {"style": style})

@@ -115,6 +115,9 @@ def test_integration_attributes_locale_and_interface_style_reach_the_device(brid
             assert device["deviceLocale"] == "de_DE" and device["interfaceStyle"] == "Dark"
             await sw.set_interface_style(None)
             assert (await sw.device_attributes())["interfaceStyle"] != "Dark"
+            await sw.set_platform_wrapper("Flutter", "2.3.1")
+            device = await sw.device_attributes()
+            assert (device["platformWrapper"], device["platformWrapperVersion"]) == ("Flutter", "2.3.1")
 
     run(scenario())
 
