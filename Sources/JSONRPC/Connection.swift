@@ -64,6 +64,9 @@ public final class Connection: Sendable {
         var stopRequested = false
         /// Messages waiting in, or running on, the large-message lane.
         var messagesInLane = 0
+        /// Answers taken out of `inFlight` and not yet handed to the writer: the process must
+        /// not count itself drained (and exit) between the two.
+        var answering = 0
         /// Set when `shutdown` arrives, in arrival order, so that an `exit` right behind it
         /// exits 0 even before `shutdown` is answered.
         var shutdownReceived = false
@@ -198,7 +201,7 @@ public final class Connection: Sendable {
             state.inputClosed = true
             state.outgoingRefusal = state.outgoingRefusal ?? .connectionClosed
             let status: Int32 = (state.exitRequested && !state.shutdownReceived) ? 1 : 0
-            return (!state.inFlight.isEmpty, status, state.shutdownReceived)
+            return (!state.inFlight.isEmpty || state.answering > 0, status, state.shutdownReceived)
         }
         failPendingRequests(with: .connectionClosed)
         notificationSink.finish()
@@ -521,11 +524,24 @@ public final class Connection: Sendable {
 
     /// Answers a request once: whichever of completion and cancellation comes first wins.
     private func complete(token: UInt64, outcome: Result<JSONValue, RPCError>) {
-        let (entry, completed) = state.withLock { $0.removeInFlight(token) }
-        guard let entry else { return }
-        entry.answer(with: outcome, on: self)
-        for gate in completed { gate.open(with: ()) }
+        answer(token, with: outcome)
         signalIfDrained()
+    }
+
+    /// Takes the request out of `inFlight` (so it is answered once, whoever gets there first)
+    /// and hands its answer to the writer, counted in `answering` meanwhile.
+    @discardableResult
+    private func answer(_ token: UInt64, with outcome: Result<JSONValue, RPCError>) -> InFlight? {
+        let (entry, completed) = state.withLock { state in
+            let removed = state.removeInFlight(token)
+            if removed.entry != nil { state.answering += 1 }
+            return removed
+        }
+        guard let entry else { return nil }
+        entry.answer(with: outcome, on: self)
+        state.withLock { $0.answering -= 1 }
+        for gate in completed { gate.open(with: ()) }
+        return entry
     }
 
     private func cancelIncoming(_ id: RequestID) {
@@ -540,11 +556,7 @@ public final class Connection: Sendable {
     /// Answers these requests `-32800` now and cancels their work.
     private func cancel(_ tokens: some Sequence<UInt64>) {
         for token in tokens {
-            let (entry, completed) = state.withLock { $0.removeInFlight(token) }
-            guard let entry else { continue }
-            entry.task?.cancel()
-            entry.answer(with: .failure(.requestCancelled), on: self)
-            for gate in completed { gate.open(with: ()) }
+            answer(token, with: .failure(.requestCancelled))?.task?.cancel()
         }
         signalIfDrained()
     }
@@ -576,7 +588,7 @@ public final class Connection: Sendable {
     }
 
     private func signalIfDrained() {
-        let drainedNow = state.withLock { $0.inputClosed && $0.inFlight.isEmpty }
+        let drainedNow = state.withLock { $0.inputClosed && $0.inFlight.isEmpty && $0.answering == 0 }
         if drainedNow { drained.signal() }
     }
 }
