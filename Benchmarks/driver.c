@@ -403,12 +403,38 @@ static double measure_configure(const char *path, const char *config_source_json
 }
 
 /* ---- B12 ---- */
-/* The worst `$/ping` round trip while a `configure` of the largest config the default
- * --max-config-size allows runs: pings every 2 ms, each waited for, until configure answers.
- * Five runs; the worst of them. */
-static double measure_reader_stall(const char *path, const char *large_config_path, int *pings) {
+/* Pings every 2 ms, each waited for, until request 1 (already sent) is answered; returns the
+ * worst ping round trip. `expect`, when given, must appear in request 1's answer. */
+static double worst_ping_until_answered(server_t *server, const char *expect) {
     double worst = 0;
-    *pings = 0;
+    int answered = 0;
+    for (long id = 2; !answered; id++) {
+        char line[256];
+        size_t ping_length = ping(line, id);
+        double start = now_us();
+        write_all(server->to_server, line, ping_length);
+        for (;;) {
+            size_t reply_length;
+            char *reply = read_line(server, &reply_length);
+            long reply_to = reply_id(reply);
+            if (reply_to == 1) {
+                if (expect && !strstr(reply, expect)) { fprintf(stderr, "B12: unexpected answer %.200s\n", reply); exit(1); }
+                answered = 1;
+            } else if (reply_to == id) {
+                double elapsed = now_us() - start;
+                if (elapsed > worst) worst = elapsed;
+                break;
+            }
+        }
+        usleep(2000);
+    }
+    return worst;
+}
+
+/* The worst `$/ping` round trip while a `configure` of the largest config the default
+ * --max-config-size allows runs; the worst of five runs. */
+static double measure_reader_stall(const char *path, const char *large_config_path) {
+    double worst = 0;
     for (int run = 0; run < 5; run++) {
         char directory[] = "/tmp/superwall-bench-XXXXXX";
         if (!mkdtemp(directory)) { perror("mkdtemp"); exit(1); }
@@ -419,28 +445,8 @@ static double measure_reader_stall(const char *path, const char *large_config_pa
             "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"configure\",\"params\":{\"apiKey\":\"pk_bench\","
             "\"options\":{\"configSource\":{\"type\":\"file\",\"path\":\"%s\"},\"dataDirectory\":\"%s\"}}}\n", large_config_path, directory);
         write_all(server.to_server, request, (size_t)length);
-        int configured = 0;
-        for (long id = 2; !configured; id++) {
-            char line[256];
-            size_t ping_length = ping(line, id);
-            double start = now_us();
-            write_all(server.to_server, line, ping_length);
-            for (;;) {
-                size_t reply_length;
-                char *reply = read_line(&server, &reply_length);
-                long reply_to = reply_id(reply);
-                if (reply_to == 1) {
-                    if (!strstr(reply, "\"configured\"")) { fprintf(stderr, "B12 configure failed: %.200s\n", reply); exit(1); }
-                    configured = 1;
-                } else if (reply_to == id) {
-                    double elapsed = now_us() - start;
-                    if (elapsed > worst) worst = elapsed;
-                    (*pings)++;
-                    break;
-                }
-            }
-            usleep(2000);
-        }
+        double stall = worst_ping_until_answered(&server, "\"configured\"");
+        if (stall > worst) worst = stall;
         stop_server(&server);
         remove_directory(directory);
     }
@@ -461,26 +467,8 @@ static double measure_message_stall(const char *path) {
         server_t server = spawn_server(path);
         initialize(&server);
         write_all(server.to_server, big, (size_t)length);
-        int answered = 0;
-        for (long id = 2; !answered; id++) {
-            char line[256];
-            size_t ping_length = ping(line, id);
-            double start = now_us();
-            write_all(server.to_server, line, ping_length);
-            for (;;) {
-                size_t reply_length;
-                char *reply = read_line(&server, &reply_length);
-                long reply_to = reply_id(reply);
-                if (reply_to == 1) {
-                    answered = 1;
-                } else if (reply_to == id) {
-                    double elapsed = now_us() - start;
-                    if (elapsed > worst) worst = elapsed;
-                    break;
-                }
-            }
-            usleep(2000);
-        }
+        double stall = worst_ping_until_answered(&server, NULL);
+        if (stall > worst) worst = stall;
         stop_server(&server);
     }
     free(big);
@@ -738,8 +726,7 @@ int main(int argc, char **argv) {
     }
     if (only && strcmp(only, "stall") == 0) {
         if (!large_config_path) { fprintf(stderr, "--only stall needs --large-config\n"); return 2; }
-        int pings;
-        double stall = measure_reader_stall(bridge_path, large_config_path, &pings);
+        double stall = measure_reader_stall(bridge_path, large_config_path);
         printf("| %-44s | %12s | %12.1f | %-6s | %8s |\n", "B12 worst ping during a 16 MB configure", "-", stall / 1000, "ms", "< 50");
         printf("| %-44s | %12s | %12.1f | %-6s | %8s |\n", "B12 worst ping while 16 MiB request is read", "-", measure_message_stall(bridge_path) / 1000, "ms", "< 50");
         return 0;
@@ -795,10 +782,9 @@ int main(int argc, char **argv) {
     double reload_median, reload_max;
     measure_hot_reload(bridge_path, config_path, &reload_median, &reload_max);
     double stall = 0, message_stall = 0;
-    int stall_pings = 0;
     if (large_config_path) {
         fprintf(stderr, "B12 reader stall...\n");
-        stall = measure_reader_stall(bridge_path, large_config_path, &stall_pings);
+        stall = measure_reader_stall(bridge_path, large_config_path);
         message_stall = measure_message_stall(bridge_path);
     }
     fprintf(stderr, "B11 events (60 s)...\n");

@@ -271,28 +271,25 @@ def test_a_missing_bridge_is_a_clear_error(tmp_path: Any) -> None:
         find_bridge(tmp_path / "nope")
 
 
-def test_the_readme_quick_start_runs_as_written(bridge: str, tmp_path: Any) -> None:
+def run_readme_example(section: str, bridge: str, tmp_path: Any) -> list[str]:
+    """Runs the first Python block under the README's ``## section`` as written; answers its output lines."""
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    quick_start = re.search(r"## Quick start\n\n```python\n(.*?)```", readme, re.S)
-    assert quick_start is not None
-    script = tmp_path / "quick_start.py"
-    script.write_text(quick_start.group(1))
-    finished = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60,
+    example = re.search(rf"## {re.escape(section)}\n.*?```python\n(.*?)```", readme, re.S)
+    assert example is not None, section
+    script = tmp_path / "example.py"
+    script.write_text(example.group(1))
+    finished = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
                               env={**os.environ, "SUPERWALL_BRIDGE": bridge})
     assert finished.returncode == 0, finished.stderr
-    assert finished.stdout.splitlines() == ["skipped: noAudienceMatch", "run the feature"]
+    return finished.stdout.splitlines()
+
+
+def test_the_readme_quick_start_runs_as_written(bridge: str, tmp_path: Any) -> None:
+    assert run_readme_example("Quick start", bridge, tmp_path) == ["skipped: noAudienceMatch", "run the feature"]
 
 
 def test_the_readme_paywall_example_runs_as_written(bridge: str, tmp_path: Any) -> None:
-    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
-    example = re.search(r"## Showing paywalls, buying, hearing events\n.*?```python\n(.*?)```", readme, re.S)
-    assert example is not None
-    script = tmp_path / "showing_paywalls.py"
-    script.write_text(example.group(1))
-    result = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=120,
-                            env={**os.environ, "SUPERWALL_BRIDGE": bridge})
-    assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines() == [
+    assert run_readme_example("Showing paywalls, buying, hearing events", bridge, tmp_path) == [
         "showing coach-upsell-gated", "event: paywall_open", "event: transaction_complete", "closed: purchased", "feature granted: True"]
 
 
