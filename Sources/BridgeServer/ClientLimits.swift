@@ -36,6 +36,13 @@ public enum ClientLimits {
         }
     }
 
+    /// A number within `range`; `data.limit` names the bound it passed.
+    static func check(_ value: Int, at path: String, within range: ClosedRange<Int>) throws(RPCError) {
+        guard !range.contains(value) else { return }
+        throw refuse(path, "must be from \(range.lowerBound) to \(range.upperBound), not \(value).",
+                     limit: value < range.lowerBound ? range.lowerBound : range.upperBound)
+    }
+
     /// Attributes within the depth, count and string limits.
     static func checkAttributes(_ attributes: JSONObject, at path: String) throws(RPCError) {
         var count = 0

@@ -22,7 +22,7 @@ struct ConfigureRequest {
         }
         let options = try params.optionalObject("options")
         let environment = try options?.optionalString("networkEnvironment") ?? "release"
-        guard Self.environmentHosts[environment] != nil else {
+        guard let hosts = Self.environmentHosts[environment] else {
             throw RPCError.invalidParams(
                 "params.options.networkEnvironment must be release, releaseCandidate or developer, not \"\(environment.prefix(64))\".",
                 details: ["path": "params.options.networkEnvironment"])
@@ -36,22 +36,15 @@ struct ConfigureRequest {
             }
         }
         let source = try Self.configSource(
-            options?.optionalObject("configSource"), networkEnvironment: environment, maximumConfigSize: maximumConfigSize,
+            options?.optionalObject("configSource"), hosts: hosts, maximumConfigSize: maximumConfigSize,
             path: options?.path(of: "configSource") ?? "params.options.configSource")
         let watch = try options?.optionalObject("configSource")?.optionalBool("watch") ?? watchFiles
         let device = try params.optionalJSONObject("device") ?? [:]
         let retries = try options?.optionalInt("maxConfigRetryCount") ?? 6
-        guard ClientLimits.configRetries.contains(retries) else {
-            throw ClientLimits.refuse(
-                "params.options.maxConfigRetryCount", "must be from \(ClientLimits.configRetries.lowerBound) to \(ClientLimits.configRetries.upperBound), not \(retries).",
-                limit: ClientLimits.configRetries.upperBound)
-        }
+        try ClientLimits.check(retries, at: "params.options.maxConfigRetryCount", within: ClientLimits.configRetries)
         let flushInterval = try options?.optionalInt("eventFlushIntervalMs")
-        if let flushInterval, !ClientLimits.eventFlushIntervalMs.contains(flushInterval) {
-            throw ClientLimits.refuse(
-                "params.options.eventFlushIntervalMs",
-                "must be from \(ClientLimits.eventFlushIntervalMs.lowerBound) to \(ClientLimits.eventFlushIntervalMs.upperBound) milliseconds, not \(flushInterval).",
-                limit: ClientLimits.eventFlushIntervalMs.lowerBound)
+        if let flushInterval {
+            try ClientLimits.check(flushInterval, at: "params.options.eventFlushIntervalMs", within: ClientLimits.eventFlushIntervalMs)
         }
         self.options = Superwall.ConfigureOptions(
             configSource: source,
@@ -117,25 +110,22 @@ struct ConfigureRequest {
 
     /// SuperwallKit's hosts by `networkEnvironment`: the API, its subscriptions API (web-checkout
     /// redemption) and its event collector.
-    private static let environmentHosts: [String: (api: String, subscriptions: String, collector: String)] = [
-        "release": ("https://api.superwall.me", "https://subscriptions-api.superwall.com", "https://collector.superwall.me"),
-        "releaseCandidate": ("https://api.superwallcanary.com", "https://subscriptions-api.superwallcanary.com", "https://collector.superwallcanary.com"),
-        "developer": ("https://api.superwall.dev", "https://subscriptions-api.superwall.dev", "https://collector.superwall.dev"),
+    private typealias EnvironmentHosts = (api: URL, subscriptions: URL, collector: URL)
+    private static let environmentHosts: [String: EnvironmentHosts] = [
+        "release": (URL(string: "https://api.superwall.me")!, URL(string: "https://subscriptions-api.superwall.com")!,
+                    URL(string: "https://collector.superwall.me")!),
+        "releaseCandidate": (URL(string: "https://api.superwallcanary.com")!, URL(string: "https://subscriptions-api.superwallcanary.com")!,
+                             URL(string: "https://collector.superwallcanary.com")!),
+        "developer": (URL(string: "https://api.superwall.dev")!, URL(string: "https://subscriptions-api.superwall.dev")!,
+                      URL(string: "https://collector.superwall.dev")!),
     ]
 
     /// `{type: "embedded"}`, `{type: "file", path, watch?}` or `{type: "http", baseUrl}`; without
     /// one, SuperwallKit's own source: the Superwall API of the network environment.
     private static func configSource(
-        _ source: Params?, networkEnvironment: String, maximumConfigSize: Int, path: String
+        _ source: Params?, hosts: EnvironmentHosts, maximumConfigSize: Int, path: String
     ) throws(RPCError) -> any ConfigSource {
-        guard let source else {
-            guard let hosts = environmentHosts[networkEnvironment], let url = URL(string: hosts.api) else {
-                throw RPCError.invalidParams(
-                    "params.options.networkEnvironment must be release, releaseCandidate or developer, not \"\(networkEnvironment)\".",
-                    details: ["path": "params.options.networkEnvironment"])
-            }
-            return HTTPConfigSource(baseURL: url, subscriptionsURL: URL(string: hosts.subscriptions), collectorURL: URL(string: hosts.collector))
-        }
+        guard let source else { return HTTPConfigSource(baseURL: hosts.api, subscriptionsURL: hosts.subscriptions, collectorURL: hosts.collector) }
         switch try source.string("type") {
         case "embedded":
             return EmbeddedConfigSource()

@@ -282,7 +282,7 @@ private func core<Result>(_ call: () async throws -> Result) async throws(RPCErr
     } catch let error as SuperwallError {
         throw error.rpcError
     } catch {
-        throw RPCError.internalError("\(error)")
+        throw RPCError.internalError(describing: error)
     }
 }
 

@@ -152,13 +152,13 @@ public final class Connection: Sendable {
         readLoop: while true {
             // What the work of the last read wrote goes out now, in one write.
             if let executor {
-                executor.waitForInput(input, whenIdle: writer.uncork, shouldStop: { state.withLock { $0.stopRequested || $0.exitRequested } })
+                executor.waitForInput(input, whenIdle: writer.uncork, shouldStop: { readingShouldStop })
             } else {
                 writer.uncork()
             }
-            if state.withLock({ $0.stopRequested || $0.exitRequested }) { break }
-            writer.waitForRoom(orStopWhen: { state.withLock { $0.stopRequested } })
-            if state.withLock({ $0.stopRequested }) { break }
+            if readingShouldStop { break }
+            writer.waitForRoom(orStopWhen: { readingShouldStop })
+            if readingShouldStop { break }
             let count = chunk.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
@@ -181,6 +181,11 @@ public final class Connection: Sendable {
         executor?.stop()
         writer.uncork()
         return finish(notificationLoop: notificationLoop)
+    }
+
+    /// `exit` arrived, or `stopReading()` was called.
+    private var readingShouldStop: Bool {
+        state.withLock { $0.stopRequested || $0.exitRequested }
     }
 
     /// Ends the session as end of input would (a signal asked the process to stop): reading
@@ -508,9 +513,7 @@ public final class Connection: Sendable {
             } catch is CancellationError {
                 outcome = .failure(.requestCancelled)
             } catch {
-                // The error's own words, not its debug description (type names, Swift internals).
-                let words = (error as? any CustomStringConvertible)?.description ?? "an unexpected error"
-                outcome = .failure(.internalError(words))
+                outcome = .failure(.internalError(describing: error))
             }
             complete(token: token, outcome: outcome)
         }

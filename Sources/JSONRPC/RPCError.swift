@@ -69,6 +69,12 @@ extension RPCError {
         RPCError(code: -32603, message: "Internal error: \(detail)", kind: "internalError")
     }
 
+    /// An unexpected error in its own words, never its debug description (type names, Swift
+    /// internals): an error without a description of its own is "an unexpected error".
+    public static func internalError(describing error: any Error) -> RPCError {
+        internalError((error as? any CustomStringConvertible)?.description ?? "an unexpected error")
+    }
+
     public static let notInitialized = RPCError(
         code: -32002, message: "Server not initialized: send initialize first.", kind: "notInitialized")
 

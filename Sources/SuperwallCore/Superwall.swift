@@ -352,7 +352,7 @@ public actor Superwall {
             track("config_attributes", options.reportedOptions.merging(["using_purchase_controller": .bool(options.usingPurchaseController), "has_delegate": .bool(delegate != nil)]) { _, sdk in sdk })
         }
         let cachedText = (try? store?.value(.lastConfig)) ?? nil
-        let cached = await Self.awayFromTheReader { cachedText.flatMap { try? Config.decode(from: Data($0.utf8)) } }
+        let cached = (try? await Self.awayFromTheReader { Self.config(cached: cachedText) }) ?? nil
         let subscribed = (try? store?.value(.subscriptionStatus))??.isActive == true
         if let cached, subscribed {
             adopt(cached, refresh: nil)
@@ -398,7 +398,7 @@ public actor Superwall {
         }
         if let store {
             // Megabytes into SQLite: away from the reader too.
-            await Self.awayFromTheReader { try? store.set(String(decoding: body, as: UTF8.self), for: .lastConfig) }
+            _ = try? await Self.awayFromTheReader { try store.set(String(decoding: body, as: UTF8.self), for: .lastConfig) }
         }
         adopt(config, refresh: RefreshReport(cacheStatus: "NOT_CACHED", fetchSeconds: clock.now().timeIntervalSince(started), retryCount: retries.count))
     }
@@ -748,10 +748,6 @@ public actor Superwall {
     /// input, and a request must never keep that thread from reading the next one.
     static func awayFromTheReader<Value: Sendable>(_ work: @escaping @Sendable () async throws -> Value) async throws -> Value {
         try await Task.detached(operation: work).value
-    }
-
-    static func awayFromTheReader<Value: Sendable>(_ work: @escaping @Sendable () async -> Value) async -> Value {
-        await Task.detached(operation: work).value
     }
 
     /// Counts retries as a fetch reports them, from whatever task it runs on.

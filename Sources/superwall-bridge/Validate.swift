@@ -24,19 +24,17 @@ struct Validate: ParsableCommand {
             print("\(file):$: cannot read the file: \(error.reason)")
             throw ExitCode(1)
         }
-        // The config decoder reports a path; for text that is not JSON at all, the parser's
-        // line and column say more.
-        do throws(JSONSyntaxError) {
-            _ = try JSONDecoding.decode([UInt8](body))
-        } catch {
-            print("\(file):\(error.line):\(error.column): not JSON: \(error.message)")
-            throw ExitCode(1)
-        }
         let config: Config
         do {
             config = try Config.decode(from: body)
         } catch {
-            print("\(file):\(error.path): \(error.reason)")
+            // For text that is not JSON at all, the parser's line and column say more than
+            // the decoder's path; the text is parsed again only then.
+            if let syntax = Self.syntaxError(in: body) {
+                print("\(file):\(syntax.line):\(syntax.column): not JSON: \(syntax.message)")
+            } else {
+                print("\(file):\(error.path): \(error.reason)")
+            }
             throw ExitCode(1)
         }
         let problems = config.problems
@@ -46,5 +44,14 @@ struct Validate: ParsableCommand {
         }
         for problem in problems { print("\(file):\(problem.path): \(problem.message)") }
         throw ExitCode(1)
+    }
+
+    private static func syntaxError(in body: Data) -> JSONSyntaxError? {
+        do throws(JSONSyntaxError) {
+            _ = try JSONDecoding.decode([UInt8](body))
+            return nil
+        } catch {
+            return error
+        }
     }
 }

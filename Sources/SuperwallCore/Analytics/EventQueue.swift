@@ -83,7 +83,6 @@ actor EventQueue {
     func enforceBound() {
         var position = ((try? store.value(.eventQueuePosition)) ?? nil) ?? 0
         dropOldest(after: &position)
-        estimatedWaiting = nil
     }
 
     /// The core tells the queue as events are queued, so a long flush interval or a collector
@@ -124,14 +123,14 @@ actor EventQueue {
         }
     }
 
-    /// Keeps the queue within its bound, oldest first.
+    /// Keeps the queue within its bound, oldest first; the count it makes becomes the estimate.
     private func dropOldest(after position: inout Int64) {
-        guard let waiting = try? store.outgoingEventCount(after: position), waiting > bound,
-              let kept = try? store.outgoingPosition(keepingNewest: bound) else { return }
+        guard let waiting = try? store.outgoingEventCount(after: position) else { return }
+        estimatedWaiting = min(waiting, bound)
+        guard waiting > bound, let kept = try? store.outgoingPosition(keepingNewest: bound) else { return }
         position = kept
         try? store.set(position, for: .eventQueuePosition)
         countDropped(waiting - bound)
-        estimatedWaiting = bound
     }
 
     private func countDropped(_ count: Int) {
