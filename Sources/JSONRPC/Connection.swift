@@ -64,9 +64,9 @@ public final class Connection: Sendable {
         var stopRequested = false
         /// Messages waiting in, or running on, the large-message lane.
         var messagesInLane = 0
-        /// Answers taken out of `inFlight` and not yet handed to the writer: the process must
-        /// not count itself drained (and exit) between the two.
-        var answering = 0
+        /// Requests taken out of `inFlight` whose answers are not yet handed to the writer: they
+        /// still count as unanswered, for `shutdown`'s wait and for the drain before exit.
+        var answering: Set<UInt64> = []
         /// Set when `shutdown` arrives, in arrival order, so that an `exit` right behind it
         /// exits 0 even before `shutdown` is answered.
         var shutdownReceived = false
@@ -82,15 +82,25 @@ public final class Connection: Sendable {
             outgoingRefusal = .shutDown
         }
 
-        /// Forgets a request that has been answered; answers the watches it completes.
-        mutating func removeInFlight(_ token: UInt64) -> (entry: InFlight?, completed: [AsyncGate<Void>]) {
-            guard let entry = inFlight.removeValue(forKey: token) else { return (nil, []) }
-            guard !answerWatches.isEmpty else { return (entry, []) }
+        /// Takes a request out of `inFlight` to answer it: whoever takes it answers it, once.
+        mutating func takeForAnswer(_ token: UInt64) -> InFlight? {
+            guard let entry = inFlight.removeValue(forKey: token) else { return nil }
+            answering.insert(token)
+            return entry
+        }
+
+        /// The request's answer is with the writer; answers the watches this completes.
+        mutating func answered(_ token: UInt64) -> [AsyncGate<Void>] {
+            answering.remove(token)
+            guard !answerWatches.isEmpty else { return [] }
             for index in answerWatches.indices { answerWatches[index].remaining.remove(token) }
             let completed = answerWatches.filter(\.remaining.isEmpty).map(\.gate)
             answerWatches.removeAll(where: \.remaining.isEmpty)
-            return (entry, completed)
+            return completed
         }
+
+        /// Requests received and not yet answered.
+        var unanswered: Set<UInt64> { Set(inFlight.keys).union(answering) }
     }
 
     struct AnswerWatch {
@@ -206,7 +216,7 @@ public final class Connection: Sendable {
             state.inputClosed = true
             state.outgoingRefusal = state.outgoingRefusal ?? .connectionClosed
             let status: Int32 = (state.exitRequested && !state.shutdownReceived) ? 1 : 0
-            return (!state.inFlight.isEmpty || state.answering > 0, status, state.shutdownReceived)
+            return (!state.inFlight.isEmpty || !state.answering.isEmpty, status, state.shutdownReceived)
         }
         failPendingRequests(with: .connectionClosed)
         notificationSink.finish()
@@ -450,10 +460,10 @@ public final class Connection: Sendable {
                 return .refuse(.notInitialized)
             case ("shutdown", .initializing(let gate)):
                 state.beginShutdown()
-                return .shutdown(gate: gate, earlier: Set(state.inFlight.keys))
+                return .shutdown(gate: gate, earlier: state.unanswered)
             case ("shutdown", .running):
                 state.beginShutdown()
-                return .shutdown(gate: nil, earlier: Set(state.inFlight.keys))
+                return .shutdown(gate: nil, earlier: state.unanswered)
             case (_, .initializing(let gate)):
                 return .run(gate: gate)
             case (_, .running):
@@ -531,19 +541,13 @@ public final class Connection: Sendable {
         signalIfDrained()
     }
 
-    /// Takes the request out of `inFlight` (so it is answered once, whoever gets there first)
-    /// and hands its answer to the writer, counted in `answering` meanwhile.
+    /// Answers a request once, whoever gets there first, and hands the answer to the writer;
+    /// until it is there the request still counts as unanswered.
     @discardableResult
     private func answer(_ token: UInt64, with outcome: Result<JSONValue, RPCError>) -> InFlight? {
-        let (entry, completed) = state.withLock { state in
-            let removed = state.removeInFlight(token)
-            if removed.entry != nil { state.answering += 1 }
-            return removed
-        }
-        guard let entry else { return nil }
+        guard let entry = state.withLock({ $0.takeForAnswer(token) }) else { return nil }
         entry.answer(with: outcome, on: self)
-        state.withLock { $0.answering -= 1 }
-        for gate in completed { gate.open(with: ()) }
+        for gate in state.withLock({ $0.answered(token) }) { gate.open(with: ()) }
         return entry
     }
 
@@ -568,9 +572,9 @@ public final class Connection: Sendable {
     /// the ones still running `-32800`, so each request still gets exactly one answer.
     private func answerAll(_ tokens: Set<UInt64>, within limit: Duration) async {
         let watch = state.withLock { state -> AnswerWatch? in
-            let remaining = tokens.filter { state.inFlight[$0] != nil }
+            let remaining = tokens.intersection(state.unanswered)
             guard !remaining.isEmpty else { return nil }
-            let watch = AnswerWatch(remaining: Set(remaining))
+            let watch = AnswerWatch(remaining: remaining)
             state.answerWatches.append(watch)
             return watch
         }
@@ -591,7 +595,7 @@ public final class Connection: Sendable {
     }
 
     private func signalIfDrained() {
-        let drainedNow = state.withLock { $0.inputClosed && $0.inFlight.isEmpty && $0.answering == 0 }
+        let drainedNow = state.withLock { $0.inputClosed && $0.inFlight.isEmpty && $0.answering.isEmpty }
         if drainedNow { drained.signal() }
     }
 }
