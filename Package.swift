@@ -30,10 +30,12 @@ let package = Package(
             pkgConfig: "jansson",
             providers: [.apt(["libjansson-dev"])]
         ),
+        .target(name: "JSONText", swiftSettings: strictSettings),
         .target(
             name: "JSONRPC",
             dependencies: [
                 "CJansson",
+                "JSONText",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "DequeModule", package: "swift-collections"),
@@ -44,6 +46,7 @@ let package = Package(
         .target(
             name: "SuperwallCore",
             dependencies: [
+                "JSONText",
                 "Rules",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -103,7 +106,7 @@ let package = Package(
         ),
         .testTarget(
             name: "SuperwallCoreTests",
-            dependencies: ["SuperwallCore", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: ["SuperwallCore", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
             resources: [.copy("Fixtures")],
             swiftSettings: strictSettings
         ),

@@ -7,6 +7,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import JSONText
 
 /// A JSON-RPC 2.0 peer over a pair of file descriptors, serving requests and sending its own.
 ///

@@ -3,6 +3,7 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
+import JSONText
 
 /// How messages are delimited on the byte stream.
 public enum Framing: String, Sendable, CaseIterable {

@@ -351,8 +351,7 @@ public actor Superwall {
         defer {
             track("config_attributes", options.reportedOptions.merging(["using_purchase_controller": .bool(options.usingPurchaseController), "has_delegate": .bool(delegate != nil)]) { _, sdk in sdk })
         }
-        let cachedText = (try? store?.value(.lastConfig)) ?? nil
-        let cached = (try? await Self.awayFromTheReader { Self.config(cached: cachedText) }) ?? nil
+        let cached = (try? await Self.awayFromTheReader { [store] in Self.config(cached: (try? store?.document(.lastConfig)) ?? nil) }) ?? nil
         let subscribed = (try? store?.value(.subscriptionStatus))??.isActive == true
         if let cached, subscribed {
             adopt(cached, refresh: nil)
@@ -398,7 +397,7 @@ public actor Superwall {
         }
         if let store {
             // Megabytes into SQLite: away from the reader too.
-            _ = try? await Self.awayFromTheReader { try store.set(String(decoding: body, as: UTF8.self), for: .lastConfig) }
+            _ = try? await Self.awayFromTheReader { try store.setDocument(body, for: .lastConfig) }
         }
         adopt(config, refresh: RefreshReport(cacheStatus: "NOT_CACHED", fetchSeconds: clock.now().timeIntervalSince(started), retryCount: retries.count))
     }

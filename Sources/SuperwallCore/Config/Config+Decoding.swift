@@ -13,19 +13,140 @@ extension Config {
     /// trigger, audience or paywall fails the whole config; a malformed product, local
     /// notification or computed property is dropped on its own (and listed in
     /// `droppedElements`); unknown keys are ignored.
+    ///
+    /// The placements, paywalls and products are decoded one element at a time (see
+    /// `ConfigText`), the rest as one small object.
     public static func decode(from data: Data) throws(ConfigDecodingError) -> Config {
         let dropped = DroppedElementLog()
         let decoder = JSONDecoder()
         decoder.userInfo[DroppedElementLog.key] = dropped
-        do {
-            var config = try decoder.decode(Config.self, from: data)
-            config.droppedElements = dropped.elements
-            return config
-        } catch let error as DecodingError {
-            throw ConfigDecodingError(error)
-        } catch {
-            throw ConfigDecodingError(path: "$", reason: String(describing: error))
+        let layout = try data.withUnsafeBytes { bytes in Result { () throws(ConfigDecodingError) in try ConfigLayout(bytes) } }.get()
+        // SuperwallKit's order, so that the first fault is the one reported: the build id,
+        // the placements, the paywalls, then the rest.
+        let _: ConfigHeader.BuildId = try decodePart(layout.header, at: "$", with: decoder)
+        func decodeEach<Element: Decodable>(of key: String) throws(ConfigDecodingError) -> [Element] {
+            let elements = try layout.elements(of: key)
+            var decoded: [Element] = []
+            decoded.reserveCapacity(elements.count)
+            for (index, element) in elements.enumerated() {
+                decoded.append(try decodePart(data.slice(element), at: "$.\(key)[\(index)]", with: decoder))
+            }
+            return decoded
         }
+        let triggers: [Trigger] = try decodeEach(of: "trigger_options")
+        let paywalls: [Paywall] = try decodeEach(of: "paywall_responses")
+        let header: ConfigHeader = try decodePart(layout.header, at: "$", with: decoder)
+        var products: [Product] = []
+        // A missing or null `products_v3` is no products, as SuperwallKit's lossy array reads it.
+        for (index, element) in (layout.isAbsent("products_v3") ? [] : try layout.elements(of: "products_v3")).enumerated() {
+            let path = "$.products_v3[\(index)]"
+            switch Result(catching: { () throws(PartFault) -> Product in try attemptPart(data.slice(element), at: path, with: decoder) }) {
+            case .success(let product): products.append(product)
+            case .failure(.decoding(let fault)): dropped.record(ConfigProblem(path: path, message: "dropped: \(fault)"))
+            case .failure(.syntax(let fault)): throw fault
+            }
+        }
+        var config = Config(header: header, triggers: triggers, paywalls: paywalls, products: products)
+        config.droppedElements = dropped.elements
+        return config
+    }
+
+    /// Decodes `text` as a `Part`, with the paths of its errors and drops under `path`.
+    private static func decodePart<Part: Decodable>(_ text: Data, at path: String, with decoder: JSONDecoder) throws(ConfigDecodingError) -> Part {
+        switch Result(catching: { () throws(PartFault) -> Part in try attemptPart(text, at: path, with: decoder) }) {
+        case .success(let part): return part
+        case .failure(.syntax(let fault)), .failure(.decoding(let fault)): throw fault
+        }
+    }
+
+    /// Why a part did not decode: text that is not JSON fails a config wherever it is; a
+    /// part that is JSON but not what SuperwallKit expects may be dropped on its own.
+    private enum PartFault: Error {
+        case syntax(ConfigDecodingError)
+        case decoding(ConfigDecodingError)
+    }
+
+    private static func attemptPart<Part: Decodable>(_ text: Data, at path: String, with decoder: JSONDecoder) throws(PartFault) -> Part {
+        (decoder.userInfo[DroppedElementLog.key] as? DroppedElementLog)?.pathPrefix = path
+        do {
+            return try decoder.decode(Part.self, from: text)
+        } catch let error as DecodingError {
+            if case .dataCorrupted(let context) = error, context.codingPath.isEmpty {
+                throw .syntax(ConfigDecodingError(error).under(path))
+            }
+            throw .decoding(ConfigDecodingError(error).under(path))
+        } catch {
+            throw .syntax(ConfigDecodingError(path: path, reason: String(describing: error)))
+        }
+    }
+
+    private init(header: ConfigHeader, triggers: [Trigger], paywalls: [Paywall], products: [Product]) {
+        buildId = header.buildId
+        self.triggers = triggers
+        self.paywalls = paywalls
+        triggerPositions = Self.positions(of: triggers, by: \.placementName, keeping: .last)
+        paywallPositions = Self.positions(of: paywalls, by: \.identifier, keeping: .first)
+        logLevel = header.logLevel
+        appSessionTimeoutMs = header.appSessionTimeoutMs
+        featureFlags = header.featureFlags
+        preloadingDisabled = header.preloadingDisabled
+        locales = header.locales
+        attribution = header.attribution
+        self.products = products
+        web2appConfig = header.web2appConfig
+        prioritizedCampaignId = header.prioritizedCampaignId
+        iosAppId = header.iosAppId
+        bundleIdConfig = header.bundleIdConfig
+        testModeUserIds = header.testModeUserIds
+        requestId = header.requestId
+        droppedElements = []
+    }
+}
+
+/// Where a config's parts are in its text: the elements of the three large arrays, and the
+/// text of a small object of every other member.
+private struct ConfigLayout {
+    static let arrays = ["trigger_options", "paywall_responses", "products_v3"]
+
+    /// An object of every other member, as written.
+    private(set) var header = Data()
+    /// The arrays present, split (or why they could not be), by key.
+    private var elements: [String: Result<[Range<Int>], ConfigDecodingError>] = [:]
+    /// The arrays written as `null`.
+    private var nulls: Set<String> = []
+
+    init(_ bytes: UnsafeRawBufferPointer) throws(ConfigDecodingError) {
+        let text = try ConfigText(bytes)
+        for key in Self.arrays {
+            guard let member = text.member(key) else { continue }
+            if Self.isNull(member.value, in: bytes) {
+                nulls.insert(key)
+                elements[key] = .failure(ConfigDecodingError(path: "$.\(key)", reason: "expected an array, found null"))
+                continue
+            }
+            elements[key] = Result { () throws(ConfigDecodingError) in try ConfigText.elements(of: member.value, in: bytes, path: "$.\(key)") }
+        }
+        header.append(UInt8(ascii: "{"))
+        for member in text.members where !Self.arrays.contains(member.key) {
+            if header.count > 1 { header.append(UInt8(ascii: ",")) }
+            header.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[member.rawKey.lowerBound..<member.value.upperBound]))
+        }
+        header.append(UInt8(ascii: "}"))
+    }
+
+    /// Whether the array `key` is missing or null.
+    func isAbsent(_ key: String) -> Bool {
+        elements[key] == nil || nulls.contains(key)
+    }
+
+    /// The elements of the array `key`, which must be there.
+    func elements(of key: String) throws(ConfigDecodingError) -> [Range<Int>] {
+        guard let split = elements[key] else { throw ConfigDecodingError(path: "$.\(key)", reason: "is required but missing") }
+        return try split.get()
+    }
+
+    private static func isNull(_ value: Range<Int>, in bytes: UnsafeRawBufferPointer) -> Bool {
+        value.count == 4 && bytes[value.lowerBound] == UInt8(ascii: "n")
     }
 }
 
@@ -62,15 +183,36 @@ private func jsonTypeName(_ type: Any.Type) -> String {
     }
 }
 
+extension ConfigDecodingError {
+    /// The error with its path under `prefix`: `$.rules[0]` under `$.trigger_options[3]` is
+    /// `$.trigger_options[3].rules[0]`.
+    func under(_ prefix: String) -> ConfigDecodingError {
+        ConfigDecodingError(path: prefix + path.dropFirst(), reason: reason)
+    }
+}
+
+extension Data {
+    /// The bytes at `offsets` (counted from the start), sharing this storage.
+    func slice(_ offsets: Range<Int>) -> Data {
+        self[(startIndex + offsets.lowerBound)..<(startIndex + offsets.upperBound)]
+    }
+}
+
 /// Collects what lossy arrays drop during one decode.
 final class DroppedElementLog: Sendable {
     static let key = CodingUserInfoKey(rawValue: "superwall.droppedElements")!
-    private let storage = Mutex<[ConfigProblem]>([])
+    private let storage = Mutex<(elements: [ConfigProblem], pathPrefix: String)>(([], "$"))
 
-    var elements: [ConfigProblem] { storage.withLock { $0 } }
+    var elements: [ConfigProblem] { storage.withLock { $0.elements } }
+
+    /// Where the part being decoded is in the whole config: the `$` of its coding paths.
+    var pathPrefix: String {
+        get { storage.withLock { $0.pathPrefix } }
+        set { storage.withLock { $0.pathPrefix = newValue } }
+    }
 
     func record(_ element: ConfigProblem) {
-        storage.withLock { $0.append(element) }
+        storage.withLock { $0.elements.append(element) }
     }
 
     static func of(_ decoder: any Decoder) -> DroppedElementLog? {
@@ -93,8 +235,10 @@ extension KeyedDecodingContainer {
             } catch {
                 // A failed element does not advance the container; step over it.
                 _ = try? elements.decode(SkippedValue.self)
-                let reason = (error as? DecodingError).map { ConfigDecodingError($0).description } ?? "\(error)"
-                log?.record(ConfigProblem(path: jsonPath(codingPath + [key]) + "[\(index)]", message: "dropped: \(reason)"))
+                let prefix = log?.pathPrefix ?? "$"
+                let reason = (error as? DecodingError).map { ConfigDecodingError($0).under(prefix).description } ?? "\(error)"
+                let path = ConfigDecodingError(path: jsonPath(codingPath + [key]) + "[\(index)]", reason: "").under(prefix).path
+                log?.record(ConfigProblem(path: path, message: "dropped: \(reason)"))
             }
         }
         return decoded

@@ -4,14 +4,33 @@ import Rules
 // The static-config wire format: snake_case keys, SCREAMING_SNAKE enum values. Each type
 // decodes with SuperwallKit's rules, noted where they are not plain.
 
-extension Config: Decodable {
+/// Every member of the config but its three large arrays, which `Config.decode` decodes
+/// element by element.
+struct ConfigHeader: Decodable {
+    var buildId: String
+    var logLevel: Int
+    var appSessionTimeoutMs: Int
+    var featureFlags: FeatureFlags
+    var preloadingDisabled: PreloadingDisabled
+    var locales: [String]
+    var attribution: AttributionOptions?
+    var web2appConfig: Web2AppConfig?
+    var prioritizedCampaignId: String?
+    var iosAppId: String?
+    var bundleIdConfig: String?
+    var testModeUserIds: [TestModeUserId]
+    var requestId: String?
+
     private enum Keys: String, CodingKey {
-        case buildId = "build_id", triggerOptions = "trigger_options", paywallResponses = "paywall_responses"
-        case logLevel = "log_level", appSessionTimeoutMs = "app_session_timeout_ms", toggles
+        case buildId = "build_id", logLevel = "log_level", appSessionTimeoutMs = "app_session_timeout_ms", toggles
         case disablePreload = "disable_preload", localization, attributionOptions = "attribution_options"
-        case productsV3 = "products_v3", web2appConfig = "web2app_config"
-        case prioritizedCampaignId = "prioritized_campaign_id", iosAppId = "ios_app_id"
+        case web2appConfig = "web2app_config", prioritizedCampaignId = "prioritized_campaign_id", iosAppId = "ios_app_id"
         case bundleIdConfig = "bundle_id_config", testModeUserIds = "test_mode_user_ids", requestId = "request_id"
+    }
+
+    /// Only the build id: SuperwallKit checks it before anything else.
+    struct BuildId: Decodable {
+        var build_id: String
     }
 
     private struct Toggle: Decodable {
@@ -24,14 +43,9 @@ extension Config: Decodable {
         var locales: [Locale]
     }
 
-    public init(from decoder: any Decoder) throws {
+    init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Keys.self)
-        let log = DroppedElementLog.of(decoder)
         buildId = try container.decode(String.self, forKey: .buildId)
-        triggers = try container.decode([Trigger].self, forKey: .triggerOptions)
-        paywalls = try container.decode([Paywall].self, forKey: .paywallResponses)
-        triggerPositions = Self.positions(of: triggers, by: \.placementName, keeping: .last)
-        paywallPositions = Self.positions(of: paywalls, by: \.identifier, keeping: .first)
         logLevel = try container.decode(Int.self, forKey: .logLevel)
         appSessionTimeoutMs = try container.decode(Int.self, forKey: .appSessionTimeoutMs)
         let toggles = try container.decode([Toggle].self, forKey: .toggles)
@@ -39,14 +53,12 @@ extension Config: Decodable {
         preloadingDisabled = try container.decode(PreloadingDisabled.self, forKey: .disablePreload)
         locales = try container.decode(Localization.self, forKey: .localization).locales.map(\.locale)
         attribution = try container.decodeIfPresent(AttributionOptions.self, forKey: .attributionOptions)
-        products = try container.decodeLossyArray(Product.self, forKey: .productsV3, log: log)
         web2appConfig = try container.decodeIfPresent(Web2AppConfig.self, forKey: .web2appConfig)
         prioritizedCampaignId = try container.decodeIfPresent(String.self, forKey: .prioritizedCampaignId)
         iosAppId = try container.decodeIfPresent(String.self, forKey: .iosAppId)
         bundleIdConfig = try container.decodeIfPresent(String.self, forKey: .bundleIdConfig)
         testModeUserIds = try container.decodeIfPresent([TestModeUserId].self, forKey: .testModeUserIds) ?? []
         requestId = try container.decodeIfPresent(String.self, forKey: .requestId)
-        droppedElements = []
     }
 }
 

@@ -94,7 +94,19 @@ public struct Product: Sendable, Equatable {
     public var compositeId: String?
     public var entitlements: [Entitlement]
     /// What the host's store says of it, when the host has said.
-    public var storeDetails: StoreProductDetails?
+    public var storeDetails: StoreProductDetails? {
+        get { boxedDetails?.details }
+        set { boxedDetails = newValue.map(DetailsBox.init) }
+    }
+    /// Boxed: most products never get details, and a config holds tens of thousands of
+    /// products, each otherwise 88 bytes larger.
+    private var boxedDetails: DetailsBox?
+
+    private final class DetailsBox: Sendable, Equatable {
+        let details: StoreProductDetails
+        init(_ details: StoreProductDetails) { self.details = details }
+        static func == (left: DetailsBox, right: DetailsBox) -> Bool { left.details == right.details }
+    }
 
     /// `sw_composite_product_id` when present, else the store's product identifier.
     public var id: String { compositeId ?? storeProduct.productIdentifier }
@@ -105,7 +117,7 @@ public struct Product: Sendable, Equatable {
         self.storeProduct = storeProduct
         self.compositeId = compositeId
         self.entitlements = entitlements
-        self.storeDetails = storeDetails
+        boxedDetails = storeDetails.map(DetailsBox.init)
     }
 
     /// Whether `identifier` names it: by its id or its store's identifier.

@@ -47,11 +47,11 @@ extension Superwall {
 
     /// The last config fetched, as kept in the data directory.
     func cachedConfig() -> Config? {
-        Self.config(cached: (try? store?.value(.lastConfig)) ?? nil)
+        Self.config(cached: (try? store?.document(.lastConfig)) ?? nil)
     }
 
-    /// The config cached as text, decoded; nil when there is none or it no longer decodes.
-    static func config(cached text: String?) -> Config? {
-        text.flatMap { try? Config.decode(from: Data($0.utf8)) }
+    /// The cached config's body, decoded; nil when there is none or it no longer decodes.
+    static func config(cached body: Data?) -> Config? {
+        body.flatMap { try? Config.decode(from: $0) }
     }
 }

@@ -1,12 +1,14 @@
+/// Whose a stored value is: `user` values belong to the current user and are wiped by
+/// `reset()`; `app` values belong to the install and survive it (SuperwallKit's user-specific
+/// and app-specific directories).
+public enum StorageScope: String, Sendable {
+    case user
+    case app
+}
+
 /// A value the core persists, with where it lives.
-///
-/// `user` values belong to the current user and are wiped by `reset()`; `app` values belong
-/// to the install and survive it (SuperwallKit's user-specific and app-specific directories).
 public struct StorageKey<Value: Codable & Sendable>: Sendable {
-    public enum Scope: String, Sendable {
-        case user
-        case app
-    }
+    public typealias Scope = StorageScope
 
     public let name: String
     public let scope: Scope
@@ -39,8 +41,6 @@ extension StorageKey {
     static var appInstalledAt: StorageKey<Double> { .init("appInstalledAtMs", scope: .app) }
     /// `store.lastApiKey`
     static var lastApiKey: StorageKey<String> { .init("lastApiKey", scope: .app) }
-    /// `store.config`: the body of the last config that decoded, as served.
-    static var lastConfig: StorageKey<String> { .init("lastConfig", scope: .app) }
     /// `store.subscriptionStatus`: the last status, restored at launch.
     static var subscriptionStatus: StorageKey<SubscriptionStatus> { .init("subscriptionStatus", scope: .app) }
     /// `store.CustomerInfo`: the last customer info computed.
@@ -55,4 +55,13 @@ extension StorageKey {
     static var droppedEventCount: StorageKey<Int> { .init("droppedEventCount", scope: .app) }
     /// Web-checkout codes this user redeemed (`firstRedemption` is false for them).
     static var redeemedCodes: StorageKey<[String]> { .init("redeemedCodes", scope: .user) }
+}
+
+/// Bytes the core keeps as they are, not encoded: documents too large to copy needlessly.
+public struct DocumentKey: Sendable {
+    public let name: String
+    public let scope: StorageScope
+
+    /// `store.config`: the body of the last config that decoded, as served.
+    static var lastConfig: DocumentKey { .init(name: "lastConfig", scope: .app) }
 }

@@ -141,6 +141,14 @@ public final class Store: Sendable {
                 ALTER TABLE placement ADD COLUMN forgotten INTEGER NOT NULL DEFAULT 0;
                 """)
         }
+        migrator.registerMigration("v6: the cached config as its bytes") { db in
+            // It was a JSON string holding the config's text; `document(_:)` reads the text
+            // itself, a chunk at a time.
+            try db.execute(sql: """
+                UPDATE keyedValue SET value = CAST(json_extract(CAST(value AS TEXT), '$') AS BLOB)
+                WHERE key = 'lastConfig' AND json_valid(CAST(value AS TEXT)) AND json_type(CAST(value AS TEXT)) = 'text'
+                """)
+        }
         return migrator
     }
 
@@ -164,8 +172,69 @@ public final class Store: Sendable {
     }
 
     public func remove<Value>(_ key: StorageKey<Value>) throws {
+        try remove(named: key.name)
+    }
+
+    public func remove(_ key: DocumentKey) throws {
+        try remove(named: key.name)
+    }
+
+    private func remove(named name: String) throws {
         try write { db in
-            try db.execute(sql: "DELETE FROM keyedValue WHERE key = ?", arguments: [key.name])
+            try db.execute(sql: "DELETE FROM keyedValue WHERE key = ?", arguments: [name])
+        }
+    }
+
+    // MARK: Documents
+
+    /// Stores `bytes` as they are, written into SQLite a chunk at a time (incremental blob
+    /// I/O): binding a multi-megabyte config would copy it whole, twice, into SQLite's memory.
+    public func setDocument(_ bytes: Data, for key: DocumentKey) throws {
+        try write { db in
+            try db.execute(
+                sql: "INSERT INTO keyedValue (key, scope, value) VALUES (?, ?, zeroblob(?)) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                arguments: [key.name, key.scope.rawValue, bytes.count])
+            guard let row = try Int64.fetchOne(db, sql: "SELECT rowid FROM keyedValue WHERE key = ?", arguments: [key.name]) else { return }
+            try Self.withBlob(of: row, writable: true, in: db) { blob in
+                try bytes.withUnsafeBytes { raw in
+                    var offset = 0
+                    while offset < raw.count {
+                        let length = min(Self.documentChunk, raw.count - offset)
+                        try Self.check(sqlite3_blob_write(blob, raw.baseAddress! + offset, Int32(length), Int32(offset)), in: db)
+                        offset += length
+                    }
+                }
+            }
+        }
+    }
+
+    /// The bytes stored under `key`, read straight into the answer.
+    public func document(_ key: DocumentKey) throws -> Data? {
+        try database.read { db in
+            guard let row = try Int64.fetchOne(db, sql: "SELECT rowid FROM keyedValue WHERE key = ?", arguments: [key.name]) else { return nil }
+            return try Self.withBlob(of: row, writable: false, in: db) { blob in
+                var bytes = Data(count: Int(sqlite3_blob_bytes(blob)))
+                try bytes.withUnsafeMutableBytes { raw in
+                    guard let base = raw.baseAddress else { return }
+                    try Self.check(sqlite3_blob_read(blob, base, Int32(raw.count), 0), in: db)
+                }
+                return bytes
+            }
+        }
+    }
+
+    private static let documentChunk = 256 * 1024
+
+    private static func withBlob<T>(of row: Int64, writable: Bool, in db: Database, _ body: (OpaquePointer) throws -> T) throws -> T {
+        var blob: OpaquePointer?
+        try check(sqlite3_blob_open(db.sqliteConnection, "main", "keyedValue", "value", row, writable ? 1 : 0, &blob), in: db)
+        defer { sqlite3_blob_close(blob) }
+        return try body(blob!)
+    }
+
+    private static func check(_ code: Int32, in db: Database) throws {
+        guard code == SQLITE_OK else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
         }
     }
 

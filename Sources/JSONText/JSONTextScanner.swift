@@ -1,20 +1,27 @@
-/// Finds the extent of values in JSON text that jansson has already accepted as valid.
+/// Finds where values start and end in JSON text without decoding them: it skips strings and
+/// counts brackets, and checks nothing else.
 ///
-/// jansson hands back values, not where they stood in the text; two things need the text
-/// itself: request ids, which are echoed byte for byte as the client wrote them, and integers
-/// above `Int64.max`, which jansson can only read as doubles. Because the text is known to be
-/// valid, the scanner only has to skip strings and count brackets.
-struct JSONTextScanner {
-    let bytes: UnsafeRawBufferPointer
+/// Two layers need the text itself rather than decoded values. The wire echoes request ids
+/// byte for byte as the client wrote them and reads integers above `Int64.max` exactly, after
+/// jansson has accepted the text as valid. The config decoder splits a large config into
+/// elements it decodes one at a time, and checks the text between them itself.
+public struct JSONTextScanner {
+    public let bytes: UnsafeRawBufferPointer
 
-    func skippingWhitespace(from index: Int) -> Int {
+    public init(bytes: UnsafeRawBufferPointer) {
+        self.bytes = bytes
+    }
+
+    @inlinable
+    public func skippingWhitespace(from index: Int) -> Int {
         var index = index
         while index < bytes.count, Self.isWhitespace(bytes[index]) { index += 1 }
         return index
     }
 
     /// The index just past the value that starts at `start`.
-    func endOfValue(startingAt start: Int) -> Int {
+    @inlinable
+    public func endOfValue(startingAt start: Int) -> Int {
         guard start < bytes.count else { return start }
         switch bytes[start] {
         case UInt8(ascii: "\""):
@@ -46,7 +53,8 @@ struct JSONTextScanner {
     }
 
     /// The index just past the closing quote of the string that starts at `start`.
-    func endOfString(startingAt start: Int) -> Int {
+    @inlinable
+    public func endOfString(startingAt start: Int) -> Int {
         var index = start + 1
         while index < bytes.count {
             switch bytes[index] {
@@ -60,7 +68,7 @@ struct JSONTextScanner {
 
     /// The text of the first member called `name` (written without escapes) of the object
     /// that starts at `start`.
-    func memberText(named name: StaticString, inObjectAt start: Int) -> ArraySlice<UInt8>? {
+    public func memberText(named name: StaticString, inObjectAt start: Int) -> ArraySlice<UInt8>? {
         guard start < bytes.count, bytes[start] == UInt8(ascii: "{") else { return nil }
         var index = skippingWhitespace(from: start + 1)
         while index < bytes.count, bytes[index] == UInt8(ascii: "\"") {
@@ -80,7 +88,7 @@ struct JSONTextScanner {
     }
 
     /// Where each element of the array that starts at `start` begins.
-    func elementStarts(inArrayAt start: Int) -> [Int] {
+    public func elementStarts(inArrayAt start: Int) -> [Int] {
         guard start < bytes.count, bytes[start] == UInt8(ascii: "[") else { return [] }
         var starts: [Int] = []
         var index = skippingWhitespace(from: start + 1)
@@ -104,47 +112,13 @@ struct JSONTextScanner {
         }
     }
 
-    static func isWhitespace(_ byte: UInt8) -> Bool {
+    @inlinable
+    public static func isWhitespace(_ byte: UInt8) -> Bool {
         byte == 0x20 || byte == 0x0A || byte == 0x0D || byte == 0x09
     }
 
-    private static func endsScalar(_ byte: UInt8) -> Bool {
+    @usableFromInline
+    static func endsScalar(_ byte: UInt8) -> Bool {
         isWhitespace(byte) || byte == UInt8(ascii: ",") || byte == UInt8(ascii: "}") || byte == UInt8(ascii: "]")
-    }
-}
-
-/// The text of every number in a JSON text, in document order.
-struct NumberLexemes {
-    private var texts: [String] = []
-
-    init(in bytes: UnsafeRawBufferPointer) {
-        let scanner = JSONTextScanner(bytes: bytes)
-        var index = 0
-        while index < bytes.count {
-            let byte = bytes[index]
-            if byte == UInt8(ascii: "\"") {
-                index = scanner.endOfString(startingAt: index)
-            } else if byte == UInt8(ascii: "-") || (byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9")) {
-                let end = scanner.endOfValue(startingAt: index)
-                texts.append(String(decoding: UnsafeRawBufferPointer(rebasing: bytes[index..<end]), as: UTF8.self))
-                index = end
-            } else {
-                index += 1
-            }
-        }
-    }
-
-    var count: Int { texts.count }
-
-    /// The exact value of the number text at `position`: an integer form becomes `int`, `uint`
-    /// or (beyond `UInt64`) `double`; a fraction or exponent becomes `double`.
-    func value(at position: Int) -> JSONValue? {
-        let text = texts[position]
-        if text.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }) {
-            return Double(text).map(JSONValue.double)
-        }
-        if let signed = Int64(text) { return .int(signed) }
-        if let unsigned = UInt64(text) { return .uint(unsigned) }
-        return Double(text).map(JSONValue.double)
     }
 }
