@@ -56,7 +56,10 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
-            swiftSettings: strictSettings
+            swiftSettings: strictSettings,
+            // The toolchain's ICU, which Foundation uses, formats what Foundation on Linux
+            // cannot (short durations); its symbols are `swift_`-prefixed.
+            linkerSettings: [.linkedLibrary("_FoundationICU", .when(platforms: [.linux]))]
         ),
         .target(
             name: "BridgeServer",

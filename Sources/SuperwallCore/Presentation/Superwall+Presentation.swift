@@ -413,7 +413,8 @@ extension Superwall {
             databaseId: paywall.id, identifier: paywall.identifier, name: paywall.name, url: paywall.url, cacheKey: paywall.cacheKey,
             buildId: paywall.buildId, experiment: experiment, products: paywall.products,
             presentedByPlacementWithName: placement.name, presentedByPlacementWithId: placement.id.uuidString.lowercased(),
-            presentedByPlacementAt: placement.createdAt, presentationSourceType: placement.sourceType, isFreeTrialAvailable: false,
+            presentedByPlacementAt: placement.createdAt, presentationSourceType: placement.sourceType,
+            isFreeTrialAvailable: FreeTrialEligibility(customerInfo: session?.customerInfo ?? .placeholder).isAvailable(on: paywall),
             featureGating: paywall.featureGating, closeReason: .none, localNotifications: paywall.localNotifications,
             computedPropertyRequests: paywall.computedProperties, presentationStyle: paywall.presentationStyle,
             presentationDelayMs: paywall.presentationDelayMs, isScrollEnabled: paywall.isScrollEnabled, presentationId: loaded.presentationId)

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What the host's store says of a product: its price, period and trial. The config knows
 /// only identifiers and entitlements; a host that has asked its store tells the bridge this
 /// (`configure.storeProducts`, `setStoreProducts`), and purchases are then reported as
@@ -47,9 +49,42 @@ public struct StoreProductDetails: Sendable, Equatable {
     public var trialPeriodDays: Int?
     /// For a product that does not renew: used up when bought, rather than kept.
     public var isConsumable: Bool
+    /// The locale the store formats the price in (StoreKit's `priceFormatStyle.locale`, the
+    /// storefront's), e.g. `de_DE`; nil is the device's.
+    public var priceLocale: String?
+    /// The introductory offer, free or paid; nil with `trialPeriodDays` is a free trial of
+    /// that many days.
+    public var introductoryOffer: IntroductoryOffer?
+    /// The subscription group, for the rule that a subscriber to a group gets no intro offer.
+    public var subscriptionGroupId: String?
+    /// What the store says of the user's eligibility for the intro offer (StoreKit 2's
+    /// `isEligibleForIntroOffer`); nil when the host did not ask it.
+    public var isEligibleForIntroOffer: Bool?
+
+    public struct IntroductoryOffer: Sendable, Equatable {
+        public enum PaymentMode: String, Sendable, CaseIterable {
+            case freeTrial, payAsYouGo, payUpFront
+        }
+
+        /// The price of one period (0 for a free trial).
+        public var price: Decimal
+        /// One period of the offer.
+        public var period: Period
+        /// How many periods it lasts.
+        public var periodCount: Int
+        public var paymentMode: PaymentMode
+
+        public init(price: Decimal, period: Period, periodCount: Int = 1, paymentMode: PaymentMode) {
+            self.price = price
+            self.period = period
+            self.periodCount = periodCount
+            self.paymentMode = paymentMode
+        }
+    }
 
     public init(productIdentifier: String, price: Double? = nil, currencyCode: String? = nil, localizedPrice: String? = nil,
-                period: Period? = nil, trialPeriodDays: Int? = nil, isConsumable: Bool = false) {
+                period: Period? = nil, trialPeriodDays: Int? = nil, isConsumable: Bool = false, priceLocale: String? = nil,
+                introductoryOffer: IntroductoryOffer? = nil, subscriptionGroupId: String? = nil, isEligibleForIntroOffer: Bool? = nil) {
         self.productIdentifier = productIdentifier
         self.price = price
         self.currencyCode = currencyCode
@@ -57,5 +92,22 @@ public struct StoreProductDetails: Sendable, Equatable {
         self.period = period
         self.trialPeriodDays = trialPeriodDays
         self.isConsumable = isConsumable
+        self.priceLocale = priceLocale
+        self.introductoryOffer = introductoryOffer
+        self.subscriptionGroupId = subscriptionGroupId
+        self.isEligibleForIntroOffer = isEligibleForIntroOffer
+    }
+
+    /// The intro offer, or the free trial `trialPeriodDays` describes.
+    public var offer: IntroductoryOffer? {
+        if let introductoryOffer { return introductoryOffer }
+        guard let days = trialPeriodDays, days > 0 else { return nil }
+        return IntroductoryOffer(price: 0, period: Period(unit: .day, count: days), paymentMode: .freeTrial)
+    }
+
+    /// The price as a decimal: the shortest text that reads back as the double, so 59.99 is
+    /// 59.99 and not its binary neighbour.
+    public var decimalPrice: Decimal? {
+        price.flatMap { Decimal(string: String($0), locale: Locale(identifier: "en_US_POSIX")) }
     }
 }

@@ -244,7 +244,10 @@ extension Superwall {
 extension Product {
     /// Days of free trial: the host's store's word, else the config's (Stripe's `trial_days`).
     var trialPeriodDays: Int? {
-        if let days = storeDetails?.trialPeriodDays { return days > 0 ? days : nil }
+        if let details = storeDetails, details.trialPeriodDays != nil || details.introductoryOffer != nil {
+            guard let offer = details.offer, offer.paymentMode == .freeTrial else { return nil }
+            return offer.period.days * offer.periodCount
+        }
         if case .stripe(_, let days?) = storeProduct, days > 0 { return days }
         return nil
     }
