@@ -56,6 +56,14 @@ struct ClientPaywallPresenter: PaywallPresenter {
     }
 }
 
+extension ClientPaywallPresenter {
+    /// `paywall/pageEvent`: a notification, so that events reach the page in order without
+    /// waiting on the client.
+    func passToPage(_ accept64: String, sessionId: String) {
+        host.connection?.notify("paywall/pageEvent", params: ["sessionId": .string(sessionId), "accept64": .string(accept64)])
+    }
+}
+
 /// One `register` (or `getPaywall`) call's handler: `handler/*` notifications carrying the
 /// request's id, and custom callbacks as `handler/onCustomCallback` requests.
 struct ClientPresentationHandler: PresentationHandler {

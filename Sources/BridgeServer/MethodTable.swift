@@ -11,7 +11,7 @@ public struct MethodTable: Sendable {
         "configure", "setDelegate", "identify", "reset", "getUserId",
         "setUserAttributes", "getUserAttributes", "setIntegrationAttributes", "getIntegrationAttributes",
         "getDeviceAttributes", "getConfigurationStatus", "register", "getPresentationResult", "getPaywall",
-        "paywall/action", "dismiss", "preloadAllPaywalls", "preloadPaywalls", "confirmAllAssignments",
+        "paywall/action", "paywall/pageMessage", "dismiss", "preloadAllPaywalls", "preloadPaywalls", "confirmAllAssignments",
         "getAssignments", "setSubscriptionStatus", "getSubscriptionStatus", "getEntitlements",
         "getEntitlementsByProductIds", "getCustomerInfo", "getProducts", "purchase", "restorePurchases",
         "handleDeepLink", "refreshConfiguration", "setLogLevel", "setLocaleIdentifier", "setInterfaceStyle", "setPlatformWrapper",
@@ -206,6 +206,12 @@ public struct MethodTable: Sendable {
             case .purchase(let result)?: return ["result": result.wireValue]
             case .restore(let result)?: return ["result": result.wireValue]
             }
+        }
+        methods["paywall/pageMessage"] = { request, _ in
+            let params = try Params(request)
+            let sessionId = try params.string("sessionId")
+            let message = JSON(try params.objectOrString("message"))
+            return ["events": .int(Int64(try await core { try await superwall.handlePageMessage(message, inSession: sessionId) }))]
         }
         methods["purchase"] = { request, _ in
             let productId = try Params(request).string("productId")

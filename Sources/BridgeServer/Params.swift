@@ -153,6 +153,15 @@ public struct Params: Sendable {
         }
     }
 
+    /// A member that may be an object or a string holding one (a page's posted message).
+    public func objectOrString(_ key: String) throws(RPCError) -> JSONValue {
+        switch fields[key] {
+        case .object?, .string?: return fields[key]!
+        case nil, .null?: throw missing(key, "an object or a string")
+        case let other?: throw wrongType(key, "an object or a string", other)
+        }
+    }
+
     public func jsonObject(_ key: String) throws(RPCError) -> JSONObject {
         guard let value = try optionalJSONObject(key) else { throw missing(key, "an object") }
         return value

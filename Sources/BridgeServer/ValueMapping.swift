@@ -57,6 +57,8 @@ extension SuperwallError {
         switch self {
         case .notConfigured: code = -32001
         case .apiKeyMismatch, .invalidUserId, .reservedPlacementName, .paywallSessionNotFound, .productNotFound: code = -32602
+        case .invalidPageMessage(let error):
+            return RPCError(code: -32602, message: description, kind: kind, details: ["eventIndex": error.eventIndex.map { .int(Int64($0)) } ?? .null])
         case .purchaseInProgress: code = -32004
         case .customerInfoTimeout: code = -32003
         case .noPurchaseController: code = -32005

@@ -32,6 +32,8 @@ public enum SuperwallError: Error, Sendable, Equatable, CustomStringConvertible 
     case purchaseInProgress
     /// `getCustomerInfo` waited its limit and the host never set a subscription status.
     case customerInfoTimeout(Duration)
+    /// A message a paywall page posted does not decode; nothing of it was done.
+    case invalidPageMessage(PageMessageError)
 
     public var kind: String {
         switch self {
@@ -52,6 +54,7 @@ public enum SuperwallError: Error, Sendable, Equatable, CustomStringConvertible 
         case .productNotFound: return "productNotFound"
         case .purchaseInProgress: return "purchaseInProgress"
         case .customerInfoTimeout: return "customerInfoTimeout"
+        case .invalidPageMessage: return "invalidPageMessage"
         }
     }
 
@@ -76,6 +79,8 @@ public enum SuperwallError: Error, Sendable, Equatable, CustomStringConvertible 
         case .purchaseInProgress: return "A purchase is already in progress; it must finish before another starts."
         case .customerInfoTimeout(let limit):
             return "No customer info within \(limit): the purchase controller has not set a subscription status; set it with setSubscriptionStatus."
+        case .invalidPageMessage(let error):
+            return "The page's message does not decode, so none of its events was performed: \(error)."
         }
     }
 }

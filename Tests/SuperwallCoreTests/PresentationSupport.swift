@@ -99,6 +99,20 @@ final class FakePresenter: PaywallPresenter, @unchecked Sendable {
     private var shownAlerts: [PaywallAlert] = []
     var alerts: [PaywallAlert] { lock.withLock { shownAlerts } }
 
+    /// Every event passed into a page, decoded from its `accept64` argument, in order.
+    private var passed: [(sessionId: String, event: JSON)] = []
+    func passToPage(_ accept64: String, sessionId: String) {
+        guard let data = Data(base64Encoded: accept64), case .array(let events)? = try? JSONDecoder().decode(JSON.self, from: data) else {
+            lock.withLock { passed.append((sessionId, ["event_name": "(not base64 JSON)"])) }
+            return
+        }
+        lock.withLock { passed.append(contentsOf: events.map { (sessionId, $0) }) }
+    }
+
+    var pageEvents: [JSON] { lock.withLock { passed.map(\.event) } }
+    var pageEventNames: [String] { pageEvents.map { $0["event_name"]?.stringValue ?? "?" } }
+    func clearPageEvents() { lock.withLock { passed.removeAll() } }
+
     var presentations: [PaywallPresentation] { lock.withLock { shown } }
     var dismissed: [(sessionId: String, result: PaywallResult, closeReason: PaywallCloseReason)] { lock.withLock { dismissals } }
 }

@@ -50,10 +50,16 @@ struct AudienceEvaluator {
         return rule.matches(context.addingDeviceKeys(computedDeviceKeys(computedProperties)))
     }
 
-    /// `daysSince_app_install` and the like; a placement that never happened has no key.
     func computedDeviceKeys(_ requests: [ComputedPropertyRequest]) -> [String: JSON] {
+        ComputedPropertyRequest.deviceKeys(requests, history: historyBeforePlacement)
+    }
+}
+
+extension ComputedPropertyRequest {
+    /// `daysSince_app_install` and the like; a placement that never happened has no key.
+    static func deviceKeys(_ requests: [ComputedPropertyRequest], history: any PlacementHistory) -> [String: JSON] {
         guard !requests.isEmpty else { return [:] }
-        let functions = PlacementFunctions(history: historyBeforePlacement)
+        let functions = PlacementFunctions(history: history)
         var keys: [String: JSON] = [:]
         for request in requests {
             if case .int(let value) = functions.call(request.kind.functionName, arguments: [.string(request.placementName)]) {

@@ -22,10 +22,14 @@ public protocol PaywallPresenter: Sendable {
     /// Shows an alert over a paywall and returns once the host has it on screen (SuperwallKit's
     /// `presentAlert`); the host opens the alert's URL if the user takes its action.
     func showAlert(_ alert: PaywallAlert, sessionId: String) async throws
+    /// Passes an event into the paywall's page: the host evaluates
+    /// `window.paywall.accept64('<accept64>')` in it, in the order given.
+    func passToPage(_ accept64: String, sessionId: String)
 }
 
 extension PaywallPresenter {
     public func showAlert(_ alert: PaywallAlert, sessionId: String) async throws {}
+    public func passToPage(_ accept64: String, sessionId: String) {}
 }
 
 /// An alert the host shows over a paywall.

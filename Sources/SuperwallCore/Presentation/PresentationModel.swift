@@ -98,11 +98,22 @@ struct PaywallSession: Sendable {
     var info: PaywallInfo
     let paywall: Paywall
     var flow: PresentationFlow
+    /// The presenting placement's params as audience rules see them: the page's `params`.
+    let placementParams: [String: JSON]
     /// The implicit trigger that showed it, for loop protection.
     let presentedBy: ImplicitTrigger?
     /// Set once the host has shown it.
     var isShown = false
     var isClosing = false
+    var page = PageState()
+}
+
+/// Where a paywall's page is in its protocol.
+struct PageState: Sendable {
+    /// The paywall.js version its `ping` gave; nil until the first `ping`.
+    var paywalljsVersion: String?
+    /// `paywall_open` and `paywall_close`, held until the page is ready for them.
+    var held: [String] = []
 }
 
 /// A paywall as loaded for presentation: the presentation id is assigned per load, so it

@@ -59,7 +59,7 @@ extension Superwall {
         case .confirmed(let experiment): throw .presentation(.paywallNotFound("experiment \(experiment.id) was only confirmed"))
         case .reached(_, let info, let paywall, let occurrence):
             guard openPaywall == nil else { throw .presentation(.alreadyPresented) }
-            let session = open(info, paywall: paywall, flow: PresentationFlow(handler: handler), presentedBy: nil)
+            let session = open(info, paywall: paywall, flow: PresentationFlow(handler: handler), placement: placementData, presentedBy: nil)
             didShow(session, occurrence: occurrence)
             return PaywallPresentation(sessionId: session.id, info: session.info, paywall: paywall)
         }
@@ -199,7 +199,7 @@ extension Superwall {
         _ info: PaywallInfo, paywall: Paywall, flow: PresentationFlow, placement: PlacementData, occurrence: Occurrence?,
         presenter: any PaywallPresenter
     ) async -> PipelineEnd {
-        let session = open(info, paywall: paywall, flow: flow, presentedBy: placement.implicitTrigger)
+        let session = open(info, paywall: paywall, flow: flow, placement: placement, presentedBy: placement.implicitTrigger)
         delegate?.willPresentPaywall(session.info)
         let presentation = PaywallPresentation(sessionId: session.id, info: session.info, paywall: paywall)
         let limit = timeouts.presentation
@@ -221,10 +221,13 @@ extension Superwall {
         return .presented(session.info)
     }
 
-    private func open(_ info: PaywallInfo, paywall: Paywall, flow: PresentationFlow, presentedBy: ImplicitTrigger?) -> PaywallSession {
+    private func open(_ info: PaywallInfo, paywall: Paywall, flow: PresentationFlow, placement: PlacementData,
+                      presentedBy: ImplicitTrigger?) -> PaywallSession {
         var info = info
         info.featureGating = flow.featureGatingOverride ?? paywall.featureGating
-        let session = PaywallSession(id: random.uuid().uuidString.lowercased(), info: info, paywall: paywall, flow: flow, presentedBy: presentedBy)
+        let session = PaywallSession(
+            id: random.uuid().uuidString.lowercased(), info: info, paywall: paywall, flow: flow, placementParams: placement.params,
+            presentedBy: presentedBy)
         openPaywall = session
         return session
     }
@@ -234,6 +237,7 @@ extension Superwall {
     private func didShow(_ session: PaywallSession, occurrence: Occurrence?) {
         if openPaywall?.id == session.id { openPaywall?.isShown = true }
         if let occurrence { recordOccurrence(occurrence) }
+        passToPage("paywall_open", on: session)
         track("paywall_open", session.info.placementParameters, custom: session.info.audienceFilterParameters,
               subject: EventSubject(paywallInfo: session.info))
         delegate?.didPresentPaywall(session.info)
@@ -269,6 +273,7 @@ extension Superwall {
             }
         }
         if openPaywall?.id == closing.id { openPaywall = nil }
+        if closing.page.paywalljsVersion != nil { presenter?.passToPage(PageEvents.lifecycle("paywall_close", paywall: closing.paywall), sessionId: sessionId) }
         track("paywall_close", info.placementParameters.merging(["survey_attached": false], uniquingKeysWith: { _, new in new }),
               custom: info.audienceFilterParameters, subject: EventSubject(paywallInfo: info))
         delegate?.didDismissPaywall(info)

@@ -5,14 +5,17 @@ import Foundation
 extension Superwall {
     // MARK: Entry points
 
-    /// A paywall's `purchase` action.
-    func purchase(productId: String, from paywall: PaywallSession) async throws(SuperwallError) -> PurchaseResult {
+    /// A paywall's `purchase` action; `dismissing` false keeps the paywall up after a purchase
+    /// (the page's `should_dismiss`).
+    func purchase(productId: String, from paywall: PaywallSession, dismissing: Bool = true) async throws(SuperwallError) -> PurchaseResult {
         let purchaser = try purchaser()
         guard let product = product(withId: productId, on: paywall.paywall) else {
             // SuperwallKit: `productUnavailable`, with no events and nothing on screen changing.
+            // The page is told it failed rather than left waiting.
+            passToPage("transaction_fail", on: paywall)
             return .failed("The product \(productId) is not on this paywall nor in the config's products.")
         }
-        return try await buy(product, with: purchaser, from: paywall)
+        return try await buy(product, with: purchaser, from: paywall, dismissing: dismissing)
     }
 
     /// SuperwallKit's `Superwall.purchase(product)`: a purchase the app starts, outside any
@@ -69,7 +72,9 @@ extension Superwall {
 
     // MARK: Purchase
 
-    private func buy(_ product: Product, with purchaser: Purchaser, from paywall: PaywallSession?) async throws(SuperwallError) -> PurchaseResult {
+    private func buy(
+        _ product: Product, with purchaser: Purchaser, from paywall: PaywallSession?, dismissing: Bool = true
+    ) async throws(SuperwallError) -> PurchaseResult {
         guard !purchaseInFlight else { throw .purchaseInProgress }
         purchaseInFlight = true
         defer { purchaseInFlight = false }
@@ -77,6 +82,7 @@ extension Superwall {
         let custom = paywall?.info.audienceFilterParameters ?? [:]
         let subject = EventSubject(paywallInfo: paywall?.info, product: product)
         track("transaction_start", parameters, custom: custom, subject: subject)
+        passToPage("transaction_start", on: paywall)
         let answer: PurchaseAnswer
         switch purchaser {
         case .controller(let controller):
@@ -90,23 +96,29 @@ extension Superwall {
         switch result {
         case .purchased:
             try recordPurchase(transaction(of: product, reported: answer.transaction, simulated: purchaser.isTestMode))
+            passPurchaseToPage(product, on: paywall)
             track("transaction_complete", parameters.merging(["transaction_type": .string(product.transactionType)]) { _, new in new }, custom: custom, subject: subject)
             // SuperwallKit flushes its queue right after a completed transaction.
             Task.detached { [weak queue = eventQueue] in await queue?.flush() }
             track(product.purchaseEventName, parameters, custom: custom, subject: subject)
-            await dismissIfAutomatic(paywall, result: .purchased(productId: product.id))
+            if dismissing { await dismissIfAutomatic(paywall, result: .purchased(productId: product.id)) }
         case .restored:
+            passToPage("transaction_restore", on: paywall)
             track("transaction_restore", parameters.merging(["restore_via_purchase_attempt": true]) { _, new in new }, custom: custom, subject: subject)
-            await dismissIfAutomatic(paywall, result: .restored)
+            if dismissing { await dismissIfAutomatic(paywall, result: .restored) }
         case .cancelled:
             var abandoned = custom
             abandoned["abandoned_product_id"] = .string(product.id)
+            passToPage("transaction_abandon", on: paywall)
             track("transaction_abandon", parameters, custom: abandoned, subject: subject)
         case .pending:
+            passToPage("transaction_fail", on: paywall)
             track("transaction_fail", parameters.merging(["message": "Needs parental approval"]) { _, new in new }, custom: custom, subject: subject)
         case .failed(let message):
+            passToPage("transaction_fail", on: paywall)
             track("transaction_fail", parameters.merging(["message": .string(message)]) { _, new in new }, custom: custom, subject: subject)
         case .timedOut:
+            passToPage("transaction_timeout", on: paywall)
             track("transaction_timeout", parameters, custom: custom, subject: subject)
         }
         return result
@@ -139,6 +151,7 @@ extension Superwall {
         let custom = paywall?.info.audienceFilterParameters ?? [:]
         let subject = EventSubject(paywallInfo: paywall?.info)
         track("restore_start", parameters, custom: custom, subject: subject)
+        passToPage("restore_start", on: paywall)
         let result: RestorationResult
         switch purchaser {
         case .controller(let controller):
@@ -169,10 +182,15 @@ extension Superwall {
             case .failed(let reason): message = reason ?? "The restore failed."
             }
             track("restore_fail", parameters.merging(["error_message": .string(message)]) { _, new in new }, custom: custom, subject: subject)
+            passToPage("restore_fail", on: paywall)
             return result == .restored ? .failed(message) : result
         }
         track("restore_complete", parameters, custom: custom, subject: subject)
         track("transaction_restore", parameters.merging(["restore_via_purchase_attempt": false]) { _, new in new }, custom: custom, subject: subject)
+        // The page hears of the restore before its completion, and the dismissal starts
+        // between the two (§7.2).
+        passToPage("transaction_restore", on: paywall)
+        passToPage("restore_complete", on: paywall)
         await dismissIfAutomatic(paywall, result: .restored)
         return .restored
     }
@@ -211,6 +229,19 @@ extension Superwall {
         var paywall = loaded.paywall
         paywall.products = paywall.products.map(withStoreDetails)
         return LoadedPaywall(paywall: paywall, presentationId: loaded.presentationId)
+    }
+
+    /// `transaction_complete`, then `freeTrial_start` (always, as SuperwallKit sends it, with
+    /// the trial's end when the product has an intro offer).
+    private func passPurchaseToPage(_ product: Product, on paywall: PaywallSession?) {
+        let identifier: [String: JSON] = ["product_identifier": .string(product.storeProduct.productIdentifier)]
+        passToPage("transaction_complete", on: paywall, payload: identifier)
+        var trial = identifier
+        if let details = product.storeDetails,
+           let end = ProductAttributes(details: details, deviceLocale: "en_US", now: clock.now()).trialEndDate {
+            trial["trial_end_date"] = .int(Int64((end.timeIntervalSince1970 * 1000).rounded()))
+        }
+        passToPage("freeTrial_start", on: paywall, payload: trial)
     }
 
     private func dismissIfAutomatic(_ paywall: PaywallSession?, result: PaywallResult) async {

@@ -1,0 +1,137 @@
+import Foundation
+
+/// The paywall page's side of the protocol (reference §3, §6, §7): what the page posts comes
+/// in through `handlePageMessage`, and what SuperwallKit passes into the page goes out to the
+/// host as `accept64` strings (`PaywallPresenter.passToPage`), in order.
+extension Superwall {
+    /// Decodes what the page of paywall `sessionId` posted and performs each of its events in
+    /// order. A message that does not decode changes nothing; answers how many events ran.
+    @discardableResult
+    public func handlePageMessage(_ posted: JSON, inSession sessionId: String) async throws(SuperwallError) -> Int {
+        guard session != nil else { throw .notConfigured }
+        guard let current = openPaywall, current.id == sessionId, !current.isClosing else { throw .paywallSessionNotFound(sessionId) }
+        let messages: [PageMessage]
+        do {
+            messages = try PageMessage.decodeEnvelope(posted)
+        } catch {
+            throw .invalidPageMessage(error)
+        }
+        for message in messages {
+            // A message that closed the paywall ends the rest: there is no page left to act for.
+            guard let current = openPaywall, current.id == sessionId else { break }
+            try await perform(message, on: current)
+        }
+        return messages.count
+    }
+
+    private func perform(_ message: PageMessage, on paywall: PaywallSession) async throws(SuperwallError) {
+        switch message {
+        case .ping(let version):
+            pageDidPing(version, paywall)
+        case .close:
+            _ = try await perform(.close, inSession: paywall.id)
+        case .restore:
+            _ = try await perform(.restore, inSession: paywall.id)
+        case .purchase(let productIdentifier, let shouldDismiss):
+            _ = try await purchase(productId: productIdentifier, from: paywall, dismissing: shouldDismiss)
+        case .custom(let data):
+            _ = try await perform(.custom(name: data), inSession: paywall.id)
+        case .customPlacement(let name, let params):
+            _ = try await perform(.customPlacement(name: name, params: params), inSession: paywall.id)
+        case .userAttributesUpdated(let attributes):
+            _ = try await perform(.setUserAttributes(Self.pageAttributeChanges(attributes)), inSession: paywall.id)
+        case .pageView(let page):
+            _ = try await perform(.pageView(page), inSession: paywall.id)
+        case .requestCallback(let requestId, let name, let isBlocking, let variables):
+            let callback = CustomCallback(name: name, variables: variables ?? [:], isBlocking: isBlocking)
+            guard case .callback(let result)? = try await perform(.requestCallback(callback), inSession: paywall.id) else { return }
+            var event: [String: JSON] = [
+                "event_name": "callback_result", "request_id": .string(requestId), "name": .string(name),
+                "status": .string(result.status.rawValue),
+            ]
+            if let data = result.data { event["data"] = .object(data) }
+            presenter?.passToPage(PageEvents.accept64([.object(event)]), sessionId: paywall.id)
+        case .openURL(let url, _), .openURLExternal(let url):
+            _ = try await perform(.openURL(url), inSession: paywall.id)
+        case .openDeepLink(let link):
+            _ = try await perform(.openDeepLink(link), inSession: paywall.id)
+        case .stripeCheckout(let stage, _, let productIdentifier):
+            let parameters = paywall.info.placementParameters.merging(
+                ["store": "STRIPE", "product_identifier": .string(productIdentifier), "is_triggered_from_event": false],
+                uniquingKeysWith: { _, new in new })
+            let name = stage == .abandon ? "transaction_abandon" : "stripeCheckout_\(stage.rawValue)"
+            track(name, parameters, subject: EventSubject(paywallInfo: paywall.info))
+        case .initiateWebCheckout:
+            break
+        case .requestStoreReview, .requestPermission, .scheduleNotification, .hapticFeedback:
+            // Host effects: asked of the host in a later step of the page runtime.
+            break
+        }
+    }
+
+    /// §3.1: the page is ready. It is told the event tracking behaviour, then the TEMPLATES and
+    /// the editor's text, then what was held for it.
+    private func pageDidPing(_ version: String, _ paywall: PaywallSession) {
+        guard openPaywall?.id == paywall.id else { return }
+        openPaywall?.page.paywalljsVersion = version
+        track("paywallWebviewLoad_complete", paywall.info.placementParameters, subject: EventSubject(paywallInfo: paywall.info))
+        let held = openPaywall?.page.held ?? []
+        openPaywall?.page.held = []
+        let events = [
+            PageEvents.accept64([["event_name": "event_tracking_behavior", "behavior": "all"]]),
+            templates(for: paywall).accept64,
+            paywall.paywall.paywalljsEvent,
+        ] + held
+        for event in events { presenter?.passToPage(event, sessionId: paywall.id) }
+    }
+
+    /// The TEMPLATES for the paywall on screen, from the user, the device and the store as
+    /// they are now.
+    func templates(for paywall: PaywallSession) -> PaywallTemplates {
+        let now = clock.now()
+        var device = deviceTemplate()()
+        if let store = session?.store {
+            device.merge(ComputedPropertyRequest.deviceKeys(paywall.info.computedPropertyRequests, history: StorePlacementHistory(store: store, now: now)),
+                         uniquingKeysWith: { _, computed in computed })
+        }
+        let customerInfo = session?.customerInfo ?? .placeholder
+        return PaywallTemplates(
+            paywall: paywall.paywall, userAttributes: session?.userAttributes ?? [:], device: device,
+            params: paywall.placementParams, experiment: paywall.info.experiment,
+            isFreeTrialAvailable: paywall.info.isFreeTrialAvailable, subscribedProductIds: Self.subscribedProductIds(customerInfo),
+            deviceLocale: device["deviceLocale"]?.stringValue ?? "en_US", now: now)
+    }
+
+    /// Product ids whose newest App Store purchase is active (`isSubscribed`).
+    static func subscribedProductIds(_ customerInfo: CustomerInfo) -> Set<String> {
+        var newest: [String: SubscriptionTransaction] = [:]
+        for subscription in customerInfo.subscriptions where subscription.store == .appStore {
+            if let known = newest[subscription.productId], known.purchaseDate >= subscription.purchaseDate { continue }
+            newest[subscription.productId] = subscription
+        }
+        return Set(newest.values.filter(\.isActive).map(\.productId))
+    }
+
+    /// A lifecycle event into the page of `paywall` (§7.1): `paywall_open` and `paywall_close`
+    /// wait for the page's first `ping`; the rest go at once.
+    func passToPage(_ name: String, on paywall: PaywallSession?, payload: [String: JSON] = [:]) {
+        guard let paywall, let presenter else { return }
+        let event = PageEvents.lifecycle(name, paywall: paywall.paywall, payload: payload)
+        let isHeld = name == "paywall_open" || name == "paywall_close"
+        if isHeld, openPaywall?.id == paywall.id, openPaywall?.page.paywalljsVersion == nil {
+            openPaywall?.page.held.append(event)
+            return
+        }
+        presenter.passToPage(event, sessionId: paywall.id)
+    }
+
+    /// `user_attribute_updated`'s changes with SuperwallKit's rules: `$is_standard_event` and
+    /// `$application_installed_at` are not the page's to set.
+    static func pageAttributeChanges(_ attributes: [String: JSON]) -> [String: JSON?] {
+        var changes: [String: JSON?] = [:]
+        for (key, value) in attributes where key != "$is_standard_event" && key != "$application_installed_at" {
+            changes[key] = value == .null ? .some(nil) : .some(value)
+        }
+        return changes
+    }
+}
