@@ -62,6 +62,45 @@ extension ClientPaywallPresenter {
     func passToPage(_ accept64: String, sessionId: String) {
         host.connection?.notify("paywall/pageEvent", params: ["sessionId": .string(sessionId), "accept64": .string(accept64)])
     }
+
+    /// Each effect is a request of its own (`paywall/openUrl`, ...); the client's error reply,
+    /// `-32601` included, means it cannot, and the core's documented default applies.
+    func perform(_ effect: PageEffect, sessionId: String) async throws -> PermissionStatus? {
+        guard let connection = host.connection else { throw RPCError.connectionClosed }
+        let (method, params) = effect.request
+        var object = params
+        object["sessionId"] = .string(sessionId)
+        let reply = try await connection.sendRequest(method, params: .object(object), timeout: ClientHost.backstop)
+        guard case .requestPermission = effect else { return nil }
+        guard case .object(let fields) = reply, case .string(let name)? = fields["status"], let status = PermissionStatus(rawValue: name) else {
+            return .unsupported
+        }
+        return status
+    }
+}
+
+extension PageEffect {
+    /// The request that asks the client for it.
+    var request: (method: String, params: JSONObject) {
+        switch self {
+        case .openURL(let url, let mode):
+            return ("paywall/openUrl", ["url": .string(url), "mode": .string(mode.rawValue)])
+        case .requestReview(let external, let url):
+            return ("paywall/requestReview", ["type": .string(external ? "external" : "inApp"), "url": url.map(JSONValue.string) ?? .null])
+        case .requestPermission(let permission):
+            return ("paywall/requestPermission", ["permission": .string(permission)])
+        case .scheduleNotification(let notification):
+            return ("paywall/scheduleNotification", [
+                "id": .string(notification.id), "title": .string(notification.title),
+                "subtitle": notification.subtitle.map(JSONValue.string) ?? .null, "body": .string(notification.body),
+                "delayMs": .double(notification.delayMs),
+            ])
+        case .haptic(let type):
+            return ("paywall/haptic", ["type": .string(type)])
+        case .loadingState(let state):
+            return ("paywall/loadingState", ["state": .string(state.rawValue)])
+        }
+    }
 }
 
 /// One `register` (or `getPaywall`) call's handler: `handler/*` notifications carrying the

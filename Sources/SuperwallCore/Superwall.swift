@@ -75,6 +75,9 @@ public actor Superwall {
         /// How long `configure` may spend fetching a config with its retries before it
         /// answers (with the cached config, or `failed`); a refresh in the background has none.
         public var config: Duration = .seconds(60)
+        /// How long the host may take to perform what a page asked of it (open a link, show a
+        /// spinner); a permission prompt waits for the user, so it gets `customCallback`'s.
+        public var pageEffect: Duration = .seconds(10)
 
         public init() {}
     }
@@ -155,6 +158,9 @@ public actor Superwall {
     // Presentation state (see Superwall+Presentation.swift).
     /// The paywall on screen; one at a time.
     var openPaywall: PaywallSession?
+    /// The last page effect asked of the host: each waits for the one before, so that the
+    /// host sees them in order without the page's messages waiting on them.
+    var pageEffects: Task<Void, Never>?
     let presentationQueue = TurnQueue()
     /// Paywalls loaded so far, with the presentation id each load was given.
     var loadedPaywalls: [String: LoadedPaywall] = [:]

@@ -109,6 +109,19 @@ final class FakePresenter: PaywallPresenter, @unchecked Sendable {
         lock.withLock { passed.append(contentsOf: events.map { (sessionId, $0) }) }
     }
 
+    /// What pages asked of the host, in order; a permission is answered `permissionAnswer`
+    /// (nil: the host cannot ask).
+    private var asked: [PageEffect] = []
+    var permissionAnswer: PermissionStatus? = .granted
+    func perform(_ effect: PageEffect, sessionId: String) async throws -> PermissionStatus? {
+        lock.withLock { asked.append(effect) }
+        guard case .requestPermission = effect else { return nil }
+        guard let answer = lock.withLock({ permissionAnswer }) else { throw PageEffectUnsupported() }
+        return answer
+    }
+
+    var effects: [PageEffect] { lock.withLock { asked } }
+
     var pageEvents: [JSON] { lock.withLock { passed.map(\.event) } }
     var pageEventNames: [String] { pageEvents.map { $0["event_name"]?.stringValue ?? "?" } }
     func clearPageEvents() { lock.withLock { passed.removeAll() } }

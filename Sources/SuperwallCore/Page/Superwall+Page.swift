@@ -29,10 +29,13 @@ extension Superwall {
         case .ping(let version):
             pageDidPing(version, paywall)
         case .close:
+            hapticFeedback(on: paywall)
             _ = try await perform(.close, inSession: paywall.id)
         case .restore:
+            hapticFeedback(on: paywall)
             _ = try await perform(.restore, inSession: paywall.id)
         case .purchase(let productIdentifier, let shouldDismiss):
+            hapticFeedback(on: paywall)
             _ = try await purchase(productId: productIdentifier, from: paywall, dismissing: shouldDismiss)
         case .custom(let data):
             _ = try await perform(.custom(name: data), inSession: paywall.id)
@@ -51,10 +54,31 @@ extension Superwall {
             ]
             if let data = result.data { event["data"] = .object(data) }
             presenter?.passToPage(PageEvents.accept64([.object(event)]), sessionId: paywall.id)
+        case .openURL(let url, browserType: "payment_sheet"):
+            hapticFeedback(on: paywall)
+            request(.loadingState(.loadingPurchase), on: paywall)
+            request(.openURL(url, mode: .paymentSheet), on: paywall)
         case .openURL(let url, _), .openURLExternal(let url):
+            hapticFeedback(on: paywall)
             _ = try await perform(.openURL(url), inSession: paywall.id)
+            if case .openURLExternal = message {
+                request(.openURL(url, mode: .external), on: paywall)
+            } else {
+                request(.openURL(url, mode: .inApp), on: paywall)
+            }
         case .openDeepLink(let link):
+            hapticFeedback(on: paywall)
             _ = try await perform(.openDeepLink(link), inSession: paywall.id)
+            request(.openURL(link, mode: .deepLink), on: paywall)
+        case .requestStoreReview(let external):
+            requestReview(external: external, on: paywall)
+        case .requestPermission(let type, let requestId):
+            await requestPermission(type, requestId: requestId, on: paywall)
+        case .scheduleNotification(let title, let subtitle, let body, let delayMs):
+            scheduleNotification(title: title, subtitle: subtitle, body: body, delayMs: delayMs, on: paywall)
+        case .hapticFeedback(let type):
+            // Unknown types are ignored; this one is not subject to the haptics option.
+            if Self.hapticTypes.contains(type) { request(.haptic(type), on: paywall) }
         case .stripeCheckout(let stage, _, let productIdentifier):
             let parameters = paywall.info.placementParameters.merging(
                 ["store": "STRIPE", "product_identifier": .string(productIdentifier), "is_triggered_from_event": false],
@@ -63,10 +87,68 @@ extension Superwall {
             track(name, parameters, subject: EventSubject(paywallInfo: paywall.info))
         case .initiateWebCheckout:
             break
-        case .requestStoreReview, .requestPermission, .scheduleNotification, .hapticFeedback:
-            // Host effects: asked of the host in a later step of the page runtime.
-            break
         }
+    }
+
+    static let hapticTypes: Set<String> = ["light", "medium", "heavy", "success", "warning", "error", "selection"]
+
+    /// Asks the host for `effect` behind the effects before it; nothing waits for it, and a
+    /// host that does not answer within `timeouts.pageEffect` is given up on.
+    func request(_ effect: PageEffect, on paywall: PaywallSession?) {
+        guard let paywall, let presenter else { return }
+        let (previous, limit, sessionId) = (pageEffects, timeouts.pageEffect, paywall.id)
+        pageEffects = Task {
+            await previous?.value
+            _ = await withDeadline(limit, fallback: nil) { try? await presenter.perform(effect, sessionId: sessionId) }
+        }
+    }
+
+    /// SuperwallKit's medium impact on a close, a purchase, a restore or a link.
+    private func hapticFeedback(on paywall: PaywallSession) {
+        request(.haptic("medium"), on: paywall)
+    }
+
+    /// `request_store_review`: the prompt in the app, or the store's review page, which needs
+    /// the app's id from the config (without it, nothing happens, as in SuperwallKit).
+    private func requestReview(external: Bool, on paywall: PaywallSession) {
+        var url: String?
+        if external {
+            guard let appId = session?.config?.iosAppId, !appId.isEmpty else { return }
+            url = "https://apps.apple.com/app/id\(appId)?action=write-review"
+        }
+        let count = ((try? session?.store.placementCount(named: "review_requested", since: nil, until: clock.now())) ?? 0) + 1
+        track("review_requested", ["count": .int(Int64(count)), "type": .string(external ? "external" : "in-app")])
+        request(.requestReview(external: external, url: url), on: paywall)
+    }
+
+    /// `request_permission`: the host asks the user; the answer is tracked and passed into the
+    /// page as `permission_result`. A host that cannot ask, or does not answer within
+    /// `timeouts.customCallback`, answers `unsupported`, which counts as denied.
+    private func requestPermission(_ type: String, requestId: String, on paywall: PaywallSession) async {
+        let parameters: [String: JSON] = ["permission_name": .string(type), "paywall_identifier": .string(paywall.info.identifier)]
+        track("permission_requested", parameters)
+        await pageEffects?.value
+        var status = PermissionStatus.unsupported
+        if let presenter {
+            let sessionId = paywall.id
+            status = await withDeadline(timeouts.customCallback, fallback: .unsupported) {
+                ((try? await presenter.perform(.requestPermission(type), sessionId: sessionId)) ?? nil) ?? .unsupported
+            }
+        }
+        track(status == .granted ? "permission_granted" : "permission_denied", parameters)
+        presenter?.passToPage(PageEvents.lifecycle("permission_result", paywall: paywall.paywall, payload: [
+            "permission_type": .string(type), "request_id": .string(requestId), "status": .string(status.rawValue),
+        ]), sessionId: paywall.id)
+    }
+
+    /// `schedule_notification`: one trial reminder per paywall; a delay that is not positive is
+    /// ignored, and in the sandbox a day passes in a minute, as SuperwallKit has it.
+    private func scheduleNotification(title: String, subtitle: String?, body: String, delayMs: Double, on paywall: PaywallSession) {
+        guard delayMs > 0 else { return }
+        let isSandbox = deviceAttributes()["isSandbox"]?.stringValue == "true"
+        request(.scheduleNotification(PageNotification(
+            id: "com.superwall.ios-\(paywall.info.identifier)-TRIAL_STARTED", title: title, subtitle: subtitle, body: body,
+            delayMs: isSandbox ? delayMs / 1440 : delayMs)), on: paywall)
     }
 
     /// §3.1: the page is ready. It is told the event tracking behaviour, then the TEMPLATES and
@@ -83,6 +165,17 @@ extension Superwall {
             paywall.paywall.paywalljsEvent,
         ] + held
         for event in events { presenter?.passToPage(event, sessionId: paywall.id) }
+        // The page is revealed `presentation_delay` after it has its data.
+        let delay = Duration.milliseconds(paywall.info.presentationDelayMs)
+        Task {
+            if delay > .zero { try? await Task.sleep(for: delay) }
+            await self.revealPage(paywall)
+        }
+    }
+
+    private func revealPage(_ paywall: PaywallSession) {
+        guard openPaywall?.id == paywall.id else { return }
+        request(.loadingState(.ready), on: paywall)
     }
 
     /// The TEMPLATES for the paywall on screen, from the user, the device and the store as

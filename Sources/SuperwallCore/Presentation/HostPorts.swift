@@ -25,11 +25,17 @@ public protocol PaywallPresenter: Sendable {
     /// Passes an event into the paywall's page: the host evaluates
     /// `window.paywall.accept64('<accept64>')` in it, in the order given.
     func passToPage(_ accept64: String, sessionId: String)
+    /// Performs what the page asked of the host; answers a permission's status (nil for the
+    /// other effects). Throws when the host cannot; the core bounds the wait.
+    func perform(_ effect: PageEffect, sessionId: String) async throws -> PermissionStatus?
 }
 
 extension PaywallPresenter {
     public func showAlert(_ alert: PaywallAlert, sessionId: String) async throws {}
     public func passToPage(_ accept64: String, sessionId: String) {}
+    public func perform(_ effect: PageEffect, sessionId: String) async throws -> PermissionStatus? {
+        throw PageEffectUnsupported()
+    }
 }
 
 /// An alert the host shows over a paywall.

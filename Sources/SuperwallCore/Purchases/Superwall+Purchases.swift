@@ -83,6 +83,8 @@ extension Superwall {
         let subject = EventSubject(paywallInfo: paywall?.info, product: product)
         track("transaction_start", parameters, custom: custom, subject: subject)
         passToPage("transaction_start", on: paywall)
+        request(.loadingState(.loadingPurchase), on: paywall)
+        defer { endLoading(on: paywall) }
         let answer: PurchaseAnswer
         switch purchaser {
         case .controller(let controller):
@@ -152,6 +154,8 @@ extension Superwall {
         let subject = EventSubject(paywallInfo: paywall?.info)
         track("restore_start", parameters, custom: custom, subject: subject)
         passToPage("restore_start", on: paywall)
+        request(.loadingState(.loadingPurchase), on: paywall)
+        defer { endLoading(on: paywall) }
         let result: RestorationResult
         switch purchaser {
         case .controller(let controller):
@@ -242,6 +246,12 @@ extension Superwall {
             trial["trial_end_date"] = .int(Int64((end.timeIntervalSince1970 * 1000).rounded()))
         }
         passToPage("freeTrial_start", on: paywall, payload: trial)
+    }
+
+    /// The spinner goes once a purchase or restore is over, if the paywall is still up.
+    private func endLoading(on paywall: PaywallSession?) {
+        guard let paywall, openPaywall?.id == paywall.id else { return }
+        request(.loadingState(.ready), on: paywall)
     }
 
     private func dismissIfAutomatic(_ paywall: PaywallSession?, result: PaywallResult) async {
