@@ -11,7 +11,7 @@ public struct MethodTable: Sendable {
         "configure", "setDelegate", "identify", "reset", "getUserId",
         "setUserAttributes", "getUserAttributes", "setIntegrationAttributes", "getIntegrationAttributes",
         "getDeviceAttributes", "getConfigurationStatus", "register", "getPresentationResult", "getPaywall",
-        "paywall/action", "paywall/pageMessage", "dismiss", "preloadAllPaywalls", "preloadPaywalls", "confirmAllAssignments",
+        "paywall/action", "paywall/pageMessage", "paywall/pageLoad", "dismiss", "preloadAllPaywalls", "preloadPaywalls", "confirmAllAssignments",
         "getAssignments", "setSubscriptionStatus", "getSubscriptionStatus", "getEntitlements",
         "getEntitlementsByProductIds", "getCustomerInfo", "getProducts", "purchase", "restorePurchases",
         "handleDeepLink", "refreshConfiguration", "setLogLevel", "setLocaleIdentifier", "setInterfaceStyle", "setPlatformWrapper",
@@ -212,6 +212,20 @@ public struct MethodTable: Sendable {
             let sessionId = try params.string("sessionId")
             let message = JSON(try params.objectOrString("message"))
             return ["events": .int(Int64(try await core { try await superwall.handlePageMessage(message, inSession: sessionId) }))]
+        }
+        methods["paywall/pageLoad"] = { request, _ in
+            let params = try Params(request)
+            let sessionId = try params.string("sessionId")
+            let outcome: PageLoadOutcome
+            switch try params.string("outcome") {
+            case "finished": outcome = .finished(httpStatus: try params.optionalInt("httpStatus"))
+            case "failed": outcome = .failed(try params.optionalString("reason") ?? "The page failed to load.")
+            case "processTerminated": outcome = .processTerminated
+            case "exit": outcome = .exit
+            default:
+                throw RPCError.invalidParams("params.outcome must be finished, failed, processTerminated or exit.", details: ["path": "params.outcome"])
+            }
+            return try await core { try await superwall.pageLoadDidEnd(outcome, inSession: sessionId) }.wireValue
         }
         methods["purchase"] = { request, _ in
             let productId = try Params(request).string("productId")

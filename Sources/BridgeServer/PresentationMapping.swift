@@ -139,9 +139,44 @@ extension PaywallPresentation {
             "sessionId": .string(sessionId),
             "paywall": [
                 "info": info.wireValue, "url": .string(paywall.url), "presentationStyle": paywall.presentationStyle.wireValue,
-                "products": .array(paywall.products.map(\.wireValue)),
+                "products": .array(paywall.products.map(\.wireValue)), "page": page.wireValue(presentationDelayMs: paywall.presentationDelayMs),
             ],
         ]
+    }
+}
+
+extension PageLoadTarget {
+    var wireValue: JSONValue {
+        ["url": .string(url), "timeoutMs": timeoutMs.map { .int(Int64($0)) } ?? .null]
+    }
+}
+
+extension PageBootstrap {
+    /// `paywall.page`: what the host needs to load the page (protocol/README.md, "The paywall page").
+    func wireValue(presentationDelayMs: Int) -> JSONValue {
+        [
+            "load": load?.wireValue ?? .null, "documentStartScript": .string(documentStartScript),
+            "documentEndStyle": .string(documentEndStyle),
+            "webView": [
+                "transparentBackground": true, "allowsZoom": false, "inlineMediaPlayback": true, "mediaRequiresUserGesture": false,
+                "scrollEnabled": .bool(scrollEnabled), "textInteraction": .bool(textInteraction),
+                "allowsSubframeNavigation": .bool(allowsSubframeNavigation), "prefersCache": .bool(prefersCache),
+            ],
+            "backgroundColorHex": .string(backgroundColorHex), "darkBackgroundColorHex": .optional(darkBackgroundColorHex),
+            "loadingControlsAfterMs": .int(Int64(loadingControlsAfterMs)), "presentationDelayMs": .int(Int64(presentationDelayMs)),
+        ]
+    }
+}
+
+extension PageLoadInstruction {
+    /// `paywall/pageLoad`'s answer: `{action, url?, timeoutMs?}`.
+    var wireValue: JSONValue {
+        switch self {
+        case .wait: ["action": "wait"]
+        case .reload: ["action": "reload"]
+        case .close: ["action": "close"]
+        case .load(let target): ["action": "load", "url": .string(target.url), "timeoutMs": target.timeoutMs.map { .int(Int64($0)) } ?? .null]
+        }
     }
 }
 

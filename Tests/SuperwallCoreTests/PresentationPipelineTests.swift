@@ -45,8 +45,8 @@ private var demoTriggers: [[String: Any]] { [
         _ = try await register.value
         await harness.superwall.awaitPresentationQueue()
         #expect(harness.delegate.names == [
-            "paywallResponseLoad_start", "paywallResponseLoad_complete", "trigger_fire", "paywallPresentationRequest", "paywall_open",
-            "paywall_decline", "paywall_close",
+            "paywallResponseLoad_start", "paywallResponseLoad_complete", "trigger_fire", "paywallPresentationRequest",
+            "paywallWebviewLoad_start", "paywall_open", "paywall_decline", "paywall_close",
         ])
         let fire = try #require(harness.delegate.event("trigger_fire"))
         #expect(fire.delegateParameters["result"] == "present")

@@ -6,6 +6,8 @@ public struct PaywallPresentation: Sendable, Equatable {
     public var sessionId: String
     public var info: PaywallInfo
     public var paywall: Paywall
+    /// How the host loads its page.
+    public var page: PageBootstrap
 }
 
 /// The host's screen: it shows the paywalls the core decides on and takes them down when

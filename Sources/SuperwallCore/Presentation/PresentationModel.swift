@@ -114,6 +114,7 @@ struct PageState: Sendable {
     var paywalljsVersion: String?
     /// `paywall_open` and `paywall_close`, held until the page is ready for them.
     var held: [String] = []
+    var loader: PageLoader?
 }
 
 /// A paywall as loaded for presentation: the presentation id is assigned per load, so it

@@ -59,9 +59,9 @@ extension Superwall {
         case .confirmed(let experiment): throw .presentation(.paywallNotFound("experiment \(experiment.id) was only confirmed"))
         case .reached(_, let info, let paywall, let occurrence):
             guard openPaywall == nil else { throw .presentation(.alreadyPresented) }
-            let session = open(info, paywall: paywall, flow: PresentationFlow(handler: handler), placement: placementData, presentedBy: nil)
+            let (session, page) = open(info, paywall: paywall, flow: PresentationFlow(handler: handler), placement: placementData, presentedBy: nil)
             didShow(session, occurrence: occurrence)
-            return PaywallPresentation(sessionId: session.id, info: session.info, paywall: paywall)
+            return PaywallPresentation(sessionId: session.id, info: session.info, paywall: paywall, page: page)
         }
     }
 
@@ -199,9 +199,9 @@ extension Superwall {
         _ info: PaywallInfo, paywall: Paywall, flow: PresentationFlow, placement: PlacementData, occurrence: Occurrence?,
         presenter: any PaywallPresenter
     ) async -> PipelineEnd {
-        let session = open(info, paywall: paywall, flow: flow, placement: placement, presentedBy: placement.implicitTrigger)
+        let (session, page) = open(info, paywall: paywall, flow: flow, placement: placement, presentedBy: placement.implicitTrigger)
         delegate?.willPresentPaywall(session.info)
-        let presentation = PaywallPresentation(sessionId: session.id, info: session.info, paywall: paywall)
+        let presentation = PaywallPresentation(sessionId: session.id, info: session.info, paywall: paywall, page: page)
         let limit = timeouts.presentation
         let timedOut: PresentationError? = PresentationError(.noPresenter, "No Presenter: the host did not show the paywall within \(limit).")
         let failure = await withDeadline(limit, fallback: timedOut) { () async -> PresentationError? in
@@ -218,18 +218,21 @@ extension Superwall {
         }
         guard openPaywall?.id == session.id else { return .presented(session.info) }
         didShow(session, occurrence: occurrence)
+        // A paywall with no URL to load fails as a page that does not load.
+        if page.load == nil { await closePaywall(result: .declined, closeReason: .webViewFailedToLoad) }
         return .presented(session.info)
     }
 
     private func open(_ info: PaywallInfo, paywall: Paywall, flow: PresentationFlow, placement: PlacementData,
-                      presentedBy: ImplicitTrigger?) -> PaywallSession {
+                      presentedBy: ImplicitTrigger?) -> (PaywallSession, PageBootstrap) {
         var info = info
         info.featureGating = flow.featureGatingOverride ?? paywall.featureGating
-        let session = PaywallSession(
+        var session = PaywallSession(
             id: random.uuid().uuidString.lowercased(), info: info, paywall: paywall, flow: flow, placementParams: placement.params,
             presentedBy: presentedBy)
+        let page = startLoadingPage(of: &session)
         openPaywall = session
-        return session
+        return (session, page)
     }
 
     /// What happens once a paywall is on screen: its occurrence counts, `paywall_open`,
