@@ -60,27 +60,44 @@ extension StoreProductDetails {
         [
             "productIdentifier": .string(productIdentifier), "price": price.map(JSONValue.double) ?? .null,
             "currencyCode": .optional(currencyCode), "localizedPrice": .optional(localizedPrice),
-            "period": period.map { ["unit": .string($0.unit.rawValue), "count": .int(Int64($0.count))] } ?? .null,
+            "period": period?.wireValue ?? .null,
             "trialPeriodDays": trialPeriodDays.map { .int(Int64($0)) } ?? .null, "isConsumable": .bool(isConsumable),
+            "priceLocale": .optional(priceLocale), "subscriptionGroupId": .optional(subscriptionGroupId),
+            "isEligibleForIntroOffer": isEligibleForIntroOffer.map(JSONValue.bool) ?? .null,
+            "introductoryOffer": introductoryOffer.map { offer in
+                [
+                    "price": .double(NSDecimalNumber(decimal: offer.price).doubleValue), "period": offer.period.wireValue,
+                    "periodCount": .int(Int64(offer.periodCount)), "paymentMode": .string(offer.paymentMode.rawValue),
+                ]
+            } ?? .null,
         ]
     }
 
     /// `{productIdentifier, price?, currencyCode?, localizedPrice?, period?: {unit, count?},
-    /// trialPeriodDays?, isConsumable?}`.
+    /// trialPeriodDays?, isConsumable?, priceLocale?, introductoryOffer?, subscriptionGroupId?,
+    /// isEligibleForIntroOffer?}`.
     init(wire params: Params) throws(RPCError) {
         let identifier = try params.string("productIdentifier")
-        var period: Period?
-        if let fields = try params.optionalObject("period") {
-            let units = Dictionary(uniqueKeysWithValues: Period.Unit.allCases.map { ($0.rawValue, $0) })
-            guard let unit = try fields.optionalChoice("unit", units) else {
-                throw RPCError.invalidParams("\(fields.path(of: "unit")) is required and must be day, week, month or year.",
-                                             details: ["path": .string(fields.path(of: "unit"))])
+        let period = try params.optionalObject("period").map { fields throws(RPCError) in try Period(wire: fields) }
+        var offer: IntroductoryOffer?
+        if let fields = try params.optionalObject("introductoryOffer") {
+            let modes = Dictionary(uniqueKeysWithValues: IntroductoryOffer.PaymentMode.allCases.map { ($0.rawValue, $0) })
+            guard let mode = try fields.optionalChoice("paymentMode", modes) else {
+                throw RPCError.invalidParams("\(fields.path(of: "paymentMode")) is required and must be freeTrial, payAsYouGo or payUpFront.",
+                                             details: ["path": .string(fields.path(of: "paymentMode"))])
             }
-            let count = try fields.optionalInt("count") ?? 1
-            guard count > 0 else {
-                throw RPCError.invalidParams("\(fields.path(of: "count")) must be a positive integer.", details: ["path": .string(fields.path(of: "count"))])
+            guard let periodFields = try fields.optionalObject("period") else {
+                throw RPCError.invalidParams("\(fields.path(of: "period")) is required.", details: ["path": .string(fields.path(of: "period"))])
             }
-            period = Period(unit: unit, count: count)
+            let count = try fields.optionalInt("periodCount") ?? 1
+            let price = try fields.optionalDouble("price") ?? 0
+            guard count > 0, price >= 0, price.isFinite else {
+                throw RPCError.invalidParams("\(fields.path(of: "periodCount")) must be positive and the price not negative.",
+                                             details: ["path": .string(fields.path(of: "periodCount"))])
+            }
+            offer = IntroductoryOffer(
+                price: Decimal(string: String(price), locale: Locale(identifier: "en_US_POSIX")) ?? 0, period: try Period(wire: periodFields),
+                periodCount: count, paymentMode: mode)
         }
         let trialDays = try params.optionalInt("trialPeriodDays")
         if let trialDays, trialDays < 0 {
@@ -90,7 +107,9 @@ extension StoreProductDetails {
         self.init(
             productIdentifier: identifier, price: try params.optionalDouble("price"), currencyCode: try params.optionalString("currencyCode"),
             localizedPrice: try params.optionalString("localizedPrice"), period: period, trialPeriodDays: trialDays,
-            isConsumable: try params.optionalBool("isConsumable") ?? false)
+            isConsumable: try params.optionalBool("isConsumable") ?? false, priceLocale: try params.optionalString("priceLocale"),
+            introductoryOffer: offer, subscriptionGroupId: try params.optionalString("subscriptionGroupId"),
+            isEligibleForIntroOffer: try params.optionalBool("isEligibleForIntroOffer"))
     }
 
     /// A list of them under `key`, e.g. `configure`'s `storeProducts`.
@@ -98,6 +117,24 @@ extension StoreProductDetails {
         var details: [StoreProductDetails] = []
         for element in try params?.optionalObjects(key) ?? [] { details.append(try StoreProductDetails(wire: element)) }
         return details
+    }
+}
+
+extension StoreProductDetails.Period {
+    var wireValue: JSONValue { ["unit": .string(unit.rawValue), "count": .int(Int64(count))] }
+
+    /// `{unit: day | week | month | year, count?}`.
+    init(wire fields: Params) throws(RPCError) {
+        let units = Dictionary(uniqueKeysWithValues: Unit.allCases.map { ($0.rawValue, $0) })
+        guard let unit = try fields.optionalChoice("unit", units) else {
+            throw RPCError.invalidParams("\(fields.path(of: "unit")) is required and must be day, week, month or year.",
+                                         details: ["path": .string(fields.path(of: "unit"))])
+        }
+        let count = try fields.optionalInt("count") ?? 1
+        guard count > 0 else {
+            throw RPCError.invalidParams("\(fields.path(of: "count")) must be a positive integer.", details: ["path": .string(fields.path(of: "count"))])
+        }
+        self.init(unit: unit, count: count)
     }
 }
 
