@@ -9,7 +9,7 @@ BIN_RELEASE := .build/release/superwall-bridge
 BENCH_DIR := Benchmarks
 BENCH_BIN := $(BENCH_DIR)/bin
 
-.PHONY: all deps build release test python-test demo bench stress clean
+.PHONY: all deps build release test python-test browser-deps browser-test demo bench stress clean
 
 all: build
 
@@ -40,6 +40,7 @@ test: deps
 	set -o pipefail; SUPERWALL_WIRE_TRACES=$(WIRE_TRACES) SUPERWALL_BRIDGE_BIN=$(CURDIR)/$(BIN_DEBUG) $(SWIFT) test --skip-build 2>&1 | tee .build/swift-test.log
 	@sed -nE 's/.*Test run with ([0-9]+) tests? in [0-9]+ suites? passed.*/Swift: \1 passed, 0 failed/p' .build/swift-test.log | tail -n 1
 	$(MAKE) --no-print-directory python-test
+	$(MAKE) --no-print-directory browser-test
 
 # The Python client: type-checked (mypy --strict), then its suite against the debug binary,
 # in a virtualenv under .build.
@@ -47,6 +48,19 @@ python-test: $(PY_VENV)/bin/pytest
 	$(PY_VENV)/bin/pip install -q --no-deps --force-reinstall ./clients/python
 	cd clients/python && $(CURDIR)/$(PY_VENV)/bin/mypy --strict superwall_bridge
 	SUPERWALL_BRIDGE=$(CURDIR)/$(BIN_DEBUG) SUPERWALL_WIRE_TRACES=$(WIRE_TRACES) $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider clients/python/tests
+
+# The paywall page runtime in a real browser: the stand-in page in Debian's headless Chromium,
+# driven by selenium from PyPI. A browser that cannot start fails the test, saying why.
+browser-deps:
+	@if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then \
+		echo "installing chromium chromium-driver"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
+	fi
+
+browser-test: browser-deps $(PY_VENV)/bin/pytest
+	$(PY_VENV)/bin/pip install -q "selenium>=4.20,<5"
+	$(PY_VENV)/bin/pip install -q --no-deps --force-reinstall ./clients/python
+	cd Tests/Browser && SUPERWALL_BRIDGE=$(CURDIR)/$(BIN_DEBUG) $(CURDIR)/$(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider -s .
 
 $(PY_VENV)/bin/pytest:
 	$(PYTHON) -m venv $(PY_VENV)

@@ -87,9 +87,20 @@ class PurchaseController(Protocol):
 @runtime_checkable
 class PaywallPresenter(Protocol):
     """Shows and hides paywalls for the bridge. Raise from :meth:`present` to refuse (the
-    presentation then fails with ``noPresenter``). A presenter may also define
-    ``show_alert(alert: PaywallAlert)`` to show the alerts SuperwallKit shows over a paywall
-    (a restore to finish on the web); without it, they are not shown."""
+    presentation then fails with ``noPresenter``).
+
+    A presenter that renders the paywall's page in a web view also defines, as it can:
+
+    - ``page_event(session_id, accept64)``: evaluate ``window.paywall.accept64(accept64)``
+      in the page, in order (``paywall/pageEvent``); forward what the page posts with
+      :meth:`Superwall.page_message` and how it loads with :meth:`Superwall.page_load`;
+    - ``show_alert(alert: PaywallAlert)``: the alerts SuperwallKit shows over a paywall;
+    - ``open_url(session_id, url, mode)``, ``request_review(session_id, type, url)``,
+      ``request_permission(session_id, permission) -> "granted" | "denied" | "unsupported"``,
+      ``schedule_notification(session_id, id, title, subtitle, body, delay_ms)``,
+      ``haptic(session_id, type)``, ``loading_state(session_id, state)``: what the page asks
+      of the host. One that is missing answers ``methodNotFound``, and the bridge applies
+      its documented default (protocol/README.md)."""
 
     def present(self, presentation: PaywallPresentation) -> None | Awaitable[None]: ...
 

@@ -280,6 +280,23 @@ class Superwall:
         "productId": ...}``, ``{"type": "requestCallback", "name": ..., "variables": ...}``, ..."""
         return dict(await self.call("paywall/action", {"sessionId": session_id, "action": dict(action)}, timeout=timeout))
 
+    async def page_message(self, session_id: str, message: str | Mapping[str, Any], *, timeout: float = INTERACTIVE_TIMEOUT) -> int:
+        """Forwards what the paywall's page posted (the envelope, or the string holding it);
+        the bridge performs its events in order. Answers how many ran."""
+        posted = message if isinstance(message, str) else dict(message)
+        return int((await self.call("paywall/pageMessage", {"sessionId": session_id, "message": posted}, timeout=timeout))["events"])
+
+    async def page_load(self, session_id: str, outcome: Literal["finished", "failed", "processTerminated", "exit"], *,
+                        http_status: int | None = None, reason: str | None = None) -> dict[str, Any]:
+        """Reports how loading the paywall's page went; answers ``{action, url?, timeoutMs?}``:
+        ``wait`` for the page's ping, ``load`` another URL, ``reload``, or ``close``."""
+        params: dict[str, Any] = {"sessionId": session_id, "outcome": outcome}
+        if http_status is not None:
+            params["httpStatus"] = http_status
+        if reason is not None:
+            params["reason"] = reason
+        return dict(await self.call("paywall/pageLoad", params))
+
     async def dismiss(self) -> None:
         await self.call("dismiss")
 
@@ -379,6 +396,14 @@ class Superwall:
                 raise RemoteError(-32601, "This client's paywall presenter does not show alerts.", {"kind": "methodNotFound", "method": method})
             await resolve(show_alert(PaywallAlert.from_wire(params)))
             return {}
+        if method in _PAGE_EFFECTS:
+            presenter = self._require(self.paywall_presenter, method)
+            name, arguments = _PAGE_EFFECTS[method]
+            perform = getattr(presenter, name, None)
+            if perform is None:
+                raise RemoteError(-32601, f"This client's paywall presenter does not implement {name}.", {"kind": "methodNotFound", "method": method})
+            answer = await resolve(perform(*(params.get(argument) for argument in arguments)))
+            return {"status": answer} if method == "paywall/requestPermission" else {}
         if method == "handler/onCustomCallback":
             callback = CustomCallback.from_wire(params)
             handler = self._handlers.get(callback.register_id)
@@ -405,8 +430,24 @@ class Superwall:
                     self._handlers.pop(register_id, None)
         elif method.startswith("delegate/") and self.delegate is not None:
             await _deliver_to_delegate(self.delegate, method, params)
+        elif method == "paywall/pageEvent" and self.paywall_presenter is not None:
+            page_event = getattr(self.paywall_presenter, "page_event", None)
+            if page_event is not None:
+                await resolve(page_event(params.get("sessionId", ""), params.get("accept64", "")))
         elif method == "config/didRefresh" and self.delegate is not None:
             await resolve(self.delegate.config_did_refresh(ConfigRefresh.from_wire(params)))
+
+
+#: The page's effects the bridge asks of the paywall presenter: method, and the presenter's
+#: optional method with the params it takes, in order.
+_PAGE_EFFECTS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "paywall/openUrl": ("open_url", ("sessionId", "url", "mode")),
+    "paywall/requestReview": ("request_review", ("sessionId", "type", "url")),
+    "paywall/requestPermission": ("request_permission", ("sessionId", "permission")),
+    "paywall/scheduleNotification": ("schedule_notification", ("sessionId", "id", "title", "subtitle", "body", "delayMs")),
+    "paywall/haptic": ("haptic", ("sessionId", "type")),
+    "paywall/loadingState": ("loading_state", ("sessionId", "state")),
+}
 
 
 async def _deliver_to_handler(handler: PresentationHandler, method: str, params: dict[str, Any]) -> None:

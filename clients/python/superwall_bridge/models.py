@@ -194,8 +194,23 @@ class StorePeriod(WireModel):
 
 
 @dataclass(frozen=True)
+class IntroductoryOffer(WireModel):
+    """A product's introductory offer: a free trial or a discounted first period(s)."""
+
+    period: StorePeriod
+    payment_mode: Literal["freeTrial", "payAsYouGo", "payUpFront"] = "freeTrial"
+    price: float = 0
+    period_count: int = 1
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"price": self.price, "period": {"unit": self.period.unit, "count": self.period.count},
+                "periodCount": self.period_count, "paymentMode": self.payment_mode}
+
+
+@dataclass(frozen=True)
 class StoreDetails(WireModel):
-    """What the client's store says of a product (``setStoreProducts``)."""
+    """What the client's store says of a product (``setStoreProducts``). ``price_locale`` is
+    the storefront's locale (``de_DE``); the paywall page's prices are formatted in it."""
 
     product_identifier: str
     price: float | None = None
@@ -204,15 +219,23 @@ class StoreDetails(WireModel):
     period: StorePeriod | None = None
     trial_period_days: int | None = None
     is_consumable: bool | None = None
+    price_locale: str | None = None
+    introductory_offer: IntroductoryOffer | None = None
+    subscription_group_id: str | None = None
+    is_eligible_for_intro_offer: bool | None = None
 
     def to_wire(self) -> dict[str, Any]:
         wire: dict[str, Any] = {"productIdentifier": self.product_identifier}
         for key, value in (("price", self.price), ("currencyCode", self.currency_code), ("localizedPrice", self.localized_price),
-                           ("trialPeriodDays", self.trial_period_days), ("isConsumable", self.is_consumable)):
+                           ("trialPeriodDays", self.trial_period_days), ("isConsumable", self.is_consumable),
+                           ("priceLocale", self.price_locale), ("subscriptionGroupId", self.subscription_group_id),
+                           ("isEligibleForIntroOffer", self.is_eligible_for_intro_offer)):
             if value is not None:
                 wire[key] = value
         if self.period is not None:
             wire["period"] = {"unit": self.period.unit, "count": self.period.count}
+        if self.introductory_offer is not None:
+            wire["introductoryOffer"] = self.introductory_offer.to_wire()
         return wire
 
 
@@ -334,13 +357,36 @@ class PresentationResult(WireModel):
 
 
 @dataclass(frozen=True)
+class PageLoadTarget(WireModel):
+    """A URL for the web view to load, with its timeout (None: the web view's default)."""
+
+    url: str
+    timeout_ms: int | None = None
+
+
+@dataclass(frozen=True)
+class PaywallPage(WireModel):
+    """``paywall.page``: what the host needs to load the paywall's page in a web view."""
+
+    load: PageLoadTarget | None = None
+    document_start_script: str = ""
+    document_end_style: str = ""
+    web_view: dict[str, bool] = field(default_factory=dict)
+    background_color_hex: str = "#FFFFFF"
+    dark_background_color_hex: str | None = None
+    loading_controls_after_ms: int = 5000
+    presentation_delay_ms: int = 0
+
+
+@dataclass(frozen=True)
 class Paywall(WireModel):
-    """A paywall to show: its info, url, presentation style and products."""
+    """A paywall to show: its info, url, presentation style, products and page."""
 
     info: PaywallInfo
     url: str | None = None
     presentation_style: PresentationStyle | None = None
     products: list[Product] = field(default_factory=list)
+    page: PaywallPage | None = None
 
 
 @dataclass(frozen=True)
