@@ -66,8 +66,9 @@ $(PY_VENV)/bin/pytest:
 	$(PYTHON) -m venv $(PY_VENV)
 	$(PY_VENV)/bin/pip install -q "pytest>=8,<10" "jsonschema>=4.18,<5" "mypy>=1.10,<2"
 
-demo: build
-	$(PYTHON) scripts/demo.py $(if $(VERBOSE),--verbose) $(BIN_DEBUG)
+demo: build browser-deps $(PY_VENV)/bin/pytest
+	$(PY_VENV)/bin/pip install -q "selenium>=4.20,<5"
+	$(PY_VENV)/bin/python scripts/demo.py $(if $(VERBOSE),--verbose) $(BIN_DEBUG)
 
 $(BENCH_BIN)/driver: $(BENCH_DIR)/driver.c | $(BENCH_BIN)
 	$(CC) -O2 -Wall -Wextra -o $@ $< -lpthread -lm

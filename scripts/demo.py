@@ -8,7 +8,10 @@ app here is a script using the Python client (clients/python): it configures, id
 runner, sets attributes, meets a placement that skips, finds a user in a holdout, shows a
 gated paywall whose promo-code field asks the app through a custom callback, buys through its
 own purchase controller, gets the feature, reads entitlements and customer info, restores,
-and follows deep links: one out of a paywall, one into the summer-sale campaign. --verbose prints the JSON-RPC traffic as well.
+and follows deep links: one out of a paywall, one into the summer-sale campaign, whose paywall
+is rendered by the stand-in page in headless Chromium (the page runtime: the bridge gives the
+page its prices and handles what it posts; a screenshot is written under .build/browser).
+--verbose prints the JSON-RPC traffic as well.
 """
 
 from __future__ import annotations
@@ -20,11 +23,14 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "clients" / "python"))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "clients" / "python"))
+sys.path.insert(0, str(ROOT / "Tests" / "Browser"))
 
 from superwall_bridge import (  # noqa: E402
-    CustomCallback, CustomCallbackResult, PaywallDismissal, PaywallInfo, PaywallPresentation,
+    CustomCallback, CustomCallbackResult, IntroductoryOffer, PaywallDismissal, PaywallInfo, PaywallPresentation,
     PaywallResult, PresentationHandler, Product, PurchaseResult, RestorationResult, SkipReason, StoreDetails, StorePeriod,
     StoreTransaction, SubscriptionStatus, Superwall, SuperwallDelegate, SuperwallEvent,
 )
@@ -43,19 +49,46 @@ def chapter(title: str, delegate: Delegate | None = None) -> None:
 
 
 class Screen:
-    """The app's paywall screen: it shows what the bridge asks and lets the script act as the user."""
+    """The app's paywall screen: it shows what the bridge asks and lets the script act as the
+    user. With a browser, it also renders the paywall's page there."""
 
     def __init__(self) -> None:
         self.shown: asyncio.Queue[PaywallPresentation] = asyncio.Queue()
+        self.browser: Any = None
 
     async def present(self, presentation: PaywallPresentation) -> None:
         info = presentation.paywall.info
         products = ", ".join(product.id for product in presentation.paywall.products)
         say(f"[screen] showing paywall {info.identifier!r} ({info.feature_gating_behavior}), products: {products}")
+        if self.browser is not None:
+            await self.browser.present(presentation)
         await self.shown.put(presentation)
 
-    def dismiss(self, dismissal: PaywallDismissal) -> None:
+    async def dismiss(self, dismissal: PaywallDismissal) -> None:
         say(f"[screen] paywall taken down: {dismissal.result.type} ({dismissal.close_reason})")
+        if self.browser is not None:
+            await self.browser.dismiss(dismissal)
+
+    async def page_event(self, session_id: str, accept64: str) -> None:
+        if self.browser is not None:
+            await self.browser.page_event(session_id, accept64)
+
+
+async def open_browser(sw: Superwall) -> Any:
+    """Headless Chromium as the paywall's web view, or None (with why) when it cannot start."""
+    try:
+        from browser_host import BrowserPaywallHost, BrowserUnavailable
+    except ImportError as error:
+        say(f"(no browser: {error}; run `make demo`, which installs selenium)")
+        return None
+    host = BrowserPaywallHost()
+    try:
+        host.open_browser()
+    except BrowserUnavailable as error:
+        say(f"(no browser: {error})")
+        return None
+    host.superwall = sw
+    return host
 
 
 class Store:
@@ -138,7 +171,10 @@ async def main(binary: str, verbose: bool) -> int:
         store_products=[StoreDetails("com.pockettrainer.pro.monthly", price=9.99, currency_code="USD", localized_price="$9.99",
                                      period=StorePeriod("month")),
                         StoreDetails("com.pockettrainer.coach.monthly", price=19.99, currency_code="USD", localized_price="$19.99",
-                                     period=StorePeriod("month"))])
+                                     period=StorePeriod("month")),
+                        StoreDetails("com.pockettrainer.pro.annual", price=59.99, currency_code="USD", period=StorePeriod("year"),
+                                     price_locale="en_US",
+                                     introductory_offer=IntroductoryOffer(StorePeriod("day", 7), payment_mode="freeTrial"))])
     say(f"configuration {configured.configuration_status}; state kept in {data_directory}")
     await sw.set_subscription_status(SubscriptionStatus.inactive())
 
@@ -197,10 +233,17 @@ async def main(binary: str, verbose: bool) -> int:
     result = await registering
     say(f"register open_coach_chat: {result.outcome}, featureGranted {result.feature_granted} (the coach upsell is gated)")
     # The app routes the link it was asked to open back into Superwall, as it would any link it is opened with.
+    # This paywall's page is rendered in a real browser: the bridge gives it its prices and takes what it posts.
+    screen.browser = await open_browser(sw)
     handled = await sw.handle_deep_link("pockettrainer://open?path=promo&offer=summer")
     shown = await asyncio.wait_for(screen.shown.get(), 10)
     say(f"handleDeepLink: handled {handled}; its deepLink_open campaign shows {shown.paywall.info.identifier!r}")
-    await sw.paywall_action(shown.session_id, {"type": "close"})
+    if screen.browser is not None:
+        await render_and_close(screen.browser)
+        screen.browser.close_browser()
+        screen.browser = None
+    else:
+        await sw.paywall_action(shown.session_id, {"type": "close"})
     universal = await sw.handle_deep_link("https://pockettrainer.superwall.app/app-link/workouts/today")
     say(f"a Superwall universal link: handled {universal}")
 
@@ -209,6 +252,24 @@ async def main(binary: str, verbose: bool) -> int:
     shutil.rmtree(data_directory, ignore_errors=True)
     say(f"bridge exited with status {status} after {time.monotonic() - started:.2f} s")
     return 0 if status == 0 else 1
+
+
+async def render_and_close(browser: Any) -> None:
+    """Waits for the page to render its products, takes a screenshot, and closes the paywall
+    with the page's own close button."""
+    deadline = time.monotonic() + 20
+    while "free trial" not in await browser.text():
+        if time.monotonic() > deadline:
+            say("(the page did not render its products within 20 s)")
+            return
+        await asyncio.sleep(0.05)
+    lines = [line for line in (await browser.text()).splitlines() if "$" in line]
+    say(f"[browser] the stand-in page renders: {' | '.join(lines)}")
+    say(f"[browser] screenshot: {await browser.screenshot(ROOT / '.build' / 'browser' / 'demo-summer-sale.png')}")
+    await browser.click("close")
+    deadline = time.monotonic() + 10
+    while not browser.dismissals and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
 
 
 if __name__ == "__main__":
