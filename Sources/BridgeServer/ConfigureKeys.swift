@@ -20,7 +20,7 @@ enum ConfigureKeys {
             "timeouts", "eventTrackingBehavior", "isExternalDataCollectionEnabled", "eventFlushIntervalMs",
         ]),
         ("params.options.paywalls", ["automaticallyDismiss"]),
-        ("params.options.timeouts", ["subscriptionStatusMs", "presentationMs", "customCallbackMs", "purchaseMs", "restoreMs", "configMs"]),
+        ("params.options.timeouts", ["subscriptionStatusMs", "presentationMs", "customCallbackMs", "purchaseMs", "restoreMs", "configMs", "pageEffectMs"]),
         ("params.options.configSource", ["type", "path", "watch", "baseUrl"]),
     ]
 

@@ -81,6 +81,7 @@ struct ConfigureRequest {
         timeouts.purchase = try milliseconds("purchaseMs") ?? timeouts.purchase
         timeouts.restore = try milliseconds("restoreMs") ?? timeouts.restore
         timeouts.config = try milliseconds("configMs") ?? timeouts.config
+        timeouts.pageEffect = try milliseconds("pageEffectMs") ?? timeouts.pageEffect
         return timeouts
     }
 

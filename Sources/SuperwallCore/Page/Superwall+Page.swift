@@ -160,7 +160,7 @@ extension Superwall {
         let held = openPaywall?.page.held ?? []
         openPaywall?.page.held = []
         let events = [
-            PageEvents.accept64([["event_name": "event_tracking_behavior", "behavior": "all"]]),
+            PageEvents.accept64([["event_name": "event_tracking_behavior", "behavior": .string(eventTrackingBehavior.rawValue)]]),
             templates(for: paywall).accept64,
             paywall.paywall.paywalljsEvent,
         ] + held
