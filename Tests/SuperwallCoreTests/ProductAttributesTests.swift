@@ -4,34 +4,52 @@ import Testing
 
 /// The reference's worked example (paywall-page.md §4.3): `com.example.annual`, 59.99 a year
 /// with a free 7-day intro, shown on 2026-08-19.
-private func annual(currency: String, priceLocale: String) -> StoreProductDetails {
+func annual(currency: String, priceLocale: String) -> StoreProductDetails {
     StoreProductDetails(
         productIdentifier: "com.example.annual", price: 59.99, currencyCode: currency, period: .init(unit: .year),
         priceLocale: priceLocale,
         introductoryOffer: .init(price: 0, period: .init(unit: .day, count: 7), paymentMode: .freeTrial))
 }
 
-private let shownOn = ISO8601DateFormatter().date(from: "2026-08-19T12:00:00Z")!
-private let utc = TimeZone(identifier: "UTC")!
+let shownOn = ISO8601DateFormatter().date(from: "2026-08-19T12:00:00Z")!
+let utc = TimeZone(identifier: "UTC")!
 
 private func attributes(_ details: StoreProductDetails, deviceLocale: String = "en_US") -> [String: String] {
     ProductAttributes(details: details, deviceLocale: deviceLocale, now: shownOn, timeZone: utc).strings
 }
 
+/// The reference's worked example (§4.3) in en_US, field by field.
+let workedExampleEnUS: [String: String] = [
+    "rawPrice": "59.99", "price": "$59.99", "periodAlt": "1 yr", "localizedPeriod": "1 yr",
+    "period": "year", "periodly": "yearly",
+    "dailyPrice": "$0.16", "weeklyPrice": "$1.15", "monthlyPrice": "$4.99", "yearlyPrice": "$59.99",
+    "rawTrialPeriodPrice": "0", "trialPeriodPrice": "$0.00", "trialPeriodDailyPrice": "$0.00",
+    "trialPeriodWeeklyPrice": "$0.00", "trialPeriodMonthlyPrice": "$0.00", "trialPeriodYearlyPrice": "$0.00",
+    "trialPeriodDays": "7", "trialPeriodWeeks": "1", "trialPeriodMonths": "0", "trialPeriodYears": "0",
+    "trialPeriodText": "7-day", "trialPeriodEndDate": "Aug 26, 2026",
+    "periodDays": "365", "periodWeeks": "52", "periodMonths": "12", "periodYears": "1",
+    "locale": "en_US", "languageCode": "en", "currencyCode": "USD", "currencySymbol": "$",
+    "identifier": "com.example.annual", "billingPlanType": "", "isBillingPlanAvailable": "false",
+]
+
+/// The same in de_DE (the space before € is U+00A0).
+let workedExampleDeDE: [String: String] = [
+    // The reference's `1 J.` is Apple's CLDR; the toolchain's ICU (CLDR 46) writes `1 J`.
+    "rawPrice": "59.99", "price": "59,99\u{00A0}€", "periodAlt": "1 J", "localizedPeriod": "1 J",
+    "period": "year", "periodly": "yearly",
+    "dailyPrice": "0,16\u{00A0}€", "weeklyPrice": "1,15\u{00A0}€", "monthlyPrice": "4,99\u{00A0}€", "yearlyPrice": "59,99\u{00A0}€",
+    "rawTrialPeriodPrice": "0", "trialPeriodPrice": "0,00\u{00A0}€", "trialPeriodDailyPrice": "0,00\u{00A0}€",
+    "trialPeriodWeeklyPrice": "0,00\u{00A0}€", "trialPeriodMonthlyPrice": "0,00\u{00A0}€", "trialPeriodYearlyPrice": "0,00\u{00A0}€",
+    "trialPeriodDays": "7", "trialPeriodWeeks": "1", "trialPeriodMonths": "0", "trialPeriodYears": "0",
+    "trialPeriodText": "7-day", "trialPeriodEndDate": "26.08.2026",
+    "periodDays": "365", "periodWeeks": "52", "periodMonths": "12", "periodYears": "1",
+    "locale": "de_DE", "languageCode": "de", "currencyCode": "EUR", "currencySymbol": "€",
+    "identifier": "com.example.annual", "billingPlanType": "", "isBillingPlanAvailable": "false",
+]
+
 @Suite struct ProductAttributesTests {
     @Test func theWorkedExampleInEnUSMatchesTheReferenceFieldByField() {
-        let expected: [String: String] = [
-            "rawPrice": "59.99", "price": "$59.99", "periodAlt": "1 yr", "localizedPeriod": "1 yr",
-            "period": "year", "periodly": "yearly",
-            "dailyPrice": "$0.16", "weeklyPrice": "$1.15", "monthlyPrice": "$4.99", "yearlyPrice": "$59.99",
-            "rawTrialPeriodPrice": "0", "trialPeriodPrice": "$0.00", "trialPeriodDailyPrice": "$0.00",
-            "trialPeriodWeeklyPrice": "$0.00", "trialPeriodMonthlyPrice": "$0.00", "trialPeriodYearlyPrice": "$0.00",
-            "trialPeriodDays": "7", "trialPeriodWeeks": "1", "trialPeriodMonths": "0", "trialPeriodYears": "0",
-            "trialPeriodText": "7-day", "trialPeriodEndDate": "Aug 26, 2026",
-            "periodDays": "365", "periodWeeks": "52", "periodMonths": "12", "periodYears": "1",
-            "locale": "en_US", "languageCode": "en", "currencyCode": "USD", "currencySymbol": "$",
-            "identifier": "com.example.annual", "billingPlanType": "", "isBillingPlanAvailable": "false",
-        ]
+        let expected = workedExampleEnUS
         let computed = attributes(annual(currency: "USD", priceLocale: "en_US"))
         #expect(computed.count == 33)
         for (key, value) in expected { #expect(computed[key] == value, "\(key)") }
@@ -39,20 +57,7 @@ private func attributes(_ details: StoreProductDetails, deviceLocale: String = "
     }
 
     @Test func theWorkedExampleInDeDEMatchesTheReferenceFieldByField() {
-        let euro = "\u{00A0}€"
-        let expected: [String: String] = [
-            // The reference's `1 J.` is Apple's CLDR; the toolchain's ICU (CLDR 46) writes `1 J`.
-            "rawPrice": "59.99", "price": "59,99\(euro)", "periodAlt": "1 J", "localizedPeriod": "1 J",
-            "period": "year", "periodly": "yearly",
-            "dailyPrice": "0,16\(euro)", "weeklyPrice": "1,15\(euro)", "monthlyPrice": "4,99\(euro)", "yearlyPrice": "59,99\(euro)",
-            "rawTrialPeriodPrice": "0", "trialPeriodPrice": "0,00\(euro)", "trialPeriodDailyPrice": "0,00\(euro)",
-            "trialPeriodWeeklyPrice": "0,00\(euro)", "trialPeriodMonthlyPrice": "0,00\(euro)", "trialPeriodYearlyPrice": "0,00\(euro)",
-            "trialPeriodDays": "7", "trialPeriodWeeks": "1", "trialPeriodMonths": "0", "trialPeriodYears": "0",
-            "trialPeriodText": "7-day", "trialPeriodEndDate": "26.08.2026",
-            "periodDays": "365", "periodWeeks": "52", "periodMonths": "12", "periodYears": "1",
-            "locale": "de_DE", "languageCode": "de", "currencyCode": "EUR", "currencySymbol": "€",
-            "identifier": "com.example.annual", "billingPlanType": "", "isBillingPlanAvailable": "false",
-        ]
+        let expected = workedExampleDeDE
         let computed = attributes(annual(currency: "EUR", priceLocale: "de_DE"), deviceLocale: "de_DE")
         for (key, value) in expected { #expect(computed[key] == value, "\(key)") }
         #expect(Set(computed.keys) == Set(expected.keys))
