@@ -50,7 +50,7 @@ struct ClientPaywallPresenter: PaywallPresenter {
         _ = try await connection.sendRequest(
             "paywall/showAlert",
             params: ["sessionId": .string(sessionId), "title": .string(alert.title), "message": .string(alert.message),
-                     "actionTitle": .string(alert.actionTitle), "actionUrl": alert.actionURL.map(JSONValue.string) ?? .null,
+                     "actionTitle": alert.actionTitle.map(JSONValue.string) ?? .null, "actionUrl": alert.actionURL.map(JSONValue.string) ?? .null,
                      "closeActionTitle": .string(alert.closeActionTitle)],
             timeout: ClientHost.backstop)
     }

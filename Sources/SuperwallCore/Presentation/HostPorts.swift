@@ -44,10 +44,33 @@ extension PaywallPresenter {
 public struct PaywallAlert: Sendable, Equatable {
     public var title: String
     public var message: String
-    /// The button that takes the action; the host opens `actionURL` when it is pressed.
-    public var actionTitle: String
+    /// The button that takes the action, if any; the host opens `actionURL` when it is pressed.
+    public var actionTitle: String?
     public var actionURL: String?
     public var closeActionTitle: String
+
+    /// SuperwallKit's alert for a purchase waiting for a parent's approval.
+    static let pendingApproval = PaywallAlert(
+        title: "Waiting for Approval",
+        message: "Thank you! This purchase is pending approval from your parent. Please try again once it is approved.",
+        closeActionTitle: "Done")
+
+    /// SuperwallKit's alert for a failed purchase, with the store's message.
+    static func purchaseFailed(_ message: String) -> PaywallAlert {
+        PaywallAlert(title: "An error occurred", message: message, closeActionTitle: "Done")
+    }
+
+    /// SuperwallKit's default `PaywallOptions.restoreFailed`.
+    static let restoreFailed = PaywallAlert(
+        title: "No Subscription Found", message: "We couldn't find an active subscription for your account.", closeActionTitle: "Okay")
+
+    init(title: String, message: String, actionTitle: String? = nil, actionURL: String? = nil, closeActionTitle: String) {
+        self.title = title
+        self.message = message
+        self.actionTitle = actionTitle
+        self.actionURL = actionURL
+        self.closeActionTitle = closeActionTitle
+    }
 }
 
 /// Who hears how one presentation goes (SuperwallKit's `PaywallPresentationHandler`): the

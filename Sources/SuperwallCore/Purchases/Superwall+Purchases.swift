@@ -116,9 +116,14 @@ extension Superwall {
         case .pending:
             passToPage("transaction_fail", on: paywall)
             track("transaction_fail", parameters.merging(["message": "Needs parental approval"]) { _, new in new }, custom: custom, subject: subject)
+            show(.pendingApproval, on: paywall)
         case .failed(let message):
             passToPage("transaction_fail", on: paywall)
             track("transaction_fail", parameters.merging(["message": .string(message)]) { _, new in new }, custom: custom, subject: subject)
+            // A `transaction_fail` campaign shows a paywall instead.
+            if session?.config?.trigger(for: ImplicitTrigger.transactionFail.rawValue) == nil {
+                show(.purchaseFailed(message), on: paywall)
+            }
         case .timedOut:
             passToPage("transaction_timeout", on: paywall)
             track("transaction_timeout", parameters, custom: custom, subject: subject)
@@ -187,6 +192,7 @@ extension Superwall {
             }
             track("restore_fail", parameters.merging(["error_message": .string(message)]) { _, new in new }, custom: custom, subject: subject)
             passToPage("restore_fail", on: paywall)
+            show(.restoreFailed, on: paywall)
             return result == .restored ? .failed(message) : result
         }
         track("restore_complete", parameters, custom: custom, subject: subject)
@@ -208,8 +214,19 @@ extension Superwall {
                 ? "Part of what this offer includes was not found in this store. If you bought it on the web, restore it there."
                 : "Nothing to restore was found in this store. If you subscribed on the web, restore your purchase there.",
             actionTitle: "Restore on the web", actionURL: url, closeActionTitle: "Not now")
-        await withDeadline(timeouts.presentation, fallback: ()) {
+        await withDeadline(timeouts.presentation, fallback: ()) { [presenter] in
             try? await presenter.showAlert(alert, sessionId: paywall.id)
+        }
+    }
+
+    /// An alert over `paywall`, asked of the host in turn with the page's effects; nothing
+    /// waits for it. Nothing without a paywall or a host that shows them.
+    private func show(_ alert: PaywallAlert, on paywall: PaywallSession?) {
+        guard let paywall, let presenter, presenter.canPresent else { return }
+        let (previous, limit, sessionId) = (pageEffects, timeouts.presentation, paywall.id)
+        pageEffects = Task {
+            await previous?.value
+            await withDeadline(limit, fallback: ()) { try? await presenter.showAlert(alert, sessionId: sessionId) }
         }
     }
 

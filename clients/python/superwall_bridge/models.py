@@ -415,8 +415,8 @@ class PaywallAlert(WireModel):
     session_id: str
     title: str
     message: str
-    action_title: str
     close_action_title: str
+    action_title: str | None = None
     action_url: str | None = None
 
 
