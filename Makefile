@@ -9,7 +9,7 @@ BIN_RELEASE := .build/release/superwall-bridge
 BENCH_DIR := Benchmarks
 BENCH_BIN := $(BENCH_DIR)/bin
 
-.PHONY: all deps build release test python-test browser-deps browser-test demo bench stress clean
+.PHONY: all deps build release test python-test typescript-deps typescript-test browser-deps browser-test demo bench stress clean
 
 all: build
 
@@ -35,11 +35,13 @@ WIRE_TRACES := $(CURDIR)/.build/wire-traces
 PY_VENV := .build/python-venv
 
 test: deps
+	$(PYTHON) scripts/generate_types.py --check
 	$(SWIFT) build --build-tests
 	rm -rf $(WIRE_TRACES)
 	set -o pipefail; SUPERWALL_WIRE_TRACES=$(WIRE_TRACES) SUPERWALL_BRIDGE_BIN=$(CURDIR)/$(BIN_DEBUG) $(SWIFT) test --skip-build 2>&1 | tee .build/swift-test.log
 	@sed -nE 's/.*Test run with ([0-9]+) tests? in [0-9]+ suites? passed.*/Swift: \1 passed, 0 failed/p' .build/swift-test.log | tail -n 1
 	$(MAKE) --no-print-directory python-test
+	$(MAKE) --no-print-directory typescript-test
 	$(MAKE) --no-print-directory browser-test
 
 # The Python client: type-checked (mypy --strict), then its suite against the debug binary,
@@ -48,6 +50,19 @@ python-test: $(PY_VENV)/bin/pytest
 	$(PY_VENV)/bin/pip install -q --no-deps --force-reinstall ./clients/python
 	cd clients/python && $(CURDIR)/$(PY_VENV)/bin/mypy --strict superwall_bridge
 	SUPERWALL_BRIDGE=$(CURDIR)/$(BIN_DEBUG) SUPERWALL_WIRE_TRACES=$(WIRE_TRACES) $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider clients/python/tests
+
+# The TypeScript client: built by Debian's TypeScript compiler (npm's registry is out of
+# reach), tested by Node's own runner against the debug binary, conformance scenarios included.
+typescript-deps:
+	@if ! command -v tsc >/dev/null; then \
+		echo "installing node-typescript"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends node-typescript >/dev/null; \
+	fi
+
+typescript-test: typescript-deps
+	$(PYTHON) scripts/generate_types.py --check
+	cd clients/typescript && rm -rf dist && tsc -p .
+	cd clients/typescript && SUPERWALL_BRIDGE=$(CURDIR)/$(BIN_DEBUG) node --test dist/test/
 
 # The paywall page runtime in a real browser: the stand-in page in Debian's headless Chromium,
 # driven by selenium from PyPI. A browser that cannot start fails the test, saying why.

@@ -1,0 +1,40 @@
+import type { ErrorKind } from "./generated/protocol";
+
+/** A JSON-RPC error reply from the bridge. `kind` (its `data.kind`) is stable; switch on it. */
+export class BridgeError extends Error {
+    readonly code: number;
+    readonly kind: ErrorKind | string;
+    readonly data: Record<string, unknown> | undefined;
+
+    constructor(code: number, message: string, data?: Record<string, unknown>) {
+        super(message);
+        this.name = "BridgeError";
+        this.code = code;
+        this.data = data;
+        this.kind = typeof data?.kind === "string" ? data.kind : "unknown";
+    }
+}
+
+/** A call the bridge did not answer within its timeout; the bridge was told to cancel it. */
+export class BridgeTimeoutError extends Error {
+    readonly method: string;
+    readonly timeoutMs: number;
+
+    constructor(method: string, timeoutMs: number) {
+        super(`${method} got no answer within ${timeoutMs} ms`);
+        this.name = "BridgeTimeoutError";
+        this.method = method;
+        this.timeoutMs = timeoutMs;
+    }
+}
+
+/** The bridge exited (or could not start): every call waiting on it fails with this. */
+export class BridgeClosedError extends Error {
+    readonly exitCode: number | null;
+
+    constructor(message: string, exitCode: number | null) {
+        super(message);
+        this.name = "BridgeClosedError";
+        this.exitCode = exitCode;
+    }
+}

@@ -1,0 +1,420 @@
+import { execFileSync } from "node:child_process";
+import { existsSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { Connection, DEFAULT_TIMEOUT_MS, ReplyError, type Framing, type WireObserver } from "./connection";
+import type {
+    Attributes, ConfigRefresh, ConfigureOptions, ConfigureResult, CustomCallbackResult, CustomerInfo, DeviceOverrides,
+    Entitlement, EntitlementsInfo, InitializeResult, PaywallInfo, PaywallPresentation, PaywallResult, PresentationResult,
+    Product, PurchaseResult, RegisterResult, SkipReason, StoreDetails, SubscriptionStatusInput, SubscriptionStatus, TrackedEvent,
+    PaywallPageLoadResult, ErrorObject,
+} from "./generated/protocol";
+
+/** The protocol version this client speaks. */
+export const PROTOCOL_VERSION = "1.0";
+/** Calls that wait on a person (a purchase, a paywall on screen) get this long by default. */
+export const INTERACTIVE_TIMEOUT_MS = 15 * 60_000;
+
+/** What a register's paywall tells the app (expo-superwall's `PaywallPresentationHandler`). */
+export interface PaywallPresentationHandler {
+    onPresent?(info: PaywallInfo): void | Promise<void>;
+    onWillDismiss?(info: PaywallInfo, result: PaywallResult): void | Promise<void>;
+    onDismiss?(info: PaywallInfo, result: PaywallResult): void | Promise<void>;
+    onSkip?(reason: SkipReason): void | Promise<void>;
+    onError?(error: ErrorObject): void | Promise<void>;
+    /** A paywall's custom callback; without this method the paywall hears `failure`. */
+    onCustomCallback?(callback: { name: string; variables: Attributes; behavior: string }): CustomCallbackResult | Promise<CustomCallbackResult>;
+}
+
+/** The app's own purchases (SuperwallKit's `PurchaseController`). Set the subscription status
+ * (`superwall.setSubscriptionStatus`) before answering `purchased` or `restored`. */
+export interface PurchaseController {
+    purchase(product: Product, paywallInfo: PaywallInfo | null): PurchaseAnswer | Promise<PurchaseAnswer>;
+    restorePurchases(): RestoreAnswer | Promise<RestoreAnswer>;
+}
+export type PurchaseAnswer =
+    | { type: "purchased"; transaction?: { transactionId?: string; purchaseDate?: string | number; expirationDate?: string | number; willRenew?: boolean; offerType?: string; store?: string } }
+    | { type: "cancelled" } | { type: "pending" } | { type: "restored" } | { type: "failed"; error: string };
+export type RestoreAnswer = { type: "restored" } | { type: "failed"; error?: string };
+
+/** Everything the bridge tells a delegate (SuperwallKit's `SuperwallDelegate`); implement what you need. */
+export interface SuperwallDelegate {
+    handleSuperwallEvent?(event: TrackedEvent): void | Promise<void>;
+    subscriptionStatusDidChange?(from: SubscriptionStatus, to: SubscriptionStatus): void | Promise<void>;
+    customerInfoDidChange?(from: CustomerInfo, to: CustomerInfo): void | Promise<void>;
+    willPresentPaywall?(info: PaywallInfo): void | Promise<void>;
+    didPresentPaywall?(info: PaywallInfo): void | Promise<void>;
+    willDismissPaywall?(info: PaywallInfo): void | Promise<void>;
+    didDismissPaywall?(info: PaywallInfo): void | Promise<void>;
+    handleCustomPaywallAction?(name: string): void | Promise<void>;
+    paywallWillOpenURL?(url: string): void | Promise<void>;
+    paywallWillOpenDeepLink?(url: string): void | Promise<void>;
+    userAttributesDidChange?(attributes: Attributes): void | Promise<void>;
+    handleSuperwallDeepLink?(url: string, pathComponents: string[], queryParameters: Attributes): void | Promise<void>;
+    handleLog?(level: string, scope: string, message: string | null): void | Promise<void>;
+}
+
+/** Shows paywalls. A host that renders the paywall's page implements the page methods too: it
+ * evaluates each `accept64` into the page (`window.paywall.accept64(...)`), forwards what the
+ * page posts with `superwall.pageMessage`, and its load with `superwall.pageLoad`. An effect
+ * method that is missing answers `methodNotFound`, and the bridge applies its default. */
+export interface PaywallPresenter {
+    present(presentation: PaywallPresentation): void | Promise<void>;
+    dismiss(dismissal: { sessionId: string; result: PaywallResult; closeReason: string; paywallInfo: PaywallInfo }): void | Promise<void>;
+    pageEvent?(sessionId: string, accept64: string): void | Promise<void>;
+    showAlert?(alert: { sessionId: string; title: string; message: string; actionTitle: string | null; actionUrl: string | null; closeActionTitle: string }): void | Promise<void>;
+    openUrl?(sessionId: string, url: string, mode: "inApp" | "external" | "paymentSheet" | "deepLink"): void | Promise<void>;
+    requestReview?(sessionId: string, type: "inApp" | "external", url: string | null): void | Promise<void>;
+    requestPermission?(sessionId: string, permission: string): "granted" | "denied" | "unsupported" | Promise<"granted" | "denied" | "unsupported">;
+    scheduleNotification?(sessionId: string, notification: { id: string; title: string; subtitle: string | null; body: string; delayMs: number }): void | Promise<void>;
+    haptic?(sessionId: string, type: string): void | Promise<void>;
+    loadingState?(sessionId: string, state: string): void | Promise<void>;
+}
+
+export interface LaunchOptions {
+    /** The bridge binary; default `SUPERWALL_BRIDGE`, then `superwall-bridge` on the PATH. */
+    bridgePath?: string;
+    purchaseController?: PurchaseController;
+    paywallPresenter?: PaywallPresenter;
+    delegate?: SuperwallDelegate;
+    framing?: Framing;
+    args?: readonly string[];
+    /** Each call's default timeout. */
+    timeoutMs?: number;
+    observer?: WireObserver;
+}
+
+export interface ConfigureArguments extends LaunchOptions {
+    apiKey: string;
+    options?: ConfigureOptions;
+    device?: DeviceOverrides;
+    storeProducts?: StoreDetails[];
+}
+
+export interface RegisterArguments {
+    placement: string;
+    params?: Attributes;
+    handler?: PaywallPresentationHandler;
+    /** Runs when the bridge decides the feature may run (a skip, a purchase, a declined non-gated paywall). */
+    feature?: () => void | Promise<void>;
+    timeoutMs?: number;
+}
+
+type Listener = (refresh: ConfigRefresh) => void;
+
+/** The bridge binary: `SUPERWALL_BRIDGE`, else `superwall-bridge` on the PATH, else a
+ * checkout's `.build/debug/superwall-bridge` above the working directory. */
+export function findBridge(path?: string): string {
+    if (path) return path;
+    const fromEnvironment = process.env.SUPERWALL_BRIDGE;
+    if (fromEnvironment) return fromEnvironment;
+    try {
+        const found = execFileSync("sh", ["-c", "command -v superwall-bridge"], { encoding: "utf8" }).trim();
+        if (found) return found;
+    } catch {
+        // not on the PATH
+    }
+    let directory = resolve(process.cwd());
+    for (;;) {
+        const candidate = join(directory, ".build", "debug", "superwall-bridge");
+        if (existsSync(candidate)) return candidate;
+        const parent = resolve(directory, "..");
+        if (parent === directory) break;
+        directory = parent;
+    }
+    throw new Error("superwall-bridge was not found: set SUPERWALL_BRIDGE or pass bridgePath");
+}
+
+/** The Superwall SDK, through a superwall-bridge process. */
+export class Superwall {
+    /** The instance `Superwall.configure` made, as expo-superwall's `Superwall.shared`. */
+    static shared: Superwall | undefined;
+
+    readonly connection: Connection;
+    readonly server: InitializeResult;
+    private readonly handlers = new Map<string, PaywallPresentationHandler>();
+    private readonly listeners = new Set<Listener>();
+    private nextRegister = 0;
+
+    private constructor(connection: Connection, server: InitializeResult, private readonly options: LaunchOptions) {
+        this.connection = connection;
+        this.server = server;
+    }
+
+    /** Starts the bridge, configures it, and makes `Superwall.shared`. */
+    static async configure(args: ConfigureArguments): Promise<Superwall> {
+        const superwall = await Superwall.launch(args);
+        try {
+            const result = await superwall.call<ConfigureResult>("configure", {
+                apiKey: args.apiKey, ...(args.options ? { options: args.options } : {}), ...(args.device ? { device: args.device } : {}),
+                ...(args.storeProducts ? { storeProducts: args.storeProducts } : {}),
+            });
+            if (result.configurationStatus === "failed") {
+                throw new ReplyError(result.error?.code ?? -32603, result.error?.message ?? "configure failed", result.error?.data);
+            }
+        } catch (error) {
+            await superwall.close();
+            throw error;
+        }
+        Superwall.shared = superwall;
+        return superwall;
+    }
+
+    /** Starts the bridge and initializes the session without configuring it. */
+    static async launch(options: LaunchOptions = {}): Promise<Superwall> {
+        const holder: { superwall?: Superwall } = {};
+        const connection = Connection.spawn(findBridge(options.bridgePath), {
+            args: options.args, framing: options.framing, observer: options.observer,
+            onRequest: (method, params) => Superwall.answer(holder.superwall, method, params),
+            onNotification: (method, params) => holder.superwall?.hear(method, params),
+        });
+        let server: InitializeResult;
+        try {
+            server = await connection.request<InitializeResult>("initialize", {
+                protocolVersion: PROTOCOL_VERSION, client: { name: "superwall-bridge-typescript", version: "0.1.0" },
+                capabilities: {
+                    purchaseController: options.purchaseController !== undefined, paywallPresenter: options.paywallPresenter !== undefined,
+                    customCallbacks: true, delegate: options.delegate !== undefined,
+                },
+            }, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+        } catch (error) {
+            await connection.close(1000);
+            throw error;
+        }
+        holder.superwall = new Superwall(connection, server, options);
+        return holder.superwall;
+    }
+
+    /** Any method of the protocol, with this client's default timeout. */
+    call<Result = unknown>(method: string, params?: unknown, timeoutMs?: number): Promise<Result> {
+        return this.connection.request<Result>(method, params, timeoutMs ?? this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
+    }
+
+    // MARK: Users
+
+    async identify(userId: string, options?: { restorePaywallAssignments?: boolean }): Promise<void> {
+        await this.call("identify", { userId, ...(options ? { options } : {}) });
+    }
+
+    async reset(): Promise<void> {
+        await this.call("reset");
+    }
+
+    async setUserAttributes(attributes: Attributes): Promise<Attributes> {
+        return (await this.call<{ attributes: Attributes }>("setUserAttributes", { attributes })).attributes;
+    }
+
+    async getUserAttributes(): Promise<Attributes> {
+        return (await this.call<{ attributes: Attributes }>("getUserAttributes")).attributes;
+    }
+
+    // MARK: Placements
+
+    /** Registers a placement; settles when the presentation ends (skipped, dismissed, failed),
+     * after the handler has heard everything and `feature` ran if the feature was granted. */
+    async register(args: RegisterArguments): Promise<RegisterResult> {
+        const id = `register-${++this.nextRegister}`;
+        this.handlers.set(id, args.handler ?? {});
+        try {
+            const result = await this.connection.request<RegisterResult>(
+                "register", { placement: args.placement, params: args.params ?? {}, hasFeature: args.feature !== undefined },
+                args.timeoutMs ?? INTERACTIVE_TIMEOUT_MS, id);
+            if (result.featureGranted && args.feature) await args.feature();
+            return result;
+        } finally {
+            this.handlers.delete(id);
+        }
+    }
+
+    getPresentationResult(placement: string, params?: Attributes): Promise<PresentationResult> {
+        return this.call("getPresentationResult", { placement, ...(params ? { params } : {}) });
+    }
+
+    async dismiss(): Promise<void> {
+        await this.call("dismiss");
+    }
+
+    /** Forwards what a paywall's page posted; answers how many events ran. */
+    async pageMessage(sessionId: string, message: string | object): Promise<number> {
+        return (await this.call<{ events: number }>("paywall/pageMessage", { sessionId, message }, INTERACTIVE_TIMEOUT_MS)).events;
+    }
+
+    /** Reports a load of a paywall's page; answers what to do next. */
+    pageLoad(sessionId: string, outcome: "finished" | "failed" | "processTerminated" | "exit",
+             details: { httpStatus?: number; reason?: string } = {}): Promise<PaywallPageLoadResult> {
+        return this.call("paywall/pageLoad", { sessionId, outcome, ...details });
+    }
+
+    // MARK: Subscription, entitlements, purchases
+
+    async setSubscriptionStatus(status: SubscriptionStatusInput): Promise<SubscriptionStatus> {
+        return (await this.call<{ status: SubscriptionStatus }>("setSubscriptionStatus", { status })).status;
+    }
+
+    async getSubscriptionStatus(): Promise<SubscriptionStatus> {
+        return (await this.call<{ status: SubscriptionStatus }>("getSubscriptionStatus")).status;
+    }
+
+    getEntitlements(): Promise<EntitlementsInfo> {
+        return this.call("getEntitlements");
+    }
+
+    getEntitlementsByProductIds(productIds: string[]): Promise<{ entitlements: Entitlement[] }> {
+        return this.call("getEntitlementsByProductIds", { productIds });
+    }
+
+    getCustomerInfo(): Promise<CustomerInfo> {
+        return this.call("getCustomerInfo");
+    }
+
+    async purchase(productId: string): Promise<PurchaseResult> {
+        return (await this.call<{ result: PurchaseResult }>("purchase", { productId }, INTERACTIVE_TIMEOUT_MS)).result;
+    }
+
+    async restorePurchases(): Promise<PurchaseResult> {
+        return (await this.call<{ result: PurchaseResult }>("restorePurchases", undefined, INTERACTIVE_TIMEOUT_MS)).result;
+    }
+
+    // MARK: Links, configuration, device
+
+    async handleDeepLink(url: string): Promise<boolean> {
+        return (await this.call<{ handled: boolean }>("handleDeepLink", { url })).handled;
+    }
+
+    refreshConfiguration(): Promise<ConfigRefresh> {
+        return this.call("refreshConfiguration", undefined, 120_000);
+    }
+
+    /** Hears every `config/didRefresh` (a refresh, or a watched config file that changed).
+     * Answers the function that stops it. */
+    onConfigDidRefresh(listener: Listener): () => void {
+        this.listeners.add(listener);
+        return () => this.listeners.delete(listener);
+    }
+
+    async setLocaleIdentifier(localeIdentifier: string | null): Promise<void> {
+        await this.call("setLocaleIdentifier", { localeIdentifier });
+    }
+
+    async setLogLevel(level: string): Promise<void> {
+        await this.call("setLogLevel", { level });
+    }
+
+    /** Ends the session: `shutdown`, `exit`, and the bridge's exit code. */
+    async close(timeoutMs = 5000): Promise<number | null> {
+        if (!this.connection.isClosed) {
+            try {
+                await this.connection.request("shutdown", undefined, timeoutMs);
+                this.connection.notify("exit");
+            } catch {
+                // Already gone, or not answering: closing its input ends it either way.
+            }
+        }
+        if (Superwall.shared === this) Superwall.shared = undefined;
+        return this.connection.close(timeoutMs);
+    }
+
+    // MARK: The bridge's requests and notifications
+
+    private static async answer(superwall: Superwall | undefined, method: string, params: unknown): Promise<unknown> {
+        if (!superwall) throw new ReplyError(-32601, `not ready for ${method}`, { kind: "methodNotFound" });
+        return superwall.answer(method, (params ?? {}) as Record<string, any>);
+    }
+
+    private async answer(method: string, params: Record<string, any>): Promise<unknown> {
+        const { purchaseController: controller, paywallPresenter: presenter } = this.options;
+        switch (method) {
+            case "purchaseController/purchase":
+                return required(controller, method).purchase(params.product, params.paywallInfo ?? null);
+            case "purchaseController/restorePurchases":
+                return required(controller, method).restorePurchases();
+            case "paywall/present":
+                await required(presenter, method).present(params as PaywallPresentation);
+                return {};
+            case "paywall/dismiss":
+                await required(presenter, method).dismiss(params as any);
+                return {};
+            case "handler/onCustomCallback": {
+                const handler = this.handlers.get(String(params.registerId));
+                if (!handler?.onCustomCallback) return { status: "failure" };
+                return handler.onCustomCallback({ name: params.name, variables: params.variables ?? {}, behavior: params.behavior });
+            }
+            case "paywall/showAlert":
+                await optional(presenter, "showAlert", method)(params as any);
+                return {};
+            case "paywall/openUrl":
+                await optional(presenter, "openUrl", method)(params.sessionId, params.url, params.mode);
+                return {};
+            case "paywall/requestReview":
+                await optional(presenter, "requestReview", method)(params.sessionId, params.type, params.url);
+                return {};
+            case "paywall/requestPermission":
+                return { status: await optional(presenter, "requestPermission", method)(params.sessionId, params.permission) };
+            case "paywall/scheduleNotification":
+                await optional(presenter, "scheduleNotification", method)(params.sessionId, params as any);
+                return {};
+            case "paywall/haptic":
+                await optional(presenter, "haptic", method)(params.sessionId, params.type);
+                return {};
+            case "paywall/loadingState":
+                await optional(presenter, "loadingState", method)(params.sessionId, params.state);
+                return {};
+            default:
+                throw new ReplyError(-32601, `This client does not handle ${method}.`, { kind: "methodNotFound" });
+        }
+    }
+
+    private async hear(method: string, params: unknown): Promise<void> {
+        const fields = (params ?? {}) as Record<string, any>;
+        if (method.startsWith("handler/")) {
+            const handler = this.handlers.get(String(fields.registerId));
+            if (!handler) return;
+            switch (method) {
+                case "handler/onPresent": return handler.onPresent?.(fields.paywallInfo);
+                case "handler/onWillDismiss": return handler.onWillDismiss?.(fields.paywallInfo, fields.result);
+                case "handler/onDismiss": return handler.onDismiss?.(fields.paywallInfo, fields.result);
+                case "handler/onSkip": return handler.onSkip?.(fields.reason);
+                case "handler/onError": return handler.onError?.(fields.error);
+            }
+            return;
+        }
+        if (method === "paywall/pageEvent") {
+            await this.options.paywallPresenter?.pageEvent?.(fields.sessionId, fields.accept64);
+            return;
+        }
+        if (method === "config/didRefresh") {
+            for (const listener of this.listeners) listener(fields as ConfigRefresh);
+            return;
+        }
+        const delegate = this.options.delegate;
+        if (!delegate || !method.startsWith("delegate/")) return;
+        switch (method.slice("delegate/".length)) {
+            case "handleSuperwallEvent": return delegate.handleSuperwallEvent?.(fields as TrackedEvent);
+            case "subscriptionStatusDidChange": return delegate.subscriptionStatusDidChange?.(fields.from, fields.to);
+            case "customerInfoDidChange": return delegate.customerInfoDidChange?.(fields.from, fields.to);
+            case "willPresentPaywall": return delegate.willPresentPaywall?.(fields.paywallInfo);
+            case "didPresentPaywall": return delegate.didPresentPaywall?.(fields.paywallInfo);
+            case "willDismissPaywall": return delegate.willDismissPaywall?.(fields.paywallInfo);
+            case "didDismissPaywall": return delegate.didDismissPaywall?.(fields.paywallInfo);
+            case "handleCustomPaywallAction": return delegate.handleCustomPaywallAction?.(fields.name);
+            case "paywallWillOpenURL": return delegate.paywallWillOpenURL?.(fields.url);
+            case "paywallWillOpenDeepLink": return delegate.paywallWillOpenDeepLink?.(fields.url);
+            case "userAttributesDidChange": return delegate.userAttributesDidChange?.(fields.attributes);
+            case "handleSuperwallDeepLink": return delegate.handleSuperwallDeepLink?.(fields.url, fields.pathComponents, fields.queryParameters);
+            case "handleLog": return delegate.handleLog?.(fields.level, fields.scope, fields.message ?? null);
+        }
+    }
+}
+
+function required<T>(implementation: T | undefined, method: string): T {
+    if (implementation === undefined) throw new ReplyError(-32601, `This client declared no handler for ${method}.`, { kind: "methodNotFound" });
+    return implementation;
+}
+
+/** A presenter's optional method, bound; a missing one answers `methodNotFound`. */
+function optional<Name extends keyof PaywallPresenter>(presenter: PaywallPresenter | undefined, name: Name, method: string): NonNullable<PaywallPresenter[Name]> {
+    const implementation = presenter?.[name];
+    if (typeof implementation !== "function") {
+        throw new ReplyError(-32601, `This client's paywall presenter does not implement ${String(name)}.`, { kind: "methodNotFound", method });
+    }
+    return (implementation as Function).bind(presenter);
+}

@@ -1,0 +1,183 @@
+// The TypeScript client against the real binary (SUPERWALL_BRIDGE, or the checkout's debug build).
+import { test } from "node:test";
+import * as assert from "node:assert/strict";
+import { mkdtempSync } from "node:fs";
+import { join } from "node:path";
+import { tmpdir } from "node:os";
+import {
+    BridgeClosedError, BridgeError, BridgeTimeoutError, Connection, Superwall, findBridge, type PaywallPresentation, type PaywallPresenter,
+    type PurchaseController,
+} from "../src/index";
+
+function dataDirectory(): string {
+    return mkdtempSync(join(tmpdir(), "superwall-ts-"));
+}
+
+function embedded(): { configSource: { type: "embedded" }; dataDirectory: string } {
+    return { configSource: { type: "embedded" }, dataDirectory: dataDirectory() };
+}
+
+/** Resolves when `condition` holds, polling; rejects after `ms`. */
+async function eventually(condition: () => boolean, what: string, ms = 10_000): Promise<void> {
+    const deadline = Date.now() + ms;
+    while (!condition()) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+        await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+}
+
+test("configure, identify and attributes round-trip through the bridge", async () => {
+    const superwall = await Superwall.configure({ apiKey: "pk_ts", options: embedded() });
+    try {
+        assert.equal(Superwall.shared, superwall);
+        assert.equal(superwall.server.protocolVersion, "1.0");
+        await superwall.identify("runner_7");
+        const attributes = await superwall.setUserAttributes({ plan: "free", workouts: 3 });
+        assert.equal(attributes.plan, "free");
+        assert.equal((await superwall.getUserAttributes()).workouts, 3);
+    } finally {
+        assert.equal(await superwall.close(), 0);
+    }
+    assert.equal(Superwall.shared, undefined);
+});
+
+test("a placement that skips grants the feature and runs it", async () => {
+    const superwall = await Superwall.configure({ apiKey: "pk_ts", options: embedded() });
+    try {
+        let ran = false;
+        const skipped: string[] = [];
+        const result = await superwall.register({
+            placement: "workout_shared", feature: () => { ran = true; }, handler: { onSkip: (reason) => { skipped.push(reason.type); } },
+        });
+        assert.equal(result.outcome, "skipped");
+        assert.equal(result.featureGranted, true);
+        assert.ok(ran);
+        assert.deepEqual(skipped, ["noAudienceMatch"]);
+    } finally {
+        await superwall.close();
+    }
+});
+
+test("a gated paywall bought through the purchase controller grants the feature, and its callback answers", async () => {
+    const shown: PaywallPresentation[] = [];
+    const dismissed: string[] = [];
+    const presenter: PaywallPresenter = {
+        present: (presentation) => { shown.push(presentation); },
+        dismiss: (dismissal) => { dismissed.push(dismissal.result.type); },
+    };
+    const bought: string[] = [];
+    const controller: PurchaseController = {
+        async purchase(product) {
+            bought.push(product.productIdentifier);
+            await Superwall.shared!.setSubscriptionStatus({ type: "active", entitlements: [{ id: "coach" }] });
+            return { type: "purchased" };
+        },
+        restorePurchases: () => ({ type: "failed", error: "nothing" }),
+    };
+    const superwall = await Superwall.configure({ apiKey: "pk_ts", options: embedded(), paywallPresenter: presenter, purchaseController: controller });
+    try {
+        await superwall.setSubscriptionStatus({ type: "inactive" });
+        let ran = false;
+        const registering = superwall.register({
+            placement: "open_coach_chat", feature: () => { ran = true; },
+            handler: { onCustomCallback: (callback) => ({ status: "success", data: { echoed: callback.name } }) },
+        });
+        await eventually(() => shown.length === 1, "paywall/present");
+        const sessionId = shown[0]!.sessionId;
+        assert.equal(shown[0]!.paywall.info.identifier, "coach-upsell-gated");
+        const callback = await superwall.call<{ status: string; data: { echoed: string } }>("paywall/action", {
+            sessionId, action: { type: "requestCallback", name: "check" },
+        });
+        assert.deepEqual(callback, { status: "success", data: { echoed: "check" } });
+        await superwall.call("paywall/action", { sessionId, action: { type: "purchase", productId: "com.pockettrainer.coach.monthly" } });
+        const result = await registering;
+        assert.equal(result.featureGranted, true);
+        assert.ok(ran);
+        assert.deepEqual(bought, ["com.pockettrainer.coach.monthly"]);
+        assert.deepEqual(dismissed, ["purchased"]);
+        const entitlements = await superwall.getEntitlements();
+        assert.deepEqual(entitlements.active.map((entitlement) => entitlement.id), ["coach"]);
+    } finally {
+        await superwall.close();
+    }
+});
+
+test("an error reply rejects with its stable kind", async () => {
+    const superwall = await Superwall.launch();
+    try {
+        await assert.rejects(superwall.identify("someone"), (error: unknown) => error instanceof BridgeError && error.kind === "notConfigured");
+        await assert.rejects(superwall.call("register", { placement: "paywall_open" }), (error: unknown) =>
+            error instanceof BridgeError && (error.kind === "notConfigured" || error.kind === "reservedPlacementName"));
+    } finally {
+        await superwall.close();
+    }
+});
+
+test("a call that outlives its timeout rejects, and the bridge is told to cancel it", async () => {
+    const superwall = await Superwall.configure({ apiKey: "pk_ts", options: embedded() });
+    try {
+        // A registered placement that presents, with no presenter capability, still answers;
+        // so the slow call here is debug/echo with a client timeout far below its round trip.
+        await assert.rejects(superwall.call("debug/echo", { payload: "x".repeat(1_000_000) }, 1), (error: unknown) => error instanceof BridgeTimeoutError);
+        assert.equal((await superwall.getUserAttributes()).aliasId !== undefined, true);
+    } finally {
+        await superwall.close();
+    }
+});
+
+test("a bridge that exits rejects every pending call", async () => {
+    const connection = Connection.spawn(findBridge());
+    await connection.request("initialize", { protocolVersion: "1.0" });
+    const pending = connection.request("configure", { apiKey: "pk", options: embedded() });
+    connection.closeInput();
+    const late = connection.request("getConfigurationStatus");
+    const outcomes = await Promise.allSettled([pending, late]);
+    assert.equal(await connection.exited, 0);
+    // The configure was read before the end of input and is answered; the call after it is not.
+    assert.equal(outcomes[1].status, "rejected");
+    await assert.rejects(connection.request("getUserId"), (error: unknown) => error instanceof BridgeClosedError);
+});
+
+test("a throwing callback becomes an error reply, never an unhandled rejection", async () => {
+    const unhandled: unknown[] = [];
+    process.on("unhandledRejection", (reason) => unhandled.push(reason));
+    const presenter: PaywallPresenter = {
+        present: () => { throw new Error("the screen is busy"); },
+        dismiss: () => undefined,
+    };
+    const superwall = await Superwall.configure({ apiKey: "pk_ts", options: embedded(), paywallPresenter: presenter });
+    try {
+        const result = await superwall.register({ placement: "open_coach_chat" });
+        assert.equal(result.outcome, "error");
+        assert.equal(result.error?.data?.kind, "noPresenter");
+        assert.equal(result.featureGranted, false);
+    } finally {
+        await superwall.close();
+    }
+    assert.deepEqual(unhandled, []);
+});
+
+test("both framings speak the same protocol", async () => {
+    for (const framing of ["ndjson", "content-length"] as const) {
+        const superwall = await Superwall.configure({ apiKey: "pk_ts", options: embedded(), framing });
+        try {
+            assert.equal((await superwall.register({ placement: "workout_shared" })).outcome, "skipped");
+        } finally {
+            assert.equal(await superwall.close(), 0);
+        }
+    }
+});
+
+test("the README's quick start runs as written", async () => {
+    const { spawn } = await import("node:child_process");
+    const readme = (await import("node:fs")).readFileSync(join(__dirname, "..", "..", "README.md"), "utf8");
+    const example = (await import("node:fs")).readFileSync(join(__dirname, "..", "..", "examples", "quickstart.mjs"), "utf8");
+    const block = /```js\n([\s\S]*?)```/.exec(readme)?.[1];
+    assert.equal(block, example, "the README's quick start is examples/quickstart.mjs");
+    const child = spawn("node", [join(__dirname, "..", "..", "examples", "quickstart.mjs")], { env: process.env, stdio: ["pipe", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.on("data", (chunk) => { output += chunk.toString("utf8"); });
+    const code = await new Promise<number | null>((resolve) => child.on("exit", (status) => resolve(status)));
+    assert.equal(code, 0);
+    assert.equal(output, "the feature runs\nskipped true\n");
+});
