@@ -9,7 +9,7 @@ BIN_RELEASE := .build/release/superwall-bridge
 BENCH_DIR := Benchmarks
 BENCH_BIN := $(BENCH_DIR)/bin
 
-.PHONY: all deps build release test python-test typescript-deps typescript-test browser-deps browser-test demo bench stress clean
+.PHONY: all deps build release test python-test typescript-deps typescript-test browser-deps browser-test demo demo-python demo-typescript bench stress clean
 
 all: build
 
@@ -81,9 +81,17 @@ $(PY_VENV)/bin/pytest:
 	$(PYTHON) -m venv $(PY_VENV)
 	$(PY_VENV)/bin/pip install -q "pytest>=8,<10" "jsonschema>=4.18,<5" "mypy>=1.10,<2"
 
-demo: build browser-deps $(PY_VENV)/bin/pytest
+# `make demo CLIENT=typescript` tells the same story from the TypeScript client.
+CLIENT ?= python
+demo: build demo-$(CLIENT)
+
+demo-python: browser-deps $(PY_VENV)/bin/pytest
 	$(PY_VENV)/bin/pip install -q "selenium>=4.20,<5"
 	$(PY_VENV)/bin/python scripts/demo.py $(if $(VERBOSE),--verbose) $(BIN_DEBUG)
+
+demo-typescript: typescript-deps
+	cd clients/typescript && rm -rf dist && tsc -p .
+	node clients/typescript/dist/examples/demo.js $(CURDIR)/$(BIN_DEBUG)
 
 $(BENCH_BIN)/driver: $(BENCH_DIR)/driver.c | $(BENCH_BIN)
 	$(CC) -O2 -Wall -Wextra -o $@ $< -lpthread -lm

@@ -6,7 +6,7 @@ import type {
     Attributes, ConfigRefresh, ConfigureOptions, ConfigureResult, CustomCallbackResult, CustomerInfo, DeviceOverrides,
     Entitlement, EntitlementsInfo, InitializeResult, PaywallInfo, PaywallPresentation, PaywallResult, PresentationResult,
     Product, PurchaseResult, RegisterResult, SkipReason, StoreDetails, SubscriptionStatusInput, SubscriptionStatus, TrackedEvent,
-    PaywallPageLoadResult, ErrorObject,
+    PaywallPageLoadResult, ErrorObject, DelegateHandleSuperwallEventParams, DelegateTestModeTransactionParams, DelegateDidRedeemLinkParams,
 } from "./generated/protocol";
 
 /** The protocol version this client speaks. */
@@ -51,6 +51,10 @@ export interface SuperwallDelegate {
     userAttributesDidChange?(attributes: Attributes): void | Promise<void>;
     handleSuperwallDeepLink?(url: string, pathComponents: string[], queryParameters: Attributes): void | Promise<void>;
     handleLog?(level: string, scope: string, message: string | null): void | Promise<void>;
+    /** Test mode (no purchase controller) simulated a purchase or a restore. */
+    testModeTransaction?(type: "purchase" | "restore", product: Product | null): void | Promise<void>;
+    willRedeemLink?(): void | Promise<void>;
+    didRedeemLink?(result: DelegateDidRedeemLinkParams["result"]): void | Promise<void>;
 }
 
 /** Shows paywalls. A host that renders the paywall's page implements the page methods too: it
@@ -388,7 +392,7 @@ export class Superwall {
         const delegate = this.options.delegate;
         if (!delegate || !method.startsWith("delegate/")) return;
         switch (method.slice("delegate/".length)) {
-            case "handleSuperwallEvent": return delegate.handleSuperwallEvent?.(fields as TrackedEvent);
+            case "handleSuperwallEvent": return delegate.handleSuperwallEvent?.((params as DelegateHandleSuperwallEventParams).event);
             case "subscriptionStatusDidChange": return delegate.subscriptionStatusDidChange?.(fields.from, fields.to);
             case "customerInfoDidChange": return delegate.customerInfoDidChange?.(fields.from, fields.to);
             case "willPresentPaywall": return delegate.willPresentPaywall?.(fields.paywallInfo);
@@ -401,6 +405,12 @@ export class Superwall {
             case "userAttributesDidChange": return delegate.userAttributesDidChange?.(fields.attributes);
             case "handleSuperwallDeepLink": return delegate.handleSuperwallDeepLink?.(fields.url, fields.pathComponents, fields.queryParameters);
             case "handleLog": return delegate.handleLog?.(fields.level, fields.scope, fields.message ?? null);
+            case "testModeTransaction": {
+                const transaction = params as DelegateTestModeTransactionParams;
+                return delegate.testModeTransaction?.(transaction.type, transaction.product);
+            }
+            case "willRedeemLink": return delegate.willRedeemLink?.();
+            case "didRedeemLink": return delegate.didRedeemLink?.((params as DelegateDidRedeemLinkParams).result);
         }
     }
 }

@@ -181,3 +181,22 @@ test("the README's quick start runs as written", async () => {
     assert.equal(code, 0);
     assert.equal(output, "the feature runs\nskipped true\n");
 });
+
+test("the delegate hears each tracked event with its name, and config refreshes reach their listener", async () => {
+    const names: string[] = [];
+    const superwall = await Superwall.configure({
+        apiKey: "pk_ts", options: embedded(), delegate: { handleSuperwallEvent: (event) => { names.push(event.name); } },
+    });
+    try {
+        await superwall.register({ placement: "workout_shared" });
+        await eventually(() => names.includes("trigger_fire"), "trigger_fire through the delegate");
+        assert.ok(names.includes("app_install"));
+        const refreshes: Array<string | null> = [];
+        superwall.onConfigDidRefresh((refresh) => { refreshes.push(refresh.buildId); });
+        const refresh = await superwall.refreshConfiguration();
+        await eventually(() => refreshes.length === 1, "config/didRefresh");
+        assert.equal(refreshes[0], refresh.buildId);
+    } finally {
+        await superwall.close();
+    }
+});
