@@ -20,11 +20,25 @@ def generator() -> ModuleType:
     return module
 
 
-def test_the_committed_typescript_types_are_what_the_spec_gives() -> None:
+def test_the_committed_types_of_both_clients_are_what_the_spec_gives() -> None:
     module = generator()
     spec = json.loads((ROOT / "protocol" / "openrpc.json").read_text(encoding="utf-8"))
     assert module.typescript(spec) == module.TYPESCRIPT.read_text(encoding="utf-8")
+    assert module.python(spec) == module.PYTHON.read_text(encoding="utf-8")
     assert module.main(["--check"]) == 0
+
+
+def test_the_python_models_are_generated_with_their_wire_names_and_helpers() -> None:
+    from superwall_bridge import PaywallInfo, PurchaseResult, StoreDetails, StorePeriod, SubscriptionStatus, _protocol
+
+    assert PaywallInfo.__module__ == _protocol.__name__
+    info = PaywallInfo.from_wire({"identifier": "p", "featureGatingBehavior": "gated", "presentedByPlacementAt": "2026-11-23T10:00:00.000Z"})
+    assert info.feature_gating_behavior == "gated"
+    assert info.presented_by_placement_at is not None and info.presented_by_placement_at.year == 2026
+    assert SubscriptionStatus.active("pro").to_wire() == {"type": "active", "entitlements": [{"id": "pro", "type": "serviceLevel", "isActive": True}]}
+    assert StoreDetails("p", price=1.5, period=StorePeriod("month")).to_wire() == {
+        "productIdentifier": "p", "price": 1.5, "period": {"unit": "month", "count": 1}}
+    assert PurchaseResult.from_wire({"type": "failed", "error": {"message": "declined"}}).error == "declined"
 
 
 def test_a_field_changed_in_the_spec_changes_the_types_and_fails_the_check(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
@@ -33,6 +47,7 @@ def test_a_field_changed_in_the_spec_changes_the_types_and_fails_the_check(tmp_p
     edited = copy.deepcopy(spec)
     edited["components"]["schemas"]["StorePeriod"]["properties"]["count"] = {"type": "string"}
     assert module.typescript(edited) != module.typescript(spec)
+    assert module.python(edited) != module.python(spec)
     module.SPEC = tmp_path / "openrpc.json"
     module.SPEC.write_text(json.dumps(edited), encoding="utf-8")
     assert module.main(["--check"]) == 1
