@@ -1,9 +1,10 @@
 """The protocol's types as dataclasses.
 
 The models are generated from ``protocol/openrpc.json`` (``_protocol.py``, by
-``scripts/generate_types.py``), with the helpers of ``_helpers.py``; fields are the wire's
-camelCase keys in snake_case, and decoding is lenient (``_wire.py``). What is written here by
-hand is the delegate's event, whose wire form is flattened.
+``scripts/generate_types.py``, with the methods of ``scripts/python_model_helpers.py``); fields
+are the wire's camelCase keys in snake_case, and decoding is lenient (``_wire.py``). Each
+method's params and result as JSON are in ``wire_types``. What is written here by hand is the
+delegate's event, whose wire form is flattened.
 """
 
 from __future__ import annotations
@@ -12,8 +13,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Mapping
 
+from .wire_types import BRIDGE_TO_CLIENT_NOTIFICATIONS, BRIDGE_TO_CLIENT_REQUESTS, CLIENT_TO_BRIDGE, ERROR_KINDS, ErrorKind
 from ._protocol import (
-    BRIDGE_TO_CLIENT_NOTIFICATIONS, BRIDGE_TO_CLIENT_REQUESTS, CLIENT_TO_BRIDGE, ERROR_KINDS, ErrorKind,
     Entitlement, SubscriptionStatus, EntitlementsInfo, StorePeriod, IntroductoryOffer, StoreDetails, Product,
     Variant, Experiment, Assignment, PresentationStyle, PaywallInfo, PaywallResult, SkipReason, ErrorInfo,
     RegisterResult, PresentationResult, PageLoadTarget, PaywallPage, Paywall, PaywallPresentation,

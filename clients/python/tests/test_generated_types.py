@@ -25,7 +25,23 @@ def test_the_committed_types_of_both_clients_are_what_the_spec_gives() -> None:
     spec = json.loads((ROOT / "protocol" / "openrpc.json").read_text(encoding="utf-8"))
     assert module.typescript(spec) == module.TYPESCRIPT.read_text(encoding="utf-8")
     assert module.python(spec) == module.PYTHON.read_text(encoding="utf-8")
+    assert module.python_wire(spec) == module.PYTHON_WIRE.read_text(encoding="utf-8")
     assert module.main(["--check"]) == 0
+
+
+def test_every_method_has_its_wire_params_and_result_in_python() -> None:
+    from superwall_bridge import wire_types
+
+    spec = json.loads((ROOT / "protocol" / "openrpc.json").read_text(encoding="utf-8"))
+    module = generator()
+    for method in spec["methods"]:
+        params = getattr(wire_types, f"{module.pascal(method['name'])}Params")
+        required = {param["name"] for param in method.get("params", []) if param.get("required")}
+        assert params.__required_keys__ == required, method["name"]
+        if "result" in method and not method.get("x-notification"):
+            assert hasattr(wire_types, module.result_name(spec, method["name"])), method["name"]
+    assert set(wire_types.CLIENT_TO_BRIDGE) | set(wire_types.BRIDGE_TO_CLIENT_REQUESTS) | set(wire_types.BRIDGE_TO_CLIENT_NOTIFICATIONS) == {
+        method["name"] for method in spec["methods"]}
 
 
 def test_the_python_models_are_generated_with_their_wire_names_and_helpers() -> None:
@@ -48,6 +64,7 @@ def test_a_field_changed_in_the_spec_changes_the_types_and_fails_the_check(tmp_p
     edited["components"]["schemas"]["StorePeriod"]["properties"]["count"] = {"type": "string"}
     assert module.typescript(edited) != module.typescript(spec)
     assert module.python(edited) != module.python(spec)
+    assert module.python_wire(edited) != module.python_wire(spec)
     module.SPEC = tmp_path / "openrpc.json"
     module.SPEC.write_text(json.dumps(edited), encoding="utf-8")
     assert module.main(["--check"]) == 1
