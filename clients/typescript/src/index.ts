@@ -6,3 +6,4 @@ export {
     type PaywallPresentationHandler, type PurchaseAnswer, type PurchaseController, type RegisterArguments, type RestoreAnswer,
     type SuperwallDelegate,
 } from "./superwall";
+export { accept64Script, decodePageEvents, type PageEvent } from "./page";

@@ -200,3 +200,29 @@ test("the delegate hears each tracked event with its name, and config refreshes 
         await superwall.close();
     }
 });
+
+test("a host reads the page events it passes on, and gets the script to evaluate", async () => {
+    const { accept64Script, decodePageEvents } = await import("../src/index");
+    const passed: string[] = [];
+    const presenter: PaywallPresenter = {
+        present: () => undefined,
+        dismiss: () => undefined,
+        pageEvent: (_sessionId, accept64) => { passed.push(accept64); },
+    };
+    const shown: PaywallPresentation[] = [];
+    const showing: PaywallPresenter = { ...presenter, present: (presentation) => { shown.push(presentation); } };
+    const superwall = await Superwall.configure({ apiKey: "pk_ts", options: embedded(), paywallPresenter: showing });
+    try {
+        void superwall.register({ placement: "open_coach_chat" });
+        await eventually(() => shown.length === 1, "paywall/present");
+        const sessionId = shown[0]!.sessionId;
+        assert.equal(await superwall.pageMessage(sessionId, JSON.stringify({ version: 1, payload: { events: [{ event_name: "ping", version: "1" }] } })), 1);
+        await eventually(() => passed.some((text) => decodePageEvents(text).some((event) => event.event_name === "paywall_open")), "paywall_open");
+        const names = passed.flatMap((text) => decodePageEvents(text).map((event) => event.event_name));
+        assert.deepEqual(names.slice(0, 5), ["event_tracking_behavior", "products", "template_variables", "template_substitutions_prefix", "experiment"]);
+        assert.equal(accept64Script("QQ=="), 'window.paywall.accept64("QQ==");');
+        await superwall.call("paywall/action", { sessionId, action: { type: "close" } });
+    } finally {
+        await superwall.close();
+    }
+});
