@@ -62,8 +62,16 @@ public final class BridgeServer: ConnectionHandler {
         throw RPCError.methodNotFound(request.method)
     }
 
+    /// The client's notifications: the app's foreground and background (UIKit's names).
     public func handle(_ notification: IncomingNotification, connection: Connection) async {
-        logger.debug("ignored notification \(notification.method)")
+        switch notification.method {
+        case "app/didBecomeActive": await superwall.appDidBecomeActive()
+        case "app/willResignActive": await superwall.appWillResignActive()
+        default:
+            logger.debug("ignored notification \(notification.method)")
+            return
+        }
+        commitTrackedEvents()
     }
 
     public func shutdown(connection: Connection) async {

@@ -158,6 +158,11 @@ public actor Superwall {
     // Presentation state (see Superwall+Presentation.swift).
     /// The paywall on screen; one at a time.
     var openPaywall: PaywallSession?
+    /// SuperwallKit's app session: every event carries its id (`$app_session_id`); a new one
+    /// starts at `configure` and when the app comes back after `app_session_timeout_ms`.
+    var appSessionId = ""
+    /// When the host last said the app went to the background; nil while it is active.
+    var lastAppClose: Date?
     /// The last page effect asked of the host: each waits for the one before, so that the
     /// host sees them in order without the page's messages waiting on them.
     var pageEffects: Task<Void, Never>?
@@ -330,6 +335,7 @@ public actor Superwall {
     /// per user, and a new session.
     private func trackLaunchEvents() {
         guard let session else { return }
+        appSessionId = random.uuid().uuidString
         if (try? session.store.value(.didTrackAppInstall)) != true {
             track("app_install", [
                 "application_installed_at": .string(ISO8601.string(from: session.appInstalledAt)), "using_purchase_controller": .bool(session.usingPurchaseController),
@@ -715,8 +721,10 @@ public actor Superwall {
 
     func makeEvent(_ name: String, _ superwallParameters: [String: JSON] = [:], custom: [String: JSON] = [:],
                    isSuperwallEvent: Bool = true, subject: EventSubject = EventSubject()) -> TrackedEvent {
+        var parameters = superwallParameters
+        if !appSessionId.isEmpty { parameters["app_session_id"] = .string(appSessionId) }
         var event = TrackedEvent(
-            id: random.uuid(), name: name, isSuperwallEvent: isSuperwallEvent, superwallParameters: superwallParameters,
+            id: random.uuid(), name: name, isSuperwallEvent: isSuperwallEvent, superwallParameters: parameters,
             customParameters: custom, createdAt: clock.now())
         event.subject = subject
         return event

@@ -297,6 +297,15 @@ class Superwall:
             params["reason"] = reason
         return dict(await self.call("paywall/pageLoad", params))
 
+    async def app_did_become_active(self) -> None:
+        """The app came to the foreground (UIKit's ``applicationDidBecomeActive``): ``app_open``, and
+        a new session when it was away longer than the config's session timeout."""
+        await self._connection.notify("app/didBecomeActive")
+
+    async def app_will_resign_active(self) -> None:
+        """The app went to the background (UIKit's ``applicationWillResignActive``): ``app_close``."""
+        await self._connection.notify("app/willResignActive")
+
     async def dismiss(self) -> None:
         await self.call("dismiss")
 

@@ -249,6 +249,20 @@ def test_a_delegate_given_at_start_hears_what_configure_tracked(bridge: str, dat
     run(scenario())
 
 
+def test_the_apps_background_and_foreground_reach_the_bridge_in_order(bridge: str, data_directory: str, bridge_arguments: list[str]) -> None:
+    async def scenario() -> None:
+        delegate = RecordingDelegate()
+        async with Superwall.start(bridge, arguments=bridge_arguments, delegate=delegate) as sw:
+            await sw.configure("pk_test", options=embedded(data_directory))
+            await sw.app_will_resign_active()
+            await sw.app_did_become_active()
+            await sw.user()  # notifications are applied in arrival order: this answer comes after both
+            await asyncio.sleep(0.05)
+            assert delegate.events[-2:] == ["app_close", "app_open"]
+
+    run(scenario())
+
+
 def test_closing_shuts_the_bridge_down_cleanly(bridge: str, data_directory: str, bridge_arguments: list[str]) -> None:
     async def scenario() -> int | None:
         sw = await Superwall.start(bridge, arguments=bridge_arguments, framing="content-length")

@@ -233,6 +233,17 @@ export class Superwall {
         return this.call("getPresentationResult", { placement, ...(params ? { params } : {}) });
     }
 
+    /** The app came to the foreground (UIKit's `applicationDidBecomeActive`): `app_open`, and a
+     * new session when it was away longer than the config's session timeout. */
+    appDidBecomeActive(): void {
+        this.connection.notify("app/didBecomeActive");
+    }
+
+    /** The app went to the background (UIKit's `applicationWillResignActive`): `app_close`. */
+    appWillResignActive(): void {
+        this.connection.notify("app/willResignActive");
+    }
+
     async dismiss(): Promise<void> {
         await this.call("dismiss");
     }

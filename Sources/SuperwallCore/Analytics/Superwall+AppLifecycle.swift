@@ -1,0 +1,37 @@
+import Foundation
+
+/// The app's foreground and background, as the host reports them (SuperwallKit's
+/// `AppSessionManager`, listening to UIKit's notifications of the same names).
+extension Superwall {
+    /// The app came to the foreground: `app_open`, and a new session (`session_start`, whose
+    /// campaign may present, then `device_attributes`, `user_attributes` and a config refresh)
+    /// when it was away longer than the config's `app_session_timeout_ms`.
+    ///
+    /// The session `configure` started is the first one, so an activation the host reports
+    /// without a background before it starts nothing new (SuperwallKit would see its launch
+    /// activation here).
+    public func appDidBecomeActive() {
+        guard let session else { return }
+        track("app_open")
+        guard let closedAt = lastAppClose else { return }
+        lastAppClose = nil
+        let timeoutMs = Double(session.config?.appSessionTimeoutMs ?? 3_600_000)
+        guard clock.now().timeIntervalSince(closedAt) * 1000 > timeoutMs else { return }
+        appSessionId = random.uuid().uuidString
+        track("session_start")
+        trackDeviceAttributes()
+        track("user_attributes", ["application_installed_at": .string(ISO8601.string(from: session.appInstalledAt))],
+              custom: session.userAttributes)
+        if session.config != nil, configSource != nil {
+            Task { _ = try? await self.refreshConfiguration() }
+        }
+    }
+
+    /// The app went to the background: `app_close`; its time decides whether the next
+    /// activation starts a new session.
+    public func appWillResignActive() {
+        guard session != nil else { return }
+        track("app_close")
+        lastAppClose = clock.now()
+    }
+}
