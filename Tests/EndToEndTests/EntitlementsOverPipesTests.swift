@@ -30,7 +30,7 @@ import Testing
     }
 
     @Test func entitlementsAndCustomerInfoFollowATestModePurchase() async throws {
-        var client = try await PaywallClient.start(capabilities: ["delegate": true])
+        var client = try await PaywallClient.start(capabilities: ["delegate": true], testModeBehavior: "always")
         client.request("before", "getEntitlements")
         let before = try #require(await client.reply(to: "before")?["result"])
         #expect(entitlementIds(before["active"]).isEmpty)

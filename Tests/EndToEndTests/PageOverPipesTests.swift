@@ -162,7 +162,7 @@ extension PageMessageKindsOverPipesTests {
     /// The demo config has a web restore page: a restore that leaves the paywall's entitlements
     /// locked offers it (SuperwallKit's web-restore branch: the page hears only `restore_start`).
     @Test func aRestoreThatFindsNothingOffersTheWebRestoreAndADeepLinkClosesThePaywall() async throws {
-        var client = try await PaywallClient.start()
+        var client = try await PaywallClient.start(testModeBehavior: "always")
         let sessionId = try await client.registerAndShow("register", "open_coach_chat")
         let session = JSONValue.string(sessionId)
         client.request("ping", "paywall/pageMessage", ["sessionId": session, "message": envelope(["event_name": "ping", "version": "1"])])

@@ -13,13 +13,15 @@ struct PaywallClient {
 
     static func start(capabilities: JSONValue = ["paywallPresenter": true, "customCallbacks": true, "delegate": true],
                       configSource: JSONValue = ["type": "embedded"], timeouts: JSONValue = [:],
-                      storeProducts: JSONValue = []) async throws -> PaywallClient {
+                      storeProducts: JSONValue = [], testModeBehavior: String = "automatic") async throws -> PaywallClient {
         let bridge = try BridgeProcess()
         await bridge.initialize(capabilities: capabilities)
         var client = PaywallClient(bridge: bridge)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("e2e-paywall-\(UUID().uuidString)").path
         bridge.client.request("configure", "configure", [
-            "apiKey": "pk_e2e", "options": ["configSource": configSource, "dataDirectory": .string(directory), "timeouts": timeouts],
+            "apiKey": "pk_e2e",
+            "options": ["configSource": configSource, "dataDirectory": .string(directory), "timeouts": timeouts,
+                        "testModeBehavior": .string(testModeBehavior)],
             "storeProducts": storeProducts,
         ])
         let configured = try #require(await client.reply(to: "configure"))
@@ -233,7 +235,7 @@ private let holdoutConfig = #"""
     }
 
     @Test func dismissAndUnknownSessionsOverTheWire() async throws {
-        var client = try await PaywallClient.start()
+        var client = try await PaywallClient.start(testModeBehavior: "always")
         let sessionId = try await client.registerAndShow("register", "onboarding_complete")
         client.request("unknown", "paywall/action", ["sessionId": "nope", "action": ["type": "close"]])
         #expect(await client.reply(to: "unknown")?["error"]?["data"]?["kind"] == "paywallSessionNotFound")
@@ -364,13 +366,25 @@ private let holdoutConfig = #"""
         await client.disconnectAndExpectAPromptExit()
     }
 
-    @Test func withoutAControllerAnAppPurchaseIsSimulatedInTestMode() async throws {
-        var client = try await PaywallClient.start(capabilities: ["delegate": true])
+    @Test func withTestModeAskedForAnAppPurchaseIsSimulated() async throws {
+        var client = try await PaywallClient.start(capabilities: ["delegate": true], testModeBehavior: "always")
         client.request("buy", "purchase", ["productId": .string(Self.coach)])
         #expect(await client.reply(to: "buy")?["result"]?["result"]?["type"] == "purchased")
         #expect(client.seen.contains { $0["method"] == "delegate/testModeTransaction" && $0["params"]?["product"]?["id"] == .string(Self.coach) })
         client.request("get", "getSubscriptionStatus")
         #expect(entitlementIds(await client.reply(to: "get")?["result"]?["status"]?["entitlements"]) == ["coach", "pro"])
+    }
+}
+
+extension PaywallFlowOverPipesTests {
+    @Test func withoutAControllerOrTestModeAPurchaseIsRefusedAndGrantsNothing() async throws {
+        var client = try await PaywallClient.start(capabilities: ["delegate": true])
+        client.request("buy", "purchase", ["productId": "com.pockettrainer.coach.monthly"])
+        let error = await client.reply(to: "buy")?["error"]
+        #expect(error?["code"] == -32005)
+        #expect(error?["data"]?["kind"] == "noPurchaseController")
+        client.request("get", "getSubscriptionStatus")
+        #expect(await client.reply(to: "get")?["result"]?["status"]?["type"] == "inactive")
     }
 }
 

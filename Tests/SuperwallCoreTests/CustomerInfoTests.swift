@@ -15,7 +15,7 @@ private var upsellTriggers: [[String: Any]] { [
 /// Entitlements and customer info when the bridge owns the status: test mode, no controller.
 @Suite struct BridgeOwnedCustomerInfoTests {
     @Test func atLaunchWithoutAControllerTheCustomerInfoIsKnownAndEmpty() async throws {
-        let harness = await PresentationHarness.make(try await presentationConfig(upsellTriggers))
+        let harness = await PresentationHarness.make(try await presentationConfig(upsellTriggers), testModeBehavior: .always)
         let info = try await harness.superwall.customerInfo()
         #expect(!info.isPlaceholder)
         #expect(info.subscriptions.isEmpty && info.entitlements.isEmpty)
@@ -23,7 +23,7 @@ private var upsellTriggers: [[String: Any]] { [
     }
 
     @Test func aTestModePurchaseIsRecordedAndDerivesTheStatusEntitlementsAndCustomerInfo() async throws {
-        let harness = await PresentationHarness.make(try await presentationConfig(upsellTriggers))
+        let harness = await PresentationHarness.make(try await presentationConfig(upsellTriggers), testModeBehavior: .always)
         #expect(try await harness.superwall.purchase(productId: coach) == .purchased)
         let status = try await harness.superwall.subscriptionStatus()
         #expect(status.activeEntitlements.map(\.id) == ["coach", "pro"])
@@ -39,7 +39,7 @@ private var upsellTriggers: [[String: Any]] { [
     }
 
     @Test func entitlementsListActiveInactiveAndAllFromTheProductMap() async throws {
-        let harness = await PresentationHarness.make(try await presentationConfig(upsellTriggers))
+        let harness = await PresentationHarness.make(try await presentationConfig(upsellTriggers), testModeBehavior: .always)
         let before = try await harness.superwall.entitlements()
         #expect(before.active.isEmpty)
         #expect(before.all.map(\.id) == ["coach", "pro"])
@@ -57,7 +57,7 @@ private var upsellTriggers: [[String: Any]] { [
     }
 
     @Test func rulesSeeTheStatusEntitlementsProductsAndCustomerInfoAtOnce() async throws {
-        let harness = await PresentationHarness.make(try await presentationConfig(upsellTriggers))
+        let harness = await PresentationHarness.make(try await presentationConfig(upsellTriggers), testModeBehavior: .always)
         guard case .paywall = try await harness.superwall.presentationResult(for: "upsell"),
               case .paywall = try await harness.superwall.presentationResult(for: "coach_upsell") else {
             Issue.record("an inactive user should match both audiences")
@@ -80,19 +80,19 @@ private var upsellTriggers: [[String: Any]] { [
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("relaunch-\(UUID().uuidString)").path
         let before: CustomerInfo
         do {
-            let first = await PresentationHarness.make(config, directory: directory)
+            let first = await PresentationHarness.make(config, directory: directory, testModeBehavior: .always)
             _ = try await first.superwall.purchase(productId: coach)
             before = try await first.superwall.customerInfo()
             await first.superwall.awaitPresentationQueue()
         }
-        let second = await PresentationHarness.make(config, directory: directory)
+        let second = await PresentationHarness.make(config, directory: directory, testModeBehavior: .always)
         #expect(try await second.superwall.customerInfo() == before)
         #expect(try await second.superwall.subscriptionStatus().activeEntitlements.map(\.id) == ["coach", "pro"])
     }
 
     @Test func aSimulatedSubscriptionLapsesAfterItsPeriodAndARestoreSeesIt() async throws {
         let monthly = StoreProductDetails(productIdentifier: coach, price: 19.99, currencyCode: "USD", period: .init(unit: .month))
-        let harness = await PresentationHarness.make(try await presentationConfig(upsellTriggers), storeProducts: [monthly])
+        let harness = await PresentationHarness.make(try await presentationConfig(upsellTriggers), testModeBehavior: .always, storeProducts: [monthly])
         _ = try await harness.superwall.purchase(productId: coach)
         #expect(try await harness.superwall.customerInfo().subscriptions.first?.expirationDate == harness.clock.now().addingTimeInterval(30 * 86_400))
         harness.clock.advance(by: 31 * 86_400)
@@ -165,7 +165,7 @@ private var upsellTriggers: [[String: Any]] { [
 
     @Test func aProductWithoutAPeriodIsANonRecurringPurchaseAndLastsForLife() async throws {
         let lifetime = StoreProductDetails(productIdentifier: annual, price: 149, currencyCode: "USD", localizedPrice: "$149.00")
-        let harness = await PresentationHarness.make(try await presentationConfig(upsellTriggers), storeProducts: [lifetime])
+        let harness = await PresentationHarness.make(try await presentationConfig(upsellTriggers), testModeBehavior: .always, storeProducts: [lifetime])
         _ = try await harness.superwall.purchase(productId: annual)
         let complete = try #require(harness.delegate.event("transaction_complete"))
         #expect(complete.delegateParameters["transaction_type"] == "NON_RECURRING_PRODUCT_PURCHASE")
@@ -179,7 +179,7 @@ private var upsellTriggers: [[String: Any]] { [
 
     @Test func trialDaysFromTheStoreStartAFreeTrial() async throws {
         let trial = StoreProductDetails(productIdentifier: annual, price: 59.99, period: .init(unit: .year), trialPeriodDays: 7)
-        let harness = await PresentationHarness.make(try await presentationConfig(upsellTriggers), storeProducts: [trial])
+        let harness = await PresentationHarness.make(try await presentationConfig(upsellTriggers), testModeBehavior: .always, storeProducts: [trial])
         _ = try await harness.superwall.purchase(productId: annual)
         let complete = try #require(harness.delegate.event("transaction_complete"))
         #expect(complete.delegateParameters["transaction_type"] == "FREE_TRIAL_START")

@@ -258,14 +258,39 @@ private func showing(
 }
 
 @Suite struct TestModeTests {
-    @Test func withoutAControllerPurchasesAreSimulatedAndGrantTheProductsEntitlements() async throws {
-        let (harness, shown, register) = try await showing("gated", controller: nil)
+    @Test func withTestModeAskedForPurchasesAreSimulatedAndGrantTheProductsEntitlements() async throws {
+        let (harness, shown, register) = try await showing("gated", controller: nil, testMode: .always)
         #expect(await harness.superwall.isTestModeActive)
         #expect(try await harness.superwall.perform(.purchase(productId: annual), inSession: shown.sessionId) == .purchase(.purchased))
         #expect(try await harness.superwall.subscriptionStatus().activeEntitlements.map(\.id) == ["pro"])
         #expect(harness.delegate.calls.contains("testMode purchase \(annual)"))
         #expect(harness.delegate.names.contains("transaction_complete"))
         #expect(try await register.value.featureGranted)
+    }
+
+    @Test func withoutAControllerOrTestModeAPurchaseIsRefusedAndGrantsNothing() async throws {
+        let (harness, shown, _) = try await showing("gated", controller: nil)
+        #expect(await harness.superwall.isTestModeActive == false)
+        await #expect(throws: SuperwallError.noPurchaseController) {
+            try await harness.superwall.perform(.purchase(productId: annual), inSession: shown.sessionId)
+        }
+        await #expect(throws: SuperwallError.noPurchaseController) { try await harness.superwall.purchase(productId: annual) }
+        #expect(try await harness.superwall.subscriptionStatus().activeEntitlements.isEmpty)
+        #expect(!harness.delegate.names.contains("transaction_complete"))
+        await harness.superwall.dismiss()
+    }
+
+    @Test func automaticTestModeIsForTheConfigsTestUsersAndAMismatchedBundle() async throws {
+        let listed = try edited(try await presentationConfig([])) { $0["test_mode_user_ids"] = [["type": "userId", "value": "tester"]] }
+        let harness = await PresentationHarness.make(listed)
+        #expect(await harness.superwall.isTestModeActive == false)
+        _ = try await harness.superwall.identify(userId: "tester")
+        #expect(await harness.superwall.isTestModeActive)
+        #expect(Superwall.isBundleMismatch(configured: "com.pockettrainer", actual: "superwall-bridge"))
+        #expect(!Superwall.isBundleMismatch(configured: "com.pockettrainer", actual: "com.pockettrainer.widget"))
+        #expect(!Superwall.isBundleMismatch(configured: nil, actual: "anything"))
+        let mismatched = await PresentationHarness.make(try edited(try await presentationConfig([])) { $0["bundle_id_config"] = "com.pockettrainer" })
+        #expect(await mismatched.superwall.isTestModeActive)
     }
 
     @Test func withTestModeOffAndNoControllerAPurchaseIsAClearError() async throws {

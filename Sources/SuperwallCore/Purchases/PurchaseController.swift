@@ -71,8 +71,9 @@ public enum TestModeBehavior: String, Sendable {
     case never
     /// Simulated when the user is one of the config's `test_mode_user_ids`.
     case whenEnabledForUser
-    /// Simulated when the user is listed, and whenever there is no controller (this process
-    /// has no store of its own to fall back on).
+    /// Simulated when the user is listed, or when the config's `bundle_id_config` is not the
+    /// app's bundle id (SuperwallKit's two reasons). Without a controller and outside test
+    /// mode, a purchase is an error: nothing is granted that was not bought or asked for.
     case automatic
 }
 

@@ -39,8 +39,9 @@ extension Superwall {
         return try await restore(with: purchaser(), from: nil)
     }
 
-    /// Whether purchases are simulated now (§13): by `testModeBehavior`, the config's
-    /// `test_mode_user_ids`, and whether the host has a controller.
+    /// Whether purchases are simulated now (SuperwallKit's `TestModeManager`): by
+    /// `testModeBehavior`, the config's `test_mode_user_ids`, and, for `automatic`, a config
+    /// whose `bundle_id_config` is not the app's bundle id.
     public var isTestModeActive: Bool {
         guard let session else { return false }
         let listed = session.config?.testModeUserIds.contains { id in
@@ -53,8 +54,14 @@ extension Superwall {
         case .always: return true
         case .never: return false
         case .whenEnabledForUser: return listed
-        case .automatic: return listed || !session.usingPurchaseController
+        case .automatic: return listed || Self.isBundleMismatch(configured: session.config?.bundleIdConfig, actual: session.deviceFacts.bundleId)
         }
+    }
+
+    /// A configured bundle id the app's is not (it may extend it: `com.app` covers `com.app.widget`).
+    static func isBundleMismatch(configured: String?, actual: String) -> Bool {
+        guard let configured, !configured.isEmpty else { return false }
+        return actual != configured && !actual.hasPrefix(configured + ".")
     }
 
     private func purchaser() throws(SuperwallError) -> Purchaser {
