@@ -68,11 +68,11 @@ public struct MethodTable: Sendable {
         }
         methods["identify"] = { request, _ in
             let params = try Params(request)
-            // `restorePaywallAssignments` is accepted; server assignments arrive with the http source.
-            _ = try params.optionalObject("options")?.optionalBool("restorePaywallAssignments")
+            // Server assignments come with the http source; others keep none.
+            let restore = try params.optionalObject("options")?.optionalBool("restorePaywallAssignments") ?? false
             let userId = try params.string("userId")
             try ClientLimits.check(userId, at: "params.userId", atMost: ClientLimits.userIdBytes)
-            let identity = try await core { try await superwall.identify(userId: userId) }
+            let identity = try await core { try await superwall.identify(userId: userId, restorePaywallAssignments: restore) }
             return ["userId": .string(identity.userId)]
         }
         methods["reset"] = { _, _ in

@@ -532,6 +532,25 @@ public actor Superwall {
         return updated.identity
     }
 
+    /// `identify` with SuperwallKit's `IdentityOptions`: the server's assignments for the user
+    /// are fetched (with a config source that keeps them), before answering when
+    /// `restorePaywallAssignments`, in the background otherwise.
+    public func identify(userId: String, restorePaywallAssignments: Bool) async throws(SuperwallError) -> Identity {
+        let previous = session?.identity.appUserId
+        let identity = try identify(userId: userId)
+        guard identity.appUserId != previous else { return identity }
+        if restorePaywallAssignments {
+            _ = await waitForConfig()
+            await fetchServerAssignments()
+        } else {
+            Task {
+                _ = await self.waitForConfig()
+                await self.fetchServerAssignments()
+            }
+        }
+        return session?.identity ?? identity
+    }
+
     /// SuperwallKit's `reset`: a new anonymous user with a new alias and seed and no
     /// attributes; the placement log keeps only `app_install` and `app_launch`. Tracks
     /// `first_seen` again, then `reset`.

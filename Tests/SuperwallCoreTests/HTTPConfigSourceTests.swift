@@ -21,11 +21,16 @@ final class ScriptedAPIServer: @unchecked Sendable {
     /// thread that spawned it, and the pool's threads outlive the test), and its port is read
     /// without blocking: blocking one of Swift's few cooperative threads stalls every other
     /// test of the run meanwhile.
-    static func start(_ plan: [Step], posts: [Step] = [Step(status: 200, body: "{}")]) async throws -> ScriptedAPIServer {
+    static func start(_ plan: [Step], posts: [Step] = [Step(status: 200, body: "{}")], paths: [String: Step] = [:]) async throws -> ScriptedAPIServer {
         let logPath = FileManager.default.temporaryDirectory.appendingPathComponent("api-\(UUID().uuidString).jsonl").path
         let planPath = FileManager.default.temporaryDirectory.appendingPathComponent("plan-\(UUID().uuidString).json").path
         let script = try #require(Bundle.module.url(forResource: "config_server", withExtension: "py", subdirectory: "Fixtures"))
-        try JSONEncoder().encode(["get": plan, "post": posts]).write(to: URL(fileURLWithPath: planPath))
+        struct Plan: Encodable {
+            var get: [Step]
+            var post: [Step]
+            var paths: [String: Step]
+        }
+        try JSONEncoder().encode(Plan(get: plan, post: posts, paths: paths)).write(to: URL(fileURLWithPath: planPath))
         // The port goes to a file that is polled: no thread of the cooperative pool blocks.
         let portPath = FileManager.default.temporaryDirectory.appendingPathComponent("port-\(UUID().uuidString)").path
         _ = FileManager.default.createFile(atPath: portPath, contents: nil)
@@ -277,5 +282,50 @@ private func configure(_ server: ScriptedAPIServer, directory: String = FileMana
         #expect(delays.first! >= .seconds(5) && delays.first! < .seconds(6))
         #expect(delays.last! >= .milliseconds(19_000) && delays.last! < .milliseconds(20_500))
         #expect(zip(delays, delays.dropFirst()).allSatisfy { $0.0 < $0.1 + .seconds(1) })
+    }
+}
+
+@Suite struct ServerAssignmentTests {
+    /// The server holds the treatment of start_workout's experiment (the local draw is its holdout),
+    /// an experiment the config lacks, and a variant it lacks.
+    private static let served = #"{"assignments": [{"experiment_id": "2002", "variant_id": "3004"}, {"experiment_id": "9999", "variant_id": "1"}, {"experiment_id": "2005", "variant_id": "nope"}]}"#
+
+    @Test func identifyWithRestorePaywallAssignmentsAdoptsTheServersVariantsBeforeAnswering() async throws {
+        let server = try await ScriptedAPIServer.start(
+            [.init(status: 200, body: try await demoConfigBody())], paths: ["/api/v1/assignments": .init(status: 200, body: Self.served, delay_ms: 300)])
+        let (superwall, outcome) = await configure(server)
+        #expect(outcome.status == .configured)
+        _ = try await superwall.setSubscriptionStatus(.inactive)
+        #expect(try await superwall.assignments().first { $0.experimentId == "2002" }?.variant.id == "3003")
+        _ = try await superwall.identify(userId: "runner_9", restorePaywallAssignments: true)
+        let request = try #require(server.requests.first { $0.path == "/api/v1/assignments" })
+        #expect(request.headers["authorization"] == "Bearer pk_http_test")
+        let adopted = try #require(try await superwall.assignments().first { $0.experimentId == "2002" })
+        #expect(adopted.variant.id == "3004")
+        #expect(adopted.isSentToServer)
+        // What the server lacks or the config lacks is ignored.
+        #expect(try await superwall.assignments().first { $0.experimentId == "2005" }?.variant.id == "3006")
+        #expect(try await superwall.assignments().allSatisfy { $0.experimentId != "9999" })
+        let result = try await superwall.presentationResult(for: "start_workout", params: ["workout_tier": "pro"])
+        guard case .paywall(let experiment) = result else {
+            Issue.record("expected a paywall, got \(result)")
+            return
+        }
+        #expect(experiment.variant.id == "3004")
+    }
+
+    @Test func identifyWithoutTheOptionFetchesThemInTheBackground() async throws {
+        let server = try await ScriptedAPIServer.start(
+            [.init(status: 200, body: try await demoConfigBody())], paths: ["/api/v1/assignments": .init(status: 200, body: Self.served)])
+        let (superwall, _) = await configure(server)
+        _ = try await superwall.identify(userId: "runner_10", restorePaywallAssignments: false)
+        try await eventually { (try? await superwall.assignments().first { $0.experimentId == "2002" }?.variant.id) == "3004" }
+        #expect(server.requests.contains { $0.path == "/api/v1/assignments" })
+    }
+
+    @Test func aLocalConfigSourceAsksNoServer() async throws {
+        let harness = await PresentationHarness.make(try await presentationConfig([]))
+        _ = try await harness.superwall.identify(userId: "runner_11", restorePaywallAssignments: true)
+        #expect(try await harness.superwall.identity().appUserId == "runner_11")
     }
 }

@@ -33,6 +33,25 @@ extension Superwall {
         try? store?.save(assignment)
     }
 
+    /// SuperwallKit's server assignments (`ConfigLogic.transferAssignments`): the variants the
+    /// server holds for the user replace the local ones, as confirmed, when the config still
+    /// has the experiment and the variant; the rest is ignored. Only a server that keeps
+    /// assignments has any; a config without triggers asks for none.
+    func fetchServerAssignments() async {
+        guard let current = session, let config = current.config, !config.triggers.isEmpty,
+              let server = configSource as? AssignmentServer else { return }
+        let request = ConfigRequest(apiKey: current.apiKey, headers: requestHeaders(cachedBuildId: config.buildId), attemptTimeout: 10)
+        guard let served = try? await server.fetchAssignments(request: request) else { return }
+        let variants = Dictionary(
+            config.triggers.flatMap(\.audiences).map { ($0.experimentId, $0.variants) }, uniquingKeysWith: { first, _ in first })
+        for entry in served {
+            guard let variant = variants[entry.experimentId]?.first(where: { $0.id == entry.variantId }) else { continue }
+            let assignment = Store.Assignment(experimentId: entry.experimentId, variant: variant, isSentToServer: true)
+            session?.assignments[entry.experimentId] = assignment
+            try? store?.save(assignment)
+        }
+    }
+
     // MARK: Subscription status
 
     public func subscriptionStatus() throws(SuperwallError) -> SubscriptionStatus {

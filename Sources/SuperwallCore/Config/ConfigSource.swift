@@ -93,6 +93,8 @@ public struct AssignmentConfirmation: Sendable, Equatable {
 public protocol AssignmentServer: Sendable {
     /// Posts the confirmations; throws when the server does not take them.
     func confirmAssignments(_ confirmations: [AssignmentConfirmation], request: ConfigRequest) async throws
+    /// The variants the server holds for the user (`GET /api/v1/assignments`).
+    func fetchAssignments(request: ConfigRequest) async throws -> [AssignmentConfirmation]
 }
 
 /// A server that redeems web-checkout codes: Superwall's subscriptions API.

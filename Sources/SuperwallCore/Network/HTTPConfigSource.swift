@@ -71,6 +71,19 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
         _ = try await attempts.run()
     }
 
+    public func fetchAssignments(request: ConfigRequest) async throws -> [AssignmentConfirmation] {
+        let attempts = Attempts(url: baseURL.appendingPathComponent("api/v1/assignments"), method: "GET", body: nil, request: request)
+        struct Response: Decodable {
+            struct Entry: Decodable {
+                var experiment_id: String
+                var variant_id: String
+            }
+            var assignments: [Entry]
+        }
+        let response = try JSONDecoder().decode(Response.self, from: try await attempts.run())
+        return response.assignments.map { AssignmentConfirmation(experimentId: $0.experiment_id, variantId: $0.variant_id) }
+    }
+
     /// The retry loop of one request.
     private struct Attempts: Sendable {
         let url: URL

@@ -5,7 +5,9 @@ Usage: config_server.py PLAN_PATH LOG_PATH
 
 PLAN_PATH holds a JSON list of steps, served one per GET /api/v1/static_config in order (the last
 repeats): {"status": int, "body": str, "delay_ms": int}; or an object {"get": [steps],
-"post": [steps]} whose "post" steps answer the POSTs (confirm_assignments, ...) the same way.
+"post": [steps], "paths": {path: step}} whose "post" steps answer the POSTs
+(confirm_assignments, ...) the same way, and whose "paths" answer other GETs by path
+(/api/v1/assignments, ...).
 Every request is appended to LOG_PATH as a JSON line {method, path, query, headers, body}. The chosen port is printed on the first line
 of stdout. The test ends it with SIGTERM; it also exits when its parent does.
 """
@@ -32,19 +34,28 @@ lock = threading.Lock()
 served = {"GET": 0, "POST": 0}
 
 
+def log(method, url, headers, body):
+    with lock:
+        with open(log_path, "a") as log_file:
+            log_file.write(json.dumps({"method": method, "path": url.path, "query": url.query, "headers": headers, "body": body}) + "\n")
+
+
 def next_step(method, url, headers, body):
     with lock:
         steps = plan["get" if method == "GET" else "post"]
         step = steps[min(served[method], len(steps) - 1)]
         served[method] += 1
-        with open(log_path, "a") as log:
-            log.write(json.dumps({"method": method, "path": url.path, "query": url.query, "headers": headers, "body": body}) + "\n")
+    log(method, url, headers, body)
     return step
 
 
 class Handler(BaseHTTPRequestHandler):
     def do_GET(self):
         url = urllib.parse.urlsplit(self.path)
+        if url.path in plan.get("paths", {}):
+            log("GET", url, dict(self.headers), None)
+            self.answer(plan["paths"][url.path])
+            return
         step = next_step("GET", url, dict(self.headers), None)
         if url.path != "/api/v1/static_config":
             self.send_response(404)
