@@ -97,6 +97,13 @@ public protocol AssignmentServer: Sendable {
     func fetchAssignments(request: ConfigRequest) async throws -> [AssignmentConfirmation]
 }
 
+/// A server that serves a paywall in the user's language (`GET /api/v1/paywall/{identifier}`):
+/// the Superwall API. Local sources have only the config's paywalls.
+public protocol PaywallServer: Sendable {
+    /// The paywall's JSON as `paywall_responses` holds it, with `locale` when given.
+    func fetchPaywall(identifier: String, locale: String?, request: ConfigRequest) async throws -> Data
+}
+
 /// A server that redeems web-checkout codes: Superwall's subscriptions API.
 public protocol RedemptionServer: Sendable {
     /// Posts a redeem request (the subscriptions API's camelCase body); answers the response body.

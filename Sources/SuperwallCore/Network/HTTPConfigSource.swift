@@ -4,7 +4,7 @@ import NIOCore
 import NIOHTTP1
 
 /// The Superwall API, or any server speaking it: `GET {baseURL}/api/v1/static_config?pk=`.
-public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer {
+public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer, PaywallServer {
     public let baseURL: URL
     /// Where the subscriptions API is: SuperwallKit's own host for each network environment
     /// (`subscriptions-api.superwall.com`, ...), the base URL itself for any other server.
@@ -82,6 +82,16 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
         }
         let response = try JSONDecoder().decode(Response.self, from: try await attempts.run())
         return response.assignments.map { AssignmentConfirmation(experimentId: $0.experiment_id, variantId: $0.variant_id) }
+    }
+
+    /// `?pk=<apiKey>[&locale=...]`, in that order, as SuperwallKit sends it.
+    public func fetchPaywall(identifier: String, locale: String?, request: ConfigRequest) async throws -> Data {
+        guard var components = URLComponents(url: baseURL.appendingPathComponent("api/v1/paywall/\(identifier)"), resolvingAgainstBaseURL: false) else {
+            throw NetworkError.transport("the base URL \(baseURL) is not usable")
+        }
+        components.queryItems = [URLQueryItem(name: "pk", value: request.apiKey)] + (locale.map { [URLQueryItem(name: "locale", value: $0)] } ?? [])
+        guard let url = components.url else { throw NetworkError.transport("the paywall identifier \(identifier) makes no URL") }
+        return try await Attempts(url: url, method: "GET", body: nil, request: request).run()
     }
 
     /// The retry loop of one request.

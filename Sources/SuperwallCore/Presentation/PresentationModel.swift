@@ -122,6 +122,8 @@ struct PageState: Sendable {
 struct LoadedPaywall: Sendable {
     let paywall: Paywall
     let presentationId: String
+    /// The locale it was fetched in; nil for the config's own.
+    var locale: String? = nil
 }
 
 /// SuperwallKit's events that may present a paywall without a `register`

@@ -168,7 +168,7 @@ extension Superwall {
                 return .confirmed(experiment)
             }
             let loaded: LoadedPaywall
-            switch loadPaywall(experiment.variant.paywallIdentifier) {
+            switch await loadPaywall(experiment.variant.paywallIdentifier) {
             case .failure(let error): return .failed(error)
             case .success(let paywall): loaded = withStoreDetails(paywall)
             }
@@ -399,20 +399,52 @@ extension Superwall {
         try? store?.recordOccurrence(key: occurrence.key, at: clock.now())
     }
 
-    /// The paywall by identifier, from the config; loaded once and then cached until a
-    /// config changes it.
-    private func loadPaywall(_ identifier: String?) -> Result<LoadedPaywall, PresentationError> {
+    /// The paywall by identifier: the config's, or, when the device's locale is one the config
+    /// lists and the source serves paywalls, fetched in that locale (`GET
+    /// /api/v1/paywall/{identifier}`). Loaded once and then cached until a config changes it or
+    /// the locale does.
+    private func loadPaywall(_ identifier: String?) async -> Result<LoadedPaywall, PresentationError> {
         guard let identifier else { return .failure(.paywallNotFound("the variant names no paywall")) }
-        if let loaded = loadedPaywalls[identifier] { return .success(loaded) }
+        let server = configSource as? PaywallServer
+        let locale = server == nil ? nil : paywallLocale()
+        if let loaded = loadedPaywalls[identifier], loaded.locale == locale { return .success(loaded) }
         track("paywallResponseLoad_start", ["is_triggered_from_event": true])
-        guard let paywall = session?.config?.paywall(identifier: identifier) else {
-            track("paywallResponseLoad_notFound", ["is_triggered_from_event": true])
-            return .failure(.paywallNotFound("the config has no paywall \"\(identifier)\""))
+        let paywall: Paywall
+        if let locale, let server, let current = session {
+            let request = ConfigRequest(
+                apiKey: current.apiKey, headers: requestHeaders(cachedBuildId: current.config?.buildId),
+                retryPolicy: RetryPolicy(maxRetries: 6, delay: retryDelay), attemptTimeout: 15)
+            do {
+                paywall = try JSONDecoder().decode(Paywall.self, from: try await server.fetchPaywall(identifier: identifier, locale: locale, request: request))
+            } catch NetworkError.notFound {
+                track("paywallResponseLoad_notFound", ["is_triggered_from_event": true])
+                return .failure(.paywallNotFound("the server has no paywall \"\(identifier)\" in \(locale)"))
+            } catch {
+                track("paywallResponseLoad_fail", ["is_triggered_from_event": true])
+                return .failure(PresentationError(.paywallFailedToLoad, "The paywall \(identifier) failed to load in \(locale): \(error)."))
+            }
+        } else {
+            guard let configured = session?.config?.paywall(identifier: identifier) else {
+                track("paywallResponseLoad_notFound", ["is_triggered_from_event": true])
+                return .failure(.paywallNotFound("the config has no paywall \"\(identifier)\""))
+            }
+            paywall = configured
         }
-        let loaded = LoadedPaywall(paywall: paywall, presentationId: random.uuid().uuidString.lowercased())
+        let loaded = LoadedPaywall(paywall: paywall, presentationId: random.uuid().uuidString.lowercased(), locale: locale)
         loadedPaywalls[identifier] = loaded
         track("paywallResponseLoad_complete", ["is_triggered_from_event": true])
         return .success(loaded)
+    }
+
+    /// SuperwallKit's `ConfigLogic.getStaticPaywall` turned around: the locale to fetch a
+    /// paywall in, or nil to take the config's. The device locale when the config lists it;
+    /// else its language, when the config lists that and it is not English.
+    func paywallLocale() -> String? {
+        guard let locales = session?.config?.locales, !locales.isEmpty,
+              let deviceLocale = deviceAttributes()["deviceLocale"]?.stringValue else { return nil }
+        if locales.contains(deviceLocale) { return deviceLocale }
+        let language = String(deviceLocale.prefix { $0 != "_" && $0 != "-" })
+        return language != "en" && locales.contains(language) ? language : nil
     }
 
     private func paywallInfo(_ loaded: LoadedPaywall, experiment: Experiment, placement: PlacementData) -> PaywallInfo {

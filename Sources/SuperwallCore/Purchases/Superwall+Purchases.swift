@@ -256,7 +256,7 @@ extension Superwall {
         guard session?.storeDetails.isEmpty == false else { return loaded }
         var paywall = loaded.paywall
         paywall.products = paywall.products.map(withStoreDetails)
-        return LoadedPaywall(paywall: paywall, presentationId: loaded.presentationId)
+        return LoadedPaywall(paywall: paywall, presentationId: loaded.presentationId, locale: loaded.locale)
     }
 
     /// `transaction_complete`, then `freeTrial_start` (always, as SuperwallKit sends it, with
