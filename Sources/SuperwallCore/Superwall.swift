@@ -539,6 +539,7 @@ public actor Superwall {
         let previous = session?.identity.appUserId
         let identity = try identify(userId: userId)
         guard identity.appUserId != previous else { return identity }
+        redeemExistingCodes()
         if restorePaywallAssignments {
             _ = await waitForConfig()
             await fetchServerAssignments()

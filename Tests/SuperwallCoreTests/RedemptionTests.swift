@@ -81,3 +81,33 @@ final class RedemptionRecorder: SuperwallDelegate, @unchecked Sendable {
         #expect(delegate.redemptions.first?.message?.contains("failed") == true)
     }
 }
+
+extension RedemptionTests {
+    @Test func identifyRedeemsTheCodesAlreadyRedeemedForTheIdentifiedUser() async throws {
+        let server = try await ScriptedAPIServer.start([.init(status: 200, body: EmbeddedDemoConfig.json)], posts: [.init(status: 200, body: Self.success)])
+        let delegate = RedemptionRecorder()
+        let superwall = await configured(server, delegate: delegate)
+        #expect(await superwall.handleDeepLink("pockettrainer://superwall/redeem?code=WEB-1"))
+        await superwall.awaitRedemptions()
+        _ = try await superwall.identify(userId: "runner", restorePaywallAssignments: false)
+        await superwall.awaitRedemptions()
+        let posts = server.posts.filter { $0.path == "/subscriptions-api/public/v1/redeem" }
+        #expect(posts.count == 2)
+        let last = try #require(posts.last)
+        let body = try #require(try JSONSerialization.jsonObject(with: Data(last.body.utf8)) as? [String: Any])
+        #expect(body["appUserId"] as? String == "runner")
+        #expect((body["codes"] as? [[String: Any]])?.map { $0["code"] as? String } == ["WEB-1"])
+        #expect((body["codes"] as? [[String: Any]])?.first?["firstRedemption"] as? Bool == false)
+        // Quiet: one redemption's events, not two.
+        #expect(delegate.names.filter { $0 == "redemption_start" }.count == 1)
+        #expect(try await superwall.subscriptionStatus().activeEntitlements.map(\.id) == ["pro"])
+    }
+
+    @Test func identifyWithNoRedeemedCodesPostsNothing() async throws {
+        let server = try await ScriptedAPIServer.start([.init(status: 200, body: EmbeddedDemoConfig.json)], posts: [.init(status: 200, body: Self.success)])
+        let superwall = await configured(server, delegate: RedemptionRecorder())
+        _ = try await superwall.identify(userId: "runner", restorePaywallAssignments: true)
+        await superwall.awaitRedemptions()
+        #expect(!server.posts.contains { $0.path == "/subscriptions-api/public/v1/redeem" })
+    }
+}

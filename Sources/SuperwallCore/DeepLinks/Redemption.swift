@@ -95,6 +95,41 @@ extension Superwall {
         if redemptionsInFlight == 0 { redemptionWaiters.resumeAll(()) }
     }
 
+    /// SuperwallKit's `redeem(.existingCodes)` after `identify`: the codes this user already
+    /// redeemed are posted again with the identified user, so the web's purchases follow the
+    /// account, and the web customer info it answers replaces the stored one. Quiet: no
+    /// redemption events or delegate calls, as in SuperwallKit. `http` sources only.
+    func redeemExistingCodes() {
+        let codes = redeemedCodes
+        guard !codes.isEmpty, let server = configSource as? RedemptionServer, let session else { return }
+        let body: JSON = [
+            "metadata": .object(session.integrationAttributes),
+            "deviceId": .string("$SuperwallDevice:" + (deviceAttributes()["vendorId"]?.stringValue ?? "")),
+            "appUserId": session.identity.appUserId.map(JSON.string) ?? .null,
+            "aliasId": .string(session.identity.aliasId),
+            "codes": .array(codes.map { ["code": .string($0), "firstRedemption": false] }),
+            "receipts": [],
+        ]
+        let request = ConfigRequest(
+            apiKey: session.apiKey, headers: requestHeaders(cachedBuildId: session.config?.buildId),
+            retryPolicy: RetryPolicy(maxRetries: 2), attemptTimeout: 30)
+        redemptionsInFlight += 1
+        Task {
+            let response = try? JSONDecoder().decode(RedeemResponse.self, from: try await server.redeem(body, request: request))
+            self.finishExistingCodes(response?.customerInfo)
+        }
+    }
+
+    private func finishExistingCodes(_ webCustomerInfo: CustomerInfo?) {
+        if let webCustomerInfo {
+            try? store?.set(webCustomerInfo, for: .webCustomerInfo)
+            session?.webCustomerInfo = webCustomerInfo
+            try? refreshCustomerInfo()
+        }
+        redemptionsInFlight -= 1
+        if redemptionsInFlight == 0 { redemptionWaiters.resumeAll(()) }
+    }
+
     private var redeemedCodes: [String] { ((try? store?.value(.redeemedCodes)) ?? nil) ?? [] }
 
     /// Waits until no redemption is in flight. Each is bounded by its request's attempts.
