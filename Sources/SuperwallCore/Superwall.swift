@@ -473,6 +473,7 @@ public actor Superwall {
     /// Puts a config in use. `refresh` is nil on the path that uses the cache without
     /// fetching first, where SuperwallKit tracks no `config_refresh`.
     private func adopt(_ config: Config, refresh: RefreshReport?) {
+        let isFirstConfig = session?.config == nil
         session?.config = config
         session?.status = .configured
         suppressesVerboseEvents = config.featureFlags.disableVerboseEvents && session?.deviceFacts.isSandbox == false
@@ -490,6 +491,7 @@ public actor Superwall {
         try? refreshCustomerInfo()
         configWaiters.resumeAll(())
         routePendingDeepLink()
+        pollWebEntitlements(force: isFirstConfig)
     }
 
     /// `device_attributes`: the device template without its date and time fields.

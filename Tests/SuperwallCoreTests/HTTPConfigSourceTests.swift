@@ -21,16 +21,19 @@ final class ScriptedAPIServer: @unchecked Sendable {
     /// thread that spawned it, and the pool's threads outlive the test), and its port is read
     /// without blocking: blocking one of Swift's few cooperative threads stalls every other
     /// test of the run meanwhile.
-    static func start(_ plan: [Step], posts: [Step] = [Step(status: 200, body: "{}")], paths: [String: Step] = [:]) async throws -> ScriptedAPIServer {
+    /// `paths` answer other GETs by path (a path ending in `*` is a prefix), with a list of
+    /// steps served in order in `pathSequences`.
+    static func start(_ plan: [Step], posts: [Step] = [Step(status: 200, body: "{}")], paths: [String: Step] = [:],
+                      pathSequences: [String: [Step]] = [:]) async throws -> ScriptedAPIServer {
         let logPath = FileManager.default.temporaryDirectory.appendingPathComponent("api-\(UUID().uuidString).jsonl").path
         let planPath = FileManager.default.temporaryDirectory.appendingPathComponent("plan-\(UUID().uuidString).json").path
         let script = try #require(Bundle.module.url(forResource: "config_server", withExtension: "py", subdirectory: "Fixtures"))
         struct Plan: Encodable {
             var get: [Step]
             var post: [Step]
-            var paths: [String: Step]
+            var paths: [String: [Step]]
         }
-        try JSONEncoder().encode(Plan(get: plan, post: posts, paths: paths)).write(to: URL(fileURLWithPath: planPath))
+        try JSONEncoder().encode(Plan(get: plan, post: posts, paths: paths.mapValues { [$0] }.merging(pathSequences) { $1 })).write(to: URL(fileURLWithPath: planPath))
         // The port goes to a file that is polled: no thread of the cooperative pool blocks.
         let portPath = FileManager.default.temporaryDirectory.appendingPathComponent("port-\(UUID().uuidString)").path
         _ = FileManager.default.createFile(atPath: portPath, contents: nil)
@@ -59,6 +62,8 @@ final class ScriptedAPIServer: @unchecked Sendable {
 
     /// The GET requests served so far: path, query and headers.
     var requests: [(path: String, query: String, headers: [String: String])] { logged(method: "GET").map { ($0.path, $0.query, $0.headers) } }
+    /// The GET requests for the config alone.
+    var configRequests: [(path: String, query: String, headers: [String: String])] { requests.filter { $0.path == "/api/v1/static_config" } }
 
     /// The POST requests served so far, with their bodies.
     var posts: [(path: String, body: String)] { logged(method: "POST").map { ($0.path, $0.body) } }
@@ -110,7 +115,7 @@ private func configure(_ server: ScriptedAPIServer, directory: String = FileMana
         let server = try await ScriptedAPIServer.start([.init(status: 200, body: try await demoConfigBody())])
         let (_, outcome) = await configure(server)
         #expect(outcome.status == .configured)
-        let request = try #require(server.requests.first)
+        let request = try #require(server.configRequests.first)
         #expect(request.path == "/api/v1/static_config")
         #expect(request.query == "pk=pk_http_test")
         #expect(request.headers["authorization"] == "Bearer pk_http_test")
@@ -132,7 +137,7 @@ private func configure(_ server: ScriptedAPIServer, directory: String = FileMana
             configSource: HTTPConfigSource(baseURL: server.baseURL),
             dataDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("http-\(UUID().uuidString)").path, maxConfigRetryCount: 0))
         await superwall.awaitPresentationQueue()
-        let request = try #require(server.requests.first)
+        let request = try #require(server.configRequests.first)
         #expect(request.headers["x-platform-wrapper"] == "Expo")
         #expect(request.headers["x-platform-wrapper-version"] == "1.2.0")
     }
@@ -142,7 +147,7 @@ private func configure(_ server: ScriptedAPIServer, directory: String = FileMana
         let server = try await ScriptedAPIServer.start([.init(status: 503), .init(status: 429), .init(status: 200, body: try await demoConfigBody())])
         let (_, outcome) = await configure(server, delegate: delegate)
         #expect(outcome.status == .configured)
-        #expect(server.requests.map { $0.headers["x-retry-count"] ?? "" } == ["0", "1", "2"])
+        #expect(server.configRequests.map { $0.headers["x-retry-count"] ?? "" } == ["0", "1", "2"])
         #expect(delegate.events.first { $0.name == "config_refresh" }?.delegateParameters["retry_count"] == 2)
     }
 
@@ -153,7 +158,7 @@ private func configure(_ server: ScriptedAPIServer, directory: String = FileMana
         let (_, outcome) = await configure(server, delegate: delegate)
         #expect(outcome.status == .failed)
         #expect(outcome.error?.description.contains(message) == true)
-        #expect(server.requests.count == 1)
+        #expect(server.configRequests.count == 1)
         #expect(delegate.events.last { $0.name == "config_fail" } != nil)
     }
 
@@ -162,7 +167,7 @@ private func configure(_ server: ScriptedAPIServer, directory: String = FileMana
         let (_, outcome) = await configure(server, retries: 2)
         #expect(outcome.status == .failed)
         #expect(outcome.error?.description.contains("HTTP 500") == true)
-        #expect(server.requests.count == 3)
+        #expect(server.configRequests.count == 3)
     }
 
     @Test func anInvalidBodyIsADecodingFailure() async throws {
@@ -171,7 +176,7 @@ private func configure(_ server: ScriptedAPIServer, directory: String = FileMana
         let (_, outcome) = await configure(server, delegate: delegate)
         #expect(outcome.status == .failed)
         #expect(delegate.names.contains("networkDecoding_fail"))
-        #expect(server.requests.count == 1)
+        #expect(server.configRequests.count == 1)
     }
 
     @Test func aFailedFetchFallsBackToTheCachedConfig() async throws {
@@ -191,7 +196,7 @@ private func configure(_ server: ScriptedAPIServer, directory: String = FileMana
         // Then a refresh runs in the background with the full retries; it fails too, and
         // the cached config stays in use.
         await superwall.awaitBackgroundRefresh()
-        #expect(failing.requests.count == 4)
+        #expect(failing.configRequests.count == 4)
         #expect(await superwall.config?.buildId == "pt-2026-11-20.3")
     }
 
@@ -260,7 +265,7 @@ private func configure(_ server: ScriptedAPIServer, directory: String = FileMana
         // Two attempts that waited for the 10 s answers would take at least 20 s; the bound
         // leaves room for a machine busy with the other suites.
         #expect(ContinuousClock.now - started < .seconds(8))
-        #expect(server.requests.count == 2)
+        #expect(server.configRequests.count == 2)
     }
 
     @Test func aTimeLimitAnswersAtTheLimitEvenIfTheWorkIgnoresItsCancellation() async {

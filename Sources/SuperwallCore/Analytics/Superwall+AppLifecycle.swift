@@ -3,7 +3,7 @@ import Foundation
 /// The app's foreground and background, as the host reports them (SuperwallKit's
 /// `AppSessionManager`, listening to UIKit's notifications of the same names).
 extension Superwall {
-    /// The app came to the foreground: `app_open`, and a new session (`session_start`, whose
+    /// The app came to the foreground: `app_open`, the web entitlements when they are due, and a new session (`session_start`, whose
     /// campaign may present, then `device_attributes`, `user_attributes` and a config refresh)
     /// when it was away longer than the config's `app_session_timeout_ms`.
     ///
@@ -13,6 +13,7 @@ extension Superwall {
     public func appDidBecomeActive() {
         guard let session else { return }
         track("app_open")
+        pollWebEntitlements(force: false)
         guard let closedAt = lastAppClose else { return }
         lastAppClose = nil
         let timeoutMs = Double(session.config?.appSessionTimeoutMs ?? 3_600_000)

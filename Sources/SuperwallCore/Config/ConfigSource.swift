@@ -104,6 +104,12 @@ public protocol PaywallServer: Sendable {
     func fetchPaywall(identifier: String, locale: String?, request: ConfigRequest) async throws -> Data
 }
 
+/// A server that knows the user's web entitlements: Superwall's subscriptions API.
+public protocol WebEntitlementServer: Sendable {
+    /// The web customer info of `userId` (the app user id, else the device id).
+    func fetchWebCustomerInfo(userId: String, deviceId: String, request: ConfigRequest) async throws -> CustomerInfo
+}
+
 /// A server that redeems web-checkout codes: Superwall's subscriptions API.
 public protocol RedemptionServer: Sendable {
     /// Posts a redeem request (the subscriptions API's camelCase body); answers the response body.

@@ -49,7 +49,7 @@ extension Superwall {
         let redeemed = Set(redeemedCodes)
         let body: JSON = [
             "metadata": .object(session.integrationAttributes),
-            "deviceId": .string("$SuperwallDevice:" + (deviceAttributes()["vendorId"]?.stringValue ?? "")),
+            "deviceId": .string(webDeviceId),
             "appUserId": session.identity.appUserId.map(JSON.string) ?? .null,
             "aliasId": .string(session.identity.aliasId),
             "codes": [["code": .string(code), "firstRedemption": .bool(!redeemed.contains(code))]],
@@ -104,7 +104,7 @@ extension Superwall {
         guard !codes.isEmpty, let server = configSource as? RedemptionServer, let session else { return }
         let body: JSON = [
             "metadata": .object(session.integrationAttributes),
-            "deviceId": .string("$SuperwallDevice:" + (deviceAttributes()["vendorId"]?.stringValue ?? "")),
+            "deviceId": .string(webDeviceId),
             "appUserId": session.identity.appUserId.map(JSON.string) ?? .null,
             "aliasId": .string(session.identity.aliasId),
             "codes": .array(codes.map { ["code": .string($0), "firstRedemption": false] }),
@@ -138,4 +138,49 @@ extension Superwall {
         let ticket = redemptionWaiters.ticket()
         await withCheckedContinuation { redemptionWaiters.park($0, ticket: ticket) }
     }
+}
+
+extension Superwall {
+    /// SuperwallKit's `pollWebEntitlements`: the user's web entitlements from the subscriptions
+    /// API (`http` sources only, never in test mode). `force` (the first config) always asks;
+    /// otherwise the config's `web2app_config.entitlements_max_age_ms` must be set and have
+    /// passed since the last fetch. An empty answer does not replace web entitlements that are
+    /// active and not yet expired (a backend artifact, not a revocation, as SuperwallKit reads it).
+    func pollWebEntitlements(force: Bool) {
+        guard let session, let server = configSource as? WebEntitlementServer, !isTestModeActive else { return }
+        let now = clock.now()
+        if !force {
+            guard let maxAgeMs = session.config?.web2appConfig?.entitlementsMaxAgeMs else { return }
+            if let last = (try? session.store.value(.lastWebEntitlementsFetch)) ?? nil {
+                guard now.timeIntervalSince1970 * 1000 - last > Double(maxAgeMs) else { return }
+            }
+        }
+        let deviceId = webDeviceId
+        let userId = session.identity.appUserId ?? deviceId
+        let request = ConfigRequest(apiKey: session.apiKey, headers: requestHeaders(cachedBuildId: session.config?.buildId), attemptTimeout: 15)
+        redemptionsInFlight += 1
+        Task {
+            let fetched = try? await server.fetchWebCustomerInfo(userId: userId, deviceId: deviceId, request: request)
+            self.finishWebEntitlements(fetched, askedFor: userId, at: now)
+        }
+    }
+
+    private func finishWebEntitlements(_ fetched: CustomerInfo?, askedFor userId: String, at time: Date) {
+        defer {
+            redemptionsInFlight -= 1
+            if redemptionsInFlight == 0 { redemptionWaiters.resumeAll(()) }
+        }
+        // A user who changed meanwhile is not the one asked about.
+        guard let fetched, let session, (session.identity.appUserId ?? webDeviceId) == userId else { return }
+        let holdsUnexpired = session.webCustomerInfo.entitlements.contains { $0.isActive && ($0.expiresAt ?? .distantPast) > time }
+        if fetched.entitlements.isEmpty && holdsUnexpired { return }
+        try? session.store.set(time.timeIntervalSince1970 * 1000, for: .lastWebEntitlementsFetch)
+        guard fetched != session.webCustomerInfo else { return }
+        try? session.store.set(fetched, for: .webCustomerInfo)
+        self.session?.webCustomerInfo = fetched
+        try? refreshCustomerInfo(webEntitlementsChanged: true)
+    }
+
+    /// The device id the subscriptions API knows the device by.
+    var webDeviceId: String { "$SuperwallDevice:" + (deviceAttributes()["vendorId"]?.stringValue ?? "") }
 }

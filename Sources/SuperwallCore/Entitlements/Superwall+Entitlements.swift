@@ -93,13 +93,15 @@ extension Superwall {
     /// Recomputes the customer info from its sources; when the bridge owns the status and has
     /// something to derive it from, the status too, unless the host has just set it. A change
     /// is persisted, told to the delegate and tracked as `customerInfo_didChange`.
-    func refreshCustomerInfo(derivingStatus: Bool = true) throws(SuperwallError) {
+    /// `webEntitlementsChanged` derives the status even from nothing: a revocation of the
+    /// web's entitlements leaves the user inactive.
+    func refreshCustomerInfo(derivingStatus: Bool = true, webEntitlementsChanged: Bool = false) throws(SuperwallError) {
         guard let current = session else { return }
         let device = current.purchaseHistory.customerInfo(entitlementsByProductId: configEntitlementsByProductId, now: clock.now())
         let web = current.webCustomerInfo
         let updated: CustomerInfo
         if ownsSubscriptionStatus {
-            if derivingStatus, !current.purchaseHistory.isEmpty || !web.entitlements.isEmpty {
+            if derivingStatus, webEntitlementsChanged || !current.purchaseHistory.isEmpty || !web.entitlements.isEmpty {
                 let active = (device.entitlements + web.entitlements).filter(\.isActive)
                 try applySubscriptionStatus(active.isEmpty ? .inactive : .active(Set(active)))
             }

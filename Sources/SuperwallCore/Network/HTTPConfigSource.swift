@@ -4,7 +4,7 @@ import NIOCore
 import NIOHTTP1
 
 /// The Superwall API, or any server speaking it: `GET {baseURL}/api/v1/static_config?pk=`.
-public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer, PaywallServer {
+public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer, PaywallServer, WebEntitlementServer {
     public let baseURL: URL
     /// Where the subscriptions API is: SuperwallKit's own host for each network environment
     /// (`subscriptions-api.superwall.com`, ...), the base URL itself for any other server.
@@ -92,6 +92,19 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
         components.queryItems = [URLQueryItem(name: "pk", value: request.apiKey)] + (locale.map { [URLQueryItem(name: "locale", value: $0)] } ?? [])
         guard let url = components.url else { throw NetworkError.transport("the paywall identifier \(identifier) makes no URL") }
         return try await Attempts(url: url, method: "GET", body: nil, request: request).run()
+    }
+
+    /// `GET /subscriptions-api/public/v1/users/{userId}/entitlements?deviceId=`: `{customerInfo}`.
+    public func fetchWebCustomerInfo(userId: String, deviceId: String, request: ConfigRequest) async throws -> CustomerInfo {
+        let path = subscriptionsURL.appendingPathComponent("subscriptions-api/public/v1/users").appendingPathComponent(userId)
+            .appendingPathComponent("entitlements")
+        guard var components = URLComponents(url: path, resolvingAgainstBaseURL: false) else {
+            throw NetworkError.transport("the subscriptions URL \(subscriptionsURL) is not usable")
+        }
+        components.queryItems = [URLQueryItem(name: "deviceId", value: deviceId)]
+        guard let url = components.url else { throw NetworkError.transport("the user id \(userId) makes no URL") }
+        struct Response: Decodable { var customerInfo: CustomerInfo }
+        return try JSONDecoder().decode(Response.self, from: try await Attempts(url: url, method: "GET", body: nil, request: request).run()).customerInfo
     }
 
     /// The retry loop of one request.

@@ -49,6 +49,8 @@ extension StorageKey {
     static var purchaseHistory: StorageKey<PurchaseHistory> { .init("purchaseHistory", scope: .app) }
     /// The customer info of the user's redeemed web purchases (`store.latestRedeemResponse`).
     static var webCustomerInfo: StorageKey<CustomerInfo> { .init("webCustomerInfo", scope: .user) }
+    /// When the web entitlements were last fetched (`store.LastWebEntitlementsFetchDate`), in ms.
+    static var lastWebEntitlementsFetch: StorageKey<Double> { .init("lastWebEntitlementsFetchMs", scope: .user) }
     /// The outgoing event queue's position: events up to it were sent (or dropped).
     static var eventQueuePosition: StorageKey<Int64> { .init("eventQueuePosition", scope: .app) }
     /// How many queued events were dropped unsent (the queue's bound, invalid at the collector).

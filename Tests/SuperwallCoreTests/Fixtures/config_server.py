@@ -7,7 +7,8 @@ PLAN_PATH holds a JSON list of steps, served one per GET /api/v1/static_config i
 repeats): {"status": int, "body": str, "delay_ms": int}; or an object {"get": [steps],
 "post": [steps], "paths": {path: step}} whose "post" steps answer the POSTs
 (confirm_assignments, ...) the same way, and whose "paths" answer other GETs by path
-(/api/v1/assignments, ...).
+(/api/v1/assignments, ...; a path ending in "*" matches every path it begins), each with a
+step or a list of steps served in order (the last repeats).
 Every request is appended to LOG_PATH as a JSON line {method, path, query, headers, body}. The chosen port is printed on the first line
 of stdout. The test ends it with SIGTERM; it also exits when its parent does.
 """
@@ -32,6 +33,7 @@ if isinstance(plan, list):
 log_path = sys.argv[2]
 lock = threading.Lock()
 served = {"GET": 0, "POST": 0}
+served_paths = {}
 
 
 def log(method, url, headers, body):
@@ -49,19 +51,35 @@ def next_step(method, url, headers, body):
     return step
 
 
+def path_step(path):
+    """The "paths" step answering a GET of path: its own, else the longest prefix ending in "*"."""
+    paths = plan.get("paths", {})
+    prefixes = [key for key in paths if key.endswith("*") and path.startswith(key[:-1])]
+    key = path if path in paths else max(prefixes, key=len) if prefixes else None
+    if key is None:
+        return None
+    steps = paths[key] if isinstance(paths[key], list) else [paths[key]]
+    with lock:
+        index = served_paths.get(key, 0)
+        served_paths[key] = index + 1
+    return steps[min(index, len(steps) - 1)]
+
+
 class Handler(BaseHTTPRequestHandler):
     def do_GET(self):
         url = urllib.parse.urlsplit(self.path)
-        if url.path in plan.get("paths", {}):
+        step = path_step(url.path)
+        if step is not None:
             log("GET", url, dict(self.headers), None)
-            self.answer(plan["paths"][url.path])
+            self.answer(step)
             return
-        step = next_step("GET", url, dict(self.headers), None)
         if url.path != "/api/v1/static_config":
+            # Logged, answered 404, and the config's steps are left for the config.
+            log("GET", url, dict(self.headers), None)
             self.send_response(404)
             self.end_headers()
             return
-        self.answer(step)
+        self.answer(next_step("GET", url, dict(self.headers), None))
 
     def do_POST(self):
         url = urllib.parse.urlsplit(self.path)
