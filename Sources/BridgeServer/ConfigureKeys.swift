@@ -19,7 +19,7 @@ enum ConfigureKeys {
             "configSource", "dataDirectory", "networkEnvironment", "maxConfigRetryCount", "testModeBehavior", "paywalls",
             "timeouts", "eventTrackingBehavior", "isExternalDataCollectionEnabled", "eventFlushIntervalMs",
         ]),
-        ("params.options.paywalls", ["automaticallyDismiss"]),
+        ("params.options.paywalls", ["automaticallyDismiss", "overrideProductsByName"]),
         ("params.options.timeouts", ["subscriptionStatusMs", "presentationMs", "customCallbackMs", "purchaseMs", "restoreMs", "configMs", "pageEffectMs"]),
         ("params.options.configSource", ["type", "path", "watch", "baseUrl"]),
     ]

@@ -56,11 +56,27 @@ struct ConfigureRequest {
             timeouts: try Self.timeouts(options?.optionalObject("timeouts")),
             automaticallyDismiss: try options?.optionalObject("paywalls")?.optionalBool("automaticallyDismiss") ?? true,
             testModeBehavior: try Self.testModeBehavior(options),
+            overrideProductsByName: try Self.productOverrides(options?.optionalObject("paywalls")),
             storeProducts: try StoreProductDetails.list(params, key: "storeProducts"),
             watchConfigFile: watch && source is FileConfigSource,
             eventTrackingBehavior: try Self.eventTrackingBehavior(options),
             eventFlushInterval: flushInterval.map { .milliseconds($0) }
                 ?? (environment == "release" ? .seconds(20) : .seconds(1)))
+    }
+
+    /// `paywalls.overrideProductsByName: {name: productIdentifier}`, each a non-empty string.
+    private static func productOverrides(_ paywalls: Params?) throws(RPCError) -> [String: String] {
+        guard let overrides = try paywalls?.optionalObject("overrideProductsByName") else { return [:] }
+        var byName: [String: String] = [:]
+        for name in overrides.members.keys {
+            guard let identifier = try overrides.optionalString(name), !identifier.isEmpty else {
+                throw RPCError.invalidParams("\(overrides.path(of: name)) must be a product identifier.", details: ["path": .string(overrides.path(of: name))])
+            }
+            try ClientLimits.check(name, at: overrides.path(of: name), atMost: ClientLimits.nameBytes)
+            try ClientLimits.check(identifier, at: overrides.path(of: name), atMost: ClientLimits.nameBytes)
+            byName[name] = identifier
+        }
+        return byName
     }
 
     /// `timeouts: {subscriptionStatusMs, presentationMs, customCallbackMs, ...}`: positive

@@ -28,6 +28,9 @@ public actor Superwall {
         /// SuperwallKit's `paywalls.automaticallyDismiss`: a purchase or restore closes the paywall.
         public var automaticallyDismiss: Bool
         public var testModeBehavior: TestModeBehavior
+        /// SuperwallKit's `paywalls.overrideProductsByName`: a paywall product's name (`primary`,
+        /// ...) to the identifier of the product shown and sold in its place.
+        public var overrideProductsByName: [String: String]
         /// What the host's store says of products (price, period, trial).
         public var storeProducts: [StoreProductDetails]
         /// With a file source: refresh whenever the file changes (editors' hot reload).
@@ -42,7 +45,7 @@ public actor Superwall {
         public init(configSource: any ConfigSource, dataDirectory: String? = nil, device: [String: JSON] = [:],
                     reportedOptions: [String: JSON] = [:], maxConfigRetryCount: Int = 6, usingPurchaseController: Bool = false,
                     timeouts: Timeouts = Timeouts(), automaticallyDismiss: Bool = true, testModeBehavior: TestModeBehavior = .automatic,
-                    storeProducts: [StoreProductDetails] = [], watchConfigFile: Bool = false,
+                    overrideProductsByName: [String: String] = [:], storeProducts: [StoreProductDetails] = [], watchConfigFile: Bool = false,
                     eventTrackingBehavior: EventTrackingBehavior = .all, eventFlushInterval: Duration = .seconds(20)) {
             self.configSource = configSource
             self.dataDirectory = dataDirectory
@@ -53,6 +56,7 @@ public actor Superwall {
             self.timeouts = timeouts
             self.automaticallyDismiss = automaticallyDismiss
             self.testModeBehavior = testModeBehavior
+            self.overrideProductsByName = overrideProductsByName
             self.storeProducts = storeProducts
             self.watchConfigFile = watchConfigFile
             self.eventTrackingBehavior = eventTrackingBehavior
@@ -208,6 +212,7 @@ public actor Superwall {
         let usingPurchaseController: Bool
         let automaticallyDismiss: Bool
         let testModeBehavior: TestModeBehavior
+        let overrideProductsByName: [String: String]
         var subscriptionStatus: SubscriptionStatus
         /// The purchases recorded here, the device's half of the customer info.
         var purchaseHistory: PurchaseHistory
@@ -316,7 +321,7 @@ public actor Superwall {
             var session = Session(
                 apiKey: apiKey, timeouts: options.timeouts,
                 usingPurchaseController: options.usingPurchaseController, automaticallyDismiss: options.automaticallyDismiss,
-                testModeBehavior: options.testModeBehavior, subscriptionStatus: status,
+                testModeBehavior: options.testModeBehavior, overrideProductsByName: options.overrideProductsByName, subscriptionStatus: status,
                 purchaseHistory: try store.value(.purchaseHistory) ?? PurchaseHistory(),
                 webCustomerInfo: try store.value(.webCustomerInfo) ?? CustomerInfo(),
                 customerInfo: try store.value(.customerInfo) ?? .placeholder,

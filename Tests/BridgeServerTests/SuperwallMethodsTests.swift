@@ -131,6 +131,24 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
         #expect(await call(process, "getConfigurationStatus")?["result"] == ["status": "pending"])
     }
 
+    @Test func productOverridesMustNameProductIdentifiers() async {
+        let process = await bridgeProcess()
+        let refused = await call(process, "configure", [
+            "apiKey": "pk_test",
+            "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(temporaryDirectory()),
+                        "paywalls": ["overrideProductsByName": ["primary": 5]]],
+        ])
+        #expect(refused?["error"]?["code"] == -32602)
+        #expect(refused?["error"]?["data"]?["path"] == "params.options.paywalls.overrideProductsByName.primary")
+        let accepted = await call(process, "configure", [
+            "apiKey": "pk_test",
+            "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(temporaryDirectory()),
+                        "paywalls": ["overrideProductsByName": ["primary": "com.pockettrainer.coach.monthly"]]],
+        ])?["result"]
+        #expect(accepted?["configurationStatus"] == "configured")
+        #expect(accepted?["warnings"] == [])
+    }
+
     @Test func unknownKeysAreAnsweredAsWarningsAndTheConfigureGoesOn() async {
         let process = await bridgeProcess()
         let result = await call(process, "configure", [

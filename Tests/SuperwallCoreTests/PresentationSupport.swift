@@ -203,7 +203,8 @@ struct PresentationHarness {
         _ config: String, presenter: FakePresenter = FakePresenter(), random: any RandomSource = CountingRandomSource(),
         usingPurchaseController: Bool = false, timeouts: Superwall.Timeouts = Superwall.Timeouts(), directory: String? = nil,
         source: (any ConfigSource)? = nil, purchaseController: (any PurchaseController)? = nil,
-        testModeBehavior: TestModeBehavior = .automatic, automaticallyDismiss: Bool = true, storeProducts: [StoreProductDetails] = []
+        testModeBehavior: TestModeBehavior = .automatic, automaticallyDismiss: Bool = true, storeProducts: [StoreProductDetails] = [],
+        overrideProductsByName: [String: String] = [:]
     ) async -> PresentationHarness {
         let delegate = PaywallDelegate()
         let clock = FakeClock()
@@ -211,7 +212,8 @@ struct PresentationHarness {
         let superwall = Superwall(clock: clock, random: random, delegate: delegate, presenter: presenter, purchaseController: purchaseController)
         _ = await superwall.configure(apiKey: "pk_test", options: Superwall.ConfigureOptions(
             configSource: source ?? TextConfigSource(body: config), dataDirectory: directory, usingPurchaseController: usingPurchaseController,
-            timeouts: timeouts, automaticallyDismiss: automaticallyDismiss, testModeBehavior: testModeBehavior, storeProducts: storeProducts))
+            timeouts: timeouts, automaticallyDismiss: automaticallyDismiss, testModeBehavior: testModeBehavior,
+            overrideProductsByName: overrideProductsByName, storeProducts: storeProducts))
         await superwall.awaitPresentationQueue()
         delegate.clear()
         return PresentationHarness(superwall: superwall, presenter: presenter, delegate: delegate, clock: clock, directory: directory)

@@ -308,3 +308,35 @@ private func showing(
         #expect(controller.asked.isEmpty)
     }
 }
+
+@Suite struct ProductOverrideTests {
+    private static let coach = "com.pockettrainer.coach.monthly"
+
+    @Test func anOverriddenProductIsShownAndSoldInItsNamesPlace() async throws {
+        let controller = ScriptedPurchaseController(.purchase(.cancelled))
+        let harness = await PresentationHarness.make(
+            try await presentationConfig(purchaseTriggers), usingPurchaseController: true, purchaseController: controller,
+            overrideProductsByName: ["primary": Self.coach, "secondary": "com.pockettrainer.unknown"])
+        try await harness.superwall.setSubscriptionStatus(.inactive)
+        _ = harness.registerInBackground("gated")
+        let shown = try await harness.waitForPresentation()
+        let products = shown.paywall.products
+        #expect(products.map(\.referenceName) == ["primary", "secondary"])
+        #expect(products.first?.storeProduct.productIdentifier == Self.coach)
+        #expect(products.first?.entitlements.map(\.id).sorted() == ["coach", "pro"])
+        // Unknown to the catalogue and the host's store: the paywall's own product stays.
+        #expect(products.last?.storeProduct.productIdentifier == "com.pockettrainer.pro.monthly")
+        #expect(shown.info.products.first?.storeProduct.productIdentifier == Self.coach)
+        _ = try await harness.superwall.perform(.purchase(productId: Self.coach), inSession: shown.sessionId)
+        #expect(controller.asked == ["\(Self.coach) from pro-workouts-gated"])
+        await harness.superwall.dismiss()
+    }
+
+    @Test func withoutOverridesThePaywallsOwnProductsStand() async throws {
+        let harness = await PresentationHarness.make(try await presentationConfig(purchaseTriggers), testModeBehavior: .always)
+        _ = harness.registerInBackground("gated")
+        let shown = try await harness.waitForPresentation()
+        #expect(shown.paywall.products.first?.storeProduct.productIdentifier == annual)
+        await harness.superwall.dismiss()
+    }
+}

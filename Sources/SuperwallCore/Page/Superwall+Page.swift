@@ -169,7 +169,7 @@ extension Superwall {
         let delay = Duration.milliseconds(paywall.info.presentationDelayMs)
         Task {
             if delay > .zero { try? await Task.sleep(for: delay) }
-            await self.revealPage(paywall)
+            self.revealPage(paywall)
         }
     }
 

@@ -170,7 +170,7 @@ extension Superwall {
             let loaded: LoadedPaywall
             switch await loadPaywall(experiment.variant.paywallIdentifier) {
             case .failure(let error): return .failed(error)
-            case .success(let paywall): loaded = withStoreDetails(paywall)
+            case .success(let paywall): loaded = withStoreDetails(overridingProducts(paywall))
             }
             let info = paywallInfo(loaded, experiment: experiment, placement: placement)
             switch kind {

@@ -384,6 +384,8 @@ export interface ConfigureOptions {
     testModeBehavior?: "automatic" | "always" | "whenEnabledForUser" | "never";
     paywalls?: {
         automaticallyDismiss?: boolean;
+        /** SuperwallKit's overrideProductsByName: a paywall product's name (primary, secondary, ...) to the identifier of the product shown, templated and sold in its place. The identifier must be in the config's products or the host's storeProducts; an unknown one leaves the paywall's own product. */
+        overrideProductsByName?: Record<string, unknown>;
     };
     timeouts?: {
         purchaseMs?: number;
