@@ -17,9 +17,11 @@ enum ConfigureKeys {
         ("params", ["apiKey", "options", "device", "storeProducts"]),
         ("params.options", [
             "configSource", "dataDirectory", "networkEnvironment", "maxConfigRetryCount", "testModeBehavior", "paywalls",
-            "timeouts", "eventTrackingBehavior", "isExternalDataCollectionEnabled", "eventFlushIntervalMs",
+            "timeouts", "eventTrackingBehavior", "isExternalDataCollectionEnabled", "eventFlushIntervalMs", "logging",
+            "localeIdentifier",
         ]),
-        ("params.options.paywalls", ["automaticallyDismiss", "overrideProductsByName"]),
+        ("params.options.logging", ["level", "scopes"]),
+        ("params.options.paywalls", ["automaticallyDismiss", "overrideProductsByName", "shouldShowPurchaseFailureAlert"]),
         ("params.options.timeouts", ["subscriptionStatusMs", "presentationMs", "customCallbackMs", "purchaseMs", "restoreMs", "configMs", "pageEffectMs"]),
         ("params.options.configSource", ["type", "path", "watch", "baseUrl"]),
     ]

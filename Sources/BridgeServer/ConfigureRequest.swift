@@ -1,13 +1,19 @@
 import Foundation
 import JSONRPC
+import Logging
 import SuperwallCore
 
 /// `configure`'s params: `{apiKey, options?, device?, storeProducts?}`.
 struct ConfigureRequest {
     let apiKey: String
     let options: Superwall.ConfigureOptions
-    /// The keys that were ignored because `configure` does not know them.
+    /// The keys that were ignored because `configure` does not know them, and options taken
+    /// only in part.
     let warnings: [ConfigureKeys.Warning]
+    /// `options.logging.level`: SuperwallKit's `logging.level`, the process's least severe level.
+    let logLevel: Logger.Level?
+    /// `options.localeIdentifier`: SuperwallKit's option, as `setLocaleIdentifier` sets it.
+    let localeIdentifier: String?
 
     /// `watchFiles` is the command line's `--watch`: file sources are watched unless they say
     /// `watch: false`.
@@ -15,12 +21,24 @@ struct ConfigureRequest {
         _ params: Params, capabilities: ClientSession.Capabilities, watchFiles: Bool = false,
         maximumConfigSize: Int = FileConfigSource.defaultMaximumSize
     ) throws(RPCError) {
-        warnings = try ConfigureKeys.check(params)
+        var warnings = try ConfigureKeys.check(params)
         apiKey = try params.string("apiKey")
         guard !apiKey.trimmingCharacters(in: .whitespaces).isEmpty else {
             throw RPCError.invalidParams("params.apiKey must not be empty.", details: ["path": "params.apiKey"])
         }
         let options = try params.optionalObject("options")
+        let logging = try options?.optionalObject("logging")
+        logLevel = try logging.flatMap { logging throws(RPCError) in try Self.logLevel(logging) }
+        if let scopes = try logging?.optionalStrings("scopes"), scopes != ["all"] {
+            warnings.append(ConfigureKeys.Warning(
+                path: "params.options.logging.scopes",
+                message: "params.options.logging.scopes is not applied: the bridge's log has no scopes to choose from, so every scope is logged at the level."))
+        }
+        self.warnings = warnings
+        localeIdentifier = try options?.optionalString("localeIdentifier")
+        if let localeIdentifier {
+            try ClientLimits.check(localeIdentifier, at: "params.options.localeIdentifier", atMost: ClientLimits.nameBytes)
+        }
         let environment = try options?.optionalString("networkEnvironment") ?? "release"
         guard let hosts = Self.environmentHosts[environment] else {
             throw RPCError.invalidParams(
@@ -57,11 +75,23 @@ struct ConfigureRequest {
             automaticallyDismiss: try options?.optionalObject("paywalls")?.optionalBool("automaticallyDismiss") ?? true,
             testModeBehavior: try Self.testModeBehavior(options),
             overrideProductsByName: try Self.productOverrides(options?.optionalObject("paywalls")),
+            showsPurchaseFailureAlert: try options?.optionalObject("paywalls")?.optionalBool("shouldShowPurchaseFailureAlert") ?? true,
             storeProducts: try StoreProductDetails.list(params, key: "storeProducts"),
             watchConfigFile: watch && source is FileConfigSource,
             eventTrackingBehavior: try Self.eventTrackingBehavior(options),
             eventFlushInterval: flushInterval.map { .milliseconds($0) }
                 ?? (environment == "release" ? .seconds(20) : .seconds(1)))
+    }
+
+    /// `logging.level`: SuperwallKit's names (`debug`, `info`, `warn`, `error`, `none`) or swift-log's.
+    private static func logLevel(_ logging: Params) throws(RPCError) -> Logger.Level? {
+        guard let name = try logging.optionalString("level") else { return nil }
+        guard let level = Logger.Level(superwallName: name) else {
+            throw RPCError.invalidParams(
+                "params.options.logging.level must be debug, info, warn, error or none, not \"\(name.prefix(64))\".",
+                details: ["path": "params.options.logging.level"])
+        }
+        return level
     }
 
     /// `paywalls.overrideProductsByName: {name: productIdentifier}`, each a non-empty string.

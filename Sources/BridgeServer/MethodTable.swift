@@ -44,6 +44,8 @@ public struct MethodTable: Sendable {
         methods["configure"] = { request, _ in
             let configure = try ConfigureRequest(
                 Params(request), capabilities: host.capabilities, watchFiles: watchConfigFiles, maximumConfigSize: maximumConfigSize)
+            if let level = configure.logLevel { logLevel.setLevel(level) }
+            if let locale = configure.localeIdentifier { await superwall.setLocaleIdentifier(locale) }
             for warning in configure.warnings { logger.warning("configure: \(warning.message)") }
             let outcome = await superwall.configure(apiKey: configure.apiKey, options: configure.options)
             if let error = outcome.error, case .apiKeyMismatch = error { throw error.rpcError }

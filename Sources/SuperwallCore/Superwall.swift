@@ -31,6 +31,9 @@ public actor Superwall {
         /// SuperwallKit's `paywalls.overrideProductsByName`: a paywall product's name (`primary`,
         /// ...) to the identifier of the product shown and sold in its place.
         public var overrideProductsByName: [String: String]
+        /// SuperwallKit's `paywalls.shouldShowPurchaseFailureAlert`: a failed purchase asks the
+        /// host to show an alert (unless a `transaction_fail` campaign shows a paywall instead).
+        public var showsPurchaseFailureAlert: Bool
         /// What the host's store says of products (price, period, trial).
         public var storeProducts: [StoreProductDetails]
         /// With a file source: refresh whenever the file changes (editors' hot reload).
@@ -45,7 +48,7 @@ public actor Superwall {
         public init(configSource: any ConfigSource, dataDirectory: String? = nil, device: [String: JSON] = [:],
                     reportedOptions: [String: JSON] = [:], maxConfigRetryCount: Int = 6, usingPurchaseController: Bool = false,
                     timeouts: Timeouts = Timeouts(), automaticallyDismiss: Bool = true, testModeBehavior: TestModeBehavior = .automatic,
-                    overrideProductsByName: [String: String] = [:], storeProducts: [StoreProductDetails] = [], watchConfigFile: Bool = false,
+                    overrideProductsByName: [String: String] = [:], showsPurchaseFailureAlert: Bool = true, storeProducts: [StoreProductDetails] = [], watchConfigFile: Bool = false,
                     eventTrackingBehavior: EventTrackingBehavior = .all, eventFlushInterval: Duration = .seconds(20)) {
             self.configSource = configSource
             self.dataDirectory = dataDirectory
@@ -57,6 +60,7 @@ public actor Superwall {
             self.automaticallyDismiss = automaticallyDismiss
             self.testModeBehavior = testModeBehavior
             self.overrideProductsByName = overrideProductsByName
+            self.showsPurchaseFailureAlert = showsPurchaseFailureAlert
             self.storeProducts = storeProducts
             self.watchConfigFile = watchConfigFile
             self.eventTrackingBehavior = eventTrackingBehavior
@@ -213,6 +217,7 @@ public actor Superwall {
         let automaticallyDismiss: Bool
         let testModeBehavior: TestModeBehavior
         let overrideProductsByName: [String: String]
+        let showsPurchaseFailureAlert: Bool
         var subscriptionStatus: SubscriptionStatus
         /// The purchases recorded here, the device's half of the customer info.
         var purchaseHistory: PurchaseHistory
@@ -321,7 +326,8 @@ public actor Superwall {
             var session = Session(
                 apiKey: apiKey, timeouts: options.timeouts,
                 usingPurchaseController: options.usingPurchaseController, automaticallyDismiss: options.automaticallyDismiss,
-                testModeBehavior: options.testModeBehavior, overrideProductsByName: options.overrideProductsByName, subscriptionStatus: status,
+                testModeBehavior: options.testModeBehavior, overrideProductsByName: options.overrideProductsByName,
+                showsPurchaseFailureAlert: options.showsPurchaseFailureAlert, subscriptionStatus: status,
                 purchaseHistory: try store.value(.purchaseHistory) ?? PurchaseHistory(),
                 webCustomerInfo: try store.value(.webCustomerInfo) ?? CustomerInfo(),
                 customerInfo: try store.value(.customerInfo) ?? .placeholder,

@@ -248,6 +248,33 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
         #expect(await call(process, "setLogLevel", ["level": "loud"])?["error"]?["data"]?["path"] == "params.level")
     }
 
+    @Test func configuresLoggingLevelSetsTheLogLevelAndScopesAreAnsweredAsNotApplied() async {
+        let levels = RecordingLogLevel()
+        let process = await bridgeProcess(logLevel: levels)
+        let result = await call(process, "configure", [
+            "apiKey": "pk_test",
+            "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(temporaryDirectory()),
+                        "logging": ["level": "debug", "scopes": ["paywallPresentation"]]],
+        ])?["result"]
+        #expect(result?["configurationStatus"] == "configured")
+        #expect(levels.levels == [.debug])
+        #expect(result?["warnings"]?.arrayValue?.compactMap { $0["path"]?.stringValue } == ["params.options.logging.scopes"])
+        let refused = await call(process, "configure", [
+            "apiKey": "pk_test", "options": ["configSource": ["type": "embedded"], "logging": ["level": "loud"]],
+        ])
+        #expect(refused?["error"]?["data"]?["path"] == "params.options.logging.level")
+        #expect(levels.levels == [.debug])
+    }
+
+    @Test func configuresLocaleIdentifierIsTheDevicesLocale() async {
+        let process = await bridgeProcess()
+        _ = await call(process, "configure", [
+            "apiKey": "pk_test",
+            "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(temporaryDirectory()), "localeIdentifier": "de_DE"],
+        ])
+        #expect(await call(process, "getDeviceAttributes")?["result"]?["attributes"]?["deviceLocale"] == "de_DE")
+    }
+
     @Test func localeAndInterfaceStyleShowInTheDeviceAttributes() async {
         let process = await bridgeProcess()
         _ = await call(process, "configure", configureParams(temporaryDirectory()))

@@ -19,11 +19,11 @@ private func envelope(_ events: JSON...) -> JSON {
 
 /// The gated paywall up, with a purchase controller when given, and its page not yet pinged.
 private func showingPage(
-    controller: ScriptedPurchaseController? = nil, automaticallyDismiss: Bool = true
+    controller: ScriptedPurchaseController? = nil, automaticallyDismiss: Bool = true, showsPurchaseFailureAlert: Bool = true
 ) async throws -> (PresentationHarness, PaywallPresentation, Task<PresentationOutcome, any Error>) {
     let harness = await PresentationHarness.make(
         try await presentationConfig(pageTriggers), usingPurchaseController: controller != nil, purchaseController: controller,
-        automaticallyDismiss: automaticallyDismiss, storeProducts: [annualDetails])
+        automaticallyDismiss: automaticallyDismiss, storeProducts: [annualDetails], showsPurchaseFailureAlert: showsPurchaseFailureAlert)
     if controller != nil { try await harness.superwall.setSubscriptionStatus(.inactive) }
     let register = harness.registerInBackground("gated", params: ["source": "settings"])
     let shown = try await harness.waitForPresentation()
@@ -438,6 +438,16 @@ private func showingLoadablePage(multipleURLs: Bool) async throws -> (Presentati
         try await harness.superwall.handlePageMessage(envelope(["event_name": "purchase", "product_identifier": .string(annual)]), inSession: shown.sessionId)
         try await eventually { !harness.presenter.alerts.isEmpty }
         #expect(harness.presenter.alerts == [PaywallAlert(title: "An error occurred", message: "Your card was declined.", closeActionTitle: "Done")])
+    }
+
+    @Test func withoutThePurchaseFailureAlertOptionAFailedPurchaseShowsNoAlert() async throws {
+        let controller = ScriptedPurchaseController(.purchase(.failed("Your card was declined.")), restoration: .failed(nil))
+        let (harness, shown, _) = try await showingPage(controller: controller, showsPurchaseFailureAlert: false)
+        try await harness.superwall.handlePageMessage(envelope(["event_name": "purchase", "product_identifier": .string(annual)]), inSession: shown.sessionId)
+        // Alerts are asked in order: the restore's coming first means the purchase asked none.
+        try await harness.superwall.handlePageMessage(envelope(["event_name": "restore"]), inSession: shown.sessionId)
+        try await eventually { !harness.presenter.alerts.isEmpty }
+        #expect(harness.presenter.alerts == [PaywallAlert.restoreFailed])
     }
 
     @Test func aPurchaseWaitingForApprovalShowsThePendingAlert() async throws {

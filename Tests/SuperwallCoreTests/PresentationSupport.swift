@@ -204,7 +204,7 @@ struct PresentationHarness {
         usingPurchaseController: Bool = false, timeouts: Superwall.Timeouts = Superwall.Timeouts(), directory: String? = nil,
         source: (any ConfigSource)? = nil, purchaseController: (any PurchaseController)? = nil,
         testModeBehavior: TestModeBehavior = .automatic, automaticallyDismiss: Bool = true, storeProducts: [StoreProductDetails] = [],
-        overrideProductsByName: [String: String] = [:]
+        overrideProductsByName: [String: String] = [:], showsPurchaseFailureAlert: Bool = true
     ) async -> PresentationHarness {
         let delegate = PaywallDelegate()
         let clock = FakeClock()
@@ -213,7 +213,7 @@ struct PresentationHarness {
         _ = await superwall.configure(apiKey: "pk_test", options: Superwall.ConfigureOptions(
             configSource: source ?? TextConfigSource(body: config), dataDirectory: directory, usingPurchaseController: usingPurchaseController,
             timeouts: timeouts, automaticallyDismiss: automaticallyDismiss, testModeBehavior: testModeBehavior,
-            overrideProductsByName: overrideProductsByName, storeProducts: storeProducts))
+            overrideProductsByName: overrideProductsByName, showsPurchaseFailureAlert: showsPurchaseFailureAlert, storeProducts: storeProducts))
         await superwall.awaitPresentationQueue()
         delegate.clear()
         return PresentationHarness(superwall: superwall, presenter: presenter, delegate: delegate, clock: clock, directory: directory)

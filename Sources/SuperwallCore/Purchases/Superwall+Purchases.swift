@@ -128,7 +128,7 @@ extension Superwall {
             passToPage("transaction_fail", on: paywall)
             track("transaction_fail", parameters.merging(["message": .string(message)]) { _, new in new }, custom: custom, subject: subject)
             // A `transaction_fail` campaign shows a paywall instead.
-            if session?.config?.trigger(for: ImplicitTrigger.transactionFail.rawValue) == nil {
+            if session?.showsPurchaseFailureAlert == true, session?.config?.trigger(for: ImplicitTrigger.transactionFail.rawValue) == nil {
                 show(.purchaseFailed(message), on: paywall)
             }
         case .timedOut:

@@ -382,8 +382,17 @@ export interface ConfigureOptions {
     networkEnvironment?: "release" | "releaseCandidate" | "developer";
     maxConfigRetryCount?: number;
     testModeBehavior?: "automatic" | "always" | "whenEnabledForUser" | "never";
+    /** SuperwallKit's logging options. level sets the process's least severe log level (stderr), as setLogLevel does; scopes other than ["all"] are answered as a warning, the bridge's log having no scopes. */
+    logging?: {
+        level?: "debug" | "info" | "warn" | "error" | "none" | "trace" | "notice" | "warning" | "critical";
+        scopes?: Array<string>;
+    };
+    /** SuperwallKit's localeIdentifier option: the device locale rules, templates and localized paywalls see, as setLocaleIdentifier sets it. */
+    localeIdentifier?: string;
     paywalls?: {
         automaticallyDismiss?: boolean;
+        /** SuperwallKit's option (default true): a failed purchase asks the host to show paywall/showAlert, unless a transaction_fail campaign shows a paywall instead. */
+        shouldShowPurchaseFailureAlert?: boolean;
         /** SuperwallKit's overrideProductsByName: a paywall product's name (primary, secondary, ...) to the identifier of the product shown, templated and sold in its place. The identifier must be in the config's products or the host's storeProducts; an unknown one leaves the paywall's own product. */
         overrideProductsByName?: Record<string, unknown>;
     };
