@@ -322,6 +322,19 @@ private func options(_ directory: String, source: any ConfigSource = EmbeddedCon
         #expect(device["utcDateTime"]?.stringValue?.hasSuffix("Z") == true)
     }
 
+    @Test func theInterfaceTypeIsUnspecifiedUntilTheClientSaysAndAMacIsAMac() async throws {
+        let plain = makeSuperwall()
+        _ = await plain.configure(apiKey: "pk_test", options: options(temporaryDirectory()))
+        var device = await plain.deviceAttributes()
+        #expect(device["interfaceType"] == "unspecified")
+        #expect(device["isMac"] == false)
+        let mac = makeSuperwall()
+        _ = await mac.configure(apiKey: "pk_test", options: options(temporaryDirectory(), device: ["interfaceType": "mac"]))
+        device = await mac.deviceAttributes()
+        #expect(device["interfaceType"] == "mac")
+        #expect(device["isMac"] == true)
+    }
+
     @Test func paywallViewsAndCurrencyComeFromThePlacementLogAndTheLocale() async throws {
         let clock = FakeClock()
         let directory = temporaryDirectory()

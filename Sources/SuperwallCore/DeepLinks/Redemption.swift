@@ -181,6 +181,7 @@ extension Superwall {
         try? refreshCustomerInfo(webEntitlementsChanged: true)
     }
 
-    /// The device id the subscriptions API knows the device by.
-    var webDeviceId: String { "$SuperwallDevice:" + (deviceAttributes()["vendorId"]?.stringValue ?? "") }
+    /// The device id the subscriptions API knows the device by: the template's `deviceId`
+    /// (the client's vendor id, else the alias's).
+    var webDeviceId: String { deviceAttributes()["deviceId"]?.stringValue ?? "$SuperwallDevice:" }
 }

@@ -17,6 +17,9 @@ public struct DeviceFacts: Sendable, Equatable {
     public var bundleId: String
     public var isSandbox: Bool
     public var vendorId: String?
+    /// SuperwallKit's `interfaceType` (UIKit's idiom: `iphone`, `ipad`, `mac`, `tv`, `carplay`,
+    /// `vision`); `unspecified`, UIKit's own answer, until the client says.
+    public var interfaceType = "unspecified"
 
     /// What this process can tell about itself: the OS from `uname`, the locale from the
     /// environment (`LC_ALL`, `LANG`), everything else a neutral default.
@@ -45,6 +48,7 @@ public struct DeviceFacts: Sendable, Equatable {
         interfaceStyle = string("interfaceStyle") ?? interfaceStyle
         bundleId = string("bundleId") ?? bundleId
         vendorId = string("vendorId") ?? vendorId
+        interfaceType = string("interfaceType") ?? interfaceType
         if case .bool(let sandbox)? = overrides["isSandbox"] { isSandbox = sandbox }
     }
 }
@@ -98,7 +102,8 @@ enum DeviceTemplate {
             "interfaceStyleMode": "automatic",
             "bundleId": .string(facts.bundleId),
             "appInstallDate": .string(ISO8601.string(from: inputs.appInstalledAt)),
-            "isMac": false,
+            "interfaceType": .string(facts.interfaceType),
+            "isMac": .bool(facts.interfaceType == "mac"),
             "daysSinceInstall": .int(Int64(sinceInstall / 86_400)),
             "minutesSinceInstall": .int(Int64(sinceInstall / 60)),
             "timezoneOffset": .int(Int64(inputs.timeZone.secondsFromGMT(for: inputs.now))),

@@ -360,6 +360,8 @@ export interface DeviceOverrides {
     deviceModel?: string;
     locale?: string;
     interfaceStyle?: string;
+    /** UIKit's idiom as SuperwallKit reports it: iphone, ipad, mac, tv, carplay, vision; unspecified when not given. mac makes isMac true. */
+    interfaceType?: string;
     bundleId?: string;
     vendorId?: string;
     isSandbox?: boolean;
