@@ -17,15 +17,17 @@ public final class BridgeServer: ConnectionHandler {
     private let superwall: Superwall
     private let methods: MethodTable
 
-    /// `logLevel` is how `setLogLevel` changes what the process logs.
+    /// `logLevel` is how `setLogLevel` changes what the process logs; `clientLog` (when the
+    /// process's loggers forward to it) carries every line to the client's delegate.
     /// `watchConfigFiles` (the command line's `--watch`) watches every file config source
     /// that does not say `watch: false`; `maximumConfigSize` (`--max-config-size`) bounds a
     /// config file.
     public init(
-        logger: Logger, logLevel: any LogLevelControl, watchConfigFiles: Bool = false,
+        logger: Logger, logLevel: any LogLevelControl, clientLog: ClientLog? = nil, watchConfigFiles: Bool = false,
         maximumConfigSize: Int = FileConfigSource.defaultMaximumSize
     ) {
         self.logger = logger
+        clientLog?.attach(delegate)
         superwall = Superwall(
             delegate: delegate, presenter: ClientPaywallPresenter(host: host), purchaseController: ClientPurchaseController(host: host))
         methods = MethodTable(

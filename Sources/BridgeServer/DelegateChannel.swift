@@ -48,6 +48,12 @@ final class DelegateChannel: SuperwallDelegate, Sendable {
         connection?.notify(method, params: params())
     }
 
+    /// A notification for a bound delegate only; dropped otherwise.
+    func sendIfBound(_ method: String, _ params: @autoclosure @Sendable () -> JSONValue) {
+        guard let connection = state.withLock({ $0.bound ? $0.connection : nil }) else { return }
+        connection.notify(method, params: params())
+    }
+
     /// A notification that is not the delegate's (`config/didRefresh`): sent whether or not a
     /// delegate is bound, and dropped before `initialize`.
     private func sendToClient(_ method: String, _ params: JSONValue) {

@@ -69,7 +69,10 @@ struct Serve: ParsableCommand {
         sigemptyset(&nothing)
         sigprocmask(SIG_SETMASK, &nothing, nil)
         let sink = StderrLogHandler.Sink(level: settings.logLevel)
-        LoggingSystem.bootstrap { label in StderrLogHandler(label: label, sink: sink) }
+        let clientLog = ClientLog()
+        LoggingSystem.bootstrap { label in
+            MultiplexLogHandler([StderrLogHandler(label: label, sink: sink), ClientLog.Handler(label: label, log: clientLog)])
+        }
         let logger = Logger(label: "superwall-bridge")
         do {
             let descriptors = try StandardStreams.protect()
@@ -80,7 +83,7 @@ struct Serve: ParsableCommand {
             if let trace = settings.trace { options.trace = try FrameTrace(path: trace) }
 
             let server = BridgeServer(
-                logger: logger, logLevel: sink, watchConfigFiles: settings.watchConfigFiles, maximumConfigSize: settings.maximumConfigSize)
+                logger: logger, logLevel: sink, clientLog: clientLog, watchConfigFiles: settings.watchConfigFiles, maximumConfigSize: settings.maximumConfigSize)
             let connection = Connection(
                 input: descriptors.input, output: descriptors.output, handler: server, options: options, logger: logger)
             let stopOnSignals = SignalHandling.stop(connection, logger: logger)

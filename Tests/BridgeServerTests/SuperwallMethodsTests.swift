@@ -224,6 +224,28 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
         #expect(delivered.first?["params"]?["params"]?["is_superwall"] == true)
     }
 
+    @Test func aBoundDelegateHearsTheLogAsHandleLogAndAnUnboundOneNothingOfIt() async {
+        let clientLog = ClientLog()
+        let logger = Logger(label: "bridge-tests") { ClientLog.Handler(label: $0, log: clientLog) }
+        let process = InProcessServer(handler: BridgeServer(logger: logger, logLevel: RecordingLogLevel(), clientLog: clientLog))
+        process.client.request(0, "initialize", ["protocolVersion": "1.0", "capabilities": ["delegate": false]])
+        _ = await process.client.nextReply()
+        let unknownKey: JSONValue = [
+            "apiKey": "pk_test", "colour": "blue", "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(temporaryDirectory())],
+        ]
+        var unbound: [JSONValue] = []
+        _ = await call(process, "configure", unknownKey, notifications: &unbound)
+        _ = await call(process, "setDelegate", ["enabled": true], notifications: &unbound)
+        #expect(!unbound.contains { $0["method"] == "delegate/handleLog" })
+        var bound: [JSONValue] = []
+        _ = await call(process, "configure", unknownKey, notifications: &bound)
+        let log = bound.first { $0["method"] == "delegate/handleLog" }?["params"]
+        #expect(log?["level"] == "warn")
+        #expect(log?["scope"] == "bridge-tests")
+        #expect(log?["message"]?.stringValue?.contains("params.colour") == true)
+        #expect(log?["error"] == .null)
+    }
+
     @Test func aBoundDelegateHearsEventsAsTheyHappen() async {
         let process = await bridgeProcess(delegate: true)
         _ = await call(process, "configure", configureParams(temporaryDirectory()))

@@ -34,6 +34,10 @@ class RecordingDelegate(SuperwallDelegate):
     def __init__(self) -> None:
         self.events: list[str] = []
         self.statuses: list[tuple[str, str]] = []
+        self.logs: list[tuple[str, str | None]] = []
+
+    def handle_log(self, level: str, scope: str, message: str | None, info: dict[str, Any] | None, error: str | None) -> None:
+        self.logs.append((level, message))
 
     def handle_superwall_event(self, event: SuperwallEvent) -> None:
         self.events.append(event.name)
@@ -245,6 +249,18 @@ def test_a_delegate_given_at_start_hears_what_configure_tracked(bridge: str, dat
             await sw.user()  # a round trip after configure: its notifications have arrived
             await asyncio.sleep(0.05)
             assert delegate.events[:2] == ["app_install", "app_launch"] or "app_launch" in delegate.events
+
+    run(scenario())
+
+
+def test_the_delegate_hears_the_bridges_log_lines(bridge: str, data_directory: str, bridge_arguments: list[str]) -> None:
+    async def scenario() -> None:
+        delegate = RecordingDelegate()
+        async with Superwall.start(bridge, arguments=bridge_arguments, delegate=delegate) as sw:
+            await sw.configure("pk_test", options={**embedded(data_directory), "shouldPreloadEverything": True})
+            await sw.user()
+            await asyncio.sleep(0.05)
+            assert any(level == "warn" and "shouldPreloadEverything" in (message or "") for level, message in delegate.logs)
 
     run(scenario())
 

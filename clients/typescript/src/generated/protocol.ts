@@ -1011,7 +1011,7 @@ export interface DelegateDidRedeemLinkParams {
     };
 }
 
-/** A log line for the client (contract; not sent by this build). */
+/** SuperwallKit's handleLog: every line the bridge logs, whatever the log level, while a delegate is bound (not buffered before). level is debug, info, warn or error; scope the logger's label; info the line's metadata as strings, or null. */
 export interface DelegateHandleLogParams {
     level: string;
     scope: string;
