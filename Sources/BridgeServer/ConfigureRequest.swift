@@ -76,6 +76,7 @@ struct ConfigureRequest {
             testModeBehavior: try Self.testModeBehavior(options),
             overrideProductsByName: try Self.productOverrides(options?.optionalObject("paywalls")),
             showsPurchaseFailureAlert: try options?.optionalObject("paywalls")?.optionalBool("shouldShowPurchaseFailureAlert") ?? true,
+            enableExperimentalDeviceVariables: try options?.optionalBool("enableExperimentalDeviceVariables") ?? false,
             storeProducts: try StoreProductDetails.list(params, key: "storeProducts"),
             watchConfigFile: watch && source is FileConfigSource,
             eventTrackingBehavior: try Self.eventTrackingBehavior(options),

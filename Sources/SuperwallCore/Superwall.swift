@@ -34,6 +34,9 @@ public actor Superwall {
         /// SuperwallKit's `paywalls.shouldShowPurchaseFailureAlert`: a failed purchase asks the
         /// host to show an alert (unless a `transaction_fail` campaign shows a paywall instead).
         public var showsPurchaseFailureAlert: Bool
+        /// SuperwallKit's `enableExperimentalDeviceVariables`: the device template carries the
+        /// latest subscription's state, offer and renewal.
+        public var enableExperimentalDeviceVariables: Bool
         /// What the host's store says of products (price, period, trial).
         public var storeProducts: [StoreProductDetails]
         /// With a file source: refresh whenever the file changes (editors' hot reload).
@@ -48,7 +51,8 @@ public actor Superwall {
         public init(configSource: any ConfigSource, dataDirectory: String? = nil, device: [String: JSON] = [:],
                     reportedOptions: [String: JSON] = [:], maxConfigRetryCount: Int = 6, usingPurchaseController: Bool = false,
                     timeouts: Timeouts = Timeouts(), automaticallyDismiss: Bool = true, testModeBehavior: TestModeBehavior = .automatic,
-                    overrideProductsByName: [String: String] = [:], showsPurchaseFailureAlert: Bool = true, storeProducts: [StoreProductDetails] = [], watchConfigFile: Bool = false,
+                    overrideProductsByName: [String: String] = [:], showsPurchaseFailureAlert: Bool = true,
+                    enableExperimentalDeviceVariables: Bool = false, storeProducts: [StoreProductDetails] = [], watchConfigFile: Bool = false,
                     eventTrackingBehavior: EventTrackingBehavior = .all, eventFlushInterval: Duration = .seconds(20)) {
             self.configSource = configSource
             self.dataDirectory = dataDirectory
@@ -61,6 +65,7 @@ public actor Superwall {
             self.testModeBehavior = testModeBehavior
             self.overrideProductsByName = overrideProductsByName
             self.showsPurchaseFailureAlert = showsPurchaseFailureAlert
+            self.enableExperimentalDeviceVariables = enableExperimentalDeviceVariables
             self.storeProducts = storeProducts
             self.watchConfigFile = watchConfigFile
             self.eventTrackingBehavior = eventTrackingBehavior
@@ -218,6 +223,7 @@ public actor Superwall {
         let testModeBehavior: TestModeBehavior
         let overrideProductsByName: [String: String]
         let showsPurchaseFailureAlert: Bool
+        let enableExperimentalDeviceVariables: Bool
         var subscriptionStatus: SubscriptionStatus
         /// The purchases recorded here, the device's half of the customer info.
         var purchaseHistory: PurchaseHistory
@@ -327,7 +333,8 @@ public actor Superwall {
                 apiKey: apiKey, timeouts: options.timeouts,
                 usingPurchaseController: options.usingPurchaseController, automaticallyDismiss: options.automaticallyDismiss,
                 testModeBehavior: options.testModeBehavior, overrideProductsByName: options.overrideProductsByName,
-                showsPurchaseFailureAlert: options.showsPurchaseFailureAlert, subscriptionStatus: status,
+                showsPurchaseFailureAlert: options.showsPurchaseFailureAlert,
+                enableExperimentalDeviceVariables: options.enableExperimentalDeviceVariables, subscriptionStatus: status,
                 purchaseHistory: try store.value(.purchaseHistory) ?? PurchaseHistory(),
                 webCustomerInfo: try store.value(.webCustomerInfo) ?? CustomerInfo(),
                 customerInfo: try store.value(.customerInfo) ?? .placeholder,
@@ -715,6 +722,7 @@ public actor Superwall {
         let store = session.store
         let (apiKey, identity, installedAt, status) = (session.apiKey, session.identity, session.appInstalledAt, session.subscriptionStatus)
         let customerInfo = session.customerInfo.read(by: identity.userId)
+        let experimentalVariables = session.enableExperimentalDeviceVariables
         let (cache, version) = (deviceTemplateCache, deviceTemplateVersion)
         return { [facts, overrides] in
             cache.attributes(version: version, second: Self.templateSecond(now)) {
@@ -723,7 +731,8 @@ public actor Superwall {
                 appInstalledAt: installedAt, now: now, timeZone: .current, sdkVersion: SuperwallSDK.referenceVersion,
                 subscriptionStatus: status, customerInfo: customerInfo,
                 totalPaywallViews: (try? store.placementCount(named: "paywall_open", since: nil, until: now)) ?? 0,
-                lastPaywallView: try? store.lastPlacement(named: "paywall_open", before: now)))
+                lastPaywallView: try? store.lastPlacement(named: "paywall_open", before: now),
+                experimentalVariables: experimentalVariables))
             }
         }
     }

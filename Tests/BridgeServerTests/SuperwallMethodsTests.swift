@@ -288,12 +288,14 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
         #expect(levels.levels == [.debug])
     }
 
-    @Test func configuresLocaleIdentifierIsTheDevicesLocale() async {
+    @Test func configuresLocaleIdentifierIsTheDevicesLocaleAndExperimentalVariablesAreAKnownOption() async {
         let process = await bridgeProcess()
-        _ = await call(process, "configure", [
+        let result = await call(process, "configure", [
             "apiKey": "pk_test",
-            "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(temporaryDirectory()), "localeIdentifier": "de_DE"],
-        ])
+            "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(temporaryDirectory()), "localeIdentifier": "de_DE",
+                        "enableExperimentalDeviceVariables": true],
+        ])?["result"]
+        #expect(result?["warnings"] == [])
         #expect(await call(process, "getDeviceAttributes")?["result"]?["attributes"]?["deviceLocale"] == "de_DE")
     }
 

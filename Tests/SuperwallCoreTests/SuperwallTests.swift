@@ -335,6 +335,35 @@ private func options(_ directory: String, source: any ConfigSource = EmbeddedCon
         #expect(device["isMac"] == true)
     }
 
+    @Test func experimentalDeviceVariablesDescribeTheLatestSubscription() {
+        let older = SubscriptionTransaction(
+            transactionId: "t1", productId: "monthly", purchaseDate: Date(timeIntervalSince1970: 1_000), willRenew: false,
+            isActive: false, expirationDate: Date(timeIntervalSince1970: 2_000), store: .appStore)
+        let latest = SubscriptionTransaction(
+            transactionId: "t2", productId: "annual", purchaseDate: Date(timeIntervalSince1970: 5_000), willRenew: true,
+            isInGracePeriod: true, isActive: true, expirationDate: nil, offerType: .trial, store: .appStore)
+        let fields = DeviceTemplate.latestSubscriptionFields(CustomerInfo(subscriptions: [latest, older]))
+        #expect(fields == ["latestSubscriptionState": "inGracePeriod", "latestSubscriptionWillAutoRenew": true, "latestSubscriptionPeriodType": "trial"])
+        #expect(DeviceTemplate.latestSubscriptionFields(CustomerInfo(subscriptions: [older])) == [
+            "latestSubscriptionState": "expired", "latestSubscriptionWillAutoRenew": false,
+        ])
+        #expect(DeviceTemplate.latestSubscriptionFields(CustomerInfo()).isEmpty)
+    }
+
+    @Test func experimentalDeviceVariablesAppearOnlyWithTheOption() async throws {
+        for enabled in [false, true] {
+            let superwall = makeSuperwall()
+            var configureOptions = options(temporaryDirectory())
+            configureOptions.enableExperimentalDeviceVariables = enabled
+            configureOptions.testModeBehavior = .always
+            _ = await superwall.configure(apiKey: "pk_test", options: configureOptions)
+            _ = try await superwall.purchase(productId: "com.pockettrainer.pro.annual")
+            let device = await superwall.deviceAttributes()
+            #expect((device["latestSubscriptionState"] == "subscribed") == enabled, "enabled: \(enabled)")
+            #expect((device["latestSubscriptionWillAutoRenew"] == true) == enabled, "enabled: \(enabled)")
+        }
+    }
+
     @Test func paywallViewsAndCurrencyComeFromThePlacementLogAndTheLocale() async throws {
         let clock = FakeClock()
         let directory = temporaryDirectory()

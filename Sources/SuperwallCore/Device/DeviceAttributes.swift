@@ -70,6 +70,8 @@ enum DeviceTemplate {
         /// From the placement log: how many `paywall_open`s, and when the last one was.
         var totalPaywallViews: Int
         var lastPaywallView: Date?
+        /// SuperwallKit's `enableExperimentalDeviceVariables`.
+        var experimentalVariables = false
     }
 
     static func attributes(_ inputs: Inputs) -> [String: JSON] {
@@ -143,8 +145,26 @@ enum DeviceTemplate {
             attributes["minutesSinceLastPaywallView"] = .int(Int64(sinceView / 60))
         }
         attributes.merge(dateFields(inputs.now, timeZone: inputs.timeZone), uniquingKeysWith: { _, new in new })
+        if inputs.experimentalVariables {
+            attributes.merge(latestSubscriptionFields(inputs.customerInfo), uniquingKeysWith: { current, _ in current })
+        }
         attributes.merge(inputs.overrides, uniquingKeysWith: { _, override in override })
         return attributes
+    }
+
+    /// SuperwallKit's experimental device variables, of the latest subscription the customer
+    /// info holds: `latestSubscriptionPeriodType` (its offer, when it had one),
+    /// `latestSubscriptionState` (StoreKit's renewal state's names) and
+    /// `latestSubscriptionWillAutoRenew`. None without a subscription.
+    static func latestSubscriptionFields(_ customerInfo: CustomerInfo) -> [String: JSON] {
+        guard let latest = customerInfo.subscriptions.max(by: { $0.purchaseDate < $1.purchaseDate }) else { return [:] }
+        let state = latest.isRevoked ? "revoked"
+            : latest.isInBillingRetryPeriod ? "inBillingRetryPeriod"
+            : latest.isInGracePeriod ? "inGracePeriod"
+            : latest.isActive ? "subscribed" : "expired"
+        var fields: [String: JSON] = ["latestSubscriptionState": .string(state), "latestSubscriptionWillAutoRenew": .bool(latest.willRenew)]
+        if let offer = latest.offerType { fields["latestSubscriptionPeriodType"] = .string(offer.rawValue) }
+        return fields
     }
 
     /// The currency code and symbol of a locale (`de_DE` → EUR, €); empty when it has none.

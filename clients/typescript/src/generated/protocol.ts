@@ -389,6 +389,8 @@ export interface ConfigureOptions {
         level?: "debug" | "info" | "warn" | "error" | "none" | "trace" | "notice" | "warning" | "critical";
         scopes?: Array<string>;
     };
+    /** SuperwallKit's option (default false): the device template carries latestSubscriptionState, latestSubscriptionWillAutoRenew and latestSubscriptionPeriodType, of the latest subscription in the customer info. */
+    enableExperimentalDeviceVariables?: boolean;
     /** SuperwallKit's localeIdentifier option: the device locale rules, templates and localized paywalls see, as setLocaleIdentifier sets it. */
     localeIdentifier?: string;
     paywalls?: {
