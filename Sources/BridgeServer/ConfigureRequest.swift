@@ -64,6 +64,7 @@ struct ConfigureRequest {
         if let flushInterval {
             try ClientLimits.check(flushInterval, at: "params.options.eventFlushIntervalMs", within: ClientLimits.eventFlushIntervalMs)
         }
+        let paywalls = try options?.optionalObject("paywalls")
         self.options = Superwall.ConfigureOptions(
             configSource: source,
             dataDirectory: dataDirectory,
@@ -72,10 +73,10 @@ struct ConfigureRequest {
             maxConfigRetryCount: retries,
             usingPurchaseController: capabilities.purchaseController,
             timeouts: try Self.timeouts(options?.optionalObject("timeouts")),
-            automaticallyDismiss: try options?.optionalObject("paywalls")?.optionalBool("automaticallyDismiss") ?? true,
+            automaticallyDismiss: try paywalls?.optionalBool("automaticallyDismiss") ?? true,
             testModeBehavior: try Self.testModeBehavior(options),
-            overrideProductsByName: try Self.productOverrides(options?.optionalObject("paywalls")),
-            showsPurchaseFailureAlert: try options?.optionalObject("paywalls")?.optionalBool("shouldShowPurchaseFailureAlert") ?? true,
+            overrideProductsByName: try Self.productOverrides(paywalls),
+            showsPurchaseFailureAlert: try paywalls?.optionalBool("shouldShowPurchaseFailureAlert") ?? true,
             enableExperimentalDeviceVariables: try options?.optionalBool("enableExperimentalDeviceVariables") ?? false,
             storeProducts: try StoreProductDetails.list(params, key: "storeProducts"),
             watchConfigFile: watch && source is FileConfigSource,

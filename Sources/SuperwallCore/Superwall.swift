@@ -448,6 +448,13 @@ public actor Superwall {
         await backgroundRefresh?.value
     }
 
+    /// A request to the Superwall API beyond the config: the session's key, and SuperwallKit's
+    /// headers with the build id of the config in use.
+    func apiRequest(retryPolicy: RetryPolicy = RetryPolicy(maxRetries: 0), attemptTimeout: TimeInterval) -> ConfigRequest {
+        ConfigRequest(apiKey: session?.apiKey ?? "", headers: requestHeaders(cachedBuildId: session?.config?.buildId),
+                      retryPolicy: retryPolicy, attemptTimeout: attemptTimeout)
+    }
+
     /// SuperwallKit's headers for every API request (`DependencyContainer.makeHeaders`).
     func requestHeaders(cachedBuildId: String?) -> [String: String] {
         guard let session else { return [:] }

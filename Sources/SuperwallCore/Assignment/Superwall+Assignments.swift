@@ -17,7 +17,7 @@ extension Superwall {
         guard let current = session, let assignment = current.assignments[experiment.id], !assignment.isSentToServer,
               let server = configSource as? AssignmentServer, confirmationsInFlight[experiment.id] == nil else { return }
         let confirmation = AssignmentConfirmation(experimentId: assignment.experimentId, variantId: assignment.variant.id)
-        let request = ConfigRequest(apiKey: current.apiKey, headers: requestHeaders(cachedBuildId: current.config?.buildId), attemptTimeout: 10)
+        let request = apiRequest(attemptTimeout: 10)
         confirmationsInFlight[experiment.id] = Task {
             let confirmed = (try? await server.confirmAssignments([confirmation], request: request)) != nil
             self.confirmationFinished(confirmation, confirmed: confirmed)
@@ -40,7 +40,7 @@ extension Superwall {
     func fetchServerAssignments() async {
         guard let current = session, let config = current.config, !config.triggers.isEmpty,
               let server = configSource as? AssignmentServer else { return }
-        let request = ConfigRequest(apiKey: current.apiKey, headers: requestHeaders(cachedBuildId: config.buildId), attemptTimeout: 10)
+        let request = apiRequest(attemptTimeout: 10)
         guard let served = try? await server.fetchAssignments(request: request) else { return }
         let variants = Dictionary(
             config.triggers.flatMap(\.audiences).map { ($0.experimentId, $0.variants) }, uniquingKeysWith: { first, _ in first })

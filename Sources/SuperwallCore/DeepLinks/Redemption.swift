@@ -46,18 +46,8 @@ extension Superwall {
                 message: "Redeeming the code \(code) needs Superwall's subscriptions API, which only the http config source reaches."))
             return
         }
-        let redeemed = Set(redeemedCodes)
-        let body: JSON = [
-            "metadata": .object(session.integrationAttributes),
-            "deviceId": .string(webDeviceId),
-            "appUserId": session.identity.appUserId.map(JSON.string) ?? .null,
-            "aliasId": .string(session.identity.aliasId),
-            "codes": [["code": .string(code), "firstRedemption": .bool(!redeemed.contains(code))]],
-            "receipts": [],
-        ]
-        let request = ConfigRequest(
-            apiKey: session.apiKey, headers: requestHeaders(cachedBuildId: session.config?.buildId),
-            retryPolicy: RetryPolicy(maxRetries: 2), attemptTimeout: 30)
+        let body = redeemBody(session, codes: [(code, firstRedemption: !redeemedCodes.contains(code))])
+        let request = redeemRequest
         Task {
             let result: RedemptionResult
             var webCustomerInfo: CustomerInfo?
@@ -78,12 +68,9 @@ extension Superwall {
     }
 
     private func finishRedemption(_ result: RedemptionResult, webCustomerInfo: CustomerInfo? = nil) {
+        defer { endRedemptionWork() }
         if result.status == .success {
-            if let webCustomerInfo {
-                try? store?.set(webCustomerInfo, for: .webCustomerInfo)
-                session?.webCustomerInfo = webCustomerInfo
-                try? refreshCustomerInfo()
-            }
+            if let webCustomerInfo { adoptWebCustomerInfo(webCustomerInfo) }
             let redeemed = redeemedCodes
             if !redeemed.contains(result.code) { try? store?.set(redeemed + [result.code], for: .redeemedCodes) }
             track("redemption_complete")
@@ -91,8 +78,6 @@ extension Superwall {
             track("redemption_fail", ["error_message": .string(result.message ?? result.status.rawValue)])
         }
         delegate?.didRedeemLink(result)
-        redemptionsInFlight -= 1
-        if redemptionsInFlight == 0 { redemptionWaiters.resumeAll(()) }
     }
 
     /// SuperwallKit's `redeem(.existingCodes)` after `identify`: the codes this user already
@@ -102,35 +87,45 @@ extension Superwall {
     func redeemExistingCodes() {
         let codes = redeemedCodes
         guard !codes.isEmpty, let server = configSource as? RedemptionServer, let session else { return }
-        let body: JSON = [
+        let body = redeemBody(session, codes: codes.map { ($0, firstRedemption: false) })
+        let request = redeemRequest
+        redemptionsInFlight += 1
+        Task {
+            let response = try? JSONDecoder().decode(RedeemResponse.self, from: try await server.redeem(body, request: request))
+            if let customerInfo = response?.customerInfo { self.adoptWebCustomerInfo(customerInfo) }
+            self.endRedemptionWork()
+        }
+    }
+
+    /// The subscriptions API's redeem request body (camelCase), for the session's user.
+    private func redeemBody(_ session: Session, codes: [(code: String, firstRedemption: Bool)]) -> JSON {
+        [
             "metadata": .object(session.integrationAttributes),
             "deviceId": .string(webDeviceId),
             "appUserId": session.identity.appUserId.map(JSON.string) ?? .null,
             "aliasId": .string(session.identity.aliasId),
-            "codes": .array(codes.map { ["code": .string($0), "firstRedemption": false] }),
+            "codes": .array(codes.map { ["code": .string($0.code), "firstRedemption": .bool($0.firstRedemption)] }),
             "receipts": [],
         ]
-        let request = ConfigRequest(
-            apiKey: session.apiKey, headers: requestHeaders(cachedBuildId: session.config?.buildId),
-            retryPolicy: RetryPolicy(maxRetries: 2), attemptTimeout: 30)
-        redemptionsInFlight += 1
-        Task {
-            let response = try? JSONDecoder().decode(RedeemResponse.self, from: try await server.redeem(body, request: request))
-            self.finishExistingCodes(response?.customerInfo)
-        }
     }
 
-    private func finishExistingCodes(_ webCustomerInfo: CustomerInfo?) {
-        if let webCustomerInfo {
-            try? store?.set(webCustomerInfo, for: .webCustomerInfo)
-            session?.webCustomerInfo = webCustomerInfo
-            try? refreshCustomerInfo()
-        }
+    private var redeemRequest: ConfigRequest { apiRequest(retryPolicy: RetryPolicy(maxRetries: 2), attemptTimeout: 30) }
+
+    private var redeemedCodes: [String] { ((try? store?.value(.redeemedCodes)) ?? nil) ?? [] }
+
+    /// Makes `customerInfo` the user's web customer info; its entitlements join the status.
+    /// `revoking` derives the status even when it holds none (a poll that found them gone).
+    private func adoptWebCustomerInfo(_ customerInfo: CustomerInfo, revoking: Bool = false) {
+        try? store?.set(customerInfo, for: .webCustomerInfo)
+        session?.webCustomerInfo = customerInfo
+        try? refreshCustomerInfo(webEntitlementsChanged: revoking)
+    }
+
+    /// One redemption, re-redemption or poll is over; `awaitRedemptions` waits for none left.
+    private func endRedemptionWork() {
         redemptionsInFlight -= 1
         if redemptionsInFlight == 0 { redemptionWaiters.resumeAll(()) }
     }
-
-    private var redeemedCodes: [String] { ((try? store?.value(.redeemedCodes)) ?? nil) ?? [] }
 
     /// Waits until no redemption is in flight. Each is bounded by its request's attempts.
     public func awaitRedemptions() async {
@@ -157,7 +152,7 @@ extension Superwall {
         }
         let deviceId = webDeviceId
         let userId = session.identity.appUserId ?? deviceId
-        let request = ConfigRequest(apiKey: session.apiKey, headers: requestHeaders(cachedBuildId: session.config?.buildId), attemptTimeout: 15)
+        let request = apiRequest(attemptTimeout: 15)
         redemptionsInFlight += 1
         Task {
             let fetched = try? await server.fetchWebCustomerInfo(userId: userId, deviceId: deviceId, request: request)
@@ -166,22 +161,20 @@ extension Superwall {
     }
 
     private func finishWebEntitlements(_ fetched: CustomerInfo?, askedFor userId: String, at time: Date) {
-        defer {
-            redemptionsInFlight -= 1
-            if redemptionsInFlight == 0 { redemptionWaiters.resumeAll(()) }
-        }
+        defer { endRedemptionWork() }
         // A user who changed meanwhile is not the one asked about.
         guard let fetched, let session, (session.identity.appUserId ?? webDeviceId) == userId else { return }
         let holdsUnexpired = session.webCustomerInfo.entitlements.contains { $0.isActive && ($0.expiresAt ?? .distantPast) > time }
         if fetched.entitlements.isEmpty && holdsUnexpired { return }
         try? session.store.set(time.timeIntervalSince1970 * 1000, for: .lastWebEntitlementsFetch)
         guard fetched != session.webCustomerInfo else { return }
-        try? session.store.set(fetched, for: .webCustomerInfo)
-        self.session?.webCustomerInfo = fetched
-        try? refreshCustomerInfo(webEntitlementsChanged: true)
+        adoptWebCustomerInfo(fetched, revoking: true)
     }
 
-    /// The device id the subscriptions API knows the device by: the template's `deviceId`
-    /// (the client's vendor id, else the alias's).
-    var webDeviceId: String { deviceAttributes()["deviceId"]?.stringValue ?? "$SuperwallDevice:" }
+    /// The device id the subscriptions API knows the device by, the device template's `deviceId`.
+    var webDeviceId: String {
+        guard let session else { return DeviceTemplate.deviceIdPrefix }
+        if let given = session.deviceOverrides["deviceId"]?.stringValue { return given }
+        return DeviceTemplate.deviceId(vendorId: session.deviceFacts.vendorId, identity: session.identity)
+    }
 }

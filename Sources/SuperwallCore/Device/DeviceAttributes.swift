@@ -137,7 +137,7 @@ enum DeviceTemplate {
             "compilerVersion": "6.3",
             "totalPaywallViews": .int(Int64(inputs.totalPaywallViews)),
             "totalReviewRequests": 0,
-            "deviceId": .string("$SuperwallDevice:" + (facts.vendorId ?? inputs.identity.aliasId.replacingOccurrences(of: Identity.aliasPrefix, with: ""))),
+            "deviceId": .string(deviceId(vendorId: facts.vendorId, identity: inputs.identity)),
         ]
         if let lastView = inputs.lastPaywallView {
             let sinceView = inputs.now.timeIntervalSince(lastView)
@@ -150,6 +150,13 @@ enum DeviceTemplate {
         }
         attributes.merge(inputs.overrides, uniquingKeysWith: { _, override in override })
         return attributes
+    }
+
+    static let deviceIdPrefix = "$SuperwallDevice:"
+
+    /// `$SuperwallDevice:` and the client's vendor id, else the alias's own id.
+    static func deviceId(vendorId: String?, identity: Identity) -> String {
+        deviceIdPrefix + (vendorId ?? identity.aliasId.replacingOccurrences(of: Identity.aliasPrefix, with: ""))
     }
 
     /// SuperwallKit's experimental device variables, of the latest subscription the customer

@@ -410,10 +410,8 @@ extension Superwall {
         if let loaded = loadedPaywalls[identifier], loaded.locale == locale { return .success(loaded) }
         track("paywallResponseLoad_start", ["is_triggered_from_event": true])
         let paywall: Paywall
-        if let locale, let server, let current = session {
-            let request = ConfigRequest(
-                apiKey: current.apiKey, headers: requestHeaders(cachedBuildId: current.config?.buildId),
-                retryPolicy: RetryPolicy(maxRetries: 6, delay: retryDelay), attemptTimeout: 15)
+        if let locale, let server, session != nil {
+            let request = apiRequest(retryPolicy: RetryPolicy(maxRetries: 6, delay: retryDelay), attemptTimeout: 15)
             do {
                 paywall = try JSONDecoder().decode(Paywall.self, from: try await server.fetchPaywall(identifier: identifier, locale: locale, request: request))
             } catch NetworkError.notFound {
