@@ -100,6 +100,44 @@ private func showing(
         #expect(complete.delegateParameters["paywall_identifier"] == "pro-workouts-gated")
     }
 
+    @Test func transactionCompleteCarriesTheControllersTransactionTheUsersAttributesAndTheProductsVariables() async throws {
+        let controller = ScriptedPurchaseController(.purchase(.purchased))
+        controller.transaction = TransactionReport(
+            transactionId: "2000000123", purchaseDate: Date(timeIntervalSince1970: 1_700_000_000.25), expirationDate: Date(timeIntervalSince1970: 1_731_536_000))
+        let (harness, shown, _) = try await showing("gated", controller: controller)
+        _ = try await harness.superwall.setUserAttributes(["plan": "free"])
+        try await harness.superwall.setStoreProducts([StoreProductDetails(
+            productIdentifier: annual, price: 59.99, currencyCode: "USD", period: .init(unit: .year), priceLocale: "en_US")])
+        controller.beforeAnswering = { _ = try? await harness.superwall.setSubscriptionStatus(.active([Entitlement(id: "pro")])) }
+        _ = try await harness.superwall.perform(.purchase(productId: annual), inSession: shown.sessionId)
+        let complete = try #require(harness.delegate.event("transaction_complete")).delegateParameters
+        #expect(complete["store_transaction_id"] == "2000000123" && complete["original_transaction_identifier"] == "2000000123")
+        #expect(complete["transaction_date"] == "2023-11-14T22:13:20.250+00:00")
+        #expect(complete["expiration_date"] == "2024-11-13T22:13:20.000+00:00")
+        #expect(complete["state"] == "PURCHASED")
+        #expect(complete["payment"] == ["product_identifier": .string(annual), "quantity": 1])
+        #expect(complete["user_attributes"]?["plan"] == "free")
+        #expect(complete["storefront_countryCode"] == "" && complete["storefront_id"] == "")
+        // The product's variables, as strings, as the page's templates have them.
+        #expect(complete["product_raw_price"] == "59.99" && complete["product_price"] == "$59.99")
+        #expect(complete["product_period"] == "year" && complete["product_monthly_price"] == "$4.99")
+        #expect(complete["product_trial_period_days"] == "0")
+    }
+
+    @Test func customerInfoDidChangeCarriesTheEntitlementsBeforeAndAfterAsSuperwallKitEncodesThem() async throws {
+        let controller = ScriptedPurchaseController(.purchase(.purchased))
+        let (harness, _, _) = try await showing("gated", controller: controller)
+        try await harness.superwall.setSubscriptionStatus(.active([Entitlement(id: "pro")]))
+        let change = try #require(harness.delegate.event("customerInfo_didChange")).delegateParameters
+        let to = try JSONDecoder().decode(JSON.self, from: Data(try #require(change["to"]?.stringValue).utf8))
+        #expect(to["isPlaceholder"] == false)
+        guard case .array(let entitlements)? = to["entitlements"], let pro = entitlements.first else { Issue.record("no entitlements"); return }
+        #expect(entitlements.count == 1)
+        #expect(pro["identifier"] == "pro" && pro["type"] == "SERVICE_LEVEL" && pro["store"] == "APP_STORE" && pro["isActive"] == true)
+        let from = try JSONDecoder().decode(JSON.self, from: Data(try #require(change["from"]?.stringValue).utf8))
+        #expect(from["entitlements"] == [])
+    }
+
     @Test func withoutAutomaticDismissalThePaywallStaysAfterAPurchase() async throws {
         let controller = ScriptedPurchaseController(.purchase(.purchased))
         let (harness, shown, _) = try await showing("gated", controller: controller, automaticallyDismiss: false)

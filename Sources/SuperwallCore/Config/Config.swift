@@ -63,6 +63,25 @@ public func camelCase(_ wireName: String) -> String {
     return words.enumerated().map { $0.offset == 0 ? String($0.element) : $0.element.capitalized }.joined()
 }
 
+/// A camelCase name in snake_case, as SuperwallKit names product params: `rawPrice` →
+/// `raw_price`, `trialPeriodDays` → `trial_period_days`. A run of capitals stays one word
+/// (`URLScheme` → `url_scheme`), and a digit after a letter starts a word.
+public func snakeCase(_ name: String) -> String {
+    var output = ""
+    let characters = Array(name)
+    for (index, character) in characters.enumerated() {
+        if index > 0 {
+            let previous = characters[index - 1]
+            let next = index + 1 < characters.count ? characters[index + 1] : nil
+            let startsWord = (character.isUppercase && (previous.isLowercase || (previous.isUppercase && next?.isLowercase == true)))
+                || (character.isNumber && previous.isLetter)
+            if startsWord { output.append("_") }
+        }
+        output.append(contentsOf: character.lowercased())
+    }
+    return output
+}
+
 /// A placement and its audiences (`trigger_options[]`).
 public struct Trigger: Sendable, Equatable {
     public var placementName: String

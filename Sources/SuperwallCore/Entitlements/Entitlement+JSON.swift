@@ -27,6 +27,34 @@ extension Entitlement {
     }
 }
 
+extension Entitlement {
+    /// The entitlement as SuperwallKit's `Entitlement` encodes itself (`identifier`,
+    /// `type: SERVICE_LEVEL`, unknown fields left out), which is how events carry it.
+    var encodedAsSuperwallKit: JSON {
+        var fields: [String: JSON] = [
+            "identifier": .string(id), "type": "SERVICE_LEVEL", "isActive": .bool(isActive), "productIds": .array(productIds.sorted().map(JSON.string)),
+        ]
+        if let latestProductId { fields["latestProductId"] = .string(latestProductId) }
+        if let store { fields["store"] = .string(store.rawValue) }
+        for (key, date) in [("startsAt", startsAt), ("renewedAt", renewedAt), ("expiresAt", expiresAt)] {
+            if let date { fields[key] = .string(ISO8601.string(from: date)) }
+        }
+        if let isLifetime { fields["isLifetime"] = .bool(isLifetime) }
+        if let willRenew { fields["willRenew"] = .bool(willRenew) }
+        if let state { fields["state"] = .string(state.rawValue) }
+        if let offerType { fields["offerType"] = .string(offerType.rawValue) }
+        return .object(fields)
+    }
+}
+
+extension CustomerInfo {
+    /// `customerInfo_didChange`'s `from` and `to`: the entitlements and the placeholder flag,
+    /// as JSON text.
+    var entitlementsSnapshot: String {
+        JSON.object(["entitlements": .array(entitlements.map(\.encodedAsSuperwallKit)), "isPlaceholder": .bool(isPlaceholder)]).jsonText
+    }
+}
+
 extension SubscriptionTransaction {
     public var json: JSON {
         [

@@ -123,7 +123,7 @@ extension Superwall {
         oldContent.isPlaceholder = false
         guard updated != oldContent else { return }
         delegate?.customerInfoDidChange(from: old.read(by: current.identity.userId), to: updated.read(by: current.identity.userId))
-        track("customerInfo_didChange")
+        track("customerInfo_didChange", ["from": .string(old.entitlementsSnapshot), "to": .string(updated.entitlementsSnapshot)])
     }
 
     /// Only the config's map: the customer info's own entitlements must not feed back into it.

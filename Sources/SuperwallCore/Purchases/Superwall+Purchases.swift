@@ -104,9 +104,10 @@ extension Superwall {
         let result = answer.result
         switch result {
         case .purchased:
-            try recordPurchase(transaction(of: product, reported: answer.transaction, simulated: purchaser.isTestMode))
+            let transaction = transaction(of: product, reported: answer.transaction, simulated: purchaser.isTestMode)
+            try recordPurchase(transaction)
             passPurchaseToPage(product, on: paywall)
-            track("transaction_complete", parameters.merging(["transaction_type": .string(product.transactionType)]) { _, new in new }, custom: custom, subject: subject)
+            track("transaction_complete", parameters.merging(completionParameters(transaction, product: product)) { _, new in new }, custom: custom, subject: subject)
             // SuperwallKit flushes its queue right after a completed transaction.
             Task.detached { [weak queue = eventQueue] in await queue?.flush() }
             track(product.purchaseEventName, parameters, custom: custom, subject: subject)
@@ -117,6 +118,7 @@ extension Superwall {
             if dismissing { await dismissIfAutomatic(paywall, result: .restored) }
         case .cancelled:
             var abandoned = custom
+            abandoned.merge(productParameters(product, prefix: "abandoned_product_")) { _, product in product }
             abandoned["abandoned_product_id"] = .string(product.id)
             passToPage("transaction_abandon", on: paywall)
             track("transaction_abandon", parameters, custom: abandoned, subject: subject)
@@ -162,6 +164,9 @@ extension Superwall {
 
     private func restore(with purchaser: Purchaser, from paywall: PaywallSession?) async throws(SuperwallError) -> RestorationResult {
         let parameters = paywall?.info.placementParameters ?? [:]
+        // SuperwallKit's `transaction_restore` of a restore: the App Store, no product.
+        let restoreParameters = parameters.merging(
+            ["store": "APP_STORE", "source": paywall == nil ? "APP" : "SUPERWALL", "restore_via_purchase_attempt": false]) { _, new in new }
         let custom = paywall?.info.audienceFilterParameters ?? [:]
         let subject = EventSubject(paywallInfo: paywall?.info)
         track("restore_start", parameters, custom: custom, subject: subject)
@@ -203,7 +208,7 @@ extension Superwall {
             return result == .restored ? .failed(message) : result
         }
         track("restore_complete", parameters, custom: custom, subject: subject)
-        track("transaction_restore", parameters.merging(["restore_via_purchase_attempt": false]) { _, new in new }, custom: custom, subject: subject)
+        track("transaction_restore", restoreParameters, custom: custom, subject: subject)
         // The page hears of the restore before its completion, and the dismissal starts
         // between the two (§7.2).
         passToPage("transaction_restore", on: paywall)
@@ -284,25 +289,67 @@ extension Superwall {
     }
 
     /// `store`, `source` (`SUPERWALL` from a paywall, `APP` otherwise), the paywall's
-    /// placement params and the product's.
+    /// placement params and the product's (`productParameters(_:prefix:)`).
     private func transactionParameters(_ product: Product, paywall: PaywallSession?) -> [String: JSON] {
         var parameters = paywall?.info.placementParameters ?? [:]
         parameters["store"] = .string(product.storeProduct.store)
         parameters["source"] = paywall == nil ? "APP" : "SUPERWALL"
-        parameters["product_id"] = .string(product.id)
-        parameters["product_identifier"] = .string(product.storeProduct.productIdentifier)
-        if let trialDays = product.trialPeriodDays { parameters["product_trial_period_days"] = .int(Int64(trialDays)) }
-        if let details = product.storeDetails {
-            if let price = details.price { parameters["product_raw_price"] = .double(price) }
-            if let price = details.localizedPrice { parameters["product_price"] = .string(price) }
-            if let currency = details.currencyCode { parameters["product_currency_code"] = .string(currency) }
-            if let period = details.period {
-                parameters["product_period"] = .string(period.unit.rawValue)
-                parameters["product_periodly"] = .string(period.periodly)
-                parameters["product_period_days"] = .int(Int64(period.days))
-            }
+        parameters.merge(productParameters(product, prefix: "product_")) { _, product in product }
+        return parameters
+    }
+
+    /// SuperwallKit's product params: the store's identifier as `<prefix>id` and each of the
+    /// product's template variables as `<prefix><snake_case name>`, strings all. A product the
+    /// host's store has not described has only its identifier (and the config's trial days).
+    func productParameters(_ product: Product, prefix: String) -> [String: JSON] {
+        let identifier = product.storeProduct.productIdentifier
+        var parameters: [String: JSON] = ["\(prefix)id": .string(identifier), "\(prefix)identifier": .string(identifier)]
+        guard let details = product.storeDetails, details.price != nil else {
+            if let days = product.trialPeriodDays { parameters["\(prefix)trial_period_days"] = .string("\(days)") }
+            return parameters
+        }
+        let locale = deviceAttributes()["deviceLocale"]?.stringValue ?? "en_US"
+        for (name, value) in ProductAttributes(details: details, deviceLocale: locale, now: clock.now()).strings {
+            parameters[prefix + snakeCase(name)] = .string(value)
         }
         return parameters
+    }
+
+    /// What SuperwallKit adds to `transaction_complete`: the storefront (unknown here, so
+    /// empty as on a device without one), the user's attributes, and the transaction as its
+    /// `StoreTransaction` encodes it, snake_cased.
+    private func completionParameters(_ transaction: PurchaseTransaction, product: Product) -> [String: JSON] {
+        var parameters: [String: JSON] = [
+            "transaction_type": .string(product.transactionType), "storefront_countryCode": "", "storefront_id": "",
+            "user_attributes": .object(session?.userAttributes ?? [:]),
+        ]
+        let purchaseDate: Date
+        let transactionId: String
+        var expiration: Date?
+        switch transaction {
+        case .subscription(let subscription):
+            (purchaseDate, transactionId, expiration) = (subscription.purchaseDate, subscription.transactionId, subscription.expirationDate)
+            if let group = subscription.subscriptionGroupId { parameters["subscription_group_id"] = .string(group) }
+        case .nonSubscription(let purchase):
+            (purchaseDate, transactionId) = (purchase.purchaseDate, purchase.transactionId)
+        }
+        parameters["id"] = .string(random.uuid().uuidString)
+        parameters["config_request_id"] = .string(session?.config?.requestId ?? "")
+        parameters["app_session_id"] = .string(appSessionId)
+        parameters["state"] = "PURCHASED"
+        parameters["store_transaction_id"] = .string(transactionId)
+        parameters["original_transaction_identifier"] = .string(transactionId)
+        parameters["transaction_date"] = .string(Self.storeTransactionDate(purchaseDate))
+        parameters["original_transaction_date"] = .string(Self.storeTransactionDate(purchaseDate))
+        if let expiration { parameters["expiration_date"] = .string(Self.storeTransactionDate(expiration)) }
+        parameters["payment"] = ["product_identifier": .string(product.storeProduct.productIdentifier), "quantity": 1]
+        return parameters
+    }
+
+    /// SuperwallKit's `Date.isoFormatter`: milliseconds, UTC, `+00:00`.
+    static func storeTransactionDate(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt).dateTimeSeparator(.standard))
+            .replacingOccurrences(of: "Z", with: "+00:00")
     }
 }
 
