@@ -45,6 +45,18 @@ struct ClientPaywallPresenter: PaywallPresenter {
             timeout: ClientHost.backstop)
     }
 
+    var canPreload: Bool { host.capabilities.paywallPreloader && host.connection != nil }
+
+    func preload(_ paywall: Paywall, page: PageBootstrap) async throws {
+        guard let connection = host.connection else { throw RPCError.connectionClosed }
+        _ = try await connection.sendRequest("paywall/preload", params: [
+            "paywall": [
+                "identifier": .string(paywall.identifier), "url": .string(paywall.url), "presentationStyle": paywall.presentationStyle.wireValue,
+                "products": .array(paywall.products.map(\.wireValue)), "page": page.wireValue(presentationDelayMs: paywall.presentationDelayMs),
+            ],
+        ], timeout: ClientHost.backstop)
+    }
+
     func showAlert(_ alert: PaywallAlert, sessionId: String) async throws {
         guard let connection = host.connection else { throw RPCError.connectionClosed }
         _ = try await connection.sendRequest(

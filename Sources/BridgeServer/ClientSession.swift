@@ -11,6 +11,8 @@ public struct ClientSession: Sendable, Equatable {
         public var customCallbacks = false
         /// The client wants `delegate/*` notifications.
         public var delegate = false
+        /// The client warms web views for paywalls before they show (`paywall/preload`).
+        public var paywallPreloader = false
 
         public init() {}
     }
@@ -37,6 +39,7 @@ public struct ClientSession: Sendable, Equatable {
             capabilities.paywallPresenter = try declared.optionalBool("paywallPresenter") ?? false
             capabilities.customCallbacks = try declared.optionalBool("customCallbacks") ?? false
             capabilities.delegate = try declared.optionalBool("delegate") ?? false
+            capabilities.paywallPreloader = try declared.optionalBool("paywallPreloader") ?? false
         }
     }
 

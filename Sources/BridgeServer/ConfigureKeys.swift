@@ -21,7 +21,7 @@ enum ConfigureKeys {
             "localeIdentifier", "enableExperimentalDeviceVariables",
         ]),
         ("params.options.logging", ["level", "scopes"]),
-        ("params.options.paywalls", ["automaticallyDismiss", "overrideProductsByName", "shouldShowPurchaseFailureAlert"]),
+        ("params.options.paywalls", ["automaticallyDismiss", "overrideProductsByName", "shouldShowPurchaseFailureAlert", "shouldPreload"]),
         ("params.options.timeouts", ["subscriptionStatusMs", "presentationMs", "customCallbackMs", "purchaseMs", "restoreMs", "configMs", "pageEffectMs"]),
         ("params.options.configSource", ["type", "path", "watch", "baseUrl"]),
     ]

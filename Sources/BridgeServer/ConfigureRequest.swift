@@ -78,6 +78,7 @@ struct ConfigureRequest {
             overrideProductsByName: try Self.productOverrides(paywalls),
             showsPurchaseFailureAlert: try paywalls?.optionalBool("shouldShowPurchaseFailureAlert") ?? true,
             enableExperimentalDeviceVariables: try options?.optionalBool("enableExperimentalDeviceVariables") ?? false,
+            shouldPreload: try paywalls?.optionalBool("shouldPreload") ?? true,
             storeProducts: try StoreProductDetails.list(params, key: "storeProducts"),
             watchConfigFile: watch && source is FileConfigSource,
             eventTrackingBehavior: try Self.eventTrackingBehavior(options),

@@ -260,6 +260,17 @@ public struct MethodTable: Sendable {
         methods["getEntitlements"] = { _, _ in
             try await core { try await superwall.entitlements() }.wireValue
         }
+        // Both answer the paywalls chosen once each is loaded and, for a client with the
+        // `paywallPreloader` capability, warmed (each ask bounded by `timeouts.pageEffectMs`).
+        methods["preloadAllPaywalls"] = { _, _ in
+            ["paywalls": .array(try await core { try await superwall.preloadAllPaywalls() }.map(JSONValue.string))]
+        }
+        methods["preloadPaywalls"] = { request, _ in
+            guard let placements = try Params(request).optionalStrings("placements") else {
+                throw RPCError.invalidParams("params.placements is required and must be an array of strings.", details: ["path": "params.placements"])
+            }
+            return ["paywalls": .array(try await core { try await superwall.preloadPaywalls(forPlacements: Set(placements)) }.map(JSONValue.string))]
+        }
         methods["getEntitlementsByProductIds"] = { request, _ in
             let params = try Params(request)
             guard let productIds = try params.optionalStrings("productIds") else {

@@ -37,6 +37,9 @@ public actor Superwall {
         /// SuperwallKit's `enableExperimentalDeviceVariables`: the device template carries the
         /// latest subscription's state, offer and renewal.
         public var enableExperimentalDeviceVariables: Bool
+        /// SuperwallKit's `paywalls.shouldPreload`: preload paywalls after the config loads,
+        /// refreshes or the user changes.
+        public var shouldPreload: Bool
         /// What the host's store says of products (price, period, trial).
         public var storeProducts: [StoreProductDetails]
         /// With a file source: refresh whenever the file changes (editors' hot reload).
@@ -52,7 +55,7 @@ public actor Superwall {
                     reportedOptions: [String: JSON] = [:], maxConfigRetryCount: Int = 6, usingPurchaseController: Bool = false,
                     timeouts: Timeouts = Timeouts(), automaticallyDismiss: Bool = true, testModeBehavior: TestModeBehavior = .automatic,
                     overrideProductsByName: [String: String] = [:], showsPurchaseFailureAlert: Bool = true,
-                    enableExperimentalDeviceVariables: Bool = false, storeProducts: [StoreProductDetails] = [], watchConfigFile: Bool = false,
+                    enableExperimentalDeviceVariables: Bool = false, shouldPreload: Bool = true, storeProducts: [StoreProductDetails] = [], watchConfigFile: Bool = false,
                     eventTrackingBehavior: EventTrackingBehavior = .all, eventFlushInterval: Duration = .seconds(20)) {
             self.configSource = configSource
             self.dataDirectory = dataDirectory
@@ -65,6 +68,7 @@ public actor Superwall {
             self.testModeBehavior = testModeBehavior
             self.overrideProductsByName = overrideProductsByName
             self.showsPurchaseFailureAlert = showsPurchaseFailureAlert
+            self.shouldPreload = shouldPreload
             self.enableExperimentalDeviceVariables = enableExperimentalDeviceVariables
             self.storeProducts = storeProducts
             self.watchConfigFile = watchConfigFile
@@ -182,6 +186,8 @@ public actor Superwall {
     let presentationQueue = TurnQueue()
     /// Paywalls loaded so far, with the presentation id each load was given.
     var loadedPaywalls: [String: LoadedPaywall] = [:]
+    /// The last preload started: each waits for the one before (Superwall+Preloading.swift).
+    var preloading: Task<Void, Never>?
     /// Confirmations being posted, by experiment id.
     var confirmationsInFlight: [String: Task<Void, Never>] = [:]
     let configWaiters = ParkedContinuations<Void>()
@@ -217,13 +223,16 @@ public actor Superwall {
     /// What exists once `configure` has opened the data directory.
     struct Session {
         let apiKey: String
-        let timeouts: Timeouts
-        let usingPurchaseController: Bool
-        let automaticallyDismiss: Bool
-        let testModeBehavior: TestModeBehavior
-        let overrideProductsByName: [String: String]
-        let showsPurchaseFailureAlert: Bool
-        let enableExperimentalDeviceVariables: Bool
+        /// What `configure` was given; the fields below read it.
+        let options: ConfigureOptions
+        var timeouts: Timeouts { options.timeouts }
+        var usingPurchaseController: Bool { options.usingPurchaseController }
+        var automaticallyDismiss: Bool { options.automaticallyDismiss }
+        var testModeBehavior: TestModeBehavior { options.testModeBehavior }
+        var overrideProductsByName: [String: String] { options.overrideProductsByName }
+        var showsPurchaseFailureAlert: Bool { options.showsPurchaseFailureAlert }
+        var enableExperimentalDeviceVariables: Bool { options.enableExperimentalDeviceVariables }
+        var shouldPreload: Bool { options.shouldPreload }
         var subscriptionStatus: SubscriptionStatus
         /// The purchases recorded here, the device's half of the customer info.
         var purchaseHistory: PurchaseHistory
@@ -330,11 +339,7 @@ public actor Superwall {
             facts.apply(options.device)
             let status = try store.value(.subscriptionStatus) ?? (options.usingPurchaseController ? .unknown : .inactive)
             var session = Session(
-                apiKey: apiKey, timeouts: options.timeouts,
-                usingPurchaseController: options.usingPurchaseController, automaticallyDismiss: options.automaticallyDismiss,
-                testModeBehavior: options.testModeBehavior, overrideProductsByName: options.overrideProductsByName,
-                showsPurchaseFailureAlert: options.showsPurchaseFailureAlert,
-                enableExperimentalDeviceVariables: options.enableExperimentalDeviceVariables, subscriptionStatus: status,
+                apiKey: apiKey, options: options, subscriptionStatus: status,
                 purchaseHistory: try store.value(.purchaseHistory) ?? PurchaseHistory(),
                 webCustomerInfo: try store.value(.webCustomerInfo) ?? CustomerInfo(),
                 customerInfo: try store.value(.customerInfo) ?? .placeholder,
@@ -517,6 +522,7 @@ public actor Superwall {
         configWaiters.resumeAll(())
         routePendingDeepLink()
         pollWebEntitlements(force: isFirstConfig)
+        preloadIfEnabled()
     }
 
     /// `device_attributes`: the device template without its date and time fields.
@@ -605,7 +611,10 @@ public actor Superwall {
         chooseAssignments()
         try refreshCustomerInfo()
         trackFirstSeenIfNeeded()
-        if trackingReset { track("reset") }
+        if trackingReset {
+            track("reset")
+            preloadIfEnabled()
+        }
     }
 
     private func save(_ identity: Identity, to store: Store) throws {

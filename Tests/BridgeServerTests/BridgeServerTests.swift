@@ -42,8 +42,8 @@ private func bridge() -> (InProcessServer, BridgeServer) {
         #expect(methods.contains("getCustomerInfo"))
         #expect(methods.contains("handleDeepLink"))
         #expect(methods.contains("refreshConfiguration"))
-        // A method that is not built yet is not advertised.
-        #expect(!methods.contains("preloadAllPaywalls"))
+        // Every method of the contract is built and advertised.
+        #expect(Set(MethodTable.contract).subtracting(methods).isEmpty, "\(Set(MethodTable.contract).subtracting(methods))")
     }
 
     @Test func initializeRecordsTheClientsCapabilities() async {

@@ -55,8 +55,11 @@ private func reply(to id: JSONValue, from bridge: BridgeProcess, notifications: 
 
         // `session_start` is an implicit trigger: once the config is in, its audience is
         // evaluated (no match for a new install), concurrently with the calls that follow.
+        // So is the preload that follows the config and the reset.
         let implicitTrigger = ["trigger_fire", "paywallPresentationRequest"]
-        #expect(events.filter { !implicitTrigger.contains($0) } == [
+        let preload = ["paywallPreload_start", "paywallResponseLoad_start", "paywallResponseLoad_complete", "paywallPreload_complete"]
+        #expect(events.filter { preload.contains($0) }.prefix(2) == ["paywallPreload_start", "paywallResponseLoad_start"])
+        #expect(events.filter { !implicitTrigger.contains($0) && !preload.contains($0) } == [
             "app_install", "app_launch", "first_seen", "session_start", "config_refresh", "device_attributes", "config_attributes",
             "identity_alias", "user_attributes", "first_seen", "reset",
         ])

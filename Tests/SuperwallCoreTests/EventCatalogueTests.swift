@@ -83,6 +83,7 @@ private func eventsOfACatalogueRun() async throws -> [EventRow] {
     _ = try await superwall.identify(userId: "catalogue-user", restorePaywallAssignments: false)
     _ = try await superwall.setUserAttributes(["plan": "free"])
     _ = try await superwall.setIntegrationAttributes(["adjustId": "a-1"])
+    _ = try await superwall.preloadAllPaywalls()
 
     // A skipped placement: no audience matches.
     _ = try await superwall.register(placement: "missed", params: [:], handler: nil)

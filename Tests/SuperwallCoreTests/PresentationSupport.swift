@@ -20,11 +20,11 @@ func placement(_ name: String, _ audiences: [[String: Any]]) -> [String: Any] {
 
 func audience(
     _ experiment: String, campaign: String? = nil, rule: String?, variants: [[String: Any]], occurrence: [String: Any]? = nil,
-    computed: [[String: Any]] = []
+    computed: [[String: Any]] = [], preload: String = "IF_TRUE"
 ) -> [String: Any] {
     var audience: [String: Any] = [
         "experiment_id": experiment, "experiment_group_id": campaign ?? "campaign-\(experiment)",
-        "expression_cel": rule ?? NSNull(), "preload": ["behavior": "IF_TRUE"], "variants": variants,
+        "expression_cel": rule ?? NSNull(), "preload": ["behavior": preload], "variants": variants,
     ]
     if let occurrence { audience["occurrence"] = occurrence }
     if !computed.isEmpty { audience["computed_properties"] = computed }
@@ -73,11 +73,29 @@ final class FakePresenter: PaywallPresenter, @unchecked Sendable {
     private var dismissals: [(sessionId: String, result: PaywallResult, closeReason: PaywallCloseReason)] = []
     let canPresent: Bool
     private let behavior: Behavior
+    /// Whether it warms web views; `preloadBehavior` says how it answers when asked.
+    let canPreload: Bool
+    private let preloadBehavior: Behavior
+    private var warmed: [(paywall: String, page: PageBootstrap)] = []
 
-    init(canPresent: Bool = true, behavior: Behavior = .show) {
+    init(canPresent: Bool = true, behavior: Behavior = .show, canPreload: Bool = false, preloadBehavior: Behavior = .show) {
         self.canPresent = canPresent
         self.behavior = behavior
+        self.canPreload = canPreload
+        self.preloadBehavior = preloadBehavior
     }
+
+    func preload(_ paywall: Paywall, page: PageBootstrap) async throws {
+        lock.withLock { warmed.append((paywall.identifier, page)) }
+        switch preloadBehavior {
+        case .show: return
+        case .refuse: throw CocoaError(.featureUnsupported)
+        case .hang: try await Task.sleep(for: .seconds(3600))
+        }
+    }
+
+    /// The paywalls the host was asked to warm, in order, with their pages.
+    var preloads: [(paywall: String, page: PageBootstrap)] { lock.withLock { warmed } }
 
     func present(_ presentation: PaywallPresentation) async throws {
         lock.withLock { shown.append(presentation) }
@@ -204,7 +222,7 @@ struct PresentationHarness {
         usingPurchaseController: Bool = false, timeouts: Superwall.Timeouts = Superwall.Timeouts(), directory: String? = nil,
         source: (any ConfigSource)? = nil, purchaseController: (any PurchaseController)? = nil,
         testModeBehavior: TestModeBehavior = .automatic, automaticallyDismiss: Bool = true, storeProducts: [StoreProductDetails] = [],
-        overrideProductsByName: [String: String] = [:], showsPurchaseFailureAlert: Bool = true
+        overrideProductsByName: [String: String] = [:], showsPurchaseFailureAlert: Bool = true, shouldPreload: Bool = false
     ) async -> PresentationHarness {
         let delegate = PaywallDelegate()
         let clock = FakeClock()
@@ -213,7 +231,8 @@ struct PresentationHarness {
         _ = await superwall.configure(apiKey: "pk_test", options: Superwall.ConfigureOptions(
             configSource: source ?? TextConfigSource(body: config), dataDirectory: directory, usingPurchaseController: usingPurchaseController,
             timeouts: timeouts, automaticallyDismiss: automaticallyDismiss, testModeBehavior: testModeBehavior,
-            overrideProductsByName: overrideProductsByName, showsPurchaseFailureAlert: showsPurchaseFailureAlert, storeProducts: storeProducts))
+            overrideProductsByName: overrideProductsByName, showsPurchaseFailureAlert: showsPurchaseFailureAlert, shouldPreload: shouldPreload,
+            storeProducts: storeProducts))
         await superwall.awaitPresentationQueue()
         delegate.clear()
         return PresentationHarness(superwall: superwall, presenter: presenter, delegate: delegate, clock: clock, directory: directory)

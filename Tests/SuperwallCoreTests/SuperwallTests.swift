@@ -56,7 +56,7 @@ private func configureOnce(apiKey: String, options: Superwall.ConfigureOptions) 
 }
 
 private func options(_ directory: String, source: any ConfigSource = EmbeddedConfigSource(), device: [String: JSON] = [:]) -> Superwall.ConfigureOptions {
-    Superwall.ConfigureOptions(configSource: source, dataDirectory: directory, device: device)
+    Superwall.ConfigureOptions(configSource: source, dataDirectory: directory, device: device, shouldPreload: false)
 }
 
 @Suite struct ConfigureTests {

@@ -50,6 +50,8 @@ extension Superwall {
             session?.assignments[entry.experimentId] = assignment
             try? store?.save(assignment)
         }
+        // The user's variants may have changed, and with them what to preload.
+        if !served.isEmpty { preloadIfEnabled() }
     }
 
     // MARK: Subscription status

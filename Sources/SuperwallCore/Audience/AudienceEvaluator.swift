@@ -42,6 +42,14 @@ struct AudienceEvaluator {
         return .noAudienceMatch(unmatched)
     }
 
+    /// Whether `audience` alone would take the user: its rule matches and its occurrence limit
+    /// allows one more (SuperwallKit's preloading asks this of `IF_TRUE` audiences).
+    func admits(_ audience: Audience) -> Bool {
+        guard matches(audience.rule, computing: audience.computedProperties) else { return false }
+        guard let occurrence = audience.occurrence else { return true }
+        return storedOccurrences(occurrence) + 1 <= occurrence.maxCount
+    }
+
     /// No rule matches everyone; otherwise only a result of exactly `true` matches. Errors
     /// (a rule that does not compile, a failed evaluation) are a plain no-match.
     private func matches(_ rule: Rule?, computing computedProperties: [ComputedPropertyRequest]) -> Bool {

@@ -53,19 +53,28 @@ extension Superwall {
     /// The page of a paywall being opened: its loader, its first target, and what the host
     /// needs to load it; tracks `paywallWebviewLoad_start`.
     func startLoadingPage(of paywall: inout PaywallSession) -> PageBootstrap {
-        let flags = session?.config?.featureFlags ?? FeatureFlags()
-        var loader = PageLoader(paywall: paywall.paywall, usesEndpoints: flags.isEnabled("enable_multiple_paywall_urls"))
+        var loader = pageLoader(for: paywall.paywall)
         track("paywallWebviewLoad_start", paywall.info.placementParameters, subject: EventSubject(paywallInfo: paywall.info))
         let first = loader.start(random: random)
         paywall.page.loader = loader
+        return pageBootstrap(of: paywall.paywall, loading: try? first.get())
+    }
+
+    func pageLoader(for paywall: Paywall) -> PageLoader {
+        PageLoader(paywall: paywall, usesEndpoints: session?.config?.featureFlags.isEnabled("enable_multiple_paywall_urls") ?? false)
+    }
+
+    /// What the host needs to load `paywall`'s page, starting with `first`.
+    func pageBootstrap(of paywall: Paywall, loading first: PageLoadTarget?) -> PageBootstrap {
+        let flags = session?.config?.featureFlags ?? FeatureFlags()
         let locale = deviceAttributes()["deviceLocale"]?.stringValue ?? "en_US"
         let preload = JSON.object(["deviceLocale": .string(locale)]).jsonText
         return PageBootstrap(
-            load: try? first.get(), documentStartScript: "window.__SW_DEVICE_PRELOAD__ = \(preload);",
+            load: first, documentStartScript: "window.__SW_DEVICE_PRELOAD__ = \(preload);",
             documentEndStyle: "*{-webkit-touch-callout:none;-webkit-user-select:none;user-select:none}.w-webflow-badge{display:none!important}",
-            scrollEnabled: paywall.paywall.isScrollEnabled, textInteraction: flags.isEnabled("enable_text_interaction"),
-            allowsSubframeNavigation: flags.isEnabled("enable_iframe_navigation"), prefersCache: paywall.paywall.onDeviceCacheEnabled,
-            backgroundColorHex: paywall.paywall.backgroundColorHex, darkBackgroundColorHex: paywall.paywall.darkBackgroundColorHex,
+            scrollEnabled: paywall.isScrollEnabled, textInteraction: flags.isEnabled("enable_text_interaction"),
+            allowsSubframeNavigation: flags.isEnabled("enable_iframe_navigation"), prefersCache: paywall.onDeviceCacheEnabled,
+            backgroundColorHex: paywall.backgroundColorHex, darkBackgroundColorHex: paywall.darkBackgroundColorHex,
             loadingControlsAfterMs: 5000)
     }
 

@@ -30,6 +30,11 @@ public protocol PaywallPresenter: Sendable {
     /// Performs what the page asked of the host; answers a permission's status (nil for the
     /// other effects). Throws when the host cannot; the core bounds the wait.
     func perform(_ effect: PageEffect, sessionId: String) async throws -> PermissionStatus?
+    /// Whether the host warms web views for paywalls before they show.
+    var canPreload: Bool { get }
+    /// Asks the host to load a paywall's page into a web view it keeps for when the paywall
+    /// shows (SuperwallKit's preloaded view controllers); the core bounds the wait.
+    func preload(_ paywall: Paywall, page: PageBootstrap) async throws
 }
 
 extension PaywallPresenter {
@@ -38,6 +43,8 @@ extension PaywallPresenter {
     public func perform(_ effect: PageEffect, sessionId: String) async throws -> PermissionStatus? {
         throw PageEffectUnsupported()
     }
+    public var canPreload: Bool { false }
+    public func preload(_ paywall: Paywall, page: PageBootstrap) async throws {}
 }
 
 /// An alert the host shows over a paywall.

@@ -124,6 +124,10 @@ struct LoadedPaywall: Sendable {
     let presentationId: String
     /// The locale it was fetched in; nil for the config's own.
     var locale: String? = nil
+    /// The placements it was loaded for, `""` standing for a preload. SuperwallKit caches a
+    /// paywall per request (identifier and placement), so a placement's first load of a
+    /// paywall that a preload or another placement loaded still tracks its load events.
+    var requestedFor: Set<String> = []
 }
 
 /// SuperwallKit's events that may present a paywall without a `register`

@@ -168,7 +168,7 @@ extension Superwall {
                 return .confirmed(experiment)
             }
             let loaded: LoadedPaywall
-            switch await loadPaywall(experiment.variant.paywallIdentifier) {
+            switch await loadPaywall(experiment.variant.paywallIdentifier, for: placement.name) {
             case .failure(let error): return .failed(error)
             case .success(let paywall): loaded = withStoreDetails(overridingProducts(paywall))
             }
@@ -365,13 +365,20 @@ extension Superwall {
     }
 
     func evaluateAudiences(of placement: PlacementData, in config: Config) -> AudienceOutcome {
-        guard let store, let inputs = sessionView, let trigger = config.trigger(for: placement.name) else { return .placementNotFound }
+        guard let trigger = config.trigger(for: placement.name), let evaluator = audienceEvaluator(params: placement.params, placedAt: placement.createdAt) else { return .placementNotFound }
+        return evaluator.evaluate(trigger)
+    }
+
+    /// The evaluator of audiences for a placement with `params` made at `placedAt`: the user,
+    /// the device, the params and the placement log as of then.
+    func audienceEvaluator(params: [String: JSON], placedAt: Date) -> AudienceEvaluator? {
+        guard let store, let inputs = sessionView else { return nil }
         let now = clock.now()
         let context = AudienceContext(
             userAttributes: inputs.userAttributes, isLoggedIn: inputs.isLoggedIn, device: deviceTemplate(),
-            params: placement.params, history: StorePlacementHistory(store: store, now: now))
-        let evaluator = AudienceEvaluator(
-            context: context, historyBeforePlacement: StorePlacementHistory(store: store, now: placement.createdAt.addingTimeInterval(-0.001)),
+            params: params, history: StorePlacementHistory(store: store, now: now))
+        return AudienceEvaluator(
+            context: context, historyBeforePlacement: StorePlacementHistory(store: store, now: placedAt.addingTimeInterval(-0.001)),
             storedOccurrences: { occurrence in
                 let since: Date?
                 switch occurrence.interval {
@@ -380,7 +387,6 @@ extension Superwall {
                 }
                 return (try? store.occurrenceCount(key: occurrence.key, since: since)) ?? 0
             })
-        return evaluator.evaluate(trigger)
     }
 
     /// The matched audience's experiment with the user's variant in it.
@@ -403,34 +409,44 @@ extension Superwall {
     /// lists and the source serves paywalls, fetched in that locale (`GET
     /// /api/v1/paywall/{identifier}`). Loaded once and then cached until a config changes it or
     /// the locale does.
-    private func loadPaywall(_ identifier: String?) async -> Result<LoadedPaywall, PresentationError> {
+    /// `placement` is nil for a preload (SuperwallKit's `is_triggered_from_event: false`).
+    func loadPaywall(_ identifier: String?, for placement: String?) async -> Result<LoadedPaywall, PresentationError> {
         guard let identifier else { return .failure(.paywallNotFound("the variant names no paywall")) }
         let server = configSource as? PaywallServer
         let locale = server == nil ? nil : paywallLocale()
-        if let loaded = loadedPaywalls[identifier], loaded.locale == locale { return .success(loaded) }
-        track("paywallResponseLoad_start", ["is_triggered_from_event": true])
+        let request = placement ?? ""
+        let triggered: [String: JSON] = ["is_triggered_from_event": .bool(placement != nil)]
+        if var loaded = loadedPaywalls[identifier], loaded.locale == locale {
+            guard !loaded.requestedFor.contains(request) else { return .success(loaded) }
+            track("paywallResponseLoad_start", triggered)
+            loaded.requestedFor.insert(request)
+            loadedPaywalls[identifier] = loaded
+            track("paywallResponseLoad_complete", triggered)
+            return .success(loaded)
+        }
+        track("paywallResponseLoad_start", triggered)
         let paywall: Paywall
         if let locale, let server, session != nil {
             let request = apiRequest(retryPolicy: RetryPolicy(maxRetries: 6, delay: retryDelay), attemptTimeout: 15)
             do {
                 paywall = try JSONDecoder().decode(Paywall.self, from: try await server.fetchPaywall(identifier: identifier, locale: locale, request: request))
             } catch NetworkError.notFound {
-                track("paywallResponseLoad_notFound", ["is_triggered_from_event": true])
+                track("paywallResponseLoad_notFound", triggered)
                 return .failure(.paywallNotFound("the server has no paywall \"\(identifier)\" in \(locale)"))
             } catch {
-                track("paywallResponseLoad_fail", ["is_triggered_from_event": true])
+                track("paywallResponseLoad_fail", triggered)
                 return .failure(PresentationError(.paywallFailedToLoad, "The paywall \(identifier) failed to load in \(locale): \(error)."))
             }
         } else {
             guard let configured = session?.config?.paywall(identifier: identifier) else {
-                track("paywallResponseLoad_notFound", ["is_triggered_from_event": true])
+                track("paywallResponseLoad_notFound", triggered)
                 return .failure(.paywallNotFound("the config has no paywall \"\(identifier)\""))
             }
             paywall = configured
         }
-        let loaded = LoadedPaywall(paywall: paywall, presentationId: random.uuid().uuidString.lowercased(), locale: locale)
+        let loaded = LoadedPaywall(paywall: paywall, presentationId: random.uuid().uuidString.lowercased(), locale: locale, requestedFor: [request])
         loadedPaywalls[identifier] = loaded
-        track("paywallResponseLoad_complete", ["is_triggered_from_event": true])
+        track("paywallResponseLoad_complete", triggered)
         return .success(loaded)
     }
 

@@ -11,7 +11,7 @@ from typing import Any, Literal, Required, TypeAlias, TypedDict
 ErrorKind = Literal["parseError", "invalidHeader", "invalidRequest", "messageTooLarge", "alreadyInitialized", "shutDown", "methodNotFound", "notImplemented", "invalidParams", "internalError", "notConfigured", "apiKeyMismatch", "invalidUserId", "reservedPlacementName", "paywallSessionNotFound", "productNotFound", "purchaseInProgress", "customerInfoTimeout", "noPurchaseController", "paywallSkipped", "debuggerPresented", "paywallAlreadyPresented", "noPresenter", "noConfig", "subscriptionStatusTimeout", "webviewFailed", "paywallFailedToLoad", "paywallNotFound", "configUnavailable", "invalidConfig", "dataDirectoryInUse", "dataDirectoryUnusable", "storageFailed", "malformedResponse", "notInitialized", "unsupportedProtocolVersion", "requestTimeout", "requestCancelled", "connectionClosed", "invalidPageMessage"]
 ERROR_KINDS: tuple[str, ...] = ('parseError', 'invalidHeader', 'invalidRequest', 'messageTooLarge', 'alreadyInitialized', 'shutDown', 'methodNotFound', 'notImplemented', 'invalidParams', 'internalError', 'notConfigured', 'apiKeyMismatch', 'invalidUserId', 'reservedPlacementName', 'paywallSessionNotFound', 'productNotFound', 'purchaseInProgress', 'customerInfoTimeout', 'noPurchaseController', 'paywallSkipped', 'debuggerPresented', 'paywallAlreadyPresented', 'noPresenter', 'noConfig', 'subscriptionStatusTimeout', 'webviewFailed', 'paywallFailedToLoad', 'paywallNotFound', 'configUnavailable', 'invalidConfig', 'dataDirectoryInUse', 'dataDirectoryUnusable', 'storageFailed', 'malformedResponse', 'notInitialized', 'unsupportedProtocolVersion', 'requestTimeout', 'requestCancelled', 'connectionClosed', 'invalidPageMessage')
 CLIENT_TO_BRIDGE: tuple[str, ...] = ('initialize', 'shutdown', 'exit', '$/ping', 'debug/echo', 'configure', 'getConfigurationStatus', 'setDelegate', 'identify', 'reset', 'getUserId', 'setUserAttributes', 'getUserAttributes', 'setIntegrationAttributes', 'getIntegrationAttributes', 'getDeviceAttributes', 'register', 'getPresentationResult', 'getPaywall', 'paywall/action', 'paywall/pageMessage', 'paywall/pageLoad', 'dismiss', 'preloadAllPaywalls', 'preloadPaywalls', 'confirmAllAssignments', 'getAssignments', 'setSubscriptionStatus', 'getSubscriptionStatus', 'getEntitlements', 'getEntitlementsByProductIds', 'getCustomerInfo', 'getProducts', 'setStoreProducts', 'purchase', 'restorePurchases', 'handleDeepLink', 'getEventQueueStatus', 'refreshConfiguration', 'setLogLevel', 'setLocaleIdentifier', 'setInterfaceStyle', 'setPlatformWrapper', 'debug/evaluateExpression', 'app/didBecomeActive', 'app/willResignActive')
-BRIDGE_TO_CLIENT_REQUESTS: tuple[str, ...] = ('purchaseController/purchase', 'purchaseController/restorePurchases', 'paywall/present', 'paywall/dismiss', 'paywall/showAlert', 'paywall/openUrl', 'paywall/requestReview', 'paywall/requestPermission', 'paywall/scheduleNotification', 'paywall/haptic', 'paywall/loadingState', 'handler/onCustomCallback')
+BRIDGE_TO_CLIENT_REQUESTS: tuple[str, ...] = ('purchaseController/purchase', 'purchaseController/restorePurchases', 'paywall/present', 'paywall/dismiss', 'paywall/showAlert', 'paywall/preload', 'paywall/openUrl', 'paywall/requestReview', 'paywall/requestPermission', 'paywall/scheduleNotification', 'paywall/haptic', 'paywall/loadingState', 'handler/onCustomCallback')
 BRIDGE_TO_CLIENT_NOTIFICATIONS: tuple[str, ...] = ('$/cancelRequest', 'paywall/pageEvent', 'handler/onPresent', 'handler/onWillDismiss', 'handler/onDismiss', 'handler/onSkip', 'handler/onError', 'delegate/handleSuperwallEvent', 'delegate/subscriptionStatusDidChange', 'delegate/customerInfoDidChange', 'delegate/willPresentPaywall', 'delegate/didPresentPaywall', 'delegate/willDismissPaywall', 'delegate/didDismissPaywall', 'delegate/handleCustomPaywallAction', 'delegate/paywallWillOpenURL', 'delegate/paywallWillOpenDeepLink', 'delegate/userAttributesDidChange', 'delegate/testModeTransaction', 'delegate/willRedeemLink', 'delegate/didRedeemLink', 'delegate/handleLog', 'delegate/handleSuperwallDeepLink', 'config/didRefresh')
 
 #: `initialize`: Opens the session; must come first.
@@ -108,13 +108,13 @@ PaywallPageLoadResult = TypedDict("PaywallPageLoadResult", {"action": Required[L
 DismissParams = TypedDict("DismissParams", {}, total=False)
 DismissResult: TypeAlias = dict[str, Any]
 
-#: `preloadAllPaywalls`: Preloads every paywall.
+#: `preloadAllPaywalls`: Preloads the paywalls of every placement, as SuperwallKit's preloadAllPaywalls: paywallPreload_start, each paywall's paywallResponseLoad_* events, paywallPreload_complete.
 PreloadAllPaywallsParams = TypedDict("PreloadAllPaywallsParams", {}, total=False)
-PreloadAllPaywallsResult: TypeAlias = dict[str, Any]
+PreloadAllPaywallsResult = TypedDict("PreloadAllPaywallsResult", {"paywalls": Required[list[str]]}, total=False)
 
-#: `preloadPaywalls`: Preloads the paywalls of some placements.
+#: `preloadPaywalls`: Preloads the paywalls of the named placements, as SuperwallKit's preloadPaywalls(forPlacements:).
 PreloadPaywallsParams = TypedDict("PreloadPaywallsParams", {"placements": Required[list[str]]}, total=False)
-PreloadPaywallsResult: TypeAlias = dict[str, Any]
+PreloadPaywallsResult = TypedDict("PreloadPaywallsResult", {"paywalls": Required[list[str]]}, total=False)
 
 #: `confirmAllAssignments`: Evaluates every placement and confirms its assignment.
 ConfirmAllAssignmentsParams = TypedDict("ConfirmAllAssignmentsParams", {}, total=False)
@@ -217,6 +217,10 @@ PaywallDismissResult: TypeAlias = dict[str, Any]
 #: `paywall/showAlert`: Show an alert over a paywall: SuperwallKit's alerts (a purchase that failed or waits for approval, a restore that found nothing, a restore to finish on the web). Open actionUrl if the user takes the action.
 PaywallShowAlertParams = TypedDict("PaywallShowAlertParams", {"sessionId": Required[str], "title": Required[str], "message": Required[str], "actionTitle": Required[str | None], "actionUrl": str | None, "closeActionTitle": Required[str]}, total=False)
 PaywallShowAlertResult: TypeAlias = dict[str, Any]
+
+#: `paywall/preload`: Load a paywall's page into a web view kept for when it shows (SuperwallKit's preloaded view controllers); sent only to a client with the paywallPreloader capability. A later paywall/present of the same identifier and page.load.url may show that web view, reporting its load with paywall/pageLoad as usual. The bridge waits timeouts.pageEffectMs at most, then cancels; an error or no answer only loses the head start.
+PaywallPreloadParams = TypedDict("PaywallPreloadParams", {"paywall": Required[dict[str, Any]]}, total=False)
+PaywallPreloadResult: TypeAlias = dict[str, Any]
 
 #: `paywall/pageEvent`: Evaluate window.paywall.accept64('<accept64>') in the paywall's page, in the order received.
 PaywallPageEventParams = TypedDict("PaywallPageEventParams", {"sessionId": Required[str], "accept64": Required[str]}, total=False)

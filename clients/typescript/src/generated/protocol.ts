@@ -395,6 +395,8 @@ export interface ConfigureOptions {
     localeIdentifier?: string;
     paywalls?: {
         automaticallyDismiss?: boolean;
+        /** SuperwallKit's option (default true): preload paywalls after the config loads or refreshes, after reset and after server assignments arrive (see preloadAllPaywalls). */
+        shouldPreload?: boolean;
         /** SuperwallKit's option (default true): a failed purchase asks the host to show paywall/showAlert, unless a transaction_fail campaign shows a paywall instead. */
         shouldShowPurchaseFailureAlert?: boolean;
         /** SuperwallKit's overrideProductsByName: a paywall product's name (primary, secondary, ...) to the identifier of the product shown, templated and sold in its place. The identifier must be in the config's products or the host's storeProducts; an unknown one leaves the paywall's own product. */
@@ -467,6 +469,8 @@ export interface InitializeParams {
         paywallPresenter?: boolean;
         customCallbacks?: boolean;
         delegate?: boolean;
+        /** The client warms a web view for a paywall before it shows: it answers paywall/preload. */
+        paywallPreloader?: boolean;
     };
 }
 export type InitializeResult = {
@@ -648,15 +652,21 @@ export type PaywallPageLoadResult = {
 export type DismissParams = Record<string, never>;
 export type DismissResult = Record<string, unknown>;
 
-/** Preloads every paywall. */
+/** Preloads the paywalls of every placement, as SuperwallKit's preloadAllPaywalls: paywallPreload_start, each paywall's paywallResponseLoad_* events, paywallPreload_complete. */
 export type PreloadAllPaywallsParams = Record<string, never>;
-export type PreloadAllPaywallsResult = Record<string, unknown>;
+export type PreloadAllPaywallsResult = {
+    /** The identifiers of the paywalls preloaded, in order (the config's prioritized campaign first): the treatment paywalls of the user's variants that an audience could reach, less those the config's disable_preload turns off and the one on screen. */
+    paywalls: Array<string>;
+};
 
-/** Preloads the paywalls of some placements. */
+/** Preloads the paywalls of the named placements, as SuperwallKit's preloadPaywalls(forPlacements:). */
 export interface PreloadPaywallsParams {
     placements: Array<string>;
 }
-export type PreloadPaywallsResult = Record<string, unknown>;
+export type PreloadPaywallsResult = {
+    /** The identifiers of the paywalls preloaded, in order (the config's prioritized campaign first): the treatment paywalls of the user's variants that an audience could reach, less those the config's disable_preload turns off and the one on screen. */
+    paywalls: Array<string>;
+};
 
 /** Evaluates every placement and confirms its assignment. */
 export type ConfirmAllAssignmentsParams = Record<string, never>;
@@ -832,6 +842,18 @@ export interface PaywallShowAlertParams {
     closeActionTitle: string;
 }
 export type PaywallShowAlertResult = Record<string, unknown>;
+
+/** Load a paywall's page into a web view kept for when it shows (SuperwallKit's preloaded view controllers); sent only to a client with the paywallPreloader capability. A later paywall/present of the same identifier and page.load.url may show that web view, reporting its load with paywall/pageLoad as usual. The bridge waits timeouts.pageEffectMs at most, then cancels; an error or no answer only loses the head start. */
+export interface PaywallPreloadParams {
+    paywall: {
+        identifier: string;
+        url: string;
+        presentationStyle: Record<string, unknown>;
+        products: Array<Record<string, unknown>>;
+        page: PaywallPage;
+    };
+}
+export type PaywallPreloadResult = Record<string, unknown>;
 
 /** Evaluate window.paywall.accept64('<accept64>') in the paywall's page, in the order received. */
 export interface PaywallPageEventParams {
@@ -1096,6 +1118,7 @@ export interface BridgeToClientRequests {
     "paywall/present": { params: PaywallPresentParams; result: PaywallPresentResult };
     "paywall/dismiss": { params: PaywallDismissParams; result: PaywallDismissResult };
     "paywall/showAlert": { params: PaywallShowAlertParams; result: PaywallShowAlertResult };
+    "paywall/preload": { params: PaywallPreloadParams; result: PaywallPreloadResult };
     "paywall/openUrl": { params: PaywallOpenUrlParams; result: PaywallOpenUrlResult };
     "paywall/requestReview": { params: PaywallRequestReviewParams; result: PaywallRequestReviewResult };
     "paywall/requestPermission": { params: PaywallRequestPermissionParams; result: PaywallRequestPermissionResult };
@@ -1134,5 +1157,5 @@ export interface BridgeToClientNotifications {
 }
 
 export const CLIENT_TO_BRIDGE = ["initialize", "shutdown", "exit", "$/ping", "debug/echo", "configure", "getConfigurationStatus", "setDelegate", "identify", "reset", "getUserId", "setUserAttributes", "getUserAttributes", "setIntegrationAttributes", "getIntegrationAttributes", "getDeviceAttributes", "register", "getPresentationResult", "getPaywall", "paywall/action", "paywall/pageMessage", "paywall/pageLoad", "dismiss", "preloadAllPaywalls", "preloadPaywalls", "confirmAllAssignments", "getAssignments", "setSubscriptionStatus", "getSubscriptionStatus", "getEntitlements", "getEntitlementsByProductIds", "getCustomerInfo", "getProducts", "setStoreProducts", "purchase", "restorePurchases", "handleDeepLink", "getEventQueueStatus", "refreshConfiguration", "setLogLevel", "setLocaleIdentifier", "setInterfaceStyle", "setPlatformWrapper", "debug/evaluateExpression", "app/didBecomeActive", "app/willResignActive"] as const;
-export const BRIDGE_TO_CLIENT_REQUESTS = ["purchaseController/purchase", "purchaseController/restorePurchases", "paywall/present", "paywall/dismiss", "paywall/showAlert", "paywall/openUrl", "paywall/requestReview", "paywall/requestPermission", "paywall/scheduleNotification", "paywall/haptic", "paywall/loadingState", "handler/onCustomCallback"] as const;
+export const BRIDGE_TO_CLIENT_REQUESTS = ["purchaseController/purchase", "purchaseController/restorePurchases", "paywall/present", "paywall/dismiss", "paywall/showAlert", "paywall/preload", "paywall/openUrl", "paywall/requestReview", "paywall/requestPermission", "paywall/scheduleNotification", "paywall/haptic", "paywall/loadingState", "handler/onCustomCallback"] as const;
 export const BRIDGE_TO_CLIENT_NOTIFICATIONS = ["$/cancelRequest", "paywall/pageEvent", "handler/onPresent", "handler/onWillDismiss", "handler/onDismiss", "handler/onSkip", "handler/onError", "delegate/handleSuperwallEvent", "delegate/subscriptionStatusDidChange", "delegate/customerInfoDidChange", "delegate/willPresentPaywall", "delegate/didPresentPaywall", "delegate/willDismissPaywall", "delegate/didDismissPaywall", "delegate/handleCustomPaywallAction", "delegate/paywallWillOpenURL", "delegate/paywallWillOpenDeepLink", "delegate/userAttributesDidChange", "delegate/testModeTransaction", "delegate/willRedeemLink", "delegate/didRedeemLink", "delegate/handleLog", "delegate/handleSuperwallDeepLink", "config/didRefresh"] as const;
