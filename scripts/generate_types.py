@@ -204,6 +204,7 @@ PYTHON_MODELS: dict[str, dict[str, Any]] = {
     "Paywall": {"from": ["Paywall"], "positional": ["info"]},
     "PaywallPresentation": {"from": ["PaywallPresentation"], "positional": ["session_id", "paywall"]},
     "PaywallDismissal": {"from": ["params:paywall/dismiss"], "positional": ["session_id", "result", "close_reason"]},
+    "PreloadedPaywall": {"from": ["PreloadedPaywall"], "positional": ["identifier", "url"]},
     "PaywallAlert": {"from": ["params:paywall/showAlert"], "positional": ["session_id", "title", "message", "close_action_title"]},
     "CustomCallback": {"from": ["params:handler/onCustomCallback"], "positional": ["register_id", "name"]},
     "CustomCallbackResult": {"from": ["CustomCallbackResult"], "positional": ["status"]},

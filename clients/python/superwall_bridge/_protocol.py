@@ -307,6 +307,18 @@ class PaywallDismissal(WireModel):
 
 
 @dataclass(frozen=True)
+class PreloadedPaywall(WireModel):
+    """A paywall to warm a web view for (paywall/preload): what paywall/present's paywall carries, less its info (no presentation exists yet)."""
+
+    identifier: str
+    url: str
+    presentation_style: PresentationStyle | None = None
+    products: list[Product] = field(default_factory=list)
+    page: PaywallPage | None = None
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
 class PaywallAlert(WireModel):
     session_id: str
     title: str

@@ -95,6 +95,8 @@ class PaywallPresenter(Protocol):
       in the page, in order (``paywall/pageEvent``); forward what the page posts with
       :meth:`Superwall.page_message` and how it loads with :meth:`Superwall.page_load`;
     - ``show_alert(alert: PaywallAlert)``: the alerts SuperwallKit shows over a paywall;
+    - ``preload(paywall: PreloadedPaywall)``: load the paywall's page into a web view kept for
+      when it shows (declares the ``paywallPreloader`` capability; ``paywall/preload``);
     - ``open_url(session_id, url, mode)``, ``request_review(session_id, type, url)``,
       ``request_permission(session_id, permission) -> "granted" | "denied" | "unsupported"``,
       ``schedule_notification(session_id, id, title, subtitle, body, delay_ms)``,

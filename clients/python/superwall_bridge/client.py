@@ -14,7 +14,7 @@ from .connection import Connection, Framing, RemoteError, WireObserver
 from .errors import BridgeNotFoundError
 from .models import (
     Assignment, ConfigRefresh, ConfigureResult, CustomCallback, CustomCallbackResult, CustomerInfo, Entitlement, EntitlementsInfo,
-    ErrorInfo, PaywallAlert, PaywallDismissal, PaywallInfo, PaywallPresentation, PaywallResult, PresentationResult, Product,
+    ErrorInfo, PaywallAlert, PaywallDismissal, PreloadedPaywall, PaywallInfo, PaywallPresentation, PaywallResult, PresentationResult, Product,
     PurchaseResult, RegisterResult, ServerInfo, SkipReason, StoreDetails, SubscriptionStatus, SuperwallEvent, UserIdentity,
 )
 
@@ -137,6 +137,7 @@ class Superwall:
                     "paywallPresenter": paywall_presenter is not None,
                     "customCallbacks": custom_callbacks,
                     "delegate": delegate is not None,
+                    "paywallPreloader": callable(getattr(paywall_presenter, "preload", None)),
                 },
             }, timeout=timeout)
         except BaseException:
@@ -324,6 +325,15 @@ class Superwall:
         before :meth:`configure` is kept and routed once the config is ready."""
         return bool((await self.call("handleDeepLink", {"url": url}))["handled"])
 
+    async def preload_all_paywalls(self, *, timeout: float = INTERACTIVE_TIMEOUT) -> list[str]:
+        """SuperwallKit's ``preloadAllPaywalls``: loads the paywalls the user could be shown
+        (and asks a presenter with ``preload`` to warm them); answers their identifiers."""
+        return list((await self.call("preloadAllPaywalls", timeout=timeout))["paywalls"])
+
+    async def preload_paywalls(self, placements: Sequence[str], *, timeout: float = INTERACTIVE_TIMEOUT) -> list[str]:
+        """SuperwallKit's ``preloadPaywalls(forPlacements:)``: only those placements' paywalls."""
+        return list((await self.call("preloadPaywalls", {"placements": list(placements)}, timeout=timeout))["paywalls"])
+
     async def assignments(self) -> list[Assignment]:
         return [Assignment.from_wire(item) for item in (await self.call("getAssignments"))["assignments"]]
 
@@ -397,6 +407,10 @@ class Superwall:
         if method == "paywall/dismiss":
             presenter = self._require(self.paywall_presenter, method)
             await resolve(presenter.dismiss(PaywallDismissal.from_wire(params)))
+            return {}
+        if method == "paywall/preload":
+            presenter = self._require(self.paywall_presenter, method)
+            await resolve(presenter.preload(PreloadedPaywall.from_wire(params["paywall"])))
             return {}
         if method == "paywall/showAlert":
             presenter = self._require(self.paywall_presenter, method)

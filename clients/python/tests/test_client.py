@@ -18,7 +18,7 @@ import pytest
 from superwall_bridge import (
     BridgeClosedError, BridgeNotFoundError, BridgeTimeoutError, CustomCallback, CustomCallbackResult,
     CustomerInfoTimeoutError, InvalidParamsError, PaywallDismissal, PaywallInfo, PaywallPresentation, PaywallResult,
-    PaywallSkippedError, PresentationHandler, Product, PurchaseResult, RestorationResult, ReservedPlacementNameError,
+    PaywallSkippedError, PreloadedPaywall, PresentationHandler, Product, PurchaseResult, RestorationResult, ReservedPlacementNameError,
     SkipReason, StoreDetails, StorePeriod, StoreTransaction, SubscriptionStatus, Superwall, SuperwallDelegate,
     SuperwallEvent, SyncSuperwall, find_bridge,
 )
@@ -274,7 +274,54 @@ def test_the_apps_background_and_foreground_reach_the_bridge_in_order(bridge: st
             await sw.app_did_become_active()
             await sw.user()  # notifications are applied in arrival order: this answer comes after both
             await asyncio.sleep(0.05)
-            assert delegate.events[-2:] == ["app_close", "app_open"]
+            # The preload that follows configure runs beside these calls.
+            lifecycle = [name for name in delegate.events if not name.startswith(("paywallPreload_", "paywallResponseLoad_"))]
+            assert lifecycle[-2:] == ["app_close", "app_open"]
+
+    run(scenario())
+
+
+class WarmingPresenter(Presenter):
+    """A presenter that also warms web views: it remembers what it was asked to preload."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.warmed: list[PreloadedPaywall] = []
+
+    def preload(self, paywall: PreloadedPaywall) -> None:
+        self.warmed.append(paywall)
+
+
+def test_preloading_loads_the_paywalls_a_user_could_see_and_the_presenter_warms_them(
+        bridge: str, data_directory: str, bridge_arguments: list[str]) -> None:
+    async def scenario() -> None:
+        presenter = WarmingPresenter()
+        async with Superwall.start(bridge, arguments=bridge_arguments, paywall_presenter=presenter) as sw:
+            await sw.configure("pk_test", options={**embedded(data_directory), "paywalls": {"shouldPreload": False}})
+            assert presenter.warmed == []
+            preloaded = await sw.preload_all_paywalls()
+            assert preloaded == [paywall.identifier for paywall in presenter.warmed] and preloaded
+            first = presenter.warmed[0]
+            assert first.page is not None and first.page.load is not None and first.page.load.url.endswith(first.identifier)
+            assert await sw.preload_all_paywalls() == preloaded  # chosen again, but nothing is warmed twice
+            assert len(presenter.warmed) == len(preloaded)
+            assert await sw.preload_paywalls(["no_such_placement"]) == []
+
+    run(scenario())
+
+
+def test_by_default_configure_is_followed_by_a_preload(bridge: str, data_directory: str, bridge_arguments: list[str]) -> None:
+    async def scenario() -> None:
+        presenter = WarmingPresenter()
+        delegate = RecordingDelegate()
+        async with Superwall.start(bridge, arguments=bridge_arguments, paywall_presenter=presenter, delegate=delegate) as sw:
+            await sw.configure("pk_test", options=embedded(data_directory))
+            for _ in range(200):
+                if "paywallPreload_complete" in delegate.events:
+                    break
+                await asyncio.sleep(0.02)
+            assert "paywallPreload_complete" in delegate.events
+            assert presenter.warmed
 
     run(scenario())
 

@@ -6,7 +6,7 @@ import type {
     Attributes, ConfigRefresh, ConfigureOptions, ConfigureResult, CustomCallbackResult, CustomerInfo, DeviceOverrides,
     Entitlement, EntitlementsInfo, InitializeResult, PaywallInfo, PaywallPresentation, PaywallResult, PresentationResult,
     Product, PurchaseResult, RegisterResult, SkipReason, StoreDetails, SubscriptionStatusInput, SubscriptionStatus, TrackedEvent,
-    PaywallPageLoadResult, ErrorObject, DelegateHandleSuperwallEventParams, DelegateTestModeTransactionParams, DelegateDidRedeemLinkParams,
+    PaywallPageLoadResult, PreloadedPaywall, ErrorObject, DelegateHandleSuperwallEventParams, DelegateTestModeTransactionParams, DelegateDidRedeemLinkParams,
 } from "./generated/protocol";
 
 /** The protocol version this client speaks. */
@@ -72,6 +72,9 @@ export interface PaywallPresenter {
     scheduleNotification?(sessionId: string, notification: { id: string; title: string; subtitle: string | null; body: string; delayMs: number }): void | Promise<void>;
     haptic?(sessionId: string, type: string): void | Promise<void>;
     loadingState?(sessionId: string, state: string): void | Promise<void>;
+    /** Loads a paywall's page into a web view kept for when it shows (`paywall/preload`);
+     * defining it declares the `paywallPreloader` capability. */
+    preload?(paywall: PreloadedPaywall): void | Promise<void>;
 }
 
 export interface LaunchOptions {
@@ -178,6 +181,7 @@ export class Superwall {
                 capabilities: {
                     purchaseController: options.purchaseController !== undefined, paywallPresenter: options.paywallPresenter !== undefined,
                     customCallbacks: true, delegate: options.delegate !== undefined,
+                    paywallPreloader: typeof options.paywallPresenter?.preload === "function",
                 },
             }, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
         } catch (error) {
@@ -257,6 +261,19 @@ export class Superwall {
     pageLoad(sessionId: string, outcome: "finished" | "failed" | "processTerminated" | "exit",
              details: { httpStatus?: number; reason?: string } = {}): Promise<PaywallPageLoadResult> {
         return this.call("paywall/pageLoad", { sessionId, outcome, ...details });
+    }
+
+    // MARK: Preloading
+
+    /** SuperwallKit's `preloadAllPaywalls`: loads the paywalls the user could be shown (a
+     * presenter with `preload` is asked to warm them); answers their identifiers. */
+    async preloadAllPaywalls(): Promise<string[]> {
+        return (await this.call<{ paywalls: string[] }>("preloadAllPaywalls", {}, INTERACTIVE_TIMEOUT_MS)).paywalls;
+    }
+
+    /** SuperwallKit's `preloadPaywalls(forPlacements:)`: only those placements' paywalls. */
+    async preloadPaywalls(placements: string[]): Promise<string[]> {
+        return (await this.call<{ paywalls: string[] }>("preloadPaywalls", { placements }, INTERACTIVE_TIMEOUT_MS)).paywalls;
     }
 
     // MARK: Subscription, entitlements, purchases
@@ -353,6 +370,9 @@ export class Superwall {
                 if (!handler?.onCustomCallback) return { status: "failure" };
                 return handler.onCustomCallback({ name: params.name, variables: params.variables ?? {}, behavior: params.behavior });
             }
+            case "paywall/preload":
+                await optional(presenter, "preload", method)(params.paywall as PreloadedPaywall);
+                return {};
             case "paywall/showAlert":
                 await optional(presenter, "showAlert", method)(params as any);
                 return {};

@@ -226,3 +226,25 @@ test("a host reads the page events it passes on, and gets the script to evaluate
         await superwall.close();
     }
 });
+
+test("preloading loads the paywalls a user could see and a presenter with preload warms each once", async () => {
+    const warmed: string[] = [];
+    const presenter: PaywallPresenter = {
+        present: () => {}, dismiss: () => {},
+        preload: (paywall) => { warmed.push(paywall.identifier); assert.ok(paywall.page.load?.url.endsWith(paywall.identifier)); },
+    };
+    const superwall = await Superwall.configure({
+        apiKey: "pk_ts", options: { ...embedded(), paywalls: { shouldPreload: false } }, paywallPresenter: presenter,
+    });
+    try {
+        assert.deepEqual(warmed, []);
+        const preloaded = await superwall.preloadAllPaywalls();
+        assert.ok(preloaded.length > 0);
+        assert.deepEqual(warmed, preloaded);
+        assert.deepEqual(await superwall.preloadAllPaywalls(), preloaded);
+        assert.equal(warmed.length, preloaded.length);
+        assert.deepEqual(await superwall.preloadPaywalls(["no_such_placement"]), []);
+    } finally {
+        await superwall.close();
+    }
+});

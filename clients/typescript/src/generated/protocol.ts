@@ -454,6 +454,15 @@ export interface PaywallPage {
     presentationDelayMs: number;
 }
 
+/** A paywall to warm a web view for (paywall/preload): what paywall/present's paywall carries, less its info (no presentation exists yet). */
+export interface PreloadedPaywall {
+    identifier: string;
+    url: string;
+    presentationStyle: PresentationStyle;
+    products: Array<Product>;
+    page: PaywallPage;
+}
+
 /** Every `data.kind` the bridge answers. */
 export const ERROR_KINDS = ["parseError", "invalidHeader", "invalidRequest", "messageTooLarge", "alreadyInitialized", "shutDown", "methodNotFound", "notImplemented", "invalidParams", "internalError", "notConfigured", "apiKeyMismatch", "invalidUserId", "reservedPlacementName", "paywallSessionNotFound", "productNotFound", "purchaseInProgress", "customerInfoTimeout", "noPurchaseController", "paywallSkipped", "debuggerPresented", "paywallAlreadyPresented", "noPresenter", "noConfig", "subscriptionStatusTimeout", "webviewFailed", "paywallFailedToLoad", "paywallNotFound", "configUnavailable", "invalidConfig", "dataDirectoryInUse", "dataDirectoryUnusable", "storageFailed", "malformedResponse", "notInitialized", "unsupportedProtocolVersion", "requestTimeout", "requestCancelled", "connectionClosed", "invalidPageMessage"] as const;
 
@@ -845,13 +854,7 @@ export type PaywallShowAlertResult = Record<string, unknown>;
 
 /** Load a paywall's page into a web view kept for when it shows (SuperwallKit's preloaded view controllers); sent only to a client with the paywallPreloader capability. A later paywall/present of the same identifier and page.load.url may show that web view, reporting its load with paywall/pageLoad as usual. The bridge waits timeouts.pageEffectMs at most, then cancels; an error or no answer only loses the head start. */
 export interface PaywallPreloadParams {
-    paywall: {
-        identifier: string;
-        url: string;
-        presentationStyle: Record<string, unknown>;
-        products: Array<Record<string, unknown>>;
-        page: PaywallPage;
-    };
+    paywall: PreloadedPaywall;
 }
 export type PaywallPreloadResult = Record<string, unknown>;
 
