@@ -75,7 +75,7 @@ struct ConfigureRequest {
             timeouts: try Self.timeouts(options?.optionalObject("timeouts")),
             automaticallyDismiss: try paywalls?.optionalBool("automaticallyDismiss") ?? true,
             testModeBehavior: try Self.testModeBehavior(options),
-            overrideProductsByName: try Self.productOverrides(paywalls),
+            overrideProductsByName: try paywalls?.productsByName("overrideProductsByName") ?? [:],
             showsPurchaseFailureAlert: try paywalls?.optionalBool("shouldShowPurchaseFailureAlert") ?? true,
             enableExperimentalDeviceVariables: try options?.optionalBool("enableExperimentalDeviceVariables") ?? false,
             shouldPreload: try paywalls?.optionalBool("shouldPreload") ?? true,
@@ -95,21 +95,6 @@ struct ConfigureRequest {
                 details: ["path": "params.options.logging.level"])
         }
         return level
-    }
-
-    /// `paywalls.overrideProductsByName: {name: productIdentifier}`, each a non-empty string.
-    private static func productOverrides(_ paywalls: Params?) throws(RPCError) -> [String: String] {
-        guard let overrides = try paywalls?.optionalObject("overrideProductsByName") else { return [:] }
-        var byName: [String: String] = [:]
-        for name in overrides.members.keys {
-            guard let identifier = try overrides.optionalString(name), !identifier.isEmpty else {
-                throw RPCError.invalidParams("\(overrides.path(of: name)) must be a product identifier.", details: ["path": .string(overrides.path(of: name))])
-            }
-            try ClientLimits.check(name, at: overrides.path(of: name), atMost: ClientLimits.nameBytes)
-            try ClientLimits.check(identifier, at: overrides.path(of: name), atMost: ClientLimits.nameBytes)
-            byName[name] = identifier
-        }
-        return byName
     }
 
     /// `timeouts: {subscriptionStatusMs, presentationMs, customCallbackMs, ...}`: positive

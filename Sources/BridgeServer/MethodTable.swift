@@ -66,7 +66,9 @@ public struct MethodTable: Sendable {
         // Allowed before `configure`: the link is kept and routed once the config is ready.
         methods["handleDeepLink"] = { request, _ in
             let url = try Params(request).string("url")
-            return ["handled": .bool(await superwall.handleDeepLink(url))]
+            let handled = await superwall.handleDeepLink(url)
+            guard !handled, let reason = DeepLink(url)?.unhandledReason else { return ["handled": .bool(handled)] }
+            return ["handled": false, "reason": .string(reason)]
         }
         methods["identify"] = { request, _ in
             let params = try Params(request)
@@ -187,12 +189,11 @@ public struct MethodTable: Sendable {
             let params = try Params(request)
             let placement = try params.string("placement")
             let placementParams = [String: JSON](try params.optionalJSONObject("params") ?? [:])
-            if try params.optionalJSONObject("overrides") != nil {
-                throw RPCError(code: -32601, message: "Not implemented yet: getPaywall overrides are part of the protocol but this build does not provide them; omit overrides.",
-                               kind: "notImplemented", details: ["feature": "getPaywall overrides"])
-            }
+            let overrides = try params.optionalObject("overrides").map(PaywallOverrides.init)
             let handler = ClientPresentationHandler(host: host, registerId: request.id.value)
-            return try await core { try await superwall.getPaywall(placement: placement, params: placementParams, handler: handler) }.wireValue
+            return try await core {
+                try await superwall.getPaywall(placement: placement, params: placementParams, overrides: overrides, handler: handler)
+            }.wireValue
         }
         methods["paywall/action"] = { request, _ in
             let params = try Params(request)

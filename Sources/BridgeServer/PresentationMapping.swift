@@ -40,7 +40,7 @@ extension Product {
 
 extension PresentationStyle {
     var wireValue: JSONValue {
-        ["type": .string(camelCase(kind.rawValue)), "height": height.map(JSONValue.double) ?? .null, "width": width.map(JSONValue.double) ?? .null,
+        ["type": .string(kind.wireName), "height": height.map(JSONValue.double) ?? .null, "width": width.map(JSONValue.double) ?? .null,
                 "cornerRadius": cornerRadius.map(JSONValue.double) ?? .null]
     }
 }

@@ -14,8 +14,6 @@ public enum SuperwallError: Error, Sendable, Equatable, CustomStringConvertible 
     case configUnavailable(String)
     /// A config was fetched but does not decode; the error names the JSON path.
     case invalidConfig(ConfigDecodingError)
-    /// A part of the SDK this build does not provide yet.
-    case unsupported(String)
     /// `register` or `getPaywall` with the name of one of Superwall's own events.
     case reservedPlacementName(String)
     /// A paywall action or dismissal for a session that is not on screen.
@@ -45,7 +43,6 @@ public enum SuperwallError: Error, Sendable, Equatable, CustomStringConvertible 
         case .storage: return "storageFailed"
         case .configUnavailable: return "configUnavailable"
         case .invalidConfig: return "invalidConfig"
-        case .unsupported: return "notImplemented"
         case .reservedPlacementName: return "reservedPlacementName"
         case .paywallSessionNotFound: return "paywallSessionNotFound"
         case .paywallSkipped: return "paywallSkipped"
@@ -67,7 +64,6 @@ public enum SuperwallError: Error, Sendable, Equatable, CustomStringConvertible 
         case .storage(let reason): return "The data directory's database failed: \(reason)."
         case .configUnavailable(let reason): return "No config could be loaded: \(reason)."
         case .invalidConfig(let error): return "The config is invalid at \(error.path): \(error.reason)."
-        case .unsupported(let what): return "\(what) is not built yet."
         case .reservedPlacementName(let name):
             return "\"\(name)\" is one of Superwall's own events and cannot be registered as a placement; choose another name."
         case .paywallSessionNotFound(let id): return "No paywall session \(id) is on screen; it was dismissed or never existed."

@@ -104,9 +104,13 @@ import Testing
         #expect(harness.delegate.event("deepLink_open")?.superwallParameters["url"] == "myapp://promo?offer=summer")
     }
 
-    @Test func aDebugLinkIsHandled() async throws {
+    @Test func aDebugLinkIsTrackedButNotClaimedAsHandledAndSaysWhy() async throws {
         let harness = try await harness(withDeepLinkCampaign: false)
-        #expect(await harness.superwall.handleDeepLink("myapp://?superwall_debug=true&token=abc&paywall_id=1"))
+        let link = "myapp://?superwall_debug=true&token=abc&paywall_id=1"
+        #expect(await harness.superwall.handleDeepLink(link) == false)
+        #expect(harness.delegate.event("deepLink_open") != nil)
+        #expect(DeepLink(link)?.unhandledReason?.contains("debugger") == true)
+        #expect(DeepLink("myapp://promo")?.unhandledReason == nil)
     }
 
     @Test func aDeepLinkAudiencePresentsItsPaywallAfterDismissingTheOneOnScreen() async throws {

@@ -48,7 +48,7 @@ public struct Paywall: Sendable, Equatable {
 }
 
 public struct PresentationStyle: Sendable, Equatable {
-    public enum Kind: String, Sendable {
+    public enum Kind: String, Sendable, CaseIterable {
         case modal = "MODAL"
         case fullscreen = "FULLSCREEN"
         case noAnimation = "NO_ANIMATION"

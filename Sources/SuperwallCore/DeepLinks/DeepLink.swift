@@ -48,6 +48,13 @@ public struct DeepLink: Sendable, Equatable {
         isSuperwallHost && components.path.hasPrefix("/app-link/")
     }
 
+    /// Why the bridge does not handle a link SuperwallKit would: a paywall preview needs
+    /// SuperwallKit's debugger, a screen of its own. Nil for every other link.
+    public var unhandledReason: String? {
+        guard debugToken != nil else { return nil }
+        return "Paywall previews (superwall_debug links) open SuperwallKit's debugger, which needs a screen of its own; this process has none. Show the paywall with getPaywall or register instead."
+    }
+
     /// A debug (paywall preview) link: `superwall_debug=true` and a `token`.
     public var debugToken: String? {
         guard queryValue("superwall_debug") == "true", let token = queryValue("token"), !token.isEmpty else { return nil }

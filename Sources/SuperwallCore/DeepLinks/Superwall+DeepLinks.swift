@@ -12,7 +12,8 @@ extension Superwall {
         guard let link = DeepLink(text) else { return false }
         guard session?.status == .configured else {
             pendingDeepLink = link
-            if link.isUniversalLink || link.redemptionCode != nil || link.debugToken != nil { return true }
+            if link.isUniversalLink || link.redemptionCode != nil { return true }
+            if link.debugToken != nil { return false }
             return cachedConfig()?.trigger(for: ImplicitTrigger.deepLinkOpen.rawValue) != nil
         }
         return route(link)
@@ -41,7 +42,10 @@ extension Superwall {
             opened = target.url
         }
         track(ImplicitTrigger.deepLinkOpen.rawValue, opened.eventParameters, custom: opened.queryParameters)
-        if link.debugToken != nil || link.isUniversalLink { return true }
+        // A paywall preview opens SuperwallKit's debugger, a screen this process does not have:
+        // tracked like any link, but not claimed as handled (see `DeepLink.unhandledReason`).
+        if link.debugToken != nil { return false }
+        if link.isUniversalLink { return true }
         return session?.config?.trigger(for: ImplicitTrigger.deepLinkOpen.rawValue) != nil
     }
 

@@ -42,6 +42,8 @@ struct PlacementData: Sendable {
     var sourceType: String?
     /// Set when an implicit trigger presents it.
     var implicitTrigger: ImplicitTrigger?
+    /// `getPaywall`'s overrides.
+    var overrides: PaywallOverrides?
     /// When the placement was asked for: its wait for a subscription status counts from here,
     /// so time spent queued behind other placements is part of the bound, not added to it.
     let requestedAt = ContinuousClock.now

@@ -46,12 +46,17 @@ extension Superwall {
     /// itself. The session opens at once and is driven like any other (`perform`,
     /// `dismiss`); `handler` hears how it ends. Skips and errors throw.
     public func getPaywall(
-        placement: String, params: [String: JSON] = [:], handler: (any PresentationHandler)? = nil
+        placement: String, params: [String: JSON] = [:], overrides: PaywallOverrides? = nil, handler: (any PresentationHandler)? = nil
     ) async throws(SuperwallError) -> PaywallPresentation {
         guard session != nil else { throw .notConfigured }
         guard !SuperwallEventNames.all.contains(placement) else { throw .reservedPlacementName(placement) }
+        if let overrides {
+            _ = await waitForConfig()
+            if let unknown = overrides.productsByName.values.sorted().first(where: { knownProduct($0) == nil }) { throw .productNotFound(unknown) }
+        }
         let event = track(placement, ["is_feature_gatable": false], custom: params, isSuperwallEvent: false)
-        let placementData = PlacementData(event, sourceType: "getPaywall")
+        var placementData = PlacementData(event, sourceType: "getPaywall")
+        placementData.overrides = overrides
         switch await runPipeline(.getPaywall, placementData) {
         case .skipped(let reason): throw .paywallSkipped(reason)
         case .failed(let error): throw .presentation(error)
@@ -170,7 +175,7 @@ extension Superwall {
             let loaded: LoadedPaywall
             switch await loadPaywall(experiment.variant.paywallIdentifier, for: placement.name) {
             case .failure(let error): return .failed(error)
-            case .success(let paywall): loaded = withStoreDetails(overridingProducts(paywall))
+            case .success(let paywall): loaded = withStoreDetails(overridingProducts(paywall, with: placement.overrides))
             }
             let info = paywallInfo(loaded, experiment: experiment, placement: placement)
             switch kind {

@@ -264,14 +264,25 @@ class Superwall:
         return PresentationResult.from_wire(await self.call("getPresentationResult", {"placement": placement, "params": dict(params or {})}))
 
     async def get_paywall(self, placement: str, *, params: Mapping[str, Any] | None = None,
+                          products_by_name: Mapping[str, str] | None = None, presentation_style: Mapping[str, Any] | None = None,
                           handler: PresentationHandler | None = None) -> PaywallPresentation:
         """SuperwallKit's ``getPaywall``: the paywall to show yourself, driven with
-        :meth:`paywall_action`. Raises :class:`~superwall_bridge.errors.PaywallSkippedError` when there is none."""
+        :meth:`paywall_action`. ``products_by_name`` and ``presentation_style`` are SuperwallKit's
+        ``PaywallOverrides`` (``{"primary": "com.app.annual"}``, ``{"type": "drawer", "height": 70}``).
+        Raises :class:`~superwall_bridge.errors.PaywallSkippedError` when there is none."""
         request_id = f"getPaywall-{self._connection.next_request_id()}"
         self._handlers[request_id] = handler or PresentationHandler()
+        arguments: dict[str, Any] = {"placement": placement, "params": dict(params or {})}
+        overrides: dict[str, Any] = {}
+        if products_by_name:
+            overrides["productsByName"] = dict(products_by_name)
+        if presentation_style:
+            overrides["presentationStyle"] = dict(presentation_style)
+        if overrides:
+            arguments["overrides"] = overrides
         try:
             return PaywallPresentation.from_wire(await self._connection.request(
-                "getPaywall", {"placement": placement, "params": dict(params or {})}, timeout=self.timeout, request_id=request_id))
+                "getPaywall", arguments, timeout=self.timeout, request_id=request_id))
         except BaseException:
             self._handlers.pop(request_id, None)
             raise

@@ -162,7 +162,7 @@ RestorePurchasesResult = TypedDict("RestorePurchasesResult", {"result": Required
 
 #: `handleDeepLink`: SuperwallKit's handleDeepLink: redemption, Superwall universal and debug links, and deepLink_open (which dismisses the paywall on screen and may present one). Allowed before configure: the latest link is kept and routed once the config is ready.
 HandleDeepLinkParams = TypedDict("HandleDeepLinkParams", {"url": Required[str]}, total=False)
-HandleDeepLinkResult = TypedDict("HandleDeepLinkResult", {"handled": Required[bool]}, total=False)
+HandleDeepLinkResult = TypedDict("HandleDeepLinkResult", {"handled": Required[bool], "reason": str}, total=False)
 
 #: `getEventQueueStatus`: The outgoing event queue (an extension): how many events wait to be sent, and how many were dropped unsent (the queue's bound, refused by the collector).
 GetEventQueueStatusParams = TypedDict("GetEventQueueStatusParams", {}, total=False)

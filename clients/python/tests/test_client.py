@@ -18,7 +18,7 @@ import pytest
 from superwall_bridge import (
     BridgeClosedError, BridgeNotFoundError, BridgeTimeoutError, CustomCallback, CustomCallbackResult,
     CustomerInfoTimeoutError, InvalidParamsError, PaywallDismissal, PaywallInfo, PaywallPresentation, PaywallResult,
-    PaywallSkippedError, PreloadedPaywall, PresentationHandler, Product, PurchaseResult, RestorationResult, ReservedPlacementNameError,
+    PaywallSkippedError, PreloadedPaywall, ProductNotFoundError, PresentationHandler, Product, PurchaseResult, RestorationResult, ReservedPlacementNameError,
     SkipReason, StoreDetails, StorePeriod, StoreTransaction, SubscriptionStatus, Superwall, SuperwallDelegate,
     SuperwallEvent, SyncSuperwall, find_bridge,
 )
@@ -322,6 +322,21 @@ def test_by_default_configure_is_followed_by_a_preload(bridge: str, data_directo
                 await asyncio.sleep(0.02)
             assert "paywallPreload_complete" in delegate.events
             assert presenter.warmed
+
+    run(scenario())
+
+
+def test_get_paywall_applies_superwallkits_overrides(bridge: str, data_directory: str, bridge_arguments: list[str]) -> None:
+    async def scenario() -> None:
+        async with Superwall.start(bridge, arguments=bridge_arguments) as sw:
+            await sw.configure("pk_test", options=embedded(data_directory))
+            shown = await sw.get_paywall("open_coach_chat", products_by_name={"primary": "com.pockettrainer.pro.annual"},
+                                         presentation_style={"type": "popup", "height": 60, "width": 80})
+            assert shown.paywall.products[0].product_identifier == "com.pockettrainer.pro.annual"
+            assert shown.paywall.presentation_style is not None and shown.paywall.presentation_style.type == "popup"
+            await sw.dismiss()
+            with pytest.raises(ProductNotFoundError):
+                await sw.get_paywall("open_coach_chat", products_by_name={"primary": "com.nowhere"})
 
     run(scenario())
 

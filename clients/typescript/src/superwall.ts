@@ -6,7 +6,7 @@ import type {
     Attributes, ConfigRefresh, ConfigureOptions, ConfigureResult, CustomCallbackResult, CustomerInfo, DeviceOverrides,
     Entitlement, EntitlementsInfo, InitializeResult, PaywallInfo, PaywallPresentation, PaywallResult, PresentationResult,
     Product, PurchaseResult, RegisterResult, SkipReason, StoreDetails, SubscriptionStatusInput, SubscriptionStatus, TrackedEvent,
-    PaywallPageLoadResult, PreloadedPaywall, ErrorObject, DelegateHandleSuperwallEventParams, DelegateTestModeTransactionParams, DelegateDidRedeemLinkParams,
+    PaywallPageLoadResult, PreloadedPaywall, GetPaywallParams, ErrorObject, DelegateHandleSuperwallEventParams, DelegateTestModeTransactionParams, DelegateDidRedeemLinkParams,
 } from "./generated/protocol";
 
 /** The protocol version this client speaks. */
@@ -104,6 +104,15 @@ export interface RegisterArguments {
     /** Runs when the bridge decides the feature may run (a skip, a purchase, a declined non-gated paywall). */
     feature?: () => void | Promise<void>;
     timeoutMs?: number;
+}
+
+export interface GetPaywallArguments {
+    placement: string;
+    params?: Attributes;
+    /** SuperwallKit's `PaywallOverrides`: products by name, and a presentation style. */
+    overrides?: GetPaywallParams["overrides"];
+    /** Hears the paywall's life until it is dismissed. */
+    handler?: PaywallPresentationHandler;
 }
 
 type Listener = (refresh: ConfigRefresh) => void;
@@ -230,6 +239,21 @@ export class Superwall {
             return result;
         } finally {
             this.handlers.delete(id);
+        }
+    }
+
+    /** SuperwallKit's `getPaywall`: the paywall for the app to show itself, driven with
+     * `paywallAction` and the page methods. Rejects with `paywallSkipped` when there is none. */
+    async getPaywall(args: GetPaywallArguments): Promise<PaywallPresentation> {
+        const id = `getPaywall-${++this.nextRegister}`;
+        this.handlers.set(id, args.handler ?? {});
+        try {
+            return await this.connection.request<PaywallPresentation>(
+                "getPaywall", { placement: args.placement, params: args.params ?? {}, ...(args.overrides ? { overrides: args.overrides } : {}) },
+                this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS, id);
+        } catch (error) {
+            this.handlers.delete(id);
+            throw error;
         }
     }
 
@@ -401,8 +425,11 @@ export class Superwall {
     private async hear(method: string, params: unknown): Promise<void> {
         const fields = (params ?? {}) as Record<string, any>;
         if (method.startsWith("handler/")) {
-            const handler = this.handlers.get(String(fields.registerId));
+            const id = String(fields.registerId);
+            const handler = this.handlers.get(id);
             if (!handler) return;
+            // A getPaywall's handler lives until its paywall is gone; a register's until it settles.
+            if (id.startsWith("getPaywall-") && (method === "handler/onDismiss" || method === "handler/onError")) this.handlers.delete(id);
             switch (method) {
                 case "handler/onPresent": return handler.onPresent?.(fields.paywallInfo);
                 case "handler/onWillDismiss": return handler.onWillDismiss?.(fields.paywallInfo, fields.result);

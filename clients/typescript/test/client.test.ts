@@ -248,3 +248,25 @@ test("preloading loads the paywalls a user could see and a presenter with preloa
         await superwall.close();
     }
 });
+
+test("getPaywall hands back the paywall with SuperwallKit's overrides applied, and refuses an unknown product", async () => {
+    const superwall = await Superwall.configure({ apiKey: "pk_ts", options: embedded() });
+    try {
+        const dismissed: string[] = [];
+        const shown = await superwall.getPaywall({
+            placement: "open_coach_chat",
+            overrides: { productsByName: { primary: "com.pockettrainer.pro.annual" }, presentationStyle: { type: "drawer", height: 70 } },
+            handler: { onDismiss: (info) => { dismissed.push(info.identifier); } },
+        });
+        assert.equal(shown.paywall.products[0]?.productIdentifier, "com.pockettrainer.pro.annual");
+        assert.equal(shown.paywall.presentationStyle?.type, "drawer");
+        assert.equal(shown.paywall.presentationStyle?.height, 70);
+        await superwall.dismiss();
+        await eventually(() => dismissed.length === 1, "the handler's onDismiss");
+        await assert.rejects(
+            superwall.getPaywall({ placement: "open_coach_chat", overrides: { productsByName: { primary: "com.nowhere" } } }),
+            (error: BridgeError) => error.kind === "productNotFound");
+    } finally {
+        await superwall.close();
+    }
+});

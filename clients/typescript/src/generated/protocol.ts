@@ -463,6 +463,14 @@ export interface PreloadedPaywall {
     page: PaywallPage;
 }
 
+/** A presentation style to use instead of the paywall's; type none keeps the paywall's. */
+export interface PresentationStyleOverride {
+    type: "modal" | "fullscreen" | "fullscreenNoAnimation" | "push" | "drawer" | "none" | "popup";
+    height?: number;
+    width?: number;
+    cornerRadius?: number;
+}
+
 /** Every `data.kind` the bridge answers. */
 export const ERROR_KINDS = ["parseError", "invalidHeader", "invalidRequest", "messageTooLarge", "alreadyInitialized", "shutDown", "methodNotFound", "notImplemented", "invalidParams", "internalError", "notConfigured", "apiKeyMismatch", "invalidUserId", "reservedPlacementName", "paywallSessionNotFound", "productNotFound", "purchaseInProgress", "customerInfoTimeout", "noPurchaseController", "paywallSkipped", "debuggerPresented", "paywallAlreadyPresented", "noPresenter", "noConfig", "subscriptionStatusTimeout", "webviewFailed", "paywallFailedToLoad", "paywallNotFound", "configUnavailable", "invalidConfig", "dataDirectoryInUse", "dataDirectoryUnusable", "storageFailed", "malformedResponse", "notInitialized", "unsupportedProtocolVersion", "requestTimeout", "requestCancelled", "connectionClosed", "invalidPageMessage"] as const;
 
@@ -621,7 +629,12 @@ export type GetPresentationResultResult = PresentationResult;
 export interface GetPaywallParams {
     placement: string;
     params?: Attributes;
-    overrides?: Record<string, unknown>;
+    /** SuperwallKit's PaywallOverrides. An unknown member is refused (-32602, its path). */
+    overrides?: {
+        /** A paywall product's name (primary, secondary, ...) to the store identifier shown, templated and sold in its place, over configure's paywalls.overrideProductsByName. Each must be in the config's products or the host's storeProducts, else the call answers productNotFound before anything runs. */
+        productsByName?: Record<string, unknown>;
+        presentationStyle?: PresentationStyleOverride;
+    };
 }
 export type GetPaywallResult = PaywallPresentation;
 
@@ -753,6 +766,8 @@ export interface HandleDeepLinkParams {
 }
 export type HandleDeepLinkResult = {
     handled: boolean;
+    /** Present when handled is false for a link SuperwallKit would handle (a paywall preview, which needs SuperwallKit's debugger screen): why. */
+    reason?: string;
 };
 
 /** The outgoing event queue (an extension): how many events wait to be sent, and how many were dropped unsent (the queue's bound, refused by the collector). */
