@@ -187,7 +187,7 @@ public actor Superwall {
     /// Paywalls loaded so far, with the presentation id each load was given.
     var loadedPaywalls: [String: LoadedPaywall] = [:]
     /// The last preload started: each waits for the one before (Superwall+Preloading.swift).
-    var preloading: Task<Void, Never>?
+    var preloading: Task<[String], Never>?
     /// Confirmations being posted, by experiment id.
     var confirmationsInFlight: [String: Task<Void, Never>] = [:]
     let configWaiters = ParkedContinuations<Void>()

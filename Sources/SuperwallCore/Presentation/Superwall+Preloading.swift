@@ -8,13 +8,11 @@ extension Superwall {
     /// `preloadAllPaywalls`: every placement's. Answers the paywalls chosen, in the order
     /// they were preloaded (the config's prioritized campaign first).
     public func preloadAllPaywalls() async throws(SuperwallError) -> [String] {
-        guard session != nil else { throw .notConfigured }
-        _ = await waitForConfig()
-        return await preload(placements: nil)
+        try await preloadPaywalls(forPlacements: nil)
     }
 
-    /// `preloadPaywalls {placements}`: only those placements' paywalls.
-    public func preloadPaywalls(forPlacements placements: Set<String>) async throws(SuperwallError) -> [String] {
+    /// `preloadPaywalls {placements}`: only those placements' paywalls (nil: all of them).
+    public func preloadPaywalls(forPlacements placements: Set<String>?) async throws(SuperwallError) -> [String] {
         guard session != nil else { throw .notConfigured }
         _ = await waitForConfig()
         return await preload(placements: placements)
@@ -31,10 +29,10 @@ extension Superwall {
     private func preload(placements: Set<String>?) async -> [String] {
         let previous = preloading
         let turn = Task<[String], Never> {
-            await previous?.value
+            _ = await previous?.value
             return await self.preloadNow(placements: placements)
         }
-        preloading = Task { _ = await turn.value }
+        preloading = turn
         return await turn.value
     }
 
