@@ -206,7 +206,7 @@ import TestSupport
         let output = Pipe()
         process.standardInput = input
         process.standardOutput = output
-        try process.run()
+        try launchSerially(process)
         defer { try? input.fileHandleForWriting.close() }
         // Its first answer shows it has set its signals back; a fixed pause was too short
         // for a loaded machine, and a SIGTERM sent before that is ignored.

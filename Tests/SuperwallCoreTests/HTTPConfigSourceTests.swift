@@ -1,6 +1,7 @@
 import Foundation
 @testable import SuperwallCore
 import Testing
+import TestSupport
 
 /// The scripted API server (`Fixtures/config_server.py`) running for one test.
 final class ScriptedAPIServer: @unchecked Sendable {
@@ -43,7 +44,7 @@ final class ScriptedAPIServer: @unchecked Sendable {
         process.arguments = ["python3", script.path, planPath, logPath]
         process.standardInput = FileHandle.nullDevice
         process.standardOutput = FileHandle(forWritingAtPath: portPath)
-        try process.run()
+        try launchSerially(process)
         var portText = ""
         for _ in 0..<2500 where !portText.hasSuffix("\n") {
             try await Task.sleep(for: .milliseconds(2))

@@ -135,3 +135,11 @@ private func spawnBridge(_ arguments: [String], redirect: (inout posix_spawn_fil
     var child: pid_t = 0
     return posix_spawn(&child, BridgeProcess.binaryPath, &actions, &attributes, &cArguments, environ) == 0 ? child : nil
 }
+
+private let foundationLaunches = NSLock()
+
+/// Starts a Foundation `Process`, one launch at a time across the test run: `Process.run()`
+/// launched from several threads at once has crashed copying memory inside Foundation on Linux.
+public func launchSerially(_ process: Process) throws {
+    try foundationLaunches.withLock { try process.run() }
+}
