@@ -85,6 +85,23 @@ class CustomCallbackResultHelpers:
         return {"status": self.status, "data": self.data}
 
 
+class SurveyAnswerHelpers:
+    @classmethod
+    def response(cls, option_id: str, custom_response: str | None = None) -> SurveyAnswer:
+        """The user chose ``option_id``; for the "Other" option (``"000"``), with their text."""
+        return cls("response", option_id, custom_response)
+
+    @classmethod
+    def close(cls) -> SurveyAnswer:
+        """The user took the survey's close button (offered only with ``include_close_option``)."""
+        return cls("close")
+
+    def to_wire(self) -> dict[str, Any]:
+        if self.type == "response":
+            return {"type": "response", "optionId": self.option_id, "customResponse": self.custom_response}
+        return {"type": self.type}
+
+
 class StoreTransactionHelpers:
     def to_wire(self) -> dict[str, Any]:
         wire: dict[str, Any] = {}

@@ -36,8 +36,10 @@ struct ClientPaywallPresenter: PaywallPresenter {
         _ = try await connection.sendRequest("paywall/present", params: presentation.wireValue, timeout: ClientHost.backstop)
     }
 
+    /// Only to a client that declared `paywallPresenter`: a `getPaywall` client without it
+    /// takes its paywall down on `handler/onWillDismiss`.
     func dismiss(sessionId: String, info: PaywallInfo, result: PaywallResult, closeReason: PaywallCloseReason) async {
-        guard let connection = host.connection else { return }
+        guard let connection = host.connection, host.capabilities.paywallPresenter else { return }
         _ = try? await connection.sendRequest(
             "paywall/dismiss",
             params: ["sessionId": .string(sessionId), "result": result.wireValue, "closeReason": .string(closeReason.rawValue),
@@ -58,7 +60,7 @@ struct ClientPaywallPresenter: PaywallPresenter {
     }
 
     func showAlert(_ alert: PaywallAlert, sessionId: String) async throws {
-        guard let connection = host.connection else { throw RPCError.connectionClosed }
+        let connection = try presenterConnection()
         _ = try await connection.sendRequest(
             "paywall/showAlert",
             params: ["sessionId": .string(sessionId), "title": .string(alert.title), "message": .string(alert.message),
@@ -69,6 +71,33 @@ struct ClientPaywallPresenter: PaywallPresenter {
 }
 
 extension ClientPaywallPresenter {
+    /// The connection, for a request only a `paywallPresenter` client answers.
+    private func presenterConnection() throws -> Connection {
+        guard let connection = host.connection else { throw RPCError.connectionClosed }
+        guard host.capabilities.paywallPresenter else { throw PageEffectUnsupported() }
+        return connection
+    }
+
+    /// `paywall/presentSurvey`: answered `{type: "response", optionId, customResponse?}` or
+    /// `{type: "close"}`; any other answer is an error, as if the client could not show it.
+    func presentSurvey(_ survey: Survey, sessionId: String, info: PaywallInfo) async throws -> SurveyAnswer {
+        let connection = try presenterConnection()
+        let reply = try await connection.sendRequest(
+            "paywall/presentSurvey", params: ["sessionId": .string(sessionId), "survey": survey.wireValue, "paywallInfo": info.wireValue],
+            timeout: ClientHost.backstop)
+        guard case .object(let fields) = reply, case .string(let type)? = fields["type"] else { throw SurveysUnsupported() }
+        switch (type, fields["optionId"], fields["customResponse"]) {
+        case ("close", _, _):
+            return .close
+        case ("response", .string(let optionId)?, .string(let text)?):
+            return .response(optionId: optionId, customResponse: text)
+        case ("response", .string(let optionId)?, nil), ("response", .string(let optionId)?, .null?):
+            return .response(optionId: optionId, customResponse: nil)
+        default:
+            throw SurveysUnsupported()
+        }
+    }
+
     /// `paywall/pageEvent`: a notification, so that events reach the page in order without
     /// waiting on the client.
     func passToPage(_ accept64: String, sessionId: String) {
@@ -78,7 +107,7 @@ extension ClientPaywallPresenter {
     /// Each effect is a request of its own (`paywall/openUrl`, ...); the client's error reply,
     /// `-32601` included, means it cannot, and the core's documented default applies.
     func perform(_ effect: PageEffect, sessionId: String) async throws -> PermissionStatus? {
-        guard let connection = host.connection else { throw RPCError.connectionClosed }
+        let connection = try presenterConnection()
         let (method, params) = effect.request
         var object = params
         object["sessionId"] = .string(sessionId)

@@ -22,7 +22,7 @@ enum ConfigureKeys {
         ]),
         ("params.options.logging", ["level", "scopes"]),
         ("params.options.paywalls", ["automaticallyDismiss", "overrideProductsByName", "shouldShowPurchaseFailureAlert", "shouldPreload"]),
-        ("params.options.timeouts", ["subscriptionStatusMs", "presentationMs", "customCallbackMs", "purchaseMs", "restoreMs", "configMs", "pageEffectMs"]),
+        ("params.options.timeouts", ["subscriptionStatusMs", "presentationMs", "customCallbackMs", "purchaseMs", "restoreMs", "configMs", "pageEffectMs", "surveyMs"]),
         ("params.options.configSource", ["type", "path", "watch", "baseUrl"]),
     ]
 

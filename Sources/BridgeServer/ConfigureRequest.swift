@@ -116,6 +116,7 @@ struct ConfigureRequest {
         timeouts.restore = try milliseconds("restoreMs") ?? timeouts.restore
         timeouts.config = try milliseconds("configMs") ?? timeouts.config
         timeouts.pageEffect = try milliseconds("pageEffectMs") ?? timeouts.pageEffect
+        timeouts.survey = try milliseconds("surveyMs") ?? timeouts.survey
         return timeouts
     }
 

@@ -18,6 +18,14 @@ extension TrackedEvent {
         switch name {
         case "user_attributes": fields["attributes"] = .object(JSONValue.sortedObject(customParameters))
         case "deepLink_open": fields["url"] = superwallParameters["url"].map { JSONValue($0) } ?? .null
+        case "survey_response":
+            let surveyId = superwallParameters["survey_id"]?.stringValue
+            fields["survey"] = subject.paywallInfo?.surveys.first { $0.id == surveyId }?.wireValue ?? .null
+            fields["selectedOption"] = [
+                "id": superwallParameters["survey_selected_option_id"].map { JSONValue($0) } ?? .null,
+                "title": customParameters["survey_selected_option_title"].map { JSONValue($0) } ?? .null,
+            ]
+            fields["customResponse"] = customParameters["survey_custom_response"].map { JSONValue($0) } ?? .null
         default: break
         }
         return .object(fields)

@@ -45,6 +45,18 @@ extension PresentationStyle {
     }
 }
 
+extension Survey {
+    var wireValue: JSONValue {
+        [
+            "id": .string(id), "assignmentKey": .string(assignmentKey), "title": .string(title), "message": .string(message),
+            "options": .array(options.map { ["id": .string($0.id), "title": .string($0.title)] }),
+            "presentationCondition": .string(camelCase(presentationCondition.rawValue)),
+            "presentationProbability": .double(presentationProbability), "includeOtherOption": .bool(includeOtherOption),
+            "includeCloseOption": .bool(includeCloseOption),
+        ]
+    }
+}
+
 extension PaywallInfo {
     var wireValue: JSONValue {
         [
@@ -65,6 +77,7 @@ extension PaywallInfo {
             "computedPropertyRequests": .array(computedPropertyRequests.map {
                 ["type": .string($0.kind.functionName), "placementName": .string($0.placementName)]
             }),
+            "surveys": .array(surveys.map(\.wireValue)),
             "presentation": ["style": presentationStyle.wireValue, "delayMs": .int(Int64(presentationDelayMs))],
             "isScrollEnabled": .bool(isScrollEnabled), "presentationId": .string(presentationId),
         ]

@@ -95,6 +95,9 @@ public actor Superwall {
         /// How long the host may take to perform what a page asked of it (open a link, show a
         /// spinner); a permission prompt waits for the user, so it gets `customCallback`'s.
         public var pageEffect: Duration = .seconds(10)
+        /// How long the user may take to answer a survey. SuperwallKit's survey waits for as
+        /// long as it takes; here the host is a process that may never answer.
+        public var survey: Duration = .seconds(300)
 
         public init() {}
     }

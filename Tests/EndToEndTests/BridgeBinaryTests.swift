@@ -351,7 +351,7 @@ import TestSupport
 }
 
 /// A config of the conformance suite (`protocol/conformance/configs`).
-private func conformanceConfig(_ name: String) -> URL {
+func conformanceConfig(_ name: String) -> URL {
     URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../protocol/conformance/configs/\(name)")
 }
 

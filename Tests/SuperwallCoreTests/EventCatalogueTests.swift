@@ -10,7 +10,7 @@ import Testing
 /// redemption link, confirmed assignments and a reset.
 @Suite struct EventCatalogueTests {
     @Test func everyRowOfTheEventsFileCarriesExactlyTheParamsTheProtocolTableGives() async throws {
-        let rows = try await eventsOfACatalogueRun() + eventsOfFailures() + eventsOfPurchasesOutsideAPaywall()
+        let rows = try await eventsOfACatalogueRun() + eventsOfFailures() + eventsOfPurchasesOutsideAPaywall() + eventsOfSurveys()
         let table = try EventParamsTable.load()
         #expect(rows.count > 40)
         var seen = Set<String>()
@@ -162,6 +162,32 @@ private func eventsOfPurchasesOutsideAPaywall() async throws -> [EventRow] {
     _ = try await harness.superwall.purchase(productId: annual)
     try await harness.superwall.setStoreProducts([StoreProductDetails(productIdentifier: annual, price: 99, currencyCode: "USD", priceLocale: "en_US")])
     _ = try await harness.superwall.purchase(productId: annual)
+    return try await rows(of: harness)
+}
+
+/// A survey answered on one close, and closed unanswered on another (after a reset, which
+/// forgets that the user was asked).
+private func eventsOfSurveys() async throws -> [EventRow] {
+    let survey: [String: Any] = [
+        "id": "s1", "assignment_key": "k1", "title": "Why not?", "message": "Tell us", "options": [["id": "o1", "title": "Price"]],
+        "presentation_condition": "ON_MANUAL_CLOSE", "presentation_probability": 1, "include_other_option": true, "include_close_option": true,
+    ]
+    let config = try edited(try await presentationConfig(catalogueTriggers)) { config in
+        editPaywalls(&config) { paywall in
+            var paywall = paywall
+            paywall["surveys"] = [survey]
+            return paywall
+        }
+    }
+    let harness = await PresentationHarness.make(config)
+    for answer in [SurveyAnswer.response(optionId: "000", customResponse: "Later"), .close] {
+        harness.presenter.surveyAnswer = { _ in answer }
+        let register = harness.registerInBackground("gated")
+        let shown = try await harness.waitForPresentation(harness.presenter.presentations.count + 1)
+        _ = try await harness.superwall.perform(.close, inSession: shown.sessionId)
+        _ = try await register.value
+        _ = try await harness.superwall.reset()
+    }
     return try await rows(of: harness)
 }
 

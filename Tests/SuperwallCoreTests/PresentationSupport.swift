@@ -140,6 +140,21 @@ final class FakePresenter: PaywallPresenter, @unchecked Sendable {
 
     var effects: [PageEffect] { lock.withLock { asked } }
 
+    /// How the user answers a survey; nil: the host cannot show surveys.
+    var surveyAnswer: (@Sendable (Survey) async throws -> SurveyAnswer)?
+    private var askedSurveys: [Survey] = []
+    func presentSurvey(_ survey: Survey, sessionId: String, info: PaywallInfo) async throws -> SurveyAnswer {
+        let answer = lock.withLock {
+            askedSurveys.append(survey)
+            return surveyAnswer
+        }
+        guard let answer else { throw SurveysUnsupported() }
+        return try await answer(survey)
+    }
+
+    /// The surveys the host was asked to show, in order, with their options as shown.
+    var surveys: [Survey] { lock.withLock { askedSurveys } }
+
     var pageEvents: [JSON] { lock.withLock { passed.map(\.event) } }
     var pageEventNames: [String] { pageEvents.map { $0["event_name"]?.stringValue ?? "?" } }
     func clearPageEvents() { lock.withLock { passed.removeAll() } }

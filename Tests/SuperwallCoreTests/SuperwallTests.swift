@@ -21,7 +21,7 @@ final class CountingRandomSource: RandomSource, @unchecked Sendable {
             return UUID(uuidString: String(format: "00000000-0000-4000-8000-%012d", count))!
         }
     }
-    func int(in range: Range<Int>) -> Int { range.lowerBound + 7 }
+    func int(in range: Range<Int>) -> Int { range.lowerBound + 7 % range.count }
 }
 
 final class RecordingDelegate: SuperwallDelegate, @unchecked Sendable {

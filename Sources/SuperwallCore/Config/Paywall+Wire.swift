@@ -7,7 +7,7 @@ extension Paywall: Decodable {
         case presentationDelay = "presentation_delay", backgroundColorHex = "background_color_hex"
         case darkBackgroundColorHex = "dark_background_color_hex", productsV2 = "products_v2"
         case featureGating = "feature_gating", onDeviceCache = "on_device_cache"
-        case localNotifications = "local_notifications", computedProperties = "computed_properties"
+        case localNotifications = "local_notifications", computedProperties = "computed_properties", surveys
         case isScrollEnabled = "is_scroll_enabled", introductoryOfferEligibility = "introductory_offer_eligibility"
     }
 
@@ -31,6 +31,7 @@ extension Paywall: Decodable {
         onDeviceCacheEnabled = try container.decodeIfPresent(String.self, forKey: .onDeviceCache) == "ENABLED"
         localNotifications = try container.decodeLossyArray(LocalNotification.self, forKey: .localNotifications, log: log)
         computedProperties = try container.decodeLossyArray(ComputedPropertyRequest.self, forKey: .computedProperties, log: log)
+        surveys = try container.decodeLossyArray(Survey.self, forKey: .surveys, log: log)
         isScrollEnabled = try container.decodeIfPresent(Bool.self, forKey: .isScrollEnabled) ?? true
         introductoryOfferEligibility = try container.decodeEnum(
             IntroductoryOfferEligibility.self, forKey: .introductoryOfferEligibility, unknownAs: .automatic)

@@ -21,6 +21,8 @@ public struct Paywall: Sendable, Equatable {
     public var onDeviceCacheEnabled: Bool
     public var localNotifications: [LocalNotification]
     public var computedProperties: [ComputedPropertyRequest]
+    /// Asked as the paywall closes; the first whose condition the close meets is the one.
+    public var surveys: [Survey] = []
     public var isScrollEnabled: Bool
     public var introductoryOfferEligibility: IntroductoryOfferEligibility
 

@@ -30,6 +30,10 @@ public protocol PaywallPresenter: Sendable {
     /// Performs what the page asked of the host; answers a permission's status (nil for the
     /// other effects). Throws when the host cannot; the core bounds the wait.
     func perform(_ effect: PageEffect, sessionId: String) async throws -> PermissionStatus?
+    /// Shows a survey over a paywall that is closing and returns the user's answer
+    /// (SuperwallKit's survey alert). `survey.options` come in the order to show them. Throws
+    /// when the host cannot show it; the core bounds the wait and cancels the call when it expires.
+    func presentSurvey(_ survey: Survey, sessionId: String, info: PaywallInfo) async throws -> SurveyAnswer
     /// Whether the host warms web views for paywalls before they show.
     var canPreload: Bool { get }
     /// Asks the host to load a paywall's page into a web view it keeps for when the paywall
@@ -43,8 +47,24 @@ extension PaywallPresenter {
     public func perform(_ effect: PageEffect, sessionId: String) async throws -> PermissionStatus? {
         throw PageEffectUnsupported()
     }
+    public func presentSurvey(_ survey: Survey, sessionId: String, info: PaywallInfo) async throws -> SurveyAnswer {
+        throw SurveysUnsupported()
+    }
     public var canPreload: Bool { false }
     public func preload(_ paywall: Paywall, page: PageBootstrap) async throws {}
+}
+
+/// What the user did with a survey.
+public enum SurveyAnswer: Sendable, Equatable {
+    /// Chose an option; `customResponse` is the text of the "Other" option (`000`).
+    case response(optionId: String, customResponse: String?)
+    /// Took the survey's close button (offered only with `includeCloseOption`).
+    case close
+}
+
+/// The host does not show surveys.
+public struct SurveysUnsupported: Error, Sendable {
+    public init() {}
 }
 
 /// An alert the host shows over a paywall.

@@ -24,6 +24,7 @@ public struct PaywallInfo: Sendable, Equatable {
     public var closeReason: PaywallCloseReason
     public var localNotifications: [LocalNotification]
     public var computedPropertyRequests: [ComputedPropertyRequest]
+    public var surveys: [Survey] = []
     public var presentationStyle: PresentationStyle
     public var presentationDelayMs: Int
     public var isScrollEnabled: Bool

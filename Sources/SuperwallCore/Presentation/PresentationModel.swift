@@ -108,6 +108,8 @@ struct PaywallSession: Sendable {
     var isShown = false
     var isClosing = false
     var page = PageState()
+    /// How its survey went, once one was assessed.
+    var survey: SurveyPresentation?
 }
 
 /// Where a paywall's page is in its protocol.

@@ -66,21 +66,19 @@ extension Superwall {
         return nil
     }
 
-    /// §4.7's decline: when closing would present a `paywall_decline` paywall (and this
-    /// paywall is not loop-protected, the rule the implicit trigger applies too), the implicit
-    /// trigger replaces it; otherwise it closes as declined by the user.
+    /// SuperwallKit's `dismiss(result: .declined, closeReason: .manualClose)`: the paywall's
+    /// survey may be asked first. Then §4.7's decline: when closing would present a
+    /// `paywall_decline` paywall (and this paywall is not loop-protected, the rule the implicit
+    /// trigger applies too), the implicit trigger replaces it; otherwise it closes as declined
+    /// by the user.
     private func userClosed(_ current: PaywallSession) async {
+        guard await askSurvey(of: current, closingAs: .declined, for: .manualClose), openPaywall?.id == current.id else { return }
         let decline = makeEvent(
             ImplicitTrigger.paywallDecline.rawValue, current.info.placementParameters, custom: current.info.audienceFilterParameters,
             subject: EventSubject(paywallInfo: current.info))
-        if current.presentedBy?.isLoopProtected != true,
-           case .reached = await runPipeline(.declineCheck, PlacementData(decline, sourceType: "implicit", implicitTrigger: .paywallDecline)),
-           openPaywall?.id == current.id {
-            record(decline)
-            return
-        }
+        let replaces = await implicitTriggerReplaces(current, with: decline, trigger: .paywallDecline, checkingAs: .declineCheck)
         record(decline)
-        await closePaywall(result: .declined, closeReason: .manualClose)
+        if !replaces { await closePaywall(result: .declined, closeReason: .manualClose) }
     }
 
     /// Asks the presentation's handler, within `timeouts.customCallback`. No handler, a

@@ -282,8 +282,10 @@ extension Superwall {
         }
         if openPaywall?.id == closing.id { openPaywall = nil }
         if closing.page.paywalljsVersion != nil { presenter?.passToPage(PageEvents.lifecycle("paywall_close", paywall: closing.paywall), sessionId: sessionId) }
-        track("paywall_close", info.placementParameters.merging(["survey_attached": false], uniquingKeysWith: { _, new in new }),
-              custom: info.audienceFilterParameters, subject: EventSubject(paywallInfo: info))
+        var closeParameters = info.placementParameters
+        closeParameters["survey_attached"] = .bool(!info.surveys.isEmpty)
+        if let survey = closing.survey { closeParameters["survey_presentation"] = .string(survey.rawValue) }
+        track("paywall_close", closeParameters, custom: info.audienceFilterParameters, subject: EventSubject(paywallInfo: info))
         delegate?.didDismissPaywall(info)
         closing.flow.handler?.onDismiss(info, result: result)
         if closeReason != .forNextPaywall { closing.flow.finish(.dismissed(info, result)) }
@@ -475,7 +477,7 @@ extension Superwall {
             presentedByPlacementAt: placement.createdAt, presentationSourceType: placement.sourceType,
             isFreeTrialAvailable: FreeTrialEligibility(customerInfo: session?.customerInfo ?? .placeholder).isAvailable(on: paywall),
             featureGating: paywall.featureGating, closeReason: .none, localNotifications: paywall.localNotifications,
-            computedPropertyRequests: paywall.computedProperties, presentationStyle: paywall.presentationStyle,
+            computedPropertyRequests: paywall.computedProperties, surveys: paywall.surveys, presentationStyle: paywall.presentationStyle,
             presentationDelayMs: paywall.presentationDelayMs, isScrollEnabled: paywall.isScrollEnabled, presentationId: loaded.presentationId)
     }
 

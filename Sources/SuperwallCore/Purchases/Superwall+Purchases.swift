@@ -283,8 +283,11 @@ extension Superwall {
         request(.loadingState(.ready), on: paywall)
     }
 
+    /// SuperwallKit's `dismiss(result:closeReason: .systemLogic)` after a purchase or restore:
+    /// a purchase's survey may be asked first.
     private func dismissIfAutomatic(_ paywall: PaywallSession?, result: PaywallResult) async {
-        guard let paywall, session?.automaticallyDismiss == true, openPaywall?.id == paywall.id else { return }
+        guard let paywall, session?.automaticallyDismiss == true, openPaywall?.id == paywall.id,
+              await askSurvey(of: paywall, closingAs: result, for: .systemLogic), openPaywall?.id == paywall.id else { return }
         await closePaywall(result: result, closeReason: .systemLogic)
     }
 

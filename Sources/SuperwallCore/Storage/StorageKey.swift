@@ -57,6 +57,9 @@ extension StorageKey {
     static var droppedEventCount: StorageKey<Int> { .init("droppedEventCount", scope: .app) }
     /// Web-checkout codes this user redeemed (`firstRedemption` is false for them).
     static var redeemedCodes: StorageKey<[String]> { .init("redeemedCodes", scope: .user) }
+    /// `store.surveyAssignmentKey`: the assignment key of the last survey this user was
+    /// assessed for (shown or held out); that survey is not asked again.
+    static var surveyAssignmentKey: StorageKey<String> { .init("surveyAssignmentKey", scope: .user) }
 }
 
 /// Bytes the core keeps as they are, not encoded: documents too large to copy needlessly.

@@ -183,6 +183,29 @@ class PresentationStyle(WireModel):
 
 
 @dataclass(frozen=True)
+class SurveyOption(WireModel):
+    id: str
+    title: str
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class Survey(WireModel):
+    """A survey attached to a paywall (SuperwallKit's Survey), asked as the paywall closes: on the user's close, or after a purchase."""
+
+    id: str
+    assignment_key: str
+    title: str
+    message: str
+    options: list[SurveyOption] = field(default_factory=list)
+    presentation_condition: Literal["onManualClose", "onPurchase"] = "onManualClose"
+    presentation_probability: float = 0
+    include_other_option: bool = False
+    include_close_option: bool = False
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
 class PaywallInfo(WireModel):
     """SuperwallKit's PaywallInfo (§4.9), without the web view's timings."""
 
@@ -205,6 +228,7 @@ class PaywallInfo(WireModel):
     close_reason: Literal["none", "manualClose", "systemLogic", "forNextPaywall", "webViewFailedToLoad"] = "none"
     local_notifications: list[dict[str, Any]] = field(default_factory=list)
     computed_property_requests: list[dict[str, Any]] = field(default_factory=list)
+    surveys: list[Survey] = field(default_factory=list)
     presentation: dict[str, Any] = field(default_factory=dict)
     is_scroll_enabled: bool | None = None
     presentation_id: str = ""
@@ -316,6 +340,39 @@ class PreloadedPaywall(WireModel):
     products: list[Product] = field(default_factory=list)
     page: PaywallPage | None = None
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class SurveyRequest(WireModel):
+    session_id: str
+    survey: Survey
+    paywall_info: PaywallInfo
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class SurveyAnswer(WireModel):
+    """What the user did with a survey."""
+
+    type: Literal["response", "close"]
+    option_id: str | None = None
+    custom_response: str | None = None
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    @classmethod
+    def response(cls, option_id: str, custom_response: str | None = None) -> SurveyAnswer:
+        """The user chose ``option_id``; for the "Other" option (``"000"``), with their text."""
+        return cls("response", option_id, custom_response)
+
+    @classmethod
+    def close(cls) -> SurveyAnswer:
+        """The user took the survey's close button (offered only with ``include_close_option``)."""
+        return cls("close")
+
+    def to_wire(self) -> dict[str, Any]:
+        if self.type == "response":
+            return {"type": "response", "optionId": self.option_id, "customResponse": self.custom_response}
+        return {"type": self.type}
 
 
 @dataclass(frozen=True)

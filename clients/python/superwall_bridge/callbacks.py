@@ -95,6 +95,9 @@ class PaywallPresenter(Protocol):
       in the page, in order (``paywall/pageEvent``); forward what the page posts with
       :meth:`Superwall.page_message` and how it loads with :meth:`Superwall.page_load`;
     - ``show_alert(alert: PaywallAlert)``: the alerts SuperwallKit shows over a paywall;
+    - ``present_survey(request: SurveyRequest) -> SurveyAnswer``: show a paywall's survey
+      as it closes and answer what the user chose (``paywall/presentSurvey``); without it the
+      paywall closes without its survey;
     - ``preload(paywall: PreloadedPaywall)``: load the paywall's page into a web view kept for
       when it shows (declares the ``paywallPreloader`` capability; ``paywall/preload``);
     - ``open_url(session_id, url, mode)``, ``request_review(session_id, type, url)``,

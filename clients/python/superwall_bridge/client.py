@@ -15,7 +15,8 @@ from .errors import BridgeNotFoundError
 from .models import (
     Assignment, ConfigRefresh, ConfigureResult, CustomCallback, CustomCallbackResult, CustomerInfo, Entitlement, EntitlementsInfo,
     ErrorInfo, PaywallAlert, PaywallDismissal, PreloadedPaywall, PaywallInfo, PaywallPresentation, PaywallResult, PresentationResult, Product,
-    PurchaseResult, RegisterResult, ServerInfo, SkipReason, StoreDetails, SubscriptionStatus, SuperwallEvent, UserIdentity,
+    PurchaseResult, RegisterResult, ServerInfo, SkipReason, StoreDetails, SubscriptionStatus, SuperwallEvent, SurveyAnswer, SurveyRequest,
+    UserIdentity,
 )
 
 PROTOCOL_VERSION = "1.0"
@@ -430,6 +431,15 @@ class Superwall:
                 raise RemoteError(-32601, "This client's paywall presenter does not show alerts.", {"kind": "methodNotFound", "method": method})
             await resolve(show_alert(PaywallAlert.from_wire(params)))
             return {}
+        if method == "paywall/presentSurvey":
+            presenter = self._require(self.paywall_presenter, method)
+            present_survey = getattr(presenter, "present_survey", None)
+            if present_survey is None:
+                raise RemoteError(-32601, "This client's paywall presenter does not show surveys.", {"kind": "methodNotFound", "method": method})
+            answer = await resolve(present_survey(SurveyRequest.from_wire(params)))
+            if not isinstance(answer, SurveyAnswer):
+                raise TypeError(f"present_survey must return a SurveyAnswer, not {type(answer).__name__}")
+            return answer.to_wire()
         if method in _PAGE_EFFECTS:
             presenter = self._require(self.paywall_presenter, method)
             name, arguments = _PAGE_EFFECTS[method]

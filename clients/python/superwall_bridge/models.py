@@ -18,7 +18,7 @@ from ._protocol import (
     Entitlement, SubscriptionStatus, EntitlementsInfo, StorePeriod, IntroductoryOffer, StoreDetails, Product,
     Variant, Experiment, Assignment, PresentationStyle, PaywallInfo, PaywallResult, SkipReason, ErrorInfo,
     RegisterResult, PresentationResult, PageLoadTarget, PaywallPage, Paywall, PaywallPresentation,
-    PaywallDismissal, PreloadedPaywall, PaywallAlert, CustomCallback, CustomCallbackResult, StoreTransaction, PurchaseResult,
+    PaywallDismissal, PreloadedPaywall, PaywallAlert, SurveyOption, Survey, SurveyRequest, SurveyAnswer, CustomCallback, CustomCallbackResult, StoreTransaction, PurchaseResult,
     RestorationResult, SubscriptionTransaction, NonSubscriptionTransaction, CustomerInfo, UserIdentity,
     ConfigureWarning, ConfigureResult, ConfigRefresh, ServerInfo,
 )
@@ -30,7 +30,8 @@ __all__ = [
     "Entitlement", "SubscriptionStatus", "EntitlementsInfo", "StorePeriod", "IntroductoryOffer",
     "StoreDetails", "Product", "Variant", "Experiment", "Assignment", "PresentationStyle", "PaywallInfo",
     "PaywallResult", "SkipReason", "ErrorInfo", "RegisterResult", "PresentationResult", "PageLoadTarget",
-    "PaywallPage", "Paywall", "PaywallPresentation", "PaywallDismissal", "PreloadedPaywall", "PaywallAlert", "CustomCallback",
+    "PaywallPage", "Paywall", "PaywallPresentation", "PaywallDismissal", "PreloadedPaywall", "PaywallAlert", "SurveyOption", "Survey",
+    "SurveyRequest", "SurveyAnswer", "CustomCallback",
     "CustomCallbackResult", "StoreTransaction", "PurchaseResult", "RestorationResult",
     "SubscriptionTransaction", "NonSubscriptionTransaction", "CustomerInfo", "UserIdentity",
     "ConfigureWarning", "ConfigureResult", "ConfigRefresh", "ServerInfo",

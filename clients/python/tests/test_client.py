@@ -20,10 +20,10 @@ from superwall_bridge import (
     CustomerInfoTimeoutError, InvalidParamsError, PaywallDismissal, PaywallInfo, PaywallPresentation, PaywallResult,
     PaywallSkippedError, PreloadedPaywall, ProductNotFoundError, PresentationHandler, Product, PurchaseResult, RestorationResult, ReservedPlacementNameError,
     SkipReason, StoreDetails, StorePeriod, StoreTransaction, SubscriptionStatus, Superwall, SuperwallDelegate,
-    SuperwallEvent, SyncSuperwall, find_bridge,
+    SuperwallEvent, SurveyAnswer, SurveyRequest, SyncSuperwall, find_bridge,
 )
 
-from conftest import embedded
+from conftest import PROTOCOL, embedded
 
 
 def run(coroutine: Any) -> Any:
@@ -322,6 +322,50 @@ def test_by_default_configure_is_followed_by_a_preload(bridge: str, data_directo
                 await asyncio.sleep(0.02)
             assert "paywallPreload_complete" in delegate.events
             assert presenter.warmed
+
+    run(scenario())
+
+
+class SurveyingPresenter(Presenter):
+    """A presenter that shows surveys: the user picks "Other" and explains."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.surveys: list[SurveyRequest] = []
+
+    async def present_survey(self, request: SurveyRequest) -> SurveyAnswer:
+        self.surveys.append(request)
+        return SurveyAnswer.response("000", "I train with a friend")
+
+
+def test_a_paywalls_survey_is_shown_by_the_presenter_and_its_answer_tracked(
+        bridge: str, data_directory: str, bridge_arguments: list[str]) -> None:
+    async def scenario() -> None:
+        presenter = SurveyingPresenter()
+        responses: list[dict[str, Any]] = []
+
+        class Delegate(SuperwallDelegate):
+            def handle_superwall_event(self, event: SuperwallEvent) -> None:
+                if event.name in ("survey_response", "paywall_close"):
+                    responses.append({"name": event.name, **event.params})
+
+        config = {"type": "file", "path": str(PROTOCOL / "conformance" / "configs" / "demo-survey.json")}
+        async with Superwall.start(bridge, arguments=bridge_arguments, paywall_presenter=presenter, delegate=Delegate()) as sw:
+            await sw.configure("pk_test", options={"configSource": config, "dataDirectory": data_directory})
+            registering = asyncio.create_task(sw.register("open_coach_chat"))
+            shown = await asyncio.wait_for(presenter.shown.get(), 10)
+            survey = shown.paywall.info.surveys[0]
+            assert (survey.id, survey.presentation_condition, survey.include_other_option) == ("survey-coach-close", "onManualClose", True)
+            await sw.paywall_action(shown.session_id, {"type": "close"})
+            result = await registering
+            assert result.outcome == "dismissed" and result.paywall_info is not None
+            [asked] = presenter.surveys
+            assert asked.session_id == shown.session_id and asked.paywall_info.identifier == "coach-upsell-gated"
+            assert sorted(option.title for option in asked.survey.options) == ["I prefer the app's plans", "Not right now", "Too expensive"]
+            response, close = responses
+            assert response["name"] == "survey_response" and response["survey_selected_option_id"] == "000"
+            assert (response["survey_selected_option_title"], response["survey_custom_response"]) == ("Other", "I train with a friend")
+            assert close["name"] == "paywall_close" and close["survey_presentation"] == "show"
 
     run(scenario())
 

@@ -6,7 +6,7 @@ import type {
     Attributes, ConfigRefresh, ConfigureOptions, ConfigureResult, CustomCallbackResult, CustomerInfo, DeviceOverrides,
     Entitlement, EntitlementsInfo, InitializeResult, PaywallInfo, PaywallPresentation, PaywallResult, PresentationResult,
     Product, PurchaseResult, RegisterResult, SkipReason, StoreDetails, SubscriptionStatusInput, SubscriptionStatus, TrackedEvent,
-    PaywallPageLoadResult, PreloadedPaywall, GetPaywallParams, ErrorObject, DelegateHandleSuperwallEventParams, DelegateTestModeTransactionParams, DelegateDidRedeemLinkParams,
+    PaywallPageLoadResult, PreloadedPaywall, GetPaywallParams, PaywallPresentSurveyParams, SurveyAnswer, ErrorObject, DelegateHandleSuperwallEventParams, DelegateTestModeTransactionParams, DelegateDidRedeemLinkParams,
 } from "./generated/protocol";
 
 /** The protocol version this client speaks. */
@@ -72,6 +72,9 @@ export interface PaywallPresenter {
     scheduleNotification?(sessionId: string, notification: { id: string; title: string; subtitle: string | null; body: string; delayMs: number }): void | Promise<void>;
     haptic?(sessionId: string, type: string): void | Promise<void>;
     loadingState?(sessionId: string, state: string): void | Promise<void>;
+    /** Shows a paywall's survey as it closes and answers what the user chose
+     * (`paywall/presentSurvey`); without it the paywall closes without its survey. */
+    presentSurvey?(request: PaywallPresentSurveyParams): SurveyAnswer | Promise<SurveyAnswer>;
     /** Loads a paywall's page into a web view kept for when it shows (`paywall/preload`);
      * defining it declares the `paywallPreloader` capability. */
     preload?(paywall: PreloadedPaywall): void | Promise<void>;
@@ -400,6 +403,8 @@ export class Superwall {
             case "paywall/showAlert":
                 await optional(presenter, "showAlert", method)(params as any);
                 return {};
+            case "paywall/presentSurvey":
+                return optional(presenter, "presentSurvey", method)(params as PaywallPresentSurveyParams);
             case "paywall/openUrl":
                 await optional(presenter, "openUrl", method)(params.sessionId, params.url, params.mode);
                 return {};

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { tmpdir } from "node:os";
 import {
     BridgeClosedError, BridgeError, BridgeTimeoutError, Connection, Superwall, findBridge, type PaywallPresentation, type PaywallPresenter,
-    type PurchaseController,
+    type PaywallPresentSurveyParams, type PurchaseController, type TrackedEvent,
 } from "../src/index";
 
 function dataDirectory(): string {
@@ -266,6 +266,43 @@ test("getPaywall hands back the paywall with SuperwallKit's overrides applied, a
         await assert.rejects(
             superwall.getPaywall({ placement: "open_coach_chat", overrides: { productsByName: { primary: "com.nowhere" } } }),
             (error: BridgeError) => error.kind === "productNotFound");
+    } finally {
+        await superwall.close();
+    }
+});
+
+test("a paywall's survey is shown through presentSurvey, and the delegate hears the typed response", async () => {
+    const shown: PaywallPresentation[] = [];
+    const asked: PaywallPresentSurveyParams[] = [];
+    const events: TrackedEvent[] = [];
+    const presenter: PaywallPresenter = {
+        present: (presentation) => { shown.push(presentation); },
+        dismiss: () => {},
+        presentSurvey: (request) => {
+            asked.push(request);
+            return { type: "response", optionId: "not-now" };
+        },
+    };
+    const config = join(__dirname, "..", "..", "..", "..", "protocol", "conformance", "configs", "demo-survey.json");
+    const superwall = await Superwall.configure({
+        apiKey: "pk_ts", options: { configSource: { type: "file", path: config }, dataDirectory: dataDirectory() }, paywallPresenter: presenter,
+        delegate: { handleSuperwallEvent: (event) => { events.push(event); } },
+    });
+    try {
+        const registering = superwall.register({ placement: "open_coach_chat" });
+        await eventually(() => shown.length === 1, "paywall/present");
+        assert.equal(shown[0]!.paywall.info.surveys[0]?.presentationCondition, "onManualClose");
+        await superwall.call("paywall/action", { sessionId: shown[0]!.sessionId, action: { type: "close" } });
+        const result = await registering;
+        assert.equal(result.outcome, "dismissed");
+        assert.equal(asked.length, 1);
+        assert.equal(asked[0]!.survey.id, "survey-coach-close");
+        assert.equal(asked[0]!.paywallInfo.identifier, "coach-upsell-gated");
+        await eventually(() => events.some((event) => event.name === "paywall_close"), "paywall_close");
+        const response = events.find((event) => event.name === "survey_response");
+        assert.deepEqual(response?.selectedOption, { id: "not-now", title: "Not right now" });
+        assert.equal(response?.survey?.assignmentKey, "coach-close-2026-11");
+        assert.equal(response?.customResponse, null);
     } finally {
         await superwall.close();
     }

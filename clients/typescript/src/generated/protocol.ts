@@ -154,12 +154,44 @@ export interface PaywallInfo {
         type: string;
         placementName: string;
     }>;
+    surveys: Array<Survey>;
     presentation: {
         style: PresentationStyle;
         delayMs: number;
     };
     isScrollEnabled?: boolean;
     presentationId: string;
+}
+
+/** A survey attached to a paywall (SuperwallKit's Survey), asked as the paywall closes: on the user's close, or after a purchase. */
+export interface Survey {
+    id: string;
+    /** A user is asked at most one survey per assignment key (the last key assessed is remembered until reset). */
+    assignmentKey: string;
+    title: string;
+    message: string;
+    /** In paywall/presentSurvey, in the order to show them (drawn anew for each survey, as SuperwallKit shuffles them). */
+    options: Array<{
+        id: string;
+        title: string;
+    }>;
+    presentationCondition: "onManualClose" | "onPurchase";
+    /** The chance, from 0 to 1, that a user who reaches the survey is asked rather than held out. */
+    presentationProbability: number;
+    /** Offer an "Other" option (id "000") answered with free text. */
+    includeOtherOption: boolean;
+    /** Offer a button that closes the survey unanswered. */
+    includeCloseOption: boolean;
+}
+
+/** What the user did with a survey. */
+export interface SurveyAnswer {
+    /** response: the user chose an option; close: the user took the survey's close button (only when includeCloseOption). */
+    type: "response" | "close";
+    /** The chosen option's id; "000" for Other (only when includeOtherOption). */
+    optionId?: string;
+    /** The text of the Other option; required and not blank for it, ignored otherwise. */
+    customResponse?: string | null;
 }
 
 export type PaywallResult = {
@@ -350,6 +382,15 @@ export interface TrackedEvent {
     cacheStatus?: string;
     attributes?: Attributes;
     url?: string | null;
+    /** survey_response: the survey answered. */
+    survey?: Survey | null;
+    /** survey_response: the option chosen ("000", "Other" for the free-text option). */
+    selectedOption?: {
+        id?: string | null;
+        title?: string | null;
+    };
+    /** survey_response: the Other option's text. */
+    customResponse?: string | null;
 }
 
 /** Device facts the client knows better than the bridge; other keys override template entries. */
@@ -412,6 +453,8 @@ export interface ConfigureOptions {
         configMs?: number;
         /** How long the client may take to perform what a paywall page asked of it, a permission prompt aside (default 10,000). */
         pageEffectMs?: number;
+        /** How long the user may take to answer a survey before the paywall closes without an answer (default 300,000). */
+        surveyMs?: number;
     };
     eventTrackingBehavior?: "all" | "superwallOnly" | "none";
     /** Deprecated in SuperwallKit: false is eventTrackingBehavior superwallOnly. */
@@ -867,6 +910,14 @@ export interface PaywallShowAlertParams {
 }
 export type PaywallShowAlertResult = Record<string, unknown>;
 
+/** Show a paywall's survey over it as it closes (SuperwallKit's survey sheet): the options in the order given, an "Other" option with a text field when includeOtherOption, a close button when includeCloseOption. Answer once the user has chosen. Sent only to a client with the paywallPresenter capability; the bridge waits timeouts.surveyMs at most, then cancels and closes the paywall. An error answer means the client cannot show surveys: the paywall closes without one. */
+export interface PaywallPresentSurveyParams {
+    sessionId: string;
+    survey: Survey;
+    paywallInfo: PaywallInfo;
+}
+export type PaywallPresentSurveyResult = SurveyAnswer;
+
 /** Load a paywall's page into a web view kept for when it shows (SuperwallKit's preloaded view controllers); sent only to a client with the paywallPreloader capability. A later paywall/present of the same identifier and page.load.url may show that web view, reporting its load with paywall/pageLoad as usual. The bridge waits timeouts.pageEffectMs at most, then cancels; an error or no answer only loses the head start. */
 export interface PaywallPreloadParams {
     paywall: PreloadedPaywall;
@@ -1136,6 +1187,7 @@ export interface BridgeToClientRequests {
     "paywall/present": { params: PaywallPresentParams; result: PaywallPresentResult };
     "paywall/dismiss": { params: PaywallDismissParams; result: PaywallDismissResult };
     "paywall/showAlert": { params: PaywallShowAlertParams; result: PaywallShowAlertResult };
+    "paywall/presentSurvey": { params: PaywallPresentSurveyParams; result: PaywallPresentSurveyResult };
     "paywall/preload": { params: PaywallPreloadParams; result: PaywallPreloadResult };
     "paywall/openUrl": { params: PaywallOpenUrlParams; result: PaywallOpenUrlResult };
     "paywall/requestReview": { params: PaywallRequestReviewParams; result: PaywallRequestReviewResult };
@@ -1175,5 +1227,5 @@ export interface BridgeToClientNotifications {
 }
 
 export const CLIENT_TO_BRIDGE = ["initialize", "shutdown", "exit", "$/ping", "debug/echo", "configure", "getConfigurationStatus", "setDelegate", "identify", "reset", "getUserId", "setUserAttributes", "getUserAttributes", "setIntegrationAttributes", "getIntegrationAttributes", "getDeviceAttributes", "register", "getPresentationResult", "getPaywall", "paywall/action", "paywall/pageMessage", "paywall/pageLoad", "dismiss", "preloadAllPaywalls", "preloadPaywalls", "confirmAllAssignments", "getAssignments", "setSubscriptionStatus", "getSubscriptionStatus", "getEntitlements", "getEntitlementsByProductIds", "getCustomerInfo", "getProducts", "setStoreProducts", "purchase", "restorePurchases", "handleDeepLink", "getEventQueueStatus", "refreshConfiguration", "setLogLevel", "setLocaleIdentifier", "setInterfaceStyle", "setPlatformWrapper", "debug/evaluateExpression", "app/didBecomeActive", "app/willResignActive"] as const;
-export const BRIDGE_TO_CLIENT_REQUESTS = ["purchaseController/purchase", "purchaseController/restorePurchases", "paywall/present", "paywall/dismiss", "paywall/showAlert", "paywall/preload", "paywall/openUrl", "paywall/requestReview", "paywall/requestPermission", "paywall/scheduleNotification", "paywall/haptic", "paywall/loadingState", "handler/onCustomCallback"] as const;
+export const BRIDGE_TO_CLIENT_REQUESTS = ["purchaseController/purchase", "purchaseController/restorePurchases", "paywall/present", "paywall/dismiss", "paywall/showAlert", "paywall/presentSurvey", "paywall/preload", "paywall/openUrl", "paywall/requestReview", "paywall/requestPermission", "paywall/scheduleNotification", "paywall/haptic", "paywall/loadingState", "handler/onCustomCallback"] as const;
 export const BRIDGE_TO_CLIENT_NOTIFICATIONS = ["$/cancelRequest", "paywall/pageEvent", "handler/onPresent", "handler/onWillDismiss", "handler/onDismiss", "handler/onSkip", "handler/onError", "delegate/handleSuperwallEvent", "delegate/subscriptionStatusDidChange", "delegate/customerInfoDidChange", "delegate/willPresentPaywall", "delegate/didPresentPaywall", "delegate/willDismissPaywall", "delegate/didDismissPaywall", "delegate/handleCustomPaywallAction", "delegate/paywallWillOpenURL", "delegate/paywallWillOpenDeepLink", "delegate/userAttributesDidChange", "delegate/testModeTransaction", "delegate/willRedeemLink", "delegate/didRedeemLink", "delegate/handleLog", "delegate/handleSuperwallDeepLink", "config/didRefresh"] as const;
