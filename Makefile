@@ -4,12 +4,18 @@ SWIFT ?= swift
 PYTHON ?= python3
 CC ?= cc
 BIN_DEBUG := .build/debug/superwall-bridge
-RELEASE_FLAGS := -c release --static-swift-stdlib
+# The release binary (what `make bench` measures and `make dist` ships): the Swift runtime,
+# jansson, SQLite, zlib and libstdc++ linked in (STATIC_LIBS below), not position-independent
+# and exporting no symbols, so the loader has almost nothing to relocate or look up at start.
+STATIC_LIBS := .build/static-libs
+RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -Xclang-linker -Xswiftc -no-pie \
+	-Xlinker --version-script=$(CURDIR)/scripts/exports.map
+RELEASE_ENV := PKG_CONFIG_PATH=$(CURDIR)/$(STATIC_LIBS)/pkgconfig
 BIN_RELEASE := .build/release/superwall-bridge
 BENCH_DIR := Benchmarks
 BENCH_BIN := $(BENCH_DIR)/bin
 
-.PHONY: all deps build release test python-test typescript-deps typescript-test browser-deps browser-test demo demo-python demo-typescript bench stress clean
+.PHONY: all deps build release test python-test typescript-deps typescript-test browser-deps browser-test demo demo-python demo-typescript bench bench-instructions dist stress clean
 
 all: build
 
@@ -24,8 +30,17 @@ deps:
 build: deps
 	$(SWIFT) build
 
-release: deps
-	$(SWIFT) build $(RELEASE_FLAGS)
+release: deps $(STATIC_LIBS)/pkgconfig/jansson.pc
+	$(RELEASE_ENV) $(SWIFT) build $(RELEASE_FLAGS)
+
+# A folder holding only the static archives, named first in the link's search path through a
+# jansson.pc pointing at it, so that every -ljansson, -lsqlite3, -lz and -lstdc++ finds an archive.
+MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
+$(STATIC_LIBS)/pkgconfig/jansson.pc: | deps
+	mkdir -p $(STATIC_LIBS)/pkgconfig
+	for lib in jansson sqlite3 z; do ln -sf /usr/lib/$(MULTIARCH)/lib$$lib.a $(STATIC_LIBS)/lib$$lib.a; done
+	ln -sf $$($(CC) -print-file-name=libstdc++.a) $(STATIC_LIBS)/libstdc++.a
+	sed "s|^libdir=.*|libdir=$(CURDIR)/$(STATIC_LIBS)|" $$(pkg-config --variable=pcfiledir jansson)/jansson.pc > $@
 
 # Swift Testing runs the suites; XCTest, which has none, prints its own "Executed 0 tests"
 # first, so the last line here restates the real count plainly. Every bridge the end-to-end
@@ -118,6 +133,25 @@ bench: deps release $(BENCH_BIN)/driver $(BENCH_BIN)/echo-server $(BENCH_BIN)/be
 	$(BENCH_BIN)/driver --peer $(BENCH_BIN)/echo-server --bridge $(BIN_RELEASE) --config $(CURDIR)/$(BENCH_BIN)/bench-config.json \
 		--large-config $(CURDIR)/$(BENCH_BIN)/bench-config-16mb.json
 	$(PYTHON) $(BENCH_DIR)/rules_bench.py run --bridge $(dir $(BIN_RELEASE))rules-benchmark --peer-python $(BENCH_DIR)/.venv/bin/python
+
+# Instructions per call, counted by callgrind (repeatable whatever the machine does): startup,
+# configure of the 1,000-campaign config, and register / getPresentationResult on it.
+bench-instructions: deps release $(BENCH_BIN)/bench-config.json
+	@command -v valgrind >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind >/dev/null)
+	$(PYTHON) $(BENCH_DIR)/instructions.py --bridge $(BIN_RELEASE) --config $(CURDIR)/$(BENCH_BIN)/bench-config.json
+
+# The self-contained binary: the release build, stripped, with its checksum, its size by
+# component (from the link map) and a check that it runs from an empty folder with nothing
+# but the C runtime.
+DIST := .build/dist
+
+dist: deps $(STATIC_LIBS)/pkgconfig/jansson.pc
+	mkdir -p $(DIST)
+	$(RELEASE_ENV) $(SWIFT) build $(RELEASE_FLAGS) --product superwall-bridge -Xlinker -Map=$(CURDIR)/$(DIST)/link.map
+	strip -o $(DIST)/superwall-bridge $(BIN_RELEASE)
+	cd $(DIST) && sha256sum superwall-bridge > superwall-bridge.sha256
+	$(PYTHON) scripts/dist_sizes.py $(DIST)/link.map $(DIST)/superwall-bridge
+	scripts/dist_check.sh $(DIST)/superwall-bridge
 
 # The hostile client replayed (minutes; not part of make test): framing lies, seeded fuzzing,
 # back-pressure under an RSS ceiling, oversized inputs, signals. Prints a table.

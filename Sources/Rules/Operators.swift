@@ -4,11 +4,21 @@ enum Operators {
     // MARK: Equality
 
     /// `==`: never an error; numbers compare across kinds; different kinds are unequal.
+    /// Whether two strings are the same bytes: their lengths first, then their contiguous UTF-8.
+    static func sameBytes(_ left: String, _ right: String) -> Bool {
+        guard left.utf8.count == right.utf8.count else { return false }
+        var left = left
+        var right = right
+        return left.withUTF8 { leftBytes in right.withUTF8 { rightBytes in leftBytes.elementsEqual(rightBytes) } }
+    }
+
     static func equals(_ left: Value, _ right: Value) -> Bool {
         switch (left, right) {
         case (.null, .null): return true
         case (.bool(let l), .bool(let r)): return l == r
-        case (.string(let l), .string(let r)): return l == r
+        // By bytes, as Rust compares strings (Swift's == would also equate canonically
+        // equivalent spellings, and takes a slow path for every pair that differs).
+        case (.string(let l), .string(let r)): return sameBytes(l, r)
         case (.bytes(let l), .bytes(let r)): return l == r
         case (.timestamp(let l), .timestamp(let r)): return l.instant == r.instant
         case (.duration(let l), .duration(let r)): return l == r

@@ -72,8 +72,8 @@ extension Value {
     /// booleans, at any depth. Numeric strings stay strings (Superscript 1.0.13).
     public var normalized: Value {
         switch self {
-        case .string("true"): .bool(true)
-        case .string("false"): .bool(false)
+        case .string(let text) where text.utf8.count == 4 && text == "true": .bool(true)
+        case .string(let text) where text.utf8.count == 5 && text == "false": .bool(false)
         case .list(let elements): .list(elements.map(\.normalized))
         case .map(let map): .map(map.normalized)
         default: self

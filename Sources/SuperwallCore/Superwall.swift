@@ -775,12 +775,14 @@ public actor Superwall {
     /// placements) to the delegate. The events that may present a paywall are then offered
     /// to the implicit triggers.
     @discardableResult
-    func track(_ name: String, _ superwallParameters: [String: JSON] = [:], custom: [String: JSON] = [:],
+    func track(_ name: String, _ superwallParameters: consuming [String: JSON] = [:], custom: [String: JSON] = [:],
                isSuperwallEvent: Bool = true, subject: EventSubject = EventSubject()) -> TrackedEvent {
         record(makeEvent(name, superwallParameters, custom: custom, isSuperwallEvent: isSuperwallEvent, subject: subject))
     }
 
-    func makeEvent(_ name: String, _ superwallParameters: [String: JSON] = [:], custom: [String: JSON] = [:],
+    /// The parameters are consumed: the caller's dictionary gains `app_session_id` in place
+    /// rather than being copied whole (twenty-odd entries for a `trigger_fire`).
+    func makeEvent(_ name: String, _ superwallParameters: consuming [String: JSON] = [:], custom: [String: JSON] = [:],
                    isSuperwallEvent: Bool = true, subject: EventSubject = EventSubject()) -> TrackedEvent {
         var parameters = superwallParameters
         if !appSessionId.isEmpty { parameters["app_session_id"] = .string(appSessionId) }

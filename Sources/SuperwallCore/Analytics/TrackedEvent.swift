@@ -56,14 +56,20 @@ public struct TrackedEvent: Sendable, Equatable {
     /// `audienceParameters` as JSON text, written without building the dictionary.
     var audienceParametersJSON: [UInt8] {
         var writer = JSONObjectWriter()
-        for (key, value) in customParameters where key != "event_name" { writer.add(key, value) }
-        for (key, value) in superwallParameters where key != "is_standard_event" && key != "event_name" {
+        for (key, value) in customParameters where !Self.isNamed(key, "event_name") { writer.add(key, value) }
+        for (key, value) in superwallParameters where !Self.isNamed(key, "is_standard_event") && !Self.isNamed(key, "event_name") {
             writer.add(key, prefix: UInt8(ascii: "$"), value)
         }
         writer.add("$is_standard_event", .bool(isSuperwallEvent))
         writer.add("$event_name", .string(name))
         writer.add("event_name", .string(name))
         return writer.finish()
+    }
+
+    /// `key == name`, with the lengths compared first: a comparison of two different strings
+    /// otherwise takes Swift's slow path (Unicode-aware), and most keys differ.
+    private static func isNamed(_ key: String, _ name: String) -> Bool {
+        key.utf8.count == name.utf8.count && key == name
     }
 
     /// The parameters as a delegate sees them.

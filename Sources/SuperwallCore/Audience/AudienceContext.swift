@@ -56,12 +56,14 @@ public final class AudienceContext: Activation, Sendable {
     static let functionNames = Set(PlacementFunction.allCases.map(\.rawValue))
     private static let computed = Value.map(ValueMap(view: JSONObjectView(members: [:], functions: functionNames)))
 
+    /// Told apart by length and first letter before the one comparison: every rule reads two
+    /// or three of these, and comparing different strings takes Swift's slow path.
     public func variable(named name: String) -> Value? {
-        switch name {
-        case "user": user
-        case "device": device
-        case "params": params
-        case "computed": computed
+        switch (name.utf8.count, name.utf8.withContiguousStorageIfAvailable { $0.first } ?? nil) {
+        case (4, UInt8(ascii: "u")): name == "user" ? user : nil
+        case (6, UInt8(ascii: "d")): name == "device" ? device : nil
+        case (6, UInt8(ascii: "p")): name == "params" ? params : nil
+        case (8, UInt8(ascii: "c")): name == "computed" ? computed : nil
         default: nil
         }
     }

@@ -497,7 +497,7 @@ extension Superwall {
             parameters["experiment_id"] = .string(experiment.id)
         case .noAudienceMatch(let unmatched):
             parameters["result"] = "no_rule_match"
-            parameters.reserveCapacity(parameters.count + unmatched.count)
+            parameters.reserveCapacity(parameters.count + unmatched.count + 2)
             for audience in unmatched { parameters[audience.parameterKey] = .string(audience.source.rawValue) }
         case .placementNotFound:
             parameters["result"] = "eventNotFound"

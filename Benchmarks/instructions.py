@@ -1,0 +1,181 @@
+#!/usr/bin/env python3
+"""Instructions per call, counted by valgrind's callgrind: `make bench-instructions`.
+
+Times on a 2-vCPU machine swing by a third from run to run; instruction counts do not. This
+runs the bridge under callgrind and, around each measured stretch, zeroes and dumps the counters
+with `callgrind_control` (which reaches a process blocked on its input through vgdb), so a
+figure is the instructions of exactly that stretch, on every thread:
+
+- startup: from exec to the answer to `initialize`;
+- configure: `configure` of the benchmark config (file source, no preload) to its answer;
+- per call: the mean over CALLS round trips, after 200 to warm up, of a skipped `register` of
+  `bench_gate` (twenty audiences, none matching), of `getPresentationResult` of it, and of
+  `register` with a bound delegate (two more notifications a call).
+
+The event flush timer is set past the run, so writing events out is not in the figures.
+valgrind 3.19 cannot read DWARF 5, so it runs a copy of the binary made with
+`strip --strip-debug`.
+
+Usage: instructions.py --bridge BIN --config CONFIG.json [--calls N] [--only NAME ...] [--keep DIR]
+(--keep leaves each figure's callgrind dump in DIR, for callgrind_annotate)
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+TARGETS = {
+    "startup to first reply": 4_000_000,
+    "configure (1,000 campaigns)": 500_000_000,
+    "register, skipped": 200_000,
+    "getPresentationResult": 160_000,
+    "register, bound delegate": 300_000,
+}
+
+
+class Bridge:
+    """The bridge under callgrind, spoken to over newline-delimited JSON."""
+
+    def __init__(self, binary: Path, work: Path) -> None:
+        self.work = work
+        self.out_pattern = str(work / "callgrind.%p.out")
+        self.process = subprocess.Popen(
+            ["valgrind", "--tool=callgrind", "--vgdb=yes", f"--callgrind-out-file={self.out_pattern}", str(binary)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+        self.dumps = 0
+        self.next_id = 1
+
+    @property
+    def dump_base(self) -> Path:
+        return self.work / f"callgrind.{self.process.pid}.out"
+
+    def call(self, method: str, params: dict | None = None) -> dict:
+        request_id = self.next_id
+        self.next_id += 1
+        message = {"jsonrpc": "2.0", "id": request_id, "method": method}
+        if params is not None:
+            message["params"] = params
+        assert self.process.stdin and self.process.stdout
+        self.process.stdin.write(json.dumps(message).encode() + b"\n")
+        self.process.stdin.flush()
+        while True:
+            line = self.process.stdout.readline()
+            if not line:
+                raise RuntimeError(f"the bridge exited during {method}")
+            reply = json.loads(line)
+            if reply.get("id") == request_id:
+                if "error" in reply:
+                    raise RuntimeError(f"{method}: {reply['error']}")
+                return reply["result"]
+
+    def control(self, flag: str) -> None:
+        subprocess.run(["callgrind_control", flag, str(self.process.pid)], check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def zero(self) -> None:
+        self.control("-z")
+
+    def dump(self) -> int:
+        """The instructions counted since the start or the last zero."""
+        self.control("-d")
+        self.dumps += 1
+        path = Path(f"{self.dump_base}.{self.dumps}")
+        for _ in range(600):
+            if path.exists():
+                for line in path.read_text().splitlines():
+                    if line.startswith("summary:"):
+                        return int(line.split()[1])
+            time.sleep(0.05)
+        raise RuntimeError(f"callgrind wrote no {path}")
+
+    def close(self) -> None:
+        assert self.process.stdin
+        self.process.stdin.close()
+        self.process.wait(timeout=120)
+
+
+def initialize(bridge: Bridge, delegate: bool = False) -> None:
+    bridge.call("initialize", {"protocolVersion": "1.0", "client": {"name": "instructions", "version": "1"},
+                               "capabilities": {"delegate": delegate}})
+
+
+def configure(bridge: Bridge, config: Path, directory: Path) -> None:
+    result = bridge.call("configure", {"apiKey": "pk_bench", "options": {
+        "configSource": {"type": "file", "path": str(config)}, "dataDirectory": str(directory),
+        "paywalls": {"shouldPreload": False}, "eventFlushIntervalMs": 3_600_000}})
+    assert result["configurationStatus"] == "configured", result
+
+
+def per_call(bridge: Bridge, method: str, calls: int) -> int:
+    params = {"placement": "bench_gate", "params": {"level": 5, "source": "bench"}}
+    for _ in range(200):
+        bridge.call(method, params)
+    bridge.zero()
+    for _ in range(calls):
+        bridge.call(method, params)
+    return round(bridge.dump() / calls)
+
+
+def measure(name: str, binary: Path, config: Path, calls: int, keep: Path | None) -> int:
+    work = Path(tempfile.mkdtemp(prefix="superwall-instructions-"))
+    bridge = Bridge(binary, work)
+    try:
+        if name == "startup to first reply":
+            initialize(bridge)
+            return bridge.dump()
+        delegate = name == "register, bound delegate"
+        initialize(bridge, delegate=delegate)
+        if name == "configure (1,000 campaigns)":
+            bridge.zero()
+            configure(bridge, config, work / "data")
+            return bridge.dump()
+        configure(bridge, config, work / "data")
+        if delegate:
+            bridge.call("setDelegate", {"enabled": True})
+        method = "getPresentationResult" if name == "getPresentationResult" else "register"
+        return per_call(bridge, method, calls)
+    finally:
+        bridge.close()
+        if keep is not None and bridge.dumps:
+            keep.mkdir(parents=True, exist_ok=True)
+            slug = "".join(c if c.isalnum() else "-" for c in name).strip("-")
+            shutil.copy(f"{bridge.dump_base}.{bridge.dumps}", keep / f"{slug}.callgrind")
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--bridge", required=True, type=Path)
+    parser.add_argument("--config", required=True, type=Path)
+    parser.add_argument("--calls", type=int, default=1000)
+    parser.add_argument("--only", nargs="*", choices=list(TARGETS))
+    parser.add_argument("--keep", type=Path)
+    arguments = parser.parse_args()
+    if not shutil.which("valgrind") or not shutil.which("callgrind_control"):
+        print("valgrind is not installed: apt-get install -y valgrind", file=sys.stderr)
+        return 1
+    with tempfile.TemporaryDirectory(prefix="superwall-stripped-") as directory:
+        binary = Path(directory) / "superwall-bridge"
+        subprocess.run(["strip", "--strip-debug", str(arguments.bridge), "-o", str(binary)], check=True)
+        rows = []
+        for name in arguments.only or list(TARGETS):
+            count = measure(name, binary, arguments.config.resolve(), arguments.calls, arguments.keep)
+            target = TARGETS[name]
+            rows.append((name, count, target))
+            print(f"  {name}: {count:,}", file=sys.stderr, flush=True)
+    print(f"| {'instructions (callgrind)':<30} | {'count':>15} | {'target':>15} | {'met':<3} |")
+    print(f"|{'-' * 32}|{'-' * 17}|{'-' * 17}|{'-' * 5}|")
+    for name, count, target in rows:
+        print(f"| {name:<30} | {count:>15,} | {'<= ' + format(target, ','):>15} | {'yes' if count <= target else 'no':<3} |")
+    return 0
+
+
+if __name__ == "__main__":
+    os.environ.setdefault("PYTHONUNBUFFERED", "1")
+    sys.exit(main())
