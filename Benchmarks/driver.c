@@ -734,7 +734,7 @@ int main(int argc, char **argv) {
     if (only && strcmp(only, "reload") == 0) {
         double reload_median, reload_max;
         measure_hot_reload(bridge_path, config_path, &reload_median, &reload_max);
-        printf("| %-44s | %12s | %12.1f | %-6s | %8s |\n", "B10 file write to config/didRefresh, median", "-", reload_median / 1000, "ms", "<= 250");
+        printf("| %-44s | %12s | %12.1f | %-6s | %8s |\n", "B10 file write to config/didRefresh, median", "-", reload_median / 1000, "ms", "<= 100");
         printf("| %-44s | %12s | %12.1f | %-6s | %8s |\n", "B10 file write to config/didRefresh, max", "-", reload_max / 1000, "ms", "-");
         return 0;
     }
@@ -757,6 +757,7 @@ int main(int argc, char **argv) {
         row("B9 getPresentationResult p99, same core", peer_presentation.result.p99, bridge_presentation.result.p99, "us", 1);
         row("B9 register (skipped) p50, same core", peer_presentation.reg.p50, bridge_presentation.reg.p50, "us", 1);
         row("B9 register (skipped) p99, same core", peer_presentation.reg.p99, bridge_presentation.reg.p99, "us", 1);
+        row("B9 register (skipped) max of 20,000", peer_presentation.reg.max, bridge_presentation.reg.max, "us", 1);
         return 0;
     }
     results_t peer = {.name = "c-echo"}, bridge = {.name = "bridge"};
@@ -828,7 +829,8 @@ int main(int argc, char **argv) {
     row("B9 register (skipped) p50, same core", peer_presentation.reg.p50, bridge_presentation.reg.p50, "us", 1);
     row("B9 register (skipped) p90, same core", peer_presentation.reg.p90, bridge_presentation.reg.p90, "us", 1);
     row("B9 register (skipped) p99, same core", peer_presentation.reg.p99, bridge_presentation.reg.p99, "us", 1);
-    printf("| %-44s | %12s | %12.1f | %-6s | %8s |\n", "B10 file write to config/didRefresh, median", "-", reload_median / 1000, "ms", "<= 250");
+    row("B9 register (skipped) max of 20,000", peer_presentation.reg.max, bridge_presentation.reg.max, "us", 1);
+    printf("| %-44s | %12s | %12.1f | %-6s | %8s |\n", "B10 file write to config/didRefresh, median", "-", reload_median / 1000, "ms", "<= 100");
     printf("| %-44s | %12s | %12.1f | %-6s | %8s |\n", "B10 file write to config/didRefresh, max", "-", reload_max / 1000, "ms", "-");
     print_event_flow(event_flow);
     if (large_config_path) {

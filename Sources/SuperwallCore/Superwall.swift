@@ -426,7 +426,8 @@ public actor Superwall {
         let body = try await Self.awayFromTheReader { try await source.fetchConfig(request) }
         let config: Config
         do {
-            config = try await Self.awayFromTheReader { try Config.decode(from: body) }
+            let previous = session?.config
+            config = try await Self.awayFromTheReader { try Config.decode(from: body, reusing: previous) }
         } catch {
             if source is HTTPConfigSource {
                 track("networkDecoding_fail", ["request_url": .string(source.description), "response": .string(String(decoding: body.prefix(1024), as: UTF8.self))])

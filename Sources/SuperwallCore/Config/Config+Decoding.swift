@@ -16,7 +16,16 @@ extension Config {
     ///
     /// The placements, paywalls and products are decoded one element at a time (see
     /// `ConfigText`), the rest as one small object.
+    ///
+    /// With `previous`, the config in use, a placement or paywall whose text is the same as
+    /// one of `previous`'s is taken from it instead of decoded again: a hot reload after an
+    /// edit of one paywall decodes that paywall, not thousands. An element that dropped
+    /// something is always decoded again, so every drop is still reported.
     public static func decode(from data: Data) throws(ConfigDecodingError) -> Config {
+        try decode(from: data, reusing: nil)
+    }
+
+    public static func decode(from data: Data, reusing previous: Config?) throws(ConfigDecodingError) -> Config {
         let dropped = DroppedElementLog()
         let decoder = JSONDecoder()
         decoder.userInfo[DroppedElementLog.key] = dropped
@@ -24,17 +33,34 @@ extension Config {
         // SuperwallKit's order, so that the first fault is the one reported: the build id,
         // the placements, the paywalls, then the rest.
         let _: ConfigHeader.BuildId = try decodePart(layout.header, at: "$", with: decoder)
-        func decodeEach<Element: Decodable>(of key: String) throws(ConfigDecodingError) -> [Element] {
+        var decodedText = DecodedText()
+        func decodeEach<Element: Decodable>(
+            of key: String, reusing known: (elements: [Element], positions: [TextDigest: Int])?
+        ) throws(ConfigDecodingError) -> (elements: [Element], positions: [TextDigest: Int]) {
             let elements = try layout.elements(of: key)
             var decoded: [Element] = []
+            var positions: [TextDigest: Int] = [:]
             decoded.reserveCapacity(elements.count)
+            positions.reserveCapacity(elements.count)
             for (index, element) in elements.enumerated() {
-                decoded.append(try decodePart(data.slice(element), at: "$.\(key)[\(index)]", with: decoder))
+                let text = data.slice(element)
+                let digest = TextDigest(text)
+                if let position = known?.positions[digest], let elements = known?.elements, position < elements.count {
+                    decoded.append(elements[position])
+                    decodedText.reused += 1
+                } else {
+                    let drops = dropped.count
+                    decoded.append(try decodePart(text, at: "$.\(key)[\(index)]", with: decoder))
+                    guard dropped.count == drops else { continue }
+                }
+                positions[digest] = decoded.count - 1
             }
-            return decoded
+            return (decoded, positions)
         }
-        let triggers: [Trigger] = try decodeEach(of: "trigger_options")
-        let paywalls: [Paywall] = try decodeEach(of: "paywall_responses")
+        let triggers: [Trigger]
+        (triggers, decodedText.triggers) = try decodeEach(of: "trigger_options", reusing: previous.map { ($0.triggers, $0.decodedText.triggers) })
+        let paywalls: [Paywall]
+        (paywalls, decodedText.paywalls) = try decodeEach(of: "paywall_responses", reusing: previous.map { ($0.paywalls, $0.decodedText.paywalls) })
         let header: ConfigHeader = try decodePart(layout.header, at: "$", with: decoder)
         var products: [Product] = []
         // A missing or null `products_v3` is no products, as SuperwallKit's lossy array reads it.
@@ -48,6 +74,7 @@ extension Config {
         }
         var config = Config(header: header, triggers: triggers, paywalls: paywalls, products: products)
         config.droppedElements = dropped.elements
+        config.decodedText = decodedText
         return config
     }
 
@@ -204,6 +231,7 @@ final class DroppedElementLog: Sendable {
     private let storage = Mutex<(elements: [ConfigProblem], pathPrefix: String)>(([], "$"))
 
     var elements: [ConfigProblem] { storage.withLock { $0.elements } }
+    var count: Int { storage.withLock { $0.elements.count } }
 
     /// Where the part being decoded is in the whole config: the `$` of its coding paths.
     var pathPrefix: String {
@@ -265,4 +293,45 @@ extension KeyedDecodingContainer {
 /// Decodes any JSON value and keeps nothing; used to step over an element.
 private struct SkippedValue: Decodable {
     init(from decoder: any Decoder) throws {}
+}
+
+/// Where a config's placements and paywalls were in the text it was decoded from, by a digest
+/// of each one's text, for the next decode to reuse them (`Config.decode(from:reusing:)`).
+struct DecodedText: Sendable, Equatable {
+    var triggers: [TextDigest: Int] = [:]
+    var paywalls: [TextDigest: Int] = [:]
+    /// How many elements this decode took from the previous config rather than decoding them.
+    var reused = 0
+
+    /// Derived from the text, not part of the config's value: configs with the same elements
+    /// are equal whatever text they came from.
+    static func == (lhs: DecodedText, rhs: DecodedText) -> Bool { true }
+}
+
+/// A digest of an element's text: its length, Swift's keyed SipHash of it, and an FNV-1a
+/// hash of its 8-byte words. Two texts that differ share one by chance with a probability of
+/// about 2^-128; the second hash costs a tenth of a second SipHash over megabytes.
+struct TextDigest: Hashable, Sendable {
+    private let count: Int
+    private let sipHash: Int
+    private let wordHash: UInt64
+
+    init(_ text: Data) {
+        count = text.count
+        (sipHash, wordHash) = text.withUnsafeBytes { bytes in
+            var hasher = Hasher()
+            hasher.combine(bytes: bytes)
+            var words: UInt64 = 0xCBF2_9CE4_8422_2325
+            var offset = 0
+            while offset + 8 <= bytes.count {
+                words = (words ^ bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* 0x0000_0100_0000_01B3
+                offset += 8
+            }
+            while offset < bytes.count {
+                words = (words ^ UInt64(bytes[offset])) &* 0x0000_0100_0000_01B3
+                offset += 1
+            }
+            return (hasher.finalize(), words)
+        }
+    }
 }

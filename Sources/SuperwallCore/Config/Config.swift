@@ -8,11 +8,19 @@ public struct Config: Sendable, Equatable {
     public var buildId: String
     /// In wire order; when two share a placement name the last one wins (see `trigger(for:)`).
     public var triggers: [Trigger] {
-        didSet { triggerPositions = Self.positions(of: triggers, by: \.placementName, keeping: .last) }
+        didSet {
+            triggerPositions = Self.positions(of: triggers, by: \.placementName, keeping: .last)
+            decodedText.triggers = [:]
+        }
     }
     public var paywalls: [Paywall] {
-        didSet { paywallPositions = Self.positions(of: paywalls, by: \.identifier, keeping: .first) }
+        didSet {
+            paywallPositions = Self.positions(of: paywalls, by: \.identifier, keeping: .first)
+            decodedText.paywalls = [:]
+        }
     }
+    /// What the next decode may reuse of this one; forgotten when the elements are changed in code.
+    var decodedText = DecodedText()
     /// Where each placement's trigger and each paywall is: every placement and every event
     /// offered to the implicit triggers looks one up, and a config has thousands.
     var triggerPositions: [String: Int] = [:]
