@@ -30,6 +30,8 @@ let package = Package(
             pkgConfig: "jansson",
             providers: [.apt(["libjansson-dev"])]
         ),
+        // glibc's mallopt, for the executable's allocator settings.
+        .systemLibrary(name: "CMalloc"),
         .target(name: "JSONText", swiftSettings: strictSettings),
         .target(
             name: "JSONRPC",
@@ -76,6 +78,7 @@ let package = Package(
             name: "superwall-bridge",
             dependencies: [
                 "BridgeServer",
+                .target(name: "CMalloc", condition: .when(platforms: [.linux])),
                 "JSONRPC",
                 "Rules",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),

@@ -256,7 +256,7 @@ public final class Connection: Sendable {
         state.withLock { $0.framing } ?? .newlineDelimited
     }
 
-    func send(_ body: [UInt8]) {
+    func send(_ body: consuming [UInt8]) {
         options.trace?.record(.outgoing, body)
         writer.enqueue(framing.frame(body))
     }
@@ -273,7 +273,7 @@ public final class Connection: Sendable {
         switch event {
         case .message(let body):
             options.trace?.record(.incoming, body)
-            handleMessage(body)
+            handleMessage(consume body)
         case .tooLarge(let size, let limit):
             logger.warning("skipped a message of \(size) bytes, over the limit of \(limit)")
             let error = RPCError(
@@ -302,13 +302,14 @@ public final class Connection: Sendable {
     /// a plain request (notifications, replies, batches, `initialize`, `shutdown`, ...), so
     /// that what must take effect in order still does. Plain requests run concurrently anyway,
     /// so they may overtake it.
-    private func handleMessage(_ body: [UInt8]) {
+    private func handleMessage(_ bytes: consuming [UInt8]) {
+        let body = MessageBytes(bytes)
         let laneBusy = state.withLock { $0.messagesInLane > 0 }
-        guard body.count >= Self.largeMessageBytes || laneBusy else {
+        guard body.bytes.count >= Self.largeMessageBytes || laneBusy else {
             deliver(parse(body))
             return
         }
-        if body.count < Self.largeMessageBytes {
+        if body.bytes.count < Self.largeMessageBytes {
             let parsed = parse(body)
             if case .single(.request(let request)) = parsed, !Self.orderedMethods.contains(request.method),
                state.withLock({ if case .running = $0.lifecycle { true } else { false } }) {
@@ -318,6 +319,16 @@ public final class Connection: Sendable {
             throughLane { [self] in deliver(parsed) }
         } else {
             throughLane { [self] in deliver(parse(body)) }
+        }
+    }
+
+    /// A message's bytes, in one place that parsing empties, so that nothing else keeps them.
+    private final class MessageBytes: @unchecked Sendable {
+        /// Touched by one thread at a time: the reader, then (for a large message) the lane.
+        var bytes: [UInt8]
+
+        init(_ bytes: consuming [UInt8]) {
+            self.bytes = bytes
         }
     }
 
@@ -336,26 +347,36 @@ public final class Connection: Sendable {
         }
     }
 
-    private func parse(_ body: [UInt8]) -> Parsed {
-        body.withUnsafeBytes { bytes -> Parsed in
-            let value: JSONValue
+    /// Parses a message whose bytes `body` holds alone, and lets the bytes go once jansson has
+    /// read them and the ids' texts are taken: a large message is then held twice (jansson's
+    /// tree and its conversion) at the most, not three times.
+    private func parse(_ body: MessageBytes) -> Parsed {
+        let read = body.bytes.withUnsafeBytes { bytes -> Result<(ParsedJSON, isArray: Bool, ids: [ArraySlice<UInt8>?]), RPCError> in
+            let tree: ParsedJSON
             do throws(JSONSyntaxError) {
-                value = try JSONDecoding.decode(bytes)
+                tree = try JSONDecoding.parse(bytes)
             } catch {
                 var parseError = RPCError.parseError(error.message)
                 parseError.data = ["kind": "parseError", "line": .int(Int64(error.line)), "column": .int(Int64(error.column))]
-                return .unparsable(parseError)
+                return .failure(parseError)
             }
             let scanner = JSONTextScanner(bytes: bytes)
             let start = scanner.skippingWhitespace(from: 0)
-            if case .array(let elements) = value {
-                let starts = scanner.elementStarts(inArrayAt: start)
-                return .batch(elements.enumerated().map { index, element in
-                    let verbatimID = index < starts.count ? scanner.memberText(named: "id", inObjectAt: starts[index]) : nil
-                    return IncomingMessage(element, verbatimID: verbatimID)
-                })
+            guard start < bytes.count, bytes[start] == UInt8(ascii: "[") else {
+                return .success((tree, false, [scanner.memberText(named: "id", inObjectAt: start)]))
             }
-            return .single(IncomingMessage(value, verbatimID: scanner.memberText(named: "id", inObjectAt: start)))
+            return .success((tree, true, scanner.elementStarts(inArrayAt: start).map { scanner.memberText(named: "id", inObjectAt: $0) }))
+        }
+        body.bytes = []
+        switch read {
+        case .failure(let error):
+            return .unparsable(error)
+        case .success(let (tree, isArray, ids)):
+            let value = tree.value()
+            guard isArray, case .array(let elements) = value else { return .single(IncomingMessage(value, verbatimID: ids.first ?? nil)) }
+            return .batch(elements.enumerated().map { index, element in
+                IncomingMessage(element, verbatimID: index < ids.count ? ids[index] : nil)
+            })
         }
     }
 

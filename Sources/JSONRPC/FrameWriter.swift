@@ -62,12 +62,19 @@ final class FrameWriter: Sendable {
 
     var isBroken: Bool { broken.load(ordering: .relaxed) }
 
-    func enqueue(_ frame: [UInt8]) {
+    /// The frame is consumed: held or queued as it is, not copied (a first held frame becomes
+    /// the held bytes; later ones are appended to it).
+    func enqueue(_ frame: consuming [UInt8]) {
         guard !isBroken else { return }
+        var frame = frame
         let turn = state.withLock { state -> Turn? in
             if state.corked {
-                state.held.append(contentsOf: frame)
                 state.queuedBytes += frame.count
+                if state.held.isEmpty {
+                    swap(&state.held, &frame)
+                } else {
+                    state.held.append(contentsOf: frame)
+                }
                 return nil
             }
             return admit(frame, &state)

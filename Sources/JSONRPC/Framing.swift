@@ -13,7 +13,9 @@ public enum Framing: String, Sendable, CaseIterable {
     case contentLength = "content-length"
 
     /// The bytes of one frame carrying `body`.
-    public func frame(_ body: [UInt8]) -> [UInt8] {
+    /// The body is consumed: a newline-delimited frame is the body itself with its newline,
+    /// not a copy of megabytes.
+    public func frame(_ body: consuming [UInt8]) -> [UInt8] {
         switch self {
         case .newlineDelimited:
             var frame = body

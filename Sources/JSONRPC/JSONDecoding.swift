@@ -19,12 +19,16 @@ public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertib
 /// restored exactly from its digits (`uint` up to `UInt64.max`, `double` beyond).
 public enum JSONDecoding {
     public static func decode(_ bytes: UnsafeRawBufferPointer) throws(JSONSyntaxError) -> JSONValue {
+        try parse(bytes).value()
+    }
+
+    /// jansson's tree of `bytes`, which holds nothing of them: the bytes may go before the
+    /// tree is converted (`value()`), so a large message is not held three times over.
+    public static func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONSyntaxError) -> ParsedJSON {
         var error = json_error_t()
         let flags = Int(JSON_DECODE_ANY | JSON_ALLOW_NUL)
         if let root = json_loadb(bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count, flags, &error) {
-            defer { json_decref(root) }
-            var conversion = Conversion(lexemes: nil)
-            return conversion.convert(root)
+            return ParsedJSON(root: root, lexemes: nil)
         }
         guard json_error_code(&error) == json_error_numeric_overflow else {
             throw JSONSyntaxError(error)
@@ -33,9 +37,7 @@ public enum JSONDecoding {
         guard let root = json_loadb(bytes.baseAddress?.assumingMemoryBound(to: CChar.self), bytes.count, realFlags, &error) else {
             throw JSONSyntaxError(error)
         }
-        defer { json_decref(root) }
-        var conversion = Conversion(lexemes: NumberLexemes(in: bytes))
-        return conversion.convert(root)
+        return ParsedJSON(root: root, lexemes: NumberLexemes(in: bytes))
     }
 
     public static func decode(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
@@ -50,6 +52,25 @@ public enum JSONDecoding {
 
     public static func decode(_ text: String) throws(JSONSyntaxError) -> JSONValue {
         try decode(Array(text.utf8))
+    }
+}
+
+/// A JSON text as jansson parsed it, owned until it is converted or dropped.
+public final class ParsedJSON {
+    private let root: UnsafeMutablePointer<json_t>
+    /// The number texts, when jansson had to read every number as a double.
+    private let lexemes: NumberLexemes?
+
+    fileprivate init(root: UnsafeMutablePointer<json_t>, lexemes: NumberLexemes?) {
+        self.root = root
+        self.lexemes = lexemes
+    }
+
+    deinit { json_decref(root) }
+
+    public func value() -> JSONValue {
+        var conversion = Conversion(lexemes: lexemes)
+        return conversion.convert(root)
     }
 }
 
