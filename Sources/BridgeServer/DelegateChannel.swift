@@ -10,7 +10,8 @@ import Synchronization
 final class DelegateChannel: SuperwallDelegate, Sendable {
     static let capacity = 1000
 
-    private typealias Notification = (method: String, params: @Sendable () -> JSONValue)
+    /// A method and its params as JSON text, written when delivered.
+    private typealias Notification = (method: String, params: @Sendable () -> [UInt8])
 
     private struct State {
         var connection: Connection?
@@ -35,17 +36,22 @@ final class DelegateChannel: SuperwallDelegate, Sendable {
             return (connection, state.buffered)
         }
         guard let connection else { return }
-        for notification in backlog { connection.notify(notification.method, params: notification.params()) }
+        for notification in backlog { connection.notify(notification.method, encodedParams: notification.params()) }
     }
 
     func send(_ method: String, _ params: @autoclosure @escaping @Sendable () -> JSONValue) {
+        sendEncoded(method, JSONWriter.encode(params()))
+    }
+
+    /// `send` with the params already JSON text (an object).
+    private func sendEncoded(_ method: String, _ params: @autoclosure @escaping @Sendable () -> [UInt8]) {
         let connection = state.withLock { state -> Connection? in
             if state.bound, let connection = state.connection { return connection }
             if state.buffered.count >= Self.capacity { state.buffered.removeFirst() }
             state.buffered.append((method, params))
             return nil
         }
-        connection?.notify(method, params: params())
+        connection?.notify(method, encodedParams: params())
     }
 
     /// A notification for a bound delegate only; dropped otherwise.
@@ -76,8 +82,16 @@ final class DelegateChannel: SuperwallDelegate, Sendable {
         sendToClient("config/didRefresh", refresh.wireValue)
     }
 
+    /// Written straight to JSON text: a bound delegate hears every event, three a `register`.
     func handleSuperwallEvent(_ event: TrackedEvent) {
-        send("delegate/handleSuperwallEvent", ["event": event.typedWireValue, "params": .object(JSONValue.sortedObject(event.delegateParameters))])
+        sendEncoded("delegate/handleSuperwallEvent", {
+            var params: [UInt8] = Array(#"{"event":"#.utf8)
+            params.append(contentsOf: JSONWriter.encode(event.typedWireValue))
+            params.append(contentsOf: #","params":"#.utf8)
+            params.append(contentsOf: event.delegateParametersJSON)
+            params.append(UInt8(ascii: "}"))
+            return params
+        }())
     }
 
     func willPresentPaywall(_ info: PaywallInfo) { send("delegate/willPresentPaywall", ["paywallInfo": info.wireValue]) }

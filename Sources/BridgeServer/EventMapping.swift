@@ -8,7 +8,7 @@ extension TrackedEvent {
     /// from the params.
     var typedWireValue: JSONValue {
         var fields: JSONObject = [
-            "name": .string(name), "id": .string(id.uuidString), "createdAt": .string(ISO8601.string(from: createdAt)),
+            "name": .string(name), "id": .string(id.text), "createdAt": .string(ISO8601.string(from: createdAt)),
         ]
         if let info = subject.paywallInfo { fields["paywallInfo"] = info.wireValue }
         if let product = subject.product { fields["product"] = product.wireValue }

@@ -267,6 +267,13 @@ public final class Connection: Sendable {
         send(OutgoingMessage.notification(method: method, params: params))
     }
 
+    /// Sends a notification whose params are already JSON text: an object, which the caller
+    /// wrote (events a delegate hears are written straight from their dictionaries).
+    public func notify(_ method: String, encodedParams: [UInt8]) {
+        guard !writer.isBroken else { return }
+        send(OutgoingMessage.notification(method: method, encodedParams: encodedParams))
+    }
+
     // MARK: Input
 
     private func handle(_ event: FrameEvent) {

@@ -163,6 +163,18 @@ enum OutgoingMessage {
         return JSONWriter.encode(.object(message))
     }
 
+    /// A notification whose params are already JSON text (an object).
+    static func notification(method: String, encodedParams: [UInt8]) -> [UInt8] {
+        var message: [UInt8] = []
+        message.reserveCapacity(encodedParams.count + method.utf8.count + 40)
+        message.append(contentsOf: #"{"jsonrpc":"2.0","method":"#.utf8)
+        message.append(contentsOf: JSONWriter.encode(.string(method)))
+        message.append(contentsOf: #","params":"#.utf8)
+        message.append(contentsOf: encodedParams)
+        message.append(UInt8(ascii: "}"))
+        return message
+    }
+
     static func notification(method: String, params: JSONValue?) -> [UInt8] {
         var message: JSONObject = ["jsonrpc": "2.0", "method": .string(method)]
         if let params { message["params"] = params }

@@ -317,3 +317,15 @@ import Testing
         #expect(timeline.count(named: "tap", from: base, to: .infinity) == 4 * PlacementTimeline.exactCapacity)
     }
 }
+
+@Suite struct UUIDTextTests {
+    @Test func theTextIsFoundationsUUIDString() {
+        for _ in 0..<1000 {
+            let id = UUID()
+            #expect(id.text == id.uuidString)
+        }
+        let edges = [UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)),
+                     UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255))]
+        for id in edges { #expect(id.text == id.uuidString) }
+    }
+}

@@ -79,6 +79,19 @@ public struct TrackedEvent: Sendable, Equatable {
         parameters["is_superwall"] = .bool(true)
         return parameters
     }
+
+    /// `delegateParameters` as JSON text, keys in order at every level, written without
+    /// merging the dictionaries first: every event a bound delegate hears pays for this.
+    public var delegateParametersJSON: [UInt8] {
+        var members: [(key: String, value: JSON)] = []
+        members.reserveCapacity(customParameters.count + superwallParameters.count + 1)
+        for (key, value) in customParameters where superwallParameters[key] == nil && !Self.isNamed(key, "is_superwall") {
+            members.append((key, value))
+        }
+        for (key, value) in superwallParameters where !Self.isNamed(key, "is_superwall") { members.append((key, value)) }
+        members.append(("is_superwall", .bool(true)))
+        return JSON.sortedObjectText(members)
+    }
 }
 
 /// The objects an event concerns, beyond its parameters. Boxed: most events have none, and

@@ -484,7 +484,7 @@ public final class Store: Sendable {
         guard bytes.count == 16 else { return "" }
         var tuple: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
         withUnsafeMutableBytes(of: &tuple) { $0.copyBytes(from: bytes) }
-        return UUID(uuid: tuple).uuidString
+        return UUID(uuid: tuple).text
     }
 
     /// How many queued events wait after `position`.

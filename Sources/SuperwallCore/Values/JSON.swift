@@ -85,7 +85,8 @@ extension JSON {
         return String(decoding: bytes, as: UTF8.self)
     }
 
-    fileprivate func write(into bytes: inout [UInt8]) {
+    /// Writes the value; with `sortingKeys`, every object's members in key order.
+    fileprivate func write(into bytes: inout [UInt8], sortingKeys: Bool = false) {
         switch self {
         case .null: bytes.append(contentsOf: "null".utf8)
         case .bool(let flag): bytes.append(contentsOf: (flag ? "true" : "false").utf8)
@@ -96,21 +97,36 @@ extension JSON {
             bytes.append(UInt8(ascii: "["))
             for (index, element) in elements.enumerated() {
                 if index > 0 { bytes.append(UInt8(ascii: ",")) }
-                element.write(into: &bytes)
+                element.write(into: &bytes, sortingKeys: sortingKeys)
             }
             bytes.append(UInt8(ascii: "]"))
         case .object(let members):
             bytes.append(UInt8(ascii: "{"))
             var first = true
-            for (key, value) in members {
+            for (key, value) in sortingKeys ? members.sorted(by: { $0.key < $1.key }) : Array(members) {
                 if !first { bytes.append(UInt8(ascii: ",")) }
                 first = false
                 Self.writeString(key, into: &bytes)
                 bytes.append(UInt8(ascii: ":"))
-                value.write(into: &bytes)
+                value.write(into: &bytes, sortingKeys: sortingKeys)
             }
             bytes.append(UInt8(ascii: "}"))
         }
+    }
+
+    /// An object of `members` as JSON text, keys in order at every level: the same members
+    /// always read the same way.
+    static func sortedObjectText(_ members: [(key: String, value: JSON)]) -> [UInt8] {
+        var bytes: [UInt8] = [UInt8(ascii: "{")]
+        bytes.reserveCapacity(64 * members.count)
+        for (index, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
+            if index > 0 { bytes.append(UInt8(ascii: ",")) }
+            writeString(member.key, into: &bytes)
+            bytes.append(UInt8(ascii: ":"))
+            member.value.write(into: &bytes, sortingKeys: true)
+        }
+        bytes.append(UInt8(ascii: "}"))
+        return bytes
     }
 
     fileprivate static func writeString(_ text: String, prefix: UInt8? = nil, into bytes: inout [UInt8]) {
