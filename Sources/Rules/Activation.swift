@@ -1,3 +1,5 @@
+import Synchronization
+
 /// What an expression is evaluated against: the top-level variables (`user`, `device`,
 /// `params`, ...) and the host functions the caller declares.
 ///
@@ -7,10 +9,45 @@
 public protocol Activation: AnyObject {
     func variable(named name: String) -> Value?
     var hostFunctions: (any HostFunctions)? { get }
+    /// What `path` read in this activation before, if it was remembered: `.some(nil)` when it
+    /// named nothing. An activation evaluated against many rules (an audience context) may
+    /// remember, so that twenty rules reading `user.plan` look it up once.
+    func rememberedMember(_ path: MemberPath) -> Value??
+    func remember(_ value: Value?, for path: MemberPath)
 }
 
 extension Activation {
     public var hostFunctions: (any HostFunctions)? { nil }
+    public func rememberedMember(_ path: MemberPath) -> Value?? { nil }
+    public func remember(_ value: Value?, for path: MemberPath) {}
+}
+
+/// A variable's field as rules read it (`user.plan`): one object for every rule that reads
+/// it, with a small number of its own, so an activation can remember answers by number.
+public final class MemberPath: Sendable {
+    public let variable: String
+    public let field: String
+    /// Dense from 0, in the order paths were first compiled.
+    public let number: Int
+
+    private init(variable: String, field: String, number: Int) {
+        self.variable = variable
+        self.field = field
+        self.number = number
+    }
+
+    private static let interned = Mutex<[String: MemberPath]>([:])
+
+    /// The path of `variable.field`, the same object each time.
+    static func of(variable: String, field: String) -> MemberPath {
+        interned.withLock { paths in
+            let key = variable + "." + field
+            if let path = paths[key] { return path }
+            let path = MemberPath(variable: variable, field: field, number: paths.count)
+            paths[key] = path
+            return path
+        }
+    }
 }
 
 /// Functions the host answers, such as SuperwallKit's `daysSince("app_open")`.

@@ -26,6 +26,13 @@ struct Frame {
 
     var hostFunctions: (any HostFunctions)? { activation.hostFunctions }
 
+    /// `container.field`: the map's entry, else a function value when a function of that name
+    /// exists (cel-interpreter's reading of `device.daysSince`), else nil.
+    func member(_ field: String, of container: Value, isBuiltin: Bool) -> Value? {
+        if case .map(let map) = container, let value = map[field] { return value }
+        return declares(field, isBuiltin: isBuiltin) ? .function(field) : nil
+    }
+
     /// Whether `name` is a function: a builtin (which the compiler already knows) or the host's.
     func declares(_ name: String, isBuiltin: Bool) -> Bool {
         isBuiltin || hostFunctions?.declares(name) == true
@@ -74,18 +81,26 @@ final class Select: Node {
     let operand: any Node
     let field: String
     private let fieldIsBuiltin: Bool
+    /// Set when the operand is a variable: what it reads, for the activation to remember.
+    private let path: MemberPath?
 
     init(operand: any Node, field: String) {
         self.operand = operand
         self.field = field
         fieldIsBuiltin = Builtin(rawValue: field) != nil
+        path = (operand as? GlobalVariable).map { MemberPath.of(variable: $0.name, field: field) }
     }
 
     func evaluate(_ frame: inout Frame) throws(EvaluationError) -> Value {
+        if let path, let remembered = frame.activation.rememberedMember(path) {
+            guard let remembered else { throw .noSuchKey(field) }
+            return remembered
+        }
         let container = try operand.evaluate(&frame)
-        if case .map(let map) = container, let value = map[field] { return value }
-        if frame.declares(field, isBuiltin: fieldIsBuiltin) { return .function(field) }
-        throw .noSuchKey(field)
+        let value = frame.member(field, of: container, isBuiltin: fieldIsBuiltin)
+        if let path { frame.activation.remember(value, for: path) }
+        guard let value else { throw .noSuchKey(field) }
+        return value
     }
 }
 
@@ -96,24 +111,28 @@ final class SelectOrDefault: Node {
     let field: String
     let fallback: Value
     private let fieldIsBuiltin: Bool
+    /// Set when the operand is a variable: what it reads, for the activation to remember.
+    private let path: MemberPath?
 
     init(operand: any Node, field: String, fallback: Value) {
         self.operand = operand
         self.field = field
         self.fallback = fallback
         fieldIsBuiltin = Builtin(rawValue: field) != nil
+        path = (operand as? GlobalVariable).map { MemberPath.of(variable: $0.name, field: field) }
     }
 
     func evaluate(_ frame: inout Frame) throws(EvaluationError) -> Value {
+        if let path, let remembered = frame.activation.rememberedMember(path) { return remembered ?? fallback }
         let container: Value
         do {
             container = try operand.evaluate(&frame)
         } catch where error.kind == .noSuchKey {
             return fallback
         }
-        if case .map(let map) = container, let value = map[field] { return value }
-        if frame.declares(field, isBuiltin: fieldIsBuiltin) { return .function(field) }
-        return fallback
+        let value = frame.member(field, of: container, isBuiltin: fieldIsBuiltin)
+        if let path { frame.activation.remember(value, for: path) }
+        return value ?? fallback
     }
 }
 

@@ -17,6 +17,9 @@ public final class AudienceContext: Activation, Sendable {
     private let computed: Value
     private let template: DeviceTemplateView
     public let hostFunctions: (any HostFunctions)?
+    /// What the rules evaluated against this context read, by `MemberPath.number`: a
+    /// placement's twenty audiences reading `user.plan` look it up once.
+    private let remembered = Mutex<[Int: Value?]>([:])
 
     public convenience init(
         userAttributes: [String: JSON], isLoggedIn: Bool, deviceAttributes: [String: JSON], params: [String: JSON]?,
@@ -51,6 +54,14 @@ public final class AudienceContext: Activation, Sendable {
     public func addingDeviceKeys(_ extra: [String: JSON]) -> AudienceContext {
         guard !extra.isEmpty, let hostFunctions else { return self }
         return AudienceContext(user: user, template: template.adding(extra), params: params, hostFunctions: hostFunctions)
+    }
+
+    public func rememberedMember(_ path: MemberPath) -> Value?? {
+        remembered.withLock { $0[path.number] }
+    }
+
+    public func remember(_ value: Value?, for path: MemberPath) {
+        remembered.withLock { $0[path.number] = value }
     }
 
     static let functionNames = Set(PlacementFunction.allCases.map(\.rawValue))
