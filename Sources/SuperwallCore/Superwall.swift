@@ -183,6 +183,10 @@ public actor Superwall {
     var appSessionId = ""
     /// When the host last said the app went to the background; nil while it is active.
     var lastAppClose: Date?
+    /// The last skipped placement's `trigger_fire` params and their JSON text: a placement
+    /// skipped again for the same reasons tracks the same params, and twenty unmatched
+    /// audiences are twenty keys to hash and write each time.
+    var lastUnmatchedTriggerFire: UnmatchedTriggerFire?
     /// The last page effect asked of the host: each waits for the one before, so that the
     /// host sees them in order without the page's messages waiting on them.
     var pageEffects: Task<Void, Never>?
@@ -786,7 +790,10 @@ public actor Superwall {
     func makeEvent(_ name: String, _ superwallParameters: consuming [String: JSON] = [:], custom: [String: JSON] = [:],
                    isSuperwallEvent: Bool = true, subject: EventSubject = EventSubject()) -> TrackedEvent {
         var parameters = superwallParameters
-        if !appSessionId.isEmpty { parameters["app_session_id"] = .string(appSessionId) }
+        // Only when it differs: parameters shared with a memo are then not copied.
+        if !appSessionId.isEmpty, parameters["app_session_id"]?.stringValue != appSessionId {
+            parameters["app_session_id"] = .string(appSessionId)
+        }
         var event = TrackedEvent(
             id: random.uuid(), name: name, isSuperwallEvent: isSuperwallEvent, superwallParameters: parameters,
             customParameters: custom, createdAt: clock.now())
@@ -796,10 +803,11 @@ public actor Superwall {
 
     /// `offeringImplicitTrigger` is false for events whose trigger the caller offers itself
     /// (custom placements, named by the paywall rather than by kind).
+    /// `audienceJSON` is the event's `audienceParametersJSON`, when the caller has it already.
     @discardableResult
-    func record(_ event: TrackedEvent, offeringImplicitTrigger: Bool = true) -> TrackedEvent {
+    func record(_ event: TrackedEvent, offeringImplicitTrigger: Bool = true, audienceJSON: [UInt8]? = nil) -> TrackedEvent {
         let queued = sends(event)
-        store?.logPlacement(event.name, at: event.createdAt, paramsJSON: event.audienceParametersJSON, eventId: event.id,
+        store?.logPlacement(event.name, at: event.createdAt, paramsJSON: audienceJSON ?? event.audienceParametersJSON, eventId: event.id,
                             queued: queued)
         if queued { checkEventQueueBound() }
         if event.name == "paywall_open" { deviceTemplateVersion &+= 1 }

@@ -315,3 +315,50 @@ func samplePaywallInfo() -> PaywallInfo {
         presentationStyle: PresentationStyle(kind: .modal, height: nil, width: nil, cornerRadius: nil), presentationDelayMs: 0,
         isScrollEnabled: true, presentationId: "id")
 }
+
+/// A placement skipped again for the same reasons tracks the same `trigger_fire` params (the
+/// bridge reuses them and their JSON text); another placement or a new app
+/// session give their own.
+@Suite struct RepeatedTriggerFireTests {
+    private static var triggers: [[String: Any]] { [
+        placement("gate", [
+            audience("g1", rule: #"user.plan == "gold""#, variants: [treatment("v1", "onboarding-annual")]),
+            audience("g2", rule: #"params.level > 10"#, variants: [treatment("v2", "onboarding-annual")],
+                     occurrence: ["key": "g2", "max_count": 1, "interval": ["type": "INFINITY"]]),
+        ]),
+        placement("other", [audience("o1", rule: #"user.plan == "gold""#, variants: [treatment("v3", "onboarding-annual")])]),
+    ] }
+
+    private func fires(_ harness: PresentationHarness) -> [TrackedEvent] {
+        harness.delegate.events.filter { $0.name == "trigger_fire" }
+    }
+
+    @Test func theSameSkipTracksTheSameParamsAndAnotherPlacementOrSessionItsOwn() async throws {
+        let harness = await PresentationHarness.make(try await presentationConfig(Self.triggers))
+        _ = try await harness.superwall.register(placement: "gate", params: ["level": 1])
+        _ = try await harness.superwall.register(placement: "gate", params: ["level": 1])
+        var events = fires(harness)
+        #expect(events.count == 2 && events[0].superwallParameters == events[1].superwallParameters)
+        #expect(events[1].superwallParameters["unmatched_audience_g1"] == "EXPRESSION")
+        #expect(events[1].superwallParameters["unmatched_audience_g2"] == "EXPRESSION")
+
+        _ = try await harness.superwall.register(placement: "other")
+        events = fires(harness)
+        #expect(events[2].superwallParameters["trigger_name"] == "other")
+        #expect(events[2].superwallParameters["unmatched_audience_g1"] == nil)
+
+        let session = events[0].superwallParameters["app_session_id"]
+        await harness.superwall.appWillResignActive()
+        harness.clock.advance(by: 2 * 3600)
+        await harness.superwall.appDidBecomeActive()
+        _ = try await harness.superwall.register(placement: "gate", params: ["level": 1])
+        events = fires(harness)
+        #expect(events.last?.superwallParameters["app_session_id"] != session)
+        #expect(events.last?.superwallParameters["app_session_id"] != nil)
+        await harness.superwall.flushEvents()
+        let rows = try String(contentsOfFile: harness.directory + "/events.jsonl", encoding: .utf8)
+            .split(separator: "\n").filter { $0.contains(#""event_name":"trigger_fire""#) }
+        #expect(rows.count == 4)
+        #expect(rows.allSatisfy { $0.contains(#""$unmatched_audience_g1":"EXPRESSION""#) || $0.contains(#""$trigger_name":"other""#) })
+    }
+}

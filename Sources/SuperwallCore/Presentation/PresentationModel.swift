@@ -217,3 +217,18 @@ extension PaywallSkipReason {
         }
     }
 }
+
+/// A skipped placement's `trigger_fire`, kept to be tracked again as it is (its params
+/// shared, their JSON text reused) when the same placement is skipped for the same reasons in
+/// the same app session.
+struct UnmatchedTriggerFire: Sendable {
+    let placement: String
+    let unmatched: [UnmatchedAudience]
+    /// With `app_session_id`.
+    let parameters: [String: JSON]
+    let audienceJSON: [UInt8]
+
+    func matches(placement: String, unmatched: [UnmatchedAudience], appSessionId: String) -> Bool {
+        self.placement == placement && (parameters["app_session_id"]?.stringValue ?? "") == appSessionId && self.unmatched == unmatched
+    }
+}

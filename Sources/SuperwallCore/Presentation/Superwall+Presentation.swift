@@ -484,6 +484,11 @@ extension Superwall {
     // MARK: Events
 
     private func trackTriggerFire(_ placement: PlacementData, _ result: TriggerResult) {
+        if case .noAudienceMatch(let unmatched) = result, let memo = lastUnmatchedTriggerFire,
+           memo.matches(placement: placement.name, unmatched: unmatched, appSessionId: appSessionId) {
+            record(makeEvent("trigger_fire", memo.parameters), audienceJSON: memo.audienceJSON)
+            return
+        }
         var parameters: [String: JSON] = ["trigger_name": .string(placement.name)]
         switch result {
         case .paywall(let experiment):
@@ -504,7 +509,13 @@ extension Superwall {
         case .noAssignment:
             parameters["result"] = "error"
         }
-        track("trigger_fire", parameters)
+        let event = makeEvent("trigger_fire", parameters)
+        let audienceJSON = event.audienceParametersJSON
+        record(event, audienceJSON: audienceJSON)
+        if case .noAudienceMatch(let unmatched) = result {
+            lastUnmatchedTriggerFire = UnmatchedTriggerFire(
+                placement: placement.name, unmatched: unmatched, parameters: event.superwallParameters, audienceJSON: audienceJSON)
+        }
     }
 
     private func trackPresentationRequest(_ kind: PipelineKind, _ placement: PlacementData, status: String, reason: String?) {
