@@ -183,10 +183,10 @@ public actor Superwall {
     var appSessionId = ""
     /// When the host last said the app went to the background; nil while it is active.
     var lastAppClose: Date?
-    /// The last skipped placement's `trigger_fire` params and their JSON text: a placement
-    /// skipped again for the same reasons tracks the same params, and twenty unmatched
-    /// audiences are twenty keys to hash and write each time.
-    var lastUnmatchedTriggerFire: UnmatchedTriggerFire?
+    /// The last skip's `trigger_fire` and the last `paywallPresentationRequest`, to be tracked
+    /// again as they are (`RepeatedEvent`).
+    var lastUnmatchedTriggerFire: RepeatedEvent<UnmatchedPlacement>?
+    var lastPresentationRequest: RepeatedEvent<[String]>?
     /// The last page effect asked of the host: each waits for the one before, so that the
     /// host sees them in order without the page's messages waiting on them.
     var pageEffects: Task<Void, Never>?
@@ -803,6 +803,21 @@ public actor Superwall {
 
     /// `offeringImplicitTrigger` is false for events whose trigger the caller offers itself
     /// (custom placements, named by the paywall rather than by kind).
+    /// Tracks `name` with the params `remembered` has when it matches `key` and the app
+    /// session; else with `parameters()`, and answers what to remember for the next time.
+    func trackRepeating<Key: Equatable & Sendable>(
+        _ name: String, key: Key, remembered: RepeatedEvent<Key>?, _ parameters: () -> [String: JSON]
+    ) -> RepeatedEvent<Key> {
+        if let remembered, remembered.matches(key, appSessionId: appSessionId) {
+            record(makeEvent(name, remembered.parameters), audienceJSON: remembered.audienceJSON)
+            return remembered
+        }
+        let event = makeEvent(name, parameters())
+        let audienceJSON = event.audienceParametersJSON
+        record(event, audienceJSON: audienceJSON)
+        return RepeatedEvent(key: key, parameters: event.superwallParameters, audienceJSON: audienceJSON)
+    }
+
     /// `audienceJSON` is the event's `audienceParametersJSON`, when the caller has it already.
     @discardableResult
     func record(_ event: TrackedEvent, offeringImplicitTrigger: Bool = true, audienceJSON: [UInt8]? = nil) -> TrackedEvent {

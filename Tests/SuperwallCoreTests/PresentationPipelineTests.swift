@@ -346,6 +346,9 @@ func samplePaywallInfo() -> PaywallInfo {
         events = fires(harness)
         #expect(events[2].superwallParameters["trigger_name"] == "other")
         #expect(events[2].superwallParameters["unmatched_audience_g1"] == nil)
+        let requests = harness.delegate.events.filter { $0.name == "paywallPresentationRequest" }
+        #expect(requests.count == 3 && requests[0].superwallParameters == requests[1].superwallParameters)
+        #expect(requests[2].superwallParameters["source_event_name"] == "other")
 
         let session = events[0].superwallParameters["app_session_id"]
         await harness.superwall.appWillResignActive()

@@ -18,8 +18,9 @@ public final class AudienceContext: Activation, Sendable {
     private let template: DeviceTemplateView
     public let hostFunctions: (any HostFunctions)?
     /// What the rules evaluated against this context read, by `MemberPath.number`: a
-    /// placement's twenty audiences reading `user.plan` look it up once.
-    private let remembered = Mutex<[Int: Value?]>([:])
+    /// placement's twenty audiences reading `user.plan` look it up once. A list, searched in
+    /// order: one placement's audiences read a handful of paths, fewer than hashing pays for.
+    private let remembered = Mutex<[(number: Int, value: Value?)]>([])
 
     public convenience init(
         userAttributes: [String: JSON], isLoggedIn: Bool, deviceAttributes: [String: JSON], params: [String: JSON]?,
@@ -57,11 +58,14 @@ public final class AudienceContext: Activation, Sendable {
     }
 
     public func rememberedMember(_ path: MemberPath) -> Value?? {
-        remembered.withLock { $0[path.number] }
+        remembered.withLock { entries in
+            for entry in entries where entry.number == path.number { return .some(entry.value) }
+            return nil
+        }
     }
 
     public func remember(_ value: Value?, for path: MemberPath) {
-        remembered.withLock { $0[path.number] = value }
+        remembered.withLock { $0.append((path.number, value)) }
     }
 
     static let functionNames = Set(PlacementFunction.allCases.map(\.rawValue))

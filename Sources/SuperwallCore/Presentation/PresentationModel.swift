@@ -218,17 +218,24 @@ extension PaywallSkipReason {
     }
 }
 
-/// A skipped placement's `trigger_fire`, kept to be tracked again as it is (its params
-/// shared, their JSON text reused) when the same placement is skipped for the same reasons in
-/// the same app session.
-struct UnmatchedTriggerFire: Sendable {
-    let placement: String
-    let unmatched: [UnmatchedAudience]
+/// A Superwall event as last tracked, to be tracked again as it is (its params shared, not
+/// rebuilt; their JSON text reused) when what decided its params, `key`, and the app session
+/// are the same: a placement skipped again for the same reasons tracks the same
+/// `trigger_fire` (twenty-three keys for twenty unmatched audiences) and
+/// `paywallPresentationRequest`.
+struct RepeatedEvent<Key: Equatable & Sendable>: Sendable {
+    let key: Key
     /// With `app_session_id`.
     let parameters: [String: JSON]
     let audienceJSON: [UInt8]
 
-    func matches(placement: String, unmatched: [UnmatchedAudience], appSessionId: String) -> Bool {
-        self.placement == placement && (parameters["app_session_id"]?.stringValue ?? "") == appSessionId && self.unmatched == unmatched
+    func matches(_ key: Key, appSessionId: String) -> Bool {
+        self.key == key && (parameters["app_session_id"]?.stringValue ?? "") == appSessionId
     }
+}
+
+/// What decides a skip's `trigger_fire` params.
+struct UnmatchedPlacement: Equatable, Sendable {
+    let placement: String
+    let unmatched: [UnmatchedAudience]
 }

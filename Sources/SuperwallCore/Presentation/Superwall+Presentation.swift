@@ -484,11 +484,16 @@ extension Superwall {
     // MARK: Events
 
     private func trackTriggerFire(_ placement: PlacementData, _ result: TriggerResult) {
-        if case .noAudienceMatch(let unmatched) = result, let memo = lastUnmatchedTriggerFire,
-           memo.matches(placement: placement.name, unmatched: unmatched, appSessionId: appSessionId) {
-            record(makeEvent("trigger_fire", memo.parameters), audienceJSON: memo.audienceJSON)
-            return
+        if case .noAudienceMatch(let unmatched) = result {
+            lastUnmatchedTriggerFire = trackRepeating(
+                "trigger_fire", key: UnmatchedPlacement(placement: placement.name, unmatched: unmatched),
+                remembered: lastUnmatchedTriggerFire) { triggerFireParameters(placement, result) }
+        } else {
+            track("trigger_fire", triggerFireParameters(placement, result))
         }
+    }
+
+    private func triggerFireParameters(_ placement: PlacementData, _ result: TriggerResult) -> [String: JSON] {
         var parameters: [String: JSON] = ["trigger_name": .string(placement.name)]
         switch result {
         case .paywall(let experiment):
@@ -509,24 +514,25 @@ extension Superwall {
         case .noAssignment:
             parameters["result"] = "error"
         }
-        let event = makeEvent("trigger_fire", parameters)
-        let audienceJSON = event.audienceParametersJSON
-        record(event, audienceJSON: audienceJSON)
-        if case .noAudienceMatch(let unmatched) = result {
-            lastUnmatchedTriggerFire = UnmatchedTriggerFire(
-                placement: placement.name, unmatched: unmatched, parameters: event.superwallParameters, audienceJSON: audienceJSON)
-        }
+        return parameters
     }
 
     private func trackPresentationRequest(_ kind: PipelineKind, _ placement: PlacementData, status: String, reason: String?) {
-        var parameters: [String: JSON] = [
-            "source_event_name": .string(placement.name), "pipeline_type": .string(kind.wireName), "status": .string(status),
-            "status_reason": reason.map(JSON.string) ?? "",
-        ]
-        if sessionView?.config?.featureFlags.enableExpressionParams == true {
-            parameters["expression_params"] = .string(JSON.object(placement.params).jsonText)
+        let parameters: () -> [String: JSON] = {
+            [
+                "source_event_name": .string(placement.name), "pipeline_type": .string(kind.wireName), "status": .string(status),
+                "status_reason": reason.map(JSON.string) ?? "",
+            ]
         }
-        track("paywallPresentationRequest", parameters)
+        guard sessionView?.config?.featureFlags.enableExpressionParams != true else {
+            var withExpression = parameters()
+            withExpression["expression_params"] = .string(JSON.object(placement.params).jsonText)
+            track("paywallPresentationRequest", withExpression)
+            return
+        }
+        lastPresentationRequest = trackRepeating(
+            "paywallPresentationRequest", key: [placement.name, kind.wireName, status, reason ?? ""],
+            remembered: lastPresentationRequest, parameters)
     }
 }
 
