@@ -187,6 +187,7 @@ public actor Superwall {
     /// again as they are (`RepeatedEvent`).
     var lastUnmatchedTriggerFire: RepeatedEvent<UnmatchedPlacement>?
     var lastPresentationRequest: RepeatedEvent<[String]>?
+    var lastRegisteredPlacement: RepeatedPlacement?
     /// The last page effect asked of the host: each waits for the one before, so that the
     /// host sees them in order without the page's messages waiting on them.
     var pageEffects: Task<Void, Never>?

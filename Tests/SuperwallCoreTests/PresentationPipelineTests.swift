@@ -364,4 +364,20 @@ func samplePaywallInfo() -> PaywallInfo {
         #expect(rows.count == 4)
         #expect(rows.allSatisfy { $0.contains(#""$unmatched_audience_g1":"EXPRESSION""#) || $0.contains(#""$trigger_name":"other""#) })
     }
+
+    /// The placement registered again with other params is evaluated with those params.
+    @Test func aPlacementRegisteredAgainWithOtherParamsIsEvaluatedWithThem() async throws {
+        let harness = await PresentationHarness.make(try await presentationConfig(Self.triggers))
+        #expect(try await harness.superwall.register(placement: "gate", params: ["level": 1]).ending == .skipped(.noAudienceMatch))
+        #expect(try await harness.superwall.register(placement: "gate", params: ["level": 1]).ending == .skipped(.noAudienceMatch))
+        let register = harness.registerInBackground("gate", params: ["level": 20])
+        let shown = try await harness.waitForPresentation()
+        #expect(shown.info.experiment?.id == "g2")
+        await harness.superwall.dismiss()
+        _ = try await register.value
+        await harness.superwall.flushEvents()
+        let rows = try String(contentsOfFile: harness.directory + "/events.jsonl", encoding: .utf8)
+            .split(separator: "\n").filter { $0.contains(#""event_name":"gate""#) }
+        #expect(rows.map { $0.contains(#""level":20"#) } == [false, false, true])
+    }
 }

@@ -48,11 +48,12 @@ struct PlacementData: Sendable {
     /// so time spent queued behind other placements is part of the bound, not added to it.
     let requestedAt = ContinuousClock.now
 
-    init(_ event: TrackedEvent, sourceType: String?, implicitTrigger: ImplicitTrigger? = nil) {
+    /// `audienceParameters` is the event's, when the caller has them already.
+    init(_ event: TrackedEvent, audienceParameters: [String: JSON]? = nil, sourceType: String?, implicitTrigger: ImplicitTrigger? = nil) {
         name = event.name
         id = event.id
         createdAt = event.createdAt
-        params = event.audienceParameters
+        params = audienceParameters ?? event.audienceParameters
         self.sourceType = sourceType
         self.implicitTrigger = implicitTrigger
     }
@@ -238,4 +239,21 @@ struct RepeatedEvent<Key: Equatable & Sendable>: Sendable {
 struct UnmatchedPlacement: Equatable, Sendable {
     let placement: String
     let unmatched: [UnmatchedAudience]
+}
+
+/// The placement the app registered last, to be tracked again as it is when it is registered
+/// again with the same params (a screen's placement, registered each time the screen shows):
+/// its params shared, their JSON text and their audience form reused.
+struct RepeatedPlacement: Sendable {
+    let name: String
+    let params: [String: JSON]
+    /// With `app_session_id`.
+    let superwallParameters: [String: JSON]
+    let audienceParameters: [String: JSON]
+    let audienceJSON: [UInt8]
+
+    func matches(_ name: String, params: [String: JSON], superwallParameters: [String: JSON], appSessionId: String) -> Bool {
+        self.name == name && (self.superwallParameters["app_session_id"]?.stringValue ?? "") == appSessionId
+            && self.superwallParameters["is_feature_gatable"] == superwallParameters["is_feature_gatable"] && self.params == params
+    }
 }

@@ -18,13 +18,30 @@ extension Superwall {
         // SuperwallKit decides "already presented" when register is called, not when its
         // turn in the queue comes.
         let alreadyPresented = openPaywall != nil
-        let event = track(placement, ["is_feature_gatable": .bool(hasFeature)], custom: params, isSuperwallEvent: false)
+        let placementData = trackRegistered(placement, ["is_feature_gatable": .bool(hasFeature)], params: params)
         let flow = PresentationFlow(handler: handler)
-        let placementData = PlacementData(event, sourceType: "register")
         await inPresentationQueue {
             await self.present(placementData, flow: flow, alreadyPresented: alreadyPresented)
         }
         return await flow.completion.value
+    }
+
+    /// Tracks a placement the app registered, as it tracked it last when nothing that decides
+    /// its params changed (`RepeatedPlacement`), and answers it as the pipeline reads it.
+    private func trackRegistered(_ name: String, _ superwallParameters: [String: JSON], params: [String: JSON]) -> PlacementData {
+        if let last = lastRegisteredPlacement,
+           last.matches(name, params: params, superwallParameters: superwallParameters, appSessionId: appSessionId) {
+            let event = record(makeEvent(name, last.superwallParameters, custom: params, isSuperwallEvent: false), audienceJSON: last.audienceJSON)
+            return PlacementData(event, audienceParameters: last.audienceParameters, sourceType: "register")
+        }
+        let event = makeEvent(name, superwallParameters, custom: params, isSuperwallEvent: false)
+        let audienceJSON = event.audienceParametersJSON
+        record(event, audienceJSON: audienceJSON)
+        let audienceParameters = event.audienceParameters
+        lastRegisteredPlacement = RepeatedPlacement(
+            name: name, params: params, superwallParameters: event.superwallParameters, audienceParameters: audienceParameters,
+            audienceJSON: audienceJSON)
+        return PlacementData(event, audienceParameters: audienceParameters, sourceType: "register")
     }
 
     /// SuperwallKit's `getPresentationResult(forPlacement:params:)`: what `register` would
