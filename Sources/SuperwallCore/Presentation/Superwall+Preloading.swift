@@ -46,7 +46,8 @@ extension Superwall {
         if let prioritized = config.prioritizedCampaignId {
             chosen = preloadablePaywallIds(triggers.filter { $0.audiences.contains { $0.experimentGroupId == prioritized } }, config: config)
         }
-        chosen += preloadablePaywallIds(triggers, config: config).filter { !chosen.contains($0) }
+        let prioritized = Set(chosen)
+        chosen += preloadablePaywallIds(triggers, config: config).filter { !prioritized.contains($0) }
         // The paywall on screen is not reloaded under the user.
         if let shown = openPaywall?.paywall.identifier { chosen.removeAll { $0 == shown } }
         let count: [String: JSON] = ["paywall_count": .int(Int64(chosen.count))]
@@ -74,10 +75,12 @@ extension Superwall {
             audiences += trigger.audiences
         }
         let evaluator = audienceEvaluator(params: [:], placedAt: clock.now())
+        // Sets beside the lists: a config of thousands of campaigns made these quadratic.
         var experiments: [String] = []
+        var seen = Set<String>()
         var skipped = Set<String>()
         for audience in audiences {
-            if !experiments.contains(audience.experimentId) { experiments.append(audience.experimentId) }
+            if seen.insert(audience.experimentId).inserted { experiments.append(audience.experimentId) }
             switch audience.preload.behavior {
             case .always: break
             case .never: skipped.insert(audience.experimentId)
@@ -86,9 +89,10 @@ extension Superwall {
         }
         let assignments = session?.assignments ?? [:]
         var identifiers: [String] = []
+        var chosen = Set<String>()
         for experiment in experiments where !skipped.contains(experiment) {
             guard let variant = assignments[experiment]?.variant, variant.kind == .treatment,
-                  let paywall = variant.paywallIdentifier, !identifiers.contains(paywall) else { continue }
+                  let paywall = variant.paywallIdentifier, chosen.insert(paywall).inserted else { continue }
             identifiers.append(paywall)
         }
         return identifiers
