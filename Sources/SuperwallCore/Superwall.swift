@@ -187,7 +187,7 @@ public actor Superwall {
     /// again as they are (`RepeatedEvent`).
     var lastUnmatchedTriggerFire: RepeatedEvent<UnmatchedPlacement>?
     var lastPresentationRequest: RepeatedEvent<[String]>?
-    var lastRegisteredPlacement: RepeatedPlacement?
+    var lastRegisteredPlacement: RepeatedEvent<RegisteredPlacement>?
     /// The last page effect asked of the host: each waits for the one before, so that the
     /// host sees them in order without the page's messages waiting on them.
     var pageEffects: Task<Void, Never>?
@@ -805,18 +805,21 @@ public actor Superwall {
     /// `offeringImplicitTrigger` is false for events whose trigger the caller offers itself
     /// (custom placements, named by the paywall rather than by kind).
     /// Tracks `name` with the params `remembered` has when it matches `key` and the app
-    /// session; else with `parameters()`, and answers what to remember for the next time.
+    /// session; else with `parameters()`. Answers the event and what to remember for the next
+    /// time. `custom` and `isSuperwallEvent` are as for `track`; `custom` is part of `key`.
+    @discardableResult
     func trackRepeating<Key: Equatable & Sendable>(
-        _ name: String, key: Key, remembered: RepeatedEvent<Key>?, _ parameters: () -> [String: JSON]
-    ) -> RepeatedEvent<Key> {
+        _ name: String, key: Key, remembered: RepeatedEvent<Key>?, custom: [String: JSON] = [:], isSuperwallEvent: Bool = true,
+        _ parameters: () -> [String: JSON]
+    ) -> (event: TrackedEvent, memo: RepeatedEvent<Key>) {
         if let remembered, remembered.matches(key, appSessionId: appSessionId) {
-            record(makeEvent(name, remembered.parameters), audienceJSON: remembered.audienceJSON)
-            return remembered
+            let event = makeEvent(name, remembered.parameters, custom: custom, isSuperwallEvent: isSuperwallEvent)
+            return (record(event, audienceJSON: remembered.audienceJSON), remembered)
         }
-        let event = makeEvent(name, parameters())
+        let event = makeEvent(name, parameters(), custom: custom, isSuperwallEvent: isSuperwallEvent)
         let audienceJSON = event.audienceParametersJSON
         record(event, audienceJSON: audienceJSON)
-        return RepeatedEvent(key: key, parameters: event.superwallParameters, audienceJSON: audienceJSON)
+        return (event, RepeatedEvent(key: key, parameters: event.superwallParameters, audienceJSON: audienceJSON))
     }
 
     /// `audienceJSON` is the event's `audienceParametersJSON`, when the caller has it already.

@@ -219,16 +219,18 @@ extension PaywallSkipReason {
     }
 }
 
-/// A Superwall event as last tracked, to be tracked again as it is (its params shared, not
-/// rebuilt; their JSON text reused) when what decided its params, `key`, and the app session
-/// are the same: a placement skipped again for the same reasons tracks the same
-/// `trigger_fire` (twenty-three keys for twenty unmatched audiences) and
-/// `paywallPresentationRequest`.
+/// An event as last tracked, to be tracked again as it is (its params shared, not rebuilt;
+/// their JSON text reused) when what decided its params, `key`, and the app session are the
+/// same: a placement registered again with the same params, and, when it is skipped again for
+/// the same reasons, the same `trigger_fire` (twenty-three keys for twenty unmatched
+/// audiences) and `paywallPresentationRequest`.
 struct RepeatedEvent<Key: Equatable & Sendable>: Sendable {
     let key: Key
     /// With `app_session_id`.
     let parameters: [String: JSON]
     let audienceJSON: [UInt8]
+    /// The params as audience rules read them, once the caller has needed them.
+    var audienceParameters: [String: JSON]?
 
     func matches(_ key: Key, appSessionId: String) -> Bool {
         self.key == key && (parameters["app_session_id"]?.stringValue ?? "") == appSessionId
@@ -241,19 +243,9 @@ struct UnmatchedPlacement: Equatable, Sendable {
     let unmatched: [UnmatchedAudience]
 }
 
-/// The placement the app registered last, to be tracked again as it is when it is registered
-/// again with the same params (a screen's placement, registered each time the screen shows):
-/// its params shared, their JSON text and their audience form reused.
-struct RepeatedPlacement: Sendable {
+/// What decides a registered placement's params.
+struct RegisteredPlacement: Equatable, Sendable {
     let name: String
     let params: [String: JSON]
-    /// With `app_session_id`.
-    let superwallParameters: [String: JSON]
-    let audienceParameters: [String: JSON]
-    let audienceJSON: [UInt8]
-
-    func matches(_ name: String, params: [String: JSON], superwallParameters: [String: JSON], appSessionId: String) -> Bool {
-        self.name == name && (self.superwallParameters["app_session_id"]?.stringValue ?? "") == appSessionId
-            && self.superwallParameters["is_feature_gatable"] == superwallParameters["is_feature_gatable"] && self.params == params
-    }
+    let hasFeature: Bool
 }

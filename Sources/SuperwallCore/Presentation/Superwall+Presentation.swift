@@ -18,7 +18,7 @@ extension Superwall {
         // SuperwallKit decides "already presented" when register is called, not when its
         // turn in the queue comes.
         let alreadyPresented = openPaywall != nil
-        let placementData = trackRegistered(placement, ["is_feature_gatable": .bool(hasFeature)], params: params)
+        let placementData = trackRegistered(placement, params: params, hasFeature: hasFeature)
         let flow = PresentationFlow(handler: handler)
         await inPresentationQueue {
             await self.present(placementData, flow: flow, alreadyPresented: alreadyPresented)
@@ -27,20 +27,14 @@ extension Superwall {
     }
 
     /// Tracks a placement the app registered, as it tracked it last when nothing that decides
-    /// its params changed (`RepeatedPlacement`), and answers it as the pipeline reads it.
-    private func trackRegistered(_ name: String, _ superwallParameters: [String: JSON], params: [String: JSON]) -> PlacementData {
-        if let last = lastRegisteredPlacement,
-           last.matches(name, params: params, superwallParameters: superwallParameters, appSessionId: appSessionId) {
-            let event = record(makeEvent(name, last.superwallParameters, custom: params, isSuperwallEvent: false), audienceJSON: last.audienceJSON)
-            return PlacementData(event, audienceParameters: last.audienceParameters, sourceType: "register")
-        }
-        let event = makeEvent(name, superwallParameters, custom: params, isSuperwallEvent: false)
-        let audienceJSON = event.audienceParametersJSON
-        record(event, audienceJSON: audienceJSON)
-        let audienceParameters = event.audienceParameters
-        lastRegisteredPlacement = RepeatedPlacement(
-            name: name, params: params, superwallParameters: event.superwallParameters, audienceParameters: audienceParameters,
-            audienceJSON: audienceJSON)
+    /// its params changed (`RepeatedEvent`), and answers it as the pipeline reads it.
+    private func trackRegistered(_ name: String, params: [String: JSON], hasFeature: Bool) -> PlacementData {
+        var (event, memo) = trackRepeating(
+            name, key: RegisteredPlacement(name: name, params: params, hasFeature: hasFeature), remembered: lastRegisteredPlacement,
+            custom: params, isSuperwallEvent: false) { ["is_feature_gatable": .bool(hasFeature)] }
+        let audienceParameters = memo.audienceParameters ?? event.audienceParameters
+        memo.audienceParameters = audienceParameters
+        lastRegisteredPlacement = memo
         return PlacementData(event, audienceParameters: audienceParameters, sourceType: "register")
     }
 
@@ -324,6 +318,18 @@ extension Superwall {
         }
     }
 
+    /// Whether `event`'s implicit trigger will close `current` for a paywall of its own
+    /// (SuperwallKit's `TrackingLogic.canTriggerPaywall` answering `closePaywallThenTriggerPaywall`).
+    func implicitTriggerReplaces(
+        _ current: PaywallSession, with event: TrackedEvent, trigger: ImplicitTrigger, checkingAs kind: PipelineKind = .implicitCheck
+    ) async -> Bool {
+        guard current.presentedBy?.isLoopProtected != true,
+              case .reached = await runPipeline(kind, PlacementData(event, sourceType: "implicit", implicitTrigger: trigger)) else {
+            return false
+        }
+        return openPaywall?.id == current.id
+    }
+
     private func handleImplicitTrigger(_ placement: PlacementData, trigger: ImplicitTrigger, onScreenPresentedBy: ImplicitTrigger?) async {
         guard sessionView != nil else { return }
         if trigger == .deepLinkOpen { await closePaywall(result: .declined, closeReason: .systemLogic) }
@@ -504,7 +510,7 @@ extension Superwall {
         if case .noAudienceMatch(let unmatched) = result {
             lastUnmatchedTriggerFire = trackRepeating(
                 "trigger_fire", key: UnmatchedPlacement(placement: placement.name, unmatched: unmatched),
-                remembered: lastUnmatchedTriggerFire) { triggerFireParameters(placement, result) }
+                remembered: lastUnmatchedTriggerFire) { triggerFireParameters(placement, result) }.memo
         } else {
             track("trigger_fire", triggerFireParameters(placement, result))
         }
@@ -549,7 +555,7 @@ extension Superwall {
         }
         lastPresentationRequest = trackRepeating(
             "paywallPresentationRequest", key: [placement.name, kind.wireName, status, reason ?? ""],
-            remembered: lastPresentationRequest, parameters)
+            remembered: lastPresentationRequest, parameters).memo
     }
 }
 

@@ -76,18 +76,6 @@ extension Superwall {
         }
     }
 
-    /// Whether `event`'s implicit trigger will close `current` for a paywall of its own
-    /// (SuperwallKit's `TrackingLogic.canTriggerPaywall` answering `closePaywallThenTriggerPaywall`).
-    func implicitTriggerReplaces(
-        _ current: PaywallSession, with event: TrackedEvent, trigger: ImplicitTrigger, checkingAs kind: PipelineKind = .implicitCheck
-    ) async -> Bool {
-        guard current.presentedBy?.isLoopProtected != true,
-              case .reached = await runPipeline(kind, PlacementData(event, sourceType: "implicit", implicitTrigger: trigger)) else {
-            return false
-        }
-        return openPaywall?.id == current.id
-    }
-
     private func noteSurvey(_ presentation: SurveyPresentation, on current: PaywallSession) {
         if openPaywall?.id == current.id { openPaywall?.survey = presentation }
     }
