@@ -199,20 +199,19 @@ import TestSupport
 
     @Test func sigtermStopsTheBridgeEvenIfItsParentBlockedSignals() async throws {
         // Start it with SIGTERM ignored, as a careless parent might.
-        let process = Process()
         let input = Pipe()
-        process.executableURL = URL(fileURLWithPath: "/bin/sh")
-        process.arguments = ["-c", "trap '' TERM; exec \"$0\"", BridgeProcess.binaryPath]
         let output = Pipe()
-        process.standardInput = input
-        process.standardOutput = output
-        try launchSerially(process)
+        let process = try ChildProcess(
+            "/bin/sh", ["-c", "trap '' TERM; exec \"$0\"", BridgeProcess.binaryPath],
+            stdin: input.fileHandleForReading.fileDescriptor, stdout: output.fileHandleForWriting.fileDescriptor)
+        try? input.fileHandleForReading.close()
+        try? output.fileHandleForWriting.close()
         defer { try? input.fileHandleForWriting.close() }
         // Its first answer shows it has set its signals back; a fixed pause was too short
         // for a loaded machine, and a SIGTERM sent before that is ignored.
         input.fileHandleForWriting.write(Data(#"{"jsonrpc":"2.0","id":1,"method":"$/ping"}\#n"#.utf8))
         let firstBytes = Task.detached { output.fileHandleForReading.availableData }
-        let pid = process.processIdentifier
+        let pid = process.pid
         let giveUp = Task { try await Task.sleep(for: expectationTimeout); kill(pid, SIGKILL) }
         #expect(await firstBytes.value.isEmpty == false)
         giveUp.cancel()

@@ -12,7 +12,7 @@ final class ScriptedAPIServer: @unchecked Sendable {
     }
 
     let baseURL: URL
-    private let process: Process
+    private let process: ChildProcess
     private let logPath: String
     private let planPath: String
 
@@ -39,12 +39,9 @@ final class ScriptedAPIServer: @unchecked Sendable {
         let portPath = FileManager.default.temporaryDirectory.appendingPathComponent("port-\(UUID().uuidString)").path
         _ = FileManager.default.createFile(atPath: portPath, contents: nil)
         defer { try? FileManager.default.removeItem(atPath: portPath) }
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", script.path, planPath, logPath]
-        process.standardInput = FileHandle.nullDevice
-        process.standardOutput = FileHandle(forWritingAtPath: portPath)
-        try launchSerially(process)
+        let portFile = open(portPath, O_WRONLY)
+        defer { close(portFile) }
+        let process = try ChildProcess("/usr/bin/env", ["python3", script.path, planPath, logPath], stdout: portFile)
         var portText = ""
         for _ in 0..<2500 where !portText.hasSuffix("\n") {
             try await Task.sleep(for: .milliseconds(2))
@@ -54,7 +51,7 @@ final class ScriptedAPIServer: @unchecked Sendable {
         return ScriptedAPIServer(baseURL: URL(string: "http://127.0.0.1:\(port)")!, process: process, logPath: logPath, planPath: planPath)
     }
 
-    private init(baseURL: URL, process: Process, logPath: String, planPath: String) {
+    private init(baseURL: URL, process: ChildProcess, logPath: String, planPath: String) {
         self.baseURL = baseURL
         self.process = process
         self.logPath = logPath

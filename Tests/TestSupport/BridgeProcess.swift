@@ -115,14 +115,22 @@ private func exitCode(ofWaitStatus status: Int32) -> Int32 {
     (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
 }
 
-/// Starts the binary with `arguments`, its descriptors set up by `redirect`, and every signal
-/// unblocked (spawned from a worker thread, the child would inherit that thread's blocked
-/// signals). Answers the child's pid, or nil when it could not start.
+/// Starts the binary with `arguments`, its descriptors set up by `redirect`.
 private func spawnBridge(_ arguments: [String], redirect: (inout posix_spawn_file_actions_t) -> Void) -> pid_t? {
+    spawn(BridgeProcess.binaryPath, arguments, redirect: redirect)
+}
+
+/// Starts `executable` with `arguments`, its descriptors set up by `redirect`, and every
+/// signal unblocked (spawned from a worker thread, the child would inherit that thread's
+/// blocked signals). Answers the child's pid, or nil when it could not start.
+private func spawn(_ executable: String, _ arguments: [String], redirect: (inout posix_spawn_file_actions_t) -> Void) -> pid_t? {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
     redirect(&actions)
+    // Nothing else of ours goes with it: a child holding a copy of another test's data
+    // directory lock, or of its database, keeps them past that test.
+    _ = addCloseFrom(&actions, 3)
     var attributes = posix_spawnattr_t()
     posix_spawnattr_init(&attributes)
     defer { posix_spawnattr_destroy(&attributes) }
@@ -130,16 +138,62 @@ private func spawnBridge(_ arguments: [String], redirect: (inout posix_spawn_fil
     sigemptyset(&emptyMask)
     posix_spawnattr_setsigmask(&attributes, &emptyMask)
     posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
-    var cArguments = ([BridgeProcess.binaryPath] + arguments).map { strdup($0) } + [nil]
+    var cArguments = ([executable] + arguments).map { strdup($0) } + [nil]
     defer { cArguments.forEach { free($0) } }
     var child: pid_t = 0
-    return posix_spawn(&child, BridgeProcess.binaryPath, &actions, &attributes, &cArguments, environ) == 0 ? child : nil
+    return posix_spawn(&child, executable, &actions, &attributes, &cArguments, environ) == 0 ? child : nil
 }
 
-private let foundationLaunches = NSLock()
+/// A child process the tests start beside the bridge (a scripted server, a shell), through
+/// `posix_spawn`: Foundation's `Process.run()` crashed copying memory inside Foundation on
+/// Linux, even with its launches made one at a time.
+public final class ChildProcess: @unchecked Sendable {
+    public let pid: pid_t
+    private let lock = NSLock()
+    private var ended = false
 
-/// Starts a Foundation `Process`, one launch at a time across the test run: `Process.run()`
-/// launched from several threads at once has crashed copying memory inside Foundation on Linux.
-public func launchSerially(_ process: Process) throws {
-    try foundationLaunches.withLock { try process.run() }
+    /// `stdin` and `stdout` become the child's 0 and 1 (`/dev/null` when nil); the caller
+    /// closes its own copies.
+    public init(_ executable: String, _ arguments: [String], stdin: Int32? = nil, stdout: Int32? = nil) throws {
+        let child = spawn(executable, arguments) { actions in
+            if let stdin { posix_spawn_file_actions_adddup2(&actions, stdin, 0) } else {
+                posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            }
+            if let stdout { posix_spawn_file_actions_adddup2(&actions, stdout, 1) } else {
+                posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+            }
+        }
+        guard let child else { throw CocoaError(.executableLoad, userInfo: [NSFilePathErrorKey: executable]) }
+        pid = child
+    }
+
+    /// Whether it has not ended yet (an ended child is reaped).
+    public var isRunning: Bool {
+        lock.withLock {
+            guard !ended else { return false }
+            var status: Int32 = 0
+            if waitpid(pid, &status, WNOHANG) == pid { ended = true }
+            return !ended
+        }
+    }
+
+    /// Sends SIGTERM, if it is still running.
+    public func terminate() {
+        if isRunning { kill(pid, SIGTERM) }
+    }
+
+    /// Blocks until it has ended, and reaps it.
+    public func waitUntilExit() {
+        lock.withLock {
+            guard !ended else { return }
+            var status: Int32 = 0
+            while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+            ended = true
+        }
+    }
 }
+
+/// glibc's `posix_spawn_file_actions_addclosefrom_np` (2.34 and later), which Swift's Glibc
+/// module leaves out (it is behind `_GNU_SOURCE`).
+@_silgen_name("posix_spawn_file_actions_addclosefrom_np")
+private func addCloseFrom(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ from: Int32) -> Int32
