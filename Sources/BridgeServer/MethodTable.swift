@@ -47,7 +47,7 @@ public struct MethodTable: Sendable {
             if let level = configure.logLevel { logLevel.setLevel(level) }
             if let locale = configure.localeIdentifier { await superwall.setLocaleIdentifier(locale) }
             for warning in configure.warnings { logger.warning("configure: \(warning.message)") }
-            let outcome = await superwall.configure(apiKey: configure.apiKey, options: configure.options)
+            let outcome = await onThePool { await superwall.configure(apiKey: configure.apiKey, options: configure.options) }
             if let error = outcome.error, case .apiKeyMismatch = error { throw error.rpcError }
             return [
                 "configurationStatus": .string(outcome.status.rawValue),
@@ -61,7 +61,7 @@ public struct MethodTable: Sendable {
             return ["waiting": .int(Int64(status.waiting)), "dropped": .int(Int64(status.dropped))]
         }
         methods["refreshConfiguration"] = { _, _ in
-            try await core { try await superwall.refreshConfiguration() }.wireValue
+            try await onThePool { try await core { try await superwall.refreshConfiguration() } }.wireValue
         }
         // Allowed before `configure`: the link is kept and routed once the config is ready.
         methods["handleDeepLink"] = { request, _ in
@@ -307,6 +307,14 @@ public struct MethodTable: Sendable {
 
 private func attributes(_ values: [String: JSON]) -> JSONValue {
     ["attributes": .object(JSONValue.sortedObject(values))]
+}
+
+/// Runs a call that adopts a config on the global pool. A request runs on the thread that
+/// reads the input, and so does the SDK's actor for it; adopting a config of thousands of
+/// campaigns (drawing and storing their assignments) there would hold every later request,
+/// `$/ping` included, until it ended.
+private func onThePool<Result: Sendable, Failure: Error>(_ call: () async throws(Failure) -> Result) async throws(Failure) -> Result {
+    try await withTaskExecutorPreference(globalConcurrentExecutor, operation: call)
 }
 
 /// Runs a core call, turning its error into the protocol's.

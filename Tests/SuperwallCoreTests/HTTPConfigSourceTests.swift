@@ -105,6 +105,7 @@ private func configure(_ server: ScriptedAPIServer, directory: String = FileMana
         maxConfigRetryCount: retries))
     // The launch events' implicit triggers hold the instance (and its data directory) until they settle.
     await superwall.awaitPresentationQueue()
+    await superwall.awaitPreloading()
     return (superwall, outcome)
 }
 

@@ -20,9 +20,18 @@ extension Superwall {
 
     /// SuperwallKit's automatic preload: after the config loads or refreshes, after `reset`
     /// and after server assignments arrive, unless `paywalls.shouldPreload` is false.
+    ///
+    /// It runs on the global executor, not the caller's: a request arrives on the thread that
+    /// reads the input, and a preload of thousands of campaigns there would hold every later
+    /// request (and `ping`) until it ended.
     func preloadIfEnabled() {
         guard session?.shouldPreload == true else { return }
-        Task { _ = await self.preload(placements: nil) }
+        Task(executorPreference: globalConcurrentExecutor) { _ = await self.preload(placements: nil) }
+    }
+
+    /// Waits until the preloads started so far have ended.
+    public func awaitPreloading() async {
+        _ = await preloading?.value
     }
 
     /// Waits for the preload before it, then preloads; answers the paywalls it chose.
