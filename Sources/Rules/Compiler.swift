@@ -58,6 +58,8 @@ struct Compiler {
                 return SelectOrDefault(operand: try lower(operand), field: field, fallback: fallback)
             }
             return Conditional(condition: try lower(condition), then: try lower(then), otherwise: try lower(otherwise))
+        case .traced(let number, let inner):
+            return Traced(number: number, inner: try lower(inner))
         }
     }
 
@@ -112,7 +114,7 @@ struct Compiler {
         _ kind: Comprehension.Kind, range: Expr, _ arguments: [Expr]
     ) throws(CompileError) -> any Node {
         let validCount = kind == .map ? (2...3) : (2...2)
-        guard validCount.contains(arguments.count), case .identifier(let variable) = arguments[0] else {
+        guard validCount.contains(arguments.count), case .identifier(let variable) = arguments[0].unwrapped else {
             throw CompileError("\(kind.rawValue)() takes a variable name and an expression", at: nil)
         }
         let loweredRange = try lower(range)

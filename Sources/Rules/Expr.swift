@@ -20,6 +20,9 @@ indirect enum Expr: Sendable, Equatable {
     case and(Expr, Expr)
     case or(Expr, Expr)
     case conditional(Expr, Expr, Expr)
+    /// A node of the source marked for an explanation (`Program.explain`): evaluating it
+    /// records, under its number, the value or error it gave. Only explaining compiles make it.
+    case traced(Int, Expr)
 
     struct MapEntry: Sendable, Equatable {
         let key: Expr
@@ -33,3 +36,17 @@ indirect enum Expr: Sendable, Equatable {
 }
 
 extension Expr.Relation: Equatable {}
+
+extension Expr {
+    /// The node under any explanation marks.
+    var unwrapped: Expr {
+        if case .traced(_, let inner) = self { return inner.unwrapped }
+        return self
+    }
+
+    /// The explanation mark of this node, if it has one.
+    var traceNumber: Int? {
+        if case .traced(let number, _) = self { return number }
+        return nil
+    }
+}

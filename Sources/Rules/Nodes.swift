@@ -5,6 +5,8 @@ struct Frame {
     /// Values of the macro variables in scope, by slot.
     var locals: [Value]
     private var remainingSteps: Int
+    /// Set only when explaining (`Program.explain`): where `Traced` nodes report.
+    var trace: TraceRecorder?
 
     /// Macro iterations and produced elements one evaluation may spend.
     static let stepBudget = 100_000

@@ -54,6 +54,13 @@ enum SuperscriptRewrite {
             return .conditional(
                 rewrite(condition, insideHas: insideHas), rewrite(then, insideHas: insideHas),
                 rewrite(otherwise, insideHas: insideHas))
+        case .traced(let number, .select(let operand, let field)) where !insideHas:
+            // The access inside `has()` is marked too, so a missing member shows as the
+            // error it would have been, at the member, although the rule reads it as null.
+            let access = Expr.select(rewrite(operand, insideHas: false), field)
+            return .traced(number, .conditional(.call("has", target: nil, [.traced(number, access)]), access, .literal(.null)))
+        case .traced(let number, let inner):
+            return .traced(number, rewrite(inner, insideHas: insideHas))
         case .relation(let relation, let left, let right):
             let safe = nullSafeRelation(relation, left, right, insideHas: insideHas)
             return coerceNumericString(relation, original: (left, right), safe)
@@ -71,14 +78,16 @@ enum SuperscriptRewrite {
     ) -> (relation: Expr, left: Expr, right: Expr) {
         let rewrittenRight = rewrite(right, insideHas: insideHas)
         let guarded: (guard: Expr, operand: Expr)?
-        switch left {
+        let mark = { (expression: Expr) in left.traceNumber.map { Expr.traced($0, expression) } ?? expression }
+        switch left.unwrapped {
         case .select(let operand, let field) where !insideHas:
-            let access = Expr.select(rewrite(operand, insideHas: false), field)
+            let access = mark(Expr.select(rewrite(operand, insideHas: false), field))
             guarded = (.call("has", target: nil, [access]), access)
-        case .call(let name, .identifier(let receiver)?, let arguments)
-            where !insideHas && (receiver == "device" || receiver == "computed"):
-            let call = Expr.call(
-                name, target: .identifier(receiver), arguments.map { rewrite($0, insideHas: false) })
+        case .call(let name, let target?, let arguments)
+            where !insideHas && (target.unwrapped == .identifier("device") || target.unwrapped == .identifier("computed")):
+            guard case .identifier(let receiver) = target.unwrapped else { preconditionFailure("matched above") }
+            let call = mark(Expr.call(
+                name, target: rewrite(target, insideHas: false), arguments.map { rewrite($0, insideHas: false) }))
             guarded = (.call("hasFn", target: nil, [.literal(.string("\(receiver).\(name)"))]), call)
         default:
             guarded = nil
@@ -87,7 +96,7 @@ enum SuperscriptRewrite {
             let rewrittenLeft = rewrite(left, insideHas: insideHas)
             return (.relation(relation, rewrittenLeft, rewrittenRight), rewrittenLeft, rewrittenRight)
         }
-        if case .literal(let literal) = rewrittenRight {
+        if case .literal(let literal) = rewrittenRight.unwrapped {
             let safeLeft = Expr.conditional(guarded.guard, guarded.operand, .literal(zeroValue(of: literal)))
             return (.relation(relation, safeLeft, rewrittenRight), safeLeft, rewrittenRight)
         }
@@ -114,10 +123,10 @@ enum SuperscriptRewrite {
         guard relation == .equal || relation == .notEqual else { return safe.relation }
         let number: Value
         let numberOnRight: Bool
-        if case .literal(.string(let text)) = original.1, let parsed = numericLiteral(text) {
+        if case .literal(.string(let text)) = original.1.unwrapped, let parsed = numericLiteral(text) {
             number = parsed
             numberOnRight = true
-        } else if case .literal(.string(let text)) = original.0, let parsed = numericLiteral(text) {
+        } else if case .literal(.string(let text)) = original.0.unwrapped, let parsed = numericLiteral(text) {
             number = parsed
             numberOnRight = false
         } else {
