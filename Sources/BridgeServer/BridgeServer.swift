@@ -28,10 +28,11 @@ public final class BridgeServer: ConnectionHandler {
     ) {
         self.logger = logger
         clientLog?.attach(delegate)
+        let clock = StoppableClock()
         superwall = Superwall(
-            delegate: delegate, presenter: ClientPaywallPresenter(host: host), purchaseController: ClientPurchaseController(host: host))
+            clock: clock, delegate: delegate, presenter: ClientPaywallPresenter(host: host), purchaseController: ClientPurchaseController(host: host))
         methods = MethodTable(
-            superwall: superwall, delegate: delegate, host: host, logLevel: logLevel, logger: logger, watchConfigFiles: watchConfigFiles,
+            superwall: superwall, clock: clock, delegate: delegate, host: host, logLevel: logLevel, logger: logger, watchConfigFiles: watchConfigFiles,
             maximumConfigSize: maximumConfigSize)
     }
 

@@ -24,6 +24,10 @@ public enum ClientLimits {
     public static let configRetries = 0...10
     /// A `dataDirectory` path, in UTF-8 bytes.
     public static let pathBytes = 4_096
+    /// `explainOnRefresh`: each refresh explains these placements twice.
+    public static let explainedPlacements = 0...100
+    /// `debug/advanceClock`'s seconds: up to a hundred years at a time.
+    public static let clockAdvanceSeconds = 0.0...3_155_760_000.0
 
     static func refuse(_ path: String, _ message: String, limit: Int) -> RPCError {
         RPCError.invalidParams("\(path) \(message)", details: ["path": .string(path), "limit": .int(Int64(limit))])

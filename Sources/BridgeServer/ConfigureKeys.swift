@@ -18,7 +18,7 @@ enum ConfigureKeys {
         ("params.options", [
             "configSource", "dataDirectory", "networkEnvironment", "maxConfigRetryCount", "testModeBehavior", "paywalls",
             "timeouts", "eventTrackingBehavior", "isExternalDataCollectionEnabled", "eventFlushIntervalMs", "logging",
-            "localeIdentifier", "enableExperimentalDeviceVariables",
+            "localeIdentifier", "enableExperimentalDeviceVariables", "clock", "explainOnRefresh",
         ]),
         ("params.options.logging", ["level", "scopes"]),
         ("params.options.paywalls", ["automaticallyDismiss", "overrideProductsByName", "shouldShowPurchaseFailureAlert", "shouldPreload"]),

@@ -14,6 +14,11 @@ struct ConfigureRequest {
     let logLevel: Logger.Level?
     /// `options.localeIdentifier`: SuperwallKit's option, as `setLocaleIdentifier` sets it.
     let localeIdentifier: String?
+    /// `options.clock: "manual"`: the bridge's time stands still but for `debug/advanceClock`.
+    let usesManualClock: Bool
+    /// `options.explainOnRefresh`: the placements whose decision `config/didRefresh` explains
+    /// when a refresh changes it.
+    let explainOnRefresh: [String]
 
     /// `watchFiles` is the command line's `--watch`: file sources are watched unless they say
     /// `watch: false`.
@@ -27,6 +32,14 @@ struct ConfigureRequest {
             throw RPCError.invalidParams("params.apiKey must not be empty.", details: ["path": "params.apiKey"])
         }
         let options = try params.optionalObject("options")
+        switch try options?.optionalString("clock") ?? "system" {
+        case "system": usesManualClock = false
+        case "manual": usesManualClock = true
+        default:
+            throw RPCError.invalidParams("params.options.clock must be one of system, manual.", details: ["path": "params.options.clock"])
+        }
+        explainOnRefresh = try options?.optionalStrings("explainOnRefresh") ?? []
+        try ClientLimits.check(explainOnRefresh.count, at: "params.options.explainOnRefresh", within: ClientLimits.explainedPlacements)
         let logging = try options?.optionalObject("logging")
         logLevel = try logging.flatMap { logging throws(RPCError) in try Self.logLevel(logging) }
         if let scopes = try logging?.optionalStrings("scopes"), scopes != ["all"] {
@@ -65,7 +78,7 @@ struct ConfigureRequest {
             try ClientLimits.check(flushInterval, at: "params.options.eventFlushIntervalMs", within: ClientLimits.eventFlushIntervalMs)
         }
         let paywalls = try options?.optionalObject("paywalls")
-        self.options = Superwall.ConfigureOptions(
+        var configureOptions = Superwall.ConfigureOptions(
             configSource: source,
             dataDirectory: dataDirectory,
             device: [String: JSON](device),
@@ -84,6 +97,8 @@ struct ConfigureRequest {
             eventTrackingBehavior: try Self.eventTrackingBehavior(options),
             eventFlushInterval: flushInterval.map { .milliseconds($0) }
                 ?? (environment == "release" ? .seconds(20) : .seconds(1)))
+        configureOptions.explainOnRefresh = explainOnRefresh
+        self.options = configureOptions
     }
 
     /// `logging.level`: SuperwallKit's names (`debug`, `info`, `warn`, `error`, `none`) or swift-log's.

@@ -57,7 +57,7 @@ public enum ExpressionEvaluation {
         }
     }
 
-    private static func encode(_ value: Value) -> JSONValue {
+    static func encode(_ value: Value) -> JSONValue {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "NaN")

@@ -15,7 +15,7 @@ public struct MethodTable: Sendable {
         "getAssignments", "setSubscriptionStatus", "getSubscriptionStatus", "getEntitlements",
         "getEntitlementsByProductIds", "getCustomerInfo", "getProducts", "purchase", "restorePurchases",
         "handleDeepLink", "refreshConfiguration", "setLogLevel", "setLocaleIdentifier", "setInterfaceStyle", "setPlatformWrapper",
-        "debug/evaluateExpression",
+        "debug/evaluateExpression", "debug/explainPlacement", "debug/advanceClock",
     ]
 
     typealias Method = @Sendable (IncomingRequest, Connection) async throws -> JSONValue
@@ -28,7 +28,7 @@ public struct MethodTable: Sendable {
     }
 
     init(
-        superwall: Superwall, delegate: DelegateChannel, host: ClientHost, logLevel: any LogLevelControl, logger: Logger,
+        superwall: Superwall, clock: StoppableClock, delegate: DelegateChannel, host: ClientHost, logLevel: any LogLevelControl, logger: Logger,
         watchConfigFiles: Bool = false, maximumConfigSize: Int = FileConfigSource.defaultMaximumSize
     ) {
         var methods: [String: Method] = [
@@ -46,6 +46,7 @@ public struct MethodTable: Sendable {
                 Params(request), capabilities: host.capabilities, watchFiles: watchConfigFiles, maximumConfigSize: maximumConfigSize)
             if let level = configure.logLevel { logLevel.setLevel(level) }
             if let locale = configure.localeIdentifier { await superwall.setLocaleIdentifier(locale) }
+            if configure.usesManualClock { clock.stop() }
             for warning in configure.warnings { logger.warning("configure: \(warning.message)") }
             let outcome = await onThePool { await superwall.configure(apiKey: configure.apiKey, options: configure.options) }
             if let error = outcome.error, case .apiKeyMismatch = error { throw error.rpcError }
@@ -100,6 +101,34 @@ public struct MethodTable: Sendable {
             return attributes(try await core { try await superwall.setIntegrationAttributes(changes) })
         }
         methods["getIntegrationAttributes"] = { _, _ in attributes(try await core { try await superwall.integrationAttributes() }) }
+        methods["debug/explainPlacement"] = { request, _ in
+            let params = try Params(request)
+            let placement = try params.string("placement")
+            let placementParams = try params.optionalJSONObject("params") ?? [:]
+            let user = try params.optionalJSONObject("user") ?? [:]
+            try ClientLimits.checkAttributes(placementParams, at: "params.params")
+            try ClientLimits.checkAttributes(user, at: "params.user")
+            return try await core {
+                try await superwall.explainPlacement(placement, params: [String: JSON](placementParams), user: [String: JSON](user))
+            }.jsonValue
+        }
+        methods["debug/advanceClock"] = { request, _ in
+            let params = try Params(request)
+            guard let seconds = try params.optionalDouble("seconds") else {
+                throw RPCError.invalidParams("params.seconds is required.", details: ["path": "params.seconds"])
+            }
+            guard ClientLimits.clockAdvanceSeconds.contains(seconds) else {
+                throw ClientLimits.refuse("params.seconds", "must be from 0 to \(Int(ClientLimits.clockAdvanceSeconds.upperBound)).",
+                                          limit: Int(ClientLimits.clockAdvanceSeconds.upperBound))
+            }
+            guard let now = clock.advance(by: seconds) else {
+                throw RPCError(
+                    code: -32600, message: "The clock is the system's: debug/advanceClock needs configure's options.clock: \"manual\".",
+                    kind: "clockNotManual", details: [:])
+            }
+            await superwall.clockDidAdvance()
+            return ["now": .string(ISO8601.string(from: now)), "nowMs": .int(Int64((now.timeIntervalSince1970 * 1000).rounded()))]
+        }
         methods["debug/evaluateExpression"] = { request, _ in
             let params = try Params(request)
             let expression = try params.string("expression")

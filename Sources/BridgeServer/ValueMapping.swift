@@ -87,6 +87,22 @@ extension ConfigRefresh {
             "buildId": buildId.map(JSONValue.string) ?? .null, "refreshed": .bool(refreshed),
             "added": .array(added.map(JSONValue.string)), "changed": .array(changed.map(JSONValue.string)),
             "removed": .array(removed.map(JSONValue.string)), "error": error?.jsonValue ?? .null,
+            "decisionChanges": .array(decisionChanges.map(\.jsonValue)),
+        ]
+    }
+}
+
+extension DecisionChange {
+    /// `{placement, before: {outcome, experimentId, variantId, paywallIdentifier, featureGranted}, after: explanation}`.
+    var jsonValue: JSONValue {
+        [
+            "placement": .string(placement),
+            "before": [
+                "outcome": .string(before.outcome.rawValue), "experimentId": .optional(before.experimentId),
+                "variantId": .optional(before.variantId), "paywallIdentifier": .optional(before.paywallIdentifier),
+                "featureGranted": .bool(before.featureGranted),
+            ],
+            "after": after.jsonValue,
         ]
     }
 }

@@ -265,3 +265,10 @@ enum ExpressionPrinter {
         return result + "\""
     }
 }
+
+extension ExpressionTrace {
+    /// A value as explanations print it: a CEL literal, with a map of many entries abbreviated.
+    public static func text(of value: Value) -> String {
+        ExpressionPrinter.literal(value)
+    }
+}

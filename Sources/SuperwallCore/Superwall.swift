@@ -50,6 +50,9 @@ public actor Superwall {
         public var eventFlushInterval: Duration
         /// The most events kept waiting to be sent.
         var eventQueueBound = 100_000
+        /// Placements whose decision each refresh compares before and after
+        /// (`ConfigRefresh.decisionChanges`).
+        public var explainOnRefresh: [String] = []
 
         public init(configSource: any ConfigSource, dataDirectory: String? = nil, device: [String: JSON] = [:],
                     reportedOptions: [String: JSON] = [:], maxConfigRetryCount: Int = 6, usingPurchaseController: Bool = false,
@@ -150,6 +153,8 @@ public actor Superwall {
     var suppressesVerboseEvents = false
     /// The retries of a config fetch, as `configure` was told.
     var maxConfigRetryCount = 6
+    /// `ConfigureOptions.explainOnRefresh`.
+    var explainedOnRefresh: [String] = []
     /// Redemptions posted and not yet answered.
     var redemptionsInFlight = 0
     let redemptionWaiters = ParkedContinuations<Void>()
@@ -292,6 +297,7 @@ public actor Superwall {
             failedConfigure = nil
             configSource = options.configSource
             maxConfigRetryCount = options.maxConfigRetryCount
+            explainedOnRefresh = options.explainOnRefresh
             startEventQueue(options)
             trackLaunchEvents()
             await loadConfig(from: options.configSource, options: options)

@@ -237,17 +237,20 @@ struct PresentationHarness {
         usingPurchaseController: Bool = false, timeouts: Superwall.Timeouts = Superwall.Timeouts(), directory: String? = nil,
         source: (any ConfigSource)? = nil, purchaseController: (any PurchaseController)? = nil,
         testModeBehavior: TestModeBehavior = .automatic, automaticallyDismiss: Bool = true, storeProducts: [StoreProductDetails] = [],
-        overrideProductsByName: [String: String] = [:], showsPurchaseFailureAlert: Bool = true, shouldPreload: Bool = false
+        overrideProductsByName: [String: String] = [:], showsPurchaseFailureAlert: Bool = true, shouldPreload: Bool = false,
+        explainOnRefresh: [String] = []
     ) async -> PresentationHarness {
         let delegate = PaywallDelegate()
         let clock = FakeClock()
         let directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("present-\(UUID().uuidString)").path
         let superwall = Superwall(clock: clock, random: random, delegate: delegate, presenter: presenter, purchaseController: purchaseController)
-        _ = await superwall.configure(apiKey: "pk_test", options: Superwall.ConfigureOptions(
+        var options = Superwall.ConfigureOptions(
             configSource: source ?? TextConfigSource(body: config), dataDirectory: directory, usingPurchaseController: usingPurchaseController,
             timeouts: timeouts, automaticallyDismiss: automaticallyDismiss, testModeBehavior: testModeBehavior,
             overrideProductsByName: overrideProductsByName, showsPurchaseFailureAlert: showsPurchaseFailureAlert, shouldPreload: shouldPreload,
-            storeProducts: storeProducts))
+            storeProducts: storeProducts)
+        options.explainOnRefresh = explainOnRefresh
+        _ = await superwall.configure(apiKey: "pk_test", options: options)
         await superwall.awaitPresentationQueue()
         delegate.clear()
         return PresentationHarness(superwall: superwall, presenter: presenter, delegate: delegate, clock: clock, directory: directory)

@@ -53,12 +53,12 @@ actor EventQueue {
     }
 
     /// Flushes every `interval` until `stop`.
-    func start(every interval: Duration) {
+    func start(every interval: Duration, on clock: any WallClock) {
         timer?.cancel()
         // Detached and weak: the timer must not keep the queue (and its store) alive.
         timer = Task.detached { [weak self] in
             while !Task.isCancelled {
-                try? await Task.sleep(for: interval)
+                try? await clock.sleep(for: interval)
                 guard !Task.isCancelled else { return }
                 await self?.flush()
             }

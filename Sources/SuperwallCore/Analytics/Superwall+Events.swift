@@ -38,7 +38,7 @@ extension Superwall {
         let interval = options.eventFlushInterval
         // Detached and weak, as every task that reaches the queue: none may keep the session's
         // store open after the session is gone.
-        Task.detached { [weak queue] in await queue?.start(every: interval) }
+        Task.detached { [weak queue, clock] in await queue?.start(every: interval, on: clock) }
     }
 
     private func eventRequest() -> ConfigRequest {

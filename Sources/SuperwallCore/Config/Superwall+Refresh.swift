@@ -10,6 +10,9 @@ public struct ConfigRefresh: Sendable, Equatable {
     public var removed: [String] = []
     /// Why the refresh failed; nil when the new config is in use.
     public var error: SuperwallError?
+    /// Of the placements `configure` asked to explain on refresh, those whose decision for
+    /// the current user the new config changed, in the order they were asked for.
+    public var decisionChanges: [DecisionChange] = []
 
     public var refreshed: Bool { error == nil }
 }
@@ -56,11 +59,17 @@ extension Superwall {
 
     private func refresh(from source: any ConfigSource) async -> ConfigRefresh {
         let old = session?.config
+        let before = old.map { old in explainedOnRefresh.map { explanation(of: $0, in: old).decision } } ?? []
         do {
             try await fetchAndAdopt(from: source, cachedBuildId: old?.buildId, maxRetries: maxConfigRetryCount, timeLimit: nil)
             guard let new = session?.config else { throw SuperwallError.configUnavailable("the config is gone") }
             let changes = old.map { new.paywallChanges(from: $0) } ?? (added: new.paywalls.map(\.identifier).sorted(), changed: [], removed: [])
-            return ConfigRefresh(buildId: new.buildId, added: changes.added, changed: changes.changed, removed: changes.removed)
+            var report = ConfigRefresh(buildId: new.buildId, added: changes.added, changed: changes.changed, removed: changes.removed)
+            for (placement, before) in zip(explainedOnRefresh, before) {
+                let after = explanation(of: placement, in: new)
+                if after.decision != before { report.decisionChanges.append(DecisionChange(placement: placement, before: before, after: after)) }
+            }
+            return report
         } catch let error as ConfigDecodingError {
             return ConfigRefresh(buildId: old?.buildId, error: .invalidConfig(error))
         } catch {

@@ -90,6 +90,12 @@ extension Superwall {
         try refreshCustomerInfo()
     }
 
+    /// The wall clock moved on at once (`debug/advanceClock`): entitlements that expired
+    /// meanwhile end now, as they would have on the way.
+    public func clockDidAdvance() {
+        try? refreshCustomerInfo()
+    }
+
     /// Recomputes the customer info from its sources; when the bridge owns the status and has
     /// something to derive it from, the status too, unless the host has just set it. A change
     /// is persisted, told to the delegate and tracked as `customerInfo_didChange`.

@@ -108,6 +108,14 @@ public struct SystemRandomSource: RandomSource {
 /// Where the core reads the time, so that windows and `daysSince` can be tested.
 public protocol WallClock: Sendable {
     func now() -> Date
+    /// Waits `duration` of this clock's time (the event flush timer does).
+    func sleep(for duration: Duration) async throws
+}
+
+extension WallClock {
+    public func sleep(for duration: Duration) async throws {
+        try await Task.sleep(for: duration)
+    }
 }
 
 public struct SystemWallClock: WallClock {

@@ -401,11 +401,13 @@ extension Superwall {
 
     /// The evaluator of audiences for a placement with `params` made at `placedAt`: the user,
     /// the device, the params and the placement log as of then.
-    func audienceEvaluator(params: [String: JSON], placedAt: Date) -> AudienceEvaluator? {
+    /// `userOverlay` replaces attributes for this evaluation only (`explainPlacement`).
+    func audienceEvaluator(params: [String: JSON], placedAt: Date, userOverlay: [String: JSON] = [:]) -> AudienceEvaluator? {
         guard let store, let inputs = sessionView else { return nil }
         let now = clock.now()
+        let attributes = userOverlay.isEmpty ? inputs.userAttributes : inputs.userAttributes.merging(userOverlay) { $1 }
         let context = AudienceContext(
-            userAttributes: inputs.userAttributes, isLoggedIn: inputs.isLoggedIn, device: deviceTemplate(),
+            userAttributes: attributes, isLoggedIn: inputs.isLoggedIn, device: deviceTemplate(),
             params: params, history: StorePlacementHistory(store: store, now: now))
         return AudienceEvaluator(
             context: context, historyBeforePlacement: StorePlacementHistory(store: store, now: placedAt.addingTimeInterval(-0.001)),

@@ -572,6 +572,126 @@ class ConfigureResult(WireModel):
 
 
 @dataclass(frozen=True)
+class ExpressionTrace(WireModel):
+    """A node of a rule's source with what it gave: its value (valueText always; value in the tagged form unless it is a map of more than 8 entries), the error it raised (a missing attribute shows here although the rule reads it as null), or evaluated false when a short-circuit or an untaken branch skipped it. evaluations counts a macro body's iterations."""
+
+    text: str
+    evaluated: bool
+    value: dict[str, Any] = field(default_factory=dict)
+    value_text: str | None = None
+    error: str | None = None
+    evaluations: int | None = None
+    children: list[ExpressionTrace] = field(default_factory=list)
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class RuleExplanation(WireModel):
+    """An audience rule's value after Superscript's post-pass (value/valueText, or error), whether it matches (only exactly true does), and the tree of its source."""
+
+    matches: bool
+    tree: ExpressionTrace
+    value: dict[str, Any] = field(default_factory=dict)
+    value_text: str | None = None
+    error: str | None = None
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class OccurrenceCheck(WireModel):
+    """An audience's occurrence limit and the count stored within its interval (intervalMinutes null: ever)."""
+
+    key: str
+    max_count: int
+    interval_minutes: int | None = None
+    stored_count: int = 0
+    allows_another: bool = False
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class AudienceCheck(WireModel):
+    """One audience of the placement's campaign, in order. rule is null for an audience without a rule (it matches everyone); compileError is set for a rule that does not compile; evaluated is false for the audiences after the one that matched; occurrence is set once the rule matched and the audience has a limit."""
+
+    experiment_id: str
+    experiment_group_id: str
+    expression: str | None = None
+    evaluated: bool = False
+    rule: RuleExplanation | None = None
+    compile_error: str | None = None
+    occurrence: OccurrenceCheck | None = None
+    matched: bool = False
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class VariantCheck(WireModel):
+    """The user's variant in the matched audience's experiment; confirmed says whether the server has been told."""
+
+    experiment_id: str
+    variant_id: str
+    type: Literal["TREATMENT", "HOLDOUT"]
+    paywall_identifier: str | None = None
+    confirmed: bool = False
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class PaywallCheck(WireModel):
+    """The variant's paywall; found is false when the config lacks it."""
+
+    identifier: str
+    name: str | None = None
+    feature_gating: Literal["gated", "nonGated"] | None = None
+    found: bool = False
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class PlacementExplanation(WireModel):
+    """What register would do for the placement now, and why, check by check in the pipeline's order. featureGranted: whether the feature runs without a purchase (a skip, or a non-gated paywall)."""
+
+    placement: str
+    outcome: Literal["placementNotFound", "noAudienceMatch", "holdout", "paywall", "paywallNotAvailable"]
+    placement_found: bool = False
+    audiences: list[AudienceCheck] = field(default_factory=list)
+    variant: VariantCheck | None = None
+    paywall: PaywallCheck | None = None
+    feature_granted: bool = False
+    reason: str | None = None
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class PlacementDecision(WireModel):
+    """A placement's decision without the why."""
+
+    outcome: Literal["placementNotFound", "noAudienceMatch", "holdout", "paywall", "paywallNotAvailable"]
+    experiment_id: str | None = None
+    variant_id: str | None = None
+    paywall_identifier: str | None = None
+    feature_granted: bool = False
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class DecisionChange(WireModel):
+    """A placement named in configure's options.explainOnRefresh whose decision for the current user the refresh changed: the decision before, and the new one explained."""
+
+    placement: str
+    before: PlacementDecision
+    after: PlacementExplanation
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class ClockReading(WireModel):
+    now: str
+    now_ms: int
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
 class ConfigRefresh(WireModel):
     """What a refresh did: the paywall identifiers added, changed (cache_key) and removed; or, with refreshed false, why the config in use stayed (error.data.path names the JSON path of an invalid config)."""
 
@@ -581,6 +701,7 @@ class ConfigRefresh(WireModel):
     changed: list[str] = field(default_factory=list)
     removed: list[str] = field(default_factory=list)
     error: ErrorInfo | None = None
+    decision_changes: list[DecisionChange] = field(default_factory=list)
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 

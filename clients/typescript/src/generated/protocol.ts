@@ -12,7 +12,7 @@ export interface ErrorObject {
 }
 
 /** Every `data.kind` the bridge answers. */
-export type ErrorKind = "parseError" | "invalidHeader" | "invalidRequest" | "messageTooLarge" | "alreadyInitialized" | "shutDown" | "methodNotFound" | "notImplemented" | "invalidParams" | "internalError" | "notConfigured" | "apiKeyMismatch" | "invalidUserId" | "reservedPlacementName" | "paywallSessionNotFound" | "productNotFound" | "purchaseInProgress" | "customerInfoTimeout" | "noPurchaseController" | "paywallSkipped" | "debuggerPresented" | "paywallAlreadyPresented" | "noPresenter" | "noConfig" | "subscriptionStatusTimeout" | "webviewFailed" | "paywallFailedToLoad" | "paywallNotFound" | "configUnavailable" | "invalidConfig" | "dataDirectoryInUse" | "dataDirectoryUnusable" | "storageFailed" | "malformedResponse" | "notInitialized" | "unsupportedProtocolVersion" | "requestTimeout" | "requestCancelled" | "connectionClosed" | "invalidPageMessage";
+export type ErrorKind = "parseError" | "invalidHeader" | "invalidRequest" | "messageTooLarge" | "alreadyInitialized" | "shutDown" | "methodNotFound" | "notImplemented" | "invalidParams" | "internalError" | "notConfigured" | "apiKeyMismatch" | "invalidUserId" | "reservedPlacementName" | "paywallSessionNotFound" | "productNotFound" | "purchaseInProgress" | "customerInfoTimeout" | "noPurchaseController" | "paywallSkipped" | "debuggerPresented" | "paywallAlreadyPresented" | "noPresenter" | "noConfig" | "subscriptionStatusTimeout" | "webviewFailed" | "paywallFailedToLoad" | "paywallNotFound" | "configUnavailable" | "invalidConfig" | "dataDirectoryInUse" | "dataDirectoryUnusable" | "storageFailed" | "malformedResponse" | "notInitialized" | "unsupportedProtocolVersion" | "requestTimeout" | "requestCancelled" | "connectionClosed" | "invalidPageMessage" | "clockNotManual";
 
 /** Free-form attributes; values are JSON scalars, arrays or objects. */
 export type Attributes = Record<string, unknown>;
@@ -356,6 +356,8 @@ export interface ConfigRefresh {
     changed: Array<string>;
     removed: Array<string>;
     error: ErrorObject | null;
+    /** Of the placements configure's options.explainOnRefresh names, those the refresh made decide differently for the current user, in the order named; empty otherwise. */
+    decisionChanges: Array<DecisionChange>;
 }
 
 /** Superscript's tagged value. */
@@ -461,6 +463,10 @@ export interface ConfigureOptions {
     isExternalDataCollectionEnabled?: boolean;
     /** How often queued events are sent (default 20,000 in release, 1,000 otherwise). */
     eventFlushIntervalMs?: number;
+    /** manual: the bridge's time stands still until debug/advanceClock moves it (occurrence windows, *Since counts and daysSince, the session timeout, entitlement expiry, timestamps, the event flush timer). Waits on the client keep real time. */
+    clock?: "system" | "manual";
+    /** Placements whose decision each refresh compares, before and after; config/didRefresh's decisionChanges lists those that changed. */
+    explainOnRefresh?: Array<string>;
 }
 
 export interface IntroductoryOffer {
@@ -514,8 +520,94 @@ export interface PresentationStyleOverride {
     cornerRadius?: number;
 }
 
+/** A node of a rule's source with what it gave: its value (valueText always; value in the tagged form unless it is a map of more than 8 entries), the error it raised (a missing attribute shows here although the rule reads it as null), or evaluated false when a short-circuit or an untaken branch skipped it. evaluations counts a macro body's iterations. */
+export interface ExpressionTrace {
+    text: string;
+    evaluated: boolean;
+    value?: TaggedValue;
+    valueText?: string;
+    error?: string;
+    evaluations?: number;
+    children: Array<ExpressionTrace>;
+}
+
+/** An audience rule's value after Superscript's post-pass (value/valueText, or error), whether it matches (only exactly true does), and the tree of its source. */
+export interface RuleExplanation {
+    matches: boolean;
+    value?: TaggedValue;
+    valueText?: string;
+    error?: string;
+    tree: ExpressionTrace;
+}
+
+/** An audience's occurrence limit and the count stored within its interval (intervalMinutes null: ever). */
+export interface OccurrenceCheck {
+    key: string;
+    maxCount: number;
+    intervalMinutes: number | null;
+    storedCount: number;
+    allowsAnother: boolean;
+}
+
+/** One audience of the placement's campaign, in order. rule is null for an audience without a rule (it matches everyone); compileError is set for a rule that does not compile; evaluated is false for the audiences after the one that matched; occurrence is set once the rule matched and the audience has a limit. */
+export interface AudienceCheck {
+    experimentId: string;
+    experimentGroupId: string;
+    expression: string | null;
+    evaluated: boolean;
+    rule: RuleExplanation | null;
+    compileError?: string;
+    occurrence: OccurrenceCheck | null;
+    matched: boolean;
+}
+
+/** The user's variant in the matched audience's experiment; confirmed says whether the server has been told. */
+export interface VariantCheck {
+    experimentId: string;
+    variantId: string;
+    type: "TREATMENT" | "HOLDOUT";
+    paywallIdentifier: string | null;
+    confirmed: boolean;
+}
+
+/** The variant's paywall; found is false when the config lacks it. */
+export interface PaywallCheck {
+    identifier: string;
+    name: string | null;
+    featureGating: "gated" | "nonGated" | null;
+    found: boolean;
+}
+
+/** What register would do for the placement now, and why, check by check in the pipeline's order. featureGranted: whether the feature runs without a purchase (a skip, or a non-gated paywall). */
+export interface PlacementExplanation {
+    placement: string;
+    placementFound: boolean;
+    audiences: Array<AudienceCheck>;
+    variant: VariantCheck | null;
+    paywall: PaywallCheck | null;
+    outcome: "placementNotFound" | "noAudienceMatch" | "holdout" | "paywall" | "paywallNotAvailable";
+    featureGranted: boolean;
+    reason?: string;
+}
+
+/** A placement's decision without the why. */
+export interface PlacementDecision {
+    outcome: "placementNotFound" | "noAudienceMatch" | "holdout" | "paywall" | "paywallNotAvailable";
+    experimentId: string | null;
+    variantId: string | null;
+    paywallIdentifier: string | null;
+    featureGranted: boolean;
+}
+
+/** A placement named in configure's options.explainOnRefresh whose decision for the current user the refresh changed: the decision before, and the new one explained. */
+export interface DecisionChange {
+    placement: string;
+    before: PlacementDecision;
+    after: PlacementExplanation;
+}
+
 /** Every `data.kind` the bridge answers. */
-export const ERROR_KINDS = ["parseError", "invalidHeader", "invalidRequest", "messageTooLarge", "alreadyInitialized", "shutDown", "methodNotFound", "notImplemented", "invalidParams", "internalError", "notConfigured", "apiKeyMismatch", "invalidUserId", "reservedPlacementName", "paywallSessionNotFound", "productNotFound", "purchaseInProgress", "customerInfoTimeout", "noPurchaseController", "paywallSkipped", "debuggerPresented", "paywallAlreadyPresented", "noPresenter", "noConfig", "subscriptionStatusTimeout", "webviewFailed", "paywallFailedToLoad", "paywallNotFound", "configUnavailable", "invalidConfig", "dataDirectoryInUse", "dataDirectoryUnusable", "storageFailed", "malformedResponse", "notInitialized", "unsupportedProtocolVersion", "requestTimeout", "requestCancelled", "connectionClosed", "invalidPageMessage"] as const;
+export const ERROR_KINDS = ["parseError", "invalidHeader", "invalidRequest", "messageTooLarge", "alreadyInitialized", "shutDown", "methodNotFound", "notImplemented", "invalidParams", "internalError", "notConfigured", "apiKeyMismatch", "invalidUserId", "reservedPlacementName", "paywallSessionNotFound", "productNotFound", "purchaseInProgress", "customerInfoTimeout", "noPurchaseController", "paywallSkipped", "debuggerPresented", "paywallAlreadyPresented", "noPresenter", "noConfig", "subscriptionStatusTimeout", "webviewFailed", "paywallFailedToLoad", "paywallNotFound", "configUnavailable", "invalidConfig", "dataDirectoryInUse", "dataDirectoryUnusable", "storageFailed", "malformedResponse", "notInitialized", "unsupportedProtocolVersion", "requestTimeout", "requestCancelled", "connectionClosed", "invalidPageMessage", "clockNotManual"] as const;
 
 /** Opens the session; must come first. */
 export interface InitializeParams {
@@ -865,6 +957,23 @@ export type DebugEvaluateExpressionResult = {
     };
 };
 
+/** Explains what register would do for a placement now, with no side effect. */
+export interface DebugExplainPlacementParams {
+    placement: string;
+    params?: Attributes;
+    user?: Attributes;
+}
+export type DebugExplainPlacementResult = PlacementExplanation;
+
+/** Moves a manual clock on. */
+export interface DebugAdvanceClockParams {
+    seconds: number;
+}
+export type DebugAdvanceClockResult = {
+    now: string;
+    nowMs: number;
+};
+
 /** The app came to the foreground (UIKit's applicationDidBecomeActive): app_open, and a new session (session_start and its campaign) after app_session_timeout_ms in the background. */
 export type AppDidBecomeActiveParams = Record<string, never>;
 
@@ -1176,6 +1285,8 @@ export interface ClientToBridgeMethods {
     "setInterfaceStyle": { params: SetInterfaceStyleParams; result: SetInterfaceStyleResult };
     "setPlatformWrapper": { params: SetPlatformWrapperParams; result: SetPlatformWrapperResult };
     "debug/evaluateExpression": { params: DebugEvaluateExpressionParams; result: DebugEvaluateExpressionResult };
+    "debug/explainPlacement": { params: DebugExplainPlacementParams; result: DebugExplainPlacementResult };
+    "debug/advanceClock": { params: DebugAdvanceClockParams; result: DebugAdvanceClockResult };
     "app/didBecomeActive": { params: AppDidBecomeActiveParams };
     "app/willResignActive": { params: AppWillResignActiveParams };
 }
@@ -1226,6 +1337,6 @@ export interface BridgeToClientNotifications {
     "config/didRefresh": { params: ConfigDidRefreshParams };
 }
 
-export const CLIENT_TO_BRIDGE = ["initialize", "shutdown", "exit", "$/ping", "debug/echo", "configure", "getConfigurationStatus", "setDelegate", "identify", "reset", "getUserId", "setUserAttributes", "getUserAttributes", "setIntegrationAttributes", "getIntegrationAttributes", "getDeviceAttributes", "register", "getPresentationResult", "getPaywall", "paywall/action", "paywall/pageMessage", "paywall/pageLoad", "dismiss", "preloadAllPaywalls", "preloadPaywalls", "confirmAllAssignments", "getAssignments", "setSubscriptionStatus", "getSubscriptionStatus", "getEntitlements", "getEntitlementsByProductIds", "getCustomerInfo", "getProducts", "setStoreProducts", "purchase", "restorePurchases", "handleDeepLink", "getEventQueueStatus", "refreshConfiguration", "setLogLevel", "setLocaleIdentifier", "setInterfaceStyle", "setPlatformWrapper", "debug/evaluateExpression", "app/didBecomeActive", "app/willResignActive"] as const;
+export const CLIENT_TO_BRIDGE = ["initialize", "shutdown", "exit", "$/ping", "debug/echo", "configure", "getConfigurationStatus", "setDelegate", "identify", "reset", "getUserId", "setUserAttributes", "getUserAttributes", "setIntegrationAttributes", "getIntegrationAttributes", "getDeviceAttributes", "register", "getPresentationResult", "getPaywall", "paywall/action", "paywall/pageMessage", "paywall/pageLoad", "dismiss", "preloadAllPaywalls", "preloadPaywalls", "confirmAllAssignments", "getAssignments", "setSubscriptionStatus", "getSubscriptionStatus", "getEntitlements", "getEntitlementsByProductIds", "getCustomerInfo", "getProducts", "setStoreProducts", "purchase", "restorePurchases", "handleDeepLink", "getEventQueueStatus", "refreshConfiguration", "setLogLevel", "setLocaleIdentifier", "setInterfaceStyle", "setPlatformWrapper", "debug/evaluateExpression", "debug/explainPlacement", "debug/advanceClock", "app/didBecomeActive", "app/willResignActive"] as const;
 export const BRIDGE_TO_CLIENT_REQUESTS = ["purchaseController/purchase", "purchaseController/restorePurchases", "paywall/present", "paywall/dismiss", "paywall/showAlert", "paywall/presentSurvey", "paywall/preload", "paywall/openUrl", "paywall/requestReview", "paywall/requestPermission", "paywall/scheduleNotification", "paywall/haptic", "paywall/loadingState", "handler/onCustomCallback"] as const;
 export const BRIDGE_TO_CLIENT_NOTIFICATIONS = ["$/cancelRequest", "paywall/pageEvent", "handler/onPresent", "handler/onWillDismiss", "handler/onDismiss", "handler/onSkip", "handler/onError", "delegate/handleSuperwallEvent", "delegate/subscriptionStatusDidChange", "delegate/customerInfoDidChange", "delegate/willPresentPaywall", "delegate/didPresentPaywall", "delegate/willDismissPaywall", "delegate/didDismissPaywall", "delegate/handleCustomPaywallAction", "delegate/paywallWillOpenURL", "delegate/paywallWillOpenDeepLink", "delegate/userAttributesDidChange", "delegate/testModeTransaction", "delegate/willRedeemLink", "delegate/didRedeemLink", "delegate/handleLog", "delegate/handleSuperwallDeepLink", "config/didRefresh"] as const;

@@ -1,0 +1,108 @@
+import JSONRPC
+import Rules
+import SuperwallCore
+
+/// `debug/explainPlacement`'s answer (protocol/README.md, "Explaining a placement").
+extension PlacementExplanation {
+    public var jsonValue: JSONValue {
+        var object: JSONObject = [
+            "placement": .string(placement),
+            "placementFound": .bool(placementFound),
+            "audiences": .array(audiences.map(\.jsonValue)),
+            "variant": variant.map(\.jsonValue) ?? .null,
+            "paywall": paywall.map(\.jsonValue) ?? .null,
+            "outcome": .string(outcome.rawValue),
+            "featureGranted": .bool(featureGranted),
+        ]
+        if let reason { object["reason"] = .string(reason) }
+        return .object(object)
+    }
+}
+
+extension PlacementExplanation.AudienceCheck {
+    var jsonValue: JSONValue {
+        var rule: JSONValue = .null
+        var object: JSONObject = [:]
+        switch self.rule {
+        case .none: break
+        case .evaluated(let explanation): rule = explanation.jsonValue
+        case .doesNotCompile(let message): object["compileError"] = .string(message)
+        }
+        object.merge([
+            "experimentId": .string(experimentId),
+            "experimentGroupId": .string(experimentGroupId),
+            "expression": .optional(expression),
+            "evaluated": .bool(evaluated),
+            "rule": rule,
+            "occurrence": occurrence.map(\.jsonValue) ?? .null,
+            "matched": .bool(matched),
+        ]) { $1 }
+        return .object(object)
+    }
+}
+
+extension PlacementExplanation.OccurrenceCheck {
+    var jsonValue: JSONValue {
+        let minutes: JSONValue = switch limit.interval {
+        case .minutes(let minutes): .int(Int64(minutes))
+        case .infinity: .null
+        }
+        return [
+            "key": .string(limit.key), "maxCount": .int(Int64(limit.maxCount)), "intervalMinutes": minutes,
+            "storedCount": .int(Int64(storedCount)), "allowsAnother": .bool(allowsAnother),
+        ]
+    }
+}
+
+extension PlacementExplanation.VariantCheck {
+    var jsonValue: JSONValue {
+        [
+            "experimentId": .string(experimentId), "variantId": .string(variant.id), "type": .string(variant.kind.rawValue),
+            "paywallIdentifier": .optional(variant.paywallIdentifier), "confirmed": .bool(confirmed),
+        ]
+    }
+}
+
+extension PlacementExplanation.PaywallCheck {
+    var jsonValue: JSONValue {
+        [
+            "identifier": .string(identifier), "name": .optional(name),
+            "featureGating": .optional(featureGating?.rawValue), "found": .bool(found),
+        ]
+    }
+}
+
+extension RuleExplanation {
+    /// `{matches, value?, valueText?, error?, tree}`: the value after Superscript's post-pass.
+    var jsonValue: JSONValue {
+        var object: JSONObject = ["matches": .bool(matches), "tree": trace.jsonValue]
+        switch result {
+        case .success(let value): object.merge(ExpressionTrace.describe(value)) { $1 }
+        case .failure(let error): object["error"] = .string(error.message)
+        }
+        return .object(object)
+    }
+}
+
+extension ExpressionTrace {
+    /// `{text, evaluated, value?, valueText?, error?, evaluations?, children}`.
+    var jsonValue: JSONValue {
+        var object: JSONObject = ["text": .string(text), "evaluated": .bool(outcome != .notEvaluated)]
+        switch outcome {
+        case .value(let value): object.merge(Self.describe(value)) { $1 }
+        case .error(let error): object["error"] = .string(error.message)
+        case .notEvaluated: break
+        }
+        if evaluations > 1 { object["evaluations"] = .int(Int64(evaluations)) }
+        object["children"] = .array(children.map(\.jsonValue))
+        return .object(object)
+    }
+
+    /// The value as text (`valueText`, large maps abbreviated), and in the tagged form
+    /// (`value`) unless it is such a map.
+    static func describe(_ value: Value) -> JSONObject {
+        let text = ExpressionTrace.text(of: value)
+        if case .map(let map) = value, map.count > 8 { return ["valueText": .string(text)] }
+        return ["valueText": .string(text), "value": ExpressionEvaluation.encode(value)]
+    }
+}
