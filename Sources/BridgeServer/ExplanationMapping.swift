@@ -67,7 +67,7 @@ extension PlacementExplanation.PaywallCheck {
     var jsonValue: JSONValue {
         [
             "identifier": .string(identifier), "name": .optional(name),
-            "featureGating": .optional(featureGating?.rawValue), "found": .bool(found),
+            "featureGating": .optional(featureGating.map { camelCase($0.rawValue) }), "found": .bool(found),
         ]
     }
 }

@@ -20,7 +20,7 @@ extension JSON {
 }
 
 extension Dictionary where Key == String, Value == JSON {
-    init(_ object: JSONObject) {
+    public init(_ object: JSONObject) {
         self.init(uniqueKeysWithValues: object.map { ($0.key, JSON($0.value)) })
     }
 }
@@ -52,7 +52,7 @@ extension JSONValue {
 extension SuperwallError {
     /// The JSON-RPC error for a core failure: -32001 before configure, -32602 for a request
     /// the core refuses, -32601 for what is not built, -32603 for storage faults.
-    var rpcError: RPCError {
+    public var rpcError: RPCError {
         let code: Int
         switch self {
         case .notConfigured: code = -32001

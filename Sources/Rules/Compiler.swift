@@ -59,7 +59,9 @@ struct Compiler {
             }
             return Conditional(condition: try lower(condition), then: try lower(then), otherwise: try lower(otherwise))
         case .traced(let number, let inner):
-            return Traced(number: number, inner: try lower(inner))
+            return Traced(number: number, inner: try lower(inner), isEvaluation: true)
+        case .probed(let number, let inner):
+            return Traced(number: number, inner: try lower(inner), isEvaluation: false)
         }
     }
 

@@ -62,12 +62,15 @@ final class TraceRecorder {
     }
 
     private var entries: [Entry]
+    /// How many probes are under way: values read inside one are not evaluations.
+    var probes = 0
 
     init(count: Int) {
         entries = Array(repeating: Entry(), count: count)
     }
 
     func record(_ number: Int, _ outcome: Result<Value, EvaluationError>) {
+        if case .success = outcome, probes > 0 { return }
         entries[number].evaluations += 1
         switch outcome {
         case .success(let value): entries[number].value = value
@@ -85,17 +88,22 @@ final class TraceRecorder {
     }
 }
 
-/// Records a marked node's value or error, and passes both on unchanged.
+/// Records a marked node's value or error, and passes both on unchanged. A probe
+/// (`isEvaluation` false) records only an error.
 final class Traced: Node {
     let number: Int
     let inner: any Node
+    let isEvaluation: Bool
 
-    init(number: Int, inner: any Node) {
+    init(number: Int, inner: any Node, isEvaluation: Bool) {
         self.number = number
         self.inner = inner
+        self.isEvaluation = isEvaluation
     }
 
     func evaluate(_ frame: inout Frame) throws(EvaluationError) -> Value {
+        if !isEvaluation { frame.trace?.probes += 1 }
+        defer { if !isEvaluation { frame.trace?.probes -= 1 } }
         do {
             let value = try inner.evaluate(&frame)
             frame.trace?.record(number, .success(value))
@@ -127,7 +135,7 @@ struct SourceShape {
         }
         let marked: Expr
         switch expression {
-        case .literal, .identifier, .traced:
+        case .literal, .identifier, .traced, .probed:
             marked = expression
         case .select(let operand, let field):
             marked = .select(child(operand), field)
@@ -189,7 +197,7 @@ enum ExpressionPrinter {
         case .not, .negate: 6
         case .select, .index, .call: 7
         case .literal, .identifier, .list, .map, .message: 8
-        case .traced(_, let inner): precedence(of: inner)
+        case .traced(_, let inner), .probed(_, let inner): precedence(of: inner)
         }
     }
 
@@ -220,7 +228,7 @@ enum ExpressionPrinter {
         case .or(let left, let right): text = "\(print(left, within: 1)) || \(print(right, within: 2))"
         case .conditional(let condition, let then, let otherwise):
             text = "\(print(condition, within: 1)) ? \(print(then, within: 1)) : \(print(otherwise, within: 0))"
-        case .traced(_, let inner): return print(inner, within: context)
+        case .traced(_, let inner), .probed(_, let inner): return print(inner, within: context)
         }
         return own < context ? "(\(text))" : text
     }

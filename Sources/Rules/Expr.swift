@@ -23,6 +23,9 @@ indirect enum Expr: Sendable, Equatable {
     /// A node of the source marked for an explanation (`Program.explain`): evaluating it
     /// records, under its number, the value or error it gave. Only explaining compiles make it.
     case traced(Int, Expr)
+    /// A look at a marked node that is not one of its evaluations (`has()`'s, in the
+    /// null-safety rewrite): only an error it raises is recorded.
+    case probed(Int, Expr)
 
     struct MapEntry: Sendable, Equatable {
         let key: Expr
@@ -40,8 +43,10 @@ extension Expr.Relation: Equatable {}
 extension Expr {
     /// The node under any explanation marks.
     var unwrapped: Expr {
-        if case .traced(_, let inner) = self { return inner.unwrapped }
-        return self
+        switch self {
+        case .traced(_, let inner), .probed(_, let inner): inner.unwrapped
+        default: self
+        }
     }
 
     /// The explanation mark of this node, if it has one.

@@ -58,9 +58,11 @@ enum SuperscriptRewrite {
             // The access inside `has()` is marked too, so a missing member shows as the
             // error it would have been, at the member, although the rule reads it as null.
             let access = Expr.select(rewrite(operand, insideHas: false), field)
-            return .traced(number, .conditional(.call("has", target: nil, [.traced(number, access)]), access, .literal(.null)))
+            return .traced(number, .conditional(.call("has", target: nil, [.probed(number, access)]), access, .literal(.null)))
         case .traced(let number, let inner):
             return .traced(number, rewrite(inner, insideHas: insideHas))
+        case .probed(let number, let inner):
+            return .probed(number, rewrite(inner, insideHas: insideHas))
         case .relation(let relation, let left, let right):
             let safe = nullSafeRelation(relation, left, right, insideHas: insideHas)
             return coerceNumericString(relation, original: (left, right), safe)
@@ -79,10 +81,11 @@ enum SuperscriptRewrite {
         let rewrittenRight = rewrite(right, insideHas: insideHas)
         let guarded: (guard: Expr, operand: Expr)?
         let mark = { (expression: Expr) in left.traceNumber.map { Expr.traced($0, expression) } ?? expression }
+        let probe = { (expression: Expr) in left.traceNumber.map { Expr.probed($0, expression) } ?? expression }
         switch left.unwrapped {
         case .select(let operand, let field) where !insideHas:
-            let access = mark(Expr.select(rewrite(operand, insideHas: false), field))
-            guarded = (.call("has", target: nil, [access]), access)
+            let access = Expr.select(rewrite(operand, insideHas: false), field)
+            guarded = (.call("has", target: nil, [probe(access)]), mark(access))
         case .call(let name, let target?, let arguments)
             where !insideHas && (target.unwrapped == .identifier("device") || target.unwrapped == .identifier("computed")):
             guard case .identifier(let receiver) = target.unwrapped else { preconditionFailure("matched above") }
