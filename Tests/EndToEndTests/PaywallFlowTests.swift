@@ -13,17 +13,15 @@ struct PaywallClient {
 
     static func start(capabilities: JSONValue = ["paywallPresenter": true, "customCallbacks": true, "delegate": true],
                       configSource: JSONValue = ["type": "embedded"], timeouts: JSONValue = [:],
-                      storeProducts: JSONValue = [], testModeBehavior: String = "automatic") async throws -> PaywallClient {
+                      storeProducts: JSONValue = [], testModeBehavior: String = "automatic", options extra: JSONObject = [:]) async throws -> PaywallClient {
         let bridge = try BridgeProcess()
         await bridge.initialize(capabilities: capabilities)
         var client = PaywallClient(bridge: bridge)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("e2e-paywall-\(UUID().uuidString)").path
-        bridge.client.request("configure", "configure", [
-            "apiKey": "pk_e2e",
-            "options": ["configSource": configSource, "dataDirectory": .string(directory), "timeouts": timeouts,
-                        "testModeBehavior": .string(testModeBehavior)],
-            "storeProducts": storeProducts,
-        ])
+        var options: JSONObject = ["configSource": configSource, "dataDirectory": .string(directory), "timeouts": timeouts,
+                                   "testModeBehavior": .string(testModeBehavior)]
+        options.merge(extra) { $1 }
+        bridge.client.request("configure", "configure", ["apiKey": "pk_e2e", "options": .object(options), "storeProducts": storeProducts])
         let configured = try #require(await client.reply(to: "configure"))
         #expect(configured["result"]?["configurationStatus"] == "configured")
         return client
