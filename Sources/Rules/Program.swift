@@ -32,6 +32,13 @@ public struct Program: Sendable {
         }
     }
 
+    /// Whether the expression is `true` whatever it is evaluated against (the literal, after
+    /// Superscript's rewrite of `"true"`).
+    public var isAlwaysTrue: Bool {
+        if let constant = root as? Constant, case .bool(true) = constant.value { return true }
+        return false
+    }
+
     /// Whether an audience rule matches: only an evaluation to exactly `true` does.
     public func matches(_ activation: any Activation) -> Bool {
         if case .success(.bool(true)) = evaluate(activation) { return true }

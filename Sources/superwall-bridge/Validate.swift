@@ -10,7 +10,9 @@ struct Validate: ParsableCommand {
             Prints one line per problem, FILE:PATH: MESSAGE, and exits 1 when there is any: a file that is not JSON \
             (FILE:LINE:COLUMN: not JSON: MESSAGE), the error that stops \
             the config decoding, or each element SuperwallKit would drop, each audience rule that does not compile, \
-            and each variant naming a paywall the config lacks. A valid config prints a summary and exits 0.
+            and each variant naming a paywall the config lacks. Warnings (FILE:PATH: warning: MESSAGE) do not fail \
+            the file: an audience after one that always matches, a placement with no campaign, a paywall no \
+            campaign reaches, a product no paywall uses. A valid config prints a summary and exits 0.
             """)
 
     @Argument(help: "The config file (a static_config response body).")
@@ -38,12 +40,12 @@ struct Validate: ParsableCommand {
             throw ExitCode(1)
         }
         let problems = config.problems
-        if problems.isEmpty {
-            print("\(file): valid: build \(config.buildId), \(config.triggers.count) placements, \(config.paywalls.count) paywalls, \(config.products.count) products")
-            return
-        }
         for problem in problems { print("\(file):\(problem.path): \(problem.message)") }
-        throw ExitCode(1)
+        let warnings = config.warnings
+        for warning in warnings { print("\(file):\(warning.path): warning: \(warning.message)") }
+        guard problems.isEmpty else { throw ExitCode(1) }
+        let noted = warnings.isEmpty ? "" : ", \(warnings.count) warning\(warnings.count == 1 ? "" : "s")"
+        print("\(file): valid: build \(config.buildId), \(config.triggers.count) placements, \(config.paywalls.count) paywalls, \(config.products.count) products\(noted)")
     }
 
     private static func syntaxError(in body: Data) -> JSONSyntaxError? {
