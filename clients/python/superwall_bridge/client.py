@@ -13,10 +13,10 @@ from .callbacks import PaywallPresenter, PresentationHandler, PurchaseController
 from .connection import Connection, Framing, RemoteError, WireObserver
 from .errors import BridgeNotFoundError
 from .models import (
-    Assignment, ConfigRefresh, ConfigureResult, CustomCallback, CustomCallbackResult, CustomerInfo, Entitlement, EntitlementsInfo,
+    Assignment, ClockReading, ConfigRefresh, ConfigureResult, CustomCallback, CustomCallbackResult, CustomerInfo, Entitlement, EntitlementsInfo,
     ErrorInfo, PaywallAlert, PaywallDismissal, PreloadedPaywall, PaywallInfo, PaywallPresentation, PaywallResult, PresentationResult, Product,
     PurchaseResult, RegisterResult, ServerInfo, SkipReason, StoreDetails, SubscriptionStatus, SuperwallEvent, SurveyAnswer, SurveyRequest,
-    UserIdentity,
+    PlacementExplanation, UserIdentity,
 )
 
 PROTOCOL_VERSION = "1.0"
@@ -395,6 +395,22 @@ class Superwall:
         if context is not None:
             request["context"] = dict(context)
         return dict(await self.call("debug/evaluateExpression", request))
+
+    async def explain_placement(self, placement: str, *, params: Mapping[str, Any] | None = None,
+                                user: Mapping[str, Any] | None = None) -> PlacementExplanation:
+        """``debug/explainPlacement``: what :meth:`register` would do for ``placement`` now, and
+        why, with no side effect. ``user`` overlays the user's attributes for this call only."""
+        request: dict[str, Any] = {"placement": placement}
+        if params is not None:
+            request["params"] = dict(params)
+        if user is not None:
+            request["user"] = dict(user)
+        return PlacementExplanation.from_wire(await self.call("debug/explainPlacement", request))
+
+    async def advance_clock(self, seconds: float) -> ClockReading:
+        """``debug/advanceClock``: moves the bridge's clock on, when ``configure`` asked for
+        ``options={"clock": "manual"}``; otherwise raises with ``kind == "clockNotManual"``."""
+        return ClockReading.from_wire(await self.call("debug/advanceClock", {"seconds": seconds}))
 
     async def set_log_level(self, level: str) -> None:
         await self.call("setLogLevel", {"level": level})

@@ -169,6 +169,12 @@ class DataDirectoryInUseError(BridgeError):
     KIND = "dataDirectoryInUse"
 
 
+class ClockNotManualError(BridgeError):
+    """``advance_clock`` on a bridge whose ``configure`` did not ask for ``clock: "manual"``."""
+
+    KIND = "clockNotManual"
+
+
 # Raised by the client itself, not answered by the bridge.
 class BridgeTimeoutError(SuperwallBridgeError, TimeoutError):
     """The bridge did not answer a call within its timeout. The call was cancelled."""
@@ -205,6 +211,7 @@ _BY_KIND: dict[str, type[BridgeError]] = {
         PaywallSessionNotFoundError, ProductNotFoundError, PurchaseInProgressError, CustomerInfoTimeoutError,
         NoPurchaseControllerError, PaywallSkippedError, PaywallAlreadyPresentedError, NoPresenterError, NoConfigError,
         SubscriptionStatusTimeoutError, PaywallNotFoundError, ConfigUnavailableError, DataDirectoryInUseError,
+        ClockNotManualError,
     )
     if cls.KIND is not None
 }

@@ -21,6 +21,8 @@ from ._protocol import (
     PaywallDismissal, PreloadedPaywall, PaywallAlert, SurveyOption, Survey, SurveyRequest, SurveyAnswer, CustomCallback, CustomCallbackResult, StoreTransaction, PurchaseResult,
     RestorationResult, SubscriptionTransaction, NonSubscriptionTransaction, CustomerInfo, UserIdentity,
     ConfigureWarning, ConfigureResult, ConfigRefresh, ServerInfo,
+    ExpressionTrace, RuleExplanation, OccurrenceCheck, AudienceCheck, VariantCheck, PaywallCheck, PlacementExplanation,
+    PlacementDecision, DecisionChange, ClockReading,
 )
 from ._wire import WireModel, format_date, parse_date
 
@@ -35,6 +37,8 @@ __all__ = [
     "CustomCallbackResult", "StoreTransaction", "PurchaseResult", "RestorationResult",
     "SubscriptionTransaction", "NonSubscriptionTransaction", "CustomerInfo", "UserIdentity",
     "ConfigureWarning", "ConfigureResult", "ConfigRefresh", "ServerInfo",
+    "ExpressionTrace", "RuleExplanation", "OccurrenceCheck", "AudienceCheck", "VariantCheck", "PaywallCheck",
+    "PlacementExplanation", "PlacementDecision", "DecisionChange", "ClockReading",
 ]
 
 

@@ -465,3 +465,41 @@ def test_the_conformance_runner_works_from_an_installed_package_anywhere(bridge:
                            cwd=tmp_path, capture_output=True, text=True, timeout=120, env=environment)
     assert found.returncode == 0, found.stdout + found.stderr
     assert "1 passed, 0 failed" in found.stdout
+
+
+def test_explain_placement_says_why_with_the_rules_tree_and_changes_nothing(bridge: str, data_directory: str, bridge_arguments: list[str]) -> None:
+    async def scenario() -> None:
+        async with Superwall.start(bridge, arguments=bridge_arguments) as sw:
+            await sw.configure("pk_test", options=embedded(data_directory))
+            explanation = await sw.explain_placement("daily_limit_reached", user={"workouts_completed": 5})
+            assert explanation.outcome == "paywall" and not explanation.feature_granted
+            assert explanation.paywall is not None and explanation.paywall.identifier == "limit-reached-promo-code"
+            audience = explanation.audiences[0]
+            assert audience.matched and audience.occurrence is not None and audience.occurrence.stored_count == 0
+            assert audience.rule is not None and audience.rule.matches
+            threshold = audience.rule.tree.children[0]
+            assert threshold.text == "user.workouts_completed >= 3"
+            assert threshold.children[0].value_text == "5"
+            # The overlay held for the call only.
+            plain = await sw.explain_placement("daily_limit_reached")
+            assert plain.outcome == "noAudienceMatch"
+            assert plain.audiences[0].rule is not None and plain.audiences[0].rule.tree.children[0].children[0].error == "No such key: workouts_completed"
+
+    run(scenario())
+
+
+def test_a_manual_clock_moves_only_when_advanced_and_a_system_one_refuses(bridge: str, data_directory: str, bridge_arguments: list[str], tmp_path: Path) -> None:
+    from superwall_bridge import ClockNotManualError
+
+    async def scenario() -> None:
+        async with Superwall.start(bridge, arguments=bridge_arguments) as sw:
+            await sw.configure("pk_test", options={**embedded(data_directory), "clock": "manual"})
+            first = await sw.advance_clock(0)
+            later = await sw.advance_clock(3601)
+            assert later.now_ms - first.now_ms == 3_601_000
+        async with Superwall.start(bridge, arguments=bridge_arguments) as sw:
+            await sw.configure("pk_test", options=embedded(str(tmp_path / "system")))
+            with pytest.raises(ClockNotManualError):
+                await sw.advance_clock(1)
+
+    run(scenario())

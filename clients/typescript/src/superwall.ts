@@ -6,7 +6,7 @@ import type {
     Attributes, ConfigRefresh, ConfigureOptions, ConfigureResult, CustomCallbackResult, CustomerInfo, DeviceOverrides,
     Entitlement, EntitlementsInfo, InitializeResult, PaywallInfo, PaywallPresentation, PaywallResult, PresentationResult,
     Product, PurchaseResult, RegisterResult, SkipReason, StoreDetails, SubscriptionStatusInput, SubscriptionStatus, TrackedEvent,
-    PaywallPageLoadResult, PreloadedPaywall, GetPaywallParams, PaywallPresentSurveyParams, SurveyAnswer, ErrorObject, DelegateHandleSuperwallEventParams, DelegateTestModeTransactionParams, DelegateDidRedeemLinkParams,
+    PaywallPageLoadResult, PreloadedPaywall, GetPaywallParams, PlacementExplanation, DebugAdvanceClockResult, PaywallPresentSurveyParams, SurveyAnswer, ErrorObject, DelegateHandleSuperwallEventParams, DelegateTestModeTransactionParams, DelegateDidRedeemLinkParams,
 } from "./generated/protocol";
 
 /** The protocol version this client speaks. */
@@ -356,6 +356,21 @@ export class Superwall {
 
     async setLogLevel(level: string): Promise<void> {
         await this.call("setLogLevel", { level });
+    }
+
+    // MARK: Tools for editors and tests
+
+    /** What `register` would do for the placement now, and why, with no side effect: every
+     * audience's rule with the value each part of it took, the occurrence count, the variant,
+     * the paywall and the outcome. `user` overlays the user's attributes for this call only. */
+    explainPlacement(placement: string, options: { params?: Attributes; user?: Attributes } = {}): Promise<PlacementExplanation> {
+        return this.call("debug/explainPlacement", { placement, ...options });
+    }
+
+    /** Moves the bridge's clock on by `seconds`: only after `configure` with `options.clock:
+     * "manual"`; otherwise rejects with kind `clockNotManual`. */
+    advanceClock(seconds: number): Promise<DebugAdvanceClockResult> {
+        return this.call("debug/advanceClock", { seconds });
     }
 
     /** Ends the session: `shutdown`, `exit`, and the bridge's exit code. */

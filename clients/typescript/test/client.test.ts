@@ -307,3 +307,31 @@ test("a paywall's survey is shown through presentSurvey, and the delegate hears 
         await superwall.close();
     }
 });
+
+test("explainPlacement says why, with the rule's tree, and a manual clock moves only when advanced", async () => {
+    const superwall = await Superwall.configure({ apiKey: "pk_ts", options: { ...embedded(), clock: "manual" } });
+    try {
+        const explanation = await superwall.explainPlacement("daily_limit_reached", { user: { workouts_completed: 5 } });
+        assert.equal(explanation.outcome, "paywall");
+        assert.equal(explanation.featureGranted, false);
+        assert.equal(explanation.paywall?.identifier, "limit-reached-promo-code");
+        const rule = explanation.audiences[0].rule;
+        assert.ok(rule?.matches);
+        assert.equal(rule?.tree.children[0].text, "user.workouts_completed >= 3");
+        assert.equal(rule?.tree.children[0].children[0].valueText, "5");
+        const start = await superwall.advanceClock(0);
+        const later = await superwall.advanceClock(90);
+        assert.equal(later.nowMs - start.nowMs, 90_000);
+    } finally {
+        assert.equal(await superwall.close(), 0);
+    }
+});
+
+test("advanceClock on the system clock rejects with kind clockNotManual", async () => {
+    const superwall = await Superwall.configure({ apiKey: "pk_ts", options: embedded() });
+    try {
+        await assert.rejects(superwall.advanceClock(1), (error: unknown) => error instanceof BridgeError && error.kind === "clockNotManual");
+    } finally {
+        assert.equal(await superwall.close(), 0);
+    }
+});
