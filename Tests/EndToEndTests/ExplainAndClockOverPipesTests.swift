@@ -39,6 +39,25 @@ import TestSupport
         #expect(event["params"]?["event"]?["createdAt"]?.stringValue == now)
     }
 
+    @Test func theSessionTimeoutAndDaysSinceInstallFollowTheManualClock() async throws {
+        var client = try await PaywallClient.start(options: ["clock": "manual"])
+        client.bridge.client.notify("app/willResignActive")
+        // Notifications are handled in their own order, beside requests: wait for its event.
+        try await client.waitForEvent("app_close")
+        client.request("advance", "debug/advanceClock", ["seconds": 691_200])
+        _ = try #require(await client.reply(to: "advance"))
+        client.bridge.client.notify("app/didBecomeActive")
+        try await client.waitForEvent("app_open")
+        client.request("why", "debug/explainPlacement", ["placement": "session_start"])
+        let why = try #require(await client.reply(to: "why")?["result"])
+        let tree = try #require(why["audiences"]?.arrayValue?.first?["rule"]?["tree"])
+        let installAge = tree["children"]?.arrayValue?.first?["children"]?.arrayValue?.first?["children"]?.arrayValue?.first
+        #expect(installAge?["text"] == "device.daysSinceInstall")
+        #expect(installAge?["valueText"] == "8")
+        // Eight days away is past the hour's session timeout: a new session started.
+        try await client.waitForEvent("session_start", count: 2)
+    }
+
     @Test func theFlushTimerRunsOnTheManualClock() async throws {
         var client = try await PaywallClient.start(options: ["clock": "manual", "eventFlushIntervalMs": 100])
         client.request("register", "register", ["placement": "nobody_has_this"])
@@ -140,5 +159,17 @@ import TestSupport
         let missing = try await runBridge(["explain", "--config", folder.appendingPathComponent("none.json").path, "x"])
         #expect(missing.status == 1)
         #expect(!missing.stderr.isEmpty)
+    }
+}
+
+extension PaywallClient {
+    /// Pings until the delegate has heard `name` `count` times (bounded).
+    mutating func waitForEvent(_ name: String, count: Int = 1) async throws {
+        for attempt in 0..<500 where eventNames.filter({ $0 == name }).count < count {
+            request(.string("wait-\(attempt)"), "$/ping")
+            _ = await reply(to: .string("wait-\(attempt)"))
+            if eventNames.filter({ $0 == name }).count < count { try await Task.sleep(for: .milliseconds(5)) }
+        }
+        #expect(eventNames.filter { $0 == name }.count >= count, "\(name) heard \(count) times")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 @testable import SuperwallCore
+import Synchronization
 import Testing
 
 private let annual = "com.pockettrainer.pro.annual"
@@ -187,5 +188,67 @@ private var upsellTriggers: [[String: Any]] { [
         #expect(complete.delegateParameters["product_periodly"] == "yearly")
         #expect(harness.delegate.names.contains("freeTrial_start"))
         #expect(try await harness.superwall.customerInfo().subscriptions.first?.offerType == .trial)
+    }
+}
+
+/// The wall clock moving on at once (`debug/advanceClock` on a manual clock).
+@Suite struct ClockAdvanceTests {
+    @Test func aSubscriptionEndsWhenTheClockIsAdvancedPastItsExpiry() async throws {
+        let monthly = StoreProductDetails(productIdentifier: annual, price: 9.99, currencyCode: "USD", localizedPrice: "$9.99", period: .init(unit: .month))
+        let harness = await PresentationHarness.make(try await presentationConfig(upsellTriggers), testModeBehavior: .always, storeProducts: [monthly])
+        _ = try await harness.superwall.purchase(productId: annual)
+        guard case .active = try await harness.superwall.subscriptionStatus() else {
+            Issue.record("the purchase did not make the user active")
+            return
+        }
+        harness.clock.advance(by: 20 * 86_400)
+        await harness.superwall.clockDidAdvance()
+        guard case .active = try await harness.superwall.subscriptionStatus() else {
+            Issue.record("the subscription ended before its month was out")
+            return
+        }
+        harness.clock.advance(by: 20 * 86_400)
+        await harness.superwall.clockDidAdvance()
+        #expect(try await harness.superwall.subscriptionStatus() == .inactive)
+        #expect(harness.delegate.event("subscriptionStatus_didChange") != nil)
+    }
+}
+
+/// `StoppableClock`: the system's time until stopped, then only what advances give it.
+@Suite struct StoppableClockTests {
+    @Test func aStoppedClockStandsStillAndMovesByExactlyWhatItIsAdvanced() async throws {
+        let clock = StoppableClock()
+        #expect(clock.advance(by: 10) == nil, "a running clock is not advanced")
+        clock.stop()
+        let stopped = clock.now()
+        try await Task.sleep(for: .milliseconds(20))
+        #expect(clock.now() == stopped)
+        #expect(clock.advance(by: 3601) == stopped.addingTimeInterval(3601))
+        #expect(clock.now() == stopped.addingTimeInterval(3601))
+    }
+
+    @Test func aSleepOnAStoppedClockEndsWhenAnAdvanceReachesItsDeadline() async throws {
+        let clock = StoppableClock()
+        clock.stop()
+        let woke = Mutex(false)
+        let sleeper = Task {
+            try await clock.sleep(for: .seconds(60))
+            woke.withLock { $0 = true }
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        clock.advance(by: 59)
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(!woke.withLock { $0 })
+        clock.advance(by: 1)
+        try await sleeper.value
+        #expect(woke.withLock { $0 })
+    }
+
+    @Test func aSleepOnAStoppedClockEndsOnCancellation() async throws {
+        let clock = StoppableClock()
+        clock.stop()
+        let sleeper = Task { try await clock.sleep(for: .seconds(60)) }
+        sleeper.cancel()
+        await #expect(throws: CancellationError.self) { try await sleeper.value }
     }
 }
