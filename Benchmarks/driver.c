@@ -32,6 +32,10 @@
  *   B12 reader stall the worst `$/ping` round trip (one every 2 ms) while `configure` reads a
  *                   config of 16 MB, the largest the default --max-config-size takes; worst of
  *                   five runs; and while the bridge reads one 16 MiB request (bridge only)
+ *   B13 explain     `superwall-bridge explain --config GENERATED_CONFIG.json bench_gate`, from
+ *                   spawn to exit, median and max of 20 runs, beside the C echo's B1 startup;
+ *                   and `debug/explainPlacement` of bench_gate on a configured bridge, p50 and
+ *                   max of 200 (bridge only)
  * Figures are printed with the ratio bridge / C echo.
  */
 #define _GNU_SOURCE
@@ -634,6 +638,66 @@ static presentation_t measure_presentation(const char *path, const char *config_
     return figures;
 }
 
+/* ---- B13 ---- */
+static void row(const char *label, double peer, double bridge, const char *unit, int decimals);
+
+/* `superwall-bridge explain` of bench_gate, spawn to exit: median and max of 20 runs. */
+static void measure_explain_command(const char *path, const char *config_path, double *median, double *max) {
+    double samples[20];
+    for (int run = 0; run < 20; run++) {
+        double start = now_us();
+        pid_t child = fork();
+        if (child == 0) {
+            int null = open("/dev/null", O_WRONLY);
+            dup2(null, 1);
+            dup2(null, 2);
+            execl(path, path, "explain", "--config", config_path, "bench_gate", (char *)NULL);
+            _exit(127);
+        }
+        int status = 0;
+        waitpid(child, &status, 0);
+        samples[run] = now_us() - start;
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) { fprintf(stderr, "B13: explain exited with %d\n", status); exit(1); }
+    }
+    qsort(samples, 20, sizeof(double), compare_doubles);
+    *median = percentile(samples, 20, 0.5);
+    *max = samples[19];
+}
+
+/* `debug/explainPlacement` of bench_gate on a bridge configured with the generated config. */
+static latency_t measure_explain_request(const char *path, const char *config_path) {
+    char directory[] = "/tmp/superwall-bench-XXXXXX";
+    if (!mkdtemp(directory)) { perror("mkdtemp"); exit(1); }
+    server_t server = spawn_server(path);
+    initialize(&server);
+    char source[1024];
+    snprintf(source, sizeof source, "{\"type\":\"file\",\"path\":\"%s\"}", config_path);
+    configure_bridge(&server, source, directory, "");
+    double samples[200];
+    char request[256];
+    for (int i = 0; i < 200; i++) {
+        int length = snprintf(request, sizeof request,
+            "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"debug/explainPlacement\",\"params\":{\"placement\":\"bench_gate\"}}\n", 10 + i);
+        double start = now_us();
+        write_all(server.to_server, request, (size_t)length);
+        char *reply = read_reply(&server);
+        samples[i] = now_us() - start;
+        if (!strstr(reply, "\"noAudienceMatch\"")) { fprintf(stderr, "B13: unexpected answer %.200s\n", reply); exit(1); }
+    }
+    stop_server(&server);
+    remove_directory(directory);
+    qsort(samples, 200, sizeof(double), compare_doubles);
+    latency_t result = {percentile(samples, 200, 0.5), percentile(samples, 200, 0.9), percentile(samples, 200, 0.99), samples[199]};
+    return result;
+}
+
+static void print_explain(double peer_startup, double command_median, double command_max, latency_t request) {
+    row("B13 explain command, median of 20", peer_startup / 1000, command_median / 1000, "ms", 2);
+    printf("| %-44s | %12s | %12.2f | %-6s | %8s |\n", "B13 explain command, max of 20", "-", command_max / 1000, "ms", "< 50");
+    printf("| %-44s | %12s | %12.2f | %-6s | %8s |\n", "B13 debug/explainPlacement p50", "-", request.p50 / 1000, "ms", "< 50");
+    printf("| %-44s | %12s | %12.2f | %-6s | %8s |\n", "B13 debug/explainPlacement max of 200", "-", request.max / 1000, "ms", "< 50");
+}
+
 /* ---- the run ---- */
 typedef struct {
     const char *name;
@@ -716,7 +780,7 @@ int main(int argc, char **argv) {
         if (strcmp(argv[i], "--large-config") == 0) large_config_path = argv[i + 1];
     }
     if (!peer_path || !bridge_path || !config_path) {
-        fprintf(stderr, "usage: %s --peer ECHO_SERVER --bridge SUPERWALL_BRIDGE --config GENERATED_CONFIG.json [--large-config CONFIG.json] [--only startup|presentation|reload|events|stall]\n", argv[0]);
+        fprintf(stderr, "usage: %s --peer ECHO_SERVER --bridge SUPERWALL_BRIDGE --config GENERATED_CONFIG.json [--large-config CONFIG.json] [--only startup|presentation|reload|events|stall|explain]\n", argv[0]);
         return 2;
     }
     signal(SIGPIPE, SIG_IGN);
@@ -746,6 +810,15 @@ int main(int argc, char **argv) {
         printf("| %-44s | %12s | %12s | %-6s | %8s |\n", "figure", "C echo", "bridge", "unit", "ratio");
         row("B1 startup to first reply, median (CPU 0)", peer_median / 1000, bridge_median / 1000, "ms", 2);
         row("B1 startup to first reply, p90 (CPU 0)", peer_p90 / 1000, bridge_p90 / 1000, "ms", 2);
+        return 0;
+    }
+    if (only && strcmp(only, "explain") == 0) {
+        double peer_median, peer_p90, command_median, command_max;
+        measure_startup(peer_path, &peer_median, &peer_p90);
+        measure_explain_command(bridge_path, config_path, &command_median, &command_max);
+        latency_t request = measure_explain_request(bridge_path, config_path);
+        printf("| %-44s | %12s | %12s | %-6s | %8s |\n", "figure", "C echo", "bridge", "unit", "ratio");
+        print_explain(peer_median, command_median, command_max, request);
         return 0;
     }
     if (only && strcmp(only, "presentation") == 0) {
@@ -788,6 +861,10 @@ int main(int argc, char **argv) {
         stall = measure_reader_stall(bridge_path, large_config_path);
         message_stall = measure_message_stall(bridge_path);
     }
+    fprintf(stderr, "B13 explain...\n");
+    double explain_median, explain_max;
+    measure_explain_command(bridge_path, config_path, &explain_median, &explain_max);
+    latency_t explain_request = measure_explain_request(bridge_path, config_path);
     fprintf(stderr, "B11 events (60 s)...\n");
     event_flow_t event_flow = measure_event_flow(bridge_path, config_path, 60);
     double peer_spread, bridge_spread, peer_spread_u, bridge_spread_u;
@@ -837,9 +914,11 @@ int main(int argc, char **argv) {
         printf("| %-44s | %12s | %12.1f | %-6s | %8s |\n", "B12 worst ping during a 16 MB configure", "-", stall / 1000, "ms", "< 50");
         printf("| %-44s | %12s | %12.1f | %-6s | %8s |\n", "B12 worst ping while 16 MiB request is read", "-", message_stall / 1000, "ms", "< 50");
     }
+    print_explain(peer.startup_median, explain_median, explain_max, explain_request);
     printf("\nNoise: p50 spread across %d repetitions, same core: C echo %.1f%%, bridge %.1f%%; unpinned: C echo %.1f%%, bridge %.1f%%.\n",
            REPETITIONS, peer_spread, bridge_spread, peer_spread_u, bridge_spread_u);
     printf("Latency rows are the median repetition by p50. B3 checks every id came back exactly once.\n");
     printf("B8, B10 and B11 have no peer (the echo server has no configure); their last column is the target.\n");
+    printf("B13's peer column is the C echo's B1 startup, for scale: an explain is a process start, a config read and one placement.\n");
     return 0;
 }

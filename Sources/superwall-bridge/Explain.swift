@@ -61,9 +61,19 @@ struct Explain: ParsableCommand {
     ) async -> Result<PlacementExplanation, SuperwallError> {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("superwall-explain-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: directory) }
+        let narrowed: Data
+        do {
+            narrowed = try Config.narrowedText(try LocalFile.read(config, atMost: FileConfigSource.defaultMaximumSize), toPlacement: placement)
+        } catch let error as LocalFile.Failure {
+            return .failure(.configUnavailable("cannot read \(config): \(error.reason)"))
+        } catch let error as ConfigDecodingError {
+            return .failure(.invalidConfig(error))
+        } catch {
+            return .failure(.configUnavailable("\(error)"))
+        }
         let superwall = Superwall()
         let configured = await superwall.configure(apiKey: "pk_explain", options: Superwall.ConfigureOptions(
-            configSource: FileConfigSource(path: config), dataDirectory: directory, maxConfigRetryCount: 0, shouldPreload: false,
+            configSource: NarrowedConfig(text: narrowed, path: config), dataDirectory: directory, maxConfigRetryCount: 0, shouldPreload: false,
             eventTrackingBehavior: .none, eventFlushInterval: .seconds(86_400)))
         if let error = configured.error { return .failure(error) }
         do {
@@ -105,6 +115,14 @@ struct Explain: ParsableCommand {
     private final class ResultBox<Value>: @unchecked Sendable {
         var value: Value?
     }
+}
+
+/// The config file cut down to the placement explained (`Config.narrowedText`).
+private struct NarrowedConfig: ConfigSource {
+    let text: Data
+    let path: String
+    func fetchConfig(_ request: ConfigRequest) async throws -> Data { text }
+    var description: String { path }
 }
 
 /// An explanation as an indented tree, for people.

@@ -137,6 +137,23 @@ import Testing
         #expect(change.after.audiences.first?.expression == #"user.plan == "gold""#)
     }
 
+    /// `superwall-bridge explain` reads only the placement's part of the config.
+    @Test(arguments: ["onboarding_complete", "start_workout", "daily_limit_reached", "open_coach_chat", "deepLink_open", "session_start", "nope"])
+    func aConfigNarrowedToAPlacementExplainsItAsTheWholeConfigDoes(_ placement: String) async throws {
+        let narrowed = try Config.narrowedText(Data(EmbeddedDemoConfig.json.utf8), toPlacement: placement)
+        let config = try Config.decode(from: narrowed)
+        #expect(config.triggers.allSatisfy { $0.placementName == placement })
+        #expect(config.paywalls.count <= 2)
+        let whole = await demo()
+        let part = await PresentationHarness.make(String(decoding: narrowed, as: UTF8.self))
+        for harness in [whole, part] { _ = try await harness.superwall.setUserAttributes(["workouts_completed": 5]) }
+        let params: [String: JSON] = ["workout_tier": "pro", "path": "promo", "offer": "summer"]
+        let expected = try await whole.superwall.explainPlacement(placement, params: params)
+        let explained = try await part.superwall.explainPlacement(placement, params: params)
+        #expect(explained.decision == expected.decision)
+        #expect(explained.audiences == expected.audiences)
+    }
+
     /// Every rules conformance case whose context a user and a placement can carry (only
     /// `user` and `params` variables, of JSON kinds), as the audience of a placement: the
     /// explanation's decision is the pipeline's.
