@@ -29,11 +29,14 @@ public final class MemberPath: Sendable {
     public let field: String
     /// Dense from 0, in the order paths were first compiled.
     public let number: Int
+    /// Whether `field` names a builtin function (`device.size` reads as the function).
+    let fieldIsBuiltin: Bool
 
     private init(variable: String, field: String, number: Int) {
         self.variable = variable
         self.field = field
         self.number = number
+        fieldIsBuiltin = Builtin(rawValue: field) != nil
     }
 
     private static let interned = Mutex<[String: MemberPath]>([:])

@@ -6,6 +6,10 @@ struct Compiler {
     private let optimize: Bool
     private var scopes: [(name: String, slot: Int)] = []
     private(set) var slotCount = 0
+    /// The variables' fields the expression reads, when that is all it reads of the outside
+    /// world (no variable whole, no host function, no `hasFn`); nil otherwise. Its value is
+    /// then a function of these fields' values alone (`Rule`'s memo).
+    private(set) var memberPaths: [MemberPath]? = []
 
     init(optimize: Bool = true) {
         self.optimize = optimize
@@ -19,9 +23,10 @@ struct Compiler {
             return Constant(value: literal)
         case .identifier(let name):
             if let local = scopes.last(where: { $0.name == name }) { return LocalVariable(slot: local.slot) }
+            memberPaths = nil
             return GlobalVariable(name: name)
         case .select(let operand, let field):
-            return Select(operand: try lower(operand), field: field)
+            return Select(operand: try lowerOperand(operand, reading: field), field: field)
         case .index(let operand, let index):
             return Index(operand: try lower(operand), index: try lower(index))
         case .call(let name, let target, let arguments):
@@ -55,7 +60,7 @@ struct Compiler {
             if optimize, case .call("has", nil, let hasArguments) = condition, hasArguments.count == 1,
                case .select(let operand, let field) = then, hasArguments[0] == then,
                case .literal(let fallback) = otherwise {
-                return SelectOrDefault(operand: try lower(operand), field: field, fallback: fallback)
+                return SelectOrDefault(operand: try lowerOperand(operand, reading: field), field: field, fallback: fallback)
             }
             return Conditional(condition: try lower(condition), then: try lower(then), otherwise: try lower(otherwise))
         case .traced(let number, let inner):
@@ -63,6 +68,14 @@ struct Compiler {
         case .probed(let number, let inner):
             return Traced(number: number, inner: try lower(inner), isEvaluation: false)
         }
+    }
+
+    /// A member access's operand: a variable read only for `field` keeps the expression's
+    /// reads a list of member paths.
+    private mutating func lowerOperand(_ operand: Expr, reading field: String) throws(CompileError) -> any Node {
+        guard case .identifier(let name) = operand, !scopes.contains(where: { $0.name == name }) else { return try lower(operand) }
+        memberPaths?.append(MemberPath.of(variable: name, field: field))
+        return GlobalVariable(name: name)
     }
 
     private mutating func lowerAll(_ expressions: [Expr]) throws(CompileError) -> [any Node] {
@@ -102,6 +115,7 @@ struct Compiler {
             if builtin == .size, let target {
                 return BuiltinCall(builtin: builtin, arguments: try lowerAll(arguments), ignoredReceiver: try lower(target))
             }
+            if builtin == .hasFn { memberPaths = nil }
             let all = (target.map { [$0] } ?? []) + arguments
             if builtin == .matches, all.count == 2, case .literal(.string(let pattern)) = all[1],
                let compiled = try? RegularExpression(pattern) {
@@ -109,6 +123,7 @@ struct Compiler {
             }
             return BuiltinCall(builtin: builtin, arguments: try lowerAll(all))
         }
+        memberPaths = nil
         return DynamicCall(name: name, target: try target.map { (expression) throws(CompileError) in try lower(expression) }, arguments: try lowerAll(arguments))
     }
 

@@ -6,6 +6,9 @@ public struct Program: Sendable {
     public let source: String
     private let root: any Node
     private let localSlots: Int
+    /// The variables' fields the program reads, when they are all it reads of the outside
+    /// world: its value is then a function of their values alone (`FieldValue`).
+    public let memberPaths: [MemberPath]?
 
     public init(_ source: String) throws(CompileError) {
         try self.init(source, optimize: true)
@@ -17,6 +20,7 @@ public struct Program: Sendable {
         var compiler = Compiler(optimize: optimize)
         root = try compiler.lower(rewritten)
         localSlots = compiler.slotCount
+        memberPaths = compiler.memberPaths.map { paths in paths.reduce(into: []) { unique, path in if !unique.contains(where: { $0 === path }) { unique.append(path) } } }
     }
 
     /// The value, with Superscript's post-pass applied: undeclared references, unknown
@@ -118,4 +122,27 @@ public final class Rule: Sendable, Equatable {
     }
 
     public static func == (lhs: Rule, rhs: Rule) -> Bool { lhs.source == rhs.source }
+}
+
+/// What a member path reads in an activation, as `Select` reads it: the variable may be
+/// missing, and the field missing from it. Compared exactly (`Value`'s structural `==`: an
+/// int 1 is not a double 1).
+public enum FieldValue: Equatable, Sendable {
+    case noVariable
+    case field(Value?)
+
+    public init(of path: MemberPath, in activation: any Activation) {
+        if let remembered = activation.rememberedMember(path) {
+            self = .field(remembered)
+            return
+        }
+        guard let container = activation.variable(named: path.variable) else {
+            self = .noVariable
+            return
+        }
+        let frame = Frame(activation: activation, localSlots: 0)
+        let value = frame.member(path.field, of: container, isBuiltin: path.fieldIsBuiltin)
+        activation.remember(value, for: path)
+        self = .field(value)
+    }
 }

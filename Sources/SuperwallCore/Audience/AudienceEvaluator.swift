@@ -24,10 +24,16 @@ struct AudienceEvaluator {
     func evaluate(_ trigger: Trigger?) -> AudienceOutcome {
         guard let trigger else { return .placementNotFound }
         var unmatched: [UnmatchedAudience] = []
+        // Computed properties give their audience a context of its own: no memo then.
+        let reading = trigger.audiences.contains { !$0.computedProperties.isEmpty }
+            ? nil : trigger.memo.reading(trigger.audiences.map(\.rule), in: context)
+        defer { if let reading { trigger.memo.keep(reading) } }
         // By index, reading only the fields needed: a `for in` loop, or passing an audience
         // along, copies the whole audience.
         for index in trigger.audiences.indices {
-            guard matches(trigger.audiences[index].rule, computing: trigger.audiences[index].computedProperties) else {
+            let ruleMatches = reading?.answer(index) { matches(trigger.audiences[index].rule, computing: []) }
+                ?? matches(trigger.audiences[index].rule, computing: trigger.audiences[index].computedProperties)
+            guard ruleMatches else {
                 unmatched.append(UnmatchedAudience(source: .expression, experimentId: trigger.audiences[index].experimentId,
                                                    parameterKey: trigger.audiences[index].unmatchedParameterKey))
                 continue

@@ -95,10 +95,16 @@ public struct Trigger: Sendable, Equatable {
     public var placementName: String
     /// Audiences in order: the first that matches wins.
     public var audiences: [Audience]
+    /// The audience rules' last answers (not part of the trigger's value).
+    let memo = AudienceMemo()
 
     public init(placementName: String, audiences: [Audience]) {
         self.placementName = placementName
         self.audiences = audiences
+    }
+
+    public static func == (lhs: Trigger, rhs: Trigger) -> Bool {
+        lhs.placementName == rhs.placementName && lhs.audiences == rhs.audiences
     }
 }
 
