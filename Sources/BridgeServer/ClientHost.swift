@@ -162,8 +162,15 @@ struct ClientPresentationHandler: PresentationHandler {
         notify("handler/onDismiss", ["paywallInfo": info.wireValue, "result": result.wireValue])
     }
 
+    /// Written straight to JSON text: every skipped `register` sends one.
     func onSkip(_ reason: PaywallSkipReason) {
-        notify("handler/onSkip", ["reason": reason.wireValue])
+        guard let connection = host.connection else { return }
+        var params = Array(#"{"reason":"#.utf8)
+        params.append(contentsOf: JSONWriter.encode(reason.wireValue))
+        params.append(contentsOf: #","registerId":"#.utf8)
+        params.append(contentsOf: JSONWriter.encode(registerId))
+        params.append(UInt8(ascii: "}"))
+        connection.notify("handler/onSkip", encodedParams: params)
     }
 
     func onError(_ error: PresentationError) {
