@@ -24,9 +24,10 @@ struct AudienceEvaluator {
     func evaluate(_ trigger: Trigger?) -> AudienceOutcome {
         guard let trigger else { return .placementNotFound }
         var unmatched: [UnmatchedAudience] = []
+        unmatched.reserveCapacity(trigger.audiences.count)
         // Computed properties give their audience a context of its own: no memo then.
         let reading = trigger.audiences.contains { !$0.computedProperties.isEmpty }
-            ? nil : trigger.memo.reading(trigger.audiences.map(\.rule), in: context)
+            ? nil : trigger.memo.reading(trigger.audiences, in: context)
         defer { if let reading { trigger.memo.keep(reading) } }
         // By index, reading only the fields needed: a `for in` loop, or passing an audience
         // along, copies the whole audience.

@@ -25,28 +25,42 @@ final class AudienceMemo: Sendable {
     /// works out, kept for the next evaluation by `keep()`.
     final class Reading {
         fileprivate var state: Remembered
+        /// Whether it worked out an answer the memo did not have.
+        fileprivate var learned = false
         fileprivate init(_ state: Remembered) { self.state = state }
 
         func answer(_ index: Int, otherwise evaluate: () -> Bool) -> Bool {
             if let known = state.answers[index] { return known }
             let answer = evaluate()
             state.answers[index] = answer
+            learned = true
             return answer
         }
     }
 
-    /// A reading for `rules` in `activation`, or nil when some rule reads more than fields
-    /// (its answers are not remembered).
-    func reading(_ rules: [Rule?], in activation: any Activation) -> Reading? {
+    /// A reading for the audiences' rules in `activation`, or nil when some rule reads more
+    /// than fields (its answers are not remembered).
+    func reading(_ audiences: [Audience], in activation: any Activation) -> Reading? {
         let last = remembered.withLock { $0 }
-        let sameRules = last.map { $0.rules.count == rules.count && zip($0.rules, rules).allSatisfy { $0 === $1 } } ?? false
-        guard let paths = sameRules ? last?.paths : Self.paths(of: rules) else { return nil }
+        if let last, last.rules.count == audiences.count, audiences.indices.allSatisfy({ last.rules[$0] === audiences[$0].rule }) {
+            var same = true
+            for index in last.paths.indices where FieldValue(of: last.paths[index], in: activation) != last.fields[index] {
+                same = false
+                break
+            }
+            if same { return Reading(last) }
+            return Reading(Remembered(rules: last.rules, paths: last.paths, fields: last.paths.map { FieldValue(of: $0, in: activation) },
+                                      answers: Array(repeating: nil, count: audiences.count)))
+        }
+        let rules = audiences.map(\.rule)
+        guard let paths = Self.paths(of: rules) else { return nil }
         let fields = paths.map { FieldValue(of: $0, in: activation) }
-        if sameRules, let last, last.fields == fields { return Reading(last) }
         return Reading(Remembered(rules: rules, paths: paths, fields: fields, answers: Array(repeating: nil, count: rules.count)))
     }
 
+    /// Keeps what `reading` worked out for the next evaluation.
     func keep(_ reading: Reading) {
+        guard reading.learned else { return }
         remembered.withLock { $0 = reading.state }
     }
 
