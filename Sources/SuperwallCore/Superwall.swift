@@ -819,13 +819,16 @@ public actor Superwall {
         _ parameters: () -> [String: JSON]
     ) -> (event: TrackedEvent, memo: RepeatedEvent<Key>) {
         if let remembered, remembered.matches(key, appSessionId: appSessionId) {
-            let event = makeEvent(name, remembered.parameters, custom: custom, isSuperwallEvent: isSuperwallEvent)
+            var event = makeEvent(name, remembered.parameters, custom: custom, isSuperwallEvent: isSuperwallEvent)
+            event.delegateText = remembered.delegateText
             return (record(event, audienceJSON: remembered.audienceJSON), remembered)
         }
-        let event = makeEvent(name, parameters(), custom: custom, isSuperwallEvent: isSuperwallEvent)
+        var event = makeEvent(name, parameters(), custom: custom, isSuperwallEvent: isSuperwallEvent)
         let audienceJSON = event.audienceParametersJSON
+        let memo = RepeatedEvent(key: key, parameters: event.superwallParameters, audienceJSON: audienceJSON)
+        event.delegateText = memo.delegateText
         record(event, audienceJSON: audienceJSON)
-        return (event, RepeatedEvent(key: key, parameters: event.superwallParameters, audienceJSON: audienceJSON))
+        return (event, memo)
     }
 
     /// `audienceJSON` is the event's `audienceParametersJSON`, when the caller has it already.

@@ -358,6 +358,14 @@ func samplePaywallInfo() -> PaywallInfo {
         events = fires(harness)
         #expect(events.last?.superwallParameters["app_session_id"] != session)
         #expect(events.last?.superwallParameters["app_session_id"] != nil)
+        // The delegate's text is written once for the repeats, and is what the params say.
+        for event in events {
+            var fresh = event
+            fresh.delegateText = nil
+            #expect(event.delegateParametersJSON == fresh.delegateParametersJSON)
+        }
+        #expect(events[0].delegateParametersJSON == events[1].delegateParametersJSON)
+        #expect(events.last?.delegateParametersJSON != events[0].delegateParametersJSON)
         await harness.superwall.flushEvents()
         let rows = try String(contentsOfFile: harness.directory + "/events.jsonl", encoding: .utf8)
             .split(separator: "\n").filter { $0.contains(#""event_name":"trigger_fire""#) }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// One event the SDK tracked: a Superwall event (`app_launch`, `user_attributes`, ...) or a
 /// placement the app registered.
@@ -20,6 +21,9 @@ public struct TrackedEvent: Sendable, Equatable {
     /// What the event is about, as SuperwallKit's `SuperwallEvent` carries it in its
     /// associated values (the paywall, the product): for a delegate's typed fields.
     public var subject: EventSubject
+    /// `delegateParametersJSON`, shared by the events that repeat one (`RepeatedEvent`): they
+    /// have the same params.
+    var delegateText: ParametersText?
 
     public init(id: UUID, name: String, isSuperwallEvent: Bool = true, superwallParameters: [String: JSON] = [:],
                 customParameters: [String: JSON] = [:], createdAt: Date) {
@@ -83,6 +87,11 @@ public struct TrackedEvent: Sendable, Equatable {
     /// `delegateParameters` as JSON text, keys in order at every level, written without
     /// merging the dictionaries first: every event a bound delegate hears pays for this.
     public var delegateParametersJSON: [UInt8] {
+        if let delegateText { return delegateText.text { writeDelegateParameters() } }
+        return writeDelegateParameters()
+    }
+
+    private func writeDelegateParameters() -> [UInt8] {
         var members: [(key: String, value: JSON)] = []
         members.reserveCapacity(customParameters.count + superwallParameters.count + 1)
         for (key, value) in customParameters where superwallParameters[key] == nil && !Self.isNamed(key, "is_superwall") {
@@ -92,6 +101,21 @@ public struct TrackedEvent: Sendable, Equatable {
         members.append(("is_superwall", .bool(true)))
         return JSON.sortedObjectText(members)
     }
+}
+
+/// An event's params as JSON text, written once for all the events that repeat it. Not part
+/// of an event's value: two events are equal whatever their caches hold.
+final class ParametersText: Sendable, Equatable {
+    private let written = Mutex<[UInt8]?>(nil)
+
+    func text(_ write: () -> [UInt8]) -> [UInt8] {
+        if let text = written.withLock({ $0 }) { return text }
+        let text = write()
+        written.withLock { $0 = text }
+        return text
+    }
+
+    static func == (lhs: ParametersText, rhs: ParametersText) -> Bool { true }
 }
 
 /// The objects an event concerns, beyond its parameters. Boxed: most events have none, and

@@ -229,6 +229,8 @@ struct RepeatedEvent<Key: Equatable & Sendable>: Sendable {
     /// With `app_session_id`.
     let parameters: [String: JSON]
     let audienceJSON: [UInt8]
+    /// The params as a delegate hears them, once one has.
+    let delegateText = ParametersText()
     /// The params as audience rules read them, once the caller has needed them.
     var audienceParameters: [String: JSON]?
 
