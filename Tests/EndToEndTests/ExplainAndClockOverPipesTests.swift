@@ -156,6 +156,17 @@ import TestSupport
         #expect(answer["outcome"] == "paywall")
         #expect(answer["paywall"]?["identifier"] == "summer-sale")
 
+        // On a terminal (a pseudo-terminal from util-linux's `script`), the tree is coloured.
+        let terminalOutput = folder.appendingPathComponent("terminal.txt")
+        _ = FileManager.default.createFile(atPath: terminalOutput.path, contents: nil)
+        let output = open(terminalOutput.path, O_WRONLY)
+        let command = "\(BridgeProcess.binaryPath) explain --config \(config.path) --user \(user.path) daily_limit_reached"
+        let terminal = try ChildProcess("/usr/bin/script", ["-qec", command, "/dev/null"], stdout: output)
+        close(output)
+        while terminal.isRunning { try await Task.sleep(for: .milliseconds(5)) }
+        let coloured = try String(contentsOf: terminalOutput, encoding: .utf8)
+        #expect(coloured.contains("\u{1B}[31m✗ String(\"many\") can not be compared to Int(3)\u{1B}[0m"), "\(coloured)")
+
         let missing = try await runBridge(["explain", "--config", folder.appendingPathComponent("none.json").path, "x"])
         #expect(missing.status == 1)
         #expect(!missing.stderr.isEmpty)

@@ -156,28 +156,36 @@ import Testing
 
     /// Every rules conformance case whose context a user and a placement can carry (only
     /// `user` and `params` variables, of JSON kinds), as the audience of a placement: the
-    /// explanation's decision is the pipeline's.
-    @Test func theExplanationAgreesWithThePipelineOnTheRulesConformanceCases() async throws {
+    /// explanation's decision is what `register` then does. The host refuses to show
+    /// paywalls, so a `register` that decides on one asks for it and ends at once.
+    @Test func theExplanationAgreesWithRegisterOnTheRulesConformanceCases() async throws {
         let cases = try PlacementCarriedCase.load()
-        #expect(cases.count > 40)
+        #expect(cases.count == 43)
         let config = try await presentationConfig(cases.enumerated().map { index, testCase in
             placement("case_\(index)", [audience("x\(index)", rule: testCase.expression, variants: [treatment("t\(index)", "coach-upsell-gated")])])
         })
-        let harness = await PresentationHarness.make(config)
+        let presenter = FakePresenter(behavior: .refuse)
+        let harness = await PresentationHarness.make(config, presenter: presenter)
+        var seen: Set<PlacementExplanation.Outcome> = []
         for (index, testCase) in cases.enumerated() {
             _ = try await harness.superwall.setUserAttributes(testCase.user.mapValues { $0 })
             let explanation = try await harness.superwall.explainPlacement("case_\(index)", params: testCase.params)
-            let result = try await harness.superwall.presentationResult(for: "case_\(index)", params: testCase.params)
-            let expected: PlacementExplanation.Outcome = switch result {
-            case .paywall: .paywall
-            case .noAudienceMatch: .noAudienceMatch
-            case .holdout: .holdout
-            case .placementNotFound: .placementNotFound
-            case .paywallNotAvailable: .paywallNotAvailable
+            let shownBefore = presenter.presentations.count
+            let outcome = try await harness.superwall.register(placement: "case_\(index)", params: testCase.params)
+            let registered: PlacementExplanation.Outcome
+            switch outcome.ending {
+            case .skipped(.noAudienceMatch): registered = .noAudienceMatch
+            case .skipped(.holdout): registered = .holdout
+            case .skipped(.placementNotFound): registered = .placementNotFound
+            case .failed where presenter.presentations.count == shownBefore + 1: registered = .paywall
+            default: registered = .paywallNotAvailable
             }
-            #expect(explanation.outcome == expected, "\(testCase.expression)")
+            #expect(explanation.outcome == registered, "\(testCase.expression)")
+            seen.insert(registered)
+            #expect(explanation.featureGranted == (registered != .paywall), "\(testCase.expression)")
             _ = try await harness.superwall.setUserAttributes(testCase.user.mapValues { _ in nil })
         }
+        #expect(seen == [.paywall, .noAudienceMatch])
     }
 }
 
