@@ -11,6 +11,8 @@ import Synchronization
 public final class Store: Sendable {
     /// Internal only so that tests can make SQLite refuse a write.
     let database: any DatabaseWriter
+    /// The statements of the commit every answered request makes, prepared on first use.
+    private let commitStatements = Mutex<CommitStatements?>(nil)
     /// Placement-log rows accepted but not yet committed (see `logPlacement`).
     private let unwritten = Mutex(UnwrittenPlacements())
     /// The log's times by name, committed or not: what rules read.
@@ -76,6 +78,9 @@ public final class Store: Sendable {
 
     deinit {
         try? commitPendingWrites()
+        if let statements = commitStatements.withLock({ $0 }) {
+            database.writeWithoutTransaction { _ in statements.finalize() }
+        }
     }
 
     private static var migrator: DatabaseMigrator {
@@ -284,10 +289,11 @@ public final class Store: Sendable {
     public func commitPendingWrites() throws {
         guard unwritten.withLock({ !$0.rows.isEmpty }) else { return }
         try database.writeWithoutTransaction { db in
-            try db.cachedStatement(sql: "BEGIN IMMEDIATE TRANSACTION").execute()
+            let statements = try commitStatements(in: db)
+            try statements.run(statements.begin, in: db)
             do {
-                try writeUnwritten(db)
-                try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
+                try writeUnwritten(db, insert: statements.insert)
+                try statements.run(statements.commit, in: db)
             } catch {
                 if db.isInsideTransaction { try? db.execute(sql: "ROLLBACK TRANSACTION") }
                 throw error
@@ -295,19 +301,26 @@ public final class Store: Sendable {
         }
     }
 
+    private func commitStatements(in db: Database) throws -> CommitStatements {
+        if let statements = commitStatements.withLock({ $0 }) { return statements }
+        let statements = try CommitStatements(db)
+        commitStatements.withLock { $0 = statements }
+        return statements
+    }
+
     /// Inserts the accepted rows in `db`'s transaction. They are taken inside it, so rows are
     /// committed in the order they were accepted whichever thread commits; if the insert
     /// fails they are put back for the next commit.
-    private func writeUnwritten(_ db: Database) throws {
+    private func writeUnwritten(_ db: Database, insert prepared: OpaquePointer? = nil) throws {
         let rows = unwritten.withLock { unwritten in
             defer { unwritten.rows.removeAll(keepingCapacity: true) }
             return unwritten.rows
         }
         guard !rows.isEmpty else { return }
         do {
-            let insert = try db.cachedStatement(sql: "INSERT INTO placement (name, createdAtMs, params, eventId, queued) VALUES (?, ?, ?, ?, ?)")
-            defer { sqlite3_reset(insert.sqliteStatement) }
-            for row in rows { try Self.insert(row, with: insert.sqliteStatement, in: db) }
+            let insert = try prepared ?? commitStatements(in: db).insert
+            defer { sqlite3_reset(insert) }
+            for row in rows { try Self.insert(row, with: insert, in: db) }
         } catch {
             unwritten.withLock { $0.rows.insert(contentsOf: rows, at: 0) }
             throw error
@@ -500,5 +513,41 @@ public final class Store: Sendable {
         try database.read { db in
             try Int64.fetchOne(db, sql: "SELECT id FROM placement WHERE queued = 1 ORDER BY id DESC LIMIT 1 OFFSET ?", arguments: [count])
         }
+    }
+}
+
+/// `BEGIN IMMEDIATE`, `COMMIT` and the placement insert, prepared once on the writer's
+/// connection and run with SQLite's own calls. Every answered request commits: GRDB's
+/// statement cache and its bookkeeping around each statement cost 7k instructions a commit.
+/// Used only inside the writer's queue; finalized before the connection closes.
+private final class CommitStatements: @unchecked Sendable {
+    let begin: OpaquePointer
+    let commit: OpaquePointer
+    let insert: OpaquePointer
+
+    init(_ db: Database) throws {
+        func prepare(_ sql: String) throws -> OpaquePointer {
+            var statement: OpaquePointer?
+            let code = sqlite3_prepare_v3(db.sqliteConnection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+            guard code == SQLITE_OK, let statement else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+            }
+            return statement
+        }
+        begin = try prepare("BEGIN IMMEDIATE TRANSACTION")
+        commit = try prepare("COMMIT TRANSACTION")
+        insert = try prepare("INSERT INTO placement (name, createdAtMs, params, eventId, queued) VALUES (?, ?, ?, ?, ?)")
+    }
+
+    func run(_ statement: OpaquePointer, in db: Database) throws {
+        let code = sqlite3_step(statement)
+        sqlite3_reset(statement)
+        guard code == SQLITE_DONE else {
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+        }
+    }
+
+    func finalize() {
+        for statement in [begin, commit, insert] { sqlite3_finalize(statement) }
     }
 }
