@@ -88,10 +88,14 @@ extension PaywallSkipReason {
     var wireValue: JSONValue {
         switch self {
         case .holdout(let experiment): ["type": "holdout", "experiment": experiment.wireValue]
-        case .noAudienceMatch: ["type": "noAudienceMatch"]
-        case .placementNotFound: ["type": "placementNotFound"]
+        case .noAudienceMatch: Self.noAudienceMatchValue
+        case .placementNotFound: Self.placementNotFoundValue
         }
     }
+
+    // Built once: most `register`s end in one of these.
+    private static let noAudienceMatchValue: JSONValue = ["type": "noAudienceMatch"]
+    private static let placementNotFoundValue: JSONValue = ["type": "placementNotFound"]
 }
 
 extension PaywallResult {
@@ -114,6 +118,21 @@ extension PresentationError {
 extension PresentationOutcome {
     /// `register`'s answer.
     var wireValue: JSONValue {
+        // Most `register`s are skipped for one of two reasons: their answers are built once.
+        if case .skipped(let reason) = ending, featureGranted {
+            switch reason {
+            case .noAudienceMatch: return Self.skippedWithNoAudienceMatch
+            case .placementNotFound: return Self.skippedWithPlacementNotFound
+            case .holdout: break
+            }
+        }
+        return Self.wireValue(ending, featureGranted: featureGranted)
+    }
+
+    private static let skippedWithNoAudienceMatch = wireValue(.skipped(.noAudienceMatch), featureGranted: true)
+    private static let skippedWithPlacementNotFound = wireValue(.skipped(.placementNotFound), featureGranted: true)
+
+    private static func wireValue(_ ending: Ending, featureGranted: Bool) -> JSONValue {
         var result: JSONObject = [
             "featureGranted": .bool(featureGranted), "skipReason": .null, "paywallInfo": .null, "paywallResult": .null, "error": .null,
         ]

@@ -21,7 +21,8 @@ extension JSON {
 
 extension Dictionary where Key == String, Value == JSON {
     public init(_ object: JSONObject) {
-        self.init(uniqueKeysWithValues: object.map { ($0.key, JSON($0.value)) })
+        self.init(minimumCapacity: object.count)
+        for (key, value) in object { self[key] = JSON(value) }
     }
 }
 

@@ -78,14 +78,19 @@ struct PlacementTimeline {
     /// The folded ones, for the names that have any.
     private var folded: [String: Folded] = [:]
 
+    /// One lookup of the name: every tracked event inserts here.
     mutating func insert(_ name: String, atMs time: Double) {
-        guard let last = times[name]?.last, last > time else {
-            times[name, default: []].append(time)
-            if times[name]!.count >= 2 * Self.exactCapacity { fold(name) }
+        guard let index = times.index(forKey: name) else {
+            times[name] = [time]
+            return
+        }
+        guard let last = times.values[index].last, last > time else {
+            times.values[index].append(time)
+            if times.values[index].count >= 2 * Self.exactCapacity { fold(name) }
             return
         }
         // A clock that went back: keep the order.
-        times[name]!.insert(time, at: Self.firstIndex(in: times[name]!, after: time))
+        times.values[index].insert(time, at: Self.firstIndex(in: times.values[index], after: time))
     }
 
     /// Moves a name's oldest `exactCapacity` exact times into their seconds' buckets.
