@@ -8,7 +8,7 @@ struct Compiler {
     private(set) var slotCount = 0
     /// The variables' fields the expression reads, when that is all it reads of the outside
     /// world (no variable whole, no host function, no `hasFn`); nil otherwise. Its value is
-    /// then a function of these fields' values alone (`Rule`'s memo).
+    /// then a function of these fields' values alone (`Program.memberPaths`).
     private(set) var memberPaths: [MemberPath]? = []
 
     init(optimize: Bool = true) {

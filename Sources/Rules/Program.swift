@@ -20,7 +20,11 @@ public struct Program: Sendable {
         var compiler = Compiler(optimize: optimize)
         root = try compiler.lower(rewritten)
         localSlots = compiler.slotCount
-        memberPaths = compiler.memberPaths.map { paths in paths.reduce(into: []) { unique, path in if !unique.contains(where: { $0 === path }) { unique.append(path) } } }
+        memberPaths = compiler.memberPaths.map { paths in
+            paths.reduce(into: []) { unique, path in
+                if !unique.contains(where: { $0 === path }) { unique.append(path) }
+            }
+        }
     }
 
     /// The value, with Superscript's post-pass applied: undeclared references, unknown

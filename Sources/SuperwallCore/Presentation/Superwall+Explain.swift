@@ -91,12 +91,12 @@ extension Superwall {
         else { return explanation }
         explanation.placementFound = true
         explanation.audiences = evaluator.explain(trigger)
-        guard let audience = trigger.audiences.first(where: { audience in
-            explanation.audiences.contains { $0.matched && $0.experimentId == audience.experimentId }
-        }) else {
+        // The checks are in the audiences' order.
+        guard let matched = explanation.audiences.firstIndex(where: \.matched) else {
             explanation.outcome = .noAudienceMatch
             return explanation
         }
+        let audience = trigger.audiences[matched]
         guard let assignment = sessionView?.assignments[audience.experimentId] else {
             explanation.unassignedExperimentId = audience.experimentId
             explanation.outcome = .paywallNotAvailable
