@@ -382,6 +382,17 @@ static void configure_bridge(server_t *server, const char *config_source_json, c
     if (!strstr(reply, "\"configured\"")) { fprintf(stderr, "configure failed: %s\n", reply); exit(1); }
 }
 
+/* A bridge initialized and configured with the config file at `config_path`, its data in
+ * `directory`. */
+static server_t spawn_configured(const char *path, const char *config_path, const char *directory, const char *extra_options) {
+    server_t server = spawn_server(path);
+    initialize(&server);
+    char source[1024];
+    snprintf(source, sizeof source, "{\"type\":\"file\",\"path\":\"%s\"}", config_path);
+    configure_bridge(&server, source, directory, extra_options);
+    return server;
+}
+
 static void remove_directory(const char *directory) {
     char command[512];
     snprintf(command, sizeof command, "rm -rf %s", directory);
@@ -554,11 +565,8 @@ static event_flow_t measure_event_flow(const char *path, const char *config_path
     enum { WINDOW = 64, EVENTS_PER_REGISTER = 3 };
     char directory[] = "/tmp/superwall-bench-events-XXXXXX";
     if (!mkdtemp(directory)) { perror("mkdtemp"); exit(1); }
-    server_t server = spawn_server(path);
-    initialize(&server);
+    server_t server = spawn_configured(path, config_path, directory, ",\"eventFlushIntervalMs\":1000");
     char request[2048];
-    snprintf(request, sizeof request, "{\"type\":\"file\",\"path\":\"%s\"}", config_path);
-    configure_bridge(&server, request, directory, ",\"eventFlushIntervalMs\":1000");
     long sent = 0, answered = 0;
     for (; sent < WINDOW; sent++) write_all(server.to_server, request, presentation_request(request, 100 + sent, "register"));
     double start = now_us(), early_at = start + 5e6, end = start + seconds * 1e6;
@@ -623,12 +631,12 @@ static presentation_t measure_presentation(const char *path, const char *config_
     pin_to_cpu0(1);
     char directory[] = "/tmp/superwall-bench-XXXXXX";
     if (!mkdtemp(directory)) { perror("mkdtemp"); exit(1); }
-    server_t server = spawn_server(path);
-    initialize(&server);
+    server_t server;
     if (configure_first) {
-        char source[1024];
-        snprintf(source, sizeof source, "{\"type\":\"file\",\"path\":\"%s\"}", config_path);
-        configure_bridge(&server, source, directory, "");
+        server = spawn_configured(path, config_path, directory, "");
+    } else {
+        server = spawn_server(path);
+        initialize(&server);
     }
     figures.result = measure_method(&server, "getPresentationResult", 20000, configure_first ? "\"noAudienceMatch\"" : NULL);
     figures.reg = measure_method(&server, "register", 20000, configure_first ? "\"skipped\"" : NULL);
@@ -668,11 +676,7 @@ static void measure_explain_command(const char *path, const char *config_path, d
 static latency_t measure_explain_request(const char *path, const char *config_path) {
     char directory[] = "/tmp/superwall-bench-XXXXXX";
     if (!mkdtemp(directory)) { perror("mkdtemp"); exit(1); }
-    server_t server = spawn_server(path);
-    initialize(&server);
-    char source[1024];
-    snprintf(source, sizeof source, "{\"type\":\"file\",\"path\":\"%s\"}", config_path);
-    configure_bridge(&server, source, directory, "");
+    server_t server = spawn_configured(path, config_path, directory, "");
     double samples[200];
     char request[256];
     for (int i = 0; i < 200; i++) {

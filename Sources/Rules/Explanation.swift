@@ -182,7 +182,7 @@ struct SourceShape {
 /// Prints a syntax tree back as CEL source, with only the parentheses precedence needs.
 enum ExpressionPrinter {
     static func text(of expression: Expr) -> String {
-        print(expression, within: 0)
+        render(expression, within: 0)
     }
 
     /// Binding strength, loosest first: `?:`, `||`, `&&`, relations, `+ -`, `* / %`, unary,
@@ -201,34 +201,34 @@ enum ExpressionPrinter {
         }
     }
 
-    private static func print(_ expression: Expr, within context: Int) -> String {
+    private static func render(_ expression: Expr, within context: Int) -> String {
         let own = precedence(of: expression)
         let text: String
         switch expression {
         case .literal(let value): text = literal(value)
         case .identifier(let name): text = name
-        case .select(let operand, let field): text = "\(print(operand, within: 7)).\(field)"
-        case .index(let operand, let index): text = "\(print(operand, within: 7))[\(print(index, within: 0))]"
+        case .select(let operand, let field): text = "\(render(operand, within: 7)).\(field)"
+        case .index(let operand, let index): text = "\(render(operand, within: 7))[\(render(index, within: 0))]"
         case .call(let name, let target, let arguments):
-            let list = arguments.map { print($0, within: 0) }.joined(separator: ", ")
-            text = (target.map { "\(print($0, within: 7))." } ?? "") + "\(name)(\(list))"
-        case .list(let elements): text = "[" + elements.map { print($0, within: 0) }.joined(separator: ", ") + "]"
-        case .map(let entries): text = "{" + entries.map { "\(print($0.key, within: 0)): \(print($0.value, within: 0))" }.joined(separator: ", ") + "}"
+            let list = arguments.map { render($0, within: 0) }.joined(separator: ", ")
+            text = (target.map { "\(render($0, within: 7))." } ?? "") + "\(name)(\(list))"
+        case .list(let elements): text = "[" + elements.map { render($0, within: 0) }.joined(separator: ", ") + "]"
+        case .map(let entries): text = "{" + entries.map { "\(render($0.key, within: 0)): \(render($0.value, within: 0))" }.joined(separator: ", ") + "}"
         case .message(let name, let entries):
-            text = "\(name){" + entries.map { "\(print($0.key, within: 0)): \(print($0.value, within: 0))" }.joined(separator: ", ") + "}"
-        case .not(let operand): text = "!" + print(operand, within: 6)
-        case .negate(let operand): text = "-" + print(operand, within: 6)
+            text = "\(name){" + entries.map { "\(render($0.key, within: 0)): \(render($0.value, within: 0))" }.joined(separator: ", ") + "}"
+        case .not(let operand): text = "!" + render(operand, within: 6)
+        case .negate(let operand): text = "-" + render(operand, within: 6)
         // Binary operators associate to the left: a right operand of the same strength keeps
         // its parentheses.
         case .arithmetic(let operation, let left, let right):
-            text = "\(print(left, within: own)) \(operation.rawValue) \(print(right, within: own + 1))"
+            text = "\(render(left, within: own)) \(operation.rawValue) \(render(right, within: own + 1))"
         case .relation(let relation, let left, let right):
-            text = "\(print(left, within: own)) \(relation.rawValue) \(print(right, within: own + 1))"
-        case .and(let left, let right): text = "\(print(left, within: 2)) && \(print(right, within: 3))"
-        case .or(let left, let right): text = "\(print(left, within: 1)) || \(print(right, within: 2))"
+            text = "\(render(left, within: own)) \(relation.rawValue) \(render(right, within: own + 1))"
+        case .and(let left, let right): text = "\(render(left, within: 2)) && \(render(right, within: 3))"
+        case .or(let left, let right): text = "\(render(left, within: 1)) || \(render(right, within: 2))"
         case .conditional(let condition, let then, let otherwise):
-            text = "\(print(condition, within: 1)) ? \(print(then, within: 1)) : \(print(otherwise, within: 0))"
-        case .traced(_, let inner), .probed(_, let inner): return print(inner, within: context)
+            text = "\(render(condition, within: 1)) ? \(render(then, within: 1)) : \(render(otherwise, within: 0))"
+        case .traced(_, let inner), .probed(_, let inner): return render(inner, within: context)
         }
         return own < context ? "(\(text))" : text
     }
