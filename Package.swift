@@ -116,6 +116,7 @@ let package = Package(
             resources: [.copy("Fixtures")],
             swiftSettings: strictSettings
         ),
+        .testTarget(name: "JSONTextTests", dependencies: ["JSONText", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "BridgeServerTests", dependencies: ["BridgeServer", "JSONRPC", "TestSupport"], swiftSettings: strictSettings),
         .testTarget(name: "EndToEndTests", dependencies: ["JSONRPC", "TestSupport"], swiftSettings: strictSettings),
     ]

@@ -91,6 +91,17 @@ private func decode(_ text: String) throws(ConfigDecodingError) -> Config {
         #expect(throws: ConfigDecodingError(path: "$.paywall_responses", reason: "expected an array")) { try decode(objectPaywalls) }
     }
 
+    @Test func aCatalogueProductWithANumberThatDoesNotFitIsDroppedWithoutFailingTheConfig() throws {
+        // Foundation on Linux calls such a number text that is not JSON; SuperwallKit's
+        // decoder (Apple's) reports it at its path, so only the product is dropped.
+        let bad = minimalConfig.replacingOccurrences(of: #""product_identifier":"a"}"#, with: #""product_identifier":"a","store":"STRIPE","trial_days":1.5}"#)
+            .replacingOccurrences(of: #"{"store":"APP_STORE","product_identifier":"a","#, with: #"{"product_identifier":"a","#)
+        let config = try decode(bad)
+        #expect(config.products.isEmpty)
+        #expect(config.droppedElements.map(\.path) == ["$.products_v3[0]"])
+        #expect(config.droppedElements.first?.message.contains("$.products_v3[0].store_product.trial_days") == true)
+    }
+
     @Test func aDroppedCatalogueProductIsListedWithItsWholePath() throws {
         let bad = minimalConfig.replacingOccurrences(of: #""product_identifier":"a"}"#, with: #""product_identifier":7}"#)
         let config = try decode(bad)

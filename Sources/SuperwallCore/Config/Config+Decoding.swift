@@ -1,4 +1,5 @@
 import Foundation
+import JSONText
 import Synchronization
 
 /// Why a config could not be used, with the JSON path of the fault (`$.trigger_options[0]...`).
@@ -14,8 +15,8 @@ extension Config {
     /// notification or computed property is dropped on its own (and listed in
     /// `droppedElements`); unknown keys are ignored.
     ///
-    /// The placements, paywalls and products are decoded one element at a time (see
-    /// `ConfigText`), the rest as one small object.
+    /// The text is read once, a value at a time (`ConfigReader`): each placement, paywall and
+    /// product is checked, indexed and decoded on its own.
     ///
     /// With `previous`, the config in use, a placement or paywall whose text is the same as
     /// one of `previous`'s is taken from it instead of decoded again: a hot reload after an
@@ -26,88 +27,22 @@ extension Config {
     }
 
     public static func decode(from data: Data, reusing previous: Config?) throws(ConfigDecodingError) -> Config {
-        let dropped = DroppedElementLog()
-        let decoder = JSONDecoder()
-        decoder.userInfo[DroppedElementLog.key] = dropped
-        let layout = try data.withUnsafeBytes { bytes in Result { () throws(ConfigDecodingError) in try ConfigLayout(bytes) } }.get()
-        // SuperwallKit's order, so that the first fault is the one reported: the build id,
-        // the placements, the paywalls, then the rest.
-        let _: ConfigHeader.BuildId = try decodePart(layout.header, at: "$", with: decoder)
-        var decodedText = DecodedText()
-        func decodeEach<Element: Decodable>(
-            of key: String, reusing known: (elements: [Element], positions: [TextDigest: Int])?
-        ) throws(ConfigDecodingError) -> (elements: [Element], positions: [TextDigest: Int]) {
-            let elements = try layout.elements(of: key)
-            var decoded: [Element] = []
-            var positions: [TextDigest: Int] = [:]
-            decoded.reserveCapacity(elements.count)
-            positions.reserveCapacity(elements.count)
-            for (index, element) in elements.enumerated() {
-                let text = data.slice(element)
-                let digest = TextDigest(text)
-                if let position = known?.positions[digest], let elements = known?.elements, position < elements.count {
-                    decoded.append(elements[position])
-                    decodedText.reused += 1
-                } else {
-                    let drops = dropped.count
-                    decoded.append(try decodePart(text, at: "$.\(key)[\(index)]", with: decoder))
-                    guard dropped.count == drops else { continue }
-                }
-                positions[digest] = decoded.count - 1
-            }
-            return (decoded, positions)
-        }
-        let triggers: [Trigger]
-        (triggers, decodedText.triggers) = try decodeEach(of: "trigger_options", reusing: previous.map { ($0.triggers, $0.decodedText.triggers) })
-        let paywalls: [Paywall]
-        (paywalls, decodedText.paywalls) = try decodeEach(of: "paywall_responses", reusing: previous.map { ($0.paywalls, $0.decodedText.paywalls) })
-        let header: ConfigHeader = try decodePart(layout.header, at: "$", with: decoder)
-        var products: [Product] = []
-        // A missing or null `products_v3` is no products, as SuperwallKit's lossy array reads it.
-        for (index, element) in (layout.isAbsent("products_v3") ? [] : try layout.elements(of: "products_v3")).enumerated() {
-            let path = "$.products_v3[\(index)]"
-            switch Result(catching: { () throws(PartFault) -> Product in try attemptPart(data.slice(element), at: path, with: decoder) }) {
-            case .success(let product): products.append(product)
-            case .failure(.decoding(let fault)): dropped.record(ConfigProblem(path: path, message: "dropped: \(fault)"))
-            case .failure(.syntax(let fault)): throw fault
-            }
-        }
-        var config = Config(header: header, triggers: triggers, paywalls: paywalls, products: products)
-        config.droppedElements = dropped.elements
-        config.decodedText = decodedText
-        return config
-    }
-
-    /// Decodes `text` as a `Part`, with the paths of its errors and drops under `path`.
-    private static func decodePart<Part: Decodable>(_ text: Data, at path: String, with decoder: JSONDecoder) throws(ConfigDecodingError) -> Part {
-        switch Result(catching: { () throws(PartFault) -> Part in try attemptPart(text, at: path, with: decoder) }) {
-        case .success(let part): return part
-        case .failure(.syntax(let fault)), .failure(.decoding(let fault)): throw fault
-        }
-    }
-
-    /// Why a part did not decode: text that is not JSON fails a config wherever it is; a
-    /// part that is JSON but not what SuperwallKit expects may be dropped on its own.
-    private enum PartFault: Error {
-        case syntax(ConfigDecodingError)
-        case decoding(ConfigDecodingError)
-    }
-
-    private static func attemptPart<Part: Decodable>(_ text: Data, at path: String, with decoder: JSONDecoder) throws(PartFault) -> Part {
-        (decoder.userInfo[DroppedElementLog.key] as? DroppedElementLog)?.pathPrefix = path
         do {
-            return try decoder.decode(Part.self, from: text)
-        } catch let error as DecodingError {
-            if case .dataCorrupted(let context) = error, context.codingPath.isEmpty {
-                throw .syntax(ConfigDecodingError(error).under(path))
+            return try data.withUnsafeBytes { bytes in
+                var reader = ConfigReader(reusing: previous)
+                return try reader.read(bytes)
             }
-            throw .decoding(ConfigDecodingError(error).under(path))
+        } catch let error as ConfigDecodingError {
+            throw error
+        } catch let error as DecodingError {
+            // Text that is not JSON fails the config wherever it is.
+            throw ConfigDecodingError(error)
         } catch {
-            throw .syntax(ConfigDecodingError(path: path, reason: String(describing: error)))
+            throw ConfigDecodingError(path: "$", reason: String(describing: error))
         }
     }
 
-    private init(header: ConfigHeader, triggers: [Trigger], paywalls: [Paywall], products: [Product]) {
+    init(header: ConfigHeader, triggers: [Trigger], paywalls: [Paywall], products: [Product]) {
         buildId = header.buildId
         self.triggers = triggers
         self.paywalls = paywalls
@@ -127,53 +62,6 @@ extension Config {
         testModeUserIds = header.testModeUserIds
         requestId = header.requestId
         droppedElements = []
-    }
-}
-
-/// Where a config's parts are in its text: the elements of the three large arrays, and the
-/// text of a small object of every other member.
-private struct ConfigLayout {
-    static let arrays = ["trigger_options", "paywall_responses", "products_v3"]
-
-    /// An object of every other member, as written.
-    private(set) var header = Data()
-    /// The arrays present, split (or why they could not be), by key.
-    private var elements: [String: Result<[Range<Int>], ConfigDecodingError>] = [:]
-    /// The arrays written as `null`.
-    private var nulls: Set<String> = []
-
-    init(_ bytes: UnsafeRawBufferPointer) throws(ConfigDecodingError) {
-        let text = try ConfigText(bytes)
-        for key in Self.arrays {
-            guard let member = text.member(key) else { continue }
-            if Self.isNull(member.value, in: bytes) {
-                nulls.insert(key)
-                elements[key] = .failure(ConfigDecodingError(path: "$.\(key)", reason: "expected an array, found null"))
-                continue
-            }
-            elements[key] = Result { () throws(ConfigDecodingError) in try ConfigText.elements(of: member.value, in: bytes, path: "$.\(key)") }
-        }
-        header.append(UInt8(ascii: "{"))
-        for member in text.members where !Self.arrays.contains(member.key) {
-            if header.count > 1 { header.append(UInt8(ascii: ",")) }
-            header.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[member.rawKey.lowerBound..<member.value.upperBound]))
-        }
-        header.append(UInt8(ascii: "}"))
-    }
-
-    /// Whether the array `key` is missing or null.
-    func isAbsent(_ key: String) -> Bool {
-        elements[key] == nil || nulls.contains(key)
-    }
-
-    /// The elements of the array `key`, which must be there.
-    func elements(of key: String) throws(ConfigDecodingError) -> [Range<Int>] {
-        guard let split = elements[key] else { throw ConfigDecodingError(path: "$.\(key)", reason: "is required but missing") }
-        return try split.get()
-    }
-
-    private static func isNull(_ value: Range<Int>, in bytes: UnsafeRawBufferPointer) -> Bool {
-        value.count == 4 && bytes[value.lowerBound] == UInt8(ascii: "n")
     }
 }
 
@@ -215,13 +103,6 @@ extension ConfigDecodingError {
     /// `$.trigger_options[3].rules[0]`.
     func under(_ prefix: String) -> ConfigDecodingError {
         ConfigDecodingError(path: prefix + path.dropFirst(), reason: reason)
-    }
-}
-
-extension Data {
-    /// The bytes at `offsets` (counted from the start), sharing this storage.
-    func slice(_ offsets: Range<Int>) -> Data {
-        self[(startIndex + offsets.lowerBound)..<(startIndex + offsets.upperBound)]
     }
 }
 
@@ -308,30 +189,43 @@ struct DecodedText: Sendable, Equatable {
     static func == (lhs: DecodedText, rhs: DecodedText) -> Bool { true }
 }
 
-/// A digest of an element's text: its length, Swift's keyed SipHash of it, and an FNV-1a
-/// hash of its 8-byte words. Two texts that differ share one by chance with a probability of
-/// about 2^-128; the second hash costs a tenth of a second SipHash over megabytes.
+/// A digest of an element's text: its length and two 64-bit hashes, each a chain of
+/// 128-bit multiplications of 16-byte blocks (the mixing step of wyhash) from its own seed,
+/// drawn at random for each process. A SipHash of megabytes costs several instructions a byte;
+/// this costs under one. Texts that differ share a digest by chance with a probability of
+/// about 2^-128 (this is a hash for texts nobody crafts against this process's seeds, not a
+/// cryptographic one).
 struct TextDigest: Hashable, Sendable {
     private let count: Int
-    private let sipHash: Int
-    private let wordHash: UInt64
+    private let first: UInt64
+    private let second: UInt64
 
-    init(_ text: Data) {
+    private static let seeds = (UInt64.random(in: .min ... .max), UInt64.random(in: .min ... .max))
+
+    init(_ text: UnsafeRawBufferPointer) {
         count = text.count
-        (sipHash, wordHash) = text.withUnsafeBytes { bytes in
-            var hasher = Hasher()
-            hasher.combine(bytes: bytes)
-            var words: UInt64 = 0xCBF2_9CE4_8422_2325
-            var offset = 0
-            while offset + 8 <= bytes.count {
-                words = (words ^ bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self)) &* 0x0000_0100_0000_01B3
-                offset += 8
-            }
-            while offset < bytes.count {
-                words = (words ^ UInt64(bytes[offset])) &* 0x0000_0100_0000_01B3
-                offset += 1
-            }
-            return (hasher.finalize(), words)
+        var first = Self.seeds.0
+        var second = Self.seeds.1
+        var offset = 0
+        while offset + 16 <= text.count {
+            let low = UInt64(littleEndian: text.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            let high = UInt64(littleEndian: text.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
+            first = Self.mix(low ^ first, high ^ 0xA076_1D64_78BD_642F)
+            second = Self.mix(low ^ second, high ^ 0xE703_7ED1_A0B4_28DB)
+            offset += 16
         }
+        var tail: (UInt64, UInt64) = (0, 0)
+        withUnsafeMutableBytes(of: &tail) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: text[offset...])) }
+        first = Self.mix(Self.mix(tail.0 ^ first, tail.1 ^ 0xA076_1D64_78BD_642F), UInt64(text.count) ^ 0x8EBC_6AF0_9C88_C6E3)
+        second = Self.mix(Self.mix(tail.0 ^ second, tail.1 ^ 0xE703_7ED1_A0B4_28DB), UInt64(text.count) ^ 0x5899_65CC_7537_4CC3)
+        self.first = first
+        self.second = second
+    }
+
+    /// The two halves of the 128-bit product, folded.
+    @inline(__always)
+    private static func mix(_ a: UInt64, _ b: UInt64) -> UInt64 {
+        let (high, low) = a.multipliedFullWidth(by: b)
+        return high ^ low
     }
 }

@@ -2,12 +2,9 @@ import Foundation
 import JSONText
 
 /// A static config's text split without decoding it: each top-level member's value as a byte
-/// range, so that the large arrays can be decoded one element at a time.
-///
-/// Foundation's `JSONDecoder` indexes a whole text before it decodes any of it, at about two
-/// and a half times the text's size, on top of the text and the decoded config. Decoded one
-/// element at a time, that index is never larger than one placement or one paywall. The
-/// splitting checks the punctuation between the pieces; each piece is checked by the decoder.
+/// range, so that `explain` can cut a config down to one placement's part (`narrowedText`)
+/// before decoding it. It checks the punctuation between the pieces; the decoder checks the
+/// rest.
 struct ConfigText {
     struct Member {
         /// The key's text with its quotes, as written.

@@ -332,9 +332,7 @@ public final class Store: Sendable {
     private static func insert(_ row: PlacementRow, with statement: SQLiteStatement, in db: Database) throws {
         sqlite3_reset(statement)
         let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-        var code = row.name.utf8.withContiguousStorageIfAvailable { text in
-            sqlite3_bind_text(statement, 1, text.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }, Int32(text.count), transient)
-        } ?? sqlite3_bind_text(statement, 1, row.name, -1, transient)
+        var code = bind(row.name, at: 1, of: statement)
         if code == SQLITE_OK { code = sqlite3_bind_double(statement, 2, row.createdAtMs) }
         if code == SQLITE_OK {
             code = row.params.withUnsafeBytes { sqlite3_bind_blob(statement, 3, $0.baseAddress, Int32($0.count), transient) }
@@ -414,24 +412,48 @@ public final class Store: Sendable {
     }
 
     public func save(_ assignment: Assignment) throws {
-        try write { db in try Self.upsert(assignment, in: db) }
+        try write { db in try Self.upsert([assignment], in: db) }
     }
 
     /// Replaces every stored assignment with `assignments`, in one transaction.
     public func replaceAssignments(with assignments: [Assignment]) throws {
         try write { db in
             try db.execute(sql: "DELETE FROM assignment")
-            for assignment in assignments { try Self.upsert(assignment, in: db) }
+            try Self.upsert(assignments, in: db)
         }
     }
 
-    private static func upsert(_ assignment: Assignment, in db: Database) throws {
-        try db.cachedStatement(sql: """
+    /// Inserts or replaces each of `assignments` through SQLite's own calls: a `configure`
+    /// stores thousands, and GRDB's argument handling costs several times SQLite's own work
+    /// per row.
+    private static func upsert(_ assignments: [Assignment], in db: Database) throws {
+        let statement = try db.cachedStatement(sql: """
             INSERT INTO assignment (experimentId, variantId, variantKind, paywallIdentifier, isSentToServer) VALUES (?, ?, ?, ?, ?)
             ON CONFLICT(experimentId) DO UPDATE SET variantId = excluded.variantId, variantKind = excluded.variantKind,
             paywallIdentifier = excluded.paywallIdentifier, isSentToServer = excluded.isSentToServer
-            """).execute(arguments: [assignment.experimentId, assignment.variant.id, assignment.variant.kind.rawValue,
-                                     assignment.variant.paywallIdentifier, assignment.isSentToServer])
+            """).sqliteStatement
+        defer { sqlite3_reset(statement) }
+        for assignment in assignments {
+            sqlite3_reset(statement)
+            var code = bind(assignment.experimentId, at: 1, of: statement)
+            if code == SQLITE_OK { code = bind(assignment.variant.id, at: 2, of: statement) }
+            if code == SQLITE_OK { code = bind(assignment.variant.kind.rawValue, at: 3, of: statement) }
+            if code == SQLITE_OK { code = bind(assignment.variant.paywallIdentifier, at: 4, of: statement) }
+            if code == SQLITE_OK { code = sqlite3_bind_int(statement, 5, assignment.isSentToServer ? 1 : 0) }
+            if code == SQLITE_OK { code = sqlite3_step(statement) }
+            guard code == SQLITE_DONE else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+            }
+        }
+    }
+
+    /// Binds `text`, or NULL, to parameter `index` of `statement`; SQLite copies the text.
+    private static func bind(_ text: String?, at index: Int32, of statement: SQLiteStatement) -> Int32 {
+        guard let text else { return sqlite3_bind_null(statement, index) }
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        return text.utf8.withContiguousStorageIfAvailable { bytes in
+            sqlite3_bind_text(statement, index, bytes.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }, Int32(bytes.count), transient)
+        } ?? sqlite3_bind_text(statement, index, text, -1, transient)
     }
 
     public func assignments() throws -> [Assignment] {

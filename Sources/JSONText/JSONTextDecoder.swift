@@ -1,0 +1,527 @@
+/// Decodes `Decodable` values from JSON text, as Foundation's `JSONDecoder` does with its
+/// default strategies, at a fraction of its cost.
+///
+/// Foundation's decoder builds a dictionary of every object it opens, with a `String` for
+/// each key, and keeps a coding path for every value it decodes. This one indexes the text
+/// once (`JSONTape`), finds a member by comparing its bytes with the key's, makes a `String`
+/// only of the values asked for, and works a coding path out only when an error needs one.
+///
+/// The errors are `DecodingError`s of the same cases and coding paths as Foundation's; text
+/// that is not JSON is `dataCorrupted` with an empty coding path. Of a key written twice, the
+/// first is read. Numbers follow Foundation: an integer type takes a number written with a
+/// fraction or exponent when its value is a whole number in range. A number that does not fit
+/// its type is `dataCorrupted` at the number's own path, as on Apple's platforms (Foundation
+/// on Linux reports it as text that is not JSON, with no path).
+public struct JSONTextDecoder {
+    public var userInfo: [CodingUserInfoKey: Any] = [:]
+
+    public init() {}
+
+    public func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer) throws -> T {
+        try JSONDocument.parsing(bytes) { try decode(type, from: $0, at: .root) }
+    }
+
+    /// Decodes the value at `value` of a document parsed once for several decodes. The coding
+    /// paths of errors start at the document's root.
+    public func decode<T: Decodable>(_ type: T.Type, from document: JSONDocument, at value: JSONDocument.Value) throws -> T {
+        document.tape.userInfo = userInfo
+        return try T(from: TapeDecoder(tape: document.tape, index: value.index))
+    }
+
+    public func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
+        try bytes.withUnsafeBytes { try decode(type, from: $0) }
+    }
+}
+
+/// JSON text checked and indexed once, to find values in and decode them one by one: a large
+/// document whose parts are decoded, reused or dropped each on its own.
+///
+/// A document borrows its text rather than copying it (a config's text is megabytes), so it
+/// exists only inside `parsing(_:_:)`'s closure, like the pointer it is made from.
+public struct JSONDocument {
+    let tape: JSONTape
+
+    /// A value's place in its document.
+    public struct Value: Hashable, Sendable {
+        let index: Int
+        public static let root = Value(index: 0)
+    }
+
+    public enum Kind: Sendable {
+        case object, array, string, number, bool, null
+    }
+
+    /// Parses `bytes` and calls `body` with the document, which must not be used after
+    /// `body` returns. Text that is not JSON throws `DecodingError.dataCorrupted`, saying what
+    /// is wrong at which byte, without calling `body`.
+    public static func parsing<Result>(_ bytes: UnsafeRawBufferPointer, _ body: (JSONDocument) throws -> Result) throws -> Result {
+        let document = JSONDocument(tape: try JSONTape(bytes))
+        return try withExtendedLifetime(document.tape) { try body(document) }
+    }
+
+    public func kind(of value: Value) -> Kind {
+        switch tape.entries[value.index].kind {
+        case .object: .object
+        case .array: .array
+        case .string: .string
+        case .number: .number
+        case .true, .false: .bool
+        case .null: .null
+        }
+    }
+
+    /// The value of the first member called `name` of the object `object`; nil if there is
+    /// none or `object` is not an object.
+    public func member(_ name: String, of object: Value) -> Value? {
+        guard tape.entries[object.index].kind == .object else { return nil }
+        var name = name
+        return name.withUTF8 { tape.member(named: $0, inObjectAt: object.index) }.map(Value.init(index:))
+    }
+
+    /// The elements of the array `array`, in order; none if it is not an array.
+    public func elements(of array: Value) -> [Value] {
+        guard tape.entries[array.index].kind == .array else { return [] }
+        var elements: [Value] = []
+        elements.reserveCapacity(tape.entries[array.index].count)
+        var element = array.index + 1
+        for _ in 0..<tape.entries[array.index].count {
+            elements.append(Value(index: element))
+            element = tape.after(element)
+        }
+        return elements
+    }
+
+    /// Calls `body` with the bytes of `value` as written, quotes included.
+    public func withText<Result>(of value: Value, _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try withExtendedLifetime(tape) { try body(UnsafeRawBufferPointer(tape.bytesWritten(at: value.index))) }
+    }
+}
+
+/// A coding key of the tape's own, for the coding paths of errors.
+struct TapeKey: CodingKey {
+    var stringValue: String
+    var intValue: Int?
+
+    init(stringValue: String) {
+        self.stringValue = stringValue
+    }
+
+    init(intValue: Int) {
+        stringValue = "Index \(intValue)"
+        self.intValue = intValue
+    }
+}
+
+private struct TapeDecoder: Decoder {
+    let tape: JSONTape
+    let index: Int
+
+    var codingPath: [any CodingKey] { tape.codingPath(to: index) }
+    var userInfo: [CodingUserInfoKey: Any] { tape.userInfo }
+
+    func container<Key: CodingKey>(keyedBy type: Key.Type) throws -> KeyedDecodingContainer<Key> {
+        switch tape.entries[index].kind {
+        case .object:
+            return KeyedDecodingContainer(KeyedContainer<Key>(tape: tape, index: index))
+        case .null:
+            throw DecodingError.valueNotFound([String: Any].self, .init(
+                codingPath: codingPath, debugDescription: "Cannot get keyed decoding container -- found null value instead"))
+        default:
+            throw tape.mismatch([String: Any].self, at: index, path: codingPath)
+        }
+    }
+
+    func unkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        switch tape.entries[index].kind {
+        case .array:
+            return UnkeyedContainer(tape: tape, index: index)
+        case .null:
+            throw DecodingError.valueNotFound([Any].self, .init(
+                codingPath: codingPath, debugDescription: "Cannot get unkeyed decoding container -- found null value instead"))
+        default:
+            throw tape.mismatch([Any].self, at: index, path: codingPath)
+        }
+    }
+
+    func singleValueContainer() throws -> any SingleValueDecodingContainer {
+        SingleValueContainer(tape: tape, index: index)
+    }
+}
+
+// MARK: - Reading one value
+
+/// A type the containers read straight off the tape rather than through `init(from:)`.
+private protocol TapeScalar {
+    static func read(from tape: JSONTape, at index: Int, path: () -> [any CodingKey]) throws -> Self
+}
+
+extension String: TapeScalar {
+    fileprivate static func read(from tape: JSONTape, at index: Int, path: () -> [any CodingKey]) throws -> String {
+        guard tape.entries[index].kind == .string else { throw tape.mismatch(String.self, at: index, path: path()) }
+        return tape.string(at: index)
+    }
+}
+
+extension Bool: TapeScalar {
+    fileprivate static func read(from tape: JSONTape, at index: Int, path: () -> [any CodingKey]) throws -> Bool {
+        switch tape.entries[index].kind {
+        case .true: true
+        case .false: false
+        default: throw tape.mismatch(Bool.self, at: index, path: path())
+        }
+    }
+}
+
+extension TapeScalar where Self: FixedWidthInteger {
+    fileprivate static func read(from tape: JSONTape, at index: Int, path: () -> [any CodingKey]) throws -> Self {
+        let entry = tape.entries[index]
+        guard entry.kind == .number else { throw tape.mismatch(Self.self, at: index, path: path()) }
+        if !entry.isMarked {
+            if let value = wholeNumber(tape.rawBytes(of: index)) { return value }
+        } else if let double = Double(tape.numberText(at: index)), let value = Self(exactly: double) {
+            return value
+        }
+        throw DecodingError.dataCorrupted(.init(
+            codingPath: path(), debugDescription: "Parsed JSON number <\(tape.numberText(at: index))> does not fit in \(Self.self)."))
+    }
+
+    /// The integer written in `digits` (an optional minus and decimal digits), or nil if it
+    /// does not fit.
+    private static func wholeNumber(_ digits: UnsafeBufferPointer<UInt8>) -> Self? {
+        let isNegative = digits.first == UInt8(ascii: "-")
+        var value: Self = 0
+        for digit in digits.dropFirst(isNegative ? 1 : 0) {
+            let (shifted, overflowed) = value.multipliedReportingOverflow(by: 10)
+            let (added, overflowedAgain) = isNegative
+                ? shifted.subtractingReportingOverflow(Self(digit &- UInt8(ascii: "0")))
+                : shifted.addingReportingOverflow(Self(digit &- UInt8(ascii: "0")))
+            guard !overflowed, !overflowedAgain else { return nil }
+            value = added
+        }
+        return value
+    }
+}
+
+extension Int: TapeScalar {}
+extension Int8: TapeScalar {}
+extension Int16: TapeScalar {}
+extension Int32: TapeScalar {}
+extension Int64: TapeScalar {}
+extension UInt: TapeScalar {}
+extension UInt8: TapeScalar {}
+extension UInt16: TapeScalar {}
+extension UInt32: TapeScalar {}
+extension UInt64: TapeScalar {}
+
+extension TapeScalar where Self: BinaryFloatingPoint & LosslessStringConvertible {
+    fileprivate static func read(from tape: JSONTape, at index: Int, path: () -> [any CodingKey]) throws -> Self {
+        guard tape.entries[index].kind == .number else { throw tape.mismatch(Self.self, at: index, path: path()) }
+        guard let value = Self(String(tape.numberText(at: index))), value.isFinite else {
+            throw DecodingError.dataCorrupted(.init(
+                codingPath: path(), debugDescription: "Parsed JSON number <\(tape.numberText(at: index))> does not fit in \(Self.self)."))
+        }
+        return value
+    }
+}
+
+extension Double: TapeScalar {}
+extension Float: TapeScalar {}
+
+extension JSONTape {
+    /// What Foundation throws for a value of the wrong kind: `valueNotFound` for null,
+    /// `typeMismatch` for anything else.
+    func mismatch(_ type: Any.Type, at index: Int, path: [any CodingKey]) -> DecodingError {
+        let kind = entries[index].kind
+        guard kind != .null else {
+            return .valueNotFound(type, .init(codingPath: path, debugDescription: "Cannot get value of type \(type) -- found null value instead"))
+        }
+        return .typeMismatch(type, .init(codingPath: path, debugDescription: "Expected to decode \(type) but found \(kind.described) instead."))
+    }
+
+    /// The index of the value of the first member named `name` of the object at `object`.
+    func member(named name: UnsafeBufferPointer<UInt8>, inObjectAt object: Int) -> Int? {
+        let prefix = JSONTape.prefix(of: name, from: 0, count: name.count)
+        var key = object + 1
+        for _ in 0..<entries[object].count {
+            let entry = entries[key]
+            if entry.isMarked {
+                if string(at: key).utf8.elementsEqual(name) { return key + 1 }
+            } else if entry.prefix == prefix, Int(entry.end &- entry.start) == name.count, tailsMatch(from: Int(entry.start), name) {
+                return key + 1
+            }
+            key &+= entry.distanceToNextKey
+        }
+        return nil
+    }
+
+    /// Whether the bytes after the first four, which `prefix` compared, match `name`'s.
+    @inline(__always)
+    private func tailsMatch(from start: Int, _ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        var offset = 4
+        while offset < name.count {
+            guard text[start &+ offset] == name[offset] else { return false }
+            offset &+= 1
+        }
+        return true
+    }
+
+    /// The coding path of the value at `target`, worked out by walking down from the root.
+    func codingPath(to target: Int) -> [any CodingKey] {
+        var path: [any CodingKey] = []
+        var container = 0
+        descent: while container != target {
+            let entry = entries[container]
+            guard entry.kind == .object || entry.kind == .array else { break }
+            var child = container + 1
+            for position in 0..<entry.count {
+                let value = entry.kind == .object ? child + 1 : child
+                let end = after(value)
+                if target >= value, target < end {
+                    path.append(entry.kind == .object ? TapeKey(stringValue: string(at: child)) : TapeKey(intValue: position))
+                    container = value
+                    continue descent
+                }
+                child = end
+            }
+            break
+        }
+        return path
+    }
+}
+
+extension JSONTape.Kind {
+    var described: String {
+        switch self {
+        case .object: "a dictionary"
+        case .array: "an array"
+        case .string: "a string"
+        case .number: "number"
+        case .true, .false: "bool"
+        case .null: "null"
+        }
+    }
+}
+
+// MARK: - Containers
+
+private struct KeyedContainer<Key: CodingKey>: KeyedDecodingContainerProtocol {
+    let tape: JSONTape
+    let index: Int
+
+    var codingPath: [any CodingKey] { tape.codingPath(to: index) }
+
+    var allKeys: [Key] {
+        var keys: [Key] = []
+        var key = index + 1
+        for _ in 0..<tape.entries[index].count {
+            if let codingKey = Key(stringValue: tape.string(at: key)) { keys.append(codingKey) }
+            key = tape.after(key + 1)
+        }
+        return keys
+    }
+
+    private func valueIndex(for key: Key) -> Int? {
+        var name = key.stringValue
+        return name.withUTF8 { tape.member(named: $0, inObjectAt: index) }
+    }
+
+    private func requiredValue(for key: Key) throws -> Int {
+        guard let value = valueIndex(for: key) else {
+            throw DecodingError.keyNotFound(key, .init(
+                codingPath: codingPath, debugDescription: "No value associated with key \(key) (\"\(key.stringValue)\")."))
+        }
+        return value
+    }
+
+    func contains(_ key: Key) -> Bool {
+        valueIndex(for: key) != nil
+    }
+
+    func decodeNil(forKey key: Key) throws -> Bool {
+        tape.entries[try requiredValue(for: key)].kind == .null
+    }
+
+    private func scalar<T: TapeScalar>(forKey key: Key) throws -> T {
+        try T.read(from: tape, at: try requiredValue(for: key), path: { codingPath + [key] })
+    }
+
+    private func scalarIfPresent<T: TapeScalar>(forKey key: Key) throws -> T? {
+        guard let value = valueIndex(for: key), tape.entries[value].kind != .null else { return nil }
+        return try T.read(from: tape, at: value, path: { codingPath + [key] })
+    }
+
+    func decode(_ type: Bool.Type, forKey key: Key) throws -> Bool { try scalar(forKey: key) }
+    func decode(_ type: String.Type, forKey key: Key) throws -> String { try scalar(forKey: key) }
+    func decode(_ type: Double.Type, forKey key: Key) throws -> Double { try scalar(forKey: key) }
+    func decode(_ type: Float.Type, forKey key: Key) throws -> Float { try scalar(forKey: key) }
+    func decode(_ type: Int.Type, forKey key: Key) throws -> Int { try scalar(forKey: key) }
+    func decode(_ type: Int8.Type, forKey key: Key) throws -> Int8 { try scalar(forKey: key) }
+    func decode(_ type: Int16.Type, forKey key: Key) throws -> Int16 { try scalar(forKey: key) }
+    func decode(_ type: Int32.Type, forKey key: Key) throws -> Int32 { try scalar(forKey: key) }
+    func decode(_ type: Int64.Type, forKey key: Key) throws -> Int64 { try scalar(forKey: key) }
+    func decode(_ type: UInt.Type, forKey key: Key) throws -> UInt { try scalar(forKey: key) }
+    func decode(_ type: UInt8.Type, forKey key: Key) throws -> UInt8 { try scalar(forKey: key) }
+    func decode(_ type: UInt16.Type, forKey key: Key) throws -> UInt16 { try scalar(forKey: key) }
+    func decode(_ type: UInt32.Type, forKey key: Key) throws -> UInt32 { try scalar(forKey: key) }
+    func decode(_ type: UInt64.Type, forKey key: Key) throws -> UInt64 { try scalar(forKey: key) }
+
+    func decode<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T {
+        try T(from: TapeDecoder(tape: tape, index: try requiredValue(for: key)))
+    }
+
+    func decodeIfPresent(_ type: Bool.Type, forKey key: Key) throws -> Bool? { try scalarIfPresent(forKey: key) }
+    func decodeIfPresent(_ type: String.Type, forKey key: Key) throws -> String? { try scalarIfPresent(forKey: key) }
+    func decodeIfPresent(_ type: Double.Type, forKey key: Key) throws -> Double? { try scalarIfPresent(forKey: key) }
+    func decodeIfPresent(_ type: Float.Type, forKey key: Key) throws -> Float? { try scalarIfPresent(forKey: key) }
+    func decodeIfPresent(_ type: Int.Type, forKey key: Key) throws -> Int? { try scalarIfPresent(forKey: key) }
+    func decodeIfPresent(_ type: Int8.Type, forKey key: Key) throws -> Int8? { try scalarIfPresent(forKey: key) }
+    func decodeIfPresent(_ type: Int16.Type, forKey key: Key) throws -> Int16? { try scalarIfPresent(forKey: key) }
+    func decodeIfPresent(_ type: Int32.Type, forKey key: Key) throws -> Int32? { try scalarIfPresent(forKey: key) }
+    func decodeIfPresent(_ type: Int64.Type, forKey key: Key) throws -> Int64? { try scalarIfPresent(forKey: key) }
+    func decodeIfPresent(_ type: UInt.Type, forKey key: Key) throws -> UInt? { try scalarIfPresent(forKey: key) }
+    func decodeIfPresent(_ type: UInt8.Type, forKey key: Key) throws -> UInt8? { try scalarIfPresent(forKey: key) }
+    func decodeIfPresent(_ type: UInt16.Type, forKey key: Key) throws -> UInt16? { try scalarIfPresent(forKey: key) }
+    func decodeIfPresent(_ type: UInt32.Type, forKey key: Key) throws -> UInt32? { try scalarIfPresent(forKey: key) }
+    func decodeIfPresent(_ type: UInt64.Type, forKey key: Key) throws -> UInt64? { try scalarIfPresent(forKey: key) }
+
+    func decodeIfPresent<T: Decodable>(_ type: T.Type, forKey key: Key) throws -> T? {
+        guard let value = valueIndex(for: key), tape.entries[value].kind != .null else { return nil }
+        return try T(from: TapeDecoder(tape: tape, index: value))
+    }
+
+    func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type, forKey key: Key) throws -> KeyedDecodingContainer<NestedKey> {
+        try TapeDecoder(tape: tape, index: try requiredValue(for: key)).container(keyedBy: type)
+    }
+
+    func nestedUnkeyedContainer(forKey key: Key) throws -> any UnkeyedDecodingContainer {
+        try TapeDecoder(tape: tape, index: try requiredValue(for: key)).unkeyedContainer()
+    }
+
+    func superDecoder() throws -> any Decoder {
+        try superDecoder(forKey: Key(stringValue: "super")!)
+    }
+
+    func superDecoder(forKey key: Key) throws -> any Decoder {
+        TapeDecoder(tape: tape, index: try requiredValue(for: key))
+    }
+}
+
+private struct UnkeyedContainer: UnkeyedDecodingContainer {
+    let tape: JSONTape
+    let index: Int
+    /// The entry of the element at `currentIndex`.
+    private var element: Int
+    private(set) var currentIndex = 0
+    let count: Int?
+
+    init(tape: JSONTape, index: Int) {
+        self.tape = tape
+        self.index = index
+        element = index + 1
+        count = tape.entries[index].count
+    }
+
+    var codingPath: [any CodingKey] { tape.codingPath(to: index) }
+    var isAtEnd: Bool { currentIndex >= count! }
+
+    private var elementPath: [any CodingKey] { codingPath + [TapeKey(intValue: currentIndex)] }
+
+    /// The current element's entry; a failed decode leaves the container where it was, as
+    /// Foundation's does.
+    private func current(_ type: Any.Type) throws -> Int {
+        guard !isAtEnd else {
+            throw DecodingError.valueNotFound(type, .init(codingPath: elementPath, debugDescription: "Unkeyed container is at end."))
+        }
+        return element
+    }
+
+    private mutating func advance() {
+        element = tape.after(element)
+        currentIndex += 1
+    }
+
+    mutating func decodeNil() throws -> Bool {
+        guard tape.entries[try current(Never?.self)].kind == .null else { return false }
+        advance()
+        return true
+    }
+
+    private mutating func scalar<T: TapeScalar>() throws -> T {
+        let value = try T.read(from: tape, at: try current(T.self), path: { elementPath })
+        advance()
+        return value
+    }
+
+    mutating func decode(_ type: Bool.Type) throws -> Bool { try scalar() }
+    mutating func decode(_ type: String.Type) throws -> String { try scalar() }
+    mutating func decode(_ type: Double.Type) throws -> Double { try scalar() }
+    mutating func decode(_ type: Float.Type) throws -> Float { try scalar() }
+    mutating func decode(_ type: Int.Type) throws -> Int { try scalar() }
+    mutating func decode(_ type: Int8.Type) throws -> Int8 { try scalar() }
+    mutating func decode(_ type: Int16.Type) throws -> Int16 { try scalar() }
+    mutating func decode(_ type: Int32.Type) throws -> Int32 { try scalar() }
+    mutating func decode(_ type: Int64.Type) throws -> Int64 { try scalar() }
+    mutating func decode(_ type: UInt.Type) throws -> UInt { try scalar() }
+    mutating func decode(_ type: UInt8.Type) throws -> UInt8 { try scalar() }
+    mutating func decode(_ type: UInt16.Type) throws -> UInt16 { try scalar() }
+    mutating func decode(_ type: UInt32.Type) throws -> UInt32 { try scalar() }
+    mutating func decode(_ type: UInt64.Type) throws -> UInt64 { try scalar() }
+
+    mutating func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        let value = try T(from: TapeDecoder(tape: tape, index: try current(T.self)))
+        advance()
+        return value
+    }
+
+    mutating func nestedContainer<NestedKey: CodingKey>(keyedBy type: NestedKey.Type) throws -> KeyedDecodingContainer<NestedKey> {
+        let container = try TapeDecoder(tape: tape, index: try current(KeyedDecodingContainer<NestedKey>.self)).container(keyedBy: type)
+        advance()
+        return container
+    }
+
+    mutating func nestedUnkeyedContainer() throws -> any UnkeyedDecodingContainer {
+        let container = try TapeDecoder(tape: tape, index: try current((any UnkeyedDecodingContainer).self)).unkeyedContainer()
+        advance()
+        return container
+    }
+
+    mutating func superDecoder() throws -> any Decoder {
+        let decoder = TapeDecoder(tape: tape, index: try current((any Decoder).self))
+        advance()
+        return decoder
+    }
+}
+
+private struct SingleValueContainer: SingleValueDecodingContainer {
+    let tape: JSONTape
+    let index: Int
+
+    var codingPath: [any CodingKey] { tape.codingPath(to: index) }
+
+    func decodeNil() -> Bool {
+        tape.entries[index].kind == .null
+    }
+
+    private func scalar<T: TapeScalar>() throws -> T {
+        try T.read(from: tape, at: index, path: { codingPath })
+    }
+
+    func decode(_ type: Bool.Type) throws -> Bool { try scalar() }
+    func decode(_ type: String.Type) throws -> String { try scalar() }
+    func decode(_ type: Double.Type) throws -> Double { try scalar() }
+    func decode(_ type: Float.Type) throws -> Float { try scalar() }
+    func decode(_ type: Int.Type) throws -> Int { try scalar() }
+    func decode(_ type: Int8.Type) throws -> Int8 { try scalar() }
+    func decode(_ type: Int16.Type) throws -> Int16 { try scalar() }
+    func decode(_ type: Int32.Type) throws -> Int32 { try scalar() }
+    func decode(_ type: Int64.Type) throws -> Int64 { try scalar() }
+    func decode(_ type: UInt.Type) throws -> UInt { try scalar() }
+    func decode(_ type: UInt8.Type) throws -> UInt8 { try scalar() }
+    func decode(_ type: UInt16.Type) throws -> UInt16 { try scalar() }
+    func decode(_ type: UInt32.Type) throws -> UInt32 { try scalar() }
+    func decode(_ type: UInt64.Type) throws -> UInt64 { try scalar() }
+
+    func decode<T: Decodable>(_ type: T.Type) throws -> T {
+        try T(from: TapeDecoder(tape: tape, index: index))
+    }
+}
