@@ -1,7 +1,18 @@
 import Foundation
 import GRDB
 import GRDBSQLite
+import DequeModule
 import Synchronization
+
+/// A placement-log row as accepted, before its insert.
+struct PlacementRow: Equatable {
+    let name: String
+    let createdAtMs: Double
+    /// The params, as a JSON object's UTF-8 text.
+    let params: [UInt8]
+    let eventId: UUID?
+    let queued: Bool
+}
 
 /// Everything the core persists, in one SQLite database (WAL) per data directory.
 ///
@@ -21,20 +32,25 @@ public final class Store: Sendable {
     public static let commitDelay: DispatchTimeInterval = .milliseconds(20)
     private let commitDelay: DispatchTimeInterval
 
+    /// Rows made durable in `journal` and not yet in SQLite come first, in `journaled`; then
+    /// rows accepted since the last commit, in `rows`.
     private struct UnwrittenPlacements {
+        var journaled = Deque<PlacementJournal.Record>()
         var rows: [PlacementRow] = []
         var commitScheduled = false
+        /// The next record's sequence number.
+        var nextSequence: UInt64 = 1
+        /// Every record up to this one is in SQLite.
+        var transferred: UInt64 = 0
     }
+    /// Where an answered call's rows are made durable without a SQLite commit; nil for a
+    /// store in memory, which commits them to SQLite.
+    private let journal: PlacementJournal?
+    /// Moves journaled rows into SQLite, a bounded step at a time, when the CPU is idle.
+    private let transfers: IdleWorker?
+    /// The most journaled rows one background step inserts.
+    private static let transferStep = 64
 
-    /// A placement-log row as accepted, before its insert.
-    private struct PlacementRow {
-        let name: String
-        let createdAtMs: Double
-        /// The params, as a JSON object's UTF-8 text.
-        let params: [UInt8]
-        let eventId: UUID?
-        let queued: Bool
-    }
 
     /// Opens (creating and migrating as needed) the database file at `path`.
     ///
@@ -55,13 +71,52 @@ public final class Store: Sendable {
         }
         database = try DatabaseQueue(path: path, configuration: configuration)
         try Self.migrator.migrate(database)
+        journal = try PlacementJournal(besideDatabaseAt: path)
+        // Room for what a long burst journals before the idle transfer catches up, reserved
+        // once: growing a list of megabytes copies it while a call waits. Untouched, the room
+        // costs address space, not memory.
+        unwritten.withLock { $0.journaled.reserveCapacity(1 << 16) }
+        let transferDelay = commitDelay
+        let step = Self.transferStep
+        let store = WeakStore()
+        transfers = IdleWorker(name: "placement transfers", delay: transferDelay) {
+            guard let store = store.value else { return false }
+            return (try? store.transferJournaledStep(atMost: step)) ?? false
+        }
+        store.value = self
+        try recoverJournal()
         try loadTimeline()
+    }
+
+    /// One background step: the commit timer is rearmed, then up to `count` journaled rows go
+    /// into SQLite; true while more are journaled.
+    private func transferJournaledStep(atMost count: Int) throws -> Bool {
+        unwritten.withLock { $0.commitScheduled = false }
+        try transferPendingWrites(journaledAtMost: count)
+        return unwritten.withLock { !$0.journaled.isEmpty }
+    }
+
+    /// Inserts the rows the journal holds that SQLite does not (those of calls answered
+    /// before the last process ended), in their order.
+    private func recoverJournal() throws {
+        guard let journal else { return }
+        let records = journal.recover()
+        let transferred = try database.read { db in try Int64.fetchOne(db, sql: Self.transferredQuery) }.map { UInt64($0) } ?? 0
+        let missing = records.filter { $0.sequence > transferred }
+        unwritten.withLock { unwritten in
+            unwritten.journaled = Deque(missing)
+            unwritten.transferred = transferred
+            unwritten.nextSequence = max(transferred, records.last?.sequence ?? 0) + 1
+        }
+        try transferPendingWrites()
     }
 
     /// A private database in memory, for tests and throwaway sessions.
     /// `commitDelay` is for tests that must see rows before the timer commits them.
     public init(commitDelay: DispatchTimeInterval = Store.commitDelay) throws {
         self.commitDelay = commitDelay
+        journal = nil
+        transfers = nil
         database = try DatabaseQueue()
         try Self.migrator.migrate(database)
         try loadTimeline()
@@ -77,7 +132,8 @@ public final class Store: Sendable {
     }
 
     deinit {
-        try? commitPendingWrites()
+        transfers?.stop()
+        try? transferPendingWrites()
         if let statements = commitStatements.withLock({ $0 }) {
             database.writeWithoutTransaction { _ in statements.finalize() }
         }
@@ -269,36 +325,73 @@ public final class Store: Sendable {
             unwritten.commitScheduled = true
             return true
         }
-        if scheduleCommit {
+        guard scheduleCommit else { return }
+        if let transfers {
+            transfers.signal()
+        } else {
             DispatchQueue.global().asyncAfter(deadline: .now() + commitDelay) { [weak self] in
                 guard let self else { return }
                 self.unwritten.withLock { $0.commitScheduled = false }
-                try? self.commitPendingWrites()
+                try? self.transferPendingWrites()
             }
         }
     }
 
-    /// How many accepted rows wait for a commit.
-    var unwrittenCount: Int { unwritten.withLock { $0.rows.count } }
+    /// How many accepted rows are not yet in SQLite.
+    var unwrittenCount: Int { unwritten.withLock { $0.rows.count + $0.journaled.count } }
 
-    /// Commits the accepted rows, in one transaction.
+    /// Makes the accepted rows durable: every answered call does this before its answer.
     ///
-    /// Every answered `register` pays for this commit, so it runs on statements prepared once:
-    /// GRDB's `write` parses its `BEGIN` again each time, and binding through
-    /// `StatementArguments` cost more than SQLite's own insert.
+    /// With a journal (a store on disk) the rows are copied into it, and the timer started
+    /// when they were accepted inserts them into SQLite within `commitDelay`, off the call's
+    /// path: a SQLite commit costs a call several writes and, every few hundred calls, a WAL
+    /// checkpoint of milliseconds. A store in memory, or a full journal, commits to SQLite.
     public func commitPendingWrites() throws {
-        guard unwritten.withLock({ !$0.rows.isEmpty }) else { return }
-        try database.writeWithoutTransaction { db in
+        guard let journal else { return try transferPendingWrites() }
+        let journaled = unwritten.withLock { unwritten -> Bool in
+            guard !unwritten.rows.isEmpty else { return true }
+            guard journal.append(unwritten.rows, from: unwritten.nextSequence, transferred: unwritten.transferred) else { return false }
+            for row in unwritten.rows {
+                unwritten.journaled.append(PlacementJournal.Record(sequence: unwritten.nextSequence, row: row))
+                unwritten.nextSequence += 1
+            }
+            unwritten.rows.removeAll(keepingCapacity: true)
+            return true
+        }
+        if !journaled {
+            try transferPendingWrites()
+        } else if journal.isFilling {
+            transfers?.promote()
+        }
+    }
+
+    /// Inserts every row not yet in SQLite, journaled or not, in one transaction.
+    ///
+    /// Its statements are prepared once: GRDB's `write` parses its `BEGIN` again each time,
+    /// and binding through `StatementArguments` cost more than SQLite's own insert.
+    /// With `journaledAtMost`, only that many journaled rows (a background step).
+    private func transferPendingWrites(journaledAtMost limit: Int? = nil) throws {
+        guard unwritten.withLock({ (!$0.rows.isEmpty && limit == nil) || !$0.journaled.isEmpty }) else { return }
+        let transferred = try database.writeWithoutTransaction { db -> UInt64? in
             let statements = try commitStatements(in: db)
             try statements.run(statements.begin, in: db)
             do {
-                try writeUnwritten(db, insert: statements.insert)
+                let transferred = try writeUnwritten(db, with: statements, journaledAtMost: limit)
                 try statements.run(statements.commit, in: db)
+                return transferred
             } catch {
                 if db.isInsideTransaction { try? db.execute(sql: "ROLLBACK TRANSACTION") }
                 throw error
             }
         }
+        forget(through: transferred)
+    }
+
+    /// After a commit that took the journaled records up to `transferred`.
+    private func forget(through transferred: UInt64?) {
+        guard let transferred else { return }
+        unwritten.withLock { $0.transferred = max($0.transferred, transferred) }
+        journal?.discard(through: transferred)
     }
 
     private func commitStatements(in db: Database) throws -> CommitStatements {
@@ -308,24 +401,51 @@ public final class Store: Sendable {
         return statements
     }
 
-    /// Inserts the accepted rows in `db`'s transaction. They are taken inside it, so rows are
-    /// committed in the order they were accepted whichever thread commits; if the insert
-    /// fails they are put back for the next commit.
-    private func writeUnwritten(_ db: Database, insert prepared: OpaquePointer? = nil) throws {
-        let rows = unwritten.withLock { unwritten in
-            defer { unwritten.rows.removeAll(keepingCapacity: true) }
-            return unwritten.rows
+    /// Inserts the rows not yet in SQLite in `db`'s transaction, journaled ones first, and
+    /// notes the last journaled one's sequence number with them; returns it. They are taken
+    /// inside the transaction, so rows are committed in the order they were accepted whichever
+    /// thread commits; if the insert fails they are put back for the next commit.
+    @discardableResult
+    private func writeUnwritten(_ db: Database, with prepared: CommitStatements? = nil, journaledAtMost limit: Int? = nil) throws -> UInt64? {
+        let (records, rows) = unwritten.withLock { unwritten -> ([PlacementJournal.Record], [PlacementRow]) in
+            if let limit {
+                let records = Array(unwritten.journaled.prefix(limit))
+                unwritten.journaled.removeFirst(records.count)
+                return (records, [])
+            }
+            defer {
+                unwritten.journaled.removeAll()
+                unwritten.rows.removeAll(keepingCapacity: true)
+            }
+            return (Array(unwritten.journaled), unwritten.rows)
         }
-        guard !rows.isEmpty else { return }
+        guard !records.isEmpty || !rows.isEmpty else { return nil }
         do {
-            let insert = try prepared ?? commitStatements(in: db).insert
-            defer { sqlite3_reset(insert) }
-            for row in rows { try Self.insert(row, with: insert, in: db) }
+            let statements = try prepared ?? commitStatements(in: db)
+            defer { sqlite3_reset(statements.insert) }
+            for record in records { try Self.insert(record.row, with: statements.insert, in: db) }
+            for row in rows { try Self.insert(row, with: statements.insert, in: db) }
+            guard let last = records.last?.sequence else { return nil }
+            sqlite3_reset(statements.setTransferred)
+            var code = sqlite3_bind_int64(statements.setTransferred, 1, Int64(last))
+            if code == SQLITE_OK { code = sqlite3_step(statements.setTransferred) }
+            sqlite3_reset(statements.setTransferred)
+            guard code == SQLITE_DONE else {
+                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+            }
+            return last
         } catch {
-            unwritten.withLock { $0.rows.insert(contentsOf: rows, at: 0) }
+            unwritten.withLock {
+                $0.journaled.prepend(contentsOf: records)
+                $0.rows.insert(contentsOf: rows, at: 0)
+            }
             throw error
         }
     }
+
+    /// Where the journal's last transferred sequence number is kept, in the same
+    /// transaction as the rows.
+    private static let transferredQuery = "SELECT value FROM keyedValue WHERE key = 'placementJournal.transferred'"
 
     /// Binds `row` to the prepared insert and runs it. The values are bound straight from
     /// the row's storage; SQLite copies them (`SQLITE_TRANSIENT`).
@@ -353,10 +473,13 @@ public final class Store: Sendable {
 
     /// A write transaction that first commits the accepted rows, keeping their order.
     private func write<T>(_ updates: (Database) throws -> T) throws -> T {
-        try database.write { db in
-            try writeUnwritten(db)
+        var transferred: UInt64?
+        let result = try database.write { db in
+            transferred = try writeUnwritten(db)
             return try updates(db)
         }
+        forget(through: transferred)
+        return result
     }
 
     /// When `name` last happened at or before `time`, accepted rows included.
@@ -375,7 +498,7 @@ public final class Store: Sendable {
     /// The names logged, oldest first (for tests and diagnostics): a read of the table, so the
     /// accepted rows are committed first.
     public func placementNames() throws -> [String] {
-        try commitPendingWrites()
+        try transferPendingWrites()
         return try database.read { db in try String.fetchAll(db, sql: "SELECT name FROM placement WHERE forgotten = 0 ORDER BY id") }
     }
 
@@ -496,7 +619,7 @@ public final class Store: Sendable {
     /// Up to `limit` queued events after `position`, oldest first. Accepted rows are committed
     /// first, so nothing accepted is passed over.
     public func outgoingEvents(after position: Int64, limit: Int) throws -> [OutgoingEvent] {
-        try commitPendingWrites()
+        try transferPendingWrites()
         return try database.read { db in
             let rows = try Row.fetchAll(db, sql: """
                 SELECT id, eventId, name, createdAtMs, params FROM placement
@@ -524,7 +647,7 @@ public final class Store: Sendable {
 
     /// How many queued events wait after `position`.
     public func outgoingEventCount(after position: Int64) throws -> Int {
-        try commitPendingWrites()
+        try transferPendingWrites()
         return try database.read { db in
             try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM placement WHERE id > ? AND queued = 1", arguments: [position]) ?? 0
         }
@@ -546,6 +669,7 @@ private final class CommitStatements: @unchecked Sendable {
     let begin: OpaquePointer
     let commit: OpaquePointer
     let insert: OpaquePointer
+    let setTransferred: OpaquePointer
 
     init(_ db: Database) throws {
         func prepare(_ sql: String) throws -> OpaquePointer {
@@ -559,6 +683,10 @@ private final class CommitStatements: @unchecked Sendable {
         begin = try prepare("BEGIN IMMEDIATE TRANSACTION")
         commit = try prepare("COMMIT TRANSACTION")
         insert = try prepare("INSERT INTO placement (name, createdAtMs, params, eventId, queued) VALUES (?, ?, ?, ?, ?)")
+        setTransferred = try prepare("""
+            INSERT INTO keyedValue (key, scope, value) VALUES ('placementJournal.transferred', 'app', ?)
+            ON CONFLICT(key) DO UPDATE SET value = excluded.value
+            """)
     }
 
     func run(_ statement: OpaquePointer, in db: Database) throws {
@@ -570,6 +698,12 @@ private final class CommitStatements: @unchecked Sendable {
     }
 
     func finalize() {
-        for statement in [begin, commit, insert] { sqlite3_finalize(statement) }
+        for statement in [begin, commit, insert, setTransferred] { sqlite3_finalize(statement) }
     }
 }
+
+/// The store as its background worker sees it: not kept alive by it.
+private final class WeakStore: @unchecked Sendable {
+    weak var value: Store?
+}
+

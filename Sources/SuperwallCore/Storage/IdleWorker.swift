@@ -1,0 +1,66 @@
+import Foundation
+import Synchronization
+
+/// A thread of its own that does deferred work when nothing else wants the CPU (Linux's
+/// `SCHED_IDLE`): the store's transfer of journaled rows into SQLite, which would otherwise
+/// take turns on the CPU with the calls it was deferred from, a WAL checkpoint at a time.
+///
+/// `signal()` asks for a run; the run starts `delay` later, so that a burst of signals is one
+/// run, and calls `work` until it says nothing is left (each call a bounded step, so that a
+/// call waiting on what a step holds waits little). A CPU that is never idle (a sustained
+/// load) would starve the work, so `promote()` puts the thread at normal priority until its
+/// run ends. `stop()` ends the thread after its current step.
+final class IdleWorker: Sendable {
+    private let wakeUp = DispatchSemaphore(value: 0)
+    private let stopped = Atomic(false)
+    private let promoted = Atomic(false)
+    /// The thread's `pthread_t`, once it runs.
+    private let thread = Atomic<UInt>(0)
+
+    init(name: String, delay: DispatchTimeInterval, work: @escaping @Sendable () -> Bool) {
+        // The thread keeps the worker until `stop()`.
+        let worker = Thread { [self] in
+            thread.store(UInt(pthread_self()), ordering: .releasing)
+            setPolicy(idleSchedulingPolicy, of: pthread_self())
+            while true {
+                wakeUp.wait()
+                guard !isStopped else { return }
+                _ = wakeUp.wait(timeout: .now() + delay)
+                while !isStopped, work() {}
+                guard !isStopped else { return }
+                if promoted.exchange(false, ordering: .acquiringAndReleasing) {
+                    setPolicy(idleSchedulingPolicy, of: pthread_self())
+                }
+            }
+        }
+        worker.name = name
+        worker.start()
+    }
+
+    private var isStopped: Bool { stopped.load(ordering: .acquiring) }
+
+    func signal() {
+        wakeUp.signal()
+    }
+
+    /// Runs the thread at normal priority until its current run ends.
+    func promote() {
+        let handle = thread.load(ordering: .acquiring)
+        guard handle != 0, !promoted.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        setPolicy(normalSchedulingPolicy, of: pthread_t(handle))
+    }
+
+    func stop() {
+        stopped.store(true, ordering: .releasing)
+        wakeUp.signal()
+    }
+}
+
+private func setPolicy(_ policy: Int32, of thread: pthread_t) {
+    var parameters = sched_param(sched_priority: 0)
+    _ = pthread_setschedparam(thread, policy, &parameters)
+}
+
+/// `SCHED_IDLE`, which glibc's headers declare only under `_GNU_SOURCE`.
+private let idleSchedulingPolicy: Int32 = 5
+private let normalSchedulingPolicy = Int32(SCHED_OTHER)

@@ -1,0 +1,80 @@
+import Foundation
+@testable import SuperwallCore
+import Testing
+
+private func temporaryDatabasePath() -> String {
+    FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID().uuidString).sqlite").path
+}
+
+private func row(_ name: String, _ time: Double, queued: Bool = false) -> PlacementRow {
+    PlacementRow(name: name, createdAtMs: time, params: Array(#"{"n":"\#(name)"}"#.utf8), eventId: queued ? UUID() : nil, queued: queued)
+}
+
+@Suite struct PlacementJournalTests {
+    @Test func recordsAppendedAreReadBackInOrderByTheNextProcess() throws {
+        let path = temporaryDatabasePath()
+        let rows = [row("a", 1), row("b", 2, queued: true), row("c", 3)]
+        do {
+            let journal = try PlacementJournal(besideDatabaseAt: path, capacity: 4096)
+            #expect(journal.append(Array(rows[0..<2]), from: 1, transferred: 0))
+            #expect(journal.append([rows[2]], from: 3, transferred: 0))
+        }
+        let recovered = try PlacementJournal(besideDatabaseAt: path, capacity: 4096).recover()
+        #expect(recovered.map(\.sequence) == [1, 2, 3])
+        #expect(recovered.map(\.row) == rows)
+    }
+
+    @Test func aRecordCutShortAndEverythingAfterItAreNotRead() throws {
+        let path = temporaryDatabasePath()
+        do {
+            let journal = try PlacementJournal(besideDatabaseAt: path, capacity: 4096)
+            #expect(journal.append([row("a", 1), row("b", 2), row("c", 3)], from: 1, transferred: 0))
+        }
+        // Flip a byte inside the second record, as a write cut short by power loss leaves it.
+        let file = try FileHandle(forUpdating: URL(fileURLWithPath: path + "-placements-0"))
+        let firstLength = Int(try #require(file.readData(ofLength: 4).first))
+        try file.seek(toOffset: UInt64(8 + firstLength + 8 + 20))
+        file.write(Data([0xFF]))
+        try file.close()
+        let recovered = try PlacementJournal(besideDatabaseAt: path, capacity: 4096).recover()
+        #expect(recovered.map(\.row.name) == ["a"])
+    }
+
+    @Test func aFileReusedFromItsStartDoesNotGiveBackItsOlderRecords() throws {
+        let path = temporaryDatabasePath()
+        do {
+            // Room for about three records a file: the fourth switches files, the seventh
+            // comes back to the first one, reusing it from its start.
+            let journal = try PlacementJournal(besideDatabaseAt: path, capacity: 200)
+            for sequence in 1...6 {
+                #expect(journal.append([row("r\(sequence)", Double(sequence))], from: UInt64(sequence), transferred: UInt64(sequence - 1)))
+            }
+            #expect(journal.append([row("r7", 7)], from: 7, transferred: 6))
+        }
+        let recovered = try PlacementJournal(besideDatabaseAt: path, capacity: 200).recover()
+        let kept = recovered.filter { $0.sequence > 6 }
+        #expect(kept.map(\.row.name) == ["r7"])
+        #expect(recovered.map(\.sequence) == recovered.map(\.sequence).sorted())
+    }
+
+    @Test func neitherFileTakesARecordWhileBothHoldUntransferredOnes() throws {
+        let journal = try PlacementJournal(besideDatabaseAt: temporaryDatabasePath(), capacity: 200)
+        var sequence: UInt64 = 1
+        while journal.append([row("r", Double(sequence))], from: sequence, transferred: 0) { sequence += 1 }
+        #expect(sequence > 2)
+        #expect(journal.append([row("r", 0)], from: sequence, transferred: sequence - 1))
+    }
+
+    @Test func aStoreReopenedAfterItsRowsWereOnlyJournaledHasThemInSQLite() throws {
+        let path = temporaryDatabasePath()
+        do {
+            let store = try Store(path: path)
+            store.logPlacement("journaled_only", at: Date(timeIntervalSince1970: 1), params: [:])
+            try store.commitPendingWrites()
+            // The store is dropped here; its last transfer may or may not have run, and the
+            // reopened store must have the row either way, once.
+        }
+        let reopened = try Store(path: path)
+        #expect(try reopened.placementNames().filter { $0 == "journaled_only" }.count == 1)
+    }
+}
