@@ -30,6 +30,8 @@ final class PlacementJournal: Sendable {
         var end = 0
         /// The sequence number of its last record; 0 when empty.
         var last: UInt64 = 0
+        /// Whether its pages were given back since it was last written.
+        var isReleased = false
     }
 
     private struct State: @unchecked Sendable {
@@ -44,7 +46,7 @@ final class PlacementJournal: Sendable {
     static let headerSize = 16
 
     /// Opens (creating) the two files beside the database at `databasePath`.
-    init(besideDatabaseAt databasePath: String, capacity: Int = 8 << 20) throws {
+    init(besideDatabaseAt databasePath: String, capacity: Int = 2 << 20) throws {
         self.capacity = capacity
         var descriptors: [Int32] = []
         var segments: [Segment] = []
@@ -114,6 +116,7 @@ final class PlacementJournal: Sendable {
                 state.active = other
             }
             var segment = state.segments[state.active]
+            segment.isReleased = false
             for (offset, row) in rows.enumerated() {
                 let sequence = firstSequence + UInt64(offset)
                 segment.end = Self.write(row, numbered: sequence, at: segment.end, in: segment.base)
@@ -137,6 +140,13 @@ final class PlacementJournal: Sendable {
         state.withLock { state in
             if state.segments[state.active].last <= transferred {
                 state.segments[state.active].end = 0
+            }
+            // A file with nothing to keep gives its pages back: the process's resident memory
+            // does not keep what a burst wrote (the data stays in the file).
+            for index in state.segments.indices where state.segments[index].last <= transferred && !state.segments[index].isReleased {
+                guard index != state.active || state.segments[index].end == 0 else { continue }
+                madvise(state.segments[index].base, capacity, MADV_DONTNEED)
+                state.segments[index].isReleased = true
             }
         }
     }
