@@ -108,13 +108,6 @@ final class JSONTape {
         return entry.isContainer ? entry.next : index + 1
     }
 
-    /// The bytes of the value at `index` as written, quotes included.
-    func bytesWritten(at index: Int) -> UnsafeBufferPointer<UInt8> {
-        let entry = entries[index]
-        let quotes = entry.kind == .string ? 1 : 0
-        return UnsafeBufferPointer(rebasing: text[(Int(entry.start) - quotes)..<(Int(entry.end) + quotes)])
-    }
-
     /// The bytes of the string at `index` as written, escapes undecoded.
     @inline(__always)
     func rawBytes(of index: Int) -> UnsafeBufferPointer<UInt8> {
@@ -220,8 +213,8 @@ struct Parser {
     mutating func parseValue(into entries: inout [JSONTape.Entry], depth: Int) throws(SyntaxFault) {
         guard index < text.count else { throw fault("unexpected end of text, expected a value") }
         switch text[index] {
-        case UInt8(ascii: "{"): try parseObject(into: &entries, depth: depth + 1)
-        case UInt8(ascii: "["): try parseArray(into: &entries, depth: depth + 1)
+        case UInt8(ascii: "{"): try parseContainer(.object, into: &entries, depth: depth + 1)
+        case UInt8(ascii: "["): try parseContainer(.array, into: &entries, depth: depth + 1)
         case UInt8(ascii: "\""): try parseString(into: &entries)
         case UInt8(ascii: "t"): try parseLiteral("true", as: .true, into: &entries)
         case UInt8(ascii: "f"): try parseLiteral("false", as: .false, into: &entries)
@@ -231,37 +224,36 @@ struct Parser {
         }
     }
 
-    private mutating func parseObject(into entries: inout [JSONTape.Entry], depth: Int) throws(SyntaxFault) {
+    /// An object or an array: its members or elements between commas, then its closing bracket.
+    private mutating func parseContainer(_ kind: JSONTape.Kind, into entries: inout [JSONTape.Entry], depth: Int) throws(SyntaxFault) {
         guard depth <= JSONTape.maximumDepth else { throw fault("too many nested arrays or objects") }
+        let isObject = kind == .object
+        let closing = isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
         let position = entries.count
-        let start = index
-        entries.append(JSONTape.Entry(.object, start: start))
+        entries.append(JSONTape.Entry(kind, start: index))
         index += 1
         skipWhitespace()
         var count = 0
-        if index < text.count, text[index] == UInt8(ascii: "}") {
+        if index < text.count, text[index] == closing {
             index += 1
         } else {
             while true {
-                guard index < text.count, text[index] == UInt8(ascii: "\"") else { throw fault("expected a member name") }
-                let key = entries.count
-                try parseString(into: &entries)
-                skipWhitespace()
-                guard index < text.count, text[index] == UInt8(ascii: ":") else { throw fault("expected \":\" after a member name") }
-                index += 1
-                skipWhitespace()
-                try parseValue(into: &entries, depth: depth)
-                guard entries.count - key <= JSONTape.Entry.maximumCount else { throw fault("a member larger than an index holds") }
-                entries[key].setDistanceToNextKey(entries.count - key)
+                if isObject {
+                    try parseMember(into: &entries, depth: depth)
+                } else {
+                    try parseValue(into: &entries, depth: depth)
+                }
                 count += 1
                 guard count <= JSONTape.Entry.maximumCount else { throw fault("more members or elements than an index holds") }
                 skipWhitespace()
-                guard index < text.count else { throw fault("unexpected end of text in an object") }
-                if text[index] == UInt8(ascii: "}") {
+                guard index < text.count else { throw fault(isObject ? "unexpected end of text in an object" : "unexpected end of text in an array") }
+                if text[index] == closing {
                     index += 1
                     break
                 }
-                guard text[index] == UInt8(ascii: ",") else { throw fault("expected \",\" or \"}\" in an object") }
+                guard text[index] == UInt8(ascii: ",") else {
+                    throw fault(isObject ? "expected \",\" or \"}\" in an object" : "expected \",\" or \"]\" in an array")
+                }
                 index += 1
                 skipWhitespace()
             }
@@ -269,33 +261,19 @@ struct Parser {
         entries[position].close(end: index, next: entries.count, count: count)
     }
 
-    private mutating func parseArray(into entries: inout [JSONTape.Entry], depth: Int) throws(SyntaxFault) {
-        guard depth <= JSONTape.maximumDepth else { throw fault("too many nested arrays or objects") }
-        let position = entries.count
-        let start = index
-        entries.append(JSONTape.Entry(.array, start: start))
+    /// A member: its name, a colon and its value. The name's entry learns how far on the next
+    /// member's name is.
+    private mutating func parseMember(into entries: inout [JSONTape.Entry], depth: Int) throws(SyntaxFault) {
+        guard index < text.count, text[index] == UInt8(ascii: "\"") else { throw fault("expected a member name") }
+        let key = entries.count
+        try parseString(into: &entries)
+        skipWhitespace()
+        guard index < text.count, text[index] == UInt8(ascii: ":") else { throw fault("expected \":\" after a member name") }
         index += 1
         skipWhitespace()
-        var count = 0
-        if index < text.count, text[index] == UInt8(ascii: "]") {
-            index += 1
-        } else {
-            while true {
-                try parseValue(into: &entries, depth: depth)
-                count += 1
-                guard count <= JSONTape.Entry.maximumCount else { throw fault("more members or elements than an index holds") }
-                skipWhitespace()
-                guard index < text.count else { throw fault("unexpected end of text in an array") }
-                if text[index] == UInt8(ascii: "]") {
-                    index += 1
-                    break
-                }
-                guard text[index] == UInt8(ascii: ",") else { throw fault("expected \",\" or \"]\" in an array") }
-                index += 1
-                skipWhitespace()
-            }
-        }
-        entries[position].close(end: index, next: entries.count, count: count)
+        try parseValue(into: &entries, depth: depth)
+        guard entries.count - key <= JSONTape.Entry.maximumCount else { throw fault("a member larger than an index holds") }
+        entries[key].setDistanceToNextKey(entries.count - key)
     }
 
     /// A string: eight bytes at a time while none is a quote, a backslash, a control

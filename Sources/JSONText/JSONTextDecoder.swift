@@ -18,14 +18,14 @@ public struct JSONTextDecoder {
     public init() {}
 
     public func decode<T: Decodable>(_ type: T.Type, from bytes: UnsafeRawBufferPointer) throws -> T {
-        try JSONDocument.parsing(bytes) { try decode(type, from: $0, at: .root) }
+        try JSONDocument.parsing(bytes) { try decode(type, from: $0) }
     }
 
-    /// Decodes the value at `value` of a document parsed once for several decodes. The coding
-    /// paths of errors start at the document's root.
-    public func decode<T: Decodable>(_ type: T.Type, from document: JSONDocument, at value: JSONDocument.Value) throws -> T {
+    /// Decodes a document already parsed, such as a value a `JSONStream` read. The coding paths
+    /// of errors start at the document's value.
+    public func decode<T: Decodable>(_ type: T.Type, from document: JSONDocument) throws -> T {
         document.tape.userInfo = userInfo
-        return try T(from: TapeDecoder(tape: document.tape, index: value.index))
+        return try T(from: TapeDecoder(tape: document.tape, index: 0))
     }
 
     public func decode<T: Decodable>(_ type: T.Type, from bytes: [UInt8]) throws -> T {
@@ -33,19 +33,13 @@ public struct JSONTextDecoder {
     }
 }
 
-/// JSON text checked and indexed once, to find values in and decode them one by one: a large
-/// document whose parts are decoded, reused or dropped each on its own.
+/// JSON text checked and indexed once, whose values are decoded from the index: the whole
+/// text (`JSONTextDecoder.decode(_:from:)`) or one value read from a `JSONStream`.
 ///
 /// A document borrows its text rather than copying it (a config's text is megabytes), so it
 /// exists only inside `parsing(_:_:)`'s closure, like the pointer it is made from.
 public struct JSONDocument {
     let tape: JSONTape
-
-    /// A value's place in its document.
-    public struct Value: Hashable, Sendable {
-        let index: Int
-        public static let root = Value(index: 0)
-    }
 
     public enum Kind: Sendable {
         case object, array, string, number, bool, null
@@ -59,8 +53,9 @@ public struct JSONDocument {
         return try withExtendedLifetime(document.tape) { try body(document) }
     }
 
-    public func kind(of value: Value) -> Kind {
-        switch tape.entries[value.index].kind {
+    /// The kind of the document's value.
+    public var kind: Kind {
+        switch tape.entries[0].kind {
         case .object: .object
         case .array: .array
         case .string: .string
@@ -68,32 +63,6 @@ public struct JSONDocument {
         case .true, .false: .bool
         case .null: .null
         }
-    }
-
-    /// The value of the first member called `name` of the object `object`; nil if there is
-    /// none or `object` is not an object.
-    public func member(_ name: String, of object: Value) -> Value? {
-        guard tape.entries[object.index].kind == .object else { return nil }
-        var name = name
-        return name.withUTF8 { tape.member(named: $0, inObjectAt: object.index) }.map(Value.init(index:))
-    }
-
-    /// The elements of the array `array`, in order; none if it is not an array.
-    public func elements(of array: Value) -> [Value] {
-        guard tape.entries[array.index].kind == .array else { return [] }
-        var elements: [Value] = []
-        elements.reserveCapacity(tape.entries[array.index].count)
-        var element = array.index + 1
-        for _ in 0..<tape.entries[array.index].count {
-            elements.append(Value(index: element))
-            element = tape.after(element)
-        }
-        return elements
-    }
-
-    /// Calls `body` with the bytes of `value` as written, quotes included.
-    public func withText<Result>(of value: Value, _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
-        try withExtendedLifetime(tape) { try body(UnsafeRawBufferPointer(tape.bytesWritten(at: value.index))) }
     }
 }
 

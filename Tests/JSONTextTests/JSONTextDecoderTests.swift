@@ -121,13 +121,7 @@ private func summary(_ error: any Error) -> String {
         let replacements = Array("{}[],:\" 0.-e+tfn\\u".utf8)
         var refused = 0
         for _ in 0..<3000 {
-            var mutated = bytes
-            let position = Int.random(in: 0..<mutated.count, using: &generator)
-            switch Int.random(in: 0..<3, using: &generator) {
-            case 0: mutated.remove(at: position)
-            case 1: mutated.insert(mutated[position], at: position)
-            default: mutated[position] = replacements.randomElement(using: &generator)!
-            }
+            let mutated = generator.mutatingOnce(bytes, replacingWith: replacements)
             // Foundation's JSONSerialization on Linux takes a trailing comma; RFC 8259 does not.
             let text = String(decoding: mutated, as: UTF8.self)
             let hasTrailingComma = text.replacingOccurrences(of: " ", with: "").contains(",]") || text.replacingOccurrences(of: " ", with: "").contains(",}")
@@ -188,7 +182,7 @@ private func summary(_ error: any Error) -> String {
                     try stream.open(.array)
                     while try stream.nextElement() {
                         let (kind, written) = try stream.readValue { document, range in
-                            (document.kind(of: .root), String(decoding: bytes[range], as: UTF8.self))
+                            (document.kind, String(decoding: bytes[range], as: UTF8.self))
                         }
                         read.append("\(name)[]: \(kind) \(written)")
                     }

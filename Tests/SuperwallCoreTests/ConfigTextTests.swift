@@ -47,13 +47,7 @@ private func decode(_ text: String) throws(ConfigDecodingError) -> Config {
         let punctuation = Array("{}[],:\" 0tn\\".utf8)
         var refusedByBoth = 0
         for _ in 0..<3000 {
-            var mutated = bytes
-            let position = Int.random(in: 0..<mutated.count, using: &generator)
-            switch Int.random(in: 0..<3, using: &generator) {
-            case 0: mutated.remove(at: position)
-            case 1: mutated.insert(mutated[position], at: position)
-            default: mutated[position] = punctuation.randomElement(using: &generator)!
-            }
+            let mutated = generator.mutatingOnce(bytes, replacingWith: punctuation)
             let data = Data(mutated)
             guard (try? JSONSerialization.jsonObject(with: data, options: [.fragmentsAllowed])) == nil else { continue }
             refusedByBoth += 1

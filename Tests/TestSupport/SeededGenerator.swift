@@ -10,3 +10,18 @@ public struct SeededGenerator: RandomNumberGenerator {
         return z ^ (z >> 31)
     }
 }
+
+extension SeededGenerator {
+    /// `bytes` with one random edit: a byte deleted, a byte doubled, or a byte replaced by one
+    /// of `replacements`. The fuzz tests of JSON text use it.
+    public mutating func mutatingOnce(_ bytes: [UInt8], replacingWith replacements: [UInt8]) -> [UInt8] {
+        var mutated = bytes
+        let position = Int.random(in: 0..<mutated.count, using: &self)
+        switch Int.random(in: 0..<3, using: &self) {
+        case 0: mutated.remove(at: position)
+        case 1: mutated.insert(mutated[position], at: position)
+        default: mutated[position] = replacements.randomElement(using: &self)!
+        }
+        return mutated
+    }
+}

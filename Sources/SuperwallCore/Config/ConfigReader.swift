@@ -77,7 +77,7 @@ struct ConfigReader {
             dropped.pathPrefix = path
             let drops = dropped.count
             do {
-                elements.append(try decoder.decode(Element.self, from: document, at: .root))
+                elements.append(try decoder.decode(Element.self, from: document))
             } catch {
                 fault = ConfigDecodingError(decoding: error).under(path)
                 return
@@ -139,7 +139,7 @@ struct ConfigReader {
     private mutating func addProduct(_ document: JSONDocument, index: Int) {
         let path = "$.products_v3[\(index)]"
         do {
-            products.elements.append(try products.decoder.decode(Product.self, from: document, at: .root))
+            products.elements.append(try products.decoder.decode(Product.self, from: document))
         } catch {
             products.dropped.record(ConfigProblem(path: path, message: "dropped: \(ConfigDecodingError(decoding: error).under(path))"))
         }

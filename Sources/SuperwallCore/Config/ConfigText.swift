@@ -97,7 +97,7 @@ struct ConfigText {
         if !inner.contains(UInt8(ascii: "\\")), !inner.contains(where: { $0 < 0x20 }) {
             return String(decoding: inner, as: UTF8.self)
         }
-        guard let key = try? JSONDecoder().decode(String.self, from: Data(quoted)) else {
+        guard let key = try? JSONTextDecoder().decode(String.self, from: quoted) else {
             throw malformed("$", at: offset, expected: "a valid member name")
         }
         return key

@@ -43,7 +43,11 @@ final class PlacementJournal: Sendable {
     private let state: Mutex<State>
     private let descriptors: [Int32]
 
-    static let headerSize = 16
+    /// A record's length and checksum, before its payload.
+    private static let headerSize = 8
+    /// A payload's bytes besides the name and the params: the sequence number, the time,
+    /// `queued`, the event id, and the name's and the params' lengths.
+    private static let fixedPayloadSize = 8 + 8 + 1 + 16 + 4 + 4
 
     /// Opens (creating) the two files beside the database at `databasePath`.
     init(besideDatabaseAt databasePath: String, capacity: Int = 2 << 20) throws {
@@ -102,16 +106,24 @@ final class PlacementJournal: Sendable {
         }
     }
 
+    /// What an append did.
+    enum Appended: Equatable {
+        /// Neither file has room: the caller transfers first.
+        case noRoom
+        /// Copied; `isFilling` when the active file is now over half full, so its records
+        /// should go into SQLite soon, before appends find no room.
+        case copied(isFilling: Bool)
+    }
+
     /// Copies `rows`, numbered from `firstSequence`, into the active file, or into the other
     /// one if the active one is full and the other holds nothing untransferred (`transferred`
-    /// is the sequence number SQLite holds every record up to). False if neither has room:
-    /// the caller transfers first.
-    func append(_ rows: [PlacementRow], from firstSequence: UInt64, transferred: UInt64) -> Bool {
+    /// is the sequence number SQLite holds every record up to).
+    func append(_ rows: [PlacementRow], from firstSequence: UInt64, transferred: UInt64) -> Appended {
         let bytes = rows.reduce(0) { $0 + Self.size(of: $1) }
         return state.withLock { state in
             if state.segments[state.active].end + bytes > capacity {
                 let other = 1 - state.active
-                guard state.segments[other].last <= transferred, bytes <= capacity else { return false }
+                guard state.segments[other].last <= transferred, bytes <= capacity else { return .noRoom }
                 state.segments[other].end = 0
                 state.active = other
             }
@@ -123,14 +135,8 @@ final class PlacementJournal: Sendable {
                 segment.last = sequence
             }
             state.segments[state.active] = segment
-            return true
+            return .copied(isFilling: segment.end > capacity / 2)
         }
-    }
-
-    /// Whether the active file is over half full: its records should go into SQLite now,
-    /// before appends find no room.
-    var isFilling: Bool {
-        state.withLock { $0.segments[$0.active].end > capacity / 2 }
     }
 
     /// Forgets what SQLite now holds: a file all of whose records are transferred is reused
@@ -154,12 +160,12 @@ final class PlacementJournal: Sendable {
     // MARK: Records
 
     private static func size(of row: PlacementRow) -> Int {
-        headerSize + 8 + 1 + 16 + 4 + row.name.utf8.count + 4 + row.params.count
+        headerSize + fixedPayloadSize + row.name.utf8.count + row.params.count
     }
 
     /// Writes the record of `row` at `offset`, straight into the mapping; the offset past it.
     private static func write(_ row: PlacementRow, numbered sequence: UInt64, at offset: Int, in base: UnsafeMutableRawPointer) -> Int {
-        let payload = base + offset + 8
+        let payload = base + offset + headerSize
         var cursor = 0
         func put<Value>(_ value: Value) {
             withUnsafeBytes(of: value) { (payload + cursor).copyMemory(from: $0.baseAddress!, byteCount: $0.count) }
@@ -184,17 +190,16 @@ final class PlacementJournal: Sendable {
         let written = UnsafeRawBufferPointer(start: payload, count: cursor)
         (base + offset).storeBytes(of: UInt32(cursor).littleEndian, toByteOffset: 0, as: UInt32.self)
         (base + offset).storeBytes(of: checksum(written).littleEndian, toByteOffset: 4, as: UInt32.self)
-        return offset + 8 + cursor
+        return offset + headerSize + cursor
     }
 
     /// The record at `offset` and the offset past it, if one is whole there.
     private static func read(at offset: Int, in base: UnsafeMutableRawPointer, capacity: Int) -> (Record, Int)? {
-        guard offset + 8 <= capacity else { return nil }
+        guard offset + headerSize <= capacity else { return nil }
         let length = Int(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
         let sum = UInt32(littleEndian: base.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self))
-        let minimum = 8 + 8 + 1 + 16 + 4 + 4
-        guard length >= minimum, offset + 8 + length <= capacity else { return nil }
-        let payload = UnsafeRawBufferPointer(start: base + offset + 8, count: length)
+        guard length >= fixedPayloadSize, offset + headerSize + length <= capacity else { return nil }
+        let payload = UnsafeRawBufferPointer(start: base + offset + headerSize, count: length)
         guard checksum(payload) == sum else { return nil }
         var cursor = 0
         func take(_ count: Int) -> UnsafeRawBufferPointer? {
@@ -211,7 +216,7 @@ final class PlacementJournal: Sendable {
         let row = PlacementRow(
             name: String(decoding: name, as: UTF8.self), createdAtMs: Double(bitPattern: UInt64(littleEndian: time)),
             params: Array(params), eventId: id.allSatisfy { $0 == 0 } ? nil : UUID(uuid: uuid), queued: queued == 1)
-        return (Record(sequence: UInt64(littleEndian: sequence), row: row), offset + 8 + length)
+        return (Record(sequence: UInt64(littleEndian: sequence), row: row), offset + headerSize + length)
     }
 
     /// A multiply-and-fold hash of the payload eight bytes at a time: enough to tell a record

@@ -348,20 +348,21 @@ public final class Store: Sendable {
     /// checkpoint of milliseconds. A store in memory, or a full journal, commits to SQLite.
     public func commitPendingWrites() throws {
         guard let journal else { return try transferPendingWrites() }
-        let journaled = unwritten.withLock { unwritten -> Bool in
-            guard !unwritten.rows.isEmpty else { return true }
-            guard journal.append(unwritten.rows, from: unwritten.nextSequence, transferred: unwritten.transferred) else { return false }
+        let appended = unwritten.withLock { unwritten -> PlacementJournal.Appended in
+            guard !unwritten.rows.isEmpty else { return .copied(isFilling: false) }
+            let appended = journal.append(unwritten.rows, from: unwritten.nextSequence, transferred: unwritten.transferred)
+            guard appended != .noRoom else { return appended }
             for row in unwritten.rows {
                 unwritten.journaled.append(PlacementJournal.Record(sequence: unwritten.nextSequence, row: row))
                 unwritten.nextSequence += 1
             }
             unwritten.rows.removeAll(keepingCapacity: true)
-            return true
+            return appended
         }
-        if !journaled {
-            try transferPendingWrites()
-        } else if journal.isFilling {
-            transfers?.promote()
+        switch appended {
+        case .noRoom: try transferPendingWrites()
+        case .copied(isFilling: true): transfers?.promote()
+        case .copied(isFilling: false): break
         }
     }
 
