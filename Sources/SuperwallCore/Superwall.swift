@@ -146,8 +146,6 @@ public actor Superwall {
     var eventQueue: EventQueue?
     /// Why the last `configure` could not open a session, until one does.
     private var failedConfigure: SuperwallError?
-    /// Events queued since the queue's bound was last checked.
-    private var queuedSinceBoundCheck = 0
     var eventTrackingBehavior = EventTrackingBehavior.all
     /// `disable_verbose_events` in a build that is not a sandbox one.
     var suppressesVerboseEvents = false
@@ -837,23 +835,13 @@ public actor Superwall {
         let queued = sends(event)
         store?.logPlacement(event.name, at: event.createdAt, paramsJSON: audienceJSON ?? event.audienceParametersJSON, eventId: event.id,
                             queued: queued)
-        if queued { checkEventQueueBound() }
+        if queued { eventQueue?.noteArrival() }
         if event.name == "paywall_open" { deviceTemplateVersion &+= 1 }
         if event.isSuperwallEvent {
             delegate?.handleSuperwallEvent(event)
             if offeringImplicitTrigger, let trigger = ImplicitTrigger(eventName: event.name) { offerImplicitTrigger(trigger, event: event) }
         }
         return event
-    }
-
-    /// Every `EventQueue.boundCheckInterval` queued events, the queue hears of them and drops
-    /// what is past its bound.
-    private func checkEventQueueBound() {
-        queuedSinceBoundCheck += 1
-        guard queuedSinceBoundCheck >= EventQueue.boundCheckInterval, let eventQueue else { return }
-        let queued = queuedSinceBoundCheck
-        queuedSinceBoundCheck = 0
-        Task.detached { [weak eventQueue] in await eventQueue?.noteQueued(queued) }
     }
 
     /// Runs heavy work (reading and decoding a config of many megabytes) on the global pool:

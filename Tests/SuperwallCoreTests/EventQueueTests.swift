@@ -104,6 +104,41 @@ final class RecordingSink: EventSink, @unchecked Sendable {
         #expect(await queue.droppedCount == 15)
     }
 
+    @Test func eventsNotedPastTheBoundDropTheOldestByTheEstimateAndTheFlushSendsTheRest() async throws {
+        let store = try store(queued: 25)
+        let sink = RecordingSink()
+        let queue = EventQueue(store: store, sink: sink, bound: 10)
+        await queue.enforceBound()
+        for index in 25..<30 {
+            store.logPlacement("event_\(index)", at: Date(), paramsJSON: Array("{}".utf8), eventId: UUID(), queued: true)
+        }
+        await queue.noteQueued(5)
+        #expect(await queue.droppedCount == 20)
+        #expect(await queue.waitingCount == 10)
+        await queue.flush()
+        #expect(sink.names == (20..<30).map { "event_\($0)" })
+    }
+
+    @Test func anEstimateAboveWhatWaitsFallsBackToCounting() async throws {
+        let queue = EventQueue(store: try store(queued: 25), sink: RecordingSink(), bound: 10)
+        await queue.noteQueued(25)
+        #expect(await queue.waitingCount == 10)
+        #expect(await queue.droppedCount == 15)
+    }
+
+    /// A flush that could not keep up held the queue while a task per 1,000 events queued
+    /// behind it: memory grew without end under load.
+    @Test func eventsThatArriveWhileABoundCheckWaitsJoinItRatherThanScheduleAnother() {
+        var tally = ArrivalTally()
+        let interval = EventQueue.boundCheckInterval
+        let scheduled = (0..<(5 * interval)).filter { _ in tally.arrive() }
+        #expect(scheduled == [interval - 1], "one check, when the first interval fills")
+        #expect(tally.take() == 5 * interval, "the check notes every event that waited for it")
+        #expect(!tally.checkIsScheduled && tally.count == 0)
+        let next = (0..<interval).filter { _ in tally.arrive() }
+        #expect(next == [interval - 1])
+    }
+
     @Test func rowsNotQueuedAreLoggedButNeverSent() async throws {
         let store = try store(queued: 3)
         store.logPlacement("local_only", at: Date(), paramsJSON: Array("{}".utf8), eventId: UUID(), queued: false)

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Where queued events are delivered.
 public protocol EventSink: Sendable {
@@ -45,6 +46,8 @@ actor EventQueue {
 
     /// How many events may be queued between two checks of the bound.
     static let boundCheckInterval = 1_000
+    /// Events queued and not yet noted, counted without waiting for the actor.
+    private let arrivals = Mutex(ArrivalTally())
 
     init(store: Store, sink: any EventSink, bound: Int = 100_000) {
         self.store = store
@@ -81,8 +84,23 @@ actor EventQueue {
 
     /// Keeps the queue within its bound now.
     func enforceBound() {
-        var position = ((try? store.value(.eventQueuePosition)) ?? nil) ?? 0
+        var position = storedPosition
         dropOldest(after: &position)
+    }
+
+    private var storedPosition: Int64 { ((try? store.value(.eventQueuePosition)) ?? nil) ?? 0 }
+
+    /// The core calls this as it queues each event. Every `boundCheckInterval` events one
+    /// check of the bound is scheduled; while it waits for the queue (a flush that cannot keep
+    /// up holds it), later events join that check. A task per interval piled up there instead,
+    /// about 4 bytes of memory per event without end.
+    nonisolated func noteArrival() {
+        guard arrivals.withLock({ $0.arrive() }) else { return }
+        Task.detached { [weak self] in await self?.checkArrivals() }
+    }
+
+    private func checkArrivals() {
+        noteQueued(arrivals.withLock { $0.take() })
     }
 
     /// The core tells the queue as events are queued, so a long flush interval or a collector
@@ -92,7 +110,7 @@ actor EventQueue {
     func noteQueued(_ count: Int) {
         let estimate = (estimatedWaiting ?? waitingCount) + count
         estimatedWaiting = estimate
-        if estimate > bound { enforceBound() }
+        if estimate > bound { dropOldest(estimate - bound) }
     }
 
     /// How many queued events were dropped unsent.
@@ -100,12 +118,11 @@ actor EventQueue {
 
     /// How many events wait to be sent.
     var waitingCount: Int {
-        let position = ((try? store.value(.eventQueuePosition)) ?? nil) ?? 0
-        return (try? store.outgoingEventCount(after: position)) ?? 0
+        (try? store.outgoingEventCount(after: storedPosition)) ?? 0
     }
 
     private func send() async {
-        var position = ((try? store.value(.eventQueuePosition)) ?? nil) ?? 0
+        var position = storedPosition
         dropOldest(after: &position)
         let (batchSize, batches) = sink.isRateLimited ? (Self.batchSize, Self.batchesPerFlush) : (Self.unlimitedBatchSize, Int.max)
         for _ in 0..<batches {
@@ -116,7 +133,8 @@ actor EventQueue {
             } catch {
                 return // kept: the next flush tries again
             }
-            position = last.position
+            // Past the batch, or past what a check of the bound dropped while it was out.
+            position = max(last.position, storedPosition)
             try? store.set(position, for: .eventQueuePosition)
             estimatedWaiting = estimatedWaiting.map { max(0, $0 - batch.count) }
             if !refused.isEmpty { countDropped(refused.count) }
@@ -131,6 +149,19 @@ actor EventQueue {
         position = kept
         try? store.set(position, for: .eventQueuePosition)
         countDropped(waiting - bound)
+    }
+
+    /// Drops the oldest `excess` events by the estimate, reading only those rows. Counting the
+    /// whole queue is a scan of the bound's worth of rows, and a queue held at its bound by a
+    /// flush that cannot keep up passes it again every `boundCheckInterval` events. The next
+    /// flush counts exactly again.
+    private func dropOldest(_ excess: Int) {
+        guard let last = try? store.outgoingPosition(after: storedPosition, skipping: excess) else {
+            return enforceBound() // fewer wait than estimated
+        }
+        try? store.set(last, for: .eventQueuePosition)
+        estimatedWaiting = bound
+        countDropped(excess)
     }
 
     private func countDropped(_ count: Int) {
@@ -171,5 +202,25 @@ struct CollectorEventSink: EventSink {
         }
         guard let response = try? JSONDecoder().decode(Response.self, from: answer), response.status == "partial_success" else { return [] }
         return Set(response.invalid_indexes ?? [])
+    }
+}
+
+/// Counts queued events between checks of the queue's bound, and whether a check is waiting.
+struct ArrivalTally {
+    private(set) var count = 0
+    private(set) var checkIsScheduled = false
+
+    /// Counts one event; true when a check is due and none is scheduled (the caller schedules it).
+    mutating func arrive() -> Bool {
+        count += 1
+        guard count >= EventQueue.boundCheckInterval, !checkIsScheduled else { return false }
+        checkIsScheduled = true
+        return true
+    }
+
+    /// What the scheduled check notes: every event counted so far, the count starting again.
+    mutating func take() -> Int {
+        defer { self = ArrivalTally() }
+        return count
     }
 }

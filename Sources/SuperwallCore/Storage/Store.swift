@@ -654,6 +654,15 @@ public final class Store: Sendable {
         }
     }
 
+    /// The position of the `count`th queued event after `position`, if so many wait.
+    public func outgoingPosition(after position: Int64, skipping count: Int) throws -> Int64? {
+        try transferPendingWrites()
+        return try database.read { db in
+            try Int64.fetchOne(db, sql: "SELECT id FROM placement WHERE id > ? AND queued = 1 ORDER BY id LIMIT 1 OFFSET ?",
+                               arguments: [position, count - 1])
+        }
+    }
+
     /// The position that leaves the newest `count` queued events after it.
     public func outgoingPosition(keepingNewest count: Int) throws -> Int64? {
         try database.read { db in
