@@ -15,12 +15,14 @@ import os
 import re
 import sys
 
-# An input section line: ` .text  0x0000000000401000  0x123 /path/file.o`, or the same with the
-# section name alone on the line before.
-SECTION = re.compile(r"^ (\.\S+)?\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)\s+(\S.*)$")
-NAME_ONLY = re.compile(r"^ (\.\S+)$")
+# lld's map: `VMA LMA Size Align` (hex, hex, hex, decimal), then the output section's name in one
+# column, an input section (`/path/file.o:(.text.name)`) one column further in, or a symbol
+# further still.
+ENTRY = re.compile(r"^\s*[0-9a-f]+\s+[0-9a-f]+\s+([0-9a-f]+)\s+\d+ (\s*)(\S.*)$")
+OUTPUT_COLUMN, INPUT_COLUMN = 0, 8
+INPUT_SECTION = re.compile(r"^(.*):\((\S+)\)$")
 # Sections that take no room in the file, or that `strip` removes.
-NOT_IN_FILE = (".bss", ".tbss", ".debug", ".comment", ".note.GNU-stack", ".stab", ".gnu.warning")
+NOT_IN_FILE = (".bss", ".tbss", ".debug", ".comment", ".note.GNU-stack", ".stab", ".gnu.warning", ".symtab", ".strtab")
 
 COMPONENTS = [
     ("jansson (static)", re.compile(r"libjansson\.a")),
@@ -34,6 +36,7 @@ COMPONENTS = [
     ("SwiftNIO and AsyncHTTPClient", re.compile(r"/(NIO\w*|AsyncHTTPClient|_NIO\w*|CNIO\w*)\.build/")),
     ("GRDB", re.compile(r"/GRDB\w*\.build/")),
     ("other packages (argument parser, logging, collections, algorithms, ...)", re.compile(r"/release/[^/]+\.build/")),
+    ("the linker's own: unwind index, merged constants, dynamic symbols", re.compile(r"^<internal>$")),
     ("libstdc++ (static) and the C startup files", re.compile(r"crt\w*\.o|libc_nonshared|libgcc|libstdc")),
 ]
 OWN_MODULES = re.compile(r"/(JSONRPC|JSONText|Rules|SuperwallCore|BridgeServer|superwall_bridge|CJansson)\.build/")
@@ -50,30 +53,20 @@ def component(path: str) -> str:
 
 def sizes(map_path: str) -> collections.Counter[str]:
     totals: collections.Counter[str] = collections.Counter()
-    pending_section = None
-    in_memory_map = False
+    output_section = ""
     with open(map_path, errors="replace") as lines:
         for line in lines:
-            line = line.rstrip("\n")
-            if line.startswith("Memory map") or line.startswith("Linker script and memory map"):
-                in_memory_map = True
+            entry = ENTRY.match(line.rstrip("\n"))
+            if not entry:
                 continue
-            if not in_memory_map:
+            size, indent, text = int(entry.group(1), 16), len(entry.group(2)), entry.group(3)
+            if indent == OUTPUT_COLUMN:
+                output_section = text
                 continue
-            only = NAME_ONLY.match(line)
-            if only:
-                pending_section = only.group(1)
+            section = INPUT_SECTION.match(text)
+            if indent != INPUT_COLUMN or not section or size == 0 or output_section.startswith(NOT_IN_FILE):
                 continue
-            match = SECTION.match(line)
-            if not match:
-                pending_section = None
-                continue
-            section = match.group(1) or pending_section
-            pending_section = None
-            size = int(match.group(3), 16)
-            if not section or size == 0 or section.startswith(NOT_IN_FILE):
-                continue
-            totals[component(match.group(4))] += size
+            totals[component(section.group(1))] += size
     return totals
 
 
