@@ -32,6 +32,8 @@ let package = Package(
         ),
         // glibc's mallopt, for the executable's allocator settings.
         .systemLibrary(name: "CMalloc"),
+        // sched_setattr, which glibc does not wrap, for the store's background worker.
+        .target(name: "CScheduling"),
         .target(name: "JSONText", swiftSettings: strictSettings),
         .target(
             name: "JSONRPC",
@@ -48,6 +50,7 @@ let package = Package(
         .target(
             name: "SuperwallCore",
             dependencies: [
+                "CScheduling",
                 "JSONText",
                 "Rules",
                 .product(name: "GRDB", package: "GRDB.swift"),

@@ -1,3 +1,4 @@
+import CScheduling
 import Foundation
 import Synchronization
 
@@ -9,18 +10,22 @@ import Synchronization
 /// run, and calls `work` until it says nothing is left (each call a bounded step, so that a
 /// call waiting on what a step holds waits little). A CPU that is never idle (a sustained
 /// load) would starve the work, so `promote()` puts the thread at normal priority until its
-/// run ends. `stop()` ends the thread after its current step.
+/// run ends, with the shortest time slice the kernel grants: at the default slice (1.5 ms on
+/// two CPUs) a call that woke behind it waited that long. `stop()` ends the thread after its
+/// current step.
 final class IdleWorker: Sendable {
     private let wakeUp = DispatchSemaphore(value: 0)
     private let stopped = Atomic(false)
     private let promoted = Atomic(false)
-    /// The thread's `pthread_t`, once it runs.
-    private let thread = Atomic<UInt>(0)
+    /// The thread's kernel id, once it runs.
+    private let thread = Atomic<Int32>(0)
+    /// The least the kernel's EEVDF scheduler takes as a thread's slice.
+    private static let promotedSlice: UInt64 = 100_000
 
     init(name: String, delay: DispatchTimeInterval, work: @escaping @Sendable () -> Bool) {
         // The thread keeps the worker until `stop()`.
         let worker = Thread { [self] in
-            thread.store(UInt(pthread_self()), ordering: .releasing)
+            thread.store(scheduling_current_thread(), ordering: .releasing)
             setPolicy(idleSchedulingPolicy, of: pthread_self())
             while true {
                 wakeUp.wait()
@@ -39,15 +44,18 @@ final class IdleWorker: Sendable {
 
     private var isStopped: Bool { stopped.load(ordering: .acquiring) }
 
+    /// The thread's kernel id; 0 until it runs.
+    var threadID: Int32 { thread.load(ordering: .acquiring) }
+
     func signal() {
         wakeUp.signal()
     }
 
     /// Runs the thread at normal priority until its current run ends.
     func promote() {
-        let handle = thread.load(ordering: .acquiring)
-        guard handle != 0, !promoted.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        setPolicy(normalSchedulingPolicy, of: pthread_t(handle))
+        let id = threadID
+        guard id != 0, !promoted.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        _ = scheduling_set_normal_with_slice(id, Self.promotedSlice)
     }
 
     func stop() {
@@ -63,4 +71,3 @@ private func setPolicy(_ policy: Int32, of thread: pthread_t) {
 
 /// `SCHED_IDLE`, which glibc's headers declare only under `_GNU_SOURCE`.
 private let idleSchedulingPolicy: Int32 = 5
-private let normalSchedulingPolicy = Int32(SCHED_OTHER)
