@@ -40,9 +40,12 @@ release: deps $(STATIC_LIBS)/pkgconfig/jansson.pc
 # A folder holding only the static archives, named first in the link's search path through a
 # jansson.pc pointing at it, so that every -ljansson, -lsqlite3, -lz and -lstdc++ finds an archive.
 MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu)
-# Rewrites STARTUP_ORDER from a trace of the release binary's startup (callgrind).
+# Rewrites STARTUP_ORDER from a trace of the release binary's startup (callgrind), then links
+# again by it (SwiftPM does not know the link reads the file).
 startup-order: release
 	$(PYTHON) scripts/startup_order.py $(BIN_RELEASE) $(STARTUP_ORDER)
+	rm -f $(BIN_RELEASE)
+	$(MAKE) --no-print-directory release
 
 $(STATIC_LIBS)/pkgconfig/jansson.pc: | deps
 	mkdir -p $(STATIC_LIBS)/pkgconfig
