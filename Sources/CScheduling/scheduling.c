@@ -29,5 +29,8 @@ int scheduling_set_normal_with_slice(pid_t thread, uint64_t slice_ns) {
     attributes.size = sizeof attributes;
     attributes.policy = SCHED_OTHER;
     attributes.runtime = slice_ns;
-    return syscall(SYS_sched_setattr, thread, &attributes, 0) == 0 ? 0 : errno;
+    if (syscall(SYS_sched_setattr, thread, &attributes, 0) == 0) return 0;
+    /* A kernel or sandbox without sched_setattr: the policy alone. */
+    struct sched_param parameters = {.sched_priority = 0};
+    return sched_setscheduler(thread, SCHED_OTHER, &parameters) == 0 ? 0 : errno;
 }

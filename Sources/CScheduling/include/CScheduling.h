@@ -9,7 +9,8 @@ pid_t scheduling_current_thread(void);
 
 /// Puts `thread` at normal priority (SCHED_OTHER, nice 0) and asks the scheduler to run it at
 /// most `slice_ns` at a time when other threads wait (EEVDF's custom slice, Linux 6.12 and
-/// later; earlier kernels take the policy and ignore the slice). Returns 0, or an errno.
+/// later; earlier kernels take the policy and ignore the slice; where sched_setattr is refused,
+/// the policy is set alone). Returns 0, or an errno.
 int scheduling_set_normal_with_slice(pid_t thread, uint64_t slice_ns);
 
 #endif

@@ -10,9 +10,9 @@ import Synchronization
 /// run, and calls `work` until it says nothing is left (each call a bounded step, so that a
 /// call waiting on what a step holds waits little). A CPU that is never idle (a sustained
 /// load) would starve the work, so `promote()` puts the thread at normal priority until its
-/// run ends, with the shortest time slice the kernel grants: at the default slice (1.5 ms on
-/// two CPUs) a call that woke behind it waited that long. `stop()` ends the thread after its
-/// current step.
+/// run ends, with the shortest time slice the kernel grants: at the default slice (1.4 ms on
+/// these two-CPU machines) a call that woke behind it waited that long. `stop()` ends the
+/// thread after its current step.
 final class IdleWorker: Sendable {
     private let wakeUp = DispatchSemaphore(value: 0)
     private let stopped = Atomic(false)
