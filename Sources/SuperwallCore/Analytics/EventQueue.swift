@@ -105,8 +105,8 @@ actor EventQueue {
 
     /// The core tells the queue as events are queued, so a long flush interval or a collector
     /// that is down cannot let it grow past its bound. Counting the waiting rows is a scan, so
-    /// it happens only when the estimate (the last count, plus what was queued since, less what
-    /// was sent) passes the bound.
+    /// the queue keeps an estimate (the last count, plus what was queued since, less what was
+    /// sent) and counts only when it has none.
     func noteQueued(_ count: Int) {
         let estimate = (estimatedWaiting ?? waitingCount) + count
         estimatedWaiting = estimate

@@ -12,12 +12,15 @@ import JSONText
 /// other members. A placement or paywall after the first one that fails is still checked as
 /// JSON but not decoded.
 struct ConfigReader {
-    private static let arrays = ["trigger_options", "paywall_responses", "products_v3"]
+    /// The large arrays, by their keys.
+    private enum LargeArray: String {
+        case triggers = "trigger_options", paywalls = "paywall_responses", products = "products_v3"
+    }
 
     private let previous: Config?
-    private var triggers = Section<Trigger>(key: "trigger_options")
-    private var paywalls = Section<Paywall>(key: "paywall_responses")
-    private var products = Section<Product>(key: "products_v3")
+    private var triggers = Section<Trigger>(key: LargeArray.triggers.rawValue)
+    private var paywalls = Section<Paywall>(key: LargeArray.paywalls.rawValue)
+    private var products = Section<Product>(key: LargeArray.products.rawValue)
     /// An object of every other member, as written.
     private var header: [UInt8] = [UInt8(ascii: "{")]
 
@@ -25,10 +28,10 @@ struct ConfigReader {
         self.previous = previous
     }
 
-    /// One of the large arrays: what was found under its key and what it decoded into.
     /// What a large array's key holds.
     private enum Found { case missing, null, notAnArray, array }
 
+    /// One of the large arrays: what was found under its key and what it decoded into.
     private struct Section<Element: Decodable> {
         let key: String
         var found = Found.missing
@@ -90,10 +93,10 @@ struct ConfigReader {
         var stream = try JSONStream(bytes)
         guard stream.nextKind == .object else { throw ConfigDecodingError(path: "$", reason: "expected an object") }
         try stream.open(.object)
-        var seen: Set<String> = []
-        while let key = try stream.nextMember() {
+        var seen: Set<LargeArray> = []
+        while let name = try stream.nextMember() {
             // Of a key written twice, the first is read, as JSONDecoder reads it.
-            guard Self.arrays.contains(key), seen.insert(key).inserted else {
+            guard let key = LargeArray(rawValue: name), seen.insert(key).inserted else {
                 let name = UnsafeRawBufferPointer(rebasing: bytes[stream.memberNameText])
                 try stream.readValue { _, range in appendToHeader(name, UnsafeRawBufferPointer(rebasing: bytes[range])) }
                 continue
@@ -115,18 +118,18 @@ struct ConfigReader {
         return try assemble()
     }
 
-    private mutating func readElements(of key: String, from stream: inout JSONStream, in bytes: UnsafeRawBufferPointer) throws {
+    private mutating func readElements(of key: LargeArray, from stream: inout JSONStream, in bytes: UnsafeRawBufferPointer) throws {
         try stream.open(.array)
         var index = 0
         while try stream.nextElement() {
             try stream.readValue { document, range in
                 let text = UnsafeRawBufferPointer(rebasing: bytes[range])
                 switch key {
-                case "trigger_options":
+                case .triggers:
                     triggers.add(document, text: text, index: index, reusing: previous.map { ($0.triggers, $0.decodedText.triggers) })
-                case "paywall_responses":
+                case .paywalls:
                     paywalls.add(document, text: text, index: index, reusing: previous.map { ($0.paywalls, $0.decodedText.paywalls) })
-                default:
+                case .products:
                     addProduct(document, index: index)
                 }
             }
@@ -137,7 +140,7 @@ struct ConfigReader {
     /// A catalogue product that does not decode is dropped on its own, as SuperwallKit's
     /// lossy array drops it.
     private mutating func addProduct(_ document: JSONDocument, index: Int) {
-        let path = "$.products_v3[\(index)]"
+        let path = "$.\(products.key)[\(index)]"
         do {
             products.elements.append(try products.decoder.decode(Product.self, from: document))
         } catch {
@@ -145,11 +148,11 @@ struct ConfigReader {
         }
     }
 
-    private mutating func mark(_ found: Found, for key: String) {
+    private mutating func mark(_ found: Found, for key: LargeArray) {
         switch key {
-        case "trigger_options": triggers.found = found
-        case "paywall_responses": paywalls.found = found
-        default: products.found = found
+        case .triggers: triggers.found = found
+        case .paywalls: paywalls.found = found
+        case .products: products.found = found
         }
     }
 

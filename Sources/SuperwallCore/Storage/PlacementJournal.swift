@@ -12,9 +12,9 @@ import Synchronization
 /// nothing else (each record carries a checksum, and reading stops at the first bad one).
 ///
 /// Two files of `capacity` bytes beside the database, `<database>-placements-0` and
-/// `<database>-placements-1`, take records in turn: records go to the active one; once every record in the other has been
-/// transferred, the next append that finds the active one full (or a transfer) switches to
-/// it. A record: its payload's length (4 bytes), a checksum (4), its sequence number (8), and
+/// `<database>-placements-1`, take records in turn: records go to the active one; once every
+/// record in the other has been transferred, the next append that finds the active one full
+/// switches to it. A record: its payload's length (4 bytes), a checksum (4), its sequence number (8), and
 /// the row. Sequence numbers rise by one from record to record across both files, so stale
 /// records left past the end of a reused file are told apart from new ones.
 final class PlacementJournal: Sendable {

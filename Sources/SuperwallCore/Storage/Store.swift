@@ -293,8 +293,9 @@ public final class Store: Sendable {
         return try body(blob!)
     }
 
-    private static func check(_ code: Int32, in db: Database) throws {
-        guard code == SQLITE_OK else {
+    /// Throws SQLite's error unless its own API answered `expected`.
+    fileprivate static func check(_ code: Int32, is expected: Int32 = SQLITE_OK, in db: Database) throws {
+        guard code == expected else {
             throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
         }
     }
@@ -342,9 +343,9 @@ public final class Store: Sendable {
 
     /// Makes the accepted rows durable: every answered call does this before its answer.
     ///
-    /// With a journal (a store on disk) the rows are copied into it, and the timer started
-    /// when they were accepted inserts them into SQLite within `commitDelay`, off the call's
-    /// path: a SQLite commit costs a call several writes and, every few hundred calls, a WAL
+    /// With a journal (a store on disk) the rows are copied into it, and the background worker
+    /// signalled when they were accepted inserts them into SQLite, off the call's path: a
+    /// SQLite commit costs a call several writes and, every few hundred calls, a WAL
     /// checkpoint of milliseconds. A store in memory, or a full journal, commits to SQLite.
     public func commitPendingWrites() throws {
         guard let journal else { return try transferPendingWrites() }
@@ -427,13 +428,9 @@ public final class Store: Sendable {
             for record in records { try Self.insert(record.row, with: statements.insert, in: db) }
             for row in rows { try Self.insert(row, with: statements.insert, in: db) }
             guard let last = records.last?.sequence else { return nil }
-            sqlite3_reset(statements.setTransferred)
-            var code = sqlite3_bind_int64(statements.setTransferred, 1, Int64(last))
-            if code == SQLITE_OK { code = sqlite3_step(statements.setTransferred) }
-            sqlite3_reset(statements.setTransferred)
-            guard code == SQLITE_DONE else {
-                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
-            }
+            let code = sqlite3_bind_int64(statements.setTransferred, 1, Int64(last))
+            try Self.check(code, in: db)
+            try statements.run(statements.setTransferred, in: db)
             return last
         } catch {
             unwritten.withLock {
@@ -446,7 +443,8 @@ public final class Store: Sendable {
 
     /// Where the journal's last transferred sequence number is kept, in the same
     /// transaction as the rows.
-    private static let transferredQuery = "SELECT value FROM keyedValue WHERE key = 'placementJournal.transferred'"
+    fileprivate static let transferredKey = "placementJournal.transferred"
+    private static let transferredQuery = "SELECT value FROM keyedValue WHERE key = '\(transferredKey)'"
 
     /// Binds `row` to the prepared insert and runs it. The values are bound straight from
     /// the row's storage; SQLite copies them (`SQLITE_TRANSIENT`).
@@ -467,9 +465,7 @@ public final class Store: Sendable {
         }
         if code == SQLITE_OK { code = sqlite3_bind_int(statement, 5, row.queued ? 1 : 0) }
         if code == SQLITE_OK { code = sqlite3_step(statement) }
-        guard code == SQLITE_DONE else {
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
-        }
+        try Self.check(code, is: SQLITE_DONE, in: db)
     }
 
     /// A write transaction that first commits the accepted rows, keeping their order.
@@ -565,9 +561,7 @@ public final class Store: Sendable {
             if code == SQLITE_OK { code = bind(assignment.variant.paywallIdentifier, at: 4, of: statement) }
             if code == SQLITE_OK { code = sqlite3_bind_int(statement, 5, assignment.isSentToServer ? 1 : 0) }
             if code == SQLITE_OK { code = sqlite3_step(statement) }
-            guard code == SQLITE_DONE else {
-                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
-            }
+            try check(code, is: SQLITE_DONE, in: db)
         }
     }
 
@@ -672,8 +666,9 @@ public final class Store: Sendable {
 }
 
 /// `BEGIN IMMEDIATE`, `COMMIT` and the placement insert, prepared once on the writer's
-/// connection and run with SQLite's own calls. Every answered request commits: GRDB's
-/// statement cache and its bookkeeping around each statement cost 7k instructions a commit.
+/// connection and run with SQLite's own calls, with the journal's mark: a transfer commits
+/// every few dozen rows, and GRDB's statement cache and its bookkeeping around each statement
+/// cost 7k instructions a commit.
 /// Used only inside the writer's queue; finalized before the connection closes.
 private final class CommitStatements: @unchecked Sendable {
     let begin: OpaquePointer
@@ -685,16 +680,15 @@ private final class CommitStatements: @unchecked Sendable {
         func prepare(_ sql: String) throws -> OpaquePointer {
             var statement: OpaquePointer?
             let code = sqlite3_prepare_v3(db.sqliteConnection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
-            guard code == SQLITE_OK, let statement else {
-                throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
-            }
+            try Store.check(code, in: db)
+            guard let statement else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "no statement for \(sql)") }
             return statement
         }
         begin = try prepare("BEGIN IMMEDIATE TRANSACTION")
         commit = try prepare("COMMIT TRANSACTION")
         insert = try prepare("INSERT INTO placement (name, createdAtMs, params, eventId, queued) VALUES (?, ?, ?, ?, ?)")
         setTransferred = try prepare("""
-            INSERT INTO keyedValue (key, scope, value) VALUES ('placementJournal.transferred', 'app', ?)
+            INSERT INTO keyedValue (key, scope, value) VALUES ('\(Store.transferredKey)', 'app', ?)
             ON CONFLICT(key) DO UPDATE SET value = excluded.value
             """)
     }
@@ -702,9 +696,7 @@ private final class CommitStatements: @unchecked Sendable {
     func run(_ statement: OpaquePointer, in db: Database) throws {
         let code = sqlite3_step(statement)
         sqlite3_reset(statement)
-        guard code == SQLITE_DONE else {
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
-        }
+        try Store.check(code, is: SQLITE_DONE, in: db)
     }
 
     func finalize() {
