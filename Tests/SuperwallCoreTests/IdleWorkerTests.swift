@@ -1,5 +1,6 @@
 import Foundation
 @testable import SuperwallCore
+import Synchronization
 import Testing
 
 /// The scheduling policy and, where the kernel reports it, the time slice of one of this
@@ -23,7 +24,7 @@ private var kernelTakesCustomSlices: Bool {
 @Suite struct IdleWorkerTests {
     private static let idlePolicy: Int32 = 5
 
-    @Test func aPromotedRunGoesAtNormalPriorityWithAShortSliceAndTheNextIdlesAgain() async throws {
+    @Test func aStepRunsAtNormalPriorityWithAShortSliceAndTheThreadWaitsAtIdlePriority() async throws {
         let running = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
         let worker = IdleWorker(name: "test", delay: .milliseconds(1)) {
@@ -32,16 +33,19 @@ private var kernelTakesCustomSlices: Bool {
             return false
         }
         defer { worker.stop() }
-        worker.signal()
-        running.wait()
+        let start = ContinuousClock.now
+        while worker.threadID == 0, ContinuousClock.now < start + .seconds(5) {
+            try await Task.sleep(for: .milliseconds(1))
+        }
         let thread = worker.threadID
         #expect(thread != 0)
-        #expect(scheduling(of: thread).policy == Self.idlePolicy)
+        #expect(scheduling(of: thread).policy == Self.idlePolicy, "waits for work at idle priority")
 
-        worker.promote()
-        let promoted = scheduling(of: thread)
-        #expect(promoted.policy == SCHED_OTHER)
-        if kernelTakesCustomSlices, let slice = promoted.slice {
+        worker.signal()
+        running.wait()
+        let stepping = scheduling(of: thread)
+        #expect(stepping.policy == SCHED_OTHER, "a step holds the database, so it runs at normal priority")
+        if kernelTakesCustomSlices, let slice = stepping.slice {
             #expect(slice == 100_000)
         }
 
@@ -50,6 +54,23 @@ private var kernelTakesCustomSlices: Bool {
         while scheduling(of: thread).policy != Self.idlePolicy, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(5))
         }
-        #expect(scheduling(of: thread).policy == Self.idlePolicy, "back to idle priority once the run ends")
+        #expect(scheduling(of: thread).policy == Self.idlePolicy, "back to idle priority once the step ends")
+    }
+
+    @Test func everyStepOfARunRunsAtNormalPriority() async throws {
+        let steps = Mutex<[Int32]>([])
+        let done = DispatchSemaphore(value: 0)
+        let worker = IdleWorker(name: "test", delay: .milliseconds(1)) {
+            let count = steps.withLock { policies in
+                policies.append(sched_getscheduler(0))
+                return policies.count
+            }
+            if count == 3 { done.signal() }
+            return count < 3
+        }
+        defer { worker.stop() }
+        worker.signal()
+        #expect(done.wait(timeout: .now() + 5) == .success)
+        #expect(steps.withLock { $0 } == [SCHED_OTHER, SCHED_OTHER, SCHED_OTHER])
     }
 }

@@ -67,7 +67,7 @@ public struct SystemRandomSource: RandomSource {
     /// for each one on Linux, and even one system call each costs more than tracking the event
     /// it names, so the bytes come from a pool refilled 4 KiB at a time.
     public func uuid() -> UUID {
-        var value: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var value = UUID.nilBytes
         withUnsafeMutableBytes(of: &value) { bytes in
             Self.pool.withLock { $0.take(into: bytes) }
             bytes[6] = (bytes[6] & 0x0F) | 0x40

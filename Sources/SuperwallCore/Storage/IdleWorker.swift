@@ -2,40 +2,48 @@ import CScheduling
 import Foundation
 import Synchronization
 
-/// A thread of its own that does deferred work when nothing else wants the CPU (Linux's
-/// `SCHED_IDLE`): the store's transfer of journaled rows into SQLite, which would otherwise
-/// take turns on the CPU with the calls it was deferred from, a WAL checkpoint at a time.
+/// A thread of its own that does deferred work when nothing else wants the CPU: the store's
+/// transfer of journaled rows into SQLite, which would otherwise take turns on the CPU with
+/// the calls it was deferred from, a WAL checkpoint at a time.
 ///
 /// `signal()` asks for a run; the run starts `delay` later, so that a burst of signals is one
-/// run, and calls `work` until it says nothing is left (each call a bounded step, so that a
-/// call waiting on what a step holds waits little). A CPU that is never idle (a sustained
-/// load) would starve the work, so `promote()` puts the thread at normal priority until its
-/// run ends, with the shortest time slice the kernel grants: at the default slice (1.4 ms on
-/// these two-CPU machines) a call that woke behind it waited that long. `stop()` ends the
+/// run, and calls `work` until it says nothing is left, each call a bounded step. The thread
+/// waits for the CPU at idle priority (Linux's `SCHED_IDLE`), so a step starts only when the
+/// CPU is free; the step itself runs at normal priority with the shortest time slice the
+/// kernel grants, because it holds the database: a call that waits on it must not wait on a
+/// thread that runs only when nothing else does. Between steps the thread goes back to idle
+/// priority, so a CPU that is never idle runs the calls rather than the transfer (the store's
+/// own calls then transfer a step themselves, `Store.commitPendingWrites`). `stop()` ends the
 /// thread after its current step.
 final class IdleWorker: Sendable {
     private let wakeUp = DispatchSemaphore(value: 0)
     private let stopped = Atomic(false)
-    private let promoted = Atomic(false)
+    /// Set by `hurry()`: the next run starts without the delay and stays at normal priority.
+    private let urgent = Atomic(false)
     /// The thread's kernel id, once it runs.
     private let thread = Atomic<Int32>(0)
     /// The least the kernel's EEVDF scheduler takes as a thread's slice.
-    private static let promotedSlice: UInt64 = 100_000
+    private static let stepSlice: UInt64 = 100_000
 
     init(name: String, delay: DispatchTimeInterval, work: @escaping @Sendable () -> Bool) {
         // The thread keeps the worker until `stop()`.
         let worker = Thread { [self] in
-            thread.store(scheduling_current_thread(), ordering: .releasing)
-            setPolicy(idleSchedulingPolicy, of: pthread_self())
+            let id = scheduling_current_thread()
+            thread.store(id, ordering: .releasing)
+            waitAtIdlePriority()
             while true {
                 wakeUp.wait()
                 guard !isStopped else { return }
-                _ = wakeUp.wait(timeout: .now() + delay)
-                while !isStopped, work() {}
-                guard !isStopped else { return }
-                if promoted.exchange(false, ordering: .acquiringAndReleasing) {
-                    setPolicy(idleSchedulingPolicy, of: pthread_self())
+                if !urgent.load(ordering: .acquiring) { _ = wakeUp.wait(timeout: .now() + delay) }
+                while !isStopped {
+                    urgent.store(false, ordering: .releasing)
+                    _ = scheduling_set_normal_with_slice(id, Self.stepSlice)
+                    let more = work()
+                    if urgent.load(ordering: .acquiring) { continue }
+                    waitAtIdlePriority()
+                    guard more else { break }
                 }
+                guard !isStopped else { return }
             }
         }
         worker.name = name
@@ -51,11 +59,13 @@ final class IdleWorker: Sendable {
         wakeUp.signal()
     }
 
-    /// Runs the thread at normal priority until its current run ends.
-    func promote() {
+    /// Asks for a run now, at normal priority from the start: work that cannot wait for the
+    /// CPU to be idle.
+    func hurry() {
+        urgent.store(true, ordering: .releasing)
         let id = threadID
-        guard id != 0, !promoted.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        _ = scheduling_set_normal_with_slice(id, Self.promotedSlice)
+        if id != 0 { _ = scheduling_set_normal_with_slice(id, Self.stepSlice) }
+        wakeUp.signal()
     }
 
     func stop() {
@@ -64,10 +74,11 @@ final class IdleWorker: Sendable {
     }
 }
 
-private func setPolicy(_ policy: Int32, of thread: pthread_t) {
+/// Puts the calling thread at `SCHED_IDLE` (which glibc's headers declare only under
+/// `_GNU_SOURCE`) and gives up the CPU: the kernel does not reschedule a running thread whose
+/// policy alone changed, so without the yield it would go on to its next step at once.
+private func waitAtIdlePriority() {
     var parameters = sched_param(sched_priority: 0)
-    _ = pthread_setschedparam(thread, policy, &parameters)
+    _ = pthread_setschedparam(pthread_self(), 5, &parameters)
+    sched_yield()
 }
-
-/// `SCHED_IDLE`, which glibc's headers declare only under `_GNU_SOURCE`.
-private let idleSchedulingPolicy: Int32 = 5

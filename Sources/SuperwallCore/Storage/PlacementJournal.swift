@@ -106,24 +106,16 @@ final class PlacementJournal: Sendable {
         }
     }
 
-    /// What an append did.
-    enum Appended: Equatable {
-        /// Neither file has room: the caller transfers first.
-        case noRoom
-        /// Copied; `isFilling` when the active file is now over half full, so its records
-        /// should go into SQLite soon, before appends find no room.
-        case copied(isFilling: Bool)
-    }
-
     /// Copies `rows`, numbered from `firstSequence`, into the active file, or into the other
     /// one if the active one is full and the other holds nothing untransferred (`transferred`
-    /// is the sequence number SQLite holds every record up to).
-    func append(_ rows: [PlacementRow], from firstSequence: UInt64, transferred: UInt64) -> Appended {
+    /// is the sequence number SQLite holds every record up to). False when neither has room:
+    /// the caller transfers first.
+    func append(_ rows: [PlacementRow], from firstSequence: UInt64, transferred: UInt64) -> Bool {
         let bytes = rows.reduce(0) { $0 + Self.size(of: $1) }
         return state.withLock { state in
             if state.segments[state.active].end + bytes > capacity {
                 let other = 1 - state.active
-                guard state.segments[other].last <= transferred, bytes <= capacity else { return .noRoom }
+                guard state.segments[other].last <= transferred, bytes <= capacity else { return false }
                 state.segments[other].end = 0
                 state.active = other
             }
@@ -135,7 +127,7 @@ final class PlacementJournal: Sendable {
                 segment.last = sequence
             }
             state.segments[state.active] = segment
-            return .copied(isFilling: segment.end > capacity / 2)
+            return true
         }
     }
 
@@ -178,7 +170,7 @@ final class PlacementJournal: Sendable {
         put(sequence.littleEndian)
         put(row.createdAtMs.bitPattern.littleEndian)
         put(UInt8(row.queued ? 1 : 0))
-        put(row.eventId?.uuid ?? (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0))
+        put(row.eventId?.uuid ?? UUID.nilBytes)
         var name = row.name
         name.withUTF8 { text in
             put(UInt32(text.count).littleEndian)
@@ -211,7 +203,7 @@ final class PlacementJournal: Sendable {
               let queued = take(1)?.first, let id = take(16), let nameLength = take(4)?.loadUnaligned(as: UInt32.self),
               let name = take(Int(UInt32(littleEndian: nameLength))), let paramsLength = take(4)?.loadUnaligned(as: UInt32.self),
               let params = take(Int(UInt32(littleEndian: paramsLength))), cursor == payload.count else { return nil }
-        var uuid: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var uuid = UUID.nilBytes
         withUnsafeMutableBytes(of: &uuid) { $0.copyMemory(from: id) }
         let row = PlacementRow(
             name: String(decoding: name, as: UTF8.self), createdAtMs: Double(bitPattern: UInt64(littleEndian: time)),

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Whose a stored value is: `user` values belong to the current user and are wiped by
 /// `reset()`; `app` values belong to the install and survive it (SuperwallKit's user-specific
 /// and app-specific directories).
@@ -69,4 +71,10 @@ public struct DocumentKey: Sendable {
 
     /// `store.config`: the body of the last config that decoded, as served.
     static var lastConfig: DocumentKey { .init(name: "lastConfig", scope: .app) }
+}
+
+extension UUID {
+    /// The nil UUID's sixteen zero bytes: where a stored id is read into, and a record's
+    /// "no id".
+    static let nilBytes: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
 }

@@ -48,9 +48,17 @@ public final class Store: Sendable {
     private let journal: PlacementJournal?
     /// Moves journaled rows into SQLite, a bounded step at a time, when the CPU is idle.
     private let transfers: IdleWorker?
-    /// The most journaled rows one background step inserts.
+    /// Asks the worker for the WAL's checkpoints; nil where SQLite checkpoints by itself.
+    private let checkpoints: CheckpointRequests?
+    /// The most journaled rows one step of the transfer inserts.
     private static let transferStep = 64
-
+    /// Journaled rows past which a call that journals more transfers a step itself: under a
+    /// load that leaves the CPU no idle time the worker gets no turn, and the files would fill.
+    /// A step costs that call about 0.2 ms, once every twenty calls of a steady load.
+    private static let backlogLimit = 512
+    /// Held for a step, the worker's or a call's: a call skips its own while another runs
+    /// rather than wait for it (the worker's may be a checkpoint).
+    private let steps = Mutex(())
 
     /// Opens (creating and migrating as needed) the database file at `path`.
     ///
@@ -59,7 +67,12 @@ public final class Store: Sendable {
     /// file-lock system calls per transaction and no shared-memory index beside the WAL. A
     /// commit in WAL with `synchronous = NORMAL` survives the process being killed (it is in
     /// the kernel's page cache) and loses at most the last commits, never the file, on power loss.
-    public init(path: String) throws {
+    public convenience init(path: String) throws {
+        try self.init(path: path, transfersInBackground: true)
+    }
+
+    /// `transfersInBackground: false` (for tests) leaves journaled rows to the calls' own steps.
+    init(path: String, transfersInBackground: Bool) throws {
         commitDelay = Self.commitDelay
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
@@ -68,10 +81,9 @@ public final class Store: Sendable {
             try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE")
             try db.execute(sql: "PRAGMA journal_mode = WAL")
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
-            // Small checkpoints, each a fraction of a millisecond of copying: nearly every commit
-            // is the journal worker's, so they run off the request path, and a call that shares
-            // the CPU with one waits little (1,000 pages, SQLite's default, held a call up to 14 ms).
-            try db.execute(sql: "PRAGMA wal_autocheckpoint = 128")
+            // Small checkpoints (1,000 pages, SQLite's default, held a call up to 14 ms), which
+            // the worker runs (`CheckpointRequests`) where there is one.
+            try db.execute(sql: "PRAGMA wal_autocheckpoint = \(CheckpointRequests.pages)")
         }
         database = try DatabaseQueue(path: path, configuration: configuration)
         try Self.migrator.migrate(database)
@@ -79,20 +91,28 @@ public final class Store: Sendable {
         let transferDelay = commitDelay
         let step = Self.transferStep
         let store = WeakStore()
-        transfers = IdleWorker(name: "placement transfers", delay: transferDelay) {
+        let transfers = !transfersInBackground ? nil : IdleWorker(name: "placement transfers", delay: transferDelay) {
             guard let store = store.value else { return false }
-            return (try? store.transferJournaledStep(atMost: step)) ?? false
+            return (try? store.backgroundStep(atMost: step)) ?? false
         }
+        self.transfers = transfers
+        checkpoints = transfers.map(CheckpointRequests.init)
         store.value = self
+        if let checkpoints { database.writeWithoutTransaction { checkpoints.install(on: $0) } }
         try recoverJournal()
         try loadTimeline()
     }
 
-    /// One background step: the commit timer is rearmed, then up to `count` journaled rows go
-    /// into SQLite; true while more are journaled.
-    private func transferJournaledStep(atMost count: Int) throws -> Bool {
+    /// The worker's step: the commit timer is rearmed, then a checkpoint if one was asked for,
+    /// and up to `count` journaled rows go into SQLite; true while more are journaled.
+    private func backgroundStep(atMost count: Int) throws -> Bool {
         unwritten.withLock { $0.commitScheduled = false }
-        try transferPendingWrites(journaledAtMost: count)
+        try steps.withLock { _ in
+            if checkpoints?.take() == true {
+                try database.writeWithoutTransaction { _ = try $0.checkpoint(.passive) }
+            }
+            try transferPendingWrites(journaledAtMost: count)
+        }
         return unwritten.withLock { !$0.journaled.isEmpty }
     }
 
@@ -117,6 +137,7 @@ public final class Store: Sendable {
         self.commitDelay = commitDelay
         journal = nil
         transfers = nil
+        checkpoints = nil
         database = try DatabaseQueue()
         try Self.migrator.migrate(database)
         try loadTimeline()
@@ -134,8 +155,10 @@ public final class Store: Sendable {
     deinit {
         transfers?.stop()
         try? transferPendingWrites()
-        if let statements = commitStatements.withLock({ $0 }) {
-            database.writeWithoutTransaction { _ in statements.finalize() }
+        let statements = commitStatements.withLock { $0 }
+        database.writeWithoutTransaction { db in
+            checkpoints?.uninstall(from: db)
+            statements?.finalize()
         }
     }
 
@@ -329,7 +352,7 @@ public final class Store: Sendable {
         guard scheduleCommit else { return }
         if let transfers {
             transfers.signal()
-        } else {
+        } else if journal == nil {
             DispatchQueue.global().asyncAfter(deadline: .now() + commitDelay) { [weak self] in
                 guard let self else { return }
                 self.unwritten.withLock { $0.commitScheduled = false }
@@ -345,25 +368,25 @@ public final class Store: Sendable {
     ///
     /// With a journal (a store on disk) the rows are copied into it, and the background worker
     /// signalled when they were accepted inserts them into SQLite, off the call's path: a
-    /// SQLite commit costs a call several writes and, every few hundred calls, a WAL
-    /// checkpoint of milliseconds. A store in memory, or a full journal, commits to SQLite.
+    /// SQLite commit costs a call several writes. Under a load that leaves the worker no idle
+    /// CPU, the call that finds more than `backlogLimit` rows journaled inserts one step of
+    /// them itself (never a checkpoint: the worker runs those). A store in memory, or a full
+    /// journal, commits to SQLite.
     public func commitPendingWrites() throws {
         guard let journal else { return try transferPendingWrites() }
-        let appended = unwritten.withLock { unwritten -> PlacementJournal.Appended in
-            guard !unwritten.rows.isEmpty else { return .copied(isFilling: false) }
-            let appended = journal.append(unwritten.rows, from: unwritten.nextSequence, transferred: unwritten.transferred)
-            guard appended != .noRoom else { return appended }
+        let backlog = unwritten.withLock { unwritten -> Int? in
+            guard !unwritten.rows.isEmpty else { return 0 }
+            guard journal.append(unwritten.rows, from: unwritten.nextSequence, transferred: unwritten.transferred) else { return nil }
             for row in unwritten.rows {
                 unwritten.journaled.append(PlacementJournal.Record(sequence: unwritten.nextSequence, row: row))
                 unwritten.nextSequence += 1
             }
             unwritten.rows.removeAll(keepingCapacity: true)
-            return appended
+            return unwritten.journaled.count
         }
-        switch appended {
-        case .noRoom: try transferPendingWrites()
-        case .copied(isFilling: true): transfers?.promote()
-        case .copied(isFilling: false): break
+        guard let backlog else { return try transferPendingWrites() }
+        if backlog > Self.backlogLimit {
+            try steps.withLockIfAvailable { _ in try transferPendingWrites(journaledAtMost: Self.transferStep) }
         }
     }
 
@@ -446,25 +469,34 @@ public final class Store: Sendable {
     fileprivate static let transferredKey = "placementJournal.transferred"
     private static let transferredQuery = "SELECT value FROM keyedValue WHERE key = '\(transferredKey)'"
 
-    /// Binds `row` to the prepared insert and runs it. The values are bound straight from
-    /// the row's storage; SQLite copies them (`SQLITE_TRANSIENT`).
+    /// Binds `row` to the prepared insert and runs it. The values are bound where they lie
+    /// (`SQLITE_STATIC`, a nil destructor) for the step alone: SQLite reads bound values only
+    /// while it steps, and the next row binds its own before the next step. Copying them
+    /// (`SQLITE_TRANSIENT`) cost an allocation and a copy of each value.
     private static func insert(_ row: PlacementRow, with statement: SQLiteStatement, in db: Database) throws {
         sqlite3_reset(statement)
-        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-        var code = bind(row.name, at: 1, of: statement)
-        if code == SQLITE_OK { code = sqlite3_bind_double(statement, 2, row.createdAtMs) }
-        if code == SQLITE_OK {
-            code = row.params.withUnsafeBytes { sqlite3_bind_blob(statement, 3, $0.baseAddress, Int32($0.count), transient) }
-        }
-        if code == SQLITE_OK {
-            if let id = row.eventId {
-                code = withUnsafeBytes(of: id.uuid) { sqlite3_bind_blob(statement, 4, $0.baseAddress, Int32($0.count), transient) }
-            } else {
-                code = sqlite3_bind_null(statement, 4)
+        var name = row.name
+        let id = row.eventId?.uuid ?? UUID.nilBytes
+        let code = name.withUTF8 { name in
+            row.params.withUnsafeBytes { params in
+                withUnsafeBytes(of: id) { id in
+                    var code = if let text = UnsafeRawPointer(name.baseAddress)?.assumingMemoryBound(to: CChar.self) {
+                        sqlite3_bind_text(statement, 1, text, Int32(name.count), nil)
+                    } else {
+                        sqlite3_bind_text(statement, 1, "", 0, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+                    }
+                    if code == SQLITE_OK { code = sqlite3_bind_double(statement, 2, row.createdAtMs) }
+                    if code == SQLITE_OK {
+                        code = params.isEmpty ? sqlite3_bind_zeroblob(statement, 3, 0) : sqlite3_bind_blob(statement, 3, params.baseAddress, Int32(params.count), nil)
+                    }
+                    if code == SQLITE_OK {
+                        code = row.eventId == nil ? sqlite3_bind_null(statement, 4) : sqlite3_bind_blob(statement, 4, id.baseAddress, Int32(id.count), nil)
+                    }
+                    if code == SQLITE_OK { code = sqlite3_bind_int(statement, 5, row.queued ? 1 : 0) }
+                    return code == SQLITE_OK ? sqlite3_step(statement) : code
+                }
             }
         }
-        if code == SQLITE_OK { code = sqlite3_bind_int(statement, 5, row.queued ? 1 : 0) }
-        if code == SQLITE_OK { code = sqlite3_step(statement) }
         try Self.check(code, is: SQLITE_DONE, in: db)
     }
 
@@ -635,7 +667,7 @@ public final class Store: Sendable {
     /// The text of a UUID's 16 bytes, as SuperwallKit sends `event_id` (`uuidString`).
     private static func uuidText(_ bytes: Data) -> String {
         guard bytes.count == 16 else { return "" }
-        var tuple: uuid_t = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        var tuple = UUID.nilBytes
         withUnsafeMutableBytes(of: &tuple) { $0.copyBytes(from: bytes) }
         return UUID(uuid: tuple).text
     }
