@@ -73,4 +73,22 @@ private var kernelTakesCustomSlices: Bool {
         #expect(done.wait(timeout: .now() + 5) == .success)
         #expect(steps.withLock { $0 } == [SCHED_OTHER, SCHED_OTHER, SCHED_OTHER])
     }
+
+    @Test func aHurriedRunStartsWithoutTheDelayAndAtNormalPriority() throws {
+        let ran = DispatchSemaphore(value: 0)
+        let policy = Mutex<Int32>(-1)
+        // A delay no test waits out: only `hurry()` starts this worker in time.
+        let worker = IdleWorker(name: "test", delay: .seconds(600)) {
+            policy.withLock { $0 = sched_getscheduler(0) }
+            ran.signal()
+            return false
+        }
+        defer { worker.stop() }
+        let start = ContinuousClock.now
+        while worker.threadID == 0, ContinuousClock.now < start + .seconds(5) { usleep(1_000) }
+
+        worker.hurry()
+        #expect(ran.wait(timeout: .now() + 5) == .success)
+        #expect(policy.withLock { $0 } == SCHED_OTHER)
+    }
 }

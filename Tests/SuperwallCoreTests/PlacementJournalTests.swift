@@ -78,17 +78,6 @@ private func row(_ name: String, _ time: Double, queued: Bool = false) -> Placem
         #expect(try reopened.placementNames().filter { $0 == "journaled_only" }.count == 1)
     }
 
-    @Test func aCallThatJournalsPastTheBacklogLimitTransfersAStepItself() throws {
-        let store = try Store(path: temporaryDatabasePath(), transfersInBackground: false)
-        for index in 0..<700 {
-            store.logPlacement("p\(index)", at: Date(timeIntervalSince1970: Double(index)), params: [:])
-            try store.commitPendingWrites()
-            #expect(store.unwrittenCount <= 513, "no call leaves more than the limit journaled")
-        }
-        #expect(store.unwrittenCount > 400, "a step at a time, not the whole backlog")
-        #expect(try store.placementNames().count == 700)
-    }
-
     @Test func theWorkerCheckpointsSoTheWALStaysNearItsMarkHoweverMuchIsWritten() async throws {
         let path = temporaryDatabasePath()
         let store = try Store(path: path)

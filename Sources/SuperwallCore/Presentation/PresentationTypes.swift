@@ -72,6 +72,12 @@ public struct UnmatchedAudience: Sendable, Equatable {
     }
 
     static func parameterKey(for experimentId: String) -> String { "unmatched_audience_" + experimentId }
+
+    /// The key follows from the experiment, so it is not compared: `trigger_fire` compares
+    /// every audience of a skipped placement with the last skip's, on every call.
+    public static func == (lhs: Self, rhs: Self) -> Bool {
+        lhs.source == rhs.source && lhs.experimentId == rhs.experimentId
+    }
 }
 
 /// A placement evaluated against its audiences and the user's assignments (SuperwallKit's

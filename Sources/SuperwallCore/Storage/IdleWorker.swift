@@ -12,9 +12,10 @@ import Synchronization
 /// CPU is free; the step itself runs at normal priority with the shortest time slice the
 /// kernel grants, because it holds the database: a call that waits on it must not wait on a
 /// thread that runs only when nothing else does. Between steps the thread goes back to idle
-/// priority, so a CPU that is never idle runs the calls rather than the transfer (the store's
-/// own calls then transfer a step themselves, `Store.commitPendingWrites`). `stop()` ends the
-/// thread after its current step.
+/// priority, so that it competes for a busy CPU only when asked to: `hurry()` (the store's
+/// calls, when its backlog grows, and its WAL hook, for a checkpoint) runs it at normal
+/// priority until a step ends with no new request. `stop()` ends the thread after its
+/// current step.
 final class IdleWorker: Sendable {
     private let wakeUp = DispatchSemaphore(value: 0)
     private let stopped = Atomic(false)
@@ -62,7 +63,7 @@ final class IdleWorker: Sendable {
     /// Asks for a run now, at normal priority from the start: work that cannot wait for the
     /// CPU to be idle.
     func hurry() {
-        urgent.store(true, ordering: .releasing)
+        guard !urgent.exchange(true, ordering: .acquiringAndReleasing) else { return }
         let id = threadID
         if id != 0 { _ = scheduling_set_normal_with_slice(id, Self.stepSlice) }
         wakeUp.signal()

@@ -48,17 +48,13 @@ public final class Store: Sendable {
     private let journal: PlacementJournal?
     /// Moves journaled rows into SQLite, a bounded step at a time, when the CPU is idle.
     private let transfers: IdleWorker?
-    /// Asks the worker for the WAL's checkpoints; nil where SQLite checkpoints by itself.
+    /// Asks the worker for the WAL's checkpoints; nil for a store in memory, which has no WAL.
     private let checkpoints: CheckpointRequests?
     /// The most journaled rows one step of the transfer inserts.
     private static let transferStep = 64
-    /// Journaled rows past which a call that journals more transfers a step itself: under a
-    /// load that leaves the CPU no idle time the worker gets no turn, and the files would fill.
-    /// A step costs that call about 0.2 ms, once every twenty calls of a steady load.
+    /// Journaled rows past which a call hurries the worker: under a load that leaves the CPU
+    /// no idle time, a worker at idle priority gets no turn and the files would fill.
     private static let backlogLimit = 512
-    /// Held for a step, the worker's or a call's: a call skips its own while another runs
-    /// rather than wait for it (the worker's may be a checkpoint).
-    private let steps = Mutex(())
 
     /// Opens (creating and migrating as needed) the database file at `path`.
     ///
@@ -67,12 +63,7 @@ public final class Store: Sendable {
     /// file-lock system calls per transaction and no shared-memory index beside the WAL. A
     /// commit in WAL with `synchronous = NORMAL` survives the process being killed (it is in
     /// the kernel's page cache) and loses at most the last commits, never the file, on power loss.
-    public convenience init(path: String) throws {
-        try self.init(path: path, transfersInBackground: true)
-    }
-
-    /// `transfersInBackground: false` (for tests) leaves journaled rows to the calls' own steps.
-    init(path: String, transfersInBackground: Bool) throws {
+    public init(path: String) throws {
         commitDelay = Self.commitDelay
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
@@ -91,14 +82,15 @@ public final class Store: Sendable {
         let transferDelay = commitDelay
         let step = Self.transferStep
         let store = WeakStore()
-        let transfers = !transfersInBackground ? nil : IdleWorker(name: "placement transfers", delay: transferDelay) {
+        let transfers = IdleWorker(name: "placement transfers", delay: transferDelay) {
             guard let store = store.value else { return false }
             return (try? store.backgroundStep(atMost: step)) ?? false
         }
         self.transfers = transfers
-        checkpoints = transfers.map(CheckpointRequests.init)
+        let checkpoints = CheckpointRequests(worker: transfers)
+        self.checkpoints = checkpoints
         store.value = self
-        if let checkpoints { database.writeWithoutTransaction { checkpoints.install(on: $0) } }
+        database.writeWithoutTransaction { checkpoints.install(on: $0) }
         try recoverJournal()
         try loadTimeline()
     }
@@ -107,12 +99,10 @@ public final class Store: Sendable {
     /// and up to `count` journaled rows go into SQLite; true while more are journaled.
     private func backgroundStep(atMost count: Int) throws -> Bool {
         unwritten.withLock { $0.commitScheduled = false }
-        try steps.withLock { _ in
-            if checkpoints?.take() == true {
-                try database.writeWithoutTransaction { _ = try $0.checkpoint(.passive) }
-            }
-            try transferPendingWrites(journaledAtMost: count)
+        if checkpoints?.take() == true {
+            try database.writeWithoutTransaction { _ = try $0.checkpoint(.passive) }
         }
+        try transferPendingWrites(journaledAtMost: count)
         return unwritten.withLock { !$0.journaled.isEmpty }
     }
 
@@ -352,7 +342,7 @@ public final class Store: Sendable {
         guard scheduleCommit else { return }
         if let transfers {
             transfers.signal()
-        } else if journal == nil {
+        } else {
             DispatchQueue.global().asyncAfter(deadline: .now() + commitDelay) { [weak self] in
                 guard let self else { return }
                 self.unwritten.withLock { $0.commitScheduled = false }
@@ -368,10 +358,10 @@ public final class Store: Sendable {
     ///
     /// With a journal (a store on disk) the rows are copied into it, and the background worker
     /// signalled when they were accepted inserts them into SQLite, off the call's path: a
-    /// SQLite commit costs a call several writes. Under a load that leaves the worker no idle
-    /// CPU, the call that finds more than `backlogLimit` rows journaled inserts one step of
-    /// them itself (never a checkpoint: the worker runs those). A store in memory, or a full
-    /// journal, commits to SQLite.
+    /// SQLite commit costs a call several writes, and every megabyte of them a checkpoint. Under
+    /// a load that leaves the worker no idle CPU, a call that finds more than `backlogLimit`
+    /// rows journaled hurries it: it then runs at normal priority, a step of a fraction of a
+    /// millisecond at a time. A store in memory, or a full journal, commits to SQLite.
     public func commitPendingWrites() throws {
         guard let journal else { return try transferPendingWrites() }
         let backlog = unwritten.withLock { unwritten -> Int? in
@@ -385,9 +375,7 @@ public final class Store: Sendable {
             return unwritten.journaled.count
         }
         guard let backlog else { return try transferPendingWrites() }
-        if backlog > Self.backlogLimit {
-            try steps.withLockIfAvailable { _ in try transferPendingWrites(journaledAtMost: Self.transferStep) }
-        }
+        if backlog > Self.backlogLimit { transfers?.hurry() }
     }
 
     /// Inserts every row not yet in SQLite, journaled or not, in one transaction.
