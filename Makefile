@@ -58,17 +58,21 @@ $(STATIC_LIBS)/pkgconfig/jansson.pc: | deps
 # suites start traces its frames to WIRE_TRACES; the Python suite then runs the conformance
 # scenarios from the Python client and checks every traced message against protocol/openrpc.json.
 WIRE_TRACES := $(CURDIR)/.build/wire-traces
+# The suites' temporary files (data directories, configs, databases): a folder of the run's
+# own, removed when every suite has passed, instead of thousands of entries left in /tmp.
+TEST_TMP := $(CURDIR)/.build/test-tmp
 PY_VENV := .build/python-venv
 
 test: deps
 	$(PYTHON) scripts/generate_types.py --check
 	$(SWIFT) build --build-tests
-	rm -rf $(WIRE_TRACES)
-	set -o pipefail; SUPERWALL_WIRE_TRACES=$(WIRE_TRACES) SUPERWALL_BRIDGE_BIN=$(CURDIR)/$(BIN_DEBUG) $(SWIFT) test --skip-build 2>&1 | tee .build/swift-test.log
+	rm -rf $(WIRE_TRACES) $(TEST_TMP) && mkdir -p $(TEST_TMP)
+	set -o pipefail; TMPDIR=$(TEST_TMP) SUPERWALL_WIRE_TRACES=$(WIRE_TRACES) SUPERWALL_BRIDGE_BIN=$(CURDIR)/$(BIN_DEBUG) $(SWIFT) test --skip-build 2>&1 | tee .build/swift-test.log
 	@sed -nE 's/.*Test run with ([0-9]+) tests? in [0-9]+ suites? passed.*/Swift: \1 passed, 0 failed/p' .build/swift-test.log | tail -n 1
-	$(MAKE) --no-print-directory python-test
-	$(MAKE) --no-print-directory typescript-test
-	$(MAKE) --no-print-directory browser-test
+	TMPDIR=$(TEST_TMP) $(MAKE) --no-print-directory python-test
+	TMPDIR=$(TEST_TMP) $(MAKE) --no-print-directory typescript-test
+	TMPDIR=$(TEST_TMP) $(MAKE) --no-print-directory browser-test
+	rm -rf $(TEST_TMP)
 
 # The Python client: type-checked (mypy --strict), then its suite against the debug binary,
 # in a virtualenv under .build.

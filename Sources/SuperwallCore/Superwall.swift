@@ -786,14 +786,14 @@ public actor Superwall {
     /// to the implicit triggers.
     @discardableResult
     func track(_ name: String, _ superwallParameters: consuming [String: JSON] = [:], custom: [String: JSON] = [:],
-               isSuperwallEvent: Bool = true, subject: EventSubject = EventSubject()) -> TrackedEvent {
+               isSuperwallEvent: Bool = true, subject: EventSubject = .none) -> TrackedEvent {
         record(makeEvent(name, superwallParameters, custom: custom, isSuperwallEvent: isSuperwallEvent, subject: subject))
     }
 
     /// The parameters are consumed: the caller's dictionary gains `app_session_id` in place
     /// rather than being copied whole (twenty-odd entries for a `trigger_fire`).
     func makeEvent(_ name: String, _ superwallParameters: consuming [String: JSON] = [:], custom: [String: JSON] = [:],
-                   isSuperwallEvent: Bool = true, subject: EventSubject = EventSubject()) -> TrackedEvent {
+                   isSuperwallEvent: Bool = true, subject: EventSubject = .none) -> TrackedEvent {
         var parameters = superwallParameters
         // Only when it differs: parameters shared with a memo are then not copied.
         if !appSessionId.isEmpty, parameters["app_session_id"]?.stringValue != appSessionId {

@@ -34,7 +34,7 @@ public struct TrackedEvent: Sendable, Equatable {
         self.customParameters = customParameters.allSatisfy { Self.keepsCustomParameter($0.key, $0.value) }
             ? customParameters : customParameters.filter { Self.keepsCustomParameter($0.key, $0.value) }
         self.createdAt = createdAt
-        self.subject = EventSubject()
+        self.subject = .none
     }
 
     /// SuperwallKit's cleaning of custom params (`TrackingLogic.processParameters`): keys
@@ -134,6 +134,14 @@ public struct EventSubject: Sendable, Equatable {
 
     public init(paywallInfo: PaywallInfo? = nil, product: Product? = nil) {
         box = paywallInfo == nil && product == nil ? nil : Box(paywallInfo: paywallInfo, product: product)
+    }
+
+    /// No paywall and no product. Spelled `EventSubject()`, every event without a subject
+    /// built an empty `PaywallInfo?` of a kilobyte to pass in and test.
+    public static let none = EventSubject(box: nil)
+
+    private init(box: Box?) {
+        self.box = box
     }
 
     public var paywallInfo: PaywallInfo? { box?.paywallInfo }
