@@ -58,9 +58,10 @@ $(STATIC_LIBS)/pkgconfig/jansson.pc: | deps
 # suites start traces its frames to WIRE_TRACES; the Python suite then runs the conformance
 # scenarios from the Python client and checks every traced message against protocol/openrpc.json.
 WIRE_TRACES := $(CURDIR)/.build/wire-traces
-# The suites' temporary files (data directories, configs, databases): a folder of the run's
-# own, removed when every suite has passed, instead of thousands of entries left in /tmp.
-TEST_TMP := $(CURDIR)/.build/test-tmp
+# The suites' temporary files (data directories, configs, databases): a folder of the
+# checkout's own, removed when every suite has passed, instead of thousands of entries left
+# in /tmp. Outside the checkout, as tests of the installed clients need.
+TEST_TMP := /tmp/superwall-bridge-tests-$(shell printf %s "$(CURDIR)" | cksum | cut -d' ' -f1)
 PY_VENV := .build/python-venv
 
 test: deps
