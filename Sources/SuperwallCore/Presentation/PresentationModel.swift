@@ -60,14 +60,17 @@ struct PlacementData: Sendable {
 }
 
 /// Where a pipeline stopped.
+///
+/// The cases that carry a paywall are boxed (`indirect`): unboxed, every end, a skip's
+/// included, was as large as a paywall and its info, copied and cleared through each await.
 enum PipelineEnd: Sendable {
     case skipped(PaywallSkipReason)
     case failed(PresentationError)
     /// The pipeline found the paywall; the kinds that stop short of showing it end here.
-    case reached(Experiment, PaywallInfo, Paywall, unsavedOccurrence: Occurrence?)
-    case presented(PaywallInfo)
+    indirect case reached(Experiment, PaywallInfo, Paywall, unsavedOccurrence: Occurrence?)
+    indirect case presented(PaywallInfo)
     /// `confirmAllAssignments` stops once the assignment is confirmed.
-    case confirmed(Experiment)
+    indirect case confirmed(Experiment)
 }
 
 /// One presentation from its start to its final dismissal: the `register` call waiting, and

@@ -157,9 +157,11 @@ public struct PresentationError: Error, Sendable, Equatable, CustomStringConvert
 
 /// How a presentation ended, as `register` answers it.
 public struct PresentationOutcome: Sendable, Equatable {
+    /// `dismissed` is boxed: unboxed, every outcome, a skip's included, was as large as a
+    /// paywall's info, copied whole wherever it was passed or awaited.
     public enum Ending: Sendable, Equatable {
         case skipped(PaywallSkipReason)
-        case dismissed(PaywallInfo, PaywallResult)
+        indirect case dismissed(PaywallInfo, PaywallResult)
         case failed(PresentationError)
     }
 
