@@ -57,6 +57,7 @@ public final class BridgeServer: ConnectionHandler {
     public func handle(_ request: IncomingRequest, connection: Connection) async throws -> JSONValue {
         if let method = methods.implemented[request.method] {
             defer { commitTrackedEvents() }
+            if let configure = methods.configureOrder.starting, request.method != "configure" { await configure.wait() }
             return try await method(request, connection)
         }
         if MethodTable.contract.contains(request.method) {

@@ -21,6 +21,8 @@ public struct MethodTable: Sendable {
     typealias Method = @Sendable (IncomingRequest, Connection) async throws -> JSONValue
 
     let implemented: [String: Method]
+    /// Every call but `configure` itself waits here for a configure sent before it to begin.
+    let configureOrder: ConfigureOrder
 
     /// Names reported by `initialize`, including the lifecycle methods.
     public var advertised: [String] {
@@ -41,14 +43,19 @@ public struct MethodTable: Sendable {
             },
             "getConfigurationStatus": { _, _ in ["status": .string(await superwall.configurationStatus.rawValue)] },
         ]
+        let order = ConfigureOrder()
         methods["configure"] = { request, _ in
+            let starting = order.announce()
+            defer { order.started(starting) }
             let configure = try ConfigureRequest(
                 Params(request), capabilities: host.capabilities, watchFiles: watchConfigFiles, maximumConfigSize: maximumConfigSize)
             if let level = configure.logLevel { logLevel.setLevel(level) }
             if let locale = configure.localeIdentifier { await superwall.setLocaleIdentifier(locale) }
             if configure.usesManualClock { clock.stop() }
             for warning in configure.warnings { logger.warning("configure: \(warning.message)") }
-            let outcome = await onThePool { await superwall.configure(apiKey: configure.apiKey, options: configure.options) }
+            let outcome = await onThePool {
+                await superwall.configure(apiKey: configure.apiKey, options: configure.options) { order.started(starting) }
+            }
             if let error = outcome.error, case .apiKeyMismatch = error { throw error.rpcError }
             return [
                 "configurationStatus": .string(outcome.status.rawValue),
@@ -191,6 +198,7 @@ public struct MethodTable: Sendable {
         }
         methods.merge(Self.presentationMethods(superwall: superwall, host: host), uniquingKeysWith: { _, new in new })
         implemented = methods
+        configureOrder = order
     }
 
     /// `register`, `getPresentationResult`, `getPaywall`, the paywall session, assignments

@@ -2,7 +2,7 @@ import Synchronization
 
 /// A one-shot signal that tasks can wait on: closed until `open(with:)`, then every waiter,
 /// present and future, gets the same value.
-final class AsyncGate<Value: Sendable>: Sendable {
+public final class AsyncGate<Value: Sendable>: Sendable {
     private enum State {
         case closed([CheckedContinuation<Value, Never>])
         case open(Value)
@@ -10,7 +10,9 @@ final class AsyncGate<Value: Sendable>: Sendable {
 
     private let state = Mutex(State.closed([]))
 
-    func open(with value: Value) {
+    public init() {}
+
+    public func open(with value: Value) {
         let waiters = state.withLock { state -> [CheckedContinuation<Value, Never>] in
             guard case .closed(let waiters) = state else { return [] }
             state = .open(value)
@@ -19,7 +21,7 @@ final class AsyncGate<Value: Sendable>: Sendable {
         for waiter in waiters { waiter.resume(returning: value) }
     }
 
-    func wait() async -> Value {
+    public func wait() async -> Value {
         await withCheckedContinuation { continuation in
             let value = state.withLock { state -> Value? in
                 switch state {

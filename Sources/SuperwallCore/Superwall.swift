@@ -283,8 +283,13 @@ public actor Superwall {
     /// Opens the data directory, restores the user, tracks the launch events, and loads the
     /// config. A second call with the same key changes nothing and answers the current status,
     /// as SuperwallKit does; a different key is an error.
-    public func configure(apiKey: String, options: ConfigureOptions) async -> ConfigureOutcome {
+    ///
+    /// `whenStarted` is called once the session is open (or could not be), before the config
+    /// loads: a host that answers calls concurrently holds the calls sent after `configure`
+    /// until then, so they find it begun.
+    public func configure(apiKey: String, options: ConfigureOptions, whenStarted: @Sendable () -> Void = {}) async -> ConfigureOutcome {
         if let session {
+            whenStarted()
             guard session.apiKey == apiKey else {
                 return ConfigureOutcome(status: session.status, userId: session.identity.userId, error: .apiKeyMismatch(configured: session.apiKey))
             }
@@ -292,6 +297,7 @@ public actor Superwall {
         }
         do {
             session = try openSession(apiKey: apiKey, options: options)
+            whenStarted()
             failedConfigure = nil
             configSource = options.configSource
             maxConfigRetryCount = options.maxConfigRetryCount
@@ -304,6 +310,7 @@ public actor Superwall {
             return outcome(of: session!)
         } catch {
             if session == nil { failedConfigure = error }
+            whenStarted()
             return ConfigureOutcome(status: .failed, userId: nil, error: error)
         }
     }

@@ -1,0 +1,36 @@
+import JSONRPC
+import Synchronization
+
+/// Keeps a `configure` ahead of the calls sent after it.
+///
+/// The connection starts each request's handler in arrival order, but a handler runs only until
+/// its first suspension, and `configure` moves to the shared pool before it reaches the core
+/// (so a large config does not hold the reader). A `register` pipelined behind it could then
+/// reach the core first and be answered "not configured". `configure` announces itself before
+/// it suspends; every other call waits for the announced one to have opened its session (not
+/// for its config: the core's calls wait for that themselves where SuperwallKit does).
+final class ConfigureOrder: Sendable {
+    /// The announced configure's, until it has started.
+    private let announced = Mutex<AsyncGate<Void>?>(nil)
+
+    /// Called by `configure` before it first suspends; the returned gate is opened when the
+    /// core has started it (and, whatever happens, when the handler ends).
+    func announce() -> AsyncGate<Void> {
+        let gate = AsyncGate<Void>()
+        announced.withLock { $0 = gate }
+        return gate
+    }
+
+    /// Opens `gate`, and forgets it if it is still the latest: the calls after it then pass
+    /// without waiting.
+    func started(_ gate: AsyncGate<Void>) {
+        gate.open(with: ())
+        announced.withLock { if $0 === gate { $0 = nil } }
+    }
+
+    /// The announced configure's gate, until it has started: the calls after it wait on it.
+    /// Nil, as nearly always, costs them a lock and no suspension.
+    var starting: AsyncGate<Void>? {
+        announced.withLock { $0 }
+    }
+}
