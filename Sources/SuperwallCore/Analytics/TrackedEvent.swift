@@ -138,11 +138,7 @@ public struct EventSubject: Sendable, Equatable {
 
     /// No paywall and no product. Spelled `EventSubject()`, every event without a subject
     /// built an empty `PaywallInfo?` of a kilobyte to pass in and test.
-    public static let none = EventSubject(box: nil)
-
-    private init(box: Box?) {
-        self.box = box
-    }
+    public static let none = EventSubject()
 
     public var paywallInfo: PaywallInfo? { box?.paywallInfo }
     public var product: Product? { box?.product }

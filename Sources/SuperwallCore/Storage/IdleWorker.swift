@@ -36,11 +36,13 @@ final class IdleWorker: Sendable {
                 wakeUp.wait()
                 guard !isStopped else { return }
                 if !urgent.load(ordering: .acquiring) { _ = wakeUp.wait(timeout: .now() + delay) }
+                var atNormalPriority = false
                 while !isStopped {
                     urgent.store(false, ordering: .releasing)
-                    _ = scheduling_set_normal_with_slice(id, Self.stepSlice)
+                    if !atNormalPriority { _ = scheduling_set_normal_with_slice(id, Self.stepSlice) }
                     let more = work()
-                    if urgent.load(ordering: .acquiring) { continue }
+                    atNormalPriority = urgent.load(ordering: .acquiring)
+                    if atNormalPriority { continue }
                     waitAtIdlePriority()
                     guard more else { break }
                 }

@@ -72,9 +72,6 @@ public final class Store: Sendable {
             try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE")
             try db.execute(sql: "PRAGMA journal_mode = WAL")
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
-            // Small checkpoints (1,000 pages, SQLite's default, held a call up to 14 ms), which
-            // the worker runs (`CheckpointRequests`) where there is one.
-            try db.execute(sql: "PRAGMA wal_autocheckpoint = \(CheckpointRequests.pages)")
         }
         database = try DatabaseQueue(path: path, configuration: configuration)
         try Self.migrator.migrate(database)
