@@ -158,54 +158,84 @@ extension Superwall {
             if kind.tracksOutcome { trackPresentationRequest(kind, placement, status: "timeout", reason: "subscriptionStatus_timeout") }
             return .failed(.subscriptionStatusTimeout(after: timeouts.subscriptionStatus))
         }
-        guard let config = sessionView?.config else { return .failed(.noConfig("the config is gone")) }
+        switch audienceSteps(kind, placement) {
+        case .ended(let end):
+            return end
+        case .paywall(let experiment, let result, let occurrence):
+            return await paywallSteps(kind, placement, experiment: experiment, result: result, occurrence: occurrence, flow: flow)
+        }
+    }
+
+    /// Where the audience steps leave a pipeline: ended, or with a paywall to load.
+    private enum AudienceStepsEnd {
+        case ended(PipelineEnd)
+        case paywall(Experiment, TriggerResult, unsavedOccurrence: Occurrence?)
+    }
+
+    /// The steps that need no wait: the audiences, then what their result means. Not inlined
+    /// into the pipeline, whose frame is on the task's heap-allocated stack: every value the
+    /// rules build would have a place in it (a skipped `register`'s frame was 7 KB).
+    @inline(never)
+    private func audienceSteps(_ kind: PipelineKind, _ placement: PlacementData) -> AudienceStepsEnd {
+        guard let config = sessionView?.config else { return .ended(.failed(.noConfig("the config is gone"))) }
         let outcome = evaluateAudiences(of: placement, in: config)
         let result = triggerResult(outcome)
         let occurrence: Occurrence?
         if case .matched(_, let unsaved) = outcome { occurrence = unsaved } else { occurrence = nil }
         switch result {
         case .placementNotFound:
-            return .skipped(.placementNotFound)
+            return .ended(.skipped(.placementNotFound))
         case .noAudienceMatch:
             if kind.confirmsAssignments { trackTriggerFire(placement, result) }
-            return .skipped(.noAudienceMatch)
+            return .ended(.skipped(.noAudienceMatch))
         case .holdout(let experiment):
             if kind.confirmsAssignments {
                 confirmAssignment(of: experiment)
                 trackTriggerFire(placement, result)
                 if let occurrence { recordOccurrence(occurrence) }
             }
-            return .skipped(.holdout(experiment))
+            return .ended(.skipped(.holdout(experiment)))
         case .noAssignment(let experimentId):
-            return .failed(.paywallNotFound("the user has no assignment in experiment \(experimentId)"))
+            return .ended(.failed(.paywallNotFound("the user has no assignment in experiment \(experimentId)")))
         case .paywall(let experiment):
             if kind == .confirmAll {
                 confirmAssignment(of: experiment)
-                return .confirmed(experiment)
+                return .ended(.confirmed(experiment))
             }
-            let loaded: LoadedPaywall
-            switch await loadPaywall(experiment.variant.paywallIdentifier, for: placement.name) {
-            case .failure(let error): return .failed(error)
-            case .success(let paywall): loaded = withStoreDetails(overridingProducts(paywall, with: placement.overrides))
-            }
-            let info = paywallInfo(loaded, experiment: experiment, placement: placement)
-            switch kind {
-            case .getPresentationResult, .implicitCheck, .declineCheck, .confirmAll:
-                if kind.confirmsAssignments { confirmAssignment(of: experiment) }
-                return .reached(experiment, info, loaded.paywall, unsavedOccurrence: occurrence)
-            case .getPaywall:
-                trackTriggerFire(placement, result)
-                confirmAssignment(of: experiment)
-                return .reached(experiment, info, loaded.paywall, unsavedOccurrence: occurrence)
-            case .presentation:
-                guard let presenter, presenter.canPresent else { return .failed(.noPresenter) }
-                trackTriggerFire(placement, result)
-                confirmAssignment(of: experiment)
-                trackPresentationRequest(kind, placement, status: "presentation", reason: nil)
-                guard openPaywall == nil else { return .failed(.alreadyPresented) }
-                return await show(info, paywall: loaded.paywall, flow: flow ?? PresentationFlow(handler: nil), placement: placement,
-                                  occurrence: occurrence, presenter: presenter)
-            }
+            return .paywall(experiment, result, unsavedOccurrence: occurrence)
+        }
+    }
+
+    /// The steps once an experiment has a paywall for the user: loading it, the presenter,
+    /// `trigger_fire`, confirmation, then showing it. Not inlined, so that what it keeps
+    /// across its waits (the paywall, its info) has no place in the frame of every pipeline.
+    @inline(never)
+    private func paywallSteps(
+        _ kind: PipelineKind, _ placement: PlacementData, experiment: Experiment, result: TriggerResult, occurrence: Occurrence?,
+        flow: PresentationFlow?
+    ) async -> PipelineEnd {
+        let loaded: LoadedPaywall
+        switch await loadPaywall(experiment.variant.paywallIdentifier, for: placement.name) {
+        case .failure(let error): return .failed(error)
+        case .success(let paywall): loaded = withStoreDetails(overridingProducts(paywall, with: placement.overrides))
+        }
+        let info = paywallInfo(loaded, experiment: experiment, placement: placement)
+        switch kind {
+        case .getPresentationResult, .implicitCheck, .declineCheck, .confirmAll:
+            if kind.confirmsAssignments { confirmAssignment(of: experiment) }
+            return .reached(experiment, info, loaded.paywall, unsavedOccurrence: occurrence)
+        case .getPaywall:
+            trackTriggerFire(placement, result)
+            confirmAssignment(of: experiment)
+            return .reached(experiment, info, loaded.paywall, unsavedOccurrence: occurrence)
+        case .presentation:
+            guard let presenter, presenter.canPresent else { return .failed(.noPresenter) }
+            trackTriggerFire(placement, result)
+            confirmAssignment(of: experiment)
+            trackPresentationRequest(kind, placement, status: "presentation", reason: nil)
+            guard openPaywall == nil else { return .failed(.alreadyPresented) }
+            return await show(info, paywall: loaded.paywall, flow: flow ?? PresentationFlow(handler: nil), placement: placement,
+                              occurrence: occurrence, presenter: presenter)
         }
     }
 
