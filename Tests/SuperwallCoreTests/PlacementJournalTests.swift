@@ -78,6 +78,26 @@ private func row(_ name: String, _ time: Double, queued: Bool = false) -> Placem
         #expect(try reopened.placementNames().filter { $0 == "journaled_only" }.count == 1)
     }
 
+    @Test func theWorkerLeavesLessThanAFullStepForTheCommitTimerAndThenTransfersIt() async throws {
+        let store = try Store(path: temporaryDatabasePath())
+        // One step takes 64 rows; 70 leave 6 behind it.
+        for index in 0..<70 { store.logPlacement("p\(index)", at: Date(timeIntervalSince1970: Double(index)), params: [:]) }
+        try store.commitPendingWrites()
+        let deadline = ContinuousClock.now + .seconds(10)
+        while store.unwrittenCount > 6, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .microseconds(200))
+        }
+        #expect(store.unwrittenCount == 6)
+        // The remainder waits for the timer (20 ms) instead of being committed at once.
+        try await Task.sleep(for: .milliseconds(5))
+        #expect(store.unwrittenCount == 6)
+        while store.unwrittenCount > 0, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(2))
+        }
+        #expect(store.unwrittenCount == 0)
+        #expect(try store.placementNames().count >= 70)
+    }
+
     @Test func theWorkerCheckpointsSoTheWALStaysNearItsMarkHoweverMuchIsWritten() async throws {
         let path = temporaryDatabasePath()
         let store = try Store(path: path)
