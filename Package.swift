@@ -34,11 +34,14 @@ let package = Package(
         .systemLibrary(name: "CMalloc"),
         // sched_setattr, which glibc does not wrap, for the store's background worker.
         .target(name: "CScheduling"),
+        // jansson's allocations for one request from a block of their own.
+        .target(name: "CJSONArena", dependencies: ["CJansson"]),
         .target(name: "JSONText", swiftSettings: strictSettings),
         .target(
             name: "JSONRPC",
             dependencies: [
                 "CJansson",
+                "CJSONArena",
                 "JSONText",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OrderedCollections", package: "swift-collections"),

@@ -107,4 +107,42 @@ import Testing
     @Test func unicodeSurvivesARoundTrip() throws {
         #expect(try roundTrip(#""\u00e9\ud83d\ude00 日本""#) == "\"é😀 日本\"")
     }
+
+    /// jansson allocates a parse's values from a block of 4 KB and the rest from malloc
+    /// (`CJSONArena`): texts on both sides of it, and across it, read back whole.
+    @Test func textsLargerThanTheParseArenaDecodeWhole() throws {
+        for count in [1, 40, 120, 400, 4_000] {
+            let members = (0..<count).map { (index: Int) -> String in #""key\#(index)":{"n":\#(index),"s":"value \#(index)","a":[\#(index),true,null]}"# }
+            let text = "{" + members.joined(separator: ",") + "}"
+            let value = try JSONDecoding.decode(text)
+            guard case .object(let object) = value else {
+                Issue.record("not an object")
+                continue
+            }
+            #expect(object.count == count)
+            let last = Int64(count - 1)
+            let expected: JSONValue = ["n": .int(last), "s": .string("value \(last)"), "a": [.int(last), true, nil]]
+            #expect(object["key\(last)"] == expected)
+            #expect(try roundTrip(text) == text)
+        }
+    }
+
+    /// A tree parsed on one thread may be converted and dropped on another, while that
+    /// thread parses texts of its own.
+    @Test func aTreeParsedOnOneThreadIsReleasedOnAnother() async throws {
+        let texts = (0..<200).map { (index: Int) -> String in #"{"id":\#(index),"params":{"placement":"p\#(index)","values":[1,2,3]}}"# }
+        let trees = try texts.map { text in try Array(text.utf8).withUnsafeBytes { try JSONDecoding.parse($0) } }
+        nonisolated(unsafe) let handedOver = trees
+        let values = await Task.detached {
+            var values: [JSONValue] = []
+            for (index, tree) in handedOver.enumerated() {
+                values.append(tree.value())
+                _ = try? JSONDecoding.decode(#"{"interleaved":\#(index)}"#)
+            }
+            return values
+        }.value
+        for (index, value) in values.enumerated() {
+            #expect(value == ["id": .int(Int64(index)), "params": ["placement": .string("p\(index)"), "values": [1, 2, 3]]])
+        }
+    }
 }
