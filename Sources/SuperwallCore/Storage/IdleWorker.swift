@@ -34,6 +34,9 @@ final class IdleWorker: Sendable {
             waitAtIdlePriority()
             while true {
                 wakeUp.wait()
+                // Signals that came while it ran or waited for the CPU ask for this same run;
+                // left counted, they would cut the delay short. A hurry is kept in `urgent`.
+                while wakeUp.wait(timeout: .now()) == .success {}
                 guard !isStopped else { return }
                 if !urgent.load(ordering: .acquiring) { _ = wakeUp.wait(timeout: .now() + delay) }
                 var atNormalPriority = false

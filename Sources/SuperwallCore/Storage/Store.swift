@@ -70,8 +70,9 @@ public final class Store: Sendable {
     /// file-lock system calls per transaction and no shared-memory index beside the WAL. A
     /// commit in WAL with `synchronous = NORMAL` survives the process being killed (it is in
     /// the kernel's page cache) and loses at most the last commits, never the file, on power loss.
-    public init(path: String) throws {
-        commitDelay = Self.commitDelay
+    /// `commitDelay` is for tests that must tell the timer's commits from the others.
+    public init(path: String, commitDelay: DispatchTimeInterval = Store.commitDelay) throws {
+        self.commitDelay = commitDelay
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { db in
