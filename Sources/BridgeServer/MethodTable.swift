@@ -206,13 +206,9 @@ public struct MethodTable: Sendable {
     private static func presentationMethods(superwall: Superwall, host: ClientHost) -> [String: Method] {
         var methods: [String: Method] = [:]
         methods["register"] = { request, _ in
-            let params = try Params(request)
-            let placement = try params.string("placement")
-            let placementParams = [String: JSON](try params.optionalJSONObject("params") ?? [:])
-            let hasFeature = try params.optionalBool("hasFeature") ?? false
-            let handler = ClientPresentationHandler(host: host, registerId: request.id.value)
+            let call = try RegisterCall(request, host: host)
             let outcome = try await core {
-                try await superwall.register(placement: placement, params: placementParams, hasFeature: hasFeature, handler: handler)
+                try await superwall.register(placement: call.placement, params: call.params, hasFeature: call.hasFeature, handler: call.handler)
             }
             return outcome.wireValue
         }
@@ -362,6 +358,24 @@ private func core<Result>(_ call: () async throws -> Result) async throws(RPCErr
         throw error.rpcError
     } catch {
         throw RPCError.internalError(describing: error)
+    }
+}
+
+/// `register`'s params, read apart from the call: inlined into it, every value the reading
+/// builds had a place in the call's frame, which the task allocates (a heap slab of its own).
+private struct RegisterCall {
+    let placement: String
+    let params: [String: JSON]
+    let hasFeature: Bool
+    let handler: ClientPresentationHandler
+
+    @inline(never)
+    init(_ request: IncomingRequest, host: ClientHost) throws(RPCError) {
+        let params = try Params(request)
+        placement = try params.string("placement")
+        self.params = [String: JSON](try params.optionalJSONObject("params") ?? [:])
+        hasFeature = try params.optionalBool("hasFeature") ?? false
+        handler = ClientPresentationHandler(host: host, registerId: request.id.value)
     }
 }
 

@@ -13,17 +13,25 @@ extension Superwall {
     public func register(
         placement: String, params: [String: JSON] = [:], hasFeature: Bool = false, handler: (any PresentationHandler)? = nil
     ) async throws(SuperwallError) -> PresentationOutcome {
+        let (placementData, flow, alreadyPresented) = try startRegister(placement, params: params, hasFeature: hasFeature, handler: handler)
+        await inPresentationQueue {
+            await self.present(placementData, flow: flow, alreadyPresented: alreadyPresented)
+        }
+        return await flow.completion.value
+    }
+
+    /// `register`'s part before its turn. Not inlined, for the reason `audienceSteps` is not.
+    @inline(never)
+    private func startRegister(
+        _ placement: String, params: [String: JSON], hasFeature: Bool, handler: (any PresentationHandler)?
+    ) throws(SuperwallError) -> (PlacementData, PresentationFlow, alreadyPresented: Bool) {
         guard sessionView != nil else { throw .notConfigured }
         guard !SuperwallEventNames.all.contains(placement) else { throw .reservedPlacementName(placement) }
         // SuperwallKit decides "already presented" when register is called, not when its
         // turn in the queue comes.
         let alreadyPresented = openPaywall != nil
         let placementData = trackRegistered(placement, params: params, hasFeature: hasFeature)
-        let flow = PresentationFlow(handler: handler)
-        await inPresentationQueue {
-            await self.present(placementData, flow: flow, alreadyPresented: alreadyPresented)
-        }
-        return await flow.completion.value
+        return (placementData, PresentationFlow(handler: handler), alreadyPresented)
     }
 
     /// Tracks a placement the app registered, as it tracked it last when nothing that decides
