@@ -799,11 +799,12 @@ public actor Superwall {
 
     /// The parameters are consumed: the caller's dictionary gains `app_session_id` in place
     /// rather than being copied whole (twenty-odd entries for a `trigger_fire`).
+    /// `stamped`: the parameters carry this app session's id already (a repeat's).
     func makeEvent(_ name: String, _ superwallParameters: consuming [String: JSON] = [:], custom: [String: JSON] = [:],
-                   isSuperwallEvent: Bool = true, subject: EventSubject = .none) -> TrackedEvent {
+                   isSuperwallEvent: Bool = true, subject: EventSubject = .none, stamped: Bool = false) -> TrackedEvent {
         var parameters = superwallParameters
         // Only when it differs: parameters shared with a memo are then not copied.
-        if !appSessionId.isEmpty, parameters["app_session_id"]?.stringValue != appSessionId {
+        if !stamped, !appSessionId.isEmpty, parameters["app_session_id"]?.stringValue != appSessionId {
             parameters["app_session_id"] = .string(appSessionId)
         }
         var event = TrackedEvent(
@@ -824,7 +825,7 @@ public actor Superwall {
         _ parameters: () -> [String: JSON]
     ) -> (event: TrackedEvent, memo: RepeatedEvent<Key>) {
         if let remembered, remembered.matches(key, appSessionId: appSessionId) {
-            var event = makeEvent(name, remembered.parameters, custom: custom, isSuperwallEvent: isSuperwallEvent)
+            var event = makeEvent(name, remembered.parameters, custom: custom, isSuperwallEvent: isSuperwallEvent, stamped: true)
             event.delegateText = remembered.delegateText
             return (record(event, audienceJSON: remembered.audienceJSON), remembered)
         }

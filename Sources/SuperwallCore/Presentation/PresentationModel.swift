@@ -231,14 +231,23 @@ struct RepeatedEvent<Key: Equatable & Sendable>: Sendable {
     let key: Key
     /// With `app_session_id`.
     let parameters: [String: JSON]
+    /// `parameters`' `app_session_id`, read once: each repeat compares it.
+    let appSessionId: String
     let audienceJSON: [UInt8]
     /// The params as a delegate hears them, once one has.
     let delegateText = ParametersText()
     /// The params as audience rules read them, once the caller has needed them.
     var audienceParameters: [String: JSON]?
 
+    init(key: Key, parameters: [String: JSON], audienceJSON: [UInt8]) {
+        self.key = key
+        self.parameters = parameters
+        appSessionId = parameters["app_session_id"]?.stringValue ?? ""
+        self.audienceJSON = audienceJSON
+    }
+
     func matches(_ key: Key, appSessionId: String) -> Bool {
-        self.key == key && (parameters["app_session_id"]?.stringValue ?? "") == appSessionId
+        self.key == key && self.appSessionId == appSessionId
     }
 }
 
