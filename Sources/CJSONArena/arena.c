@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <stdint.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 /* Room for a request of a few kilobytes; a larger text's allocations overflow to malloc. */
@@ -14,9 +15,10 @@ struct json_arena {
 
 /* The arena this thread's jansson calls allocate from and free into, set only around them. */
 static _Thread_local json_arena *current;
-/* A released arena kept for this thread's next parse. */
-static _Thread_local json_arena *spare;
+/* A released arena kept for the thread's next parse, freed when the thread ends. */
+static pthread_key_t spare;
 static pthread_once_t installed = PTHREAD_ONCE_INIT;
+static atomic_size_t outstanding;
 
 static int owns(const json_arena *arena, const void *pointer) {
     const unsigned char *byte = pointer;
@@ -39,17 +41,24 @@ static void arena_free(void *pointer) {
     if (!owns(current, pointer)) free(pointer);
 }
 
+static void free_arena(void *arena) {
+    free(arena);
+    atomic_fetch_sub_explicit(&outstanding, 1, memory_order_relaxed);
+}
+
 static void install(void) {
+    pthread_key_create(&spare, free_arena);
     json_set_alloc_funcs(arena_malloc, arena_free);
 }
 
 static json_arena *take_arena(void) {
-    json_arena *arena = spare;
+    json_arena *arena = pthread_getspecific(spare);
     if (arena) {
-        spare = NULL;
+        pthread_setspecific(spare, NULL);
     } else {
         arena = malloc(sizeof *arena);
         if (!arena) return NULL;
+        atomic_fetch_add_explicit(&outstanding, 1, memory_order_relaxed);
     }
     arena->used = 0;
     return arena;
@@ -57,11 +66,11 @@ static json_arena *take_arena(void) {
 
 static void give_back(json_arena *arena) {
     if (!arena) return;
-    if (spare) {
-        free(arena);
-    } else {
-        spare = arena;
-    }
+    if (pthread_getspecific(spare) || pthread_setspecific(spare, arena) != 0) free_arena(arena);
+}
+
+size_t json_arena_outstanding(void) {
+    return atomic_load_explicit(&outstanding, memory_order_relaxed);
 }
 
 json_t *json_arena_loadb(const char *buffer, size_t length, size_t flags, json_error_t *error, json_arena **arena) {

@@ -1,3 +1,5 @@
+import CJSONArena
+import Foundation
 import JSONRPC
 import Testing
 
@@ -144,5 +146,26 @@ import Testing
         for (index, value) in values.enumerated() {
             #expect(value == ["id": .int(Int64(index)), "params": ["placement": .string("p\(index)"), "values": [1, 2, 3]]])
         }
+    }
+
+    /// Each thread keeps one released block for its next parse; a thread that ends frees it,
+    /// so threads that come and go (the pools') leave nothing behind.
+    @Test func aThreadThatEndsFreesTheParseBlockItKept() {
+        let threads = 200
+        _ = try? JSONDecoding.decode(#"{"warm":true}"#)
+        let before = json_arena_outstanding()
+        let finished = DispatchSemaphore(value: 0)
+        for index in 0..<threads {
+            let thread = Thread {
+                _ = try? JSONDecoding.decode(#"{"thread":\#(index)}"#)
+                finished.signal()
+            }
+            thread.start()
+        }
+        for _ in 0..<threads { finished.wait() }
+        // A thread's key destructors run as it exits, just after its last signal.
+        let deadline = Date().addingTimeInterval(10)
+        while json_arena_outstanding() > before + threads / 4, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(json_arena_outstanding() <= before + threads / 4)
     }
 }
