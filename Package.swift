@@ -34,6 +34,8 @@ let package = Package(
         .systemLibrary(name: "CMalloc"),
         // sched_setattr, which glibc does not wrap, for the store's background worker.
         .target(name: "CScheduling"),
+        // memcpy into a file's shared mapping that turns SIGBUS into an error, for the journal.
+        .target(name: "CGuardedCopy"),
         // jansson's allocations for one request from a block of their own.
         .target(name: "CJSONArena", dependencies: ["CJansson"]),
         .target(name: "JSONText", swiftSettings: strictSettings),
@@ -53,9 +55,11 @@ let package = Package(
         .target(
             name: "SuperwallCore",
             dependencies: [
+                "CGuardedCopy",
                 "CScheduling",
                 "JSONText",
                 "Rules",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "DequeModule", package: "swift-collections"),

@@ -56,9 +56,23 @@ public final class BridgeServer: ConnectionHandler {
 
     public func handle(_ request: IncomingRequest, connection: Connection) async throws -> JSONValue {
         if let method = methods.implemented[request.method] {
-            defer { commitTrackedEvents() }
             if let configure = methods.configureOrder.starting, request.method != "configure" { await configure.wait() }
-            return try await method(request, connection)
+            let answer: JSONValue
+            do {
+                answer = try await method(request, connection)
+            } catch {
+                commitTrackedEvents()
+                throw error
+            }
+            // An answer promises that what the call tracked is on disk: when it cannot be put
+            // there (a full disk), the call is answered with why, and its rows wait in memory
+            // for the next commit.
+            do {
+                try superwall.commitTrackedEvents()
+            } catch {
+                throw error.rpcError
+            }
+            return answer
         }
         if MethodTable.contract.contains(request.method) {
             throw MethodTable.notImplemented(request.method)

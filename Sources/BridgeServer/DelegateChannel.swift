@@ -28,15 +28,23 @@ final class DelegateChannel: SuperwallDelegate, Sendable {
     }
 
     /// Binds or unbinds the client's delegate; binding delivers what was buffered, in order.
+    ///
+    /// The delegate counts as bound only once the backlog is out: notifications sent while it
+    /// goes out join the buffer and go after it. (Bound at once, they went straight out between
+    /// the backlog's, and a client heard events out of order.)
     func bind(_ enabled: Bool) {
-        let (connection, backlog) = state.withLock { state -> (Connection?, Deque<Notification>) in
-            state.bound = enabled
-            guard enabled, let connection = state.connection else { return (nil, []) }
-            defer { state.buffered.removeAll() }
-            return (connection, state.buffered)
+        while true {
+            let (connection, backlog) = state.withLock { state -> (Connection?, Deque<Notification>) in
+                guard enabled, let connection = state.connection, !state.buffered.isEmpty else {
+                    state.bound = enabled
+                    return (nil, [])
+                }
+                defer { state.buffered.removeAll() }
+                return (connection, state.buffered)
+            }
+            guard let connection else { return }
+            for notification in backlog { connection.notify(notification.method, encodedParams: notification.params()) }
         }
-        guard let connection else { return }
-        for notification in backlog { connection.notify(notification.method, encodedParams: notification.params()) }
     }
 
     func send(_ method: String, _ params: @autoclosure @escaping @Sendable () -> JSONValue) {

@@ -63,7 +63,7 @@ extension SuperwallError {
         case .purchaseInProgress: code = -32004
         case .customerInfoTimeout: code = -32003
         case .noPurchaseController: code = -32005
-        case .dataDirectory, .configUnavailable, .storage: code = -32603
+        case .dataDirectory, .configUnavailable, .storage, .storageFull: code = -32603
         case .invalidConfig(let error):
             return RPCError(code: -32603, message: description, kind: kind, details: ["path": .string(error.path)])
         case .paywallSkipped(let reason):

@@ -367,8 +367,10 @@ public actor Superwall {
                 directory: directory, status: .pending, configError: nil, config: nil, identity: identity,
                 userAttributes: try store.value(.userAttributes) ?? [:], integrationAttributes: try store.value(.integrationAttributes) ?? [:],
                 appInstalledAt: appInstalledAt, deviceFacts: facts, deviceOverrides: options.device)
-            session.userAttributes = identityAttributes(session, merging: session.userAttributes)
-            try store.set(session.userAttributes, for: .userAttributes)
+            let stored = session.userAttributes
+            session.userAttributes = identityAttributes(session, merging: stored)
+            // Written only when they changed: a restart on a full disk opens what it has.
+            if session.userAttributes != stored { try store.set(session.userAttributes, for: .userAttributes) }
             return session
         }
     }
@@ -562,25 +564,37 @@ public actor Superwall {
     /// SuperwallKit's `identify`: trims the id; the same id is a no-op; switching from one
     /// identified user to another resets first; anonymous to identified keeps the alias,
     /// attributes and assignments. Tracks `identity_alias`.
+    ///
+    /// A switch of users is one transaction (the reset, the new identity, its attributes and
+    /// its first assignments): after a crash at any moment the data directory holds the old
+    /// user or the new one, whole.
     public func identify(userId: String) throws(SuperwallError) -> Identity {
         guard var current = session else { throw .notConfigured }
         guard let userId = Identity.normalizedUserId(userId) else { throw .invalidUserId }
         if current.identity.appUserId == userId { return current.identity }
-        if current.identity.appUserId != nil {
-            try resetUser(trackingReset: false)
-            current = session!
-        }
+        let switching = current.identity.appUserId != nil
+        if switching { current = anonymized(current) }
         current.identity.appUserId = userId
         if current.config?.featureFlags.enableUserIdSeed == true {
             current.identity.seed = Identity.seed(forUserId: userId)
         }
         current.userAttributes = identityAttributes(current, merging: current.userAttributes)
+        if switching, let config = current.config {
+            current.assignments = AssignmentPlanner.plan(for: config, stored: [], random: random)
+        }
         let updated = current
         try persisting {
-            try save(updated.identity, to: updated.store)
-            try updated.store.set(updated.userAttributes, for: .userAttributes)
+            try updated.store.changing { changes in
+                if switching {
+                    try changes.resetUser()
+                    try changes.replaceAssignments(with: updated.assignments.values.sorted { $0.experimentId < $1.experimentId })
+                }
+                try save(updated.identity, in: changes)
+                try changes.set(updated.userAttributes, for: .userAttributes)
+            }
         }
         session = updated
+        if switching { try userWasReset() }
         track("identity_alias")
         return updated.identity
     }
@@ -615,32 +629,51 @@ public actor Superwall {
     }
 
     private func resetUser(trackingReset: Bool) throws(SuperwallError) {
-        guard var current = session else { throw .notConfigured }
-        current.identity = Identity.anonymous(using: random)
-        current.userAttributes = identityAttributes(current, merging: [:])
-        current.integrationAttributes = [:]
-        let updated = current
+        guard let current = session else { throw .notConfigured }
+        let updated = anonymized(current)
         try persisting {
-            try updated.store.resetUser()
-            try save(updated.identity, to: updated.store)
-            try updated.store.set(updated.userAttributes, for: .userAttributes)
+            try updated.store.changing { changes in
+                try changes.resetUser()
+                try save(updated.identity, in: changes)
+                try changes.set(updated.userAttributes, for: .userAttributes)
+            }
         }
         session = updated
-        session?.assignments = [:]
-        session?.webCustomerInfo = CustomerInfo()
-        chooseAssignments()
-        try refreshCustomerInfo()
-        trackFirstSeenIfNeeded()
+        try userWasReset()
         if trackingReset {
             track("reset")
             preloadIfEnabled()
         }
     }
 
+    /// `session` as a reset leaves it: a new anonymous user with a new alias and seed, no
+    /// attributes, assignments or web entitlements.
+    private func anonymized(_ session: Session) -> Session {
+        var reset = session
+        reset.identity = Identity.anonymous(using: random)
+        reset.userAttributes = identityAttributes(reset, merging: [:])
+        reset.integrationAttributes = [:]
+        reset.assignments = [:]
+        reset.webCustomerInfo = CustomerInfo()
+        return reset
+    }
+
+    /// What follows a reset once it is on disk: the new user's assignments, customer info
+    /// and `first_seen`.
+    private func userWasReset() throws(SuperwallError) {
+        chooseAssignments()
+        try refreshCustomerInfo()
+        trackFirstSeenIfNeeded()
+    }
+
+    private func save(_ identity: Identity, in changes: Store.Changes) throws {
+        try changes.set(identity.aliasId, for: .aliasId)
+        try changes.set(identity.seed, for: .seed)
+        if let appUserId = identity.appUserId { try changes.set(appUserId, for: .appUserId) } else { try changes.remove(.appUserId) }
+    }
+
     private func save(_ identity: Identity, to store: Store) throws {
-        try store.set(identity.aliasId, for: .aliasId)
-        try store.set(identity.seed, for: .seed)
-        if let appUserId = identity.appUserId { try store.set(appUserId, for: .appUserId) } else { try store.remove(.appUserId) }
+        try store.changing { try save(identity, in: $0) }
     }
 
     /// The attributes identity keeps in the user's attributes: `aliasId`, `seed`, `appUserId`
@@ -784,7 +817,7 @@ public actor Superwall {
         do {
             try storeOfSession.withLock { $0 }?.commitPendingWrites()
         } catch {
-            throw .storage("\(error)")
+            throw .storage(from: error)
         }
     }
 
@@ -869,10 +902,8 @@ public actor Superwall {
     func persisting<Result>(_ body: () throws -> Result) throws(SuperwallError) -> Result {
         do {
             return try body()
-        } catch let error as SuperwallError {
-            throw error
         } catch {
-            throw .storage("\(error)")
+            throw .storage(from: error)
         }
     }
 }

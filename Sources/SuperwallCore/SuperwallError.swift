@@ -10,6 +10,9 @@ public enum SuperwallError: Error, Sendable, Equatable, CustomStringConvertible 
     case dataDirectory(DataDirectory.OpenError)
     /// Reading or writing the database failed.
     case storage(String)
+    /// The disk holding the data directory (or the process's file-size limit) has no room
+    /// for a write. What was accepted before it is kept.
+    case storageFull(String)
     /// No config could be loaded (and none was cached).
     case configUnavailable(String)
     /// A config was fetched but does not decode; the error names the JSON path.
@@ -41,6 +44,7 @@ public enum SuperwallError: Error, Sendable, Equatable, CustomStringConvertible 
         case .dataDirectory(.inUse): return "dataDirectoryInUse"
         case .dataDirectory(.unusable): return "dataDirectoryUnusable"
         case .storage: return "storageFailed"
+        case .storageFull, .dataDirectory(.full): return "storageFull"
         case .configUnavailable: return "configUnavailable"
         case .invalidConfig: return "invalidConfig"
         case .reservedPlacementName: return "reservedPlacementName"
@@ -62,6 +66,8 @@ public enum SuperwallError: Error, Sendable, Equatable, CustomStringConvertible 
         case .invalidUserId: return "The user id is empty once whitespace is trimmed."
         case .dataDirectory(let error): return "\(error)."
         case .storage(let reason): return "The data directory's database failed: \(reason)."
+        case .storageFull(let reason):
+            return "The data directory's disk is full (\(reason)); what was accepted before is kept. Free space and try again."
         case .configUnavailable(let reason): return "No config could be loaded: \(reason)."
         case .invalidConfig(let error): return "The config is invalid at \(error.path): \(error.reason)."
         case .reservedPlacementName(let name):
@@ -78,5 +84,15 @@ public enum SuperwallError: Error, Sendable, Equatable, CustomStringConvertible 
         case .invalidPageMessage(let error):
             return "The page's message does not decode, so none of its events was performed: \(error)."
         }
+    }
+}
+
+extension SuperwallError {
+    /// The error for a failed read or write of the store: `storageFull` when the disk (or the
+    /// file-size limit) had no room, `storage` otherwise.
+    static func storage(from error: any Error) -> SuperwallError {
+        if let error = error as? SuperwallError { return error }
+        if StoreFault.isFull(error) { return .storageFull("\(error)") }
+        return .storage("\(error)")
     }
 }

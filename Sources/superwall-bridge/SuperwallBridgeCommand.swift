@@ -69,6 +69,9 @@ struct Serve: ParsableCommand {
         var nothing = sigset_t()
         sigemptyset(&nothing)
         sigprocmask(SIG_SETMASK, &nothing, nil)
+        // A write past the file-size limit (`ulimit -f`) is an error (EFBIG) the store reports
+        // as storageFull, as it does a full disk, instead of a signal that kills the process.
+        signal(SIGXFSZ, SIG_IGN)
         // Buffers of a megabyte or more (a large message and its answer) are mapped on their
         // own and given back to the system when freed. glibc otherwise raises this threshold
         // after the first such free, and later large buffers stay in the heap: one 16 MiB

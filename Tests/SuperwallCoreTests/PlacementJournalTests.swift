@@ -16,10 +16,10 @@ private func row(_ name: String, _ time: Double, queued: Bool = false) -> Placem
         let rows = [row("a", 1), row("b", 2, queued: true), row("c", 3)]
         do {
             let journal = try PlacementJournal(besideDatabaseAt: path, capacity: 4096)
-            #expect(journal.append(Array(rows[0..<2]), from: 1, transferred: 0))
-            #expect(journal.append([rows[2]], from: 3, transferred: 0))
+            #expect(journal.append(Array(rows[0..<2]), from: 1, transferred: 0) == .appended)
+            #expect(journal.append([rows[2]], from: 3, transferred: 0) == .appended)
         }
-        let recovered = try PlacementJournal(besideDatabaseAt: path, capacity: 4096).recover()
+        let recovered = try PlacementJournal(besideDatabaseAt: path, capacity: 4096).recover().records
         #expect(recovered.map(\.sequence) == [1, 2, 3])
         #expect(recovered.map(\.row) == rows)
     }
@@ -28,7 +28,7 @@ private func row(_ name: String, _ time: Double, queued: Bool = false) -> Placem
         let path = temporaryDatabasePath()
         do {
             let journal = try PlacementJournal(besideDatabaseAt: path, capacity: 4096)
-            #expect(journal.append([row("a", 1), row("b", 2), row("c", 3)], from: 1, transferred: 0))
+            #expect(journal.append([row("a", 1), row("b", 2), row("c", 3)], from: 1, transferred: 0) == .appended)
         }
         // Flip a byte inside the second record, as a write cut short by power loss leaves it.
         let file = try FileHandle(forUpdating: URL(fileURLWithPath: path + "-placements-0"))
@@ -36,7 +36,7 @@ private func row(_ name: String, _ time: Double, queued: Bool = false) -> Placem
         try file.seek(toOffset: UInt64(8 + firstLength + 8 + 20))
         file.write(Data([0xFF]))
         try file.close()
-        let recovered = try PlacementJournal(besideDatabaseAt: path, capacity: 4096).recover()
+        let recovered = try PlacementJournal(besideDatabaseAt: path, capacity: 4096).recover().records
         #expect(recovered.map(\.row.name) == ["a"])
     }
 
@@ -47,11 +47,11 @@ private func row(_ name: String, _ time: Double, queued: Bool = false) -> Placem
             // comes back to the first one, reusing it from its start.
             let journal = try PlacementJournal(besideDatabaseAt: path, capacity: 200)
             for sequence in 1...6 {
-                #expect(journal.append([row("r\(sequence)", Double(sequence))], from: UInt64(sequence), transferred: UInt64(sequence - 1)))
+                #expect(journal.append([row("r\(sequence)", Double(sequence))], from: UInt64(sequence), transferred: UInt64(sequence - 1)) == .appended)
             }
-            #expect(journal.append([row("r7", 7)], from: 7, transferred: 6))
+            #expect(journal.append([row("r7", 7)], from: 7, transferred: 6) == .appended)
         }
-        let recovered = try PlacementJournal(besideDatabaseAt: path, capacity: 200).recover()
+        let recovered = try PlacementJournal(besideDatabaseAt: path, capacity: 200).recover().records
         let kept = recovered.filter { $0.sequence > 6 }
         #expect(kept.map(\.row.name) == ["r7"])
         #expect(recovered.map(\.sequence) == recovered.map(\.sequence).sorted())
@@ -60,9 +60,9 @@ private func row(_ name: String, _ time: Double, queued: Bool = false) -> Placem
     @Test func neitherFileTakesARecordWhileBothHoldUntransferredOnes() throws {
         let journal = try PlacementJournal(besideDatabaseAt: temporaryDatabasePath(), capacity: 200)
         var sequence: UInt64 = 1
-        while journal.append([row("r", Double(sequence))], from: sequence, transferred: 0) { sequence += 1 }
+        while journal.append([row("r", Double(sequence))], from: sequence, transferred: 0) == .appended { sequence += 1 }
         #expect(sequence > 2)
-        #expect(journal.append([row("r", 0)], from: sequence, transferred: sequence - 1))
+        #expect(journal.append([row("r", 0)], from: sequence, transferred: sequence - 1) == .appended)
     }
 
     @Test func aStoreReopenedAfterItsRowsWereOnlyJournaledHasThemInSQLite() throws {
@@ -113,5 +113,69 @@ private func row(_ name: String, _ time: Double, queued: Bool = false) -> Placem
         // 6 MB went through the WAL; a checkpoint every megabyte lets SQLite reuse it from its start.
         let walSize = try #require(try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int)
         #expect(walSize < 3 << 20)
+    }
+
+    // MARK: Hostile faults
+
+    @Test func aRecordWithAValidChecksumAndAnImpossibleSequenceNumberIsRejectedAndNamed() throws {
+        let path = temporaryDatabasePath()
+        do {
+            let journal = try PlacementJournal(besideDatabaseAt: path, capacity: 4096)
+            #expect(journal.append([row("crafted", 1)], from: 1 << 63, transferred: 0) == .appended)
+        }
+        let recovery = try PlacementJournal(besideDatabaseAt: path, capacity: 4096).recover()
+        #expect(recovery.records.isEmpty)
+        #expect(recovery.rejected.count == 1)
+        #expect(recovery.rejected.first?.contains("sequence number 9223372036854775808") == true)
+    }
+
+    /// A record past any sequence number the journal hands out trapped in the store's
+    /// recovery arithmetic, so no start could get past it.
+    @Test func aStoreOpensOverACraftedJournalRecordAndReportsIt() throws {
+        let path = temporaryDatabasePath()
+        do {
+            let journal = try PlacementJournal(besideDatabaseAt: path)
+            #expect(journal.append([row("crafted", 1)], from: UInt64.max, transferred: 0) == .appended)
+        }
+        let store = try Store(path: path)
+        #expect(try store.placementNames().isEmpty)
+        #expect(store.problemsFound.count == 1)
+        #expect(store.problemsFound.first?.contains("not valid") == true)
+        store.logPlacement("after", at: Date(timeIntervalSince1970: 2), params: [:])
+        try store.commitPendingWrites()
+        #expect(try store.placementNames() == ["after"])
+    }
+
+    @Test func aFileCutShortUnderTheMappingIsDamageNotASignal() throws {
+        let path = temporaryDatabasePath()
+        let journal = try PlacementJournal(besideDatabaseAt: path, capacity: 64 << 10)
+        #expect(journal.append([row("a", 1)], from: 1, transferred: 0) == .appended)
+        #expect(truncate(path + "-placements-0", 0) == 0)
+        #expect(journal.append([row("b", 2)], from: 2, transferred: 0) == .damaged)
+        #expect(journal.damage != nil)
+        #expect(journal.append([row("c", 3)], from: 2, transferred: 0) == .damaged)
+    }
+
+    @Test func aStoreWhoseJournalIsCutShortCommitsToSQLiteAndSaysSo() throws {
+        let path = temporaryDatabasePath()
+        let store = try Store(path: path)
+        store.logPlacement("before", at: Date(timeIntervalSince1970: 1), params: [:])
+        try store.commitPendingWrites()
+        #expect(truncate(path + "-placements-0", 0) == 0)
+        #expect(truncate(path + "-placements-1", 0) == 0)
+        store.logPlacement("after", at: Date(timeIntervalSince1970: 2), params: [:])
+        try store.commitPendingWrites()
+        #expect(store.unwrittenCount == 0)
+        #expect(try store.placementNames() == ["before", "after"])
+        #expect(store.problemsFound.count == 1)
+    }
+
+    @Test func theJournalsBlocksAreReservedWhenItOpens() throws {
+        let path = temporaryDatabasePath()
+        _ = try PlacementJournal(besideDatabaseAt: path, capacity: 1 << 20)
+        var status = stat()
+        #expect(stat(path + "-placements-1", &status) == 0)
+        #expect(Int(status.st_blocks) * 512 >= 1 << 20)
+        #expect(status.st_mode & 0o777 == 0o600)
     }
 }

@@ -254,6 +254,29 @@ private func options(_ directory: String, source: any ConfigSource = EmbeddedCon
         #expect(delegate.names == ["first_seen", "identity_alias"])
     }
 
+    /// The reset of a switch used to commit on its own: a crash between it and the new
+    /// identity left an anonymous user with nothing of either.
+    @Test func aSwitchOfUsersThatCannotFinishLeavesTheOldUserWhole() async throws {
+        let superwall = await configured()
+        _ = try await superwall.identify(userId: "user_1")
+        _ = try await superwall.setUserAttributes(["plan": "pro"])
+        let store = try #require(await superwall.store)
+        let assignmentsBefore = try store.assignments()
+        // The switch's last write fails, as a crash just before its commit would leave it.
+        try await store.database.write { db in
+            try db.execute(sql: "CREATE TRIGGER refuse BEFORE INSERT ON keyedValue WHEN NEW.key = 'userAttributes' BEGIN SELECT RAISE(ABORT, 'refused'); END")
+        }
+        await #expect(throws: SuperwallError.self) { try await superwall.identify(userId: "user_2") }
+        #expect(try store.value(.appUserId) == "user_1")
+        #expect(try store.value(.userAttributes)?["plan"] == "pro")
+        #expect(try store.assignments() == assignmentsBefore)
+        #expect(try await superwall.identity().appUserId == "user_1")
+        try await store.database.write { db in try db.execute(sql: "DROP TRIGGER refuse") }
+        #expect(try await superwall.identify(userId: "user_2").appUserId == "user_2")
+        #expect(try store.value(.appUserId) == "user_2")
+        #expect(try store.value(.userAttributes)?["plan"] == nil)
+    }
+
     @Test func anEmptyUserIdIsRefused() async {
         let superwall = await configured()
         await #expect(throws: SuperwallError.invalidUserId) { try await superwall.identify(userId: " \n ") }

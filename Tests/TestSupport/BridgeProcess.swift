@@ -27,16 +27,21 @@ public final class BridgeProcess: @unchecked Sendable {
         return ["--trace", "\(directory)/swift-\(UUID().uuidString).jsonl"]
     }
 
-    public init(arguments: [String] = [], framing: Framing = .newlineDelimited) throws {
+    /// `launcher` runs the binary through another command (`["/usr/bin/prlimit", "--fsize=…"]`).
+    public init(arguments: [String] = [], framing: Framing = .newlineDelimited, launcher: [String] = []) throws {
         let stdin = Pipe2()
         let stdout = Pipe2()
         let stderrPath = FileManager.default.temporaryDirectory.appendingPathComponent("bridge-stderr-\(UUID().uuidString).log").path
         self.stderrPath = stderrPath
-        let child = spawnBridge(arguments + Self.wireTraceArguments(unless: arguments)) { actions in
+        let bridgeArguments = arguments + Self.wireTraceArguments(unless: arguments)
+        let redirect: (inout posix_spawn_file_actions_t) -> Void = { actions in
             posix_spawn_file_actions_adddup2(&actions, stdin.read, 0)
             posix_spawn_file_actions_adddup2(&actions, stdout.write, 1)
             posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         }
+        let child = launcher.isEmpty
+            ? spawnBridge(bridgeArguments, redirect: redirect)
+            : spawn(launcher[0], Array(launcher.dropFirst()) + [Self.binaryPath] + bridgeArguments, redirect: redirect)
         close(stdin.read)
         close(stdout.write)
         guard let child else {

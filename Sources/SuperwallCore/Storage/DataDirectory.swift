@@ -20,6 +20,8 @@ public final class DataDirectory: Sendable {
         /// Another live process holds the directory.
         case inUse(path: String, holderPid: Int32?)
         case unusable(path: String, reason: String)
+        /// The disk has no room for the files the directory needs.
+        case full(path: String, reason: String)
 
         public var description: String {
             switch self {
@@ -27,6 +29,9 @@ public final class DataDirectory: Sendable {
                 return "the data directory \(path) is in use by another superwall-bridge process\(pid.map { " (pid \($0))" } ?? ""); give each bridge its own dataDirectory"
             case .unusable(let path, let reason):
                 return "the data directory \(path) cannot be used: \(reason)"
+            case .full(let path, let reason):
+                return "the data directory \(path) has no room for its files: \(reason); free space on its disk"
+
             }
         }
     }
@@ -57,7 +62,7 @@ public final class DataDirectory: Sendable {
             store = try Store(path: (path as NSString).appendingPathComponent("superwall.sqlite"))
         } catch {
             close(descriptor)
-            throw .unusable(path: path, reason: "\(error)")
+            throw StoreFault.isFull(error) ? .full(path: path, reason: "\(error)") : .unusable(path: path, reason: "\(error)")
         }
         self.path = path
         lockDescriptor = descriptor

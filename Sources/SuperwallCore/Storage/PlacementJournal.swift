@@ -1,4 +1,6 @@
+import CGuardedCopy
 import Foundation
+import GRDB
 import Synchronization
 
 /// Placement-log rows made durable before their answer without a SQLite commit on the way:
@@ -17,6 +19,12 @@ import Synchronization
 /// switches to it. A record: its payload's length (4 bytes), a checksum (4), its sequence number (8), and
 /// the row. Sequence numbers rise by one from record to record across both files, so stale
 /// records left past the end of a reused file are told apart from new ones.
+///
+/// Both files' blocks are reserved when they are opened (`posix_fallocate`): a page of a
+/// sparse file that cannot be allocated when it is first written raises SIGBUS, so a disk
+/// that is full is found by `init`, never by a write. A file cut short under the mapping by
+/// another process faults all the same; records are copied in by `guarded_copy`, which turns
+/// that fault into an error, and the journal is then out of use (`isDamaged`).
 final class PlacementJournal: Sendable {
     /// A row as the journal keeps it, with its sequence number.
     struct Record: Equatable {
@@ -37,6 +45,25 @@ final class PlacementJournal: Sendable {
     private struct State: @unchecked Sendable {
         var segments: [Segment]
         var active = 0
+        /// Set when a copy into a file faulted: nothing is appended after it.
+        var damage: String?
+    }
+
+    /// What `append` did.
+    enum Appended: Equatable {
+        case appended
+        /// Neither file has room until the other's records are transferred.
+        case full
+        /// The copy faulted (a file was cut short under the mapping); the journal is out of use.
+        case damaged
+    }
+
+    /// What `recover` found.
+    struct Recovery {
+        var records: [Record]
+        /// Records whose checksum holds but whose fields cannot be: each stopped the reading of
+        /// its file there.
+        var rejected: [String]
     }
 
     let capacity: Int
@@ -56,12 +83,21 @@ final class PlacementJournal: Sendable {
         var segments: [Segment] = []
         for index in 0..<2 {
             let path = databasePath + "-placements-\(index)"
-            let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-            // Sparse: a file takes disk space as records reach it.
-            guard descriptor >= 0, ftruncate(descriptor, off_t(capacity)) == 0 else {
+            let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
+            guard descriptor >= 0 else {
                 let reason = String(cString: strerror(errno))
                 for descriptor in descriptors { close(descriptor) }
                 throw StoreFault.journal("cannot open \(path): \(reason)")
+            }
+            // Every block allocated now, the file extended to `capacity` if it was shorter.
+            let reserved = posix_fallocate(descriptor, 0, off_t(capacity))
+            guard reserved == 0 else {
+                close(descriptor)
+                for descriptor in descriptors { close(descriptor) }
+                let reason = String(cString: strerror(reserved))
+                throw reserved == ENOSPC || reserved == EFBIG || reserved == EDQUOT
+                    ? StoreFault.full("cannot reserve \(capacity) bytes for \(path): \(reason)")
+                    : StoreFault.journal("cannot reserve \(capacity) bytes for \(path): \(reason)")
             }
             guard let base = mmap(nil, capacity, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0), base != MAP_FAILED else {
                 let reason = String(cString: strerror(errno))
@@ -85,49 +121,76 @@ final class PlacementJournal: Sendable {
 
     /// Every whole record in the files, in sequence order. Reading a file stops at its first
     /// record that is cut short, fails its checksum or does not follow the one before it.
-    /// The files are then treated as holding these records.
-    func recover() -> [Record] {
+    /// The files are then treated as holding these records. Every byte read is untrusted: a
+    /// record whose checksum holds but whose fields do not (a sequence number past any this
+    /// journal hands out, a time that is not a number, lengths that do not add up) ends the
+    /// reading of its file like a torn one, and is named in `rejected`.
+    func recover() -> Recovery {
         state.withLock { state in
             var found: [[Record]] = []
+            var rejected: [String] = []
             for index in state.segments.indices {
                 var records: [Record] = []
                 var offset = 0
-                while let (record, next) = Self.read(at: offset, in: state.segments[index].base, capacity: capacity),
-                      records.last.map({ record.sequence == $0.sequence + 1 }) ?? true {
-                    records.append(record)
-                    offset = next
+                reading: while true {
+                    switch Self.read(at: offset, in: state.segments[index].base, capacity: capacity) {
+                    case .record(let record, let next) where records.last.map({ record.sequence == $0.sequence + 1 }) ?? true:
+                        records.append(record)
+                        offset = next
+                    case .rejected(let reason):
+                        rejected.append("file \(index), offset \(offset): \(reason)")
+                        break reading
+                    case .record, .none:
+                        break reading
+                    }
                 }
                 state.segments[index].end = offset
                 state.segments[index].last = records.last?.sequence ?? 0
                 found.append(records)
             }
             state.active = state.segments[0].last >= state.segments[1].last ? 0 : 1
-            return found.flatMap { $0 }.sorted { $0.sequence < $1.sequence }
+            return Recovery(records: found.flatMap { $0 }.sorted { $0.sequence < $1.sequence }, rejected: rejected)
         }
     }
 
+    /// Why the journal went out of use, if it did.
+    var damage: String? { state.withLock { $0.damage } }
+
     /// Copies `rows`, numbered from `firstSequence`, into the active file, or into the other
     /// one if the active one is full and the other holds nothing untransferred (`transferred`
-    /// is the sequence number SQLite holds every record up to). False when neither has room:
+    /// is the sequence number SQLite holds every record up to). `.full` when neither has room:
     /// the caller transfers first.
-    func append(_ rows: [PlacementRow], from firstSequence: UInt64, transferred: UInt64) -> Bool {
+    ///
+    /// The records are written into memory of the call's own and copied into the file in one
+    /// guarded copy: a write straight into the mapping would die of SIGBUS if the file were
+    /// cut short under it.
+    func append(_ rows: [PlacementRow], from firstSequence: UInt64, transferred: UInt64) -> Appended {
+        guard !rows.isEmpty else { return .appended }
         let bytes = rows.reduce(0) { $0 + Self.size(of: $1) }
-        return state.withLock { state in
-            if state.segments[state.active].end + bytes > capacity {
-                let other = 1 - state.active
-                guard state.segments[other].last <= transferred, bytes <= capacity else { return false }
-                state.segments[other].end = 0
-                state.active = other
-            }
-            var segment = state.segments[state.active]
-            segment.isReleased = false
+        return withUnsafeTemporaryAllocation(byteCount: bytes, alignment: 8) { scratch in
+            var written = 0
             for (offset, row) in rows.enumerated() {
-                let sequence = firstSequence + UInt64(offset)
-                segment.end = Self.write(row, numbered: sequence, at: segment.end, in: segment.base)
-                segment.last = sequence
+                written = Self.write(row, numbered: firstSequence + UInt64(offset), at: written, in: scratch.baseAddress!)
             }
-            state.segments[state.active] = segment
-            return true
+            return state.withLock { state -> Appended in
+                guard state.damage == nil else { return .damaged }
+                if state.segments[state.active].end + bytes > capacity {
+                    let other = 1 - state.active
+                    guard state.segments[other].last <= transferred, bytes <= capacity else { return .full }
+                    state.segments[other].end = 0
+                    state.active = other
+                }
+                var segment = state.segments[state.active]
+                guard guarded_copy(segment.base + segment.end, scratch.baseAddress!, bytes) == 0 else {
+                    state.damage = "a copy into placement file \(state.active) faulted: the file was cut short or its blocks released under the bridge"
+                    return .damaged
+                }
+                segment.isReleased = false
+                segment.end += bytes
+                segment.last = firstSequence + UInt64(rows.count - 1)
+                state.segments[state.active] = segment
+                return .appended
+            }
         }
     }
 
@@ -141,7 +204,7 @@ final class PlacementJournal: Sendable {
             }
             // A file with nothing to keep gives its pages back: the process's resident memory
             // does not keep what a burst wrote (the data stays in the file).
-            for index in state.segments.indices where state.segments[index].last <= transferred && !state.segments[index].isReleased {
+            for index in state.segments.indices where state.segments[index].last <= transferred && !state.segments[index].isReleased && state.damage == nil {
                 guard index != state.active || state.segments[index].end == 0 else { continue }
                 madvise(state.segments[index].base, capacity, MADV_DONTNEED)
                 state.segments[index].isReleased = true
@@ -185,14 +248,27 @@ final class PlacementJournal: Sendable {
         return offset + headerSize + cursor
     }
 
+    /// What is at an offset of a file.
+    private enum Read {
+        case record(Record, next: Int)
+        /// Whole by its checksum, but not a record this journal could have written.
+        case rejected(String)
+        /// Nothing whole: the end of the records, a torn one, or stale bytes.
+        case none
+    }
+
+    /// The highest sequence number read as valid: far past any a journal reaches, and low
+    /// enough that the next one and its conversion to SQLite's Int64 cannot overflow.
+    static let largestSequence = UInt64(Int64.max) >> 1
+
     /// The record at `offset` and the offset past it, if one is whole there.
-    private static func read(at offset: Int, in base: UnsafeMutableRawPointer, capacity: Int) -> (Record, Int)? {
-        guard offset + headerSize <= capacity else { return nil }
+    private static func read(at offset: Int, in base: UnsafeMutableRawPointer, capacity: Int) -> Read {
+        guard offset + headerSize <= capacity else { return .none }
         let length = Int(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
         let sum = UInt32(littleEndian: base.loadUnaligned(fromByteOffset: offset + 4, as: UInt32.self))
-        guard length >= fixedPayloadSize, offset + headerSize + length <= capacity else { return nil }
+        guard length >= fixedPayloadSize, length <= capacity - offset - headerSize else { return .none }
         let payload = UnsafeRawBufferPointer(start: base + offset + headerSize, count: length)
-        guard checksum(payload) == sum else { return nil }
+        guard checksum(payload) == sum else { return .none }
         var cursor = 0
         func take(_ count: Int) -> UnsafeRawBufferPointer? {
             guard cursor + count <= payload.count else { return nil }
@@ -202,13 +278,20 @@ final class PlacementJournal: Sendable {
         guard let sequence = take(8)?.loadUnaligned(as: UInt64.self), let time = take(8)?.loadUnaligned(as: UInt64.self),
               let queued = take(1)?.first, let id = take(16), let nameLength = take(4)?.loadUnaligned(as: UInt32.self),
               let name = take(Int(UInt32(littleEndian: nameLength))), let paramsLength = take(4)?.loadUnaligned(as: UInt32.self),
-              let params = take(Int(UInt32(littleEndian: paramsLength))), cursor == payload.count else { return nil }
+              let params = take(Int(UInt32(littleEndian: paramsLength))), cursor == payload.count else {
+            return .rejected("its lengths do not add up to its size")
+        }
+        let number = UInt64(littleEndian: sequence)
+        guard number > 0, number <= largestSequence else { return .rejected("sequence number \(number) is out of range") }
+        let createdAtMs = Double(bitPattern: UInt64(littleEndian: time))
+        guard createdAtMs.isFinite else { return .rejected("its time is not a finite number") }
+        guard queued <= 1 else { return .rejected("its queued flag is \(queued)") }
         var uuid = UUID.nilBytes
         withUnsafeMutableBytes(of: &uuid) { $0.copyMemory(from: id) }
         let row = PlacementRow(
-            name: String(decoding: name, as: UTF8.self), createdAtMs: Double(bitPattern: UInt64(littleEndian: time)),
+            name: String(decoding: name, as: UTF8.self), createdAtMs: createdAtMs,
             params: Array(params), eventId: id.allSatisfy { $0 == 0 } ? nil : UUID(uuid: uuid), queued: queued == 1)
-        return (Record(sequence: UInt64(littleEndian: sequence), row: row), offset + headerSize + length)
+        return .record(Record(sequence: number, row: row), next: offset + headerSize + length)
     }
 
     /// A multiply-and-fold hash of the payload eight bytes at a time: enough to tell a record
@@ -231,12 +314,22 @@ final class PlacementJournal: Sendable {
 }
 
 /// Why the store's files could not be used.
-enum StoreFault: Error, CustomStringConvertible {
+public enum StoreFault: Error, CustomStringConvertible {
     case journal(String)
+    /// The disk (or the process's file-size limit) has no room for what must be written.
+    case full(String)
 
-    var description: String {
+    public var description: String {
         switch self {
         case .journal(let reason): "placement journal: \(reason)"
+        case .full(let reason): "no space left: \(reason)"
         }
+    }
+
+    /// Whether `error` says the disk, or the file-size limit, had no room.
+    static func isFull(_ error: any Error) -> Bool {
+        if case StoreFault.full = error { return true }
+        if let error = error as? DatabaseError { return error.resultCode == .SQLITE_FULL }
+        return false
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import Logging
 import GRDBSQLite
 import DequeModule
 import Synchronization
@@ -57,6 +58,11 @@ public final class Store: Sendable {
     private let transfers: IdleWorker?
     /// Asks the worker for the WAL's checkpoints; nil for a store in memory, which has no WAL.
     private let checkpoints: CheckpointRequests?
+    /// What a user would want to know of the store's files (damage found when it opened, a
+    /// journal gone out of use), each also logged as a warning when found.
+    private let problems = Mutex<[String]>([])
+    private let journalDamageReported = Mutex(false)
+    private static let logger = Logger(label: "superwall.store")
     /// The most journaled rows one step of the transfer inserts.
     private static let transferStep = 64
     /// Journaled rows past which a call hurries the worker: under a load that leaves the CPU
@@ -123,8 +129,14 @@ public final class Store: Sendable {
     /// before the last process ended), in their order.
     private func recoverJournal() throws {
         guard let journal else { return }
-        let records = journal.recover()
-        let transferred = try database.read { db in try Int64.fetchOne(db, sql: Self.transferredQuery) }.map { UInt64($0) } ?? 0
+        let recovery = journal.recover()
+        let records = recovery.records
+        for rejected in recovery.rejected {
+            report("the placement journal holds a record that is not valid (\(rejected)); it and the records after it in its file were skipped")
+        }
+        // Untrusted like the journal: a mark no journal can have written counts as none.
+        let mark = try database.read { db in try Int64.fetchOne(db, sql: Self.transferredQuery) } ?? 0
+        let transferred = UInt64(exactly: mark).map { min($0, PlacementJournal.largestSequence) } ?? 0
         let missing = records.filter { $0.sequence > transferred }
         unwritten.withLock { unwritten in
             unwritten.journaled = Deque(missing)
@@ -132,6 +144,14 @@ public final class Store: Sendable {
             unwritten.nextSequence = max(transferred, records.last?.sequence ?? 0) + 1
         }
         try transferPendingWrites()
+    }
+
+    /// The problems found with the store's files so far, oldest first.
+    public var problemsFound: [String] { problems.withLock { $0 } }
+
+    private func report(_ problem: String) {
+        problems.withLock { $0.append(problem) }
+        Self.logger.warning("\(problem)")
     }
 
     /// A private database in memory, for tests and throwaway sessions.
@@ -250,27 +270,70 @@ public final class Store: Sendable {
     }
 
     public func set<Value>(_ value: Value, for key: StorageKey<Value>) throws {
-        let data = try JSONEncoder().encode(value)
-        try write { db in
-            try db.execute(
-                sql: "INSERT INTO keyedValue (key, scope, value) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                arguments: [key.name, key.scope.rawValue, data])
-        }
+        try changing { try $0.set(value, for: key) }
     }
 
     public func remove<Value>(_ key: StorageKey<Value>) throws {
-        try remove(named: key.name)
+        try changing { try $0.remove(key) }
     }
 
     public func remove(_ key: DocumentKey) throws {
-        try remove(named: key.name)
+        try changing { try $0.remove(named: key.name) }
     }
 
-    private func remove(named name: String) throws {
-        try write { db in
+    /// Changes that reach the disk together: after a crash at any moment, the database holds
+    /// all of them or none (switching users is one of these).
+    public final class Changes {
+        fileprivate let db: Database
+        fileprivate var resetsUser = false
+
+        fileprivate init(_ db: Database) { self.db = db }
+
+        public func set<Value>(_ value: Value, for key: StorageKey<Value>) throws {
+            try db.execute(
+                sql: "INSERT INTO keyedValue (key, scope, value) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                arguments: [key.name, key.scope.rawValue, try JSONEncoder().encode(value)])
+        }
+
+        public func remove<Value>(_ key: StorageKey<Value>) throws {
+            try remove(named: key.name)
+        }
+
+        fileprivate func remove(named name: String) throws {
             try db.execute(sql: "DELETE FROM keyedValue WHERE key = ?", arguments: [name])
         }
+
+        /// What SuperwallKit's storage reset does: the user's values, assignments and
+        /// occurrences go, and the placement log keeps only the install's own history
+        /// (`app_install`, `app_launch`).
+        public func resetUser() throws {
+            try db.execute(sql: "DELETE FROM keyedValue WHERE scope = ?", arguments: [StorageKey<Bool>.Scope.user.rawValue])
+            try db.execute(sql: "UPDATE placement SET forgotten = 1 WHERE forgotten = 0 AND name NOT IN \(Store.installHistorySQL)")
+            try db.execute(sql: "DELETE FROM occurrence")
+            try db.execute(sql: "DELETE FROM assignment")
+            resetsUser = true
+        }
+
+        /// Replaces every stored assignment with `assignments`.
+        public func replaceAssignments(with assignments: [Assignment]) throws {
+            try db.execute(sql: "DELETE FROM assignment")
+            try Store.upsert(assignments, in: db)
+        }
     }
+
+    /// Makes `body`'s changes in one transaction (see `Changes`).
+    public func changing(_ body: (Changes) throws -> Void) throws {
+        let resetsUser = try write { db in
+            let changes = Changes(db)
+            try body(changes)
+            return changes.resetsUser
+        }
+        if resetsUser { timeline.withLock { $0.keepOnly(Self.installHistory) } }
+    }
+
+    /// The placement log's rows a reset keeps.
+    private static let installHistory: Set<String> = ["app_install", "app_launch"]
+    fileprivate static let installHistorySQL = "('app_install', 'app_launch')"
 
     // MARK: Documents
 
@@ -380,9 +443,11 @@ public final class Store: Sendable {
     /// millisecond at a time. A store in memory, or a full journal, commits to SQLite.
     public func commitPendingWrites() throws {
         guard let journal else { return try transferPendingWrites() }
+        var appended = PlacementJournal.Appended.appended
         let backlog = unwritten.withLock { unwritten -> Int? in
             guard !unwritten.rows.isEmpty else { return 0 }
-            guard journal.append(unwritten.rows, from: unwritten.nextSequence, transferred: unwritten.transferred) else { return nil }
+            appended = journal.append(unwritten.rows, from: unwritten.nextSequence, transferred: unwritten.transferred)
+            guard appended == .appended else { return nil }
             for row in unwritten.rows {
                 unwritten.journaled.append(PlacementJournal.Record(sequence: unwritten.nextSequence, row: row))
                 unwritten.nextSequence += 1
@@ -390,7 +455,16 @@ public final class Store: Sendable {
             unwritten.rows.removeAll(keepingCapacity: true)
             return unwritten.journaled.count
         }
-        guard let backlog else { return try transferPendingWrites() }
+        guard let backlog else {
+            let firstSign = appended == .damaged && journalDamageReported.withLock { reported in
+                defer { reported = true }
+                return !reported
+            }
+            if firstSign, let damage = journal.damage {
+                report("\(damage); each answer now commits its rows to SQLite instead")
+            }
+            return try transferPendingWrites()
+        }
         if backlog > Self.backlogLimit { transfers?.hurry() }
     }
 
@@ -573,16 +647,13 @@ public final class Store: Sendable {
 
     /// Replaces every stored assignment with `assignments`, in one transaction.
     public func replaceAssignments(with assignments: [Assignment]) throws {
-        try write { db in
-            try db.execute(sql: "DELETE FROM assignment")
-            try Self.upsert(assignments, in: db)
-        }
+        try changing { try $0.replaceAssignments(with: assignments) }
     }
 
     /// Inserts or replaces each of `assignments` through SQLite's own calls: a `configure`
     /// stores thousands, and GRDB's argument handling costs several times SQLite's own work
     /// per row.
-    private static func upsert(_ assignments: [Assignment], in db: Database) throws {
+    fileprivate static func upsert(_ assignments: [Assignment], in db: Database) throws {
         let statement = try db.cachedStatement(sql: """
             INSERT INTO assignment (experimentId, variantId, variantKind, paywallIdentifier, isSentToServer) VALUES (?, ?, ?, ?, ?)
             ON CONFLICT(experimentId) DO UPDATE SET variantId = excluded.variantId, variantKind = excluded.variantKind,
@@ -628,13 +699,7 @@ public final class Store: Sendable {
     /// go, and the placement log keeps only the install's own history (`app_install`,
     /// `app_launch`).
     public func resetUser() throws {
-        try write { db in
-            try db.execute(sql: "DELETE FROM keyedValue WHERE scope = ?", arguments: [StorageKey<Bool>.Scope.user.rawValue])
-            try db.execute(sql: "UPDATE placement SET forgotten = 1 WHERE forgotten = 0 AND name NOT IN ('app_install', 'app_launch')")
-            try db.execute(sql: "DELETE FROM occurrence")
-            try db.execute(sql: "DELETE FROM assignment")
-        }
-        timeline.withLock { $0.keepOnly(["app_install", "app_launch"]) }
+        try changing { try $0.resetUser() }
     }
 
     // MARK: The outgoing event queue

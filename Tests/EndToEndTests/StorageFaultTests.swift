@@ -1,0 +1,140 @@
+import Foundation
+import JSONRPC
+import Testing
+import TestSupport
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A tmpfs of a few megabytes mounted for one test (root, as CI runs), unmounted after.
+private final class SmallDisk {
+    let path: String
+
+    /// Nil where mounting is refused (not root, or no mount rights in this namespace).
+    init?(megabytes: Int) {
+        path = FileManager.default.temporaryDirectory.appendingPathComponent("small-disk-\(UUID().uuidString)").path
+        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        guard mount("tmpfs", path, "tmpfs", 0, "size=\(megabytes)m,mode=0700") == 0 else {
+            try? FileManager.default.removeItem(atPath: path)
+            return nil
+        }
+    }
+
+    deinit {
+        umount2(path, Int32(MNT_DETACH))
+        try? FileManager.default.removeItem(atPath: path)
+    }
+
+    static var canMount: Bool { SmallDisk(megabytes: 1) != nil }
+
+    /// Writes a file until the disk refuses more.
+    func fill(named name: String = "filler") {
+        let descriptor = open(path + "/" + name, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        guard descriptor >= 0 else { return }
+        defer { close(descriptor) }
+        let block = [UInt8](repeating: 0xAB, count: 4096)
+        while block.withUnsafeBytes({ write(descriptor, $0.baseAddress, $0.count) }) > 0 {}
+    }
+
+    func free(named name: String = "filler") {
+        unlink(path + "/" + name)
+    }
+}
+
+private func reply(to id: JSONValue, from bridge: BridgeProcess) async -> JSONValue? {
+    while let message = await bridge.client.next() {
+        if message["id"] == id, message["method"] == nil { return message }
+    }
+    return nil
+}
+
+private func call(_ bridge: BridgeProcess, _ id: JSONValue, _ method: String, _ params: JSONValue? = nil) async -> JSONValue? {
+    bridge.client.request(id, method, params)
+    return await reply(to: id, from: bridge)
+}
+
+private func configureParams(_ directory: String) -> JSONValue {
+    ["apiKey": "pk_faults", "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(directory)]]
+}
+
+@Suite(.serialized) struct StorageFaultTests {
+    /// The journal's files were sparse and mapped shared: the first write to a page the full
+    /// disk could not allocate killed the bridge with SIGBUS, and every restart died again.
+    @Test(.enabled(if: SmallDisk.canMount)) func aDiskThatFillsIsAnsweredWithStorageFullAndLosesNothingAccepted() async throws {
+        let disk = try #require(SmallDisk(megabytes: 12))
+        let directory = disk.path + "/data"
+        do {
+            let bridge = try BridgeProcess()
+            await bridge.initialize()
+            #expect(await call(bridge, 1, "configure", configureParams(directory))?["result"]?["configurationStatus"] == "configured")
+            #expect(await call(bridge, 2, "identify", ["userId": "kept_user"])?["result"]?["userId"] == "kept_user")
+            #expect(await call(bridge, 3, "setUserAttributes", ["attributes": ["plan": "pro"]])?["result"] != nil)
+            disk.fill()
+            // Writes that need new space fail with storageFull; the process lives on.
+            var kinds: Set<String> = []
+            for index in 0..<40 {
+                let big = JSONValue.string(String(repeating: "x", count: 60 << 10))
+                let attributes = JSONValue.object(JSONObject(uniqueKeysWithValues: (0..<4).map { ("k\(index)_\($0)", big) }))
+                let answer = await call(bridge, .int(Int64(100 + index)), "setUserAttributes", ["attributes": attributes])
+                if let kind = answer?["error"]?["data"]?["kind"]?.stringValue { kinds.insert(kind) }
+                #expect(answer != nil, "the bridge answered")
+            }
+            #expect(kinds == ["storageFull"])
+            // Registers go on: the journal's space was reserved when it opened.
+            for index in 0..<50 {
+                let answer = await call(bridge, .int(Int64(200 + index)), "register", ["placement": "workout_shared"])
+                let kind = answer?["error"]?["data"]?["kind"]?.stringValue
+                #expect(answer?["result"] != nil || kind == "storageFull", "register \(index): \(String(describing: answer))")
+            }
+            #expect(await call(bridge, 300, "$/ping")?["result"] == [:])
+            disk.free()
+            #expect(await call(bridge, 301, "setUserAttributes", ["attributes": ["after": true]])?["result"] != nil)
+            #expect(await call(bridge, 302, "shutdown")?["result"] == [:])
+            bridge.client.notify("exit")
+            #expect(await bridge.waitForExit() == 0)
+        }
+        // A restart on the full disk opens what it has, never dies of it.
+        disk.fill()
+        do {
+            let bridge = try BridgeProcess()
+            await bridge.initialize()
+            let configured = await call(bridge, 1, "configure", configureParams(directory))
+            #expect(configured?["result"] != nil)
+            #expect(await call(bridge, 2, "getUserId")?["result"]?["appUserId"] == "kept_user")
+            let attributes = await call(bridge, 3, "getUserAttributes")?["result"]?["attributes"]
+            #expect(attributes?["plan"] == "pro")
+            #expect(attributes?["after"] == true)
+            bridge.client.closeWriting()
+            #expect(await bridge.waitForExit() == 0)
+        }
+    }
+
+    @Test(.enabled(if: SmallDisk.canMount)) func aDataDirectoryOnAFullDiskFailsConfigureWithStorageFull() async throws {
+        let disk = try #require(SmallDisk(megabytes: 2))
+        disk.fill()
+        let bridge = try BridgeProcess()
+        await bridge.initialize()
+        let configured = await call(bridge, 1, "configure", configureParams(disk.path + "/data"))?["result"]
+        #expect(configured?["configurationStatus"] == "failed")
+        #expect(configured?["error"]?["data"]?["kind"] == "storageFull")
+        #expect(await call(bridge, 2, "$/ping")?["result"] == [:])
+        bridge.client.closeWriting()
+        #expect(await bridge.waitForExit() == 0)
+    }
+
+    /// Where no tmpfs can be mounted: the process's file-size limit refuses the journal's
+    /// reservation as a full disk would (the bridge ignores SIGXFSZ, so it is an error).
+    @Test func aFileSizeLimitBelowTheJournalFailsConfigureWithStorageFull() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("fsize-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let bridge = try BridgeProcess(launcher: ["/usr/bin/prlimit", "--fsize=1048576"])
+        await bridge.initialize()
+        let configured = await call(bridge, 1, "configure", configureParams(directory))?["result"]
+        #expect(configured?["configurationStatus"] == "failed")
+        #expect(configured?["error"]?["data"]?["kind"] == "storageFull")
+        #expect(await call(bridge, 2, "$/ping")?["result"] == [:])
+        bridge.client.closeWriting()
+        #expect(await bridge.waitForExit() == 0)
+    }
+}
