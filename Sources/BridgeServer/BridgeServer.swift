@@ -96,6 +96,7 @@ public final class BridgeServer: ConnectionHandler {
         logger.info("shutdown requested")
         commitTrackedEvents()
         await superwall.flushEvents()
+        await superwall.closeStore()
     }
 
     /// The client is gone: a paywall on screen closes, so the `register` waiting on it ends;
@@ -104,6 +105,7 @@ public final class BridgeServer: ConnectionHandler {
         await superwall.hostDisconnected()
         commitTrackedEvents()
         await superwall.flushEvents()
+        await superwall.closeStore()
     }
 
     /// What a request tracked is on disk before its answer goes out.

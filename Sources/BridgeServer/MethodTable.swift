@@ -61,7 +61,9 @@ public struct MethodTable: Sendable {
                 "configurationStatus": .string(outcome.status.rawValue),
                 "userId": outcome.userId.map(JSONValue.string) ?? .null,
                 "error": outcome.error?.jsonValue ?? .null,
-                "warnings": .array(configure.warnings.map(\.jsonValue)),
+                "warnings": .array(configure.warnings.map(\.jsonValue) + outcome.storeProblems.map { problem in
+                    ConfigureKeys.Warning(path: "options.dataDirectory", message: problem).jsonValue
+                }),
             ]
         }
         methods["getEventQueueStatus"] = { _, _ in

@@ -10,6 +10,10 @@ import Darwin
 ///
 /// One JSON object a line: `{"time": ISO-8601 UTC, "direction": "in"|"out", "bytes": N,
 /// "frame": the message text}`. Writes happen on a queue of their own, off the request path.
+///
+/// Frames carry secrets (an API key in the params of a call): the file is created `0600`,
+/// and the string value of every member named in `masking` is replaced, in the file only,
+/// by its first four characters and a mark.
 public final class FrameTrace: Sendable {
     public enum Direction: String, Sendable {
         case incoming = "in"
@@ -25,12 +29,17 @@ public final class FrameTrace: Sendable {
         public var description: String { "cannot open trace file \(path): \(reason)" }
     }
 
-    public init(path: String) throws {
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_APPEND, 0o644)
+    private let masked: [[UInt8]]
+
+    public init(path: String, masking keys: [String] = []) throws {
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_APPEND | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else {
-            throw OpenError(path: path, reason: String(cString: strerror(errno)))
+            throw OpenError(path: path, reason: errno == ELOOP ? "it is a symbolic link" : String(cString: strerror(errno)))
         }
+        // An existing file keeps its mode through O_CREAT: it is made private too.
+        fchmod(descriptor, 0o600)
         self.descriptor = descriptor
+        masked = keys.map { Array("\"\($0)\"".utf8) }
     }
 
     deinit {
@@ -40,17 +49,53 @@ public final class FrameTrace: Sendable {
 
     public func record(_ direction: Direction, _ frame: [UInt8]) {
         let time = UTCTimestamp.now()
-        queue.async { [descriptor] in
+        queue.async { [descriptor, masked] in
             let entry: JSONValue = [
                 "time": .string(time),
                 "direction": .string(direction.rawValue),
                 "bytes": .int(Int64(frame.count)),
-                "frame": .string(String(decoding: frame, as: UTF8.self)),
+                "frame": .string(String(decoding: Self.masking(masked, in: frame), as: UTF8.self)),
             ]
             var line = JSONWriter.encode(entry)
             line.append(UInt8(ascii: "\n"))
             line.withUnsafeBytes { _ = write(descriptor, $0.baseAddress, $0.count) }
         }
+    }
+
+    /// `frame` with the string value of each member named in `keys` (quoted) cut to its
+    /// first four characters and a mark. A scan of the text, not a parse: the frame is
+    /// recorded as it was sent, byte for byte, but for the masked values.
+    static func masking(_ keys: [[UInt8]], in frame: [UInt8]) -> [UInt8] {
+        guard !keys.isEmpty else { return frame }
+        var result: [UInt8] = []
+        var copied = 0
+        var index = 0
+        func skipSpace(_ position: inout Int) {
+            while position < frame.count, [0x20, 0x09, 0x0A, 0x0D].contains(frame[position]) { position += 1 }
+        }
+        scanning: while index < frame.count {
+            for key in keys where frame[index] == key[0] && frame[index...].starts(with: key) {
+                var cursor = index + key.count
+                skipSpace(&cursor)
+                guard cursor < frame.count, frame[cursor] == UInt8(ascii: ":") else { continue }
+                cursor += 1
+                skipSpace(&cursor)
+                guard cursor < frame.count, frame[cursor] == UInt8(ascii: "\"") else { continue }
+                let start = cursor + 1
+                var end = start
+                while end < frame.count, frame[end] != UInt8(ascii: "\"") { end += frame[end] == UInt8(ascii: "\\") ? 2 : 1 }
+                let kept = min(4, end - start)
+                result.append(contentsOf: frame[copied..<(start + kept)])
+                result.append(contentsOf: Array("…(masked)".utf8))
+                copied = min(end, frame.count)
+                index = copied
+                continue scanning
+            }
+            index += 1
+        }
+        guard copied > 0 else { return frame }
+        result.append(contentsOf: frame[copied...])
+        return result
     }
 
     /// Waits until every record so far is on disk.

@@ -109,6 +109,9 @@ public actor Superwall {
         public var status: ConfigurationStatus
         public var userId: String?
         public var error: SuperwallError?
+        /// What was found wrong with the data directory's files when they were opened (a lost
+        /// or damaged write-ahead log, a record that is not valid): the session goes on.
+        public var storeProblems: [String] = []
     }
 
     let clock: any WallClock
@@ -322,7 +325,13 @@ public actor Superwall {
     public var config: Config? { session?.config }
 
     private func outcome(of session: Session) -> ConfigureOutcome {
-        ConfigureOutcome(status: session.status, userId: session.identity.userId, error: session.configError)
+        ConfigureOutcome(status: session.status, userId: session.identity.userId, error: session.configError, storeProblems: session.store.problemsFound)
+    }
+
+    /// At the end of a session: every commit into the main database file, and the store
+    /// marked closed cleanly (`Store.closeCleanly`).
+    public func closeStore() {
+        store?.closeCleanly()
     }
 
     private func openSession(apiKey: String, options: ConfigureOptions) throws(SuperwallError) -> Session {

@@ -1,18 +1,22 @@
+import Dispatch
+
 /// Runs `operation`, throwing `NetworkError.timedOut` at `limit` if it has not finished,
 /// and cancelling it.
 ///
 /// The answer comes at the limit even if `operation` is slow to notice its cancellation: a
 /// task group would wait for it to end, and a request that missed its cancellation would
-/// hold the caller until the server answered.
+/// hold the caller until the server answered. The limit is a Dispatch timer: a timer task
+/// would need a free thread of the cooperative pool to fire, and a busy pool delayed it by
+/// seconds.
 func withTimeLimit<Value: Sendable>(_ limit: Duration, _ operation: @escaping @Sendable () async throws -> Value) async throws -> Value {
     let outcome = OneShot<Result<Value, any Error>>()
     let work = Task {
         do { outcome.resolve(.success(try await operation())) } catch { outcome.resolve(.failure(error)) }
     }
-    let timer = Task {
-        guard (try? await Task.sleep(for: limit)) != nil else { return }
-        outcome.resolve(.failure(NetworkError.timedOut))
-    }
+    let timer = DispatchSource.makeTimerSource(queue: .global())
+    timer.setEventHandler { outcome.resolve(.failure(NetworkError.timedOut)) }
+    timer.schedule(deadline: .now() + .nanoseconds(Int(min(max(limit / .nanoseconds(1), 0), Double(Int.max / 2)))))
+    timer.resume()
     defer {
         work.cancel()
         timer.cancel()

@@ -89,7 +89,7 @@ struct Serve: ParsableCommand {
             options.maximumMessageSize = settings.maxMessageSize
             options.maximumQueuedOutput = settings.maximumQueuedOutput
             options.framing = settings.framing
-            if let trace = settings.trace { options.trace = try FrameTrace(path: trace) }
+            if let trace = settings.trace { options.trace = try FrameTrace(path: trace, masking: ["apiKey"]) }
 
             let server = BridgeServer(
                 logger: logger, logLevel: sink, clientLog: clientLog, watchConfigFiles: settings.watchConfigFiles, maximumConfigSize: settings.maximumConfigSize)

@@ -137,4 +137,96 @@ private func configureParams(_ directory: String) -> JSONValue {
         bridge.client.closeWriting()
         #expect(await bridge.waitForExit() == 0)
     }
+
+    // MARK: The write-ahead log
+
+    /// Starts a bridge on `directory`, configures it and identifies `user`; answers the bridge.
+    private func identifiedBridge(_ directory: String, user: String) async throws -> BridgeProcess {
+        let bridge = try BridgeProcess()
+        await bridge.initialize()
+        #expect(await call(bridge, 1, "configure", configureParams(directory))?["result"]?["configurationStatus"] == "configured")
+        #expect(await call(bridge, 2, "identify", ["userId": .string(user)])?["result"]?["userId"] == .string(user))
+        return bridge
+    }
+
+    /// What a restart on `directory` says: its configure answer's warnings and the user.
+    private func restart(_ directory: String) async throws -> (warnings: [String], appUserId: JSONValue?) {
+        let bridge = try BridgeProcess()
+        await bridge.initialize()
+        let configured = await call(bridge, 1, "configure", configureParams(directory))?["result"]
+        let warnings = configured?["warnings"]?.arrayValue?.compactMap { $0["message"]?.stringValue } ?? []
+        let user = await call(bridge, 2, "getUserId")?["result"]?["appUserId"]
+        bridge.client.closeWriting()
+        #expect(await bridge.waitForExit() == 0)
+        return (warnings, user)
+    }
+
+    private func killed(_ bridge: BridgeProcess) async {
+        kill(bridge.pid, SIGKILL)
+        _ = await bridge.waitForExit()
+    }
+
+    private func damagedFolders(in directory: String) -> [String] {
+        ((try? FileManager.default.contentsOfDirectory(atPath: directory)) ?? []).filter { $0.hasPrefix("damaged-") }
+    }
+
+    /// A clean shutdown left everything in the log and the main file at one page.
+    @Test func aCleanShutdownPutsEverythingInTheMainFile() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("clean-\(UUID().uuidString)").path
+        let bridge = try await identifiedBridge(directory, user: "clean_user")
+        #expect(await call(bridge, 3, "shutdown")?["result"] == [:])
+        bridge.client.notify("exit")
+        #expect(await bridge.waitForExit() == 0)
+        unlink(directory + "/superwall.sqlite-wal")
+        let after = try await restart(directory)
+        #expect(after.appUserId == "clean_user")
+        #expect(after.warnings.isEmpty)
+    }
+
+    /// A lost log was a silent fresh install: a new alias and `app_install` again.
+    @Test func aWriteAheadLogLostAfterACrashIsReportedAndTheFilesKeptAside() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lost-wal-\(UUID().uuidString)").path
+        await killed(try await identifiedBridge(directory, user: "crash_user"))
+        #expect(unlink(directory + "/superwall.sqlite-wal") == 0)
+        let after = try await restart(directory)
+        #expect(after.warnings.contains { $0.contains("write-ahead log") && $0.contains("missing") }, "\(after.warnings)")
+        #expect(damagedFolders(in: directory).count == 1)
+    }
+
+    @Test func aWriteAheadLogDamagedAfterACrashIsReported() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bad-wal-\(UUID().uuidString)").path
+        await killed(try await identifiedBridge(directory, user: "crash_user"))
+        let log = try FileHandle(forUpdating: URL(fileURLWithPath: directory + "/superwall.sqlite-wal"))
+        // Inside the first frame's page.
+        try log.seek(toOffset: 32 + 24 + 100)
+        let byte = try #require(log.readData(ofLength: 1).first)
+        try log.seek(toOffset: 32 + 24 + 100)
+        log.write(Data([byte ^ 0xFF]))
+        try log.close()
+        let after = try await restart(directory)
+        #expect(after.warnings.contains { $0.contains("fails its checksum") }, "\(after.warnings)")
+        #expect(damagedFolders(in: directory).count == 1)
+    }
+
+    @Test func aDatabaseFileThatIsNotADatabaseIsMovedAsideAndReported() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("not-a-db-\(UUID().uuidString)").path
+        let bridge = try await identifiedBridge(directory, user: "user")
+        #expect(await call(bridge, 3, "shutdown")?["result"] == [:])
+        bridge.client.notify("exit")
+        _ = await bridge.waitForExit()
+        try Data(repeating: 0x5A, count: 16_384).write(to: URL(fileURLWithPath: directory + "/superwall.sqlite"))
+        let after = try await restart(directory)
+        #expect(after.warnings.contains { $0.contains("could not be read") }, "\(after.warnings)")
+        let kept = try #require(damagedFolders(in: directory).first)
+        #expect(FileManager.default.contents(atPath: directory + "/" + kept + "/superwall.sqlite") == Data(repeating: 0x5A, count: 16_384))
+    }
+
+    @Test func aRestartAfterACrashWithItsLogWholeSaysNothing() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("whole-\(UUID().uuidString)").path
+        await killed(try await identifiedBridge(directory, user: "crash_user"))
+        let after = try await restart(directory)
+        #expect(after.appUserId == "crash_user")
+        #expect(after.warnings.isEmpty, "\(after.warnings)")
+        #expect(damagedFolders(in: directory).isEmpty)
+    }
 }

@@ -630,4 +630,31 @@ extension SpecExample: CustomTestStringConvertible {
         #expect(lines[4]["frame"] == "garbage")
         #expect(lines.allSatisfy { ($0["time"]?.stringValue ?? "").hasSuffix("Z") })
     }
+
+    /// The trace was 0644 and held the API key as the frames carry it.
+    @Test func theTraceIsPrivateAndMasksTheNamedSecrets() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("trace-\(UUID().uuidString).jsonl").path
+        try Data("old".utf8).write(to: URL(fileURLWithPath: path))
+        chmod(path, 0o644)
+        let trace = try FrameTrace(path: path, masking: ["apiKey"])
+        trace.record(.incoming, Array(#"{"method":"configure","params":{"apiKey" : "pk_live_SECRET\"Q","options":{"apiKey":""}},"id":1}"#.utf8))
+        trace.flush()
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(!text.contains("SECRET"))
+        let line = try JSONDecoding.decode(String(text.split(separator: "\n")[0]))
+        #expect(line["frame"] == #"{"method":"configure","params":{"apiKey" : "pk_l…(masked)","options":{"apiKey":"…(masked)"}},"id":1}"#)
+        var status = stat()
+        #expect(stat(path, &status) == 0)
+        #expect(status.st_mode & 0o777 == 0o600)
+    }
+
+    @Test func framesWithoutTheNamedKeysAreTracedByteForByte() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("trace-\(UUID().uuidString).jsonl").path
+        let trace = try FrameTrace(path: path, masking: ["apiKey"])
+        let frame = #"{"apiKeys":"x","note":"apiKey","n":1}"#
+        trace.record(.incoming, Array(frame.utf8))
+        trace.flush()
+        let line = try JSONDecoding.decode(try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .newlines))
+        #expect(line["frame"] == .string(frame))
+    }
 }

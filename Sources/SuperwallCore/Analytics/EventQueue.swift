@@ -176,13 +176,7 @@ struct JSONLinesEventSink: EventSink {
     var isRateLimited: Bool { false }
 
     func deliver(_ events: [String]) async throws -> Set<Int> {
-        if !FileManager.default.fileExists(atPath: path) {
-            guard FileManager.default.createFile(atPath: path, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
-        }
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
-        defer { try? handle.close() }
-        try handle.seekToEnd()
-        try handle.write(contentsOf: Data((events.joined(separator: "\n") + "\n").utf8))
+        try PrivateFile.append(Array((events.joined(separator: "\n") + "\n").utf8), to: path)
         return []
     }
 }

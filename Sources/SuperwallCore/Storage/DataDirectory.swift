@@ -37,15 +37,26 @@ public final class DataDirectory: Sendable {
     }
 
     /// Opens (creating as needed) the directory, takes its lock, and opens its database.
+    ///
+    /// The directory is the current user's alone: created `0700` (an existing one of ours
+    /// loses its group and other bits), refused when it is a system folder or belongs to
+    /// another user, and none of its files is opened through a symbolic link.
     public init(path: String) throws(OpenError) {
+        if let reason = Self.refusal(of: path) { throw .unusable(path: path, reason: reason) }
         do {
-            try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+            try FileManager.default.createDirectory(
+                atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         } catch {
             throw .unusable(path: path, reason: error.localizedDescription)
         }
+        if let reason = Self.ownershipProblem(of: path) { throw .unusable(path: path, reason: reason) }
         let lockPath = (path as NSString).appendingPathComponent("bridge.lock")
-        let descriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o644)
-        guard descriptor >= 0 else { throw .unusable(path: path, reason: String(cString: strerror(errno))) }
+        let descriptor: Int32
+        do {
+            descriptor = try PrivateFile.open(lockPath, O_RDWR | O_CREAT)
+        } catch {
+            throw .unusable(path: path, reason: "\(error)")
+        }
         guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
             // The holder writes its pid just after taking the lock; a bridge started at the
             // same moment gives it a few milliseconds to.
@@ -66,6 +77,41 @@ public final class DataDirectory: Sendable {
         }
         self.path = path
         lockDescriptor = descriptor
+    }
+
+    /// Folders no app's state belongs in, whoever runs the bridge: it wrote its files into `/`.
+    static let systemFolders: Set<String> = [
+        "/", "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib64", "/opt", "/proc", "/root", "/run", "/sbin", "/srv", "/sys",
+        "/tmp", "/usr", "/var", "/var/tmp",
+    ]
+
+    /// Why `path` may not be a data directory, if it may not.
+    private static func refusal(of path: String) -> String? {
+        let standardized = (path as NSString).standardizingPath
+        let resolved = URL(fileURLWithPath: standardized).resolvingSymlinksInPath().path
+        guard !systemFolders.contains(standardized), !systemFolders.contains(resolved) else {
+            return "it is a system folder; give the bridge a folder of its own (the default is under ~/.local/share)"
+        }
+        return nil
+    }
+
+    /// Why the existing directory at `path` is not ours alone, if it is not; a directory of
+    /// ours that others could write into is made private.
+    private static func ownershipProblem(of path: String) -> String? {
+        var link = stat()
+        if lstat(path, &link) == 0, link.st_mode & S_IFMT == S_IFLNK, link.st_uid != getuid() {
+            return "it is a symbolic link that belongs to another user (uid \(link.st_uid))"
+        }
+        var status = stat()
+        guard stat(path, &status) == 0 else { return String(cString: strerror(errno)) }
+        guard status.st_mode & S_IFMT == S_IFDIR else { return "it is not a directory" }
+        guard status.st_uid == getuid() else {
+            return "it belongs to another user (uid \(status.st_uid)); the bridge keeps its state only in a directory of its own user"
+        }
+        if status.st_mode & 0o077 != 0, chmod(path, 0o700) != 0 {
+            return "it is open to other users and its mode cannot be made private: \(String(cString: strerror(errno)))"
+        }
+        return nil
     }
 
     deinit {

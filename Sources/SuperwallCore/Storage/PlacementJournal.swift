@@ -83,11 +83,12 @@ final class PlacementJournal: Sendable {
         var segments: [Segment] = []
         for index in 0..<2 {
             let path = databasePath + "-placements-\(index)"
-            let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0o600)
-            guard descriptor >= 0 else {
-                let reason = String(cString: strerror(errno))
+            let descriptor: Int32
+            do {
+                descriptor = try PrivateFile.open(path, O_RDWR | O_CREAT)
+            } catch {
                 for descriptor in descriptors { close(descriptor) }
-                throw StoreFault.journal("cannot open \(path): \(reason)")
+                throw StoreFault.journal("\(error)")
             }
             // Every block allocated now, the file extended to `capacity` if it was shorter.
             let reserved = posix_fallocate(descriptor, 0, off_t(capacity))

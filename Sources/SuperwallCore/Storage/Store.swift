@@ -58,6 +58,8 @@ public final class Store: Sendable {
     private let transfers: IdleWorker?
     /// Asks the worker for the WAL's checkpoints; nil for a store in memory, which has no WAL.
     private let checkpoints: CheckpointRequests?
+    /// Says whether the store was closed cleanly; nil in memory.
+    private let closeMark: CleanCloseMark?
     /// What a user would want to know of the store's files (damage found when it opened, a
     /// journal gone out of use), each also logged as a warning when found.
     private let problems = Mutex<[String]>([])
@@ -87,7 +89,9 @@ public final class Store: Sendable {
             try db.execute(sql: "PRAGMA journal_mode = WAL")
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
-        database = try DatabaseQueue(path: path, configuration: configuration)
+        let (database, findings) = try DatabaseOpening.open(at: path, configuration: configuration)
+        self.database = database
+        closeMark = CleanCloseMark(besideDatabaseAt: path)
         try Self.migrator.migrate(database)
         journal = try PlacementJournal(besideDatabaseAt: path)
         let transferDelay = commitDelay
@@ -102,6 +106,7 @@ public final class Store: Sendable {
         self.checkpoints = checkpoints
         store.value = self
         database.writeWithoutTransaction { checkpoints.install(on: $0) }
+        for finding in findings { report(finding) }
         try recoverJournal()
         try loadTimeline()
     }
@@ -146,6 +151,21 @@ public final class Store: Sendable {
         try transferPendingWrites()
     }
 
+    /// Puts every accepted row and every commit into the main database file (a checkpoint
+    /// that empties the write-ahead log) and marks the store closed cleanly: the data
+    /// directory then holds everything in `superwall.sqlite` alone. At the end of a session.
+    /// A failure is reported, not thrown: the session is ending either way.
+    public func closeCleanly() {
+        guard let closeMark else { return }
+        do {
+            try transferPendingWrites()
+            try database.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
+            try closeMark.write(.closed)
+        } catch {
+            report("the database could not be closed cleanly (\(error)); its latest commits stay in its write-ahead log")
+        }
+    }
+
     /// The problems found with the store's files so far, oldest first.
     public var problemsFound: [String] { problems.withLock { $0 } }
 
@@ -161,6 +181,7 @@ public final class Store: Sendable {
         journal = nil
         transfers = nil
         checkpoints = nil
+        closeMark = nil
         database = try DatabaseQueue()
         try Self.migrator.migrate(database)
         try loadTimeline()
