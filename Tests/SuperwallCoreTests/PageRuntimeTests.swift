@@ -283,6 +283,27 @@ private func ping(_ harness: PresentationHarness, _ shown: PaywallPresentation) 
         #expect(harness.presenter.effects == expected)
     }
 
+    /// `javascript:` and `file:` links reached the host's `paywall/openUrl` as the page gave them.
+    @Test func linksThatRunCodeOrReadTheDeviceAreRefusedAndTheRestOpen() async throws {
+        let (harness, shown, _) = try await showingPage()
+        try await harness.superwall.handlePageMessage(envelope(
+            ["event_name": "open_url", "url": "javascript:alert(document.cookie)"],
+            ["event_name": "open_url_external", "url": "file:///etc/passwd"],
+            ["event_name": "open_url", "url": "data:text/html,<script>x()</script>"],
+            ["event_name": "open_url", "url": "mailto:help@example.com"],
+            ["event_name": "open_url", "url": "https://checkout.example.com", "browser_type": "payment_sheet"],
+            ["event_name": "open_url", "url": "JavaScript:void(0)", "browser_type": "payment_sheet"],
+            ["event_name": "open_deep_link", "link": "file:///data/app"],
+            ["event_name": "open_url_external", "url": "mailto:help@example.com"]
+        ), inSession: shown.sessionId)
+        let expected: [PageEffect] = [
+            .haptic("medium"), .loadingState(.loadingPurchase), .openURL("https://checkout.example.com", mode: .paymentSheet),
+            .haptic("medium"), .openURL("mailto:help@example.com", mode: .external),
+        ]
+        try await eventually { harness.presenter.effects.count >= expected.count }
+        #expect(harness.presenter.effects == expected)
+    }
+
     @Test func thePageIsRevealedAfterItsPingAndTheSpinnerFollowsAPurchase() async throws {
         let controller = ScriptedPurchaseController(.purchase(.failed("card declined")))
         let (harness, shown, _) = try await showingPage(controller: controller)

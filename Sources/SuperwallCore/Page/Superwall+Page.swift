@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// The paywall page's side of the protocol (reference §3, §6, §7): what the page posts comes
 /// in through `handlePageMessage`, and what SuperwallKit passes into the page goes out to the
@@ -55,18 +56,18 @@ extension Superwall {
             if let data = result.data { event["data"] = .object(data) }
             presenter?.passToPage(PageEvents.accept64([.object(event)]), sessionId: paywall.id)
         case .openURL(let url, browserType: "payment_sheet"):
+            guard opens(url, as: .paymentSheet, from: paywall) else { return }
             hapticFeedback(on: paywall)
             request(.loadingState(.loadingPurchase), on: paywall)
             request(.openURL(url, mode: .paymentSheet), on: paywall)
         case .openURL(let url, _), .openURLExternal(let url):
+            let mode: PageEffect.URLMode = if case .openURLExternal = message { .external } else { .inApp }
+            guard opens(url, as: mode, from: paywall) else { return }
             hapticFeedback(on: paywall)
             _ = try await perform(.openURL(url), inSession: paywall.id)
-            if case .openURLExternal = message {
-                request(.openURL(url, mode: .external), on: paywall)
-            } else {
-                request(.openURL(url, mode: .inApp), on: paywall)
-            }
+            request(.openURL(url, mode: mode), on: paywall)
         case .openDeepLink(let link):
+            guard opens(link, as: .deepLink, from: paywall) else { return }
             hapticFeedback(on: paywall)
             _ = try await perform(.openDeepLink(link), inSession: paywall.id)
             request(.openURL(link, mode: .deepLink), on: paywall)
@@ -91,6 +92,18 @@ extension Superwall {
     }
 
     static let hapticTypes: Set<String> = ["light", "medium", "heavy", "success", "warning", "error", "selection"]
+
+    /// Whether the page's link may be opened (`PageURLPolicy`); a refused one is logged as a
+    /// warning, which a bound delegate hears as `delegate/handleLog`, and nothing else happens.
+    private func opens(_ url: String, as mode: PageEffect.URLMode, from paywall: PaywallSession) -> Bool {
+        guard let refusal = PageURLPolicy.refusal(of: url, as: mode) else { return true }
+        Self.pageLogger.warning(
+            "paywall \(paywall.info.identifier) asked to open \(url.prefix(200)) (\(mode.rawValue)); refused: \(refusal)",
+            metadata: ["paywallIdentifier": .string(paywall.info.identifier), "url": .string(String(url.prefix(2_048))), "mode": .string(mode.rawValue)])
+        return false
+    }
+
+    static let pageLogger = Logger(label: "superwall.paywall")
 
     /// Asks the host for `effect` behind the effects before it; nothing waits for it, and a
     /// host that does not answer within `timeouts.pageEffect` is given up on.
