@@ -9,6 +9,19 @@ public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertib
     public let column: Int
 
     public var description: String { "\(message) (line \(line), column \(column))" }
+
+    /// The message without the text jansson quotes from the input (`invalid token near
+    /// 'SECRET'`): what a tool prints about a file that may hold secrets names the position
+    /// only.
+    public var reason: String {
+        let marker = Array(" near '".utf8)
+        let text = Array(message.utf8)
+        guard let start = text.indices.first(where: { text[$0...].starts(with: marker) }) else { return message }
+        return String(decoding: text[..<start], as: UTF8.self)
+    }
+
+    /// `description` without the quoted text (see `reason`).
+    public var positionedReason: String { "\(reason) (line \(line), column \(column))" }
 }
 
 /// Parses JSON text with jansson into `JSONValue`.

@@ -46,8 +46,8 @@ struct Eval: ParsableCommand {
             }
             do {
                 contextJSON = try data.withUnsafeBytes { bytes throws(JSONSyntaxError) in try JSONDecoding.decode(bytes) }
-            } catch {
-                throw ValidationError("The context file is not JSON: \(error)")
+            } catch let error as JSONSyntaxError {
+                throw ValidationError("The context file is not JSON: \(error.positionedReason)")
             }
         }
         let evaluationContext: EvaluationContext

@@ -33,7 +33,7 @@ struct Validate: ParsableCommand {
             // For text that is not JSON at all, the parser's line and column say more than
             // the decoder's path; the text is parsed again only then.
             if let syntax = Self.syntaxError(in: body) {
-                print("\(file):\(syntax.line):\(syntax.column): not JSON: \(syntax.message)")
+                print("\(file):\(syntax.line):\(syntax.column): not JSON: \(syntax.reason)")
             } else {
                 print("\(file):\(error.path): \(error.reason)")
             }

@@ -369,6 +369,21 @@ import TestSupport
         #expect(!result.stdout.contains("Array<Any>"))
     }
 
+    /// jansson's message quotes the text where it failed: a token of a file that may hold secrets.
+    @Test func aFileThatIsNotJSONIsNamedByPositionNeverByContent() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("secret-\(UUID().uuidString).env").path
+        try Data("API_TOKEN=sk_live_0123456789\n".utf8).write(to: URL(fileURLWithPath: path))
+        let validated = try await runBridge(["validate", path])
+        #expect(validated.status == 1)
+        #expect(validated.stdout.hasPrefix("\(path):1:"), "\(validated.stdout)")
+        let evaluated = try await runBridge(["eval", "--context", path, "true"])
+        #expect(evaluated.status != 0)
+        #expect(evaluated.stderr.contains("line 1, column"), "\(evaluated.stderr)")
+        for output in [validated.stdout, validated.stderr, evaluated.stdout, evaluated.stderr] {
+            #expect(!output.contains("API_TOKEN") && !output.contains("sk_live"), "\(output)")
+        }
+    }
+
     @Test func aConfigThatDoesNotDecodeNamesThePathOfTheError() async throws {
         let path = try configFile { $0["build_id"] = 7 }
         let result = try await runBridge(["validate", path])
