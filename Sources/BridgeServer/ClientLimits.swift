@@ -1,4 +1,5 @@
 import JSONRPC
+import SuperwallCore
 
 /// The bounds on what a client may send, beyond the message size the transport enforces.
 /// Each keeps one request from costing the process memory or time out of proportion (a
@@ -7,6 +8,9 @@ import JSONRPC
 public enum ClientLimits {
     /// `userId`, in UTF-8 bytes.
     public static let userIdBytes = 4_096
+    /// A placement's name, in UTF-8 bytes: it goes into the log, the placement log and every
+    /// event it tracks (a 5 MB name took 10 s to register).
+    public static let placementNameBytes = 4_096
     /// `localeIdentifier`, and a platform wrapper's name and version, in UTF-8 bytes.
     public static let nameBytes = 256
     /// One attribute string (a key or a value), in UTF-8 bytes.
@@ -16,6 +20,9 @@ public enum ClientLimits {
     /// Members and elements in one `setUserAttributes` or `setIntegrationAttributes`, counted
     /// at every depth.
     public static let attributeCount = 10_000
+    /// Members and elements the user's attributes hold in all, after a call's merge (the core's
+    /// `UserAttributes.totalMemberLimit`).
+    public static let attributeTotalCount = UserAttributes.totalMemberLimit
     /// Entitlements in one subscription status.
     public static let entitlementCount = 1_000
     /// `eventFlushIntervalMs`: at least this often would burn CPU for nothing.
@@ -31,6 +38,13 @@ public enum ClientLimits {
 
     static func refuse(_ path: String, _ message: String, limit: Int) -> RPCError {
         RPCError.invalidParams("\(path) \(message)", details: ["path": .string(path), "limit": .int(Int64(limit))])
+    }
+
+    /// `params.<key>`, a placement's name within its limit.
+    static func placementName(_ params: Params, _ key: String = "placement") throws(RPCError) -> String {
+        let name = try params.string(key)
+        try check(name, at: params.path(of: key), atMost: placementNameBytes)
+        return name
     }
 
     /// A string no longer than `limit` bytes.

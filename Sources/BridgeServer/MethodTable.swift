@@ -112,7 +112,7 @@ public struct MethodTable: Sendable {
         methods["getIntegrationAttributes"] = { _, _ in attributes(try await core { try await superwall.integrationAttributes() }) }
         methods["debug/explainPlacement"] = { request, _ in
             let params = try Params(request)
-            let placement = try params.string("placement")
+            let placement = try ClientLimits.placementName(params)
             let placementParams = try params.optionalJSONObject("params") ?? [:]
             let user = try params.optionalJSONObject("user") ?? [:]
             try ClientLimits.checkAttributes(placementParams, at: "params.params")
@@ -216,13 +216,13 @@ public struct MethodTable: Sendable {
         }
         methods["getPresentationResult"] = { request, _ in
             let params = try Params(request)
-            let placement = try params.string("placement")
+            let placement = try ClientLimits.placementName(params)
             let placementParams = [String: JSON](try params.optionalJSONObject("params") ?? [:])
             return try await core { try await superwall.presentationResult(for: placement, params: placementParams) }.wireValue
         }
         methods["getPaywall"] = { request, _ in
             let params = try Params(request)
-            let placement = try params.string("placement")
+            let placement = try ClientLimits.placementName(params)
             let placementParams = [String: JSON](try params.optionalJSONObject("params") ?? [:])
             let overrides = try params.optionalObject("overrides").map(PaywallOverrides.init)
             let handler = ClientPresentationHandler(host: host, registerId: request.id.value)
@@ -305,6 +305,9 @@ public struct MethodTable: Sendable {
             guard let placements = try Params(request).optionalStrings("placements") else {
                 throw RPCError.invalidParams("params.placements is required and must be an array of strings.", details: ["path": "params.placements"])
             }
+            for (index, placement) in placements.enumerated() {
+                try ClientLimits.check(placement, at: "params.placements[\(index)]", atMost: ClientLimits.placementNameBytes)
+            }
             return ["paywalls": .array(try await core { try await superwall.preloadPaywalls(forPlacements: Set(placements)) }.map(JSONValue.string))]
         }
         methods["getEntitlementsByProductIds"] = { request, _ in
@@ -374,7 +377,7 @@ private struct RegisterCall {
     @inline(never)
     init(_ request: IncomingRequest, host: ClientHost) throws(RPCError) {
         let params = try Params(request)
-        placement = try params.string("placement")
+        placement = try ClientLimits.placementName(params)
         self.params = [String: JSON](try params.optionalJSONObject("params") ?? [:])
         hasFeature = try params.optionalBool("hasFeature") ?? false
         handler = ClientPresentationHandler(host: host, registerId: request.id.value)

@@ -10,7 +10,7 @@ enum PaywallActionRequest {
         case "close": return .close
         case "custom": return .custom(name: try fields.string("name"))
         case "customPlacement":
-            return .customPlacement(name: try fields.string("name"), params: [String: JSON](try fields.optionalJSONObject("params") ?? [:]))
+            return .customPlacement(name: try ClientLimits.placementName(fields, "name"), params: [String: JSON](try fields.optionalJSONObject("params") ?? [:]))
         case "openUrl": return .openURL(try fields.string("url"))
         case "openDeepLink": return .openDeepLink(try fields.string("url"))
         case "setUserAttributes": return .setUserAttributes(attributeChanges(try checkedAttributes(fields)))

@@ -60,6 +60,8 @@ extension SuperwallError {
         case .apiKeyMismatch, .invalidUserId, .reservedPlacementName, .paywallSessionNotFound, .productNotFound: code = -32602
         case .invalidPageMessage(let error):
             return RPCError(code: -32602, message: description, kind: kind, details: ["eventIndex": error.eventIndex.map { .int(Int64($0)) } ?? .null])
+        case .attributesOverLimit(_, let limit):
+            return RPCError(code: -32602, message: description, kind: kind, details: ["path": "params.attributes", "limit": .int(Int64(limit))])
         case .purchaseInProgress: code = -32004
         case .customerInfoTimeout: code = -32003
         case .noPurchaseController: code = -32005

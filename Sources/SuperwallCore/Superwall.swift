@@ -709,11 +709,17 @@ public actor Superwall {
         guard var current = session else { throw .notConfigured }
         let installedAt = ISO8601.string(from: current.appInstalledAt)
         current.userAttributes = UserAttributes.merge(changes, into: current.userAttributes, applicationInstalledAt: installedAt)
+        try Self.checkTotal(of: current.userAttributes)
         let updated = current
         try persisting { try updated.store.set(updated.userAttributes, for: .userAttributes) }
         session = updated
         track("user_attributes", ["application_installed_at": .string(installedAt)], custom: updated.userAttributes)
         return updated.userAttributes
+    }
+
+    private static func checkTotal(of attributes: [String: JSON]) throws(SuperwallError) {
+        let count = UserAttributes.memberCount(attributes)
+        guard count <= UserAttributes.totalMemberLimit else { throw .attributesOverLimit(count: count, limit: UserAttributes.totalMemberLimit) }
     }
 
     public func integrationAttributes() throws(SuperwallError) -> [String: JSON] {
@@ -725,6 +731,8 @@ public actor Superwall {
     /// also writes them into the user's attributes. Tracks `integration_attributes`.
     public func setIntegrationAttributes(_ changes: [String: JSON?]) throws(SuperwallError) -> [String: JSON] {
         guard var current = session else { throw .notConfigured }
+        // They become user attributes too: checked against that bound before anything is stored.
+        try Self.checkTotal(of: UserAttributes.merge(changes, into: current.userAttributes, applicationInstalledAt: ""))
         for (key, value) in changes {
             if let value, value != .null { current.integrationAttributes[key] = value } else { current.integrationAttributes.removeValue(forKey: key) }
         }

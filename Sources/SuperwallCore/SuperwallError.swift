@@ -35,6 +35,9 @@ public enum SuperwallError: Error, Sendable, Equatable, CustomStringConvertible 
     case customerInfoTimeout(Duration)
     /// A message a paywall page posted does not decode; nothing of it was done.
     case invalidPageMessage(PageMessageError)
+    /// The user's attributes would hold more members than `UserAttributes.totalMemberLimit`;
+    /// nothing was changed.
+    case attributesOverLimit(count: Int, limit: Int)
 
     public var kind: String {
         switch self {
@@ -56,6 +59,7 @@ public enum SuperwallError: Error, Sendable, Equatable, CustomStringConvertible 
         case .purchaseInProgress: return "purchaseInProgress"
         case .customerInfoTimeout: return "customerInfoTimeout"
         case .invalidPageMessage: return "invalidPageMessage"
+        case .attributesOverLimit: return "invalidParams"
         }
     }
 
@@ -83,6 +87,8 @@ public enum SuperwallError: Error, Sendable, Equatable, CustomStringConvertible 
             return "No customer info within \(limit): the purchase controller has not set a subscription status; set it with setSubscriptionStatus."
         case .invalidPageMessage(let error):
             return "The page's message does not decode, so none of its events was performed: \(error)."
+        case .attributesOverLimit(let count, let limit):
+            return "The user's attributes would hold \(count > limit ? "more than \(limit)" : "\(count)") members and elements in all (every depth counted); the limit is \(limit). Nothing was changed: remove attributes (set them to null) first."
         }
     }
 }

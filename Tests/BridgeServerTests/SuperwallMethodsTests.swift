@@ -454,6 +454,40 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
             == Int64(ClientLimits.nameBytes))
     }
 
+    /// A 5 MB placement name took 10 s to register and went into the log and every event.
+    @Test func anOverlongPlacementNameIsRefusedWhereverANameIsTaken() async {
+        let process = await configured()
+        let long = JSONValue.string(String(repeating: "p", count: ClientLimits.placementNameBytes + 1))
+        for (method, params) in [
+            ("register", ["placement": long]), ("getPaywall", ["placement": long]), ("getPresentationResult", ["placement": long]),
+            ("debug/explainPlacement", ["placement": long]), ("preloadPaywalls", ["placements": [long]]),
+        ] as [(String, JSONValue)] {
+            #expect(limit(await call(process, method, params)) == Int64(ClientLimits.placementNameBytes), "\(method)")
+        }
+        let atTheLimit = JSONValue.string(String(repeating: "p", count: ClientLimits.placementNameBytes))
+        #expect(await call(process, "register", ["placement": atTheLimit])?["result"] != nil)
+    }
+
+    /// Each call's limit held, but 14 calls of 2,000 keys made 28,000, and each call then took 10 s.
+    @Test func theUsersAttributesHaveATotalBoundAndACallPastItChangesNothing() async {
+        let process = await configured()
+        func keys(_ range: Range<Int>) -> JSONValue {
+            .object(JSONObject(uniqueKeysWithValues: range.map { ("k\($0)", JSONValue.int(Int64($0))) }))
+        }
+        for start in stride(from: 0, to: 9_000, by: 3_000) {
+            #expect(await call(process, "setUserAttributes", ["attributes": keys(start..<(start + 3_000))])?["result"] != nil)
+        }
+        let refused = await call(process, "setUserAttributes", ["attributes": keys(9_000..<12_000)])
+        #expect(limit(refused) == Int64(ClientLimits.attributeTotalCount))
+        #expect(refused?["error"]?["data"]?["path"] == "params.attributes")
+        let stored = await call(process, "getUserAttributes")?["result"]?["attributes"]?.objectValue
+        #expect(stored?["k8999"] != nil && stored?["k9000"] == nil)
+        #expect(limit(await call(process, "setIntegrationAttributes", ["attributes": keys(9_000..<12_000)])) == Int64(ClientLimits.attributeTotalCount))
+        #expect(await call(process, "getIntegrationAttributes")?["result"]?["attributes"] == [:])
+        // Removing makes room again.
+        #expect(await call(process, "setUserAttributes", ["attributes": ["k0": nil, "k1": nil, "fits": true]])?["result"] != nil)
+    }
+
     @Test func tooManyEntitlementsAreRefused() async {
         let process = await configured()
         let entitlements = JSONValue.array((0...ClientLimits.entitlementCount).map { ["id": .string("e\($0)")] })

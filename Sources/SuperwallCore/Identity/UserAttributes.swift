@@ -21,4 +21,30 @@ public enum UserAttributes {
     public static func isEmailAddress(_ text: String) -> Bool {
         (try? /[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\.[a-zA-Z]{2,}/.wholeMatch(in: text)) != nil
     }
+
+    /// The members and elements the user's attributes may hold in all, counted at every
+    /// depth. Every `setUserAttributes` stores them whole and tracks them whole in
+    /// `user_attributes`, so without a bound each call cost more than the last (28,000 keys:
+    /// 10 s a call).
+    public static let totalMemberLimit = 10_000
+
+    /// The members and elements of `attributes` at every depth, counting stopped once past `limit`.
+    public static func memberCount(_ attributes: [String: JSON], stoppingPast limit: Int = totalMemberLimit) -> Int {
+        var count = 0
+        func visit(_ value: JSON) {
+            guard count <= limit else { return }
+            switch value {
+            case .object(let members):
+                count += members.count
+                for member in members.values { visit(member) }
+            case .array(let elements):
+                count += elements.count
+                for element in elements { visit(element) }
+            default:
+                break
+            }
+        }
+        visit(.object(attributes))
+        return count
+    }
 }
