@@ -33,9 +33,16 @@ import Testing
     @Test(arguments: [
         "", "not a url", "no-scheme/path", "%zz://x", "myapp://a b", "://host", String(repeating: "a", count: 70_000),
         "myapp://x?" + String(repeating: "q=1&", count: 20_000),
+        // Foundation's parser repairs these rather than refusing them.
+        "pockettrainer://open?x=%zz", "pockettrainer://open?x=a b", "pockettrainer://open?x=%4", "myapp://open\u{7F}", "myapp://café",
     ])
     func hostileTextIsNotALink(_ text: String) {
         #expect(DeepLink(text) == nil)
+    }
+
+    @Test(arguments: ["myapp://open?x=%41%2f", "https://a.superwall.app/app-link/p?q=[1]&r=a+b#frag", "myapp:path"])
+    func wellFormedLinksAreLinks(_ text: String) {
+        #expect(DeepLink(text) != nil)
     }
 
     @Test func kindsAreRecognisedAsSuperwallKitDoes() throws {

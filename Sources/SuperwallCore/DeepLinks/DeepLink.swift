@@ -11,11 +11,39 @@ public struct DeepLink: Sendable, Equatable {
     /// Nil for text that is not a URL with a scheme (bad percent-encoding, spaces, no scheme,
     /// longer than `maximumLength`).
     public init?(_ text: String) {
-        guard text.utf8.count <= Self.maximumLength, let components = URLComponents(string: text),
+        guard text.utf8.count <= Self.maximumLength, Self.isStrictURLText(text), let components = URLComponents(string: text),
               let scheme = components.scheme, !scheme.isEmpty, let url = components.url else { return nil }
         self.url = url
         self.components = components
     }
+
+    /// Whether `text` is written only in URL characters (RFC 3986's unreserved and reserved
+    /// ones), every `%` starting a two-digit hex escape. Foundation's parser here repairs
+    /// `%zz` and spaces instead of refusing them, as the documented contract says a link with
+    /// them is.
+    static func isStrictURLText(_ text: String) -> Bool {
+        let bytes = Array(text.utf8)
+        var index = 0
+        while index < bytes.count {
+            let byte = bytes[index]
+            if byte == UInt8(ascii: "%") {
+                guard index + 2 < bytes.count, isHexDigit(bytes[index + 1]), isHexDigit(bytes[index + 2]) else { return false }
+                index += 3
+                continue
+            }
+            guard allowedBytes.contains(byte) else { return false }
+            index += 1
+        }
+        return true
+    }
+
+    private static func isHexDigit(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+            || (UInt8(ascii: "A")...UInt8(ascii: "F")).contains(byte)
+    }
+
+    private static let allowedBytes: Set<UInt8> = Set(
+        Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?#[]@!$&'()*+,;=".utf8))
 
     init(url: URL, components: URLComponents) {
         self.url = url
