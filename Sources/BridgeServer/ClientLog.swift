@@ -1,3 +1,4 @@
+import Dispatch
 import JSONRPC
 import Logging
 import Synchronization
@@ -5,8 +6,16 @@ import Synchronization
 /// SuperwallKit's `handleLog`: every line the process logs, whatever the log level, also goes
 /// to the client's delegate as `delegate/handleLog`, while one is bound. Lines are not
 /// buffered for a delegate not bound yet: the delegate's other notifications keep that room.
+///
+/// At most `linesPerSecond` lines a second are forwarded; past that, lines are counted, and
+/// one line at the end of the second says how many were not forwarded. A flood of ignored
+/// notifications (one debug line each) otherwise cost the client a notification each, and
+/// stalled the next answer by seconds.
 public final class ClientLog: Sendable {
+    public static let linesPerSecond = 100
+
     private let channel = Mutex<DelegateChannel?>(nil)
+    private let budget = Mutex(LineBudget())
 
     public init() {}
 
@@ -14,8 +23,46 @@ public final class ClientLog: Sendable {
         channel.withLock { $0 = delegate }
     }
 
+    /// The lines forwarded in the current second, and those held back.
+    private struct LineBudget {
+        var windowStart = ContinuousClock.now
+        var forwarded = 0
+        var heldBack = 0
+    }
+
     func forward(level: Logger.Level, scope: String, message: String, metadata: Logger.Metadata) {
-        guard let delegate = channel.withLock({ $0 }) else { return }
+        guard let delegate = channel.withLock({ $0 }), delegate.isBound else { return }
+        let now = ContinuousClock.now
+        let (allowed, startsCount) = budget.withLock { budget -> (Bool, Bool) in
+            if now - budget.windowStart >= .seconds(1), budget.heldBack == 0 {
+                budget = LineBudget(windowStart: now)
+            }
+            guard budget.forwarded < Self.linesPerSecond, budget.heldBack == 0 else {
+                budget.heldBack += 1
+                return (false, budget.heldBack == 1)
+            }
+            budget.forwarded += 1
+            return (true, false)
+        }
+        if startsCount {
+            DispatchQueue.global().asyncAfter(deadline: .now() + .seconds(1)) { [self] in reportHeldBack() }
+        }
+        guard allowed else { return }
+        send(level: level, scope: scope, message: message, metadata: metadata, to: delegate)
+    }
+
+    /// The line that says how many were held back, and a new second's budget.
+    private func reportHeldBack() {
+        let heldBack = budget.withLock { budget -> Int in
+            defer { budget = LineBudget(windowStart: .now, forwarded: 1) }
+            return budget.heldBack
+        }
+        guard heldBack > 0, let delegate = channel.withLock({ $0 }) else { return }
+        send(level: .warning, scope: "superwall-bridge",
+             message: "\(heldBack) log line(s) were not forwarded to the delegate: more than \(Self.linesPerSecond) a second", metadata: [:], to: delegate)
+    }
+
+    private func send(level: Logger.Level, scope: String, message: String, metadata: Logger.Metadata, to delegate: DelegateChannel) {
         delegate.sendIfBound("delegate/handleLog", [
             "level": .string(Self.superwallName(of: level)),
             "scope": .string(scope),

@@ -62,6 +62,9 @@ final class DelegateChannel: SuperwallDelegate, Sendable {
         connection?.notify(method, encodedParams: params())
     }
 
+    /// Whether a delegate is bound now.
+    var isBound: Bool { state.withLock { $0.bound && $0.connection != nil } }
+
     /// A notification for a bound delegate only; dropped otherwise.
     func sendIfBound(_ method: String, _ params: @autoclosure @Sendable () -> JSONValue) {
         guard let connection = state.withLock({ $0.bound ? $0.connection : nil }) else { return }

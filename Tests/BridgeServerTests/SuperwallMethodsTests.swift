@@ -246,6 +246,36 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
         #expect(log?["error"] == .null)
     }
 
+    /// Each of 50,000 unknown notifications became a `delegate/handleLog`, and the next answer
+    /// waited 8–11 s behind them.
+    @Test func aFloodOfIgnoredNotificationsReachesTheDelegateAsACountNotLineByLine() async {
+        let clientLog = ClientLog()
+        let logger = Logger(label: "bridge-tests") { ClientLog.Handler(label: $0, log: clientLog) }
+        let process = InProcessServer(handler: BridgeServer(logger: logger, logLevel: RecordingLogLevel(), clientLog: clientLog))
+        process.client.request(0, "initialize", ["protocolVersion": "1.0", "capabilities": ["delegate": true]])
+        _ = await process.client.nextReply()
+        for index in 0..<5_000 { process.client.notify("vendor/unknown\(index % 7)") }
+        var notifications: [JSONValue] = []
+        _ = await call(process, "$/ping", notifications: &notifications)
+        // Each held-back count is said at the end of its second; on a slow machine the flood
+        // may span several.
+        var (lines, heldBack, summaries) = (0, 0, 0)
+        func tally(_ message: JSONValue) {
+            guard message["method"] == "delegate/handleLog", let text = message["params"]?["message"]?.stringValue else { return }
+            if text.hasSuffix("were not forwarded to the delegate: more than \(ClientLog.linesPerSecond) a second") {
+                summaries += 1
+                heldBack += Int(text.prefix { $0.isNumber }) ?? 0
+            } else if text.contains("vendor/unknown") {
+                lines += 1
+            }
+        }
+        notifications.forEach(tally)
+        while lines + heldBack < 5_000, let message = await process.client.next() { tally(message) }
+        #expect(lines + heldBack == 5_000)
+        #expect(summaries >= 1)
+        #expect(lines <= ClientLog.linesPerSecond * (summaries + 1))
+    }
+
     @Test func aBoundDelegateHearsEventsAsTheyHappen() async {
         let process = await bridgeProcess(delegate: true)
         _ = await call(process, "configure", configureParams(temporaryDirectory()))
