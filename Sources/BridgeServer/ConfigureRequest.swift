@@ -176,7 +176,10 @@ struct ConfigureRequest {
     private static func configSource(
         _ source: Params?, hosts: EnvironmentHosts, maximumConfigSize: Int, path: String
     ) throws(RPCError) -> any ConfigSource {
-        guard let source else { return HTTPConfigSource(baseURL: hosts.api, subscriptionsURL: hosts.subscriptions, collectorURL: hosts.collector) }
+        guard let source else {
+            return HTTPConfigSource(
+                baseURL: hosts.api, subscriptionsURL: hosts.subscriptions, collectorURL: hosts.collector, maximumBodySize: maximumConfigSize)
+        }
         switch try source.string("type") {
         case "embedded":
             return EmbeddedConfigSource()
@@ -187,7 +190,7 @@ struct ConfigureRequest {
             guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host != nil else {
                 throw RPCError.invalidParams("\(path).baseUrl must be an http or https URL, not \"\(text)\".", details: ["path": .string("\(path).baseUrl")])
             }
-            return HTTPConfigSource(baseURL: url)
+            return HTTPConfigSource(baseURL: url, maximumBodySize: maximumConfigSize)
         case let other:
             throw RPCError.invalidParams("\(path).type must be \"embedded\", \"file\" or \"http\", not \"\(other)\".", details: ["path": .string("\(path).type")])
         }

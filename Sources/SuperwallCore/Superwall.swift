@@ -474,7 +474,7 @@ public actor Superwall {
         backgroundRefresh = Task {
             await self.inTurn(of: self.configRefreshes) {
                 try? await self.fetchAndAdopt(
-                    from: source, cachedBuildId: self.config?.buildId, maxRetries: options.maxConfigRetryCount, timeLimit: nil)
+                    from: source, cachedBuildId: self.config?.buildId, maxRetries: options.maxConfigRetryCount, timeLimit: options.timeouts.config)
             }
         }
     }

@@ -9,6 +9,10 @@ final class ScriptedAPIServer: @unchecked Sendable {
         var status: Int
         var body: String = ""
         var delay_ms: Int = 0
+        /// The body sent this many times over.
+        var body_repeat: Int = 1
+        /// Streamed in chunks with no Content-Length.
+        var chunked = false
     }
 
     let baseURL: URL
@@ -279,6 +283,44 @@ private func configure(_ server: ScriptedAPIServer, directory: String = FileMana
             }
         }
         #expect(ContinuousClock.now - started < .seconds(10), "the work would take 20 seconds")
+    }
+
+    /// A 200 MB body was read whole (431 MiB at its peak): `--max-config-size` bounded files only.
+    @Test(arguments: [false, true]) func aBodyPastTheLimitIsRefusedAsSoonAsItPassesItAndNotTriedAgain(chunked: Bool) async throws {
+        let server = try await ScriptedAPIServer.start([.init(status: 200, body: String(repeating: "x", count: 1_024), body_repeat: 2_048, chunked: chunked)])
+        let request = ConfigRequest(apiKey: "pk", retryPolicy: RetryPolicy(maxRetries: 3, delay: { _, _ in .milliseconds(5) }))
+        await #expect(throws: NetworkError.tooLarge(limit: 1 << 20)) {
+            try await HTTPConfigSource(baseURL: server.baseURL, maximumBodySize: 1 << 20).fetchConfig(request)
+        }
+        #expect(server.configRequests.count == 1)
+    }
+
+    /// A 500, a 429 or a reset all read "the request timed out" when the time limit ended the retries.
+    @Test func aTimeLimitThatEndsFailedAttemptsNamesTheLastFailure() async throws {
+        let server = try await ScriptedAPIServer.start([.init(status: 500, body: "{}")])
+        // A limit shorter than the first attempt on a loaded machine is a plain timeout (no
+        // attempt has failed yet); longer limits are tried until one ends after a failure.
+        var named: NetworkError?
+        for seconds in [2, 6, 15] where named == nil {
+            let limit = Duration.seconds(seconds)
+            let request = ConfigRequest(apiKey: "pk", retryPolicy: RetryPolicy(maxRetries: 6, delay: { _, _ in .seconds(120) }), timeLimit: limit)
+            do {
+                _ = try await HTTPConfigSource(baseURL: server.baseURL).fetchConfig(request)
+                Issue.record("the fetch succeeded")
+                return
+            } catch let error as NetworkError {
+                if error == .timedOut { continue }
+                #expect(error == .gaveUp(after: limit, lastFailure: "HTTP 500"))
+                named = error
+            }
+        }
+        #expect("\(try #require(named))".contains("the last attempt failed: HTTP 500"))
+    }
+
+    @Test func aTimeLimitBeforeAnyAttemptEndsIsATimeout() async throws {
+        let server = try await ScriptedAPIServer.start([.init(status: 200, body: "{}", delay_ms: 5_000)])
+        let request = ConfigRequest(apiKey: "pk", retryPolicy: RetryPolicy(maxRetries: 0, delay: { _, _ in .zero }), timeLimit: .milliseconds(300))
+        await #expect(throws: NetworkError.timedOut) { try await HTTPConfigSource(baseURL: server.baseURL).fetchConfig(request) }
     }
 
     @Test func theSuperwallBackoffGrowsFromFiveToNineteenSeconds() {

@@ -61,7 +61,8 @@ extension Superwall {
         let old = session?.config
         let before = old.map { old in explainedOnRefresh.map { explanation(of: $0, in: old).decision } } ?? []
         do {
-            try await fetchAndAdopt(from: source, cachedBuildId: old?.buildId, maxRetries: maxConfigRetryCount, timeLimit: nil)
+            // Bounded as `configure`'s fetch is: without it, attempts of 60 s and their retries ran for minutes.
+            try await fetchAndAdopt(from: source, cachedBuildId: old?.buildId, maxRetries: maxConfigRetryCount, timeLimit: timeouts.config)
             guard let new = session?.config else { throw SuperwallError.configUnavailable("the config is gone") }
             let changes = old.map { new.paywallChanges(from: $0) } ?? (added: new.paywalls.map(\.identifier).sorted(), changed: [], removed: [])
             var report = ConfigRefresh(buildId: new.buildId, added: changes.added, changed: changes.changed, removed: changes.removed)

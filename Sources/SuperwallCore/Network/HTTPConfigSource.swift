@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOHTTP1
+import Synchronization
 
 /// The Superwall API, or any server speaking it: `GET {baseURL}/api/v1/static_config?pk=`.
 public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer, PaywallServer, WebEntitlementServer {
@@ -12,11 +13,18 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
     /// Where events go: `collector.superwall.me` and its kin, the base URL for any other server.
     public let collectorURL: URL
 
-    public init(baseURL: URL, subscriptionsURL: URL? = nil, collectorURL: URL? = nil) {
+    /// The largest body accepted (`--max-config-size`).
+    public let maximumBodySize: Int
+
+    public init(baseURL: URL, subscriptionsURL: URL? = nil, collectorURL: URL? = nil, maximumBodySize: Int = HTTPConfigSource.defaultMaximumBodySize) {
         self.baseURL = baseURL
         self.subscriptionsURL = subscriptionsURL ?? baseURL
         self.collectorURL = collectorURL ?? baseURL
+        self.maximumBodySize = maximumBodySize
     }
+
+    /// A config of a thousand campaigns is about 5 MB.
+    public static let defaultMaximumBodySize = 16 << 20
 
     /// One client for every request, its connections pooled, for the life of the process.
     ///
@@ -32,19 +40,17 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 
-    /// The largest body accepted: a config of a thousand campaigns is about 5 MB.
-    private static let bodyLimit = 256 << 20
 
     /// `POST {collectorURL}/api/v1/events`; answers the response body.
     func postEvents(_ body: Data, request: ConfigRequest) async throws -> Data {
-        try await Attempts(url: collectorURL.appendingPathComponent("api/v1/events"), method: "POST", body: body, request: request).run()
+        try await Attempts(bodyLimit: maximumBodySize, url: collectorURL.appendingPathComponent("api/v1/events"), method: "POST", body: body, request: request).run()
     }
 
     /// `POST {subscriptionsURL}/subscriptions-api/public/v1/redeem`, the body in the
     /// subscriptions API's camelCase; answers the response body.
     public func redeem(_ body: JSON, request: ConfigRequest) async throws -> Data {
         let attempts = Attempts(
-            url: subscriptionsURL.appendingPathComponent("subscriptions-api/public/v1/redeem"), method: "POST",
+            bodyLimit: maximumBodySize, url: subscriptionsURL.appendingPathComponent("subscriptions-api/public/v1/redeem"), method: "POST",
             body: Data(body.jsonText.utf8), request: request)
         return try await attempts.run()
     }
@@ -57,22 +63,28 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
         }
         components.queryItems = [URLQueryItem(name: "pk", value: request.apiKey)]
         guard let url = components.url else { throw NetworkError.transport("the base URL \(baseURL) is not usable") }
-        let attempts = Attempts(url: url, method: "GET", body: nil, request: request)
+        let attempts = Attempts(bodyLimit: maximumBodySize, url: url, method: "GET", body: nil, request: request)
         guard let limit = request.timeLimit else { return try await attempts.run() }
-        return try await withTimeLimit(limit) { try await attempts.run() }
+        do {
+            return try await withTimeLimit(limit) { try await attempts.run() }
+        } catch NetworkError.timedOut {
+            // The limit was the end, not necessarily the cause: the attempts' own failure says more.
+            guard let failure = attempts.lastFailure.value.withLock({ $0 }) else { throw NetworkError.timedOut }
+            throw NetworkError.gaveUp(after: limit, lastFailure: "\(failure)")
+        }
     }
 
     /// `POST {baseURL}/api/v1/confirm_assignments` with `{"assignments": [{experiment_id, variant_id}]}`.
     public func confirmAssignments(_ confirmations: [AssignmentConfirmation], request: ConfigRequest) async throws {
         let body: JSON = ["assignments": .array(confirmations.map { ["experiment_id": .string($0.experimentId), "variant_id": .string($0.variantId)] })]
         let attempts = Attempts(
-            url: baseURL.appendingPathComponent("api/v1/confirm_assignments"), method: "POST",
+            bodyLimit: maximumBodySize, url: baseURL.appendingPathComponent("api/v1/confirm_assignments"), method: "POST",
             body: Data(body.jsonText.utf8), request: request)
         _ = try await attempts.run()
     }
 
     public func fetchAssignments(request: ConfigRequest) async throws -> [AssignmentConfirmation] {
-        let attempts = Attempts(url: baseURL.appendingPathComponent("api/v1/assignments"), method: "GET", body: nil, request: request)
+        let attempts = Attempts(bodyLimit: maximumBodySize, url: baseURL.appendingPathComponent("api/v1/assignments"), method: "GET", body: nil, request: request)
         struct Response: Decodable {
             struct Entry: Decodable {
                 var experiment_id: String
@@ -91,7 +103,7 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
         }
         components.queryItems = [URLQueryItem(name: "pk", value: request.apiKey)] + (locale.map { [URLQueryItem(name: "locale", value: $0)] } ?? [])
         guard let url = components.url else { throw NetworkError.transport("the paywall identifier \(identifier) makes no URL") }
-        return try await Attempts(url: url, method: "GET", body: nil, request: request).run()
+        return try await Attempts(bodyLimit: maximumBodySize, url: url, method: "GET", body: nil, request: request).run()
     }
 
     /// `GET /subscriptions-api/public/v1/users/{userId}/entitlements?deviceId=`: `{customerInfo}`.
@@ -104,15 +116,18 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
         components.queryItems = [URLQueryItem(name: "deviceId", value: deviceId)]
         guard let url = components.url else { throw NetworkError.transport("the user id \(userId) makes no URL") }
         struct Response: Decodable { var customerInfo: CustomerInfo }
-        return try JSONDecoder().decode(Response.self, from: try await Attempts(url: url, method: "GET", body: nil, request: request).run()).customerInfo
+        return try JSONDecoder().decode(Response.self, from: try await Attempts(bodyLimit: maximumBodySize, url: url, method: "GET", body: nil, request: request).run()).customerInfo
     }
 
     /// The retry loop of one request.
     private struct Attempts: Sendable {
+        let bodyLimit: Int
         let url: URL
         let method: String
         let body: Data?
         let request: ConfigRequest
+        /// Each attempt's failure, for the answer when the time limit ends the fetch.
+        let lastFailure = LastFailure()
 
         func run() async throws -> Data {
             var attempt = 0
@@ -138,9 +153,12 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
                     throw error
                 } catch is CancellationError {
                     throw CancellationError()
+                } catch is NIOTooManyBytesError {
+                    throw NetworkError.tooLarge(limit: bodyLimit)
                 } catch {
                     failure = .transport(HTTPConfigSource.plainWords(for: error))
                 }
+                lastFailure.value.withLock { $0 = failure }
                 guard attempt < request.retryPolicy.maxRetries else { throw failure }
                 try await Task.sleep(for: request.retryPolicy.delay(attempt, request.retryPolicy.maxRetries))
                 attempt += 1
@@ -157,10 +175,18 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
             http.headers.replaceOrAdd(name: "X-Retry-Count", value: String(attempt))
             http.headers.replaceOrAdd(name: "X-Request-Id", value: UUID().uuidString)
             let response = try await HTTPConfigSource.client.execute(http, timeout: .milliseconds(Int64(request.attemptTimeout * 1000)))
-            let body = try await response.body.collect(upTo: HTTPConfigSource.bodyLimit)
+            if let declared = response.headers.first(name: "content-length").flatMap(Int.init), declared > bodyLimit {
+                throw NetworkError.tooLarge(limit: bodyLimit)
+            }
+            let body = try await response.body.collect(upTo: bodyLimit)
             return (Int(response.status.code), Data(body.readableBytesView))
         }
     }
+}
+
+/// The failure of a fetch's latest attempt, shared with the time limit around it.
+private final class LastFailure: Sendable {
+    let value = Mutex<NetworkError?>(nil)
 }
 
 extension HTTPConfigSource {
@@ -179,6 +205,14 @@ extension HTTPConfigSource {
             ("remoteConnectionClosed", "the server closed the connection"),
             ("handshake", "the TLS handshake failed"),
             ("certificate", "the server's certificate was not accepted"),
+            ("redirectCycleDetected", "the redirects form a loop"),
+            ("redirectLimitReached", "too many redirects"),
+            ("HTTPParserError", "the server's answer is not HTTP"),
+            ("invalidStatus", "the server's answer is not HTTP"),
+            ("Decompression", "the compressed body is damaged or expands past the limit"),
+            ("unsupportedCompression", "the compressed body is damaged or expands past the limit"),
+            ("remoteConnectionClosed", "the server closed the connection"),
+            ("ioOnClosedChannel", "the server closed the connection"),
         ]
         return known.first { text.range(of: $0.pattern, options: .caseInsensitive) != nil }?.words ?? "the connection failed"
     }

@@ -36,6 +36,11 @@ public enum NetworkError: Error, Sendable, Equatable, CustomStringConvertible {
     case transport(String)
     /// The whole fetch took longer than its time limit.
     case timedOut
+    /// The time limit ended the fetch after attempts that failed: the last one's failure.
+    case gaveUp(after: Duration, lastFailure: String)
+    /// The body is larger than the limit (`--max-config-size`): refused as soon as its
+    /// declared length or the bytes streamed pass it, and not tried again.
+    case tooLarge(limit: Int)
 
     public var description: String {
         switch self {
@@ -44,6 +49,8 @@ public enum NetworkError: Error, Sendable, Equatable, CustomStringConvertible {
         case .http(let status): return "HTTP \(status)"
         case .transport(let reason): return "the request failed: \(reason)"
         case .timedOut: return "the request timed out"
+        case .gaveUp(let limit, let failure): return "no answer within the time limit of \(limit) (timeouts.configMs); the last attempt failed: \(failure)"
+        case .tooLarge(let limit): return "the body is larger than the limit of \(limit) bytes (--max-config-size)"
         }
     }
 }

@@ -89,13 +89,22 @@ class Handler(BaseHTTPRequestHandler):
 
     def answer(self, step):
         time.sleep(step.get("delay_ms", 0) / 1000)
-        body = step.get("body", "").encode()
+        body = step.get("body", "").encode() * max(1, step.get("body_repeat", 1))
         try:
             self.send_response(step["status"])
             self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            if step.get("chunked"):
+                # Streamed with no declared length, a chunk at a time, as a body of unknown size.
+                self.send_header("Transfer-Encoding", "chunked")
+                self.end_headers()
+                for start in range(0, len(body), 65536):
+                    chunk = body[start:start + 65536]
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                self.wfile.write(b"0\r\n\r\n")
+            else:
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
         except (BrokenPipeError, ConnectionResetError):
             pass
 
