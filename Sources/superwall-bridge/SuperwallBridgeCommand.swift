@@ -125,7 +125,7 @@ struct ServingOptions: ParsableArguments {
     @Option(name: .long, help: "Bytes of output that may wait for a client that is not reading; past it, input is not read until half are out.")
     var maxQueuedOutput: Int = 64 * 1024 * 1024
 
-    @Option(name: .long, help: "Largest config file read, in bytes; a larger one fails configure (configUnavailable) before it is read.")
+    @Option(name: .long, help: "Largest config read, from a file or over HTTP, in bytes; a larger one fails configure (configUnavailable) before it is read whole.")
     var maxConfigSize: Int = FileConfigSource.defaultMaximumSize
 
     @Flag(name: .long, help: "Watch file config sources and refresh on every change (config/didRefresh), unless configure says watch: false.")
