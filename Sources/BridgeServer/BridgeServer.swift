@@ -95,7 +95,7 @@ public final class BridgeServer: ConnectionHandler {
     public func shutdown(connection: Connection) async {
         logger.info("shutdown requested")
         commitTrackedEvents()
-        await superwall.flushEvents()
+        await flushEventsAtTheEnd()
         await superwall.closeStore()
     }
 
@@ -104,8 +104,18 @@ public final class BridgeServer: ConnectionHandler {
     public func inputDidClose(connection: Connection) async {
         await superwall.hostDisconnected()
         commitTrackedEvents()
-        await superwall.flushEvents()
+        await flushEventsAtTheEnd()
         await superwall.closeStore()
+    }
+
+    /// The end of a session waits for the event flush at most `SessionEnd.flushLimit` in all:
+    /// a `shutdown` and the end of input that follows it each waited that long, twice the
+    /// documented bound with a collector that fails.
+    private let sessionEnd = SessionEnd()
+
+    private func flushEventsAtTheEnd() async {
+        guard let remaining = sessionEnd.remainingFlushTime(at: .now) else { return }
+        await superwall.flushEvents(within: remaining)
     }
 
     /// What a request tracked is on disk before its answer goes out.
@@ -115,5 +125,21 @@ public final class BridgeServer: ConnectionHandler {
         } catch {
             logger.error("could not commit tracked events: \(error)")
         }
+    }
+}
+
+/// The flush budget of a session's end, started by the first flush that asks for it.
+final class SessionEnd: Sendable {
+    static let flushLimit = Duration.seconds(2)
+    private let deadline = Mutex<ContinuousClock.Instant?>(nil)
+
+    /// What is left of the budget at `now`, the first call starting it; nil once spent.
+    func remainingFlushTime(at now: ContinuousClock.Instant) -> Duration? {
+        let end = deadline.withLock { deadline in
+            if deadline == nil { deadline = now + Self.flushLimit }
+            return deadline!
+        }
+        let remaining = end - now
+        return remaining > .zero ? remaining : nil
     }
 }

@@ -1,4 +1,4 @@
-import BridgeServer
+@testable import BridgeServer
 import Foundation
 import JSONRPC
 import Logging
@@ -155,5 +155,18 @@ private func bridge() -> (InProcessServer, BridgeServer) {
         let (process, _) = bridge()
         await process.initialize()
         #expect(await example.check(against: process.client, methodsPresent: false) == nil, "\(example.name)")
+    }
+}
+
+/// A `shutdown` and the end of input after it each waited 2 s for a failing collector: 4 s
+/// where the documentation says 2.
+@Suite struct SessionEndTests {
+    @Test func theFlushesOfASessionsEndShareOneBudget() {
+        let end = SessionEnd()
+        let start = ContinuousClock.now
+        #expect(end.remainingFlushTime(at: start) == SessionEnd.flushLimit)
+        #expect(end.remainingFlushTime(at: start + .milliseconds(1_500)) == .milliseconds(500))
+        #expect(end.remainingFlushTime(at: start + SessionEnd.flushLimit) == nil)
+        #expect(end.remainingFlushTime(at: start + .seconds(10)) == nil)
     }
 }
