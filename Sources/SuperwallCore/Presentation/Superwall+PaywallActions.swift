@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// What the user does on a paywall, as the host forwards it (SuperwallKit's paywall.js
 /// messages, §9.2).
@@ -44,11 +45,18 @@ extension Superwall {
         case .custom(let name):
             delegate?.handleCustomPaywallAction(name: name)
         case .customPlacement(let name, let params):
+            // SuperwallKit's `track` refuses its own events' names, with a log line.
+            guard !SuperwallEventNames.all.contains(name) else {
+                Self.pageLogger.warning(
+                    "paywall \(current.info.identifier) fired the custom placement \"\(name.prefix(200))\", one of Superwall's own event names; ignored",
+                    metadata: ["paywallIdentifier": .string(current.info.identifier), "placement": .string(String(name.prefix(4_096)))])
+                return nil
+            }
             let event = makeEvent(
                 name, current.info.placementParameters.merging(["name": .string(name)], uniquingKeysWith: { _, new in new }),
                 custom: params.merging(current.info.audienceFilterParameters, uniquingKeysWith: { own, _ in own }))
             record(event, offeringImplicitTrigger: false)
-            offerImplicitTrigger(.customPlacement, event: event)
+            offerImplicitTrigger(.customPlacement, event: event, firedBy: current.id)
         case .openURL(let url):
             delegate?.paywallWillOpenURL(url)
         case .openDeepLink(let url):

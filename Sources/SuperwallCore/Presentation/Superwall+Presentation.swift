@@ -344,14 +344,16 @@ extension Superwall {
 
     /// Queues an event's implicit trigger (§4.8). Loop protection looks at the paywall on
     /// screen now, when the event happens, not when the queue gets to it.
-    func offerImplicitTrigger(_ trigger: ImplicitTrigger, event: TrackedEvent) {
+    /// `firedBy`: the paywall session whose page fired the event, which it may replace only
+    /// while that paywall is on screen.
+    func offerImplicitTrigger(_ trigger: ImplicitTrigger, event: TrackedEvent, firedBy: String? = nil) {
         let onScreenPresentedBy = openPaywall?.presentedBy
         let placement = PlacementData(event, sourceType: "implicit", implicitTrigger: trigger)
         // The place in the queue is taken now, so the trigger runs before any later register.
         let ticket = presentationQueue.reserve()
         Task {
             await takeTurn(ticket, of: presentationQueue) {
-                await handleImplicitTrigger(placement, trigger: trigger, onScreenPresentedBy: onScreenPresentedBy)
+                await handleImplicitTrigger(placement, trigger: trigger, onScreenPresentedBy: onScreenPresentedBy, firedBy: firedBy)
             }
         }
     }
@@ -368,11 +370,17 @@ extension Superwall {
         return openPaywall?.id == current.id
     }
 
-    private func handleImplicitTrigger(_ placement: PlacementData, trigger: ImplicitTrigger, onScreenPresentedBy: ImplicitTrigger?) async {
+    private func handleImplicitTrigger(_ placement: PlacementData, trigger: ImplicitTrigger, onScreenPresentedBy: ImplicitTrigger?, firedBy: String?) async {
         guard sessionView != nil else { return }
         if trigger == .deepLinkOpen { await closePaywall(result: .declined, closeReason: .systemLogic) }
         guard await waitForConfig() == nil, sessionView?.config?.trigger(for: placement.name) != nil else { return }
-        if onScreenPresentedBy?.isLoopProtected == true { return }
+        // Protected by the paywall on screen when the event happened, or by the one on screen
+        // now (SuperwallKit reads it when the trigger runs).
+        if onScreenPresentedBy?.isLoopProtected == true || openPaywall?.presentedBy?.isLoopProtected == true { return }
+        // A paywall's custom placement replaces that paywall, and nothing once it is gone: a
+        // page that fired fifty at once offered each while its own paywall was up, and each
+        // replaced the paywall the one before it had shown.
+        if let firedBy, openPaywall?.id != firedBy { return }
         var flow = PresentationFlow(handler: nil)
         if trigger.replacesOpenPaywall {
             guard case .reached = await runPipeline(.implicitCheck, placement) else { return }
