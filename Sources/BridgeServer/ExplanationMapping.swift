@@ -87,7 +87,7 @@ extension RuleExplanation {
 extension ExpressionTrace {
     /// `{text, evaluated, value?, valueText?, error?, evaluations?, children}`.
     var jsonValue: JSONValue {
-        var object: JSONObject = ["text": .string(text), "evaluated": .bool(outcome != .notEvaluated)]
+        var object: JSONObject = ["text": .string(Self.bounded(text)), "evaluated": .bool(outcome != .notEvaluated)]
         switch outcome {
         case .value(let value): object.merge(Self.describe(value)) { $1 }
         case .error(let error): object["error"] = .string(error.message)
@@ -100,9 +100,22 @@ extension ExpressionTrace {
 
     /// The value as text (`valueText`, large maps abbreviated), and in the tagged form
     /// (`value`) unless it is such a map.
+    ///
+    /// A text past `textLimit` characters is cut, and such a value is given as text alone: an
+    /// explanation repeats a value at every node that reads it, and 200 reads of a 60 KB
+    /// attribute made a 49 MB answer.
     static func describe(_ value: Value) -> JSONObject {
         let text = ExpressionTrace.text(of: value)
+        if text.count > textLimit { return ["valueText": .string(bounded(text))] }
         if case .map(let map) = value, map.count > 8 { return ["valueText": .string(text)] }
         return ["valueText": .string(text), "value": ExpressionEvaluation.encode(value)]
+    }
+
+    /// The most characters of a node's source text or value text an explanation carries.
+    static let textLimit = 1_024
+
+    static func bounded(_ text: String) -> String {
+        guard text.count > textLimit else { return text }
+        return String(text.prefix(textLimit)) + " … (\(text.count) characters)"
     }
 }

@@ -1,4 +1,5 @@
 import JSONRPC
+import Rules
 import Logging
 import SuperwallCore
 
@@ -117,9 +118,12 @@ public struct MethodTable: Sendable {
             let user = try params.optionalJSONObject("user") ?? [:]
             try ClientLimits.checkAttributes(placementParams, at: "params.params")
             try ClientLimits.checkAttributes(user, at: "params.user")
-            return try await core {
-                try await superwall.explainPlacement(placement, params: [String: JSON](placementParams), user: [String: JSON](user))
-            }.jsonValue
+            // Explaining evaluates every audience and records every value: off the reader.
+            return try await onThePool {
+                try await core {
+                    try await superwall.explainPlacement(placement, params: [String: JSON](placementParams), user: [String: JSON](user))
+                }.jsonValue
+            }
         }
         methods["debug/advanceClock"] = { request, _ in
             let params = try Params(request)
@@ -142,15 +146,18 @@ public struct MethodTable: Sendable {
             let params = try Params(request)
             let expression = try params.string("expression")
             if let context = try params.optionalJSONObject("context") {
+                let evaluationContext: EvaluationContext
                 do throws(ExpressionEvaluation.InvalidContext) {
-                    return ExpressionEvaluation.evaluate(expression, in: try ExpressionEvaluation.context(from: .object(context)))
+                    evaluationContext = try ExpressionEvaluation.context(from: .object(context))
                 } catch {
                     throw RPCError.invalidParams("params.\(error.description)", details: ["path": "params.context"])
                 }
+                return await onThePool { ExpressionEvaluation.evaluate(expression, in: evaluationContext) }
             }
             let placementParams = try params.optionalJSONObject("params").map { [String: JSON]($0) }
             let context = try await core { try await superwall.audienceContext(params: placementParams) }
-            return ExpressionEvaluation.evaluate(expression, in: context)
+            // Any expression may be given: evaluated off the reader, so a slow one stalls nothing.
+            return await onThePool { ExpressionEvaluation.evaluate(expression, in: context) }
         }
         methods["getDeviceAttributes"] = { _, _ in
             guard await superwall.configurationStatus != .pending else { throw SuperwallError.notConfigured.rpcError }
@@ -209,16 +216,15 @@ public struct MethodTable: Sendable {
         var methods: [String: Method] = [:]
         methods["register"] = { request, _ in
             let call = try RegisterCall(request, host: host)
-            let outcome = try await core {
-                try await superwall.register(placement: call.placement, params: call.params, hasFeature: call.hasFeature, handler: call.handler)
-            }
-            return outcome.wireValue
+            if superwall.evaluatesSlowRules { return try await onThePool { try await call.run(on: superwall) } }
+            return try await call.run(on: superwall)
         }
         methods["getPresentationResult"] = { request, _ in
             let params = try Params(request)
             let placement = try ClientLimits.placementName(params)
             let placementParams = [String: JSON](try params.optionalJSONObject("params") ?? [:])
-            return try await core { try await superwall.presentationResult(for: placement, params: placementParams) }.wireValue
+            let result = { try await core { try await superwall.presentationResult(for: placement, params: placementParams) } }
+            return (superwall.evaluatesSlowRules ? try await onThePool(result) : try await result()).wireValue
         }
         methods["getPaywall"] = { request, _ in
             let params = try Params(request)
@@ -226,9 +232,10 @@ public struct MethodTable: Sendable {
             let placementParams = [String: JSON](try params.optionalJSONObject("params") ?? [:])
             let overrides = try params.optionalObject("overrides").map(PaywallOverrides.init)
             let handler = ClientPresentationHandler(host: host, registerId: request.id.value)
-            return try await core {
-                try await superwall.getPaywall(placement: placement, params: placementParams, overrides: overrides, handler: handler)
-            }.wireValue
+            let paywall = {
+                try await core { try await superwall.getPaywall(placement: placement, params: placementParams, overrides: overrides, handler: handler) }
+            }
+            return (superwall.evaluatesSlowRules ? try await onThePool(paywall) : try await paywall()).wireValue
         }
         methods["paywall/action"] = { request, _ in
             let params = try Params(request)
@@ -381,6 +388,10 @@ private struct RegisterCall {
         self.params = [String: JSON](try params.optionalJSONObject("params") ?? [:])
         hasFeature = try params.optionalBool("hasFeature") ?? false
         handler = ClientPresentationHandler(host: host, registerId: request.id.value)
+    }
+
+    func run(on superwall: Superwall) async throws(RPCError) -> JSONValue {
+        try await core { try await superwall.register(placement: placement, params: params, hasFeature: hasFeature, handler: handler) }.wireValue
     }
 }
 

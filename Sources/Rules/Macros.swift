@@ -100,6 +100,14 @@ final class BuiltinCall: Node {
 
     func evaluate(_ frame: inout Frame) throws(EvaluationError) -> Value {
         if let ignoredReceiver { _ = try ignoredReceiver.evaluate(&frame) }
+        if builtin == .matches, arguments.count == 2 {
+            // The pattern is compiled here, and the match spends from the evaluation's budget.
+            let text = try arguments[0].evaluate(&frame)
+            guard case (.string(let text), .string(let pattern)) = (text, try arguments[1].evaluate(&frame)) else {
+                throw .invalidArgument("matches", "expects a string and a pattern")
+            }
+            return .bool(try frame.match(text, against: try RegularExpression(pattern)))
+        }
         switch arguments.count {
         case 1:
             return try builtin.apply(.one(try arguments[0].evaluate(&frame)), frame: frame)
@@ -129,6 +137,6 @@ final class MatchesConstantPattern: Node {
         guard case .string(let value) = try text.evaluate(&frame) else {
             throw .invalidArgument("matches", "expects a string and a pattern")
         }
-        return .bool(try pattern.matches(value))
+        return .bool(try frame.match(value, against: pattern))
     }
 }

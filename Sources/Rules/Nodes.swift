@@ -5,11 +5,17 @@ struct Frame {
     /// Values of the macro variables in scope, by slot.
     var locals: [Value]
     private var remainingSteps: Int
+    private var remainingMatchSteps: Int
     /// Set only when explaining (`Program.explain`): where `Traced` nodes report.
     var trace: TraceRecorder?
 
     /// Macro iterations and produced elements one evaluation may spend.
     static let stepBudget = 100_000
+    /// Regular-expression steps one evaluation may spend, all its `matches` together: one
+    /// match's bound (`RegularExpression.maximumSteps`). Each match spends its worst case
+    /// before it runs. A bound per match let a rule of 200 `matches` on a 60 KB attribute
+    /// run for seconds.
+    static let matchStepBudget = RegularExpression.maximumSteps
     /// The longest string, bytes or list an operator may produce.
     static let maximumLength = 1 << 20
 
@@ -17,6 +23,7 @@ struct Frame {
         self.activation = activation
         locals = Array(repeating: .null, count: localSlots)
         remainingSteps = Self.stepBudget
+        remainingMatchSteps = Self.matchStepBudget
     }
 
     mutating func spend(_ steps: Int = 1) throws(EvaluationError) {
@@ -24,6 +31,20 @@ struct Frame {
         if remainingSteps < 0 {
             throw EvaluationError(.budgetExceeded, "Evaluation exceeded \(Self.stepBudget) steps")
         }
+    }
+
+    /// Matches `text` against `pattern`, spending its worst case from the evaluation's budget.
+    mutating func match(_ text: String, against pattern: RegularExpression) throws(EvaluationError) -> Bool {
+        // A request cancelled while its rule runs stops at its next match.
+        if Task.isCancelled { throw EvaluationError(.budgetExceeded, "The evaluation was cancelled") }
+        let input = Array(text.unicodeScalars)
+        let cost = pattern.worstCaseSteps(forInputOf: input.count)
+        remainingMatchSteps -= cost
+        if remainingMatchSteps < 0 {
+            throw EvaluationError(
+                .budgetExceeded, "The rule's matches() calls exceed \(Self.matchStepBudget) regular-expression steps in all")
+        }
+        return try pattern.matches(input)
     }
 
     var hostFunctions: (any HostFunctions)? { activation.hostFunctions }

@@ -33,10 +33,19 @@ struct RegularExpression {
         EvaluationError.invalidArgument("matches", message)
     }
 
+    /// The most steps a match against an input of `count` scalars can take.
+    func worstCaseSteps(forInputOf count: Int) -> Int {
+        program.count.multipliedReportingOverflow(by: count + 1).overflow ? .max : program.count * (count + 1)
+    }
+
     /// Whether the pattern matches anywhere in `text`.
     func matches(_ text: String) throws(EvaluationError) -> Bool {
-        let input = Array(text.unicodeScalars)
-        guard program.count * (input.count + 1) <= Self.maximumSteps else {
+        try matches(Array(text.unicodeScalars))
+    }
+
+    /// Whether the pattern matches anywhere in `input`.
+    func matches(_ input: [Unicode.Scalar]) throws(EvaluationError) -> Bool {
+        guard worstCaseSteps(forInputOf: input.count) <= Self.maximumSteps else {
             throw Self.failure("pattern and input are too large to match within \(Self.maximumSteps) steps")
         }
         var current = ThreadList(capacity: program.count)

@@ -114,6 +114,13 @@ public actor Superwall {
         public var storeProblems: [String] = []
     }
 
+    /// Whether an audience rule of the config in use calls `matches()`: the one part of a
+    /// rule whose cost grows with its input (bounded per evaluation, but to milliseconds, not
+    /// microseconds). A host evaluates the presentations of such a config off the thread that
+    /// reads its messages.
+    public nonisolated var evaluatesSlowRules: Bool { rulesCallMatches.load(ordering: .relaxed) }
+    private nonisolated let rulesCallMatches = Atomic<Bool>(false)
+
     let clock: any WallClock
     let random: any RandomSource
     let delegate: (any SuperwallDelegate)?
@@ -536,6 +543,7 @@ public actor Superwall {
     private func adopt(_ config: Config, refresh: RefreshReport?) {
         let isFirstConfig = session?.config == nil
         session?.config = config
+        rulesCallMatches.store(config.triggers.contains { $0.audiences.contains { $0.expression?.contains("matches") == true } }, ordering: .relaxed)
         session?.status = .configured
         suppressesVerboseEvents = config.featureFlags.disableVerboseEvents && session?.deviceFacts.isSandbox == false
         session?.configError = nil

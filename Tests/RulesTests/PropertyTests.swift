@@ -179,6 +179,24 @@ func sameOutcome(_ left: Result<Value, EvaluationError>, _ right: Result<Value, 
         #expect(try Program("text.matches('^(a+)+$')").evaluate(VariableActivation(["text": .string(input)])) == .success(.bool(false)))
     }
 
+    /// Each match had its own bound of 10 million steps: 200 on a 60 KB attribute ran for seconds.
+    @Test("a rule's matches share one budget", arguments: [
+        (0..<200).map { "text.matches('(a|b)*c\($0)')" }.joined(separator: " || "),
+        (0..<200).map { "text.matches(pattern + '\($0)')" }.joined(separator: " || "),
+    ])
+    func matchesShareOneBudget(_ source: String) throws {
+        let text = String(repeating: "a", count: 60_000)
+        let result = try Program(source).evaluate(VariableActivation(["text": .string(text), "pattern": .string("(a|b)*c")]))
+        guard case .failure(let error) = result else {
+            Issue.record("expected the budget to stop it")
+            return
+        }
+        #expect(error.kind == .budgetExceeded)
+        #expect(error.message.contains("regular-expression steps in all"))
+        // A rule of a few such matches is within it.
+        #expect(try Program("text.matches('(a|b)*c') || text.matches('a$')").evaluate(VariableActivation(["text": .string(text)])) == .success(.bool(true)))
+    }
+
     @Test("oversized or unsupported patterns are errors", arguments: [
         "'a'.matches('a{2000}')", "'a'.matches('(((a)))' + '(' )", "'a'.matches('\\\\p{L}')",
         "'a'.matches('" + String(repeating: "a", count: 1200) + "')", "'a'.matches('*')",

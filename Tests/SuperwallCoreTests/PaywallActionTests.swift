@@ -200,6 +200,17 @@ private func showing(
     }
 }
 
+@Suite struct SlowRuleConfigTests {
+    @Test func aConfigWhoseRulesCallMatchesIsEvaluatedOffTheReader() async throws {
+        let plain = await PresentationHarness.make(try await presentationConfig(actionTriggers))
+        #expect(!plain.superwall.evaluatesSlowRules)
+        var triggers = actionTriggers
+        triggers.append(placement("search", [audience("e9", rule: #"user.name.matches("^A")"#, variants: [treatment("v9", "summer-sale")])]))
+        let slow = await PresentationHarness.make(try await presentationConfig(triggers))
+        #expect(slow.superwall.evaluatesSlowRules)
+    }
+}
+
 @Suite struct ImplicitTriggerTests {
     /// Closing a paywall when a `paywall_decline` campaign matches shows the decline paywall
     /// instead; closing that one does not chain into itself.
