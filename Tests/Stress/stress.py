@@ -4,7 +4,8 @@
 Each category drives the real binary with input a wrapper should never send, and counts
 tries, crashes (the process died of a signal or exited non-zero on its own), hangs (an answer
 that did not come within its bound), wrong answers (output that is not a JSON-RPC frame, a
-missing or extra answer, an error where a result was due) and the peak RSS (VmHWM) of the
+missing or extra answer, an error where a result was due), data lost (a restart that does not
+hold what was acknowledged, or that loses it without saying so) and the peak RSS (VmHWM) of the
 bridge. The table at the end is what the closing notes quote. Everything is seeded, so two runs
 send the same bytes. Exit status 1 when any crash, hang or wrong answer was counted.
 """
@@ -33,6 +34,7 @@ class Tally:
     crashes: int = 0
     hangs: int = 0
     wrong: int = 0
+    lost: int = 0
     peak_rss_kib: int = 0
     notes: list[str] = field(default_factory=list)
 
@@ -404,6 +406,180 @@ def signals(binary: str, rounds: int) -> Tally:
     return tally
 
 
+# ---- storage and floods ----
+
+def request(bridge: Bridge, message_id: Any, method: str, params: dict[str, Any] | None = None,
+            bound: float = ANSWER_BOUND) -> dict[str, Any] | None:
+    """Sends a request and waits for its answer."""
+    message: dict[str, Any] = {"jsonrpc": "2.0", "id": message_id, "method": method}
+    if params is not None:
+        message["params"] = params
+    bridge.send(message)
+    needle = json.dumps(message_id).encode()
+
+    def answered(lines: list[bytes]) -> bool:
+        return any(b'"id":' + needle in line.replace(b'"id": ', b'"id":') for line in lines)
+
+    if not bridge.wait_for(answered, bound):
+        return None
+    for line in reversed(bridge.lines):
+        answer = json.loads(line)
+        if answer.get("id") == message_id and "method" not in answer:
+            return answer
+    return None
+
+
+def configured(binary: str, directory: str) -> tuple[Bridge, dict[str, Any] | None]:
+    bridge = Bridge(binary)
+    initialize(bridge)
+    answer = request(bridge, "configure", "configure",
+                     {"apiKey": "pk_stress", "options": {"configSource": {"type": "embedded"}, "dataDirectory": directory}})
+    return bridge, answer
+
+
+def crash_mid_identify(binary: str, rounds: int, seed: int) -> Tally:
+    """SIGKILL at a random moment of an identify to another user: the restart holds the old
+    user or the new one (the new one if its identify was answered), whole, never an anonymous one."""
+    tally = Tally("crash mid-identify")
+    chooser = random.Random(seed)
+    directory = tempfile.mkdtemp(prefix="stress-identify-")
+    acknowledged = None
+    for round_number in range(rounds):
+        tally.tries += 1
+        bridge, answer = configured(binary, directory)
+        user = (answer or {}).get("result", {}).get("userId")
+        if acknowledged is not None and user != acknowledged:
+            tally.lost += 1
+            tally.note(f"round {round_number}: restart is {user!r}, {acknowledged!r} was acknowledged")
+        elif acknowledged is None and user is not None:
+            acknowledged = user
+        target = f"user_{round_number}"
+        bridge.send({"jsonrpc": "2.0", "id": "identify", "method": "identify", "params": {"userId": target}})
+        time.sleep(chooser.uniform(0, 0.02))
+        bridge.process.kill()
+        bridge.process.wait()
+        bridge.wait_for(lambda lines: bridge.closed, bound=5)
+        if any(b'"identify"' in line and b'"result"' in line for line in bridge.lines):
+            acknowledged = target
+        restarted, answer = configured(binary, directory)
+        user = (answer or {}).get("result", {}).get("userId")
+        if user not in (acknowledged, target):
+            tally.lost += 1
+            tally.note(f"round {round_number}: restart is {user!r}, expected {acknowledged!r} or {target!r}")
+        acknowledged = user
+        restarted.finish(tally)
+    return tally
+
+
+def hostile_storage(binary: str) -> Tally:
+    """Links planted as the data directory's files are refused and their targets untouched; a
+    crafted journal record and a lost write-ahead log are reported, not a crash or a silent
+    fresh install."""
+    tally = Tally("hostile storage")
+    for name in ["bridge.lock", "superwall.sqlite", "superwall.sqlite-wal", "superwall.sqlite-placements-0",
+                 "superwall.sqlite-placements-1"]:
+        tally.tries += 1
+        directory = tempfile.mkdtemp(prefix="stress-link-")
+        victim = os.path.join(tempfile.mkdtemp(prefix="stress-victim-"), "victim")
+        with open(victim, "w") as file:
+            file.write("victim\n")
+        os.symlink(victim, os.path.join(directory, name))
+        bridge, answer = configured(binary, directory)
+        kind = (((answer or {}).get("result") or {}).get("error") or {}).get("data", {}).get("kind")
+        if kind != "dataDirectoryUnusable":
+            tally.wrong += 1
+            tally.note(f"{name}: configure answered {answer}")
+        with open(victim) as file:
+            if file.read() != "victim\n":
+                tally.lost += 1
+                tally.note(f"{name}: the link's target was written")
+        bridge.finish(tally)
+    # A record with a valid checksum and an impossible sequence number.
+    tally.tries += 1
+    directory = tempfile.mkdtemp(prefix="stress-journal-")
+    bridge, _ = configured(binary, directory)
+    request(bridge, "register", "register", {"placement": "workout_shared"})
+    bridge.process.kill()
+    bridge.process.wait()
+    path = os.path.join(directory, "superwall.sqlite-placements-0")
+    with open(path, "r+b") as file:
+        header = file.read(8)
+        length = int.from_bytes(header[:4], "little")
+        payload = bytearray(file.read(length))
+        payload[0:8] = (1 << 63).to_bytes(8, "little")
+        file.seek(0)
+        file.write(header[:4] + journal_checksum(bytes(payload)).to_bytes(4, "little") + payload)
+    bridge, answer = configured(binary, directory)
+    warnings = ((answer or {}).get("result") or {}).get("warnings", [])
+    if bridge.process.poll() is not None or not any("not valid" in warning.get("message", "") for warning in warnings):
+        tally.wrong += 1
+        tally.note(f"crafted journal record: {answer}")
+    bridge.finish(tally)
+    # The write-ahead log lost after a crash.
+    tally.tries += 1
+    directory = tempfile.mkdtemp(prefix="stress-wal-")
+    bridge, _ = configured(binary, directory)
+    request(bridge, "identify", "identify", {"userId": "wal_user"})
+    bridge.process.kill()
+    bridge.process.wait()
+    os.unlink(os.path.join(directory, "superwall.sqlite-wal"))
+    bridge, answer = configured(binary, directory)
+    result = (answer or {}).get("result") or {}
+    if result.get("userId") != "wal_user" and not any("write-ahead log" in w.get("message", "") for w in result.get("warnings", [])):
+        tally.lost += 1
+        tally.note("a lost write-ahead log passed for a fresh install")
+    bridge.finish(tally)
+    return tally
+
+
+def journal_checksum(payload: bytes) -> int:
+    """The placement journal's checksum of a record's payload (PlacementJournal.checksum)."""
+    mask = (1 << 64) - 1
+    value = (0x9E3779B97F4A7C15 ^ len(payload)) & mask
+    offset = 0
+    while offset + 8 <= len(payload):
+        value = ((value ^ int.from_bytes(payload[offset:offset + 8], "little")) * 0xFF51AFD7ED558CCD) & mask
+        value ^= value >> 29
+        offset += 8
+    while offset < len(payload):
+        value = ((value ^ payload[offset]) * 0xC4CEB9FE1A85EC53) & mask
+        offset += 1
+    value ^= value >> 32
+    return value & 0xFFFFFFFF
+
+
+def floods(binary: str) -> Tally:
+    """50,000 unknown notifications with a delegate bound, and a rule of 200 matches() on a
+    60 KB value: a ping behind each is answered within the bound, and the slow rule can be cancelled."""
+    tally = Tally("floods")
+    bridge = Bridge(binary)
+    body = json.dumps({"jsonrpc": "2.0", "id": "init", "method": "initialize",
+                       "params": {"protocolVersion": "1.0", "capabilities": {"delegate": True}}}).encode()
+    bridge.write(body + b"\n")
+    bridge.wait_for(lambda lines: b'"init"' in bridge.raw)
+    tally.tries += 1
+    bridge.write(b"".join(b'{"jsonrpc":"2.0","method":"vendor/unknown%d"}\n' % (index % 10) for index in range(50_000)))
+    started = time.monotonic()
+    if request(bridge, "after-flood", "$/ping", bound=3.0) is None:
+        tally.hangs += 1
+        tally.note(f"a ping behind 50,000 unknown notifications took over 3 s ({time.monotonic() - started:.1f} s)")
+    tally.tries += 1
+    heavy = " || ".join(f"text.matches('(a|b)*c{index}')" for index in range(200))
+    context = {"variables": {"text": {"type": "string", "value": "a" * 60_000}}}
+    bridge.send({"jsonrpc": "2.0", "id": "slow", "method": "debug/evaluateExpression", "params": {"expression": heavy, "context": context}})
+    if request(bridge, "beside-slow", "$/ping", bound=1.0) is None:
+        tally.hangs += 1
+        tally.note("a ping waited over 1 s behind a slow rule")
+    bridge.send({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": "slow"}})
+    if not bridge.wait_for(lambda lines: any(b'"slow"' in line for line in lines), bound=ANSWER_BOUND):
+        tally.hangs += 1
+        tally.note("the slow rule was not answered")
+    bridge.sample_rss()
+    valid_frames(bridge.lines, tally)
+    bridge.finish(tally)
+    return tally
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("binary")
@@ -421,18 +597,21 @@ def main() -> int:
         ("back-pressure", lambda: back_pressure(arguments.binary, arguments.back_pressure_seconds, arguments.rss_ceiling_mib)),
         ("oversized inputs", lambda: oversized(arguments.binary)),
         ("signals", lambda: signals(arguments.binary, arguments.rounds)),
+        ("crash mid-identify", lambda: crash_mid_identify(arguments.binary, arguments.rounds * 3, arguments.seed)),
+        ("hostile storage", lambda: hostile_storage(arguments.binary)),
+        ("floods", lambda: floods(arguments.binary)),
     ]:
         print(f"{name}...", file=sys.stderr, flush=True)
         tallies.append(run())
-    print("\n| category | tries | crashes | hangs | wrong answers | peak RSS |")
-    print("|---|---|---|---|---|---|")
+    print("\n| category | tries | crashes | hangs | wrong answers | data lost | peak RSS |")
+    print("|---|---|---|---|---|---|---|")
     for tally in tallies:
-        print(f"| {tally.name} | {tally.tries} | {tally.crashes} | {tally.hangs} | {tally.wrong} | {tally.peak_rss_kib / 1024:.1f} MiB |")
+        print(f"| {tally.name} | {tally.tries} | {tally.crashes} | {tally.hangs} | {tally.wrong} | {tally.lost} | {tally.peak_rss_kib / 1024:.1f} MiB |")
     print(f"\nseed {arguments.seed}, {time.monotonic() - started:.0f} s")
     for tally in tallies:
         for note in tally.notes:
             print(f"- {tally.name}: {note}")
-    failed = sum(t.crashes + t.hangs + t.wrong for t in tallies)
+    failed = sum(t.crashes + t.hangs + t.wrong + t.lost for t in tallies)
     return 1 if failed else 0
 
 
