@@ -496,11 +496,7 @@ def hostile_storage(binary: str) -> Tally:
         bridge.finish(tally)
     # A record with a valid checksum and an impossible sequence number.
     tally.tries += 1
-    directory = tempfile.mkdtemp(prefix="stress-journal-")
-    bridge, _ = configured(binary, directory)
-    request(bridge, "register", "register", {"placement": "workout_shared"})
-    bridge.process.kill()
-    bridge.process.wait()
+    directory = killed_after(binary, "stress-journal-", "register", {"placement": "workout_shared"})
     path = os.path.join(directory, "superwall.sqlite-placements-0")
     with open(path, "r+b") as file:
         header = file.read(8)
@@ -517,11 +513,7 @@ def hostile_storage(binary: str) -> Tally:
     bridge.finish(tally)
     # The write-ahead log lost after a crash.
     tally.tries += 1
-    directory = tempfile.mkdtemp(prefix="stress-wal-")
-    bridge, _ = configured(binary, directory)
-    request(bridge, "identify", "identify", {"userId": "wal_user"})
-    bridge.process.kill()
-    bridge.process.wait()
+    directory = killed_after(binary, "stress-wal-", "identify", {"userId": "wal_user"})
     os.unlink(os.path.join(directory, "superwall.sqlite-wal"))
     bridge, answer = configured(binary, directory)
     result = (answer or {}).get("result") or {}
@@ -530,6 +522,16 @@ def hostile_storage(binary: str) -> Tally:
         tally.note("a lost write-ahead log passed for a fresh install")
     bridge.finish(tally)
     return tally
+
+
+def killed_after(binary: str, prefix: str, method: str, params: dict[str, Any]) -> str:
+    """A new data directory, configured, one call answered, then the bridge killed: its path."""
+    directory = tempfile.mkdtemp(prefix=prefix)
+    bridge, _ = configured(binary, directory)
+    request(bridge, method, method, params)
+    bridge.process.kill()
+    bridge.process.wait()
+    return directory
 
 
 def journal_checksum(payload: bytes) -> int:
