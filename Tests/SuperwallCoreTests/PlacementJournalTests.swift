@@ -178,4 +178,17 @@ private func row(_ name: String, _ time: Double, queued: Bool = false) -> Placem
         #expect(Int(status.st_blocks) * 512 >= 1 << 20)
         #expect(status.st_mode & 0o777 == 0o600)
     }
+
+    /// SQLite deletes the write-ahead log when its connection closes; the next open took that
+    /// for a lost log.
+    @Test func aStoreClosedAndReopenedInOneProcessReportsNothing() throws {
+        let path = temporaryDatabasePath()
+        do {
+            let store = try Store(path: path)
+            try store.set("kept", for: .aliasId)
+        }
+        let reopened = try Store(path: path)
+        #expect(reopened.problemsFound.isEmpty)
+        #expect(try reopened.value(.aliasId) == "kept")
+    }
 }

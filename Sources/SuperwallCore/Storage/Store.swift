@@ -156,7 +156,10 @@ public final class Store: Sendable {
     /// directory then holds everything in `superwall.sqlite` alone. At the end of a session.
     /// A failure is reported, not thrown: the session is ending either way.
     public func closeCleanly() {
-        guard let closeMark else { return }
+        guard let closeMark else {
+            try? transferPendingWrites()
+            return
+        }
         do {
             try transferPendingWrites()
             try database.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
@@ -198,7 +201,9 @@ public final class Store: Sendable {
 
     deinit {
         transfers?.stop()
-        try? transferPendingWrites()
+        // SQLite deletes the write-ahead log when the connection closes, after checkpointing
+        // it: the mark says so, or the next open would take the log for lost.
+        closeCleanly()
         let statements = commitStatements.withLock { $0 }
         database.writeWithoutTransaction { db in
             checkpoints?.uninstall(from: db)

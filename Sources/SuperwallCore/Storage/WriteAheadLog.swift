@@ -17,17 +17,26 @@ struct WriteAheadLog {
     private static let headerSize = 32
     private static let frameHeaderSize = 24
 
-    /// Reads the log at `path`; nil when there is none (no file, or not even a header).
+    /// Reads the log at `path`; nil when there is no file. An empty one is a log a checkpoint
+    /// emptied, with nothing written since.
     static func inspect(atPath path: String) -> WriteAheadLog? {
         guard let descriptor = try? PrivateFile.open(path, O_RDONLY) else { return nil }
         defer { close(descriptor) }
         var status = stat()
-        guard fstat(descriptor, &status) == 0, status.st_size >= headerSize else { return nil }
+        guard fstat(descriptor, &status) == 0 else { return nil }
+        guard status.st_size != 0 else { return WriteAheadLog() }
+        guard status.st_size >= headerSize else {
+            return WriteAheadLog(damage: "it is cut short inside its header (\(status.st_size) bytes)")
+        }
         // A log is bounded by the store's checkpoints to a few megabytes; read it whole.
         var bytes = [UInt8](repeating: 0, count: Int(status.st_size))
         let count = bytes.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
         guard count == bytes.count else { return nil }
         return WriteAheadLog(bytes)
+    }
+
+    private init(damage: String? = nil) {
+        self.damage = damage
     }
 
     init(_ bytes: [UInt8]) {
