@@ -260,6 +260,26 @@ private func configure(_ server: ScriptedAPIServer, directory: String = FileMana
         await superwall.awaitBackgroundRefresh()
     }
 
+    /// A refresh had no overall bound: 60 s an attempt, and retries after it.
+    @Test func aRefreshIsBoundedByTheConfigTimeLimitAsConfigureIs() async throws {
+        let body = try await demoConfigBody()
+        let server = try await ScriptedAPIServer.start([.init(status: 200, body: body), .init(status: 200, body: body, delay_ms: 60_000)])
+        var timeouts = Superwall.Timeouts()
+        timeouts.config = .seconds(1)
+        let superwall = Superwall(clock: FakeClock(), random: CountingRandomSource(), retryDelay: { _, _ in .milliseconds(5) })
+        let outcome = await superwall.configure(apiKey: "pk_http_test", options: Superwall.ConfigureOptions(
+            configSource: HTTPConfigSource(baseURL: server.baseURL),
+            dataDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("http-\(UUID().uuidString)").path,
+            timeouts: timeouts, shouldPreload: false))
+        #expect(outcome.status == .configured)
+        let started = ContinuousClock.now
+        let refresh = try await superwall.refreshConfiguration()
+        #expect(!refresh.refreshed)
+        #expect(refresh.error != nil)
+        // Unbounded, the answer waits the server's 60 s; the margin is for a loaded machine.
+        #expect(ContinuousClock.now - started < .seconds(30))
+    }
+
     @Test func anAttemptThatTimesOutIsRetriedThenFails() async throws {
         let server = try await ScriptedAPIServer.start([.init(status: 200, body: "{}", delay_ms: 10_000)])
         let request = ConfigRequest(apiKey: "pk", retryPolicy: RetryPolicy(maxRetries: 1, delay: { _, _ in .milliseconds(5) }), attemptTimeout: 0.3)
