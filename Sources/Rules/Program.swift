@@ -105,10 +105,29 @@ public final class ProgramCache: Sendable {
 /// source text. Two rules are equal when their sources are.
 public final class Rule: Sendable, Equatable {
     public let source: String
+    /// Whether the source names `matches`: the one function whose cost grows with its input.
+    /// Read from the text (a string literal may say it too), so that a config of thousands of
+    /// rules is sorted without compiling them.
+    public let mayCallMatches: Bool
     private let compiled = Mutex<Result<Program, CompileError>?>(nil)
 
     public init(_ source: String) {
         self.source = source
+        mayCallMatches = Self.names("matches", in: source)
+    }
+
+    private static func names(_ word: StaticString, in source: String) -> Bool {
+        let needle = UnsafeRawBufferPointer(start: word.utf8Start, count: word.utf8CodeUnitCount)
+        var text = source
+        return text.withUTF8 { bytes in
+            guard bytes.count >= needle.count else { return false }
+            for start in 0...(bytes.count - needle.count) where bytes[start] == needle[0] {
+                var index = 1
+                while index < needle.count, bytes[start + index] == needle[index] { index += 1 }
+                if index == needle.count { return true }
+            }
+            return false
+        }
     }
 
     public var program: Result<Program, CompileError> {

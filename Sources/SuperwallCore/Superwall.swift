@@ -543,7 +543,7 @@ public actor Superwall {
     private func adopt(_ config: Config, refresh: RefreshReport?) {
         let isFirstConfig = session?.config == nil
         session?.config = config
-        rulesCallMatches.store(config.triggers.contains { $0.audiences.contains { $0.expression?.contains("matches") == true } }, ordering: .relaxed)
+        rulesCallMatches.store(config.triggers.contains { $0.audiences.contains { $0.rule?.mayCallMatches == true } }, ordering: .relaxed)
         session?.status = .configured
         suppressesVerboseEvents = config.featureFlags.disableVerboseEvents && session?.deviceFacts.isSandbox == false
         session?.configError = nil

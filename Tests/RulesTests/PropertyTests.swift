@@ -288,3 +288,13 @@ extension Result where Success == Value, Failure == EvaluationError {
         #expect(Rule("a == 1") == Rule("a == 1") && Rule("a == 1") != Rule("a == 2"))
     }
 }
+
+@Suite struct RuleTextTests {
+    @Test func aRuleThatNamesMatchesIsKnownFromItsText() {
+        #expect(Rule(#"user.email.matches("@example\\.com$")"#).mayCallMatches)
+        #expect(Rule("matches(user.name, '^A')").mayCallMatches)
+        #expect(!Rule("user.plan == 'pro' && device.daysSince(app_install) > 3").mayCallMatches)
+        #expect(!Rule("").mayCallMatches)
+        #expect(!Rule("match").mayCallMatches)
+    }
+}
