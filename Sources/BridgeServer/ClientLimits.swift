@@ -43,7 +43,8 @@ public enum ClientLimits {
     /// `params.<key>`, a placement's name within its limit.
     static func placementName(_ params: Params, _ key: String = "placement") throws(RPCError) -> String {
         let name = try params.string(key)
-        try check(name, at: params.path(of: key), atMost: placementNameBytes)
+        // The path is written only for a refusal: `register` takes this on every call.
+        if name.utf8.count > placementNameBytes { try check(name, at: params.path(of: key), atMost: placementNameBytes) }
         return name
     }
 

@@ -47,6 +47,17 @@ final class PlacementJournal: Sendable {
         var active = 0
         /// Set when a copy into a file faulted: nothing is appended after it.
         var damage: String?
+        /// Where records are written before their guarded copy into a file; kept from one
+        /// append to the next (a buffer a call cost a malloc and a free).
+        var scratch: UnsafeMutableRawPointer?
+        var scratchCapacity = 0
+
+        mutating func scratch(holding bytes: Int) -> UnsafeMutableRawPointer {
+            if let scratch, scratchCapacity >= bytes { return scratch }
+            scratchCapacity = max(bytes, 4096)
+            scratch = realloc(scratch, scratchCapacity)
+            return scratch!
+        }
     }
 
     /// What `append` did.
@@ -116,6 +127,7 @@ final class PlacementJournal: Sendable {
     deinit {
         state.withLock { state in
             for segment in state.segments { munmap(segment.base, capacity) }
+            free(state.scratch)
         }
         for descriptor in descriptors { close(descriptor) }
     }
@@ -168,30 +180,29 @@ final class PlacementJournal: Sendable {
     func append(_ rows: [PlacementRow], from firstSequence: UInt64, transferred: UInt64) -> Appended {
         guard !rows.isEmpty else { return .appended }
         let bytes = rows.reduce(0) { $0 + Self.size(of: $1) }
-        return withUnsafeTemporaryAllocation(byteCount: bytes, alignment: 8) { scratch in
+        return state.withLock { state -> Appended in
+            guard state.damage == nil else { return .damaged }
+            if state.segments[state.active].end + bytes > capacity {
+                let other = 1 - state.active
+                guard state.segments[other].last <= transferred, bytes <= capacity else { return .full }
+                state.segments[other].end = 0
+                state.active = other
+            }
+            let scratch = state.scratch(holding: bytes)
             var written = 0
             for (offset, row) in rows.enumerated() {
-                written = Self.write(row, numbered: firstSequence + UInt64(offset), at: written, in: scratch.baseAddress!)
+                written = Self.write(row, numbered: firstSequence + UInt64(offset), at: written, in: scratch)
             }
-            return state.withLock { state -> Appended in
-                guard state.damage == nil else { return .damaged }
-                if state.segments[state.active].end + bytes > capacity {
-                    let other = 1 - state.active
-                    guard state.segments[other].last <= transferred, bytes <= capacity else { return .full }
-                    state.segments[other].end = 0
-                    state.active = other
-                }
-                var segment = state.segments[state.active]
-                guard guarded_copy(segment.base + segment.end, scratch.baseAddress!, bytes) == 0 else {
-                    state.damage = "a copy into placement file \(state.active) faulted: the file was cut short or its blocks released under the bridge"
-                    return .damaged
-                }
-                segment.isReleased = false
-                segment.end += bytes
-                segment.last = firstSequence + UInt64(rows.count - 1)
-                state.segments[state.active] = segment
-                return .appended
+            var segment = state.segments[state.active]
+            guard guarded_copy(segment.base + segment.end, scratch, bytes) == 0 else {
+                state.damage = "a copy into placement file \(state.active) faulted: the file was cut short or its blocks released under the bridge"
+                return .damaged
             }
+            segment.isReleased = false
+            segment.end += bytes
+            segment.last = firstSequence + UInt64(rows.count - 1)
+            state.segments[state.active] = segment
+            return .appended
         }
     }
 
