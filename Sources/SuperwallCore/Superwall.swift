@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 import Synchronization
 
 /// The SDK: SuperwallKit's public surface, headless, in async Swift.
@@ -120,6 +121,7 @@ public actor Superwall {
     /// reads its messages.
     public nonisolated var evaluatesSlowRules: Bool { rulesCallMatches.load(ordering: .relaxed) }
     private nonisolated let rulesCallMatches = Atomic<Bool>(false)
+    private var warnedOfUnknownBundleId = false
 
     let clock: any WallClock
     let random: any RandomSource
@@ -544,6 +546,7 @@ public actor Superwall {
         let isFirstConfig = session?.config == nil
         session?.config = config
         rulesCallMatches.store(config.triggers.contains { $0.audiences.contains { $0.rule?.mayCallMatches == true } }, ordering: .relaxed)
+        warnOfAnUnknownBundleId(against: config)
         session?.status = .configured
         suppressesVerboseEvents = config.featureFlags.disableVerboseEvents && session?.deviceFacts.isSandbox == false
         session?.configError = nil
@@ -563,6 +566,18 @@ public actor Superwall {
         pollWebEntitlements(force: isFirstConfig)
         preloadIfEnabled()
     }
+
+    /// Once a session: a config that names the app's bundle id (`bundle_id_config`) when the
+    /// client gave none, so SuperwallKit's automatic test mode by bundle cannot apply.
+    private func warnOfAnUnknownBundleId(against config: Config) {
+        guard let session, !session.deviceFacts.isBundleIdFromClient, !warnedOfUnknownBundleId,
+              let configured = config.bundleIdConfig, !configured.isEmpty else { return }
+        warnedOfUnknownBundleId = true
+        Self.logger.warning(
+            "the config names the app's bundle id (bundle_id_config \(configured)) but configure gave none: automatic test mode by bundle mismatch is off; set configure's device.bundleId to the app's bundle id")
+    }
+
+    static let logger = Logger(label: "superwall.config")
 
     /// `device_attributes`: the device template without its date and time fields.
     func trackDeviceAttributes() {

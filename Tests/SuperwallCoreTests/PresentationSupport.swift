@@ -238,7 +238,7 @@ struct PresentationHarness {
         source: (any ConfigSource)? = nil, purchaseController: (any PurchaseController)? = nil,
         testModeBehavior: TestModeBehavior = .automatic, automaticallyDismiss: Bool = true, storeProducts: [StoreProductDetails] = [],
         overrideProductsByName: [String: String] = [:], showsPurchaseFailureAlert: Bool = true, shouldPreload: Bool = false,
-        explainOnRefresh: [String] = []
+        explainOnRefresh: [String] = [], device: [String: JSON] = [:]
     ) async -> PresentationHarness {
         let delegate = PaywallDelegate()
         let clock = FakeClock()
@@ -250,6 +250,7 @@ struct PresentationHarness {
             overrideProductsByName: overrideProductsByName, showsPurchaseFailureAlert: showsPurchaseFailureAlert, shouldPreload: shouldPreload,
             storeProducts: storeProducts)
         options.explainOnRefresh = explainOnRefresh
+        options.device = device
         _ = await superwall.configure(apiKey: "pk_test", options: options)
         await superwall.awaitPresentationQueue()
         delegate.clear()

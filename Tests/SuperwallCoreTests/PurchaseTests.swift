@@ -327,8 +327,20 @@ private func showing(
         #expect(Superwall.isBundleMismatch(configured: "com.pockettrainer", actual: "superwall-bridge"))
         #expect(!Superwall.isBundleMismatch(configured: "com.pockettrainer", actual: "com.pockettrainer.widget"))
         #expect(!Superwall.isBundleMismatch(configured: nil, actual: "anything"))
-        let mismatched = await PresentationHarness.make(try edited(try await presentationConfig([])) { $0["bundle_id_config"] = "com.pockettrainer" })
+        let bundled = try edited(try await presentationConfig([])) { $0["bundle_id_config"] = "com.pockettrainer" }
+        let mismatched = await PresentationHarness.make(bundled, device: ["bundleId": "com.other"])
         #expect(await mismatched.superwall.isTestModeActive)
+        let matched = await PresentationHarness.make(bundled, device: ["bundleId": "com.pockettrainer"])
+        #expect(await matched.superwall.isTestModeActive == false)
+    }
+
+    /// The device's bundle id defaulted to a placeholder, so every config carrying
+    /// `bundle_id_config` switched test mode on: purchases simulated and granted, the
+    /// purchase controller never asked, and nothing said.
+    @Test func aBundleIdTheClientNeverGaveCannotMismatch() async throws {
+        let bundled = try edited(try await presentationConfig([])) { $0["bundle_id_config"] = "com.pockettrainer" }
+        let harness = await PresentationHarness.make(bundled)
+        #expect(await harness.superwall.isTestModeActive == false)
     }
 
     @Test func withTestModeOffAndNoControllerAPurchaseIsAClearError() async throws {

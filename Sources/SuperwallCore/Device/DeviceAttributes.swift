@@ -15,6 +15,8 @@ public struct DeviceFacts: Sendable, Equatable {
     public var locale: String
     public var interfaceStyle: String
     public var bundleId: String
+    /// Whether the client gave the app's bundle id; `bundleId` is a placeholder until it does.
+    public var isBundleIdFromClient = false
     public var isSandbox: Bool
     public var vendorId: String?
     /// SuperwallKit's `interfaceType` (UIKit's idiom: `iphone`, `ipad`, `mac`, `tv`, `carplay`,
@@ -46,7 +48,10 @@ public struct DeviceFacts: Sendable, Equatable {
         deviceModel = string("deviceModel") ?? deviceModel
         locale = string("locale") ?? string("deviceLocale") ?? locale
         interfaceStyle = string("interfaceStyle") ?? interfaceStyle
-        bundleId = string("bundleId") ?? bundleId
+        if let given = string("bundleId") {
+            bundleId = given
+            isBundleIdFromClient = true
+        }
         vendorId = string("vendorId") ?? vendorId
         interfaceType = string("interfaceType") ?? interfaceType
         if case .bool(let sandbox)? = overrides["isSandbox"] { isSandbox = sandbox }

@@ -41,7 +41,9 @@ extension Superwall {
 
     /// Whether purchases are simulated now (SuperwallKit's `TestModeManager`): by
     /// `testModeBehavior`, the config's `test_mode_user_ids`, and, for `automatic`, a config
-    /// whose `bundle_id_config` is not the app's bundle id.
+    /// whose `bundle_id_config` is not the app's bundle id. A bundle id the client never gave
+    /// cannot mismatch: the placeholder turned test mode on for every real config, and every
+    /// purchase was then simulated and granted without a word.
     public var isTestModeActive: Bool {
         guard let session else { return false }
         let listed = session.config?.testModeUserIds.contains { id in
@@ -54,7 +56,9 @@ extension Superwall {
         case .always: return true
         case .never: return false
         case .whenEnabledForUser: return listed
-        case .automatic: return listed || Self.isBundleMismatch(configured: session.config?.bundleIdConfig, actual: session.deviceFacts.bundleId)
+        case .automatic:
+            return listed || (session.deviceFacts.isBundleIdFromClient
+                && Self.isBundleMismatch(configured: session.config?.bundleIdConfig, actual: session.deviceFacts.bundleId))
         }
     }
 
