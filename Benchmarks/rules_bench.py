@@ -172,7 +172,7 @@ def run(bridge, peer_python):
         if results["peer"][figure] != results["bridge"][figure]:
             mismatches.append(f"{figure}: peer {results['peer'][figure]}, bridge {results['bridge'][figure]}")
     print("\nMedians of all rounds; noise is (max - min) / median across the rounds, peer / bridge.")
-    print("Targets (issue 4): live (b) <= 2 us and >= 10x the peer; bare (b) no slower than the peer.")
+    print("Targets: live (b) <= 2 us and >= 10x the peer; bare (b) no slower than the peer.")
     if mismatches:
         print("Results differ between the engines: " + "; ".join(mismatches))
         return 1

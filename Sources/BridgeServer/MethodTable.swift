@@ -223,8 +223,10 @@ public struct MethodTable: Sendable {
             let params = try Params(request)
             let placement = try ClientLimits.placementName(params)
             let placementParams = [String: JSON](try params.optionalJSONObject("params") ?? [:])
-            let result = { try await core { try await superwall.presentationResult(for: placement, params: placementParams) } }
-            return (superwall.evaluatesSlowRules ? try await onThePool(result) : try await result()).wireValue
+            func result() async throws(RPCError) -> JSONValue {
+                try await core { try await superwall.presentationResult(for: placement, params: placementParams) }.wireValue
+            }
+            return superwall.evaluatesSlowRules ? try await onThePool(result) : try await result()
         }
         methods["getPaywall"] = { request, _ in
             let params = try Params(request)
@@ -232,10 +234,10 @@ public struct MethodTable: Sendable {
             let placementParams = [String: JSON](try params.optionalJSONObject("params") ?? [:])
             let overrides = try params.optionalObject("overrides").map(PaywallOverrides.init)
             let handler = ClientPresentationHandler(host: host, registerId: request.id.value)
-            let paywall = {
-                try await core { try await superwall.getPaywall(placement: placement, params: placementParams, overrides: overrides, handler: handler) }
+            func paywall() async throws(RPCError) -> JSONValue {
+                try await core { try await superwall.getPaywall(placement: placement, params: placementParams, overrides: overrides, handler: handler) }.wireValue
             }
-            return (superwall.evaluatesSlowRules ? try await onThePool(paywall) : try await paywall()).wireValue
+            return superwall.evaluatesSlowRules ? try await onThePool(paywall) : try await paywall()
         }
         methods["paywall/action"] = { request, _ in
             let params = try Params(request)

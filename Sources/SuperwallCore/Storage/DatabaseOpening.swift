@@ -39,16 +39,17 @@ enum DatabaseOpening {
         }
         close(try PrivateFile.open(path, O_RDWR | O_CREAT))
         let database: DatabaseQueue
+        let isEmpty: Bool
         do {
             database = try DatabaseQueue(path: path, configuration: configuration)
-            _ = try database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") }
+            // The first read is where a file that is not a database fails.
+            isEmpty = try database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0 } == 0
         } catch let error as DatabaseError where [.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode) {
             keepAside(moving: true)
             findings.append("the database could not be read (\(error.message ?? "\(error.resultCode)")); a new one was started")
             close(try PrivateFile.open(path, O_RDWR | O_CREAT))
             return (try DatabaseQueue(path: path, configuration: configuration), findings.withPlace(keptAside))
         }
-        let isEmpty = try database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0 } == 0
         if existed, isEmpty {
             keepAside(moving: false)
             findings.append("the database opened empty although this data directory held one before: everything it held is lost (a new user, install and assignments start now)")
