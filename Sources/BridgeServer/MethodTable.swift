@@ -65,6 +65,12 @@ public struct MethodTable: Sendable {
                 "warnings": .array(configure.warnings.map(\.jsonValue) + outcome.storeProblems.map { problem in
                     ConfigureKeys.Warning(path: "options.dataDirectory", message: problem).jsonValue
                 }),
+                "testMode": [
+                    "active": .bool(outcome.testMode != nil),
+                    "reason": outcome.testMode.map { .string($0.kind) } ?? .null,
+                    "message": outcome.testMode.map { .string($0.message) } ?? .null,
+                ],
+                "dataDirectory": outcome.dataDirectory.map(JSONValue.string) ?? .null,
             ]
         }
         methods["getEventQueueStatus"] = { _, _ in

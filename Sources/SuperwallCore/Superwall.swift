@@ -113,6 +113,10 @@ public actor Superwall {
         /// What was found wrong with the data directory's files when they were opened (a lost
         /// or damaged write-ahead log, a record that is not valid): the session goes on.
         public var storeProblems: [String] = []
+        /// Why purchases are simulated, or nil when they go to the purchase controller.
+        public var testMode: TestModeReason?
+        /// The data directory the session opened.
+        public var dataDirectory: String?
     }
 
     /// Whether an audience rule of the config in use calls `matches()`: the one part of a
@@ -122,6 +126,8 @@ public actor Superwall {
     public nonisolated var evaluatesSlowRules: Bool { rulesCallMatches.load(ordering: .relaxed) }
     private nonisolated let rulesCallMatches = Atomic<Bool>(false)
     private var warnedOfUnknownBundleId = false
+    /// The test mode last logged, so that each change is said once.
+    var announcedTestMode: TestModeReason?
 
     let clock: any WallClock
     let random: any RandomSource
@@ -334,7 +340,9 @@ public actor Superwall {
     public var config: Config? { session?.config }
 
     private func outcome(of session: Session) -> ConfigureOutcome {
-        ConfigureOutcome(status: session.status, userId: session.identity.userId, error: session.configError, storeProblems: session.store.problemsFound)
+        ConfigureOutcome(
+            status: session.status, userId: session.identity.userId, error: session.configError,
+            storeProblems: session.store.problemsFound, testMode: testModeReason, dataDirectory: session.directory.path)
     }
 
     /// At the end of a session: every commit into the main database file, and the store
@@ -547,8 +555,9 @@ public actor Superwall {
         session?.config = config
         rulesCallMatches.store(config.triggers.contains { $0.audiences.contains { $0.rule?.mayCallMatches == true } }, ordering: .relaxed)
         warnOfAnUnknownBundleId(against: config)
+        announceTestMode()
         session?.status = .configured
-        suppressesVerboseEvents = config.featureFlags.disableVerboseEvents && session?.deviceFacts.isSandbox == false
+        suppressesVerboseEvents = config.featureFlags.disableVerboseEvents && session?.deviceFacts.isSandbox == false && !isTestModeActive
         session?.configError = nil
         loadedPaywalls = loadedPaywalls.filter { config.paywall(identifier: $0.key)?.cacheKey == $0.value.paywall.cacheKey }
         chooseAssignments()
@@ -607,9 +616,8 @@ public actor Superwall {
         let switching = current.identity.appUserId != nil
         if switching { current = anonymized(current) }
         current.identity.appUserId = userId
-        if current.config?.featureFlags.enableUserIdSeed == true {
-            current.identity.seed = Identity.seed(forUserId: userId)
-        }
+        let reseeds = current.config?.featureFlags.enableUserIdSeed == true
+        if reseeds { current.identity.seed = Identity.seed(forUserId: userId) }
         current.userAttributes = identityAttributes(current, merging: current.userAttributes)
         if switching, let config = current.config {
             current.assignments = AssignmentPlanner.plan(for: config, stored: [], random: random)
@@ -626,8 +634,16 @@ public actor Superwall {
             }
         }
         session = updated
-        if switching { try userWasReset() }
+        if switching {
+            trackResetAttributes()
+            try userWasReset()
+        }
+        // SuperwallKit saves its ids, and tracks the merged attributes, as each is set: the
+        // user id, then (after the alias) the seed the user id gives.
+        trackIdentityAttributes()
         track("identity_alias")
+        if reseeds { trackIdentityAttributes() }
+        announceTestMode()
         return updated.identity
     }
 
@@ -671,6 +687,8 @@ public actor Superwall {
             }
         }
         session = updated
+        trackResetAttributes()
+        announceTestMode()
         try userWasReset()
         if trackingReset {
             track("reset")
@@ -688,6 +706,18 @@ public actor Superwall {
         reset.assignments = [:]
         reset.webCustomerInfo = CustomerInfo()
         return reset
+    }
+
+    /// `user_attributes` once for each id a reset sets: SuperwallKit tracks the merge as it sets
+    /// each of the user id, the alias and the seed.
+    private func trackResetAttributes() {
+        for _ in 0..<3 { trackIdentityAttributes() }
+    }
+
+    /// `user_attributes` with the user's attributes as they are now.
+    private func trackIdentityAttributes() {
+        guard let session else { return }
+        track("user_attributes", ["application_installed_at": .string(ISO8601.string(from: session.appInstalledAt))], custom: session.userAttributes)
     }
 
     /// What follows a reset once it is on disk: the new user's assignments, customer info
@@ -822,6 +852,11 @@ public actor Superwall {
         if let platformWrapper {
             overrides["platformWrapper"] = .string(platformWrapper.name)
             overrides["platformWrapperVersion"] = .string(platformWrapper.version)
+        }
+        // SuperwallKit's test mode makes the device a sandbox one, for rules, events and headers.
+        if isTestModeActive {
+            facts.isSandbox = true
+            overrides.removeValue(forKey: "isSandbox")
         }
         if let interfaceStyleOverride {
             facts.interfaceStyle = interfaceStyleOverride

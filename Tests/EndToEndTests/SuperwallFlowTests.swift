@@ -61,7 +61,7 @@ private func reply(to id: JSONValue, from bridge: BridgeProcess, notifications: 
         #expect(events.filter { preload.contains($0) }.prefix(2) == ["paywallPreload_start", "paywallResponseLoad_start"])
         #expect(events.filter { !implicitTrigger.contains($0) && !preload.contains($0) } == [
             "app_install", "app_launch", "first_seen", "session_start", "config_refresh", "device_attributes", "config_attributes",
-            "identity_alias", "user_attributes", "first_seen", "reset",
+            "user_attributes", "identity_alias", "user_attributes", "user_attributes", "user_attributes", "user_attributes", "first_seen", "reset",
         ])
         #expect(events.filter(implicitTrigger.contains) == implicitTrigger)
         #expect(events.firstIndex(of: "trigger_fire")! > events.firstIndex(of: "config_attributes")!)

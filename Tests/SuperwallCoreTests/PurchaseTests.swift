@@ -343,6 +343,24 @@ private func showing(
         #expect(await harness.superwall.isTestModeActive == false)
     }
 
+    /// Test mode used to turn on without a word; SuperwallKit makes the device a sandbox one.
+    @Test func testModeSaysWhyItIsOnAndMakesTheDeviceASandbox() async throws {
+        let bundled = try edited(try await presentationConfig([])) { $0["bundle_id_config"] = "com.pockettrainer" }
+        let mismatched = await PresentationHarness.make(bundled, device: ["bundleId": "com.other"])
+        #expect(await mismatched.superwall.testModeReason == .bundleIdMismatch(expected: "com.pockettrainer", actual: "com.other"))
+        #expect(await mismatched.superwall.deviceAttributes()["isSandbox"] == "true")
+        let always = await PresentationHarness.make(try await presentationConfig([]), testModeBehavior: .always)
+        #expect(await always.superwall.testModeReason == .testModeBehavior)
+        let off = await PresentationHarness.make(bundled, device: ["bundleId": "com.pockettrainer"])
+        #expect(await off.superwall.testModeReason == nil)
+        #expect(await off.superwall.deviceAttributes()["isSandbox"] == "false")
+        let listed = try edited(try await presentationConfig([])) { $0["test_mode_user_ids"] = [["type": "userId", "value": "tester"]] }
+        let user = await PresentationHarness.make(listed)
+        _ = try await user.superwall.identify(userId: "tester")
+        #expect(await user.superwall.testModeReason == .testModeUser("tester"))
+        #expect(await user.superwall.deviceAttributes()["isSandbox"] == "true")
+    }
+
     @Test func withTestModeOffAndNoControllerAPurchaseIsAClearError() async throws {
         let (harness, shown, _) = try await showing("gated", controller: nil, testMode: .never)
         await #expect(throws: SuperwallError.noPurchaseController) {

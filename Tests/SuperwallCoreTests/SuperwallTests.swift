@@ -229,7 +229,9 @@ private func options(_ directory: String, source: any ConfigSource = EmbeddedCon
         #expect(attributes["plan"] == "free")
         #expect(attributes["appUserId"] == "user_1")
         #expect(attributes["aliasId"] == .string(before.aliasId))
-        #expect(delegate.names == ["user_attributes", "identity_alias"])
+        // SuperwallKit tracks the merged attributes as it saves the new user id.
+        #expect(delegate.names == ["user_attributes", "user_attributes", "identity_alias"])
+        #expect(delegate.events.last { $0.name == "user_attributes" }?.customParameters["appUserId"] == "user_1")
     }
 
     @Test func identifyingTheSameUserAgainDoesNothing() async throws {
@@ -251,7 +253,8 @@ private func options(_ directory: String, source: any ConfigSource = EmbeddedCon
         #expect(second.appUserId == "user_2")
         #expect(second.aliasId != first.aliasId)
         #expect(try await superwall.userAttributes()["plan"] == nil)
-        #expect(delegate.names == ["first_seen", "identity_alias"])
+        // The reset within tracks the attributes once per id it changed, then the new user id's.
+        #expect(delegate.names == ["user_attributes", "user_attributes", "user_attributes", "first_seen", "user_attributes", "identity_alias"])
     }
 
     /// The reset of a switch used to commit on its own: a crash between it and the new
@@ -296,7 +299,8 @@ private func options(_ directory: String, source: any ConfigSource = EmbeddedCon
         #expect(attributes["plan"] == nil)
         #expect(attributes["aliasId"] == .string(fresh.aliasId))
         #expect(try await superwall.integrationAttributes().isEmpty)
-        #expect(delegate.names == ["first_seen", "reset"])
+        // One `user_attributes` for each id the reset changed: the user id, the alias, the seed.
+        #expect(delegate.names == ["user_attributes", "user_attributes", "user_attributes", "first_seen", "reset"])
     }
 }
 

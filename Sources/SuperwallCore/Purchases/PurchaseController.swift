@@ -77,6 +77,34 @@ public enum TestModeBehavior: String, Sendable {
     case automatic
 }
 
+/// Why test mode is on (SuperwallKit's `TestModeReason`).
+public enum TestModeReason: Sendable, Equatable {
+    /// `testModeBehavior: "always"`.
+    case testModeBehavior
+    /// The user is one of the config's `test_mode_user_ids`.
+    case testModeUser(String)
+    /// The config's `bundle_id_config` is not the bundle id the client gave.
+    case bundleIdMismatch(expected: String, actual: String)
+
+    /// A stable name for the wire: `testModeBehavior`, `testModeUser` or `bundleIdMismatch`.
+    public var kind: String {
+        switch self {
+        case .testModeBehavior: "testModeBehavior"
+        case .testModeUser: "testModeUser"
+        case .bundleIdMismatch: "bundleIdMismatch"
+        }
+    }
+
+    public var message: String {
+        switch self {
+        case .testModeBehavior: "testModeBehavior is \"always\""
+        case .testModeUser(let id): "the user \(id) is one of the config's test_mode_user_ids"
+        case .bundleIdMismatch(let expected, let actual):
+            "the config's bundle_id_config is \(expected) but device.bundleId is \(actual)"
+        }
+    }
+}
+
 /// What a purchase or restore is made with: the host's controller, or the simulation of
 /// test mode, which grants the product's entitlements itself.
 enum Purchaser {

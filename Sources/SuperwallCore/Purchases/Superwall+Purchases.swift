@@ -39,26 +39,45 @@ extension Superwall {
         return try await restore(with: purchaser(), from: nil)
     }
 
-    /// Whether purchases are simulated now (SuperwallKit's `TestModeManager`): by
-    /// `testModeBehavior`, the config's `test_mode_user_ids`, and, for `automatic`, a config
-    /// whose `bundle_id_config` is not the app's bundle id. A bundle id the client never gave
-    /// cannot mismatch: the placeholder turned test mode on for every real config, and every
-    /// purchase was then simulated and granted without a word.
-    public var isTestModeActive: Bool {
-        guard let session else { return false }
-        let listed = session.config?.testModeUserIds.contains { id in
+    /// Whether purchases are simulated now (SuperwallKit's `TestModeManager`).
+    public var isTestModeActive: Bool { testModeReason != nil }
+
+    /// Why purchases are simulated now, or nil when they are not: by `testModeBehavior`, the
+    /// config's `test_mode_user_ids`, and, for `automatic`, a config whose `bundle_id_config`
+    /// is not the app's bundle id. A bundle id the client never gave cannot mismatch: the
+    /// placeholder turned test mode on for every real config, and every purchase was then
+    /// simulated and granted without a word.
+    public var testModeReason: TestModeReason? {
+        guard let session else { return nil }
+        let listed = session.config?.testModeUserIds.first { id in
             switch id.kind {
             case .userId: id.value == session.identity.appUserId
             case .aliasId: id.value == session.identity.aliasId
             }
-        } ?? false
+        }
         switch session.testModeBehavior {
-        case .always: return true
-        case .never: return false
-        case .whenEnabledForUser: return listed
+        case .always: return .testModeBehavior
+        case .never: return nil
+        case .whenEnabledForUser: return listed.map { .testModeUser($0.value) }
         case .automatic:
-            return listed || (session.deviceFacts.isBundleIdFromClient
-                && Self.isBundleMismatch(configured: session.config?.bundleIdConfig, actual: session.deviceFacts.bundleId))
+            if let listed { return .testModeUser(listed.value) }
+            guard session.deviceFacts.isBundleIdFromClient, let configured = session.config?.bundleIdConfig,
+                  Self.isBundleMismatch(configured: configured, actual: session.deviceFacts.bundleId) else { return nil }
+            return .bundleIdMismatch(expected: configured, actual: session.deviceFacts.bundleId)
+        }
+    }
+
+    /// Says when test mode turns on, off, or changes reason: at warning level while it is on,
+    /// since every purchase is then simulated and the purchase controller is never asked.
+    func announceTestMode() {
+        let reason = testModeReason
+        guard reason != announcedTestMode else { return }
+        announcedTestMode = reason
+        if let reason {
+            Self.logger.warning(
+                "test mode is on (\(reason.message)): purchases and restores are simulated, entitlements are granted without a store, the purchase controller is not called, and device.isSandbox is \"true\"")
+        } else {
+            Self.logger.notice("test mode is off: purchases go to the purchase controller again")
         }
     }
 

@@ -568,6 +568,8 @@ class ConfigureResult(WireModel):
     user_id: str | None = None
     error: ErrorInfo | None = None
     warnings: list[ConfigureWarning] = field(default_factory=list)
+    test_mode: dict[str, Any] = field(default_factory=dict)
+    data_directory: str | None = None
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 

@@ -38,7 +38,7 @@ DebugEchoResult: TypeAlias = Any
 
 #: `configure`: Loads the config and the user.
 ConfigureParams = TypedDict("ConfigureParams", {"apiKey": Required[str], "options": dict[str, Any], "device": dict[str, Any], "storeProducts": list[dict[str, Any]]}, total=False)
-ConfigureResult = TypedDict("ConfigureResult", {"configurationStatus": Required[Literal["configured", "failed", "pending"]], "userId": Required[str | None], "error": Required[dict[str, Any] | None], "warnings": Required[list[dict[str, Any]]]}, total=False)
+ConfigureResult = TypedDict("ConfigureResult", {"configurationStatus": Required[Literal["configured", "failed", "pending"]], "userId": Required[str | None], "error": Required[dict[str, Any] | None], "warnings": Required[list[dict[str, Any]]], "testMode": Required[dict[str, Any]], "dataDirectory": Required[str | None]}, total=False)
 
 #: `getConfigurationStatus`: pending until configure completes.
 GetConfigurationStatusParams = TypedDict("GetConfigurationStatusParams", {}, total=False)

@@ -671,6 +671,14 @@ export type ConfigureResult = {
         path: string;
         message: string;
     }>;
+    /** Whether purchases are simulated (SuperwallKit's test mode) and why. While active, purchases and restores never reach the purchase controller, entitlements are granted without a store, and device.isSandbox is "true". */
+    testMode: {
+        active: boolean;
+        reason: "testModeBehavior" | "testModeUser" | "bundleIdMismatch" | null;
+        message: string | null;
+    };
+    /** The data directory the session opened: options.dataDirectory, or the default for the API key. State there persists from run to run. */
+    dataDirectory: string | null;
 };
 
 /** pending until configure completes. */

@@ -1,0 +1,72 @@
+import Foundation
+import JSONRPC
+import Testing
+import TestSupport
+
+/// What a client is told, in the answer and in the log, about what would otherwise go wrong
+/// without a word.
+@Suite struct ClientNoticesTests {
+    /// A bridge whose delegate is bound, so that its log reaches `delegate/handleLog` too.
+    private static func start() async throws -> PaywallClient {
+        let bridge = try BridgeProcess()
+        await bridge.initialize(capabilities: ["delegate": true])
+        var client = PaywallClient(bridge: bridge)
+        bridge.client.request("delegate", "setDelegate", ["enabled": true])
+        _ = await client.reply(to: "delegate")
+        return client
+    }
+
+    static func directory() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("notices-\(UUID().uuidString)").path
+    }
+
+    /// Test mode used to turn on without a word, and then simulated and granted every purchase.
+    @Test func testModeIsSaidInConfiguresAnswerTheLogAndTheDevice() async throws {
+        var client = try await Self.start()
+        let directory = Self.directory()
+        client.bridge.client.request("configure", "configure", [
+            "apiKey": "pk_notices", "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(directory), "testModeBehavior": "always"],
+        ])
+        let answer = try #require(await client.reply(to: "configure"))["result"]
+        #expect(answer?["testMode"]?["active"] == true)
+        #expect(answer?["testMode"]?["reason"] == "testModeBehavior")
+        #expect(answer?["dataDirectory"] == .string(directory))
+        let log = await client.log { $0.contains("test mode is on") }
+        #expect(log?["level"] == "warn")
+        client.bridge.client.request("device", "getDeviceAttributes")
+        #expect(await client.reply(to: "device")?["result"]?["attributes"]?["isSandbox"] == "true")
+        client.bridge.client.closeWriting()
+        #expect(await client.bridge.waitForExit() == 0)
+        #expect(client.bridge.stderr.contains("test mode is on"))
+    }
+
+    @Test func configureSaysTestModeIsOffAndWhichDataDirectoryItUsed() async throws {
+        var client = try await Self.start()
+        let directory = Self.directory()
+        client.bridge.client.request("configure", "configure", [
+            "apiKey": "pk_notices", "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(directory)],
+        ])
+        let answer = try #require(await client.reply(to: "configure"))["result"]
+        #expect(answer?["testMode"] == ["active": false, "reason": .null, "message": .null])
+        #expect(answer?["dataDirectory"] == .string(directory))
+        client.bridge.client.closeWriting()
+        #expect(await client.bridge.waitForExit() == 0)
+        #expect(!client.bridge.stderr.contains("test mode"))
+    }
+}
+
+extension PaywallClient {
+    /// The params of the first `delegate/handleLog` whose message satisfies `matches`, seen
+    /// already or still to come.
+    mutating func log(_ matches: (String) -> Bool) async -> JSONValue? {
+        func isWanted(_ message: JSONValue) -> Bool {
+            message["method"] == "delegate/handleLog" && matches(message["params"]?["message"]?.stringValue ?? "")
+        }
+        if let index = seen.firstIndex(where: isWanted) { return seen.remove(at: index)["params"] }
+        while let message = await bridge.client.next() {
+            if isWanted(message) { return message["params"] }
+            seen.append(message)
+        }
+        return nil
+    }
+}
