@@ -182,7 +182,8 @@ public actor Superwall {
     /// overrides, the paywall views in the placement log.
     var deviceTemplateVersion = 0
     let deviceTemplateCache = DeviceTemplateCache()
-    private var backgroundRefresh: Task<Void, Never>?
+    /// The last refresh started in the background (by `configure` or a new app session).
+    var backgroundRefresh: Task<Void, Never>?
     /// `setLocaleIdentifier`: overrides the device locale until set back to nil.
     private var localeOverride: String? {
         didSet { deviceTemplateVersion &+= 1 }
@@ -496,7 +497,8 @@ public actor Superwall {
         }
     }
 
-    /// Waits for a background config refresh started by `configure`, if one is running.
+    /// Waits for the last background config refresh (of `configure` or a new app session),
+    /// if one is running.
     public func awaitBackgroundRefresh() async {
         await backgroundRefresh?.value
     }
@@ -818,8 +820,10 @@ public actor Superwall {
     }
 
     /// SuperwallKit's `setInterfaceStyle(to:)`: forces light or dark; nil follows the device.
+    /// Tracks `device_attributes` after the change, as SuperwallKit does.
     public func setInterfaceStyle(_ style: InterfaceStyle?) {
         interfaceStyleOverride = style?.rawValue
+        if session != nil { trackDeviceAttributes() }
     }
 
     /// The context audience rules see now, for `params` (nil outside a placement).

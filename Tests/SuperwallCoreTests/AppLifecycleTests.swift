@@ -41,6 +41,18 @@ private func sessionCampaignConfig() async throws -> String {
         #expect(shown.info.presentedByPlacementWithName == "session_start")
     }
 
+    /// Every new app session refreshed the config; SuperwallKit does so only under the
+    /// config's `enable_config_refresh_v2`.
+    @Test(arguments: [false, true]) func aNewAppSessionRefreshesTheConfigOnlyUnderConfigRefreshV2(_ enabled: Bool) async throws {
+        let config = try edited(try await presentationConfig([])) { $0["toggles"] = [["key": "enable_config_refresh_v2", "enabled": enabled]] }
+        let harness = await PresentationHarness.make(config)
+        await harness.superwall.appWillResignActive()
+        harness.clock.advance(by: 2 * 3600)
+        await harness.superwall.appDidBecomeActive()
+        await harness.superwall.awaitBackgroundRefresh()
+        #expect(harness.delegate.names.contains("config_refresh") == enabled)
+    }
+
     @Test func anActivationWithoutABackgroundStartsNothing() async throws {
         let harness = await PresentationHarness.make(try await presentationConfig([]))
         await harness.superwall.appDidBecomeActive()

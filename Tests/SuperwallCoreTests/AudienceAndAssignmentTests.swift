@@ -307,6 +307,19 @@ import Testing
         #expect(harness.delegate.names.contains("confirm_all_assignments"))
     }
 
+    /// SuperwallKit's `confirmAllAssignments` only confirms; the bridge tracked a
+    /// `trigger_fire` for every holdout and no-match placement, inflating trigger counts.
+    @Test func confirmingAllAssignmentsTracksNoTriggerFire() async throws {
+        let config = try await presentationConfig([
+            placement("held", [audience("e", rule: nil, variants: [holdout("h")])]),
+            placement("nobody", [audience("f", rule: "user.plan == \"never\"", variants: [holdout("g")])]),
+        ])
+        let harness = await PresentationHarness.make(config)
+        harness.delegate.clear()
+        _ = try await harness.superwall.confirmAllAssignments()
+        #expect(harness.delegate.names == ["confirm_all_assignments"])
+    }
+
     /// With the http source, a holdout is confirmed once with `POST confirm_assignments`; a
     /// failed post leaves it unconfirmed and the next presentation posts again.
     @Test func theServerIsToldOnceAndAFailedConfirmationIsRetried() async throws {

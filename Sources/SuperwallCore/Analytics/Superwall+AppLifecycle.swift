@@ -4,7 +4,7 @@ import Foundation
 /// `AppSessionManager`, listening to UIKit's notifications of the same names).
 extension Superwall {
     /// The app came to the foreground: `app_open`, the web entitlements when they are due, and a new session (`session_start`, whose
-    /// campaign may present, then `device_attributes`, `user_attributes` and a config refresh)
+    /// campaign may present, then `device_attributes`, `user_attributes` and, under `enable_config_refresh_v2`, a config refresh)
     /// when it was away longer than the config's `app_session_timeout_ms`.
     ///
     /// The session `configure` started is the first one, so an activation the host reports
@@ -23,8 +23,10 @@ extension Superwall {
         trackDeviceAttributes()
         track("user_attributes", ["application_installed_at": .string(ISO8601.string(from: session.appInstalledAt))],
               custom: session.userAttributes)
-        if session.config != nil, configSource != nil {
-            Task { _ = try? await self.refreshConfiguration() }
+        // SuperwallKit refreshes on a new app session only under the config's
+        // `enable_config_refresh_v2`.
+        if session.config?.featureFlags.enableConfigRefreshV2 == true, configSource != nil {
+            backgroundRefresh = Task { _ = try? await self.refreshConfiguration() }
         }
     }
 

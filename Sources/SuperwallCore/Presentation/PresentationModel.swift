@@ -16,6 +16,10 @@ enum PipelineKind: Sendable {
 
     var confirmsAssignments: Bool { self != .declineCheck }
 
+    /// Whether a no-match or holdout is tracked (`trigger_fire`) and its occurrence counted.
+    /// SuperwallKit's `confirmAllAssignments` only confirms: it never reaches the steps that do.
+    var firesTriggers: Bool { confirmsAssignments && self != .confirmAll }
+
     /// The ones whose outcomes are reported by `paywallPresentationRequest` events.
     var tracksOutcome: Bool { self == .presentation || self == .getPaywall }
 

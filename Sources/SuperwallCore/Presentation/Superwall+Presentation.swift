@@ -194,11 +194,11 @@ extension Superwall {
         case .placementNotFound:
             return .ended(.skipped(.placementNotFound))
         case .noAudienceMatch:
-            if kind.confirmsAssignments { trackTriggerFire(placement, result) }
+            if kind.firesTriggers { trackTriggerFire(placement, result) }
             return .ended(.skipped(.noAudienceMatch))
         case .holdout(let experiment):
-            if kind.confirmsAssignments {
-                confirmAssignment(of: experiment)
+            if kind.confirmsAssignments { confirmAssignment(of: experiment) }
+            if kind.firesTriggers {
                 trackTriggerFire(placement, result)
                 if let occurrence { recordOccurrence(occurrence) }
             }
@@ -295,7 +295,9 @@ extension Superwall {
         if openPaywall?.id == session.id { openPaywall?.isShown = true }
         if let occurrence { recordOccurrence(occurrence) }
         passToPage("paywall_open", on: session)
-        track("paywall_open", session.info.placementParameters, custom: session.info.audienceFilterParameters,
+        var parameters = session.info.placementParameters
+        parameters["user_attributes"] = .object(sessionView?.userAttributes ?? [:])
+        track("paywall_open", parameters, custom: session.info.audienceFilterParameters,
               subject: EventSubject(paywallInfo: session.info))
         delegate?.didPresentPaywall(session.info)
         session.flow.handler?.onPresent(session.info)
