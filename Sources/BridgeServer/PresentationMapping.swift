@@ -80,6 +80,13 @@ extension PaywallInfo {
             "surveys": .array(surveys.map(\.wireValue)),
             "presentation": ["style": presentationStyle.wireValue, "delayMs": .int(Int64(presentationDelayMs))],
             "isScrollEnabled": .bool(isScrollEnabled), "presentationId": .string(presentationId),
+            "introOfferEligibility": .string(introOfferEligibility.rawValue), "paywalljsVersion": .optional(paywalljsVersion),
+            "loadTimes": [
+                "responseStart": .optional(loadTimes.responseStart.map(ISO8601.string(from:))),
+                "responseComplete": .optional(loadTimes.responseComplete.map(ISO8601.string(from:))),
+                "webViewStart": .optional(loadTimes.webViewStart.map(ISO8601.string(from:))),
+                "webViewComplete": .optional(loadTimes.webViewComplete.map(ISO8601.string(from:))),
+            ],
         ]
     }
 }

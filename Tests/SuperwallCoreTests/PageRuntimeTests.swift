@@ -53,6 +53,27 @@ private func ping(_ harness: PresentationHarness, _ shown: PaywallPresentation) 
         #expect(harness.presenter.pageEventNames.count == names.count - 1)
     }
 
+    /// `$paywalljs_version` stayed `""` after the page said its version.
+    @Test func thePagesVersionAndLoadTimesReachThePaywallInfoAndItsEvents() async throws {
+        let (harness, shown, register) = try await showingPage()
+        harness.clock.advance(by: 2)
+        try await ping(harness, shown)
+        let complete = try #require(harness.delegate.event("paywallWebviewLoad_complete")).superwallParameters
+        #expect(complete["paywalljs_version"] == "2023-01-12")
+        #expect(complete["paywall_webview_load_duration"] == 2.0)
+        #expect(complete["paywall_response_load_start_time"]?.stringValue?.isEmpty == false)
+        #expect(complete["intro_offer_eligibility"] == "AUTOMATIC")
+        #expect(complete["shimmerView_load_start_time"] == "")
+        _ = try await harness.superwall.perform(.close, inSession: shown.sessionId)
+        let outcome = try await register.value
+        guard case .dismissed(let info, _) = outcome.ending else {
+            Issue.record("expected a dismissal, got \(outcome.ending)")
+            return
+        }
+        #expect(info.paywalljsVersion == "2023-01-12")
+        #expect(harness.delegate.event("paywall_close")?.superwallParameters["paywalljs_version"] == "2023-01-12")
+    }
+
     @Test func theTemplatesCarryTheDescribedProductsTheTrialPrefixTheParamsAndTheExperiment() async throws {
         let (harness, shown, _) = try await showingPage()
         try await ping(harness, shown)

@@ -169,6 +169,9 @@ extension Superwall {
     private func pageDidPing(_ version: String, _ paywall: PaywallSession) {
         guard openPaywall?.id == paywall.id else { return }
         openPaywall?.page.paywalljsVersion = version
+        openPaywall?.info.paywalljsVersion = version
+        if openPaywall?.info.loadTimes.webViewComplete == nil { openPaywall?.info.loadTimes.webViewComplete = clock.now() }
+        let paywall = openPaywall ?? paywall
         track("paywallWebviewLoad_complete", paywall.info.placementParameters, subject: EventSubject(paywallInfo: paywall.info))
         let held = openPaywall?.page.held ?? []
         openPaywall?.page.held = []

@@ -54,6 +54,7 @@ extension Superwall {
     /// needs to load it; tracks `paywallWebviewLoad_start`.
     func startLoadingPage(of paywall: inout PaywallSession) -> PageBootstrap {
         var loader = pageLoader(for: paywall.paywall)
+        paywall.info.loadTimes.webViewStart = clock.now()
         track("paywallWebviewLoad_start", paywall.info.placementParameters, subject: EventSubject(paywallInfo: paywall.info))
         let first = loader.start(random: random)
         paywall.page.loader = loader

@@ -1,7 +1,6 @@
 import Foundation
 
-/// What the app is told about a paywall it is shown (SuperwallKit's `PaywallInfo`), without
-/// the web-view timings a headless core never has.
+/// What the app is told about a paywall it is shown (SuperwallKit's `PaywallInfo`).
 public struct PaywallInfo: Sendable, Equatable {
     /// The paywall's database id.
     public var databaseId: String
@@ -30,6 +29,12 @@ public struct PaywallInfo: Sendable, Equatable {
     public var isScrollEnabled: Bool
     /// Assigned each time the paywall's response is loaded; stable while it is cached.
     public var presentationId: String
+    /// The config's `introductory_offer_eligibility`: `ALWAYS_ELIGIBLE`, `ALWAYS_INELIGIBLE`
+    /// or `AUTOMATIC`.
+    public var introOfferEligibility = Paywall.IntroductoryOfferEligibility.automatic
+    /// The paywall.js version the page's `ping` gave; nil until then.
+    public var paywalljsVersion: String?
+    public var loadTimes = PaywallLoadTimes()
 
     public var productIds: [String] { products.map(\.id) }
 
@@ -56,12 +61,13 @@ public struct PaywallInfo: Sendable, Equatable {
     }
 
     /// SuperwallKit's `placementParams()`: what paywall events carry, beyond the audience
-    /// params. Timings a headless core does not have are empty strings, as SuperwallKit
-    /// reports missing ones.
+    /// params. A time not (yet) known is an empty string, as SuperwallKit reports one; the
+    /// shimmer and the products have none here (the host shows no shimmer, and the store
+    /// details come with `configure`).
     var placementParameters: [String: JSON] {
         var parameters = audienceFilterParameters
-        let extra: [String: JSON] = [
-            "paywalljs_version": "", "paywall_identifier": .string(identifier), "paywall_url": .string(url),
+        var extra: [String: JSON] = [
+            "paywalljs_version": .string(paywalljsVersion ?? ""), "paywall_identifier": .string(identifier), "paywall_url": .string(url),
             "presented_by_event_id": presentedByPlacementWithId.map(JSON.string) ?? .null,
             "presented_by_event_timestamp": presentedByPlacementAt.map { .string(ISO8601.string(from: $0)) } ?? .null,
             "presentation_source_type": presentationSourceType.map(JSON.string) ?? .null,
@@ -69,8 +75,38 @@ public struct PaywallInfo: Sendable, Equatable {
             "variant_id": experiment.map { .string($0.variant.id) } ?? .null,
             "cache_key": .string(cacheKey), "build_id": .string(buildId), "close_reason": .string(closeReason.rawValue),
             "is_scroll_enabled": .bool(isScrollEnabled), "presentation_id": .string(presentationId),
+            "intro_offer_eligibility": .string(introOfferEligibility.rawValue), "app_transaction_id": "",
         ]
+        extra.merge(loadTimes.parameters, uniquingKeysWith: { _, time in time })
         parameters.merge(extra, uniquingKeysWith: { _, new in new })
         return parameters
+    }
+}
+
+/// When a paywall's parts loaded (SuperwallKit's `PaywallInfo` load times): its response, from
+/// the config or the API, and its page, from the host's `paywallWebviewLoad_start` to the
+/// page's `ping`.
+public struct PaywallLoadTimes: Sendable, Equatable {
+    public var responseStart: Date?
+    public var responseComplete: Date?
+    public var webViewStart: Date?
+    public var webViewComplete: Date?
+
+    public init() {}
+
+    var parameters: [String: JSON] {
+        func time(_ date: Date?) -> JSON { date.map { .string(ISO8601.string(from: $0)) } ?? "" }
+        func duration(_ start: Date?, _ end: Date?) -> JSON {
+            guard let start, let end else { return "" }
+            return .double(end.timeIntervalSince(start))
+        }
+        return [
+            "paywall_response_load_start_time": time(responseStart), "paywall_response_load_complete_time": time(responseComplete),
+            "paywall_response_load_duration": duration(responseStart, responseComplete),
+            "paywall_webview_load_start_time": time(webViewStart), "paywall_webview_load_complete_time": time(webViewComplete),
+            "paywall_webview_load_duration": duration(webViewStart, webViewComplete),
+            "paywall_products_load_start_time": "", "paywall_products_load_complete_time": "", "paywall_products_load_fail_time": "",
+            "paywall_products_load_duration": "", "shimmerView_load_start_time": "", "shimmerView_load_complete_time": "",
+        ]
     }
 }

@@ -132,7 +132,7 @@ struct PageState: Sendable {
 /// A paywall as loaded for presentation: the presentation id is assigned per load, so it
 /// is stable while the paywall stays cached (SuperwallKit's quirk, kept).
 struct LoadedPaywall: Sendable {
-    let paywall: Paywall
+    var paywall: Paywall
     let presentationId: String
     /// The locale it was fetched in; nil for the config's own.
     var locale: String? = nil
@@ -140,6 +140,9 @@ struct LoadedPaywall: Sendable {
     /// paywall per request (identifier and placement), so a placement's first load of a
     /// paywall that a preload or another placement loaded still tracks its load events.
     var requestedFor: Set<String> = []
+    /// When its response began and finished loading.
+    var loadStarted: Date? = nil
+    var loadCompleted: Date? = nil
 }
 
 /// SuperwallKit's events that may present a paywall without a `register`

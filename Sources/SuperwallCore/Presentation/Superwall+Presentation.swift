@@ -505,6 +505,7 @@ extension Superwall {
             return .success(loaded)
         }
         track("paywallResponseLoad_start", triggered)
+        let loadStarted = clock.now()
         let paywall: Paywall
         if let locale, let server, session != nil {
             let request = apiRequest(retryPolicy: RetryPolicy(maxRetries: 6, delay: retryDelay), attemptTimeout: 15)
@@ -524,7 +525,9 @@ extension Superwall {
             }
             paywall = configured
         }
-        let loaded = LoadedPaywall(paywall: paywall, presentationId: random.uuid().uuidString.lowercased(), locale: locale, requestedFor: [request])
+        let loaded = LoadedPaywall(
+            paywall: paywall, presentationId: random.uuid().uuidString.lowercased(), locale: locale, requestedFor: [request],
+            loadStarted: loadStarted, loadCompleted: clock.now())
         loadedPaywalls[identifier] = loaded
         track("paywallResponseLoad_complete", triggered)
         return .success(loaded)
@@ -543,7 +546,7 @@ extension Superwall {
 
     private func paywallInfo(_ loaded: LoadedPaywall, experiment: Experiment, placement: PlacementData) -> PaywallInfo {
         let paywall = loaded.paywall
-        return PaywallInfo(
+        var info = PaywallInfo(
             databaseId: paywall.id, identifier: paywall.identifier, name: paywall.name, url: paywall.url, cacheKey: paywall.cacheKey,
             buildId: paywall.buildId, experiment: experiment, products: paywall.products,
             presentedByPlacementWithName: placement.name, presentedByPlacementWithId: placement.id.uuidString.lowercased(),
@@ -552,6 +555,10 @@ extension Superwall {
             featureGating: paywall.featureGating, closeReason: .none, localNotifications: paywall.localNotifications,
             computedPropertyRequests: paywall.computedProperties, surveys: paywall.surveys, presentationStyle: paywall.presentationStyle,
             presentationDelayMs: paywall.presentationDelayMs, isScrollEnabled: paywall.isScrollEnabled, presentationId: loaded.presentationId)
+        info.introOfferEligibility = paywall.introductoryOfferEligibility
+        info.loadTimes.responseStart = loaded.loadStarted
+        info.loadTimes.responseComplete = loaded.loadCompleted
+        return info
     }
 
     // MARK: Events

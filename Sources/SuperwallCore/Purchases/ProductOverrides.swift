@@ -32,7 +32,9 @@ extension Superwall {
             return Product(referenceName: name, storeProduct: replacement.storeProduct, compositeId: nil,
                            entitlements: replacement.entitlements, storeDetails: replacement.storeDetails)
         }
-        return LoadedPaywall(paywall: paywall, presentationId: loaded.presentationId, locale: loaded.locale)
+        var changed = loaded
+        changed.paywall = paywall
+        return changed
     }
 
     /// The product with this store identifier in the config's catalogue, else an App Store

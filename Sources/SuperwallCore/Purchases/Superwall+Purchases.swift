@@ -284,7 +284,9 @@ extension Superwall {
         guard session?.storeDetails.isEmpty == false else { return loaded }
         var paywall = loaded.paywall
         paywall.products = paywall.products.map(withStoreDetails)
-        return LoadedPaywall(paywall: paywall, presentationId: loaded.presentationId, locale: loaded.locale)
+        var changed = loaded
+        changed.paywall = paywall
+        return changed
     }
 
     /// `transaction_complete`, then `freeTrial_start` (always, as SuperwallKit sends it, with

@@ -232,6 +232,9 @@ class PaywallInfo(WireModel):
     presentation: dict[str, Any] = field(default_factory=dict)
     is_scroll_enabled: bool | None = None
     presentation_id: str = ""
+    intro_offer_eligibility: Literal["ALWAYS_ELIGIBLE", "ALWAYS_INELIGIBLE", "AUTOMATIC"] = "ALWAYS_ELIGIBLE"
+    paywalljs_version: str | None = None
+    load_times: dict[str, Any] = field(default_factory=dict)
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 

@@ -161,6 +161,17 @@ export interface PaywallInfo {
     };
     isScrollEnabled?: boolean;
     presentationId: string;
+    /** The paywall's introductory_offer_eligibility. */
+    introOfferEligibility: "ALWAYS_ELIGIBLE" | "ALWAYS_INELIGIBLE" | "AUTOMATIC";
+    /** The paywall.js version the page's ping gave; null until it pings. */
+    paywalljsVersion: string | null;
+    /** When the paywall's response and page loaded (ISO 8601), null until known. */
+    loadTimes: {
+        responseStart: string | null;
+        responseComplete: string | null;
+        webViewStart: string | null;
+        webViewComplete: string | null;
+    };
 }
 
 /** A survey attached to a paywall (SuperwallKit's Survey), asked as the paywall closes: on the user's close, or after a purchase. */
