@@ -82,7 +82,6 @@ struct ConfigureRequest {
             configSource: source,
             dataDirectory: dataDirectory,
             device: [String: JSON](device),
-            reportedOptions: [String: JSON]((options?.members ?? [:]).filter { $0.key != "configSource" }),
             maxConfigRetryCount: retries,
             usingPurchaseController: capabilities.purchaseController,
             timeouts: try Self.timeouts(options?.optionalObject("timeouts")),
@@ -98,6 +97,9 @@ struct ConfigureRequest {
             eventFlushInterval: flushInterval.map { .milliseconds($0) }
                 ?? (environment == "release" ? .seconds(20) : .seconds(1)))
         configureOptions.explainOnRefresh = explainOnRefresh
+        configureOptions.networkEnvironment = environment
+        configureOptions.logLevel = logLevel
+        configureOptions.localeIdentifier = localeIdentifier
         self.options = configureOptions
     }
 

@@ -113,7 +113,14 @@ public struct MethodTable: Sendable {
         }
         methods["getUserAttributes"] = { _, _ in attributes(try await core { try await superwall.userAttributes() }) }
         methods["setIntegrationAttributes"] = { request, _ in
-            let changes = attributeChanges(try checkedAttributes(Params(request)))
+            let given = try checkedAttributes(Params(request))
+            // SuperwallKit takes its own list of services' ids; another key is a typo to report.
+            if let unknown = given.keys.sorted().first(where: { !IntegrationAttributes.isKnown($0) }) {
+                throw RPCError.invalidParams(
+                    "params.attributes.\(unknown.prefix(64)) is not an integration attribute; the keys are \(IntegrationAttributes.names.joined(separator: ", ")).",
+                    details: ["path": .string("params.attributes.\(unknown.prefix(64))"), "allowed": .array(IntegrationAttributes.names.map(JSONValue.string))])
+            }
+            let changes = attributeChanges(given)
             return attributes(try await core { try await superwall.setIntegrationAttributes(changes) })
         }
         methods["getIntegrationAttributes"] = { _, _ in attributes(try await core { try await superwall.integrationAttributes() }) }

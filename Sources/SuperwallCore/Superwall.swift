@@ -17,8 +17,11 @@ public actor Superwall {
         public var dataDirectory: String?
         /// Device facts the client reports, by template name (`platform`, `appVersion`, ...).
         public var device: [String: JSON]
-        /// The options as the client gave them, reported in `config_attributes`.
-        public var reportedOptions: [String: JSON]
+        /// SuperwallKit's `networkEnvironment`, `logging.level` and `localeIdentifier`, as
+        /// given: reported in `config_attributes`.
+        public var networkEnvironment = "release"
+        public var logLevel: Logger.Level?
+        public var localeIdentifier: String?
         /// SuperwallKit's `maxConfigRetryCount` (default 6).
         public var maxConfigRetryCount: Int
         /// Whether the host performs purchases and owns the subscription status. Without one
@@ -56,7 +59,7 @@ public actor Superwall {
         public var explainOnRefresh: [String] = []
 
         public init(configSource: any ConfigSource, dataDirectory: String? = nil, device: [String: JSON] = [:],
-                    reportedOptions: [String: JSON] = [:], maxConfigRetryCount: Int = 6, usingPurchaseController: Bool = false,
+                    maxConfigRetryCount: Int = 6, usingPurchaseController: Bool = false,
                     timeouts: Timeouts = Timeouts(), automaticallyDismiss: Bool = true, testModeBehavior: TestModeBehavior = .automatic,
                     overrideProductsByName: [String: String] = [:], showsPurchaseFailureAlert: Bool = true,
                     enableExperimentalDeviceVariables: Bool = false, shouldPreload: Bool = true, storeProducts: [StoreProductDetails] = [], watchConfigFile: Bool = false,
@@ -64,7 +67,6 @@ public actor Superwall {
             self.configSource = configSource
             self.dataDirectory = dataDirectory
             self.device = device
-            self.reportedOptions = reportedOptions
             self.maxConfigRetryCount = maxConfigRetryCount
             self.usingPurchaseController = usingPurchaseController
             self.timeouts = timeouts
@@ -432,7 +434,7 @@ public actor Superwall {
     /// 3. otherwise the full retries, then the cache if there is one, else `config_fail`.
     private func loadConfig(from source: any ConfigSource, options: ConfigureOptions) async {
         defer {
-            track("config_attributes", options.reportedOptions.merging(["using_purchase_controller": .bool(options.usingPurchaseController), "has_delegate": .bool(delegate != nil)]) { _, sdk in sdk })
+            track("config_attributes", SuperwallOptionsDump.make(options).merging(["using_purchase_controller": .bool(options.usingPurchaseController), "has_delegate": .bool(delegate != nil)]) { _, sdk in sdk })
         }
         let cached = (try? await Self.awayFromTheReader { [store] in Self.config(cached: (try? store?.document(.lastConfig)) ?? nil) }) ?? nil
         let subscribed = (try? store?.value(.subscriptionStatus))??.isActive == true

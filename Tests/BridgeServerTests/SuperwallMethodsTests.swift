@@ -195,6 +195,12 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
         #expect(notAnObject?["data"]?["path"] == "params.attributes")
         #expect(await call(process, "setIntegrationAttributes", ["attributes": ["adjustId": "adj-1"]])?["result"] == ["attributes": ["adjustId": "adj-1"]])
         #expect(await call(process, "getIntegrationAttributes")?["result"] == ["attributes": ["adjustId": "adj-1"]])
+        // SuperwallKit takes its own list of keys; a misspelt one was stored without a word.
+        let misspelt = await call(process, "setIntegrationAttributes", ["attributes": ["adjustID": "adj-2"]])?["error"]
+        #expect(misspelt?["code"] == -32602)
+        #expect(misspelt?["data"]?["path"] == "params.attributes.adjustID")
+        #expect(misspelt?["message"]?.stringValue?.contains("adjustId, amplitudeDeviceId") == true)
+        #expect(await call(process, "getIntegrationAttributes")?["result"] == ["attributes": ["adjustId": "adj-1"]])
     }
 
     @Test func deviceAttributesReportTheClientsDevice() async {
@@ -539,7 +545,10 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
         #expect(refused?["error"]?["data"]?["path"] == "params.attributes")
         let stored = await call(process, "getUserAttributes")?["result"]?["attributes"]?.objectValue
         #expect(stored?["k8999"] != nil && stored?["k9000"] == nil)
-        #expect(limit(await call(process, "setIntegrationAttributes", ["attributes": keys(9_000..<12_000)])) == Int64(ClientLimits.attributeTotalCount))
+        // Integration attributes become user attributes too: at the bound, one more is refused.
+        let room = ClientLimits.attributeTotalCount - (stored?.count ?? 0)
+        #expect(await call(process, "setUserAttributes", ["attributes": keys(20_000..<(20_000 + room))])?["result"] != nil)
+        #expect(limit(await call(process, "setIntegrationAttributes", ["attributes": ["adjustId": "adj-1"]])) == Int64(ClientLimits.attributeTotalCount))
         #expect(await call(process, "getIntegrationAttributes")?["result"]?["attributes"] == [:])
         // Removing makes room again.
         #expect(await call(process, "setUserAttributes", ["attributes": ["k0": nil, "k1": nil, "fits": true]])?["result"] != nil)

@@ -81,6 +81,11 @@ private func options(_ directory: String, source: any ConfigSource = EmbeddedCon
         #expect(outcome.error == nil)
         #expect(outcome.userId?.hasPrefix("$SuperwallAlias:") == true)
         #expect(delegate.names == ["app_install", "app_launch", "first_seen", "session_start", "config_refresh", "device_attributes", "config_attributes"])
+        // SuperwallKit's options dump, defaults included; never the local data directory.
+        let attributes = delegate.events.first { $0.name == "config_attributes" }?.superwallParameters ?? [:]
+        #expect(attributes["networkEnvironment"] == "release" && attributes["shouldPreload"] != nil && attributes["testModeBehavior"] == "automatic")
+        #expect(attributes["dataDirectory"] == nil)
+        #expect(!attributes.values.contains(.string(directory)))
         let refresh = delegate.events.first { $0.name == "config_refresh" }
         #expect(refresh?.delegateParameters["config_build_id"] == "pt-2026-11-20.3")
         #expect(refresh?.delegateParameters["cache_status"] == "NOT_CACHED")
