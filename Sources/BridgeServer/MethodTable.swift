@@ -12,7 +12,7 @@ public struct MethodTable: Sendable {
         "configure", "setDelegate", "identify", "reset", "getUserId",
         "setUserAttributes", "getUserAttributes", "setIntegrationAttributes", "getIntegrationAttributes",
         "getDeviceAttributes", "getConfigurationStatus", "register", "getPresentationResult", "getPaywall",
-        "paywall/action", "paywall/pageMessage", "paywall/pageLoad", "dismiss", "preloadAllPaywalls", "preloadPaywalls", "confirmAllAssignments",
+        "paywall/action", "paywall/pageMessage", "paywall/pageLoad", "dismiss", "togglePaywallSpinner", "isPaywallPresented", "latestPaywallInfo", "preloadAllPaywalls", "preloadPaywalls", "confirmAllAssignments",
         "getAssignments", "setSubscriptionStatus", "getSubscriptionStatus", "getEntitlements",
         "getEntitlementsByProductIds", "getCustomerInfo", "getProducts", "purchase", "restorePurchases",
         "handleDeepLink", "refreshConfiguration", "setLogLevel", "setLocaleIdentifier", "setInterfaceStyle", "setPlatformWrapper",
@@ -294,6 +294,13 @@ public struct MethodTable: Sendable {
         methods["restorePurchases"] = { _, _ in
             ["result": try await core { try await superwall.restorePurchases() }.wireValue]
         }
+        methods["togglePaywallSpinner"] = { request, _ in
+            let isHidden = try Params(request).bool("isHidden")
+            let state = await superwall.togglePaywallSpinner(isHidden: isHidden)
+            return ["paywallPresented": .bool(state != nil), "loadingState": state.map { .string($0.rawValue) } ?? .null]
+        }
+        methods["isPaywallPresented"] = { _, _ in ["isPaywallPresented": .bool(await superwall.isPaywallPresented)] }
+        methods["latestPaywallInfo"] = { _, _ in ["paywallInfo": await superwall.latestPaywallInfo?.wireValue ?? .null] }
         methods["dismiss"] = { _, _ in
             await superwall.dismiss()
             return [:]

@@ -202,6 +202,8 @@ public actor Superwall {
     // Presentation state (see Superwall+Presentation.swift).
     /// The paywall on screen; one at a time.
     var openPaywall: PaywallSession?
+    /// The info of the last paywall dismissed, as it was when it began to close.
+    var lastDismissedPaywallInfo: PaywallInfo?
     /// SuperwallKit's app session: every event carries its id (`$app_session_id`); a new one
     /// starts at `configure` and when the app comes back after `app_session_timeout_ms`.
     var appSessionId = ""

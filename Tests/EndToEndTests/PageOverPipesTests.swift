@@ -44,6 +44,48 @@ private func pageEvents(_ notification: JSONValue?) throws -> [JSONValue] {
         #expect(try #require(await client.reply(to: "load"))["result"] == ["action": "wait"])
     }
 
+    /// SuperwallKit's public `togglePaywallSpinner`, `isPaywallPresented` and `latestPaywallInfo`
+    /// had no method: a wrapper had to track what was on screen itself.
+    @Test func theSpinnerTogglesOverAReadyPageAndThePresentedPaywallIsKnown() async throws {
+        var client = try await PaywallClient.start()
+        client.request("before", "isPaywallPresented")
+        #expect(try #require(await client.reply(to: "before"))["result"] == ["isPaywallPresented": false])
+        client.request("none", "latestPaywallInfo")
+        #expect(try #require(await client.reply(to: "none"))["result"] == ["paywallInfo": .null])
+        let sessionId = try await client.registerAndShow("register", "open_coach_chat")
+        client.request("ping", "paywall/pageMessage", [
+            "sessionId": .string(sessionId), "message": envelope(["event_name": "ping", "version": "2023-01-12"]),
+        ])
+        _ = await client.reply(to: "ping")
+        let ready = try #require(await client.message("paywall/loadingState"))
+        #expect(ready["params"]?["state"] == "ready")
+        client.answer(ready, [:])
+        client.request("spin", "togglePaywallSpinner", ["isHidden": false])
+        #expect(try #require(await client.reply(to: "spin"))["result"] == ["paywallPresented": true, "loadingState": "manualLoading"])
+        let spinner = try #require(await client.message("paywall/loadingState"))
+        #expect(spinner["params"]?["state"] == "manualLoading")
+        client.answer(spinner, [:])
+        client.request("hide", "togglePaywallSpinner", ["isHidden": true])
+        #expect(try #require(await client.reply(to: "hide"))["result"]?["loadingState"] == "ready")
+        let hidden = try #require(await client.message("paywall/loadingState"))
+        client.answer(hidden, [:])
+        client.request("up", "isPaywallPresented")
+        #expect(try #require(await client.reply(to: "up"))["result"] == ["isPaywallPresented": true])
+        client.request("info", "latestPaywallInfo")
+        let info = try #require(await client.reply(to: "info"))["result"]?["paywallInfo"]
+        #expect(info?["paywalljsVersion"] == "2023-01-12")
+        let identifier = try #require(info?["identifier"])
+        _ = try await client.close(sessionId, register: "register")
+        client.request("after", "isPaywallPresented")
+        #expect(try #require(await client.reply(to: "after"))["result"] == ["isPaywallPresented": false])
+        client.request("last", "latestPaywallInfo")
+        let last = try #require(await client.reply(to: "last"))["result"]?["paywallInfo"]
+        #expect(last?["identifier"] == identifier)
+        #expect(last?["closeReason"] == "manualClose")
+        client.request("nothing", "togglePaywallSpinner", ["isHidden": false])
+        #expect(try #require(await client.reply(to: "nothing"))["result"] == ["paywallPresented": false, "loadingState": .null])
+    }
+
     @Test func aMessageThatDoesNotDecodeIsAnInvalidParamsErrorNamingTheEvent() async throws {
         var client = try await PaywallClient.start()
         let sessionId = try await client.registerAndShow("register", "open_coach_chat")

@@ -109,6 +109,7 @@ extension Superwall {
     /// host that does not answer within `timeouts.pageEffect` is given up on.
     func request(_ effect: PageEffect, on paywall: PaywallSession?) {
         guard let paywall, let presenter else { return }
+        if case .loadingState(let state) = effect, openPaywall?.id == paywall.id { openPaywall?.page.loadingState = state }
         let (previous, limit, sessionId) = (pageEffects, timeouts.pageEffect, paywall.id)
         pageEffects = Task {
             await previous?.value

@@ -127,6 +127,8 @@ struct PageState: Sendable {
     /// `paywall_open` and `paywall_close`, held until the page is ready for them.
     var held: [String] = []
     var loader: PageLoader?
+    /// The loading state the host was last asked to show.
+    var loadingState = PageLoadingState.loadingURL
 }
 
 /// A paywall as loaded for presentation: the presentation id is assigned per load, so it

@@ -303,6 +303,28 @@ extension Superwall {
         session.flow.handler?.onPresent(session.info)
     }
 
+    // MARK: What is on screen
+
+    /// SuperwallKit's `isPaywallPresented`.
+    public var isPaywallPresented: Bool { openPaywall != nil }
+
+    /// SuperwallKit's `latestPaywallInfo`: the paywall on screen's, else the last dismissed one's.
+    public var latestPaywallInfo: PaywallInfo? { openPaywall?.info ?? lastDismissedPaywallInfo }
+
+    /// SuperwallKit's `togglePaywallSpinner(isHidden:)`: shows the paywall's spinner
+    /// (`manualLoading`) over a ready page, or hides the spinner of a manual load or a
+    /// purchase. Answers the loading state asked of the host, nil without a paywall.
+    public func togglePaywallSpinner(isHidden: Bool) -> PageLoadingState? {
+        guard let paywall = openPaywall else { return nil }
+        let state = paywall.page.loadingState
+        if isHidden, state == .manualLoading || state == .loadingPurchase {
+            request(.loadingState(.ready), on: paywall)
+        } else if !isHidden, state == .ready {
+            request(.loadingState(.manualLoading), on: paywall)
+        }
+        return openPaywall?.page.loadingState
+    }
+
     // MARK: Dismissal
 
     /// SuperwallKit's `Superwall.dismiss()`: closes the paywall on screen, if any, as
@@ -325,6 +347,7 @@ extension Superwall {
         let info = closing.info
         let sessionId = closing.id
         closing.flow.handler?.onWillDismiss(info, result: result)
+        lastDismissedPaywallInfo = info
         delegate?.willDismissPaywall(info)
         if let presenter {
             await withDeadline(timeouts.presentation, fallback: ()) {

@@ -207,7 +207,7 @@ class Survey(WireModel):
 
 @dataclass(frozen=True)
 class PaywallInfo(WireModel):
-    """SuperwallKit's PaywallInfo (§4.9), without the web view's timings."""
+    """SuperwallKit's PaywallInfo (§4.9)."""
 
     identifier: str
     name: str = ""

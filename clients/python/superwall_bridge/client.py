@@ -322,6 +322,24 @@ class Superwall:
     async def dismiss(self) -> None:
         await self.call("dismiss")
 
+    async def toggle_paywall_spinner(self, *, is_hidden: bool) -> str | None:
+        """SuperwallKit's ``togglePaywallSpinner(isHidden:)``: shows the paywall's spinner over a
+        ready page, or hides the spinner of a manual load or a purchase (for a custom action doing
+        async work). Returns the loading state the presenter was asked to show, ``None`` when no
+        paywall is on screen."""
+        state = (await self.call("togglePaywallSpinner", {"isHidden": is_hidden}))["loadingState"]
+        return str(state) if state is not None else None
+
+    async def is_paywall_presented(self) -> bool:
+        """SuperwallKit's ``isPaywallPresented``."""
+        return bool((await self.call("isPaywallPresented"))["isPaywallPresented"])
+
+    async def latest_paywall_info(self) -> PaywallInfo | None:
+        """SuperwallKit's ``latestPaywallInfo``: the paywall on screen's info, else the last
+        dismissed one's; ``None`` before any."""
+        info = (await self.call("latestPaywallInfo"))["paywallInfo"]
+        return PaywallInfo.from_wire(info) if isinstance(info, dict) else None
+
     async def refresh_configuration(self, *, timeout: float | None = None) -> ConfigRefresh:
         """SuperwallKit's ``refreshConfiguration``: fetches the config again. A failure keeps the
         config in use and is in ``error`` (with the JSON path of an invalid config)."""

@@ -153,6 +153,10 @@ def test_a_presented_paywall_is_driven_to_its_end_with_the_handler_heard_in_orde
             assert shown.paywall.info.identifier == "limit-reached-promo-code"
             assert shown.paywall.info.feature_gating_behavior == "gated"
             await asyncio.wait_for(on_screen.wait(), 10)  # the user acts on what is on screen
+            assert await sw.is_paywall_presented()
+            assert (await sw.latest_paywall_info()).identifier == "limit-reached-promo-code"
+            # The page has not pinged: there is no ready page to put a spinner over.
+            assert await sw.toggle_paywall_spinner(is_hidden=False) == "loadingURL"
             answer = await sw.paywall_action(shown.session_id, {"type": "requestCallback", "name": "validate_promo_code",
                                                                  "variables": {"code": "SUMMER"}})
             assert answer == {"status": "success", "data": {"valid": True}}
@@ -163,6 +167,10 @@ def test_a_presented_paywall_is_driven_to_its_end_with_the_handler_heard_in_orde
             assert heard == ["present limit-reached-promo-code", "callback validate_promo_code", "dismiss declined"]
             assert presenter.dismissed[0].close_reason == "manualClose"
             assert "paywall_open" in delegate.events and "paywall_decline" in delegate.events
+            assert not await sw.is_paywall_presented()
+            latest = await sw.latest_paywall_info()
+            assert latest is not None and latest.identifier == "limit-reached-promo-code" and latest.close_reason == "manualClose"
+            assert await sw.toggle_paywall_spinner(is_hidden=True) is None
 
     run(scenario())
 

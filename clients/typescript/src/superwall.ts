@@ -279,6 +279,24 @@ export class Superwall {
         await this.call("dismiss");
     }
 
+    /** SuperwallKit's `togglePaywallSpinner(isHidden:)`: shows the paywall's spinner over a ready
+     * page, or hides the spinner of a manual load or a purchase (for a custom action doing async
+     * work). Answers the loading state the presenter was asked to show; null with no paywall up. */
+    async togglePaywallSpinner(isHidden: boolean): Promise<string | null> {
+        return (await this.call<{ paywallPresented: boolean; loadingState: string | null }>("togglePaywallSpinner", { isHidden })).loadingState;
+    }
+
+    /** SuperwallKit's `isPaywallPresented`. */
+    async isPaywallPresented(): Promise<boolean> {
+        return (await this.call<{ isPaywallPresented: boolean }>("isPaywallPresented")).isPaywallPresented;
+    }
+
+    /** SuperwallKit's `latestPaywallInfo`: the paywall on screen's info, else the last dismissed
+     * one's; null before any. */
+    async latestPaywallInfo(): Promise<PaywallInfo | null> {
+        return (await this.call<{ paywallInfo: PaywallInfo | null }>("latestPaywallInfo")).paywallInfo;
+    }
+
     /** Forwards what a paywall's page posted; answers how many events ran. */
     async pageMessage(sessionId: string, message: string | object): Promise<number> {
         return (await this.call<{ events: number }>("paywall/pageMessage", { sessionId, message }, INTERACTIVE_TIMEOUT_MS)).events;

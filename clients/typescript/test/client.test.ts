@@ -85,6 +85,10 @@ test("a gated paywall bought through the purchase controller grants the feature,
         await eventually(() => shown.length === 1, "paywall/present");
         const sessionId = shown[0]!.sessionId;
         assert.equal(shown[0]!.paywall.info.identifier, "coach-upsell-gated");
+        assert.equal(await superwall.isPaywallPresented(), true);
+        assert.equal((await superwall.latestPaywallInfo())?.identifier, "coach-upsell-gated");
+        // The page has not pinged: there is no ready page to put a spinner over.
+        assert.equal(await superwall.togglePaywallSpinner(false), "loadingURL");
         const callback = await superwall.call<{ status: string; data: { echoed: string } }>("paywall/action", {
             sessionId, action: { type: "requestCallback", name: "check" },
         });
@@ -95,6 +99,9 @@ test("a gated paywall bought through the purchase controller grants the feature,
         assert.ok(ran);
         assert.deepEqual(bought, ["com.pockettrainer.coach.monthly"]);
         assert.deepEqual(dismissed, ["purchased"]);
+        assert.equal(await superwall.isPaywallPresented(), false);
+        assert.equal((await superwall.latestPaywallInfo())?.identifier, "coach-upsell-gated");
+        assert.equal(await superwall.togglePaywallSpinner(true), null);
         const entitlements = await superwall.getEntitlements();
         assert.deepEqual(entitlements.active.map((entitlement) => entitlement.id), ["coach"]);
     } finally {

@@ -124,7 +124,7 @@ export interface PresentationStyle {
     cornerRadius: number | null;
 }
 
-/** SuperwallKit's PaywallInfo (§4.9), without the web view's timings. */
+/** SuperwallKit's PaywallInfo (§4.9). */
 export interface PaywallInfo {
     identifier: string;
     name: string;
@@ -828,6 +828,29 @@ export type PaywallPageLoadResult = {
 export type DismissParams = Record<string, never>;
 export type DismissResult = Record<string, unknown>;
 
+/** SuperwallKit's togglePaywallSpinner(isHidden:): shows the paywall's spinner over a ready page (manualLoading), or hides the spinner of a manual load or a purchase (ready), through paywall/loadingState. For a custom action that does async work. */
+export interface TogglePaywallSpinnerParams {
+    isHidden: boolean;
+}
+export type TogglePaywallSpinnerResult = {
+    /** False when no paywall is on screen: nothing was toggled. */
+    paywallPresented: boolean;
+    /** The loading state the host was last asked to show; null without a paywall. */
+    loadingState: "unknown" | "loadingURL" | "ready" | "loadingPurchase" | "manualLoading" | null;
+};
+
+/** SuperwallKit's isPaywallPresented: whether a paywall is on screen. */
+export type IsPaywallPresentedParams = Record<string, never>;
+export type IsPaywallPresentedResult = {
+    isPaywallPresented: boolean;
+};
+
+/** SuperwallKit's latestPaywallInfo: the info of the paywall on screen, else of the last one dismissed; null before any. */
+export type LatestPaywallInfoParams = Record<string, never>;
+export type LatestPaywallInfoResult = {
+    paywallInfo: PaywallInfo | null;
+};
+
 /** Preloads the paywalls of every placement, as SuperwallKit's preloadAllPaywalls: paywallPreload_start, each paywall's paywallResponseLoad_* events, paywallPreload_complete. */
 export type PreloadAllPaywallsParams = Record<string, never>;
 export type PreloadAllPaywallsResult = {
@@ -1283,6 +1306,9 @@ export interface ClientToBridgeMethods {
     "paywall/pageMessage": { params: PaywallPageMessageParams; result: PaywallPageMessageResult };
     "paywall/pageLoad": { params: PaywallPageLoadParams; result: PaywallPageLoadResult };
     "dismiss": { params: DismissParams; result: DismissResult };
+    "togglePaywallSpinner": { params: TogglePaywallSpinnerParams; result: TogglePaywallSpinnerResult };
+    "isPaywallPresented": { params: IsPaywallPresentedParams; result: IsPaywallPresentedResult };
+    "latestPaywallInfo": { params: LatestPaywallInfoParams; result: LatestPaywallInfoResult };
     "preloadAllPaywalls": { params: PreloadAllPaywallsParams; result: PreloadAllPaywallsResult };
     "preloadPaywalls": { params: PreloadPaywallsParams; result: PreloadPaywallsResult };
     "confirmAllAssignments": { params: ConfirmAllAssignmentsParams; result: ConfirmAllAssignmentsResult };
@@ -1356,6 +1382,6 @@ export interface BridgeToClientNotifications {
     "config/didRefresh": { params: ConfigDidRefreshParams };
 }
 
-export const CLIENT_TO_BRIDGE = ["initialize", "shutdown", "exit", "$/ping", "debug/echo", "configure", "getConfigurationStatus", "setDelegate", "identify", "reset", "getUserId", "setUserAttributes", "getUserAttributes", "setIntegrationAttributes", "getIntegrationAttributes", "getDeviceAttributes", "register", "getPresentationResult", "getPaywall", "paywall/action", "paywall/pageMessage", "paywall/pageLoad", "dismiss", "preloadAllPaywalls", "preloadPaywalls", "confirmAllAssignments", "getAssignments", "setSubscriptionStatus", "getSubscriptionStatus", "getEntitlements", "getEntitlementsByProductIds", "getCustomerInfo", "getProducts", "setStoreProducts", "purchase", "restorePurchases", "handleDeepLink", "getEventQueueStatus", "refreshConfiguration", "setLogLevel", "setLocaleIdentifier", "setInterfaceStyle", "setPlatformWrapper", "debug/evaluateExpression", "debug/explainPlacement", "debug/advanceClock", "app/didBecomeActive", "app/willResignActive"] as const;
+export const CLIENT_TO_BRIDGE = ["initialize", "shutdown", "exit", "$/ping", "debug/echo", "configure", "getConfigurationStatus", "setDelegate", "identify", "reset", "getUserId", "setUserAttributes", "getUserAttributes", "setIntegrationAttributes", "getIntegrationAttributes", "getDeviceAttributes", "register", "getPresentationResult", "getPaywall", "paywall/action", "paywall/pageMessage", "paywall/pageLoad", "dismiss", "togglePaywallSpinner", "isPaywallPresented", "latestPaywallInfo", "preloadAllPaywalls", "preloadPaywalls", "confirmAllAssignments", "getAssignments", "setSubscriptionStatus", "getSubscriptionStatus", "getEntitlements", "getEntitlementsByProductIds", "getCustomerInfo", "getProducts", "setStoreProducts", "purchase", "restorePurchases", "handleDeepLink", "getEventQueueStatus", "refreshConfiguration", "setLogLevel", "setLocaleIdentifier", "setInterfaceStyle", "setPlatformWrapper", "debug/evaluateExpression", "debug/explainPlacement", "debug/advanceClock", "app/didBecomeActive", "app/willResignActive"] as const;
 export const BRIDGE_TO_CLIENT_REQUESTS = ["purchaseController/purchase", "purchaseController/restorePurchases", "paywall/present", "paywall/dismiss", "paywall/showAlert", "paywall/presentSurvey", "paywall/preload", "paywall/openUrl", "paywall/requestReview", "paywall/requestPermission", "paywall/scheduleNotification", "paywall/haptic", "paywall/loadingState", "handler/onCustomCallback"] as const;
 export const BRIDGE_TO_CLIENT_NOTIFICATIONS = ["$/cancelRequest", "paywall/pageEvent", "handler/onPresent", "handler/onWillDismiss", "handler/onDismiss", "handler/onSkip", "handler/onError", "delegate/handleSuperwallEvent", "delegate/subscriptionStatusDidChange", "delegate/customerInfoDidChange", "delegate/willPresentPaywall", "delegate/didPresentPaywall", "delegate/willDismissPaywall", "delegate/didDismissPaywall", "delegate/handleCustomPaywallAction", "delegate/paywallWillOpenURL", "delegate/paywallWillOpenDeepLink", "delegate/userAttributesDidChange", "delegate/testModeTransaction", "delegate/willRedeemLink", "delegate/didRedeemLink", "delegate/handleLog", "delegate/handleSuperwallDeepLink", "config/didRefresh"] as const;
