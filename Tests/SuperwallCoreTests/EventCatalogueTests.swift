@@ -162,6 +162,7 @@ private func eventsOfPurchasesOutsideAPaywall() async throws -> [EventRow] {
     _ = try await harness.superwall.purchase(productId: annual)
     try await harness.superwall.setStoreProducts([StoreProductDetails(productIdentifier: annual, price: 99, currencyCode: "USD", priceLocale: "en_US")])
     _ = try await harness.superwall.purchase(productId: annual)
+    _ = try await harness.superwall.restorePurchases()
     return try await rows(of: harness)
 }
 

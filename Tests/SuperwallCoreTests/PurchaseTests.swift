@@ -203,14 +203,34 @@ private func showing(
         await harness.superwall.dismiss()
     }
 
-    @Test func anAppPurchaseOutsideAPaywallIsSourcedAPP() async throws {
+    /// SuperwallKit hands an app's own purchase to the store and tracks nothing; the bridge
+    /// tracked a whole transaction. Here the controller is the store.
+    @Test func anAppPurchaseOutsideAPaywallWithAControllerTracksNothing() async throws {
         let controller = ScriptedPurchaseController(.purchase(.purchased))
         let harness = await PresentationHarness.make(
             try await presentationConfig(purchaseTriggers), usingPurchaseController: true, purchaseController: controller)
+        harness.delegate.clear()
         #expect(try await harness.superwall.purchase(productId: annual) == .purchased)
         #expect(controller.asked == ["\(annual) from app"])
-        #expect(harness.delegate.event("transaction_complete")?.delegateParameters["source"] == "APP")
+        #expect(!harness.delegate.names.contains { $0.hasPrefix("transaction_") || $0 == "subscription_start" })
         await #expect(throws: SuperwallError.productNotFound("nope")) { try await harness.superwall.purchase(productId: "nope") }
+    }
+
+    /// SuperwallKit returns the store's own restore result outside a paywall; the bridge
+    /// answered `failed` when the status set had no active entitlement, with restore events.
+    @Test func anAppRestoreOutsideAPaywallWithAControllerAnswersTheControllersResultAndTracksNothing() async throws {
+        let controller = ScriptedPurchaseController(.purchase(.purchased), restoration: .restored)
+        let harness = await PresentationHarness.make(
+            try await presentationConfig(purchaseTriggers), usingPurchaseController: true, purchaseController: controller)
+        harness.delegate.clear()
+        #expect(try await harness.superwall.restorePurchases() == .restored)
+        #expect(!harness.delegate.names.contains { $0.hasPrefix("restore_") || $0 == "transaction_restore" })
+    }
+
+    @Test func aTestModePurchaseOutsideAPaywallIsSourcedAPP() async throws {
+        let harness = await PresentationHarness.make(try await presentationConfig(purchaseTriggers), testModeBehavior: .always)
+        #expect(try await harness.superwall.purchase(productId: annual) == .purchased)
+        #expect(harness.delegate.event("transaction_complete")?.delegateParameters["source"] == "APP")
     }
 }
 

@@ -19,12 +19,22 @@ extension Superwall {
     }
 
     /// SuperwallKit's `Superwall.purchase(product)`: a purchase the app starts, outside any
-    /// paywall (events with source `APP`, no dismissal).
+    /// paywall. In test mode, with the events of a purchase (source `APP`). With a purchase
+    /// controller, SuperwallKit hands the product to the store and returns its answer without
+    /// a single event; here the controller is the store.
     public func purchase(productId: String) async throws(SuperwallError) -> PurchaseResult {
         guard session != nil else { throw .notConfigured }
         let purchaser = try purchaser()
         guard let product = product(withId: productId, on: nil) else { throw .productNotFound(productId) }
-        return try await buy(product, with: purchaser, from: nil)
+        guard case .controller(let controller) = purchaser else { return try await buy(product, with: purchaser, from: nil) }
+        guard !purchaseInFlight else { throw .purchaseInProgress }
+        purchaseInFlight = true
+        defer { purchaseInFlight = false }
+        let answer = await withDeadline(timeouts.purchase, fallback: PurchaseAnswer(.timedOut)) { await controller.purchase(product, paywallInfo: nil) }
+        if answer.result == .purchased {
+            try recordPurchase(transaction(of: product, reported: answer.transaction, simulated: false))
+        }
+        return answer.result
     }
 
     /// A paywall's `restore` action.
@@ -32,11 +42,18 @@ extension Superwall {
         try await restore(with: purchaser(), from: paywall)
     }
 
-    /// SuperwallKit's `Superwall.restorePurchases()`, outside any paywall.
+    /// SuperwallKit's `Superwall.restorePurchases()`, outside any paywall. In test mode, with
+    /// the events of a restore. With a purchase controller, SuperwallKit returns the store's
+    /// own result without an event or a check of the entitlements; here the controller is the store.
     public func restorePurchases() async throws(SuperwallError) -> RestorationResult {
         guard session != nil else { throw .notConfigured }
         _ = await waitForConfig()
-        return try await restore(with: purchaser(), from: nil)
+        let purchaser = try purchaser()
+        guard case .controller(let controller) = purchaser else { return try await restore(with: purchaser, from: nil) }
+        let limit = timeouts.restore
+        return await withDeadline(limit, fallback: .failed("The purchase controller did not finish restoring within \(limit).")) {
+            await controller.restorePurchases()
+        }
     }
 
     /// Whether purchases are simulated now (SuperwallKit's `TestModeManager`).
