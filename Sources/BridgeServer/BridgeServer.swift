@@ -46,11 +46,13 @@ public final class BridgeServer: ConnectionHandler {
         host.attach(connection, capabilities: client.capabilities)
         delegate.bind(client.capabilities.delegate)
         logger.info("initialized by \(client.clientName) \(client.clientVersion ?? "") (protocol \(client.protocolVersion))")
+        for warning in client.warnings { logger.warning("initialize: \(warning.message)") }
         return [
             "protocolVersion": .string(Self.protocolVersion),
             "server": ["name": .string(Self.name), "version": .string(Self.version)],
             "sdkVersion": .string(SuperwallSDK.referenceVersion),
             "methods": .array(methods.advertised.map(JSONValue.string)),
+            "warnings": .array(client.warnings.map(\.jsonValue)),
         ]
     }
 
@@ -85,6 +87,12 @@ public final class BridgeServer: ConnectionHandler {
         switch notification.method {
         case "app/didBecomeActive": await superwall.appDidBecomeActive()
         case "app/willResignActive": await superwall.appWillResignActive()
+        case let method where methods.implemented[method] != nil || method == "initialize" || method == "shutdown":
+            // A request sent without an id (a client whose id 0 was dropped by `omitempty`):
+            // JSON-RPC forbids answering it, so the log says why nothing happened.
+            logger.warning(
+                "\(method.prefix(64)) was sent as a notification (without an id) and was not run: it is a request, and a notification gets no answer. Give it an id (0 is a valid id).")
+            return
         default:
             logger.debug("ignored notification \(notification.method)")
             return

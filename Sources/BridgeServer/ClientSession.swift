@@ -21,6 +21,9 @@ public struct ClientSession: Sendable, Equatable {
     public var clientName: String
     public var clientVersion: String?
     public var capabilities: Capabilities
+    /// Capabilities the client declared that this bridge does not know: a misspelt one would
+    /// otherwise leave the capability off without a word.
+    var warnings: [ConfigureKeys.Warning] = []
 
     init(initializeParams params: Params) throws(RPCError) {
         protocolVersion = try params.string("protocolVersion")
@@ -40,7 +43,30 @@ public struct ClientSession: Sendable, Equatable {
             capabilities.customCallbacks = try declared.optionalBool("customCallbacks") ?? false
             capabilities.delegate = try declared.optionalBool("delegate") ?? false
             capabilities.paywallPreloader = try declared.optionalBool("paywallPreloader") ?? false
+            for name in declared.members.keys.sorted() where !Self.capabilityNames.contains(name) {
+                let path = "params.capabilities.\(name.prefix(64))"
+                let suggestion = Self.capabilityNames.first { Self.isNearly(name, $0) }.map { " Did you mean \($0)?" } ?? ""
+                warnings.append(ConfigureKeys.Warning(
+                    path: path, message: "\(path) is not a capability this bridge knows; it was ignored.\(suggestion)"))
+            }
         }
+    }
+
+    static let capabilityNames = ["purchaseController", "paywallPresenter", "customCallbacks", "delegate", "paywallPreloader"]
+
+    /// Whether `typed` is `name` with at most two letters changed, added or removed, case aside.
+    private static func isNearly(_ typed: String, _ name: String) -> Bool {
+        let (a, b) = (Array(typed.lowercased().utf8), Array(name.lowercased().utf8))
+        guard abs(a.count - b.count) <= 2, a.count < 64 else { return false }
+        var previous = Array(0...b.count)
+        for (i, x) in a.enumerated() {
+            var current = [i + 1]
+            for (j, y) in b.enumerated() {
+                current.append(Swift.min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
+            }
+            previous = current
+        }
+        return previous[b.count] <= 2
     }
 
     /// A client of the same major version: minor versions only add methods, fields and

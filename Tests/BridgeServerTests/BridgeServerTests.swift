@@ -63,6 +63,20 @@ private func bridge() -> (InProcessServer, BridgeServer) {
         #expect(session?.capabilities.delegate == true)
     }
 
+    /// A misspelt capability was accepted without a word, leaving the capability off.
+    @Test func anUnknownCapabilityIsAnsweredAsAWarningNamingTheNearestOne() async {
+        let (process, server) = bridge()
+        process.client.request(1, "initialize", [
+            "protocolVersion": "1.0", "capabilities": ["purchaseControler": true, "delegate": true, "teleporter": true],
+        ])
+        let warnings = await process.client.next()?["result"]?["warnings"]?.arrayValue ?? []
+        #expect(warnings.map { $0["path"] } == ["params.capabilities.purchaseControler", "params.capabilities.teleporter"])
+        #expect(warnings.first?["message"]?.stringValue?.hasSuffix("Did you mean purchaseController?") == true)
+        #expect(warnings.last?["message"]?.stringValue?.contains("Did you mean") == false)
+        #expect(server.clientSession?.capabilities.purchaseController == false)
+        #expect(server.clientSession?.capabilities.delegate == true)
+    }
+
     @Test(arguments: [
         (JSONValue.object([:]), "params.protocolVersion"),
         (JSONValue(dictionaryLiteral: ("protocolVersion", 1)), "params.protocolVersion"),

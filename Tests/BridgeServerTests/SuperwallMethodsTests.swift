@@ -230,6 +230,30 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
         #expect(delivered.first?["params"]?["params"]?["is_superwall"] == true)
     }
 
+    /// A request sent without an id (a Go client's `omitempty` drops id 0) was dropped with a
+    /// line at debug level only.
+    @Test func aRequestSentAsANotificationIsWarnedOfAndNotRun() async {
+        let clientLog = ClientLog()
+        let logger = Logger(label: "bridge-tests") { ClientLog.Handler(label: $0, log: clientLog) }
+        let process = InProcessServer(handler: BridgeServer(logger: logger, logLevel: RecordingLogLevel(), clientLog: clientLog))
+        process.client.request(0, "initialize", ["protocolVersion": "1.0", "capabilities": ["delegate": true]])
+        _ = await process.client.nextReply()
+        process.client.notify("getUserId")
+        process.client.notify("vendor/somethingElse")
+        var notifications: [JSONValue] = []
+        _ = await call(process, "$/ping", notifications: &notifications)
+        // The log reaches the delegate on its own time, not before the next answer.
+        func logged(_ text: String) -> Bool { notifications.contains { $0["params"]?["message"]?.stringValue?.contains(text) == true } }
+        while !(logged("getUserId was sent") && logged("vendor/somethingElse")), let message = await process.client.next() {
+            notifications.append(message)
+        }
+        let logs = notifications.filter { $0["method"] == "delegate/handleLog" }.map { $0["params"] }
+        let warning = logs.first { $0?["message"]?.stringValue?.hasPrefix("getUserId was sent as a notification") == true }
+        #expect(warning??["level"] == "warn")
+        #expect(warning??["message"]?.stringValue?.contains("0 is a valid id") == true)
+        #expect(logs.first { $0?["message"]?.stringValue?.contains("vendor/somethingElse") == true }??["level"] == "debug")
+    }
+
     @Test func aBoundDelegateHearsTheLogAsHandleLogAndAnUnboundOneNothingOfIt() async {
         let clientLog = ClientLog()
         let logger = Logger(label: "bridge-tests") { ClientLog.Handler(label: $0, log: clientLog) }

@@ -716,4 +716,5 @@ class ServerInfo(WireModel):
     server: dict[str, Any] = field(default_factory=dict)
     sdk_version: str = ""
     methods: list[str] = field(default_factory=list)
+    warnings: list[dict[str, Any]] = field(default_factory=list)
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)

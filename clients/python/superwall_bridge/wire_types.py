@@ -16,7 +16,7 @@ BRIDGE_TO_CLIENT_NOTIFICATIONS: tuple[str, ...] = ('$/cancelRequest', 'paywall/p
 
 #: `initialize`: Opens the session; must come first.
 InitializeParams = TypedDict("InitializeParams", {"protocolVersion": Required[str], "client": dict[str, Any], "capabilities": dict[str, Any]}, total=False)
-InitializeResult = TypedDict("InitializeResult", {"protocolVersion": Required[str], "server": Required[dict[str, Any]], "sdkVersion": Required[str], "methods": Required[list[str]]}, total=False)
+InitializeResult = TypedDict("InitializeResult", {"protocolVersion": Required[str], "server": Required[dict[str, Any]], "sdkVersion": Required[str], "methods": Required[list[str]], "warnings": Required[list[dict[str, Any]]]}, total=False)
 
 #: `shutdown`: Resolves what the bridge waits on, flushes and persists, then answers.
 ShutdownParams = TypedDict("ShutdownParams", {}, total=False)

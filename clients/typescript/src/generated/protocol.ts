@@ -644,6 +644,11 @@ export type InitializeResult = {
     };
     sdkVersion: string;
     methods: Array<string>;
+    /** Capabilities the bridge does not know (a misspelt one is otherwise off without a word): each ignored, and logged as a warning. */
+    warnings: Array<{
+        path: string;
+        message: string;
+    }>;
 };
 
 /** Resolves what the bridge waits on, flushes and persists, then answers. */
