@@ -64,7 +64,7 @@ public final class BridgeServer: ConnectionHandler {
                 answer = try await method(request, connection)
             } catch {
                 commitTrackedEvents()
-                throw error
+                throw await explained(error)
             }
             // An answer promises that what the call tracked is on disk: when it cannot be put
             // there (a full disk), the call is answered with why, and its rows wait in memory
@@ -80,6 +80,15 @@ public final class BridgeServer: ConnectionHandler {
             throw MethodTable.notImplemented(request.method)
         }
         throw RPCError.methodNotFound(request.method)
+    }
+
+    /// `notConfigured` after a `configure` that failed says why it failed (`data.cause`):
+    /// alone, it suggested `configure` was never called.
+    private func explained(_ error: any Error) async -> any Error {
+        guard let rpc = error as? RPCError, rpc.kind == "notConfigured", let failure = await superwall.configureFailure,
+              case .object(var data)? = rpc.data else { return error }
+        data["cause"] = failure.rpcError.jsonValue
+        return RPCError(code: rpc.code, message: "\(rpc.message) The last configure failed: \(failure.description)", data: .object(data))
     }
 
     /// The client's notifications: the app's foreground and background (UIKit's names).

@@ -342,6 +342,9 @@ public actor Superwall {
     /// `configure` again), `pending` before any.
     public var configurationStatus: ConfigurationStatus { session?.status ?? (failedConfigure == nil ? .pending : .failed) }
 
+    /// Why the last `configure` could not open a session, until one does.
+    public var configureFailure: SuperwallError? { session == nil ? failedConfigure : nil }
+
     public var config: Config? { session?.config }
 
     private func outcome(of session: Session) -> ConfigureOutcome {

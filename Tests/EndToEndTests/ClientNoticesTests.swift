@@ -40,6 +40,30 @@ import TestSupport
         #expect(client.bridge.stderr.contains("test mode is on"))
     }
 
+    /// After a configure that failed (the data directory held by another bridge), every call
+    /// answered a bare "not configured", as if configure had never been called.
+    @Test func aCallAfterAFailedConfigureSaysWhyConfigureFailed() async throws {
+        let directory = Self.directory()
+        let params: JSONValue = ["apiKey": "pk_notices", "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(directory)]]
+        var holder = try await Self.start()
+        holder.bridge.client.request("configure", "configure", params)
+        #expect(await holder.reply(to: "configure")?["result"]?["configurationStatus"] == "configured")
+        var second = try await Self.start()
+        second.bridge.client.request("configure", "configure", params)
+        let failed = try #require(await second.reply(to: "configure"))["result"]
+        #expect(failed?["configurationStatus"] == "failed")
+        #expect(failed?["dataDirectory"] == .null)
+        second.bridge.client.request("user", "getUserId")
+        let error = try #require(await second.reply(to: "user"))["error"]
+        #expect(error?["data"]?["kind"] == "notConfigured")
+        #expect(error?["data"]?["cause"]?["data"]?["kind"] == "dataDirectoryInUse")
+        #expect(error?["message"]?.stringValue?.contains("The last configure failed") == true)
+        for client in [holder, second] {
+            client.bridge.client.closeWriting()
+            #expect(await client.bridge.waitForExit() == 0)
+        }
+    }
+
     @Test func configureSaysTestModeIsOffAndWhichDataDirectoryItUsed() async throws {
         var client = try await Self.start()
         let directory = Self.directory()
