@@ -123,3 +123,17 @@ extension RestorationResult {
         }
     }
 }
+
+extension PaywallKept {
+    var wireValue: JSONValue {
+        switch self {
+        case .webRestoreOffered(let locked):
+            [
+                "reason": "webRestoreOffered", "lockedEntitlements": .array(locked.map(JSONValue.string)),
+                "message": .string("The restore left \(locked.joined(separator: ", ")) locked: the web restore was offered (paywall/alert) and the paywall stays, as in SuperwallKit."),
+            ]
+        case .automaticallyDismissOff:
+            ["reason": "automaticallyDismissOff", "message": "paywalls.automaticallyDismiss is false: the app dismisses the paywall."]
+        }
+    }
+}

@@ -264,7 +264,8 @@ public struct MethodTable: Sendable {
             case .callback(let result)?:
                 return ["status": .string(result.status.rawValue), "data": result.data.map { .object(JSONValue.sortedObject($0)) } ?? .null]
             case .purchase(let result)?: return ["result": result.wireValue]
-            case .restore(let result)?: return ["result": result.wireValue]
+            case .restore(let result, let kept)?:
+                return ["result": result.wireValue, "paywallClosed": .bool(await superwall.openSessionId != sessionId), "paywallKept": kept?.wireValue ?? .null]
             }
         }
         methods["paywall/pageMessage"] = { request, _ in

@@ -285,7 +285,9 @@ private func showing(
         let shown = try await harness.waitForPresentation()
         harness.delegate.clear()
         controller.beforeAnswering = { _ = try? await harness.superwall.setSubscriptionStatus(.active([Entitlement(id: "pro")])) }
-        #expect(try await harness.superwall.perform(.restore, inSession: shown.sessionId) == .restore(.restored))
+        // The answer used to look like a plain success while the paywall stayed up.
+        #expect(try await harness.superwall.perform(.restore, inSession: shown.sessionId)
+            == .restore(.restored, paywallKept: .webRestoreOffered(lockedEntitlements: ["coach"])))
         #expect(harness.presenter.alerts.map(\.actionURL) == ["https://pockettrainer.superwall.app/manage"])
         #expect(harness.presenter.alerts.first?.title == "Some purchases were not restored")
         #expect(await harness.superwall.openSessionId == shown.sessionId)
@@ -296,7 +298,7 @@ private func showing(
     @Test func aRestoreWithNoActiveEntitlementIsAFailure() async throws {
         let (harness, shown, _) = try await showing(
             "gated", controller: ScriptedPurchaseController(.purchase(.cancelled), restoration: .restored), webRestore: false)
-        guard case .restore(.failed(let message?))? = try await harness.superwall.perform(.restore, inSession: shown.sessionId) else {
+        guard case .restore(.failed(let message?), _)? = try await harness.superwall.perform(.restore, inSession: shown.sessionId) else {
             Issue.record("expected a failure")
             return
         }

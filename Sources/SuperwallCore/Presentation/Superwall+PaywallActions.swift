@@ -17,11 +17,21 @@ public enum PaywallAction: Sendable, Equatable {
     case pageView([String: JSON])
 }
 
+/// Why a paywall stays on screen after a restore that succeeded.
+public enum PaywallKept: Sendable, Equatable {
+    /// SuperwallKit's web-restore exception: with a web restore URL, a restore that leaves
+    /// some of the paywall's entitlements locked offers the web restore (an alert) instead.
+    case webRestoreOffered(lockedEntitlements: [String])
+    /// `paywalls.automaticallyDismiss` is false: the app dismisses.
+    case automaticallyDismissOff
+}
+
 /// What a paywall action answers, for the actions that answer something.
 public enum PaywallActionResult: Sendable, Equatable {
     case callback(CustomCallbackResult)
     case purchase(PurchaseResult)
-    case restore(RestorationResult)
+    /// `paywallKept` says why a paywall stays up after a restore that succeeded.
+    case restore(RestorationResult, paywallKept: PaywallKept? = nil)
 
     public var callbackResult: CustomCallbackResult? {
         if case .callback(let result) = self { return result }
@@ -39,7 +49,10 @@ extension Superwall {
         case .purchase(let productId):
             return .purchase(try await purchase(productId: productId, from: current))
         case .restore:
-            return .restore(try await restore(from: current))
+            let result = try await restore(from: current)
+            guard result == .restored, openPaywall?.id == current.id else { return .restore(result) }
+            let locked = lockedEntitlements(of: current)
+            return .restore(result, paywallKept: locked.isEmpty ? .automaticallyDismissOff : .webRestoreOffered(lockedEntitlements: locked))
         case .close:
             await userClosed(current)
         case .custom(let name):

@@ -229,8 +229,9 @@ extension Superwall {
         let active = activeEntitlementIds
         // SuperwallKit: with a web restore URL, a restore from a paywall that leaves part of
         // what it sells locked offers the web restore instead (an alert), and the paywall stays.
-        if result == .restored, let paywall, let web = session?.config?.web2appConfig,
-           !Set(paywall.paywall.products.flatMap(\.entitlements).map(\.id)).isSubset(of: active) {
+        if result == .restored, let paywall, let web = session?.config?.web2appConfig, !lockedEntitlements(of: paywall).isEmpty {
+            Self.logger.warning(
+                "the restore from paywall \(paywall.info.identifier) succeeded, but it leaves \(lockedEntitlements(of: paywall).joined(separator: ", ")) locked: as in SuperwallKit, the web restore (\(web.restoreAccessURL)) is offered in an alert and the paywall stays up")
             await offerWebRestore(web.restoreAccessURL, on: paywall, hasEntitlements: !active.isEmpty)
             return .restored
         }
@@ -255,6 +256,13 @@ extension Superwall {
         passToPage("restore_complete", on: paywall)
         await dismissIfAutomatic(paywall, result: .restored)
         return .restored
+    }
+
+    /// The entitlements `paywall` sells that are not active, with a web restore URL in the
+    /// config (SuperwallKit's condition for offering the web restore); empty otherwise.
+    func lockedEntitlements(of paywall: PaywallSession) -> [String] {
+        guard session?.config?.web2appConfig != nil else { return [] }
+        return Set(paywall.paywall.products.flatMap(\.entitlements).map(\.id)).subtracting(activeEntitlementIds).sorted()
     }
 
     /// Asks the host to offer the web restore page, within the presentation deadline.
