@@ -804,6 +804,16 @@ export interface PaywallActionParams {
 }
 export type PaywallActionResult = CustomCallbackResult | {
     result: PurchaseResult;
+} | {
+    result: PurchaseResult;
+    /** Whether the paywall is down after the restore. */
+    paywallClosed: boolean;
+    /** Why a paywall stays up after a restore that succeeded; null otherwise. */
+    paywallKept: {
+        reason: "webRestoreOffered" | "automaticallyDismissOff";
+        lockedEntitlements?: Array<string>;
+        message: string;
+    } | null;
 } | Record<string, unknown>;
 
 /** Forwards what the paywall's page posted (window.webkit.messageHandlers.paywallMessageHandler): the bridge decodes it as SuperwallKit does and performs each event in order. */
