@@ -64,6 +64,22 @@ import TestSupport
         }
     }
 
+    /// A controller that answered `purchased` without ever setting a status that covers the
+    /// product: the feature was granted while the status stayed inactive, without a word.
+    @Test func aPurchaseTheStatusNeverCoversIsWarnedOfAfterTheStatusWait() async throws {
+        var (client, sessionId) = try await PurchaseOverPipesTests.showingGatedPaywall(timeouts: ["subscriptionStatusMs": 200])
+        client.request("buy", "paywall/action", [
+            "sessionId": .string(sessionId), "action": ["type": "purchase", "productId": .string(PurchaseOverPipesTests.coach)],
+        ])
+        client.answer(try #require(await client.message("purchaseController/purchase")), ["type": "purchased"])
+        client.answer(try #require(await client.message("paywall/dismiss")), [:])
+        let log = await client.log { $0.contains("answered purchased for \(PurchaseOverPipesTests.coach)") }
+        #expect(log?["level"] == "warn")
+        #expect(log?["message"]?.stringValue?.contains("setSubscriptionStatus") == true)
+        client.bridge.client.closeWriting()
+        #expect(await client.bridge.waitForExit() == 0)
+    }
+
     @Test func configureSaysTestModeIsOffAndWhichDataDirectoryItUsed() async throws {
         var client = try await Self.start()
         let directory = Self.directory()

@@ -33,6 +33,7 @@ extension Superwall {
         let answer = await withDeadline(timeouts.purchase, fallback: PurchaseAnswer(.timedOut)) { await controller.purchase(product, paywallInfo: nil) }
         if answer.result == .purchased {
             try recordPurchase(transaction(of: product, reported: answer.transaction, simulated: false))
+            expectStatusToCover(product)
         }
         return answer.result
     }
@@ -146,6 +147,7 @@ extension Superwall {
         case .purchased:
             let transaction = transaction(of: product, reported: answer.transaction, simulated: purchaser.isTestMode)
             try recordPurchase(transaction)
+            if !purchaser.isTestMode { expectStatusToCover(product) }
             passPurchaseToPage(product, on: paywall)
             track("transaction_complete", parameters.merging(completionParameters(transaction, product: product)) { _, new in new }, custom: custom, subject: subject)
             // SuperwallKit flushes its queue right after a completed transaction.
@@ -256,6 +258,25 @@ extension Superwall {
         passToPage("restore_complete", on: paywall)
         await dismissIfAutomatic(paywall, result: .restored)
         return .restored
+    }
+
+    /// A controller that answers `purchased` owns the status: when, `timeouts.subscriptionStatusMs`
+    /// later, the status the client set does not cover the product's entitlements, the feature
+    /// was granted but the user's status says otherwise. Said at warning level.
+    private func expectStatusToCover(_ product: Product) {
+        let expected = Set(product.entitlements.map(\.id))
+        guard !expected.isEmpty, let limit = session?.timeouts.subscriptionStatus else { return }
+        Task { [weak self] in
+            try? await Task.sleep(for: limit)
+            await self?.warnIfStatusDoesNotCover(expected, bought: product.id, after: limit)
+        }
+    }
+
+    private func warnIfStatusDoesNotCover(_ expected: Set<String>, bought productId: String, after limit: Duration) {
+        let missing = expected.subtracting(activeEntitlementIds)
+        guard session != nil, !missing.isEmpty else { return }
+        Self.logger.warning(
+            "the purchase controller answered purchased for \(productId), but \(limit) later the subscription status does not have \(missing.sorted().joined(separator: ", ")) active: call setSubscriptionStatus with the entitlements the purchase granted")
     }
 
     /// The entitlements `paywall` sells that are not active, with a web restore URL in the
