@@ -80,6 +80,19 @@ import TestSupport
         #expect(await client.bridge.waitForExit() == 0)
     }
 
+    /// The demo's daily-limit paywall sells pro.monthly, and showed it to pro subscribers too.
+    @Test func theDemoSellsItsDailyLimitOfferOnlyToUsersWithoutPro() async throws {
+        var client = try await PaywallClient.start(capabilities: ["purchaseController": true])
+        client.request("attributes", "setUserAttributes", ["attributes": ["workouts_completed": 5]])
+        _ = await client.reply(to: "attributes")
+        for (status, outcome) in [(["type": "inactive"], "paywall"), (["type": "active", "entitlements": [["id": "pro"]]], "noAudienceMatch")] as [(JSONValue, JSONValue)] {
+            client.request("status", "setSubscriptionStatus", ["status": status])
+            _ = await client.reply(to: "status")
+            client.request("result", "getPresentationResult", ["placement": "daily_limit_reached"])
+            #expect(await client.reply(to: "result")?["result"]?["type"] == outcome, "\(status)")
+        }
+    }
+
     @Test func configureSaysTestModeIsOffAndWhichDataDirectoryItUsed() async throws {
         var client = try await Self.start()
         let directory = Self.directory()

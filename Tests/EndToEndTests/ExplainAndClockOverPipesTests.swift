@@ -147,7 +147,7 @@ import TestSupport
         #expect(text.status == 0)
         #expect(!text.stdout.contains("\u{1B}["), "no colour when piped")
         #expect(text.stdout.contains(#"├─ user.workouts_completed >= 3  ✗ String("many") can not be compared to Int(3)"#))
-        #expect(text.stdout.contains("└─ !(\"coach\" in device.activeEntitlements)  (not evaluated)"))
+        #expect(text.stdout.contains("└─ !(\"pro\" in device.activeEntitlements)  (not evaluated)"))
         #expect(text.stdout.hasSuffix("outcome: noAudienceMatch, feature granted\n"))
 
         let json = try await runBridge(["explain", "--config", config.path, "--params", #"{"path": "promo", "offer": "summer"}"#, "--json", "deepLink_open"])

@@ -34,12 +34,12 @@ import Testing
         #expect(check.occurrence?.storedCount == 0)
         #expect(check.occurrence?.allowsAnother == true)
         let rule = try ruleExplanation(check)
-        #expect(rule.trace.text == #"user.workouts_completed >= 3 && !("coach" in device.activeEntitlements)"#)
+        #expect(rule.trace.text == #"user.workouts_completed >= 3 && !("pro" in device.activeEntitlements)"#)
         #expect(rule.trace.outcome == .value(.bool(true)))
         let threshold = rule.trace.children[0]
         #expect(threshold.text == "user.workouts_completed >= 3")
         #expect(threshold.children[0].outcome == .value(.int(5)))
-        #expect(rule.trace.children[1].children[0].children.map(\.text) == [#""coach""#, "device.activeEntitlements"])
+        #expect(rule.trace.children[1].children[0].children.map(\.text) == [#""pro""#, "device.activeEntitlements"])
     }
 
     @Test func aProWorkoutIsExplainedIntoTheHoldoutTheUserWasDrawnInto() async throws {

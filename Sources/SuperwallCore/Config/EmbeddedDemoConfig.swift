@@ -131,7 +131,7 @@ enum EmbeddedDemoConfig {
         {
           "experiment_group_id": "1003",
           "experiment_id": "2004",
-          "expression_cel": "user.workouts_completed >= 3 && !(\"coach\" in device.activeEntitlements)",
+          "expression_cel": "user.workouts_completed >= 3 && !(\"pro\" in device.activeEntitlements)",
           "occurrence": {
             "key": "daily-limit-once-per-hour",
             "max_count": 1,
