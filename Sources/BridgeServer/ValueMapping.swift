@@ -67,7 +67,13 @@ extension SuperwallError {
         case .noPurchaseController: code = -32005
         case .dataDirectory, .configUnavailable, .storage, .storageFull: code = -32603
         case .invalidConfig(let error):
-            return RPCError(code: -32603, message: description, kind: kind, details: ["path": .string(error.path)])
+            // The config is the client's input: an invalid one is not an internal error.
+            var details: JSONObject = ["path": .string(error.path)]
+            if let line = error.line, let column = error.column {
+                details["line"] = .int(Int64(line))
+                details["column"] = .int(Int64(column))
+            }
+            return RPCError(code: -32602, message: description, kind: kind, details: details)
         case .paywallSkipped(let reason):
             return RPCError(code: Self.paywallSkippedCode, message: description, kind: kind, details: ["skipReason": reason.wireValue])
         case .presentation(let error): return error.rpcError
@@ -91,6 +97,17 @@ extension ConfigRefresh {
             "added": .array(added.map(JSONValue.string)), "changed": .array(changed.map(JSONValue.string)),
             "removed": .array(removed.map(JSONValue.string)), "error": error?.jsonValue ?? .null,
             "decisionChanges": .array(decisionChanges.map(\.jsonValue)),
+            "placements": placements.wireValue, "campaigns": campaigns.wireValue, "experiments": experiments.wireValue,
+            "warnings": .array(warnings.map { ["path": .string($0.path), "message": .string($0.message)] }),
+        ]
+    }
+}
+
+extension ConfigDiff {
+    var wireValue: JSONValue {
+        [
+            "added": .array(added.map(JSONValue.string)), "changed": .array(changed.map(JSONValue.string)),
+            "removed": .array(removed.map(JSONValue.string)),
         ]
     }
 }

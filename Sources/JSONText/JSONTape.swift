@@ -455,6 +455,15 @@ struct SyntaxFault: Error {
     var offset: Int
 
     var error: DecodingError {
-        .dataCorrupted(.init(codingPath: [], debugDescription: "The given data was not valid JSON: \(what) at byte \(offset)."))
+        .dataCorrupted(.init(
+            codingPath: [], debugDescription: "The given data was not valid JSON: \(what) at byte \(offset).",
+            underlyingError: JSONTextSyntaxError(reason: "\(what)", offset: offset)))
     }
+}
+
+/// Why and where text is not JSON, as the `underlyingError` of the `DecodingError` a parse
+/// throws: `offset` counts bytes from the start of the text parsed.
+public struct JSONTextSyntaxError: Error, Sendable, Equatable {
+    public let reason: String
+    public let offset: Int
 }

@@ -460,7 +460,8 @@ public actor Superwall {
             } else {
                 let reason = (error as? ConfigDecodingError).map { "the config is invalid at \($0)" } ?? "\(error)"
                 session?.status = .failed
-                session?.configError = .configUnavailable(reason)
+                // An invalid config is the client's to fix, at a path: not a fetch that failed.
+                session?.configError = (error as? ConfigDecodingError).map(SuperwallError.invalidConfig) ?? .configUnavailable(reason)
                 track("config_fail", ["error_message": .string(reason)])
                 configWaiters.resumeAll(())
             }

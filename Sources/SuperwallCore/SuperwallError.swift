@@ -73,7 +73,9 @@ public enum SuperwallError: Error, Sendable, Equatable, CustomStringConvertible 
         case .storageFull(let reason):
             return "The data directory's disk is full (\(reason)); what was accepted before is kept. Free space and try again."
         case .configUnavailable(let reason): return "No config could be loaded: \(reason)."
-        case .invalidConfig(let error): return "The config is invalid at \(error.path): \(error.reason)."
+        case .invalidConfig(let error):
+            if let line = error.line, let column = error.column { return "The config is not JSON at line \(line), column \(column): \(error.reason)." }
+            return "The config is invalid at \(error.path): \(error.reason)."
         case .reservedPlacementName(let name):
             return "\"\(name)\" is one of Superwall's own events and cannot be registered as a placement; choose another name."
         case .paywallSessionNotFound(let id): return "No paywall session \(id) is on screen; it was dismissed or never existed."

@@ -69,8 +69,24 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
         let process = await bridgeProcess()
         let result = await call(process, "configure", configureParams(temporaryDirectory(), source: ["type": "file", "path": .string(path)]))?["result"]
         #expect(result?["configurationStatus"] == "failed")
-        #expect(result?["error"]?["data"]?["kind"] == "configUnavailable")
-        #expect(result?["error"]?["message"]?.stringValue?.contains("$.trigger_options[0].event_name") == true)
+        #expect(result?["error"]?["data"]?["kind"] == "invalidConfig")
+        #expect(result?["error"]?["data"]?["path"] == "$.trigger_options[0].event_name")
+        #expect(result?["error"]?["code"] == -32602)
+    }
+
+    /// Text that is not JSON gave path `$` and a byte offset inside the message, as an
+    /// internal error.
+    @Test func aConfigFileThatIsNotJSONAnswersItsLineAndColumn() async throws {
+        let path = temporaryDirectory() + ".json"
+        try Data("{\n  \"build_id\": \"x\",\n  \"trigger_options\": [,]\n}".utf8).write(to: URL(fileURLWithPath: path))
+        let process = await bridgeProcess()
+        let result = await call(process, "configure", configureParams(temporaryDirectory(), source: ["type": "file", "path": .string(path)]))?["result"]
+        let error = result?["error"]
+        #expect(error?["data"]?["kind"] == "invalidConfig")
+        #expect(error?["code"] == -32602)
+        #expect(error?["data"]?["line"] == 3)
+        #expect(error?["data"]?["column"] == 23)
+        #expect(error?["message"]?.stringValue?.contains("line 3, column 23") == true)
     }
 
     @Test func anUnreachableServerFailsConfigureWithTheTransportError() async {

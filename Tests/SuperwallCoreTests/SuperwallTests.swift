@@ -135,7 +135,8 @@ private func options(_ directory: String, source: any ConfigSource = EmbeddedCon
         let source = InMemoryConfigSource(body: #"{"build_id": 7}"#)
         let outcome = await makeSuperwall(delegate).configure(apiKey: "pk_test", options: options(temporaryDirectory(), source: source))
         #expect(outcome.status == .failed)
-        #expect(outcome.error?.kind == "configUnavailable")
+        // The same kind a refresh and `validate` give: an invalid config, not a failed fetch.
+        #expect(outcome.error?.kind == "invalidConfig")
         #expect(outcome.error?.description.contains("$.build_id") == true)
         let failure = delegate.events.first { $0.name == "config_fail" }
         #expect(failure?.delegateParameters["error_message"]?.stringValue?.contains("$.build_id") == true)

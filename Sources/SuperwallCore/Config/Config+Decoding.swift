@@ -6,7 +6,30 @@ import Synchronization
 public struct ConfigDecodingError: Error, Sendable, Equatable, CustomStringConvertible {
     public var path: String
     public var reason: String
-    public var description: String { "\(path): \(reason)" }
+    /// For text that is not JSON: where it stops being JSON, 1-based (the column in bytes).
+    public var line: Int?
+    public var column: Int?
+    public var description: String {
+        guard let line, let column else { return "\(path): \(reason)" }
+        return "line \(line), column \(column): \(reason)"
+    }
+
+    public init(path: String, reason: String, line: Int? = nil, column: Int? = nil) {
+        self.path = path
+        self.reason = reason
+        self.line = line
+        self.column = column
+    }
+
+    /// Text that is not JSON, at `offset` of `text`.
+    init(syntax: JSONTextSyntaxError, in text: Data) {
+        let offset = min(max(syntax.offset, 0), text.count)
+        let before = text.prefix(offset)
+        let lastNewline = before.lastIndex(of: UInt8(ascii: "\n"))
+        self.init(
+            path: "$", reason: "not JSON: \(syntax.reason)", line: before.count { $0 == UInt8(ascii: "\n") } + 1,
+            column: offset - (lastNewline.map { $0 - text.startIndex + 1 } ?? 0) + 1)
+    }
 }
 
 extension Config {
@@ -36,6 +59,9 @@ extension Config {
             throw error
         } catch let error as DecodingError {
             // Text that is not JSON fails the config wherever it is.
+            if case .dataCorrupted(let context) = error, let syntax = context.underlyingError as? JSONTextSyntaxError {
+                throw ConfigDecodingError(syntax: syntax, in: data)
+            }
             throw ConfigDecodingError(error)
         } catch {
             throw ConfigDecodingError(path: "$", reason: String(describing: error))

@@ -13,20 +13,74 @@ public struct ConfigRefresh: Sendable, Equatable {
     /// Of the placements `configure` asked to explain on refresh, those whose decision for
     /// the current user the new config changed, in the order they were asked for.
     public var decisionChanges: [DecisionChange] = []
+    /// What the refresh changed besides paywalls, so an editor can show what an edit did:
+    /// placements by name, campaigns by `experiment_group_id`, and experiments (each
+    /// audience rule) by `experiment_id`.
+    public var placements = ConfigDiff()
+    public var campaigns = ConfigDiff()
+    public var experiments = ConfigDiff()
+    /// What `superwall-bridge validate` finds in the new config: rules that do not compile,
+    /// elements SuperwallKit drops, variants naming a missing paywall, then its warnings.
+    /// The config is in use all the same, as SuperwallKit would use it.
+    public var warnings: [ConfigProblem] = []
 
     public var refreshed: Bool { error == nil }
 }
 
+/// The names a refresh added, changed and removed, each sorted.
+public struct ConfigDiff: Sendable, Equatable {
+    public var added: [String] = []
+    public var changed: [String] = []
+    public var removed: [String] = []
+
+    public init() {}
+
+    init<Value: Equatable>(from before: [String: Value], to after: [String: Value]) {
+        added = after.keys.filter { before[$0] == nil }.sorted()
+        removed = before.keys.filter { after[$0] == nil }.sorted()
+        changed = after.compactMap { name, value in before[name].flatMap { $0 != value ? name : nil } }.sorted()
+    }
+}
+
 extension Config {
-    /// The paywalls `self` adds, changes and removes compared with `old`, each sorted
+    /// The paywalls `self` adds, changes and removes compared with `old`, by cache key
     /// (`ConfigLogic.getRemovedOrChangedPaywallIds`, with the additions too).
-    func paywallChanges(from old: Config) -> (added: [String], changed: [String], removed: [String]) {
-        let before = Dictionary(old.paywalls.map { ($0.identifier, $0.cacheKey) }, uniquingKeysWith: { first, _ in first })
-        let after = Dictionary(paywalls.map { ($0.identifier, $0.cacheKey) }, uniquingKeysWith: { first, _ in first })
-        let added = after.keys.filter { before[$0] == nil }.sorted()
-        let removed = before.keys.filter { after[$0] == nil }.sorted()
-        let changed = after.compactMap { identifier, cacheKey in before[identifier].flatMap { $0 != cacheKey ? identifier : nil } }.sorted()
-        return (added, changed, removed)
+    func paywallChanges(from old: Config?) -> ConfigDiff {
+        func keys(_ config: Config?) -> [String: String] {
+            Dictionary((config?.paywalls ?? []).map { ($0.identifier, $0.cacheKey) }, uniquingKeysWith: { first, _ in first })
+        }
+        return ConfigDiff(from: keys(old), to: keys(self))
+    }
+
+    func placementChanges(from old: Config?) -> ConfigDiff {
+        func triggers(_ config: Config?) -> [String: Trigger] {
+            Dictionary((config?.triggers ?? []).map { ($0.placementName, $0) }, uniquingKeysWith: { _, last in last })
+        }
+        return ConfigDiff(from: triggers(old), to: triggers(self))
+    }
+
+    /// Each campaign's audiences, with the placement each is on.
+    func campaignChanges(from old: Config?) -> ConfigDiff {
+        ConfigDiff(from: audiences(of: old, by: \.experimentGroupId), to: audiences(of: self, by: \.experimentGroupId))
+    }
+
+    func experimentChanges(from old: Config?) -> ConfigDiff {
+        ConfigDiff(from: audiences(of: old, by: \.experimentId), to: audiences(of: self, by: \.experimentId))
+    }
+
+    private struct PlacedAudience: Equatable {
+        var placement: String
+        var audience: Audience
+    }
+
+    private func audiences(of config: Config?, by key: KeyPath<Audience, String>) -> [String: [PlacedAudience]] {
+        var grouped: [String: [PlacedAudience]] = [:]
+        for trigger in config?.triggers ?? [] {
+            for audience in trigger.audiences {
+                grouped[audience[keyPath: key], default: []].append(PlacedAudience(placement: trigger.placementName, audience: audience))
+            }
+        }
+        return grouped
     }
 }
 
@@ -64,8 +118,15 @@ extension Superwall {
             // Bounded as `configure`'s fetch is: without it, attempts of 60 s and their retries ran for minutes.
             try await fetchAndAdopt(from: source, cachedBuildId: old?.buildId, maxRetries: maxConfigRetryCount, timeLimit: timeouts.config)
             guard let new = session?.config else { throw SuperwallError.configUnavailable("the config is gone") }
-            let changes = old.map { new.paywallChanges(from: $0) } ?? (added: new.paywalls.map(\.identifier).sorted(), changed: [], removed: [])
+            let changes = new.paywallChanges(from: old)
             var report = ConfigRefresh(buildId: new.buildId, added: changes.added, changed: changes.changed, removed: changes.removed)
+            report.placements = new.placementChanges(from: old)
+            report.campaigns = new.campaignChanges(from: old)
+            report.experiments = new.experimentChanges(from: old)
+            report.warnings = new.problems + new.warnings
+            let problems = new.problems
+            for problem in problems.prefix(10) { Self.logger.warning("the refreshed config \(new.buildId) is in use, but \(problem)") }
+            if problems.count > 10 { Self.logger.warning("the refreshed config \(new.buildId) has \(problems.count - 10) more problems: see config/didRefresh's warnings") }
             for (placement, before) in zip(explainedOnRefresh, before) {
                 let after = explanation(of: placement, in: new)
                 if after.decision != before { report.decisionChanges.append(DecisionChange(placement: placement, before: before, after: after)) }

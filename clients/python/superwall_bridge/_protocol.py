@@ -707,6 +707,10 @@ class ConfigRefresh(WireModel):
     removed: list[str] = field(default_factory=list)
     error: ErrorInfo | None = None
     decision_changes: list[DecisionChange] = field(default_factory=list)
+    placements: dict[str, Any] = field(default_factory=dict)
+    campaigns: dict[str, Any] = field(default_factory=dict)
+    experiments: dict[str, Any] = field(default_factory=dict)
+    warnings: list[dict[str, Any]] = field(default_factory=list)
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 

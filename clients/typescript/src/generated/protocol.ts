@@ -369,6 +369,29 @@ export interface ConfigRefresh {
     error: ErrorObject | null;
     /** Of the placements configure's options.explainOnRefresh names, those the refresh made decide differently for the current user, in the order named; empty otherwise. */
     decisionChanges: Array<DecisionChange>;
+    /** Placements (trigger_options by event_name) the refresh added, changed and removed. */
+    placements: {
+        added: Array<string>;
+        changed: Array<string>;
+        removed: Array<string>;
+    };
+    /** Campaigns (by experiment_group_id) whose audiences the refresh added, changed and removed. */
+    campaigns: {
+        added: Array<string>;
+        changed: Array<string>;
+        removed: Array<string>;
+    };
+    /** Experiments (each audience rule, by experiment_id) the refresh added, changed and removed. */
+    experiments: {
+        added: Array<string>;
+        changed: Array<string>;
+        removed: Array<string>;
+    };
+    /** What `superwall-bridge validate` finds in the new config (rules that do not compile, dropped elements, variants naming a missing paywall, then its warnings), with JSON paths. The config is in use all the same. */
+    warnings: Array<{
+        path: string;
+        message: string;
+    }>;
 }
 
 /** Superscript's tagged value. */
