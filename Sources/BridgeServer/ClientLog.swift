@@ -3,9 +3,14 @@ import JSONRPC
 import Logging
 import Synchronization
 
-/// SuperwallKit's `handleLog`: every line the process logs, whatever the log level, also goes
-/// to the client's delegate as `delegate/handleLog`, while one is bound. Lines are not
-/// buffered for a delegate not bound yet: the delegate's other notifications keep that room.
+/// SuperwallKit's `handleLog`: every line the process logs also goes to the client's delegate
+/// as `delegate/handleLog`, while one is bound. Lines are not buffered for a delegate not bound
+/// yet: the delegate's other notifications keep that room.
+///
+/// The delegate hears the lines of the process's log level (`--log-level`, `setLogLevel`,
+/// `configure`'s `logging.level`), as stderr does. SuperwallKit hands its delegate every line
+/// whatever the level; here the debug level narrates every placement's decision, and building
+/// those lines for each `register` when nobody asked for them would cost every call.
 ///
 /// At most `linesPerSecond` lines a second are forwarded; past that, lines are counted, and
 /// one line at the end of the second says how many were not forwarded. A flood of ignored
@@ -30,7 +35,7 @@ public final class ClientLog: Sendable {
         var heldBack = 0
     }
 
-    func forward(level: Logger.Level, scope: String, message: String, metadata: Logger.Metadata) {
+    public func forward(level: Logger.Level, scope: String, message: String, metadata: Logger.Metadata) {
         guard let delegate = channel.withLock({ $0 }), delegate.isBound else { return }
         let now = ContinuousClock.now
         let (allowed, startsCount) = budget.withLock { budget -> (Bool, Bool) in
@@ -82,8 +87,8 @@ public final class ClientLog: Sendable {
         }
     }
 
-    /// A log handler that forwards every line (its level is `trace`: the process's level
-    /// decides what is printed, not what the delegate hears).
+    /// A log handler that forwards every line it is given, for a process whose loggers hand
+    /// their lines to this alone (the command's handler forwards through `forward` itself).
     public struct Handler: LogHandler {
         public var metadata: Logger.Metadata = [:]
         public var logLevel: Logger.Level = .trace

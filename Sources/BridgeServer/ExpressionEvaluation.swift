@@ -33,20 +33,20 @@ public enum ExpressionEvaluation {
     /// The members of the typed form; an object with `variables` is in it.
     private static let typedFormKeys: Set<String> = ["variables", "computed", "device", "host"]
 
-    /// The context from its JSON form; an absent one is empty. An object with `variables` is
-    /// the conformance data's typed form; any other object is plain JSON, the form a person
-    /// writes (`{"user": {"plan": "pro"}}`), whose members are the variables, read as the
-    /// bridge reads attributes.
+    /// The context from its JSON form; an absent one is empty. The conformance data's typed
+    /// form is recognised by its own keys (`isTypedForm`); any other object is plain JSON, the
+    /// form a person writes (`{"user": {"plan": "pro"}}`), whose members are the variables,
+    /// read as the bridge reads attributes.
     public static func context(from json: JSONValue?) throws(InvalidContext) -> EvaluationContext {
         guard let json, json != .null else { return EvaluationContext() }
         guard case .object(let members) = json else { throw InvalidContext(description: "the context must be an object") }
-        guard members["variables"] != nil else {
+        guard isTypedForm(members) else {
             return EvaluationContext(variables: Dictionary(uniqueKeysWithValues: members.map { ($0.key, Value(JSON($0.value))) }))
         }
         let stray = members.keys.filter { !typedFormKeys.contains($0) }
         guard stray.isEmpty else {
             throw InvalidContext(description: "context.\(stray[0]) is not part of the typed form, which takes variables, computed, device and host "
-                + "(without variables, the whole object is read as plain JSON)")
+                + "(an object that is not in the typed form is read whole as plain JSON)")
         }
         do {
             return try JSONDecoder().decode(EvaluationContext.self, from: Data(JSONWriter.encode(json)))
@@ -55,6 +55,19 @@ public enum ExpressionEvaluation {
         } catch {
             throw InvalidContext(description: "\(error)")
         }
+    }
+
+    /// The typed form: `variables`, or only the typed form's keys with a `computed` or
+    /// `host` (which plain JSON would not name), or a `device` that declares functions (each
+    /// member an array of argument lists). A context that declares only host functions,
+    /// `{"device": {"daysSince": [...]}, "host": {...}}`, was read as plain JSON, and its
+    /// functions answered Null.
+    private static func isTypedForm(_ members: JSONObject) -> Bool {
+        if members["variables"] != nil { return true }
+        guard !members.isEmpty, members.keys.allSatisfy(typedFormKeys.contains) else { return false }
+        if members["computed"] != nil || members["host"] != nil { return true }
+        guard case .object(let device)? = members["device"], !device.isEmpty else { return false }
+        return device.values.allSatisfy { if case .array = $0 { true } else { false } }
     }
 
     static func encode(_ value: Value) -> JSONValue {

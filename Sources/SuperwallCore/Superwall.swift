@@ -443,7 +443,10 @@ public actor Superwall {
         }
         let cached = (try? await Self.awayFromTheReader { [store] in Self.config(cached: (try? store?.document(.lastConfig)) ?? nil) }) ?? nil
         let subscribed = (try? store?.value(.subscriptionStatus))??.isActive == true
+        DecisionLog.configManager.debug(
+            "configure: the config comes from \(source.description)\(cached.map { "; a cached build \($0.buildId) is kept" } ?? "; nothing is cached")")
         if let cached, subscribed {
+            DecisionLog.configManager.debug("configure: the user is subscribed, so the cached build \(cached.buildId) is used at once and refreshed in the background")
             adopt(cached, refresh: nil)
             refreshInBackground(from: source, options: options)
             return
@@ -455,10 +458,12 @@ public actor Superwall {
                 timeLimit: limited ? .seconds(1) : options.timeouts.config)
         } catch {
             if let cached {
+                DecisionLog.configManager.debug("configure: the fetch failed (\(error)); the cached build \(cached.buildId) is used")
                 adopt(cached, refresh: RefreshReport(cacheStatus: "CACHED", fetchSeconds: 0, retryCount: 0))
                 refreshInBackground(from: source, options: options)
             } else {
                 let reason = (error as? ConfigDecodingError).map { "the config is invalid at \($0)" } ?? "\(error)"
+                DecisionLog.configManager.debug("configure: no config: \(reason)")
                 session?.status = .failed
                 // An invalid config is the client's to fix, at a path: not a fetch that failed.
                 session?.configError = (error as? ConfigDecodingError).map(SuperwallError.invalidConfig) ?? .configUnavailable(reason)
@@ -562,6 +567,8 @@ public actor Superwall {
     /// fetching first, where SuperwallKit tracks no `config_refresh`.
     private func adopt(_ config: Config, refresh: RefreshReport?) {
         let isFirstConfig = session?.config == nil
+        DecisionLog.configManager.debug(
+            "config build \(config.buildId) in use: \(config.triggers.count) placements, \(config.paywalls.count) paywalls, \(config.products.count) products\(refresh.map { ", \($0.cacheStatus == "CACHED" ? "from the cache" : "fetched in \(String(format: "%.3f", $0.fetchSeconds)) s after \($0.retryCount) retries")" } ?? ", from the cache")")
         session?.config = config
         rulesCallMatches.store(config.triggers.contains { $0.audiences.contains { $0.rule?.mayCallMatches == true } }, ordering: .relaxed)
         warnOfAnUnknownBundleId(against: config)
@@ -650,6 +657,8 @@ public actor Superwall {
         }
         // SuperwallKit saves its ids, and tracks the merged attributes, as each is set: the
         // user id, then (after the alias) the seed the user id gives.
+        DecisionLog.identityManager.debug(
+            "identify: user \(userId)\(switching ? ", switching from another identified user (reset first: new alias, no attributes or assignments)" : ", keeping the anonymous user's alias, attributes and assignments")")
         trackIdentityAttributes()
         track("identity_alias")
         if reseeds { trackIdentityAttributes() }
@@ -697,6 +706,7 @@ public actor Superwall {
             }
         }
         session = updated
+        DecisionLog.identityManager.debug("reset: a new anonymous user \(updated.identity.aliasId), seed \(updated.identity.seed)")
         trackResetAttributes()
         announceTestMode()
         try userWasReset()
@@ -772,6 +782,8 @@ public actor Superwall {
         guard var current = session else { throw .notConfigured }
         let installedAt = ISO8601.string(from: current.appInstalledAt)
         current.userAttributes = UserAttributes.merge(changes, into: current.userAttributes, applicationInstalledAt: installedAt)
+        DecisionLog.identityManager.debug(
+            "user attributes merged: \(changes.keys.sorted().map { changes[$0]! == nil || changes[$0]!! == .null ? "-\($0)" : $0 }.joined(separator: ", ")) (\(current.userAttributes.count) in all)")
         try Self.checkTotal(of: current.userAttributes)
         let updated = current
         try persisting { try updated.store.set(updated.userAttributes, for: .userAttributes) }

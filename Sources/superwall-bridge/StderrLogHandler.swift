@@ -12,14 +12,20 @@ import Glibc
 /// A client that pipes stderr but never reads it fills the pipe after 64 KiB; a plain
 /// synchronous handler would then stall whatever thread logged, request handling included.
 /// Here lines queue up to a bound, and past it are counted and dropped.
+///
+/// Each line also goes to the client's delegate (`clientLog`). One handler for both, at one
+/// level: swift-log's multiplexing handler fixes its level when it is made, so with the
+/// delegate's handler beside this one every debug line was built, whatever the level.
 struct StderrLogHandler: LogHandler {
     var metadata: Logger.Metadata = [:]
     private let label: String
     private let sink: Sink
+    private let clientLog: ClientLog?
 
-    init(label: String, sink: Sink) {
+    init(label: String, sink: Sink, clientLog: ClientLog? = nil) {
         self.label = label
         self.sink = sink
+        self.clientLog = clientLog
     }
 
     /// One level for the whole process, so that `setLogLevel` reaches every logger.
@@ -38,6 +44,7 @@ struct StderrLogHandler: LogHandler {
         if let extra = event.metadata { merged.merge(extra, uniquingKeysWith: { _, new in new }) }
         let details = merged.isEmpty ? "" : " " + merged.sorted(by: { $0.key < $1.key }).map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         sink.write("\(label) \(event.level): \(event.message)\(details)\n")
+        clientLog?.forward(level: event.level, scope: label, message: "\(event.message)", metadata: merged)
     }
 
     /// The shared queue in front of descriptor 2, and the process's log level.
@@ -49,12 +56,16 @@ struct StderrLogHandler: LogHandler {
         private let levelIndex: Atomic<Int>
 
         init(level: Logger.Level) {
-            levelIndex = Atomic(Logger.Level.allCases.firstIndex(of: level) ?? 0)
+            levelIndex = Atomic(Self.levels.firstIndex(of: level) ?? 0)
         }
 
+        /// Read by every log call's level check: an array made once (`allCases` makes one on
+        /// each use).
+        private static let levels = Logger.Level.allCases
+
         var level: Logger.Level {
-            get { Logger.Level.allCases[levelIndex.load(ordering: .relaxed)] }
-            set { levelIndex.store(Logger.Level.allCases.firstIndex(of: newValue) ?? 0, ordering: .relaxed) }
+            get { Self.levels[levelIndex.load(ordering: .relaxed)] }
+            set { levelIndex.store(Self.levels.firstIndex(of: newValue) ?? 0, ordering: .relaxed) }
         }
 
         func setLevel(_ level: Logger.Level) {

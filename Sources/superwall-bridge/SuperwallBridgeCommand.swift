@@ -79,9 +79,7 @@ struct Serve: ParsableCommand {
         mallopt(M_MMAP_THRESHOLD, 1 << 20)
         let sink = StderrLogHandler.Sink(level: settings.logLevel)
         let clientLog = ClientLog()
-        LoggingSystem.bootstrap { label in
-            MultiplexLogHandler([StderrLogHandler(label: label, sink: sink), ClientLog.Handler(label: label, log: clientLog)])
-        }
+        LoggingSystem.bootstrap { label in StderrLogHandler(label: label, sink: sink, clientLog: clientLog) }
         let logger = Logger(label: "superwall-bridge")
         do {
             let descriptors = try StandardStreams.protect()

@@ -282,6 +282,21 @@ import TestSupport
         #expect(result.stdout == "{\"value\":{\"type\":\"bool\",\"value\":true}}\n")
     }
 
+    /// A typed context that declares only host functions was read as plain JSON, and
+    /// `device.daysSince("x") > 3` answered Null.
+    @Test func evalRecognisesATypedContextThatDeclaresOnlyHostFunctions() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("context-\(UUID().uuidString).json").path
+        try Data(#"{"device": {"daysSince": [{"type": "string", "value": "x"}]}, "host": {"daysSince": {"type": "int", "value": 5}}}"#.utf8)
+            .write(to: URL(fileURLWithPath: path))
+        let result = try await runBridge(["eval", #"device.daysSince("x") > 3"#, "--context", path])
+        #expect(result.status == 0)
+        #expect(result.stdout == "{\"value\":{\"type\":\"bool\",\"value\":true}}\n")
+        // Plain JSON that happens to have a `device` is still plain JSON.
+        try Data(#"{"device": {"platform": "iOS"}}"#.utf8).write(to: URL(fileURLWithPath: path))
+        let plain = try await runBridge(["eval", #"device.platform == "iOS""#, "--context", path])
+        #expect(plain.stdout == "{\"value\":{\"type\":\"bool\",\"value\":true}}\n")
+    }
+
     @Test func aTypedContextWithStrayKeysIsRefusedNotReadAsNull() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("context-\(UUID().uuidString).json").path
         try Data(#"{"variables": {}, "user": {"plan": "pro"}}"#.utf8).write(to: URL(fileURLWithPath: path))

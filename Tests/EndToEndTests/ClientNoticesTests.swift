@@ -7,8 +7,8 @@ import TestSupport
 /// without a word.
 @Suite struct ClientNoticesTests {
     /// A bridge whose delegate is bound, so that its log reaches `delegate/handleLog` too.
-    private static func start() async throws -> PaywallClient {
-        let bridge = try BridgeProcess()
+    private static func start(arguments: [String] = []) async throws -> PaywallClient {
+        let bridge = try BridgeProcess(arguments: arguments)
         await bridge.initialize(capabilities: ["delegate": true])
         var client = PaywallClient(bridge: bridge)
         bridge.client.request("delegate", "setDelegate", ["enabled": true])
@@ -91,6 +91,52 @@ import TestSupport
             client.request("result", "getPresentationResult", ["placement": "daily_limit_reached"])
             #expect(await client.reply(to: "result")?["result"]?["type"] == outcome, "\(status)")
         }
+    }
+
+    /// At debug level a session of configure, identify, attributes and register logged two
+    /// lines; now each decision is a line, under SuperwallKit's scopes, and trace adds the
+    /// values the rules read.
+    @Test func theDebugLogNarratesEachDecisionAndTraceAddsTheRuleValues() async throws {
+        var client = try await Self.start(arguments: ["--log-level", "trace"])
+        client.bridge.client.request("configure", "configure", [
+            "apiKey": "pk_notices", "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(Self.directory())],
+        ])
+        _ = await client.reply(to: "configure")
+        client.request("identify", "identify", ["userId": "narrated"])
+        _ = await client.reply(to: "identify")
+        client.request("attributes", "setUserAttributes", ["attributes": ["workouts_completed": 1]])
+        _ = await client.reply(to: "attributes")
+        client.request("register", "register", ["placement": "daily_limit_reached"])
+        _ = await client.reply(to: "register")
+        let lines: [(String, String)] = [
+            ("configManager", "config build pt-2026-11-20.3 in use"),
+            ("identityManager", "identify: user narrated"),
+            ("identityManager", "user attributes merged: workouts_completed"),
+            ("paywallPresentation", "register daily_limit_reached: no audience matched (experiment 2004 rule not true)"),
+            ("paywallPresentation", "daily_limit_reached: experiment 2004's rule is false, reading user.workouts_completed = 1"),
+        ]
+        for (scope, text) in lines {
+            let log = await client.log { $0.hasPrefix(text) }
+            #expect(log?["scope"] == .string(scope), "\(text)")
+            #expect(log?["level"] == "debug", "\(text)")
+        }
+        client.bridge.client.closeWriting()
+        #expect(await client.bridge.waitForExit() == 0)
+        #expect(client.bridge.stderr.contains("identify: user narrated"))
+    }
+
+    @Test func atTheDefaultLevelTheDecisionsAreNotLogged() async throws {
+        var client = try await Self.start()
+        client.bridge.client.request("configure", "configure", [
+            "apiKey": "pk_notices", "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(Self.directory())],
+        ])
+        _ = await client.reply(to: "configure")
+        client.request("identify", "identify", ["userId": "quiet"])
+        _ = await client.reply(to: "identify")
+        client.bridge.client.closeWriting()
+        #expect(await client.bridge.waitForExit() == 0)
+        #expect(!client.bridge.stderr.contains("identify: user quiet"))
+        #expect(!client.seen.contains { $0["params"]?["message"]?.stringValue?.contains("identify: user quiet") == true })
     }
 
     @Test func configureSaysTestModeIsOffAndWhichDataDirectoryItUsed() async throws {

@@ -131,8 +131,10 @@ actor EventQueue {
             do {
                 refused = try await sink.deliver(batch.map(\.json))
             } catch {
+                DecisionLog.analytics.debug("event flush: a batch of \(batch.count) was not delivered (\(error)); kept for the next flush")
                 return // kept: the next flush tries again
             }
+            DecisionLog.analytics.debug("event flush: \(batch.count - refused.count) events delivered\(refused.isEmpty ? "" : ", \(refused.count) refused as invalid")")
             // Past the batch, or past what a check of the bound dropped while it was out.
             position = max(last.position, storedPosition)
             try? store.set(position, for: .eventQueuePosition)

@@ -188,6 +188,8 @@ extension Superwall {
         guard let config = sessionView?.config else { return .ended(.failed(.noConfig("the config is gone"))) }
         let outcome = evaluateAudiences(of: placement, in: config)
         let result = triggerResult(outcome)
+        DecisionLog.audiences(of: placement, kind, outcome, result)
+        DecisionLog.ruleValues(of: explanation(of: placement.name, params: placement.params, in: config))
         let occurrence: Occurrence?
         if case .matched(_, let unsaved) = outcome { occurrence = unsaved } else { occurrence = nil }
         switch result {
@@ -294,6 +296,8 @@ extension Superwall {
     private func didShow(_ session: PaywallSession, occurrence: Occurrence?) {
         if openPaywall?.id == session.id { openPaywall?.isShown = true }
         if let occurrence { recordOccurrence(occurrence) }
+        DecisionLog.paywallPresentation.debug(
+            "presented paywall \(session.info.identifier) (session \(session.id)) for \(session.info.presentedByPlacementWithName ?? "getPaywall")")
         passToPage("paywall_open", on: session)
         var parameters = session.info.placementParameters
         parameters["user_attributes"] = .object(sessionView?.userAttributes ?? [:])
@@ -347,6 +351,7 @@ extension Superwall {
         let info = closing.info
         let sessionId = closing.id
         closing.flow.handler?.onWillDismiss(info, result: result)
+        DecisionLog.paywallPresentation.debug("dismissing paywall \(info.identifier) (session \(sessionId)): \(result), close reason \(closeReason.rawValue)")
         lastDismissedPaywallInfo = info
         delegate?.willDismissPaywall(info)
         if let presenter {

@@ -31,6 +31,7 @@ extension Superwall {
         purchaseInFlight = true
         defer { purchaseInFlight = false }
         let answer = await withDeadline(timeouts.purchase, fallback: PurchaseAnswer(.timedOut)) { await controller.purchase(product, paywallInfo: nil) }
+        DecisionLog.transactions.debug("the app's purchase of \(product.id) by the purchase controller: \(answer.result)")
         if answer.result == .purchased {
             try recordPurchase(transaction(of: product, reported: answer.transaction, simulated: false))
             expectStatusToCover(product)
@@ -143,6 +144,8 @@ extension Superwall {
             answer = PurchaseAnswer(.purchased)
         }
         let result = answer.result
+        DecisionLog.transactions.debug(
+            "purchase of \(product.id)\(paywall.map { " from paywall \($0.info.identifier)" } ?? "") by \(purchaser.isTestMode ? "test mode (simulated)" : "the purchase controller"): \(result)")
         switch result {
         case .purchased:
             let transaction = transaction(of: product, reported: answer.transaction, simulated: purchaser.isTestMode)
@@ -229,6 +232,8 @@ extension Superwall {
             result = .restored
         }
         let active = activeEntitlementIds
+        DecisionLog.transactions.debug(
+            "restore\(paywall.map { " from paywall \($0.info.identifier)" } ?? "") by \(purchaser.isTestMode ? "test mode (simulated)" : "the purchase controller"): \(result); active entitlements: \(active.isEmpty ? "none" : active.sorted().joined(separator: ", "))")
         // SuperwallKit: with a web restore URL, a restore from a paywall that leaves part of
         // what it sells locked offers the web restore instead (an alert), and the paywall stays.
         if result == .restored, let paywall, let web = session?.config?.web2appConfig, !lockedEntitlements(of: paywall).isEmpty {
