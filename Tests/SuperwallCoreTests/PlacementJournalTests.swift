@@ -78,6 +78,33 @@ private func row(_ name: String, _ time: Double, queued: Bool = false) -> Placem
         #expect(try reopened.placementNames().filter { $0 == "journaled_only" }.count == 1)
     }
 
+    /// Another write (the event queue saving its position) took a call's accepted rows into
+    /// its transaction; the call's commit found nothing left and answered at once, and a
+    /// SIGKILL before that transaction committed lost an acknowledged event.
+    @Test func aCommitWaitsForAnotherWriteHoldingItsRows() throws {
+        let store = try Store(path: temporaryDatabasePath())
+        store.logPlacement("acknowledged", at: Date(timeIntervalSince1970: 1), params: [:])
+        let (holding, release, committed) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        let other = Thread {
+            try? store.changing { _ in
+                holding.signal()
+                release.wait()
+            }
+        }
+        other.start()
+        holding.wait()
+        let committer = Thread {
+            try? store.commitPendingWrites()
+            committed.signal()
+        }
+        committer.start()
+        // Still held: the commit must not have returned.
+        #expect(committed.wait(timeout: .now() + .milliseconds(300)) == .timedOut)
+        release.signal()
+        #expect(committed.wait(timeout: .now() + .seconds(30)) == .success)
+        #expect(try store.placementNames().contains("acknowledged"))
+    }
+
     /// Polls on its own thread (a synchronous test), as the suites' cooperative pool may not
     /// resume a sleeping task for seconds while other suites run.
     @Test func theWorkerLeavesLessThanAFullStepForTheCommitTimerAndThenTransfersIt() throws {

@@ -43,6 +43,9 @@ public final class Store: Sendable {
         var nextSequence: UInt64 = 1
         /// Every record up to this one is in SQLite.
         var transferred: UInt64 = 0
+        /// Write transactions that took accepted rows not journaled and have not ended yet.
+        /// An answer waits for them: its rows may be among theirs.
+        var transactionsHoldingRows = 0
 
         /// True when the commit timer was not running: the caller starts it.
         mutating func claimCommitTimer() -> Bool {
@@ -470,7 +473,9 @@ public final class Store: Sendable {
     public func commitPendingWrites() throws {
         guard let journal else { return try transferPendingWrites() }
         var appended = PlacementJournal.Appended.appended
+        var rowsAreInFlight = false
         let backlog = unwritten.withLock { unwritten -> Int? in
+            rowsAreInFlight = unwritten.transactionsHoldingRows > 0
             guard !unwritten.rows.isEmpty else { return 0 }
             appended = journal.append(unwritten.rows, from: unwritten.nextSequence, transferred: unwritten.transferred)
             guard appended == .appended else { return nil }
@@ -492,6 +497,10 @@ public final class Store: Sendable {
             return try transferPendingWrites()
         }
         if backlog > Self.backlogLimit { transfers?.hurry() }
+        // Another write (the event queue's, a setting's) took rows accepted before this call's
+        // answer into its transaction: answered before that commits, a crash would lose them.
+        // Writes run one at a time, so an empty one behind it returns once it has ended.
+        if rowsAreInFlight { try database.writeWithoutTransaction { _ in } }
     }
 
     /// Inserts every row not yet in SQLite, journaled or not, in one transaction.
@@ -501,11 +510,13 @@ public final class Store: Sendable {
     /// With `journaledAtMost`, only that many journaled rows (a background step).
     private func transferPendingWrites(journaledAtMost limit: Int? = nil) throws {
         guard unwritten.withLock({ (!$0.rows.isEmpty && limit == nil) || !$0.journaled.isEmpty }) else { return }
+        var tookRows = false
+        defer { if tookRows { unwritten.withLock { $0.transactionsHoldingRows -= 1 } } }
         let transferred = try database.writeWithoutTransaction { db -> UInt64? in
             let statements = try commitStatements(in: db)
             try statements.run(statements.begin, in: db)
             do {
-                let transferred = try writeUnwritten(db, with: statements, journaledAtMost: limit)
+                let transferred = try writeUnwritten(db, with: statements, journaledAtMost: limit, tookRows: &tookRows)
                 try statements.run(statements.commit, in: db)
                 return transferred
             } catch {
@@ -535,7 +546,13 @@ public final class Store: Sendable {
     /// inside the transaction, so rows are committed in the order they were accepted whichever
     /// thread commits; if the insert fails they are put back for the next commit.
     @discardableResult
-    private func writeUnwritten(_ db: Database, with prepared: CommitStatements? = nil, journaledAtMost limit: Int? = nil) throws -> UInt64? {
+    ///
+    /// `tookRows` is set when it took rows that were not journaled: the caller's transaction
+    /// then holds the only copy of them, and counts in `transactionsHoldingRows` until it ends
+    /// (the caller takes it off).
+    private func writeUnwritten(
+        _ db: Database, with prepared: CommitStatements? = nil, journaledAtMost limit: Int? = nil, tookRows: inout Bool
+    ) throws -> UInt64? {
         let (records, rows) = unwritten.withLock { unwritten -> ([PlacementJournal.Record], [PlacementRow]) in
             if let limit {
                 let records = Array(unwritten.journaled.prefix(limit))
@@ -545,6 +562,10 @@ public final class Store: Sendable {
             defer {
                 unwritten.journaled.removeAll()
                 unwritten.rows.removeAll(keepingCapacity: true)
+            }
+            if !unwritten.rows.isEmpty, !tookRows {
+                tookRows = true
+                unwritten.transactionsHoldingRows += 1
             }
             return (Array(unwritten.journaled), unwritten.rows)
         }
@@ -607,8 +628,10 @@ public final class Store: Sendable {
     /// A write transaction that first commits the accepted rows, keeping their order.
     private func write<T>(_ updates: (Database) throws -> T) throws -> T {
         var transferred: UInt64?
+        var tookRows = false
+        defer { if tookRows { unwritten.withLock { $0.transactionsHoldingRows -= 1 } } }
         let result = try database.write { db in
-            transferred = try writeUnwritten(db)
+            transferred = try writeUnwritten(db, tookRows: &tookRows)
             return try updates(db)
         }
         forget(through: transferred)
