@@ -69,6 +69,7 @@ PY_VENV := .build/python-venv
 COMPUTE_SUITES := RulesTests|FuzzTests|JSONTextTests
 
 test: deps
+	$(PYTHON) scripts/check_links.py
 	$(PYTHON) scripts/generate_types.py --check
 	$(SWIFT) build --build-tests
 	rm -rf $(WIRE_TRACES) $(TEST_TMP) && mkdir -p $(TEST_TMP)

@@ -5,7 +5,7 @@ import SuperwallCore
 
 /// The client-to-bridge methods: which the contract names, and the ones this build answers.
 public struct MethodTable: Sendable {
-    /// Every method of the protocol contract (PROTOCOL.md) apart from the lifecycle ones the
+    /// Every method of the protocol contract (protocol/README.md) apart from the lifecycle ones the
     /// connection answers itself. One listed here but not built answers -32601 with
     /// `data.kind: "notImplemented"`, never a made-up success.
     public static let contract: [String] = [

@@ -1,4 +1,4 @@
-/// The operators' dynamic semantics, after cel-interpreter 0.8.1 (see rules-language.md §1.3),
+/// The operators' dynamic semantics, after cel-interpreter 0.8.1,
 /// except that integer overflow is an error rather than a silent wrap.
 enum Operators {
     // MARK: Equality

@@ -1,4 +1,4 @@
-/// A recursive-descent parser for the CEL grammar of cel-parser 0.7.1 (rules-language.md §1.2).
+/// A recursive-descent parser for the CEL grammar of cel-parser 0.7.1.
 ///
 /// Precedence, lowest first: `?:` (right-associative), `||`, `&&`, relations, `+ -`,
 /// `* / %`, unary `! -`, member access and calls, primaries. Relations associate to the left

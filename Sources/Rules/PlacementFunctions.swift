@@ -1,5 +1,5 @@
 /// The host functions SuperwallKit declares under both `device` and `computed`, answered from
-/// a history of placements (rules-language.md §1.5).
+/// a history of placements.
 public enum PlacementFunction: String, CaseIterable, Sendable {
     case minutesSince, hoursSince, daysSince, monthsSince, yearsSince
     case placementsInHour, placementsInDay, placementsInWeek, placementsInMonth, placementsSinceInstall

@@ -1,4 +1,4 @@
-/// Superscript's pre-pass (rules-language.md §1.4), applied once to the parsed tree:
+/// Superscript's pre-pass, applied once to the parsed tree:
 ///
 /// 1. a member access `a.b` outside `has()` becomes `has(a.b) ? a.b : null`;
 /// 2. a relation whose left side is a member access becomes `(has(l) ? l : D) op r` when `r`

@@ -8,7 +8,7 @@ private let later = now.addingTimeInterval(86_400)
 /// An entitlement that says nothing beyond its id and activity, for rules to tell apart.
 private func bare(_ id: String = "pro", active: Bool = true) -> Entitlement { Entitlement(id: id, isActive: active) }
 
-/// SuperwallKit's priority merge (§7.3): one test per rule, each in both orders.
+/// SuperwallKit's priority merge: one test per rule, each in both orders.
 @Suite struct EntitlementPriorityTests {
     /// `winner` takes priority over `loser` whichever comes first, and the merge keeps it.
     private func expectPriority(_ winner: Entitlement, over loser: Entitlement, sourceLocation: SourceLocation = #_sourceLocation) {

@@ -35,7 +35,7 @@ private var demoTriggers: [[String: Any]] { [
         #expect(harness.presenter.dismissed.map { $0.closeReason } == [.manualClose])
     }
 
-    /// SuperwallKit's order (§4.7); the registered placement is logged but, being the
+    /// SuperwallKit's order; the registered placement is logged but, being the
     /// app's own, is not handed to the delegate.
     @Test func eventsFollowSuperwallKitsOrder() async throws {
         let harness = await PresentationHarness.make(try await presentationConfig(demoTriggers))

@@ -2,7 +2,7 @@ import Foundation
 @testable import SuperwallCore
 import Testing
 
-/// The reference's worked example (paywall-page.md §4.3): `com.example.annual`, 59.99 a year
+/// A worked example of the product variables SuperwallKit computes: `com.example.annual`, 59.99 a year
 /// with a free 7-day intro, shown on 2026-08-19.
 func annual(currency: String, priceLocale: String) -> StoreProductDetails {
     StoreProductDetails(
@@ -18,7 +18,7 @@ private func attributes(_ details: StoreProductDetails, deviceLocale: String = "
     ProductAttributes(details: details, deviceLocale: deviceLocale, now: shownOn, timeZone: utc).strings
 }
 
-/// The reference's worked example (§4.3) in en_US, field by field.
+/// The worked example in en_US, field by field, as SuperwallKit computes it.
 let workedExampleEnUS: [String: String] = [
     "rawPrice": "59.99", "price": "$59.99", "periodAlt": "1 yr", "localizedPeriod": "1 yr",
     "period": "year", "periodly": "yearly",
@@ -34,7 +34,7 @@ let workedExampleEnUS: [String: String] = [
 
 /// The same in de_DE (the space before € is U+00A0).
 let workedExampleDeDE: [String: String] = [
-    // The reference's `1 J.` is Apple's CLDR; the toolchain's ICU (CLDR 46) writes `1 J`.
+    // SuperwallKit's `1 J.` is Apple's CLDR; the toolchain's ICU (CLDR 46) writes `1 J`.
     "rawPrice": "59.99", "price": "59,99\u{00A0}€", "periodAlt": "1 J", "localizedPeriod": "1 J",
     "period": "year", "periodly": "yearly",
     "dailyPrice": "0,16\u{00A0}€", "weeklyPrice": "1,15\u{00A0}€", "monthlyPrice": "4,99\u{00A0}€", "yearlyPrice": "59,99\u{00A0}€",

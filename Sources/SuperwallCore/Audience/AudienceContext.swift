@@ -2,7 +2,7 @@ import Foundation
 import Rules
 import Synchronization
 
-/// What audience rules are evaluated against (rules-language.md §1.5): `user` (attributes
+/// What audience rules are evaluated against: `user` (attributes
 /// plus `isLoggedIn`), `device` (the device template, and the placement functions as
 /// members), `params` (the placement's parameters, or `""` without a placement), `computed`
 /// (the placement functions), and those functions answered from the placement log.

@@ -85,7 +85,7 @@ extension Config {
 }
 
 extension Superwall {
-    /// SuperwallKit's `refreshConfiguration()` (§10): fetches the config again from its
+    /// SuperwallKit's `refreshConfiguration()`: fetches the config again from its
     /// source and puts it in use, dropping what was loaded of paywalls that changed or went,
     /// re-drawing assignments whose variants vanished, and tracking `config_refresh`. On
     /// failure the config in use stays, and the answer says why.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A link the app was opened with, as SuperwallKit's `DeepLinkRouter` sorts it (§8).
+/// A link the app was opened with, as SuperwallKit's `DeepLinkRouter` sorts it.
 public struct DeepLink: Sendable, Equatable {
     /// The longest link accepted; anything longer is not a link anyone meant to open.
     public static let maximumLength = 64 * 1024

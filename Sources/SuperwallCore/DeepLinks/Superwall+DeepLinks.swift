@@ -1,6 +1,6 @@
 import Foundation
 
-/// SuperwallKit's `handleDeepLink` and `DeepLinkRouter` (§8).
+/// SuperwallKit's `handleDeepLink` and `DeepLinkRouter`.
 extension Superwall {
     /// Handles a link the app was opened with; answers whether Superwall handled it.
     ///

@@ -115,7 +115,7 @@ public struct NonSubscriptionTransaction: Sendable, Hashable, Codable {
     }
 }
 
-/// What the user has bought and what it unlocks (SuperwallKit's `CustomerInfo`, §7.5).
+/// What the user has bought and what it unlocks (SuperwallKit's `CustomerInfo`).
 public struct CustomerInfo: Sendable, Equatable, Codable {
     public var subscriptions: [SubscriptionTransaction]
     public var nonSubscriptions: [NonSubscriptionTransaction]

@@ -1,6 +1,6 @@
 import Foundation
 
-/// SuperwallKit's priority merge (`shouldTakePriorityOver`, `mergePrioritized`, §7.3): when
+/// SuperwallKit's priority merge (`shouldTakePriorityOver`, `mergePrioritized`): when
 /// two sources know the same entitlement, the one that says more about an active purchase wins.
 extension Entitlement {
     /// The rules in order; the first that tells them apart decides. A tie keeps `other`.

@@ -1,6 +1,6 @@
 import Foundation
 
-/// What a subscription unlocks (SuperwallKit's `Entitlement`, §7.2). Only `SERVICE_LEVEL`
+/// What a subscription unlocks (SuperwallKit's `Entitlement`). Only `SERVICE_LEVEL`
 /// entitlements exist. Besides its id it carries what is known of the purchase behind it.
 public struct Entitlement: Sendable, Hashable {
     public enum Store: String, Sendable, Codable, CaseIterable {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// The user's entitlements in SuperwallKit's four views (`EntitlementsInfo`, §7.4).
+/// The user's entitlements in SuperwallKit's four views (`EntitlementsInfo`).
 public struct EntitlementsInfo: Sendable, Equatable {
     /// Those of the current `.active` status that are active.
     public var active: [Entitlement]
@@ -12,7 +12,7 @@ public struct EntitlementsInfo: Sendable, Equatable {
     public var web: [Entitlement]
 }
 
-/// Customer info and entitlements (§7.4, §7.5): who set the subscription status decides how
+/// Customer info and entitlements: who set the subscription status decides how
 /// they are derived.
 ///
 /// - The host's purchase controller owns the status: the customer info is SuperwallKit's

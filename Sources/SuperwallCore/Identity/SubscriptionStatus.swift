@@ -6,7 +6,7 @@ public enum SubscriptionStatus: Sendable, Equatable, Codable {
     case active(Set<Entitlement>)
 
     /// `.active([])` is inactive, as SuperwallKit resolves it, and an entitlement given twice
-    /// is merged by priority (§7.3).
+    /// is merged by priority.
     public var resolved: SubscriptionStatus {
         guard case .active(let entitlements) = self else { return self }
         if entitlements.isEmpty { return .inactive }

@@ -1,5 +1,5 @@
 /// Whether a paywall offers this user a free trial (SuperwallKit's
-/// `refreshFreeTrialAvailability`, reference §5): what turns on the page's `freeTrial` text
+/// `refreshFreeTrialAvailability`): what turns on the page's `freeTrial` text
 /// and `PaywallInfo.isFreeTrialAvailable`. Recomputed at every presentation.
 ///
 /// The store's answer about intro-offer eligibility is the host's to give

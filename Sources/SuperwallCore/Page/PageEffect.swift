@@ -1,4 +1,4 @@
-/// What a paywall page asks for that only the host can do (reference §8.3): open a link,
+/// What a paywall page asks for that only the host can do: open a link,
 /// prompt for a review or a permission, schedule a notification, give haptic feedback, show
 /// a loading state. The core decides when, as SuperwallKit does; the host performs it.
 public enum PageEffect: Sendable, Equatable {

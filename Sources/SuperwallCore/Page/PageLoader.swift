@@ -1,5 +1,5 @@
 /// Which URL a paywall's page is loaded from, and what a failed load leads to (SuperwallKit's
-/// `SWWebViewLoadingHandler`, reference §2.2).
+/// `SWWebViewLoadingHandler`).
 ///
 /// With the config's `enable_multiple_paywall_urls` off, the paywall's `url` is loaded once.
 /// With it on, an endpoint of `url_config` is drawn by weight; a failed one is dropped and

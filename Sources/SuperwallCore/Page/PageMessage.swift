@@ -1,6 +1,6 @@
 import Foundation
 
-/// One event a paywall page posts (reference §6.2), decoded as SuperwallKit's
+/// One event a paywall page posts, decoded as SuperwallKit's
 /// `PaywallMessage` decodes it.
 public enum PageMessage: Sendable, Equatable {
     case ping(version: String)

@@ -1,6 +1,6 @@
 import Foundation
 
-/// What a paywall page is told after its `ping` (reference §3.2): the TEMPLATES array of
+/// What a paywall page is told after its `ping`: the TEMPLATES array of
 /// products, template variables, free-trial prefix and experiment, as one `accept64` argument.
 struct PaywallTemplates {
     /// The paywall with the host's store details on its products.

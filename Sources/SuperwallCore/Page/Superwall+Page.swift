@@ -1,7 +1,7 @@
 import Foundation
 import Logging
 
-/// The paywall page's side of the protocol (reference §3, §6, §7): what the page posts comes
+/// The paywall page's side of the protocol: what the page posts comes
 /// in through `handlePageMessage`, and what SuperwallKit passes into the page goes out to the
 /// host as `accept64` strings (`PaywallPresenter.passToPage`), in order.
 extension Superwall {
@@ -165,7 +165,7 @@ extension Superwall {
             delayMs: isSandbox ? delayMs / 1440 : delayMs)), on: paywall)
     }
 
-    /// §3.1: the page is ready. It is told the event tracking behaviour, then the TEMPLATES and
+    /// The page is ready. It is told the event tracking behaviour, then the TEMPLATES and
     /// the editor's text, then what was held for it.
     private func pageDidPing(_ version: String, _ paywall: PaywallSession) {
         guard openPaywall?.id == paywall.id else { return }
@@ -222,7 +222,7 @@ extension Superwall {
         return Set(newest.values.filter(\.isActive).map(\.productId))
     }
 
-    /// A lifecycle event into the page of `paywall` (§7.1): `paywall_open` and `paywall_close`
+    /// A lifecycle event into the page of `paywall`: `paywall_open` and `paywall_close`
     /// wait for the page's first `ping`; the rest go at once.
     func passToPage(_ name: String, on paywall: PaywallSession?, payload: [String: JSON] = [:]) {
         guard let paywall, let presenter else { return }

@@ -1,4 +1,4 @@
-/// What the host needs to load a paywall's page, and how its loading goes (reference §2).
+/// What the host needs to load a paywall's page, and how its loading goes.
 public struct PageBootstrap: Sendable, Equatable {
     /// The URL to load first, with its timeout; nil when the paywall has none to load (the
     /// presentation then ends with `webViewFailedToLoad`).

@@ -2,7 +2,7 @@ import Foundation
 import Logging
 
 /// What the user does on a paywall, as the host forwards it (SuperwallKit's paywall.js
-/// messages, §9.2).
+/// messages).
 public enum PaywallAction: Sendable, Equatable {
     case purchase(productId: String)
     case restore
@@ -88,7 +88,7 @@ extension Superwall {
     }
 
     /// SuperwallKit's `dismiss(result: .declined, closeReason: .manualClose)`: the paywall's
-    /// survey may be asked first. Then §4.7's decline: when closing would present a
+    /// survey may be asked first. Then SuperwallKit's decline: when closing would present a
     /// `paywall_decline` paywall (and this paywall is not loop-protected, the rule the implicit
     /// trigger applies too), the implicit trigger replaces it; otherwise it closes as declined
     /// by the user.

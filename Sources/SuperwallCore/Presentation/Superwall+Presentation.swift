@@ -156,7 +156,7 @@ extension Superwall {
         return end
     }
 
-    /// SuperwallKit's ordered checks (§4.2): already presented (102), the config (104), a
+    /// SuperwallKit's ordered checks: already presented (102), the config (104), a
     /// known subscription status within the bound (105), the audiences, the assignment, the
     /// paywall (404), the presenter (103), `trigger_fire`, confirmation, then showing it.
     private func pipelineSteps(_ kind: PipelineKind, _ placement: PlacementData, flow: PresentationFlow?, alreadyPresented: Bool) async -> PipelineEnd {
@@ -372,7 +372,7 @@ extension Superwall {
 
     // MARK: Implicit triggers
 
-    /// Queues an event's implicit trigger (§4.8). Loop protection looks at the paywall on
+    /// Queues an event's implicit trigger. Loop protection looks at the paywall on
     /// screen now, when the event happens, not when the queue gets to it.
     /// `firedBy`: the paywall session whose page fired the event, which it may replace only
     /// while that paywall is on screen.

@@ -1,4 +1,4 @@
-/// The products the config sells (§1.3), with what the host's store says of them.
+/// The products the config sells, with what the host's store says of them.
 extension Superwall {
     /// The config's products (`products_v3`), then those only its paywalls list
     /// (`products_v2`), each once and with its store details; only the ones named by

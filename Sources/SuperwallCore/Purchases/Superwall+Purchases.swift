@@ -1,6 +1,6 @@
 import Foundation
 
-/// Purchases and restores (SuperwallKit's `TransactionManager`, §11): through the host's
+/// Purchases and restores (SuperwallKit's `TransactionManager`): through the host's
 /// controller, or simulated in test mode, with SuperwallKit's events and dismissals.
 extension Superwall {
     // MARK: Entry points
@@ -258,7 +258,7 @@ extension Superwall {
         track("restore_complete", parameters, custom: custom, subject: subject)
         track("transaction_restore", restoreParameters, custom: custom, subject: subject)
         // The page hears of the restore before its completion, and the dismissal starts
-        // between the two (§7.2).
+        // between the two.
         passToPage("transaction_restore", on: paywall)
         passToPage("restore_complete", on: paywall)
         await dismissIfAutomatic(paywall, result: .restored)

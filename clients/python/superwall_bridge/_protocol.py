@@ -14,7 +14,7 @@ from ._wire import WireModel, format_date
 
 @dataclass(frozen=True)
 class Entitlement(WireModel):
-    """SuperwallKit's Entitlement (§7.2)."""
+    """SuperwallKit's Entitlement."""
 
     id: str
     type: Literal["serviceLevel"] = "serviceLevel"
@@ -207,7 +207,7 @@ class Survey(WireModel):
 
 @dataclass(frozen=True)
 class PaywallInfo(WireModel):
-    """SuperwallKit's PaywallInfo (§4.9)."""
+    """SuperwallKit's PaywallInfo."""
 
     identifier: str
     name: str = ""
@@ -534,7 +534,7 @@ class NonSubscriptionTransaction(WireModel):
 
 @dataclass(frozen=True)
 class CustomerInfo(WireModel):
-    """SuperwallKit's CustomerInfo (§7.5)."""
+    """SuperwallKit's CustomerInfo."""
 
     subscriptions: list[SubscriptionTransaction] = field(default_factory=list)
     non_subscriptions: list[NonSubscriptionTransaction] = field(default_factory=list)

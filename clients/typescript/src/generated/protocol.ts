@@ -17,7 +17,7 @@ export type ErrorKind = "parseError" | "invalidHeader" | "invalidRequest" | "mes
 /** Free-form attributes; values are JSON scalars, arrays or objects. */
 export type Attributes = Record<string, unknown>;
 
-/** SuperwallKit's Entitlement (§7.2). */
+/** SuperwallKit's Entitlement. */
 export interface Entitlement {
     id: string;
     type: "serviceLevel";
@@ -124,7 +124,7 @@ export interface PresentationStyle {
     cornerRadius: number | null;
 }
 
-/** SuperwallKit's PaywallInfo (§4.9). */
+/** SuperwallKit's PaywallInfo. */
 export interface PaywallInfo {
     identifier: string;
     name: string;
@@ -343,7 +343,7 @@ export interface NonSubscriptionTransaction {
     store?: string;
 }
 
-/** SuperwallKit's CustomerInfo (§7.5). */
+/** SuperwallKit's CustomerInfo. */
 export interface CustomerInfo {
     subscriptions: Array<SubscriptionTransaction>;
     nonSubscriptions: Array<NonSubscriptionTransaction>;
