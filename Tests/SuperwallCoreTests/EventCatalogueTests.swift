@@ -183,8 +183,10 @@ private func eventsOfSurveys() async throws -> [EventRow] {
     let harness = await PresentationHarness.make(config)
     for answer in [SurveyAnswer.response(optionId: "000", customResponse: "Later"), .close] {
         harness.presenter.surveyAnswer = { _ in answer }
+        // Counted before the register starts: it may have presented by the time the count is read.
+        let presented = harness.presenter.presentations.count
         let register = harness.registerInBackground("gated")
-        let shown = try await harness.waitForPresentation(harness.presenter.presentations.count + 1)
+        let shown = try await harness.waitForPresentation(presented + 1)
         _ = try await harness.superwall.perform(.close, inSession: shown.sessionId)
         _ = try await register.value
         _ = try await harness.superwall.reset()
