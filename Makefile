@@ -19,7 +19,7 @@ BIN_RELEASE := .build/release/superwall-bridge
 BENCH_DIR := Benchmarks
 BENCH_BIN := $(BENCH_DIR)/bin
 
-.PHONY: all deps build release startup-order test python-test typescript-deps typescript-test browser-deps browser-test demo demo-python demo-typescript bench bench-instructions dist stress clean
+.PHONY: docs-test all deps build release startup-order test python-test typescript-deps typescript-test browser-deps browser-test demo demo-python demo-typescript bench bench-instructions dist stress clean
 
 all: build
 
@@ -76,10 +76,16 @@ test: deps
 	set -o pipefail; TMPDIR=$(TEST_TMP) $(SWIFT) test --skip-build --filter '$(COMPUTE_SUITES)' 2>&1 | tee .build/swift-test.log
 	set -o pipefail; TMPDIR=$(TEST_TMP) SUPERWALL_WIRE_TRACES=$(WIRE_TRACES) SUPERWALL_BRIDGE_BIN=$(CURDIR)/$(BIN_DEBUG) $(SWIFT) test --skip-build --skip '$(COMPUTE_SUITES)' 2>&1 | tee -a .build/swift-test.log
 	@sed -nE 's/.*Test run with ([0-9]+) tests? in [0-9]+ suites? passed.*/\1/p' .build/swift-test.log | awk '{ sum += $$1 } END { print "Swift: " sum " passed, 0 failed" }'
+	TMPDIR=$(TEST_TMP) $(MAKE) --no-print-directory docs-test
 	TMPDIR=$(TEST_TMP) $(MAKE) --no-print-directory python-test
 	TMPDIR=$(TEST_TMP) $(MAKE) --no-print-directory typescript-test
 	TMPDIR=$(TEST_TMP) $(MAKE) --no-print-directory browser-test
 	rm -rf $(TEST_TMP)
+
+# The examples the docs run through, against the debug binary.
+docs-test:
+	$(PYTHON) docs/examples/minimal_client.py $(BIN_DEBUG) > /dev/null
+	@echo "docs: the examples ran"
 
 # The Python client: type-checked (mypy --strict), then its suite against the debug binary,
 # in a virtualenv under .build.
