@@ -75,14 +75,21 @@ struct Explain: ParsableCommand {
         let configured = await superwall.configure(apiKey: "pk_explain", options: Superwall.ConfigureOptions(
             configSource: NarrowedConfig(text: narrowed, path: config), dataDirectory: directory, maxConfigRetryCount: 0, shouldPreload: false,
             eventTrackingBehavior: .none, eventFlushInterval: .seconds(86_400)))
-        if let error = configured.error { return .failure(error) }
-        do {
-            if !user.isEmpty { _ = try await superwall.setUserAttributes(user.mapValues { $0 }) }
-            let explanation = try await superwall.explainPlacement(placement, params: params)
-            return .success(explanation)
-        } catch {
-            return .failure(error)
+        let result: Result<PlacementExplanation, SuperwallError>
+        if let error = configured.error {
+            result = .failure(error)
+        } else {
+            do {
+                if !user.isEmpty { _ = try await superwall.setUserAttributes(user.mapValues { $0 }) }
+                result = .success(try await superwall.explainPlacement(placement, params: params))
+            } catch {
+                result = .failure(error)
+            }
         }
+        // Closed before its directory goes: a store closed after it found its files gone, and
+        // warned that it could not close cleanly.
+        await superwall.closeStore()
+        return result
     }
 
     private static func read(_ path: String) throws -> Data {

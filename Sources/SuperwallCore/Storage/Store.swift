@@ -54,6 +54,8 @@ public final class Store: Sendable {
             return true
         }
     }
+    /// Set by a clean close, cleared by the next write.
+    private let isClosedCleanly = Atomic<Bool>(false)
     /// Where an answered call's rows are made durable without a SQLite commit; nil for a
     /// store in memory, which commits them to SQLite.
     private let journal: PlacementJournal?
@@ -158,15 +160,20 @@ public final class Store: Sendable {
     /// that empties the write-ahead log) and marks the store closed cleanly: the data
     /// directory then holds everything in `superwall.sqlite` alone. At the end of a session.
     /// A failure is reported, not thrown: the session is ending either way.
+    /// Closing again with nothing written since does nothing: a process that closed its store
+    /// and then removed its directory (`explain`) was warned, at the store's end, that the
+    /// files it had just removed could not be closed.
     public func closeCleanly() {
         guard let closeMark else {
             try? transferPendingWrites()
             return
         }
+        guard !isClosedCleanly.load(ordering: .acquiring) || unwrittenCount > 0 else { return }
         do {
             try transferPendingWrites()
             try database.writeWithoutTransaction { db in _ = try db.checkpoint(.truncate) }
             try closeMark.write(.closed)
+            isClosedCleanly.store(true, ordering: .releasing)
         } catch {
             report("the database could not be closed cleanly (\(error)); its latest commits stay in its write-ahead log")
         }
@@ -510,6 +517,7 @@ public final class Store: Sendable {
     /// With `journaledAtMost`, only that many journaled rows (a background step).
     private func transferPendingWrites(journaledAtMost limit: Int? = nil) throws {
         guard unwritten.withLock({ (!$0.rows.isEmpty && limit == nil) || !$0.journaled.isEmpty }) else { return }
+        isClosedCleanly.store(false, ordering: .releasing)
         var tookRows = false
         defer { if tookRows { unwritten.withLock { $0.transactionsHoldingRows -= 1 } } }
         let transferred = try database.writeWithoutTransaction { db -> UInt64? in
@@ -627,6 +635,7 @@ public final class Store: Sendable {
 
     /// A write transaction that first commits the accepted rows, keeping their order.
     private func write<T>(_ updates: (Database) throws -> T) throws -> T {
+        isClosedCleanly.store(false, ordering: .releasing)
         var transferred: UInt64?
         var tookRows = false
         defer { if tookRows { unwritten.withLock { $0.transactionsHoldingRows -= 1 } } }
