@@ -233,6 +233,8 @@ PYTHON_MODELS: dict[str, dict[str, Any]] = {
     "PlacementDecision": {"from": ["PlacementDecision"], "positional": ["outcome"]},
     "DecisionChange": {"from": ["DecisionChange"], "positional": ["placement", "before", "after"]},
     "ClockReading": {"from": ["result:debug/advanceClock"], "positional": ["now", "now_ms"]},
+    "ConfigDiff": {"from": ["ConfigDiff"]},
+    "ConfigProblem": {"from": ["ConfigProblem"], "positional": ["path", "message"]},
     "ConfigRefresh": {"from": ["ConfigRefresh"]},
     "ServerInfo": {"from": ["result:initialize"], "positional": ["protocol_version"]},
 }

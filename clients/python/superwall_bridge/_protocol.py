@@ -697,6 +697,25 @@ class ClockReading(WireModel):
 
 
 @dataclass(frozen=True)
+class ConfigDiff(WireModel):
+    """The names a refresh added, changed and removed, each sorted."""
+
+    added: list[str] = field(default_factory=list)
+    changed: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class ConfigProblem(WireModel):
+    """A problem in a config, at a JSON path, as `superwall-bridge validate` prints it."""
+
+    path: str
+    message: str
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
 class ConfigRefresh(WireModel):
     """What a refresh did: the paywall identifiers added, changed (cache_key) and removed; or, with refreshed false, why the config in use stayed (error.data.path names the JSON path of an invalid config)."""
 
@@ -707,10 +726,10 @@ class ConfigRefresh(WireModel):
     removed: list[str] = field(default_factory=list)
     error: ErrorInfo | None = None
     decision_changes: list[DecisionChange] = field(default_factory=list)
-    placements: dict[str, Any] = field(default_factory=dict)
-    campaigns: dict[str, Any] = field(default_factory=dict)
-    experiments: dict[str, Any] = field(default_factory=dict)
-    warnings: list[dict[str, Any]] = field(default_factory=list)
+    placements: ConfigDiff | None = None
+    campaigns: ConfigDiff | None = None
+    experiments: ConfigDiff | None = None
+    warnings: list[ConfigProblem] = field(default_factory=list)
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 

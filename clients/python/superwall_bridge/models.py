@@ -20,7 +20,7 @@ from ._protocol import (
     RegisterResult, PresentationResult, PageLoadTarget, PaywallPage, Paywall, PaywallPresentation,
     PaywallDismissal, PreloadedPaywall, PaywallAlert, SurveyOption, Survey, SurveyRequest, SurveyAnswer, CustomCallback, CustomCallbackResult, StoreTransaction, PurchaseResult,
     RestorationResult, SubscriptionTransaction, NonSubscriptionTransaction, CustomerInfo, UserIdentity,
-    ConfigureWarning, ConfigureResult, ConfigRefresh, ServerInfo,
+    ConfigureWarning, ConfigureResult, ConfigDiff, ConfigProblem, ConfigRefresh, ServerInfo,
     ExpressionTrace, RuleExplanation, OccurrenceCheck, AudienceCheck, VariantCheck, PaywallCheck, PlacementExplanation,
     PlacementDecision, DecisionChange, ClockReading,
 )
@@ -36,7 +36,7 @@ __all__ = [
     "SurveyRequest", "SurveyAnswer", "CustomCallback",
     "CustomCallbackResult", "StoreTransaction", "PurchaseResult", "RestorationResult",
     "SubscriptionTransaction", "NonSubscriptionTransaction", "CustomerInfo", "UserIdentity",
-    "ConfigureWarning", "ConfigureResult", "ConfigRefresh", "ServerInfo",
+    "ConfigureWarning", "ConfigureResult", "ConfigDiff", "ConfigProblem", "ConfigRefresh", "ServerInfo",
     "ExpressionTrace", "RuleExplanation", "OccurrenceCheck", "AudienceCheck", "VariantCheck", "PaywallCheck",
     "PlacementExplanation", "PlacementDecision", "DecisionChange", "ClockReading",
 ]

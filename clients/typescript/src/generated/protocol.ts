@@ -370,28 +370,13 @@ export interface ConfigRefresh {
     /** Of the placements configure's options.explainOnRefresh names, those the refresh made decide differently for the current user, in the order named; empty otherwise. */
     decisionChanges: Array<DecisionChange>;
     /** Placements (trigger_options by event_name) the refresh added, changed and removed. */
-    placements: {
-        added: Array<string>;
-        changed: Array<string>;
-        removed: Array<string>;
-    };
+    placements: ConfigDiff;
     /** Campaigns (by experiment_group_id) whose audiences the refresh added, changed and removed. */
-    campaigns: {
-        added: Array<string>;
-        changed: Array<string>;
-        removed: Array<string>;
-    };
+    campaigns: ConfigDiff;
     /** Experiments (each audience rule, by experiment_id) the refresh added, changed and removed. */
-    experiments: {
-        added: Array<string>;
-        changed: Array<string>;
-        removed: Array<string>;
-    };
+    experiments: ConfigDiff;
     /** What `superwall-bridge validate` finds in the new config (rules that do not compile, dropped elements, variants naming a missing paywall, then its warnings), with JSON paths. The config is in use all the same. */
-    warnings: Array<{
-        path: string;
-        message: string;
-    }>;
+    warnings: Array<ConfigProblem>;
 }
 
 /** Superscript's tagged value. */
@@ -638,6 +623,19 @@ export interface DecisionChange {
     placement: string;
     before: PlacementDecision;
     after: PlacementExplanation;
+}
+
+/** The names a refresh added, changed and removed, each sorted. */
+export interface ConfigDiff {
+    added: Array<string>;
+    changed: Array<string>;
+    removed: Array<string>;
+}
+
+/** A problem in a config, at a JSON path, as `superwall-bridge validate` prints it. */
+export interface ConfigProblem {
+    path: string;
+    message: string;
 }
 
 /** Every `data.kind` the bridge answers. */
