@@ -65,8 +65,9 @@ TEST_TMP := /tmp/superwall-bridge-tests-$(shell printf %s "$(CURDIR)" | cksum | 
 PY_VENV := .build/python-venv
 # The suites that only compute (the rule engine's property tests, the codecs' fuzzing) run
 # first, on their own: beside the others they kept the cooperative pool's two threads busy
-# for seconds, and the deadlines the other suites assert waited behind them.
-COMPUTE_SUITES := RulesTests|FuzzTests|JSONTextTests
+# for seconds, and the deadlines the other suites assert waited behind them. The count of the
+# process's parse blocks runs with them: the other suites' threads change it.
+COMPUTE_SUITES := RulesTests|FuzzTests|JSONTextTests|ParseBlockThreadTests
 
 test: deps
 	$(PYTHON) scripts/check_links.py

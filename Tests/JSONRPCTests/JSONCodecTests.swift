@@ -147,7 +147,12 @@ import Testing
             #expect(value == ["id": .int(Int64(index)), "params": ["placement": .string("p\(index)"), "values": [1, 2, 3]]])
         }
     }
+}
 
+/// The process's count of parse blocks, which every thread that parses changes: run in the
+/// first phase of `make test` (with the suites that only compute), not beside the suites whose
+/// clients and servers parse on threads of their own.
+@Suite struct ParseBlockThreadTests {
     /// Each thread keeps one released block for its next parse; a thread that ends frees it,
     /// so threads that come and go (the pools') leave nothing behind.
     @Test func aThreadThatEndsFreesTheParseBlockItKept() {
