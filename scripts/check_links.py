@@ -3,8 +3,8 @@
 
 - Every relative link in a tracked Markdown file resolves to a file or folder inside the
   repository (anchors are not checked, external links are not followed).
-- No tracked file names a document the repository does not have: a path outside the
-  checkout (`../shared`), or `DESIGN.md` / `PROTOCOL.md` unless such a file is tracked.
+- No tracked file names a document the repository does not have: a relative path that leads
+  outside the checkout, or `DESIGN.md` / `PROTOCOL.md` unless such a file is tracked.
 
 Prints each problem as FILE:LINE: MESSAGE and exits 1 when there is any.
 """
@@ -21,7 +21,9 @@ ROOT = Path(__file__).resolve().parent.parent
 INLINE = re.compile(r"\[[^\]]*\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 REFERENCE = re.compile(r"^\s*\[[^\]]+\]:\s*(\S+)")
 EXTERNAL = re.compile(r"^[a-z][a-z0-9+.-]*:", re.IGNORECASE)
-OUTSIDE_NAMES = ("../shared", "DESIGN.md", "PROTOCOL.md")
+OUTSIDE_NAMES = ("DESIGN.md", "PROTOCOL.md")
+# `../name`, `../../name`: a relative path, which must name something in the checkout.
+RELATIVE_PATH = re.compile(r"(?<![\w./$)])((?:\.\./)+[A-Za-z][\w.-]*)")
 
 
 def tracked_files() -> list[Path]:
@@ -67,7 +69,15 @@ def outside_name_problems(files: list[Path]) -> list[str]:
             text = path.read_text(encoding="utf-8")
         except UnicodeDecodeError:
             continue
+        in_code = False
         for number, line in enumerate(text.splitlines(), start=1):
+            # A Markdown example's paths are the example's (`../dist`, built), not the repository's.
+            if path.suffix == ".md" and line.lstrip().startswith("```"):
+                in_code = not in_code
+            for match in [] if in_code else RELATIVE_PATH.finditer(line):
+                target = (path.parent / match.group(1)).resolve()
+                if not target.is_relative_to(ROOT) or not target.exists():
+                    problems.append(f"{path.relative_to(ROOT)}:{number}: {match.group(1)} is not in the repository")
             for name in names:
                 if name in line:
                     problems.append(f"{path.relative_to(ROOT)}:{number}: names {name}, which the repository does not have")
