@@ -39,11 +39,14 @@ let package = Package(
         // jansson's allocations for one request from a block of their own.
         .target(name: "CJSONArena", dependencies: ["CJansson"]),
         .target(name: "JSONText", swiftSettings: strictSettings),
+        // Timers and an executor that need no thread of Swift's cooperative pool.
+        .target(name: "Deadlines", swiftSettings: strictSettings),
         .target(
             name: "JSONRPC",
             dependencies: [
                 "CJansson",
                 "CJSONArena",
+                "Deadlines",
                 "JSONText",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
@@ -57,6 +60,7 @@ let package = Package(
             dependencies: [
                 "CGuardedCopy",
                 "CScheduling",
+                "Deadlines",
                 "JSONText",
                 "Rules",
                 .product(name: "Logging", package: "swift-log"),
@@ -76,6 +80,7 @@ let package = Package(
         .target(
             name: "BridgeServer",
             dependencies: [
+                "Deadlines",
                 "JSONRPC",
                 "Rules",
                 "SuperwallCore",
@@ -104,7 +109,7 @@ let package = Package(
         ),
         .target(
             name: "TestSupport",
-            dependencies: ["JSONRPC", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["Deadlines", "JSONRPC", .product(name: "Logging", package: "swift-log")],
             path: "Tests/TestSupport",
             resources: [.copy("Fixtures")],
             swiftSettings: strictSettings

@@ -1,3 +1,4 @@
+import Deadlines
 import JSONRPC
 import Rules
 import Logging
@@ -54,7 +55,7 @@ public struct MethodTable: Sendable {
             if let locale = configure.localeIdentifier { await superwall.setLocaleIdentifier(locale) }
             if configure.usesManualClock { clock.stop() }
             for warning in configure.warnings { logger.warning("configure: \(warning.message)") }
-            let outcome = await onThePool {
+            let outcome = await offTheReader {
                 await superwall.configure(apiKey: configure.apiKey, options: configure.options) { order.started(starting) }
             }
             if let error = outcome.error, case .apiKeyMismatch = error { throw error.rpcError }
@@ -78,7 +79,7 @@ public struct MethodTable: Sendable {
             return ["waiting": .int(Int64(status.waiting)), "dropped": .int(Int64(status.dropped))]
         }
         methods["refreshConfiguration"] = { _, _ in
-            try await onThePool { try await core { try await superwall.refreshConfiguration() } }.wireValue
+            try await offTheReader { try await core { try await superwall.refreshConfiguration() } }.wireValue
         }
         // Allowed before `configure`: the link is kept and routed once the config is ready.
         methods["handleDeepLink"] = { request, _ in
@@ -132,7 +133,7 @@ public struct MethodTable: Sendable {
             try ClientLimits.checkAttributes(placementParams, at: "params.params")
             try ClientLimits.checkAttributes(user, at: "params.user")
             // Explaining evaluates every audience and records every value: off the reader.
-            return try await onThePool {
+            return try await offTheReader {
                 try await core {
                     try await superwall.explainPlacement(placement, params: [String: JSON](placementParams), user: [String: JSON](user))
                 }.jsonValue
@@ -165,12 +166,12 @@ public struct MethodTable: Sendable {
                 } catch {
                     throw RPCError.invalidParams("params.\(error.description)", details: ["path": "params.context"])
                 }
-                return await onThePool { ExpressionEvaluation.evaluate(expression, in: evaluationContext) }
+                return await offTheReader { ExpressionEvaluation.evaluate(expression, in: evaluationContext) }
             }
             let placementParams = try params.optionalJSONObject("params").map { [String: JSON]($0) }
             let context = try await core { try await superwall.audienceContext(params: placementParams) }
             // Any expression may be given: evaluated off the reader, so a slow one stalls nothing.
-            return await onThePool { ExpressionEvaluation.evaluate(expression, in: context) }
+            return await offTheReader { ExpressionEvaluation.evaluate(expression, in: context) }
         }
         methods["getDeviceAttributes"] = { _, _ in
             guard await superwall.configurationStatus != .pending else { throw SuperwallError.notConfigured.rpcError }
@@ -229,7 +230,7 @@ public struct MethodTable: Sendable {
         var methods: [String: Method] = [:]
         methods["register"] = { request, _ in
             let call = try RegisterCall(request, host: host)
-            if superwall.evaluatesSlowRules { return try await onThePool { try await call.run(on: superwall) } }
+            if superwall.evaluatesSlowRules { return try await offTheReader { try await call.run(on: superwall) } }
             return try await call.run(on: superwall)
         }
         methods["getPresentationResult"] = { request, _ in
@@ -239,7 +240,7 @@ public struct MethodTable: Sendable {
             func result() async throws(RPCError) -> JSONValue {
                 try await core { try await superwall.presentationResult(for: placement, params: placementParams) }.wireValue
             }
-            return superwall.evaluatesSlowRules ? try await onThePool(result) : try await result()
+            return superwall.evaluatesSlowRules ? try await offTheReader(result) : try await result()
         }
         methods["getPaywall"] = { request, _ in
             let params = try Params(request)
@@ -250,7 +251,7 @@ public struct MethodTable: Sendable {
             func paywall() async throws(RPCError) -> JSONValue {
                 try await core { try await superwall.getPaywall(placement: placement, params: placementParams, overrides: overrides, handler: handler) }.wireValue
             }
-            return superwall.evaluatesSlowRules ? try await onThePool(paywall) : try await paywall()
+            return superwall.evaluatesSlowRules ? try await offTheReader(paywall) : try await paywall()
         }
         methods["paywall/action"] = { request, _ in
             let params = try Params(request)
@@ -377,12 +378,14 @@ private func attributes(_ values: [String: JSON]) -> JSONValue {
     ["attributes": .object(JSONValue.sortedObject(values))]
 }
 
-/// Runs a call that adopts a config on the global pool. A request runs on the thread that
-/// reads the input, and so does the SDK's actor for it; adopting a config of thousands of
-/// campaigns (drawing and storing their assignments) there would hold every later request,
-/// `$/ping` included, until it ended.
-private func onThePool<Result: Sendable, Failure: Error>(_ call: () async throws(Failure) -> Result) async throws(Failure) -> Result {
-    try await withTaskExecutorPreference(globalConcurrentExecutor, operation: call)
+/// Runs a call that adopts a config (or evaluates rules known to be slow) on the
+/// `OffloadExecutor`. A request runs on the thread that reads the input, and so does the
+/// SDK's actor for it; adopting a config of thousands of campaigns (drawing and storing their
+/// assignments) there would hold every later request, `$/ping` included, until it ended.
+/// Not the cooperative pool: what such a call waits for (configure's time limit) must end on
+/// time while the pool is busy.
+private func offTheReader<Result: Sendable, Failure: Error>(_ call: () async throws(Failure) -> Result) async throws(Failure) -> Result {
+    try await withTaskExecutorPreference(OffloadExecutor.shared, operation: call)
 }
 
 /// Runs a core call, turning its error into the protocol's.

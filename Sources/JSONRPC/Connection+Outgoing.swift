@@ -1,9 +1,11 @@
+import Deadlines
+
 /// Requests this side sends to the client.
 extension Connection {
     struct PendingRequest {
         let method: String
         let continuation: CheckedContinuation<Result<JSONValue, RPCError>, Never>
-        var deadline: Task<Void, Never>?
+        var deadline: DeadlineTimer?
     }
 
     /// Sends a request to the client and waits for its reply, at most `timeout`.
@@ -31,8 +33,9 @@ extension Connection {
                     return
                 }
                 send(OutgoingMessage.request(id: id, method: method, params: params))
-                let deadline = Task { [self] in
-                    guard (try? await Task.sleep(for: timeout)) != nil else { return }
+                // Fires on Dispatch's threads: the waiting request resumes on its own executor
+                // with the timeout even while every thread of the cooperative pool is busy.
+                let deadline = DeadlineTimer(after: timeout) { [self] in
                     resolvePending(id, with: .failure(.requestTimeout(method: method, after: timeout)), cancelAtClient: true)
                 }
                 let armed = state.withLock { state -> Bool in

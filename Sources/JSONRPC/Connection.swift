@@ -1,3 +1,4 @@
+import Deadlines
 import Dispatch
 import Logging
 import Synchronization
@@ -608,10 +609,7 @@ public final class Connection: Sendable {
             return watch
         }
         guard let watch else { return }
-        let timer = Task {
-            guard (try? await Task.sleep(for: limit)) != nil else { return }
-            watch.gate.open(with: ())
-        }
+        let timer = DeadlineTimer(after: limit) { watch.gate.open(with: ()) }
         await watch.gate.wait()
         timer.cancel()
         let late = state.withLock { state -> [UInt64] in

@@ -1,3 +1,4 @@
+import Deadlines
 import DequeModule
 import Synchronization
 
@@ -16,8 +17,8 @@ import Darwin
 /// Work that waits (on the client, on a timer) frees the thread; whatever resumes it from
 /// another thread wakes the reader's `poll` through a pipe.
 ///
-/// Once the reader stops, jobs go to the global concurrent executor instead, so requests
-/// still running can finish while the connection drains.
+/// Once the reader stops, jobs go to the `OffloadExecutor` instead, so requests still running
+/// can finish while the connection drains, even while the cooperative pool is busy.
 final class ReaderExecutor: TaskExecutor, @unchecked Sendable {
     private struct State {
         var jobs = Deque<UnownedJob>()
@@ -55,7 +56,7 @@ final class ReaderExecutor: TaskExecutor, @unchecked Sendable {
             return state.sleeping ? .wake : .nothing
         }
         switch next {
-        case .forward: globalConcurrentExecutor.enqueue(unowned)
+        case .forward: OffloadExecutor.shared.take(unowned)
         case .wake: signal()
         case .nothing: break
         }
@@ -90,14 +91,14 @@ final class ReaderExecutor: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    /// From now on jobs run on the global executor; those queued are sent there.
+    /// From now on jobs run on the `OffloadExecutor`; those queued are sent there.
     func stop() {
         let queued = state.withLock { state -> Deque<UnownedJob> in
             state.forwarding = true
             defer { state.jobs.removeAll() }
             return state.jobs
         }
-        for job in queued { globalConcurrentExecutor.enqueue(job) }
+        for job in queued { OffloadExecutor.shared.take(job) }
     }
 
     /// Wakes the reader from its `poll`.

@@ -1,3 +1,4 @@
+import Deadlines
 import Foundation
 import Logging
 import Synchronization
@@ -984,11 +985,12 @@ public actor Superwall {
         return event
     }
 
-    /// Runs heavy work (reading and decoding a config of many megabytes) on the global pool:
-    /// a request's task, and so this actor's work for it, prefers the thread that reads the
-    /// input, and a request must never keep that thread from reading the next one.
+    /// Runs heavy work (reading and decoding a config of many megabytes) on the
+    /// `OffloadExecutor`: a request's task, and so this actor's work for it, prefers the
+    /// thread that reads the input, and a request must never keep that thread from reading
+    /// the next one.
     static func awayFromTheReader<Value: Sendable>(_ work: @escaping @Sendable () async throws -> Value) async throws -> Value {
-        try await Task.detached(operation: work).value
+        try await Task.detached(executorPreference: OffloadExecutor.shared, operation: work).value
     }
 
     /// Counts retries as a fetch reports them, from whatever task it runs on.

@@ -1,22 +1,19 @@
-import Dispatch
+import Deadlines
 
 /// Runs `operation`, throwing `NetworkError.timedOut` at `limit` if it has not finished,
 /// and cancelling it.
 ///
 /// The answer comes at the limit even if `operation` is slow to notice its cancellation: a
 /// task group would wait for it to end, and a request that missed its cancellation would
-/// hold the caller until the server answered. The limit is a Dispatch timer: a timer task
-/// would need a free thread of the cooperative pool to fire, and a busy pool delayed it by
-/// seconds.
+/// hold the caller until the server answered. The limit is a `DeadlineTimer`, which fires
+/// while every thread of the cooperative pool is busy, and `operation` runs on the
+/// `OffloadExecutor`, so it starts then too.
 func withTimeLimit<Value: Sendable>(_ limit: Duration, _ operation: @escaping @Sendable () async throws -> Value) async throws -> Value {
     let outcome = OneShot<Result<Value, any Error>>()
-    let work = Task {
+    let work = Task(executorPreference: OffloadExecutor.shared) {
         do { outcome.resolve(.success(try await operation())) } catch { outcome.resolve(.failure(error)) }
     }
-    let timer = DispatchSource.makeTimerSource(queue: .global())
-    timer.setEventHandler { outcome.resolve(.failure(NetworkError.timedOut)) }
-    timer.schedule(deadline: .now() + .nanoseconds(Int(min(max(limit / .nanoseconds(1), 0), Double(Int.max / 2)))))
-    timer.resume()
+    let timer = DeadlineTimer(after: limit) { outcome.resolve(.failure(NetworkError.timedOut)) }
     defer {
         work.cancel()
         timer.cancel()

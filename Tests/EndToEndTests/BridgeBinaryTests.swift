@@ -235,10 +235,11 @@ import TestSupport
         // Its first answer shows it has set its signals back; a fixed pause was too short
         // for a loaded machine, and a SIGTERM sent before that is ignored.
         input.fileHandleForWriting.write(Data(#"{"jsonrpc":"2.0","id":1,"method":"$/ping"}\#n"#.utf8))
-        let firstBytes = Task.detached { output.fileHandleForReading.availableData }
         let pid = process.pid
         let giveUp = Task { try await Task.sleep(for: expectationTimeout); kill(pid, SIGKILL) }
-        #expect(await firstBytes.value.isEmpty == false)
+        // A blocking read: on a thread of its own, not the cooperative pool's.
+        let firstBytes = await onAThreadOfItsOwn { output.fileHandleForReading.availableData }
+        #expect(firstBytes.isEmpty == false)
         giveUp.cancel()
         process.terminate()
         let deadline = ContinuousClock.now + expectationTimeout

@@ -1,6 +1,7 @@
 import Foundation
 import JSONRPC
 import Testing
+import TestSupport
 
 /// Products, entitlements and customer info over the wire.
 @Suite struct EntitlementsOverPipesTests {
@@ -77,12 +78,14 @@ import Testing
 
     @Test func getCustomerInfoIsBoundedWhenTheControllerNeverSetsAStatus() async throws {
         var client = try await PaywallClient.start(capabilities: ["purchaseController": true], timeouts: ["subscriptionStatusMs": 200])
-        let started = ContinuousClock.now
-        client.request("info", "getCustomerInfo")
-        let error = await client.reply(to: "info")?["error"]
+        let (reply, elapsed) = await measuredOffThePool {
+            client.request("info", "getCustomerInfo")
+            return await client.reply(to: "info")
+        }
+        let error = reply?["error"]
         #expect(error?["data"]?["kind"] == "customerInfoTimeout")
         #expect(error?["code"] == -32003)
-        #expect(ContinuousClock.now - started < .seconds(10), "without a deadline it would wait forever")
+        #expect(elapsed < .seconds(10), "without a deadline it would wait forever")
     }
 
     @Test func aPurchasedReplyMayReportTheStoresTransaction() async throws {

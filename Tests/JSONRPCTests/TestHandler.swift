@@ -50,7 +50,9 @@ final class TestHandler: ConnectionHandler {
             try await Task.sleep(for: .milliseconds(request.params?["ms"]?.int64Value ?? 100))
             return "done"
         case "ask":
-            let timeout = Duration.milliseconds(request.params?["timeoutMs"]?.int64Value ?? 5000)
+            // Long by default: the bridge's deadline is exact, while the test's own reply may
+            // wait seconds for a thread of the pool when every suite runs at once.
+            let timeout = Duration.milliseconds(request.params?["timeoutMs"]?.int64Value ?? 60_000)
             return try await connection.sendRequest(request.params?["method"]?.stringValue ?? "client/question", params: ["q": 1], timeout: timeout)
         case "crash":
             struct Unexpected: Error {}

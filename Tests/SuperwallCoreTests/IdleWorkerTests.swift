@@ -2,6 +2,7 @@ import Foundation
 @testable import SuperwallCore
 import Synchronization
 import Testing
+import TestSupport
 
 /// The scheduling policy and, where the kernel reports it, the time slice of one of this
 /// process's threads.
@@ -42,7 +43,7 @@ private var kernelTakesCustomSlices: Bool {
         #expect(scheduling(of: thread).policy == Self.idlePolicy, "waits for work at idle priority")
 
         worker.signal()
-        running.wait()
+        #expect(await running.waitOffThePool() == .success)
         let stepping = scheduling(of: thread)
         #expect(stepping.policy == SCHED_OTHER, "a step holds the database, so it runs at normal priority")
         if kernelTakesCustomSlices, let slice = stepping.slice {
@@ -70,11 +71,11 @@ private var kernelTakesCustomSlices: Bool {
         }
         defer { worker.stop() }
         worker.signal()
-        #expect(done.wait(timeout: .now() + 5) == .success)
+        #expect(await done.waitOffThePool() == .success)
         #expect(steps.withLock { $0 } == [SCHED_OTHER, SCHED_OTHER, SCHED_OTHER])
     }
 
-    @Test func aHurriedRunStartsWithoutTheDelayAndAtNormalPriority() throws {
+    @Test func aHurriedRunStartsWithoutTheDelayAndAtNormalPriority() async throws {
         let ran = DispatchSemaphore(value: 0)
         let policy = Mutex<Int32>(-1)
         // A delay no test waits out: only `hurry()` starts this worker in time.
@@ -85,10 +86,10 @@ private var kernelTakesCustomSlices: Bool {
         }
         defer { worker.stop() }
         let start = ContinuousClock.now
-        while worker.threadID == 0, ContinuousClock.now < start + .seconds(5) { usleep(1_000) }
+        while worker.threadID == 0, ContinuousClock.now < start + .seconds(5) { try await Task.sleep(for: .milliseconds(1)) }
 
         worker.hurry()
-        #expect(ran.wait(timeout: .now() + 5) == .success)
+        #expect(await ran.waitOffThePool() == .success)
         #expect(policy.withLock { $0 } == SCHED_OTHER)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 @testable import SuperwallCore
 import Testing
+import TestSupport
 
 private func temporaryDatabasePath() -> String {
     FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID().uuidString).sqlite").path
@@ -81,7 +82,7 @@ private func row(_ name: String, _ time: Double, queued: Bool = false) -> Placem
     /// Another write (the event queue saving its position) took a call's accepted rows into
     /// its transaction; the call's commit found nothing left and answered at once, and a
     /// SIGKILL before that transaction committed lost an acknowledged event.
-    @Test func aCommitWaitsForAnotherWriteHoldingItsRows() throws {
+    @Test func aCommitWaitsForAnotherWriteHoldingItsRows() async throws {
         let store = try Store(path: temporaryDatabasePath())
         store.logPlacement("acknowledged", at: Date(timeIntervalSince1970: 1), params: [:])
         let (holding, release, committed) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
@@ -92,35 +93,38 @@ private func row(_ name: String, _ time: Double, queued: Bool = false) -> Placem
             }
         }
         other.start()
-        holding.wait()
+        #expect(await holding.waitOffThePool() == .success)
         let committer = Thread {
             try? store.commitPendingWrites()
             committed.signal()
         }
         committer.start()
         // Still held: the commit must not have returned.
-        #expect(committed.wait(timeout: .now() + .milliseconds(300)) == .timedOut)
+        #expect(await committed.waitOffThePool(timeout: .milliseconds(300)) == .timedOut)
         release.signal()
-        #expect(committed.wait(timeout: .now() + .seconds(30)) == .success)
+        #expect(await committed.waitOffThePool() == .success)
         #expect(try store.placementNames().contains("acknowledged"))
     }
 
-    /// Polls on its own thread (a synchronous test), as the suites' cooperative pool may not
-    /// resume a sleeping task for seconds while other suites run.
-    @Test func theWorkerLeavesLessThanAFullStepForTheCommitTimerAndThenTransfersIt() throws {
+    /// Polls on a thread of its own: a task of the suites' cooperative pool may not resume for
+    /// seconds while other suites run, and a blocked thread of the pool would hold them back.
+    @Test func theWorkerLeavesLessThanAFullStepForTheCommitTimerAndThenTransfersIt() async throws {
         // A timer long enough that no poll, however loaded the machine, misses its wait.
         let store = try Store(path: temporaryDatabasePath(), commitDelay: .seconds(2))
         // Past the backlog limit (512) the worker starts at once and steps while a full step
         // (64 rows) is journaled: 600 rows leave 24 for the timer.
         for index in 0..<600 { store.logPlacement("p\(index)", at: Date(timeIntervalSince1970: Double(index)), params: [:]) }
         try store.commitPendingWrites()
-        let deadline = ContinuousClock.now + .seconds(30)
-        while store.unwrittenCount > 24, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.000_5) }
-        #expect(store.unwrittenCount == 24)
-        Thread.sleep(forTimeInterval: 0.2)
-        #expect(store.unwrittenCount == 24)
-        while store.unwrittenCount > 0, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
-        #expect(store.unwrittenCount == 0)
+        let unwritten = await onAThreadOfItsOwn { () -> [Int] in
+            let deadline = ContinuousClock.now + .seconds(30)
+            while store.unwrittenCount > 24, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.000_5) }
+            let leftForTheTimer = store.unwrittenCount
+            Thread.sleep(forTimeInterval: 0.2)
+            let beforeTheTimer = store.unwrittenCount
+            while store.unwrittenCount > 0, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
+            return [leftForTheTimer, beforeTheTimer, store.unwrittenCount]
+        }
+        #expect(unwritten == [24, 24, 0])
         #expect(try store.placementNames().count >= 600)
     }
 

@@ -1,3 +1,4 @@
+import Deadlines
 import Foundation
 import JSONRPC
 
@@ -62,7 +63,7 @@ public final class BridgeProcess: @unchecked Sendable {
                 exitStatus = exitCode(ofWaitStatus: status)
                 break
             }
-            try? await Task.sleep(for: .milliseconds(2))
+            try? await DeadlineTimer.sleep(for: .milliseconds(2))
         }
         return exitStatus
     }
@@ -78,8 +79,7 @@ public final class BridgeProcess: @unchecked Sendable {
     deinit {
         if exitStatus == nil {
             kill(pid, SIGKILL)
-            var status: Int32 = 0
-            waitpid(pid, &status, 0)
+            reapOnAThreadOfItsOwn(pid)
         }
         try? FileManager.default.removeItem(atPath: stderrPath)
     }
@@ -187,6 +187,13 @@ public final class ChildProcess: @unchecked Sendable {
         if isRunning { kill(pid, SIGTERM) }
     }
 
+    /// Sends SIGTERM and reaps it on a thread of its own, without waiting: for a deinit,
+    /// which may run on a thread of the cooperative pool.
+    public func terminateInTheBackground() {
+        terminate()
+        Thread.detachNewThread { [self] in waitUntilExit() }
+    }
+
     /// Blocks until it has ended, and reaps it.
     public func waitUntilExit() {
         lock.withLock {
@@ -202,3 +209,12 @@ public final class ChildProcess: @unchecked Sendable {
 /// module leaves out (it is behind `_GNU_SOURCE`).
 @_silgen_name("posix_spawn_file_actions_addclosefrom_np")
 private func addCloseFrom(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ from: Int32) -> Int32
+
+/// Waits for a child that was sent SIGKILL and reaps it, on a thread of its own: a test's
+/// last reference may go on a thread of the cooperative pool, which must not block.
+func reapOnAThreadOfItsOwn(_ pid: pid_t) {
+    Thread.detachNewThread {
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+    }
+}

@@ -88,15 +88,36 @@ public final class FramedPeer: @unchecked Sendable {
                 await waitUntilReadable(until: deadline)
                 continue
             }
-            var buffer = [UInt8](repeating: 0, count: 1 << 16)
-            let count = buffer.withUnsafeMutableBytes { read(readDescriptor, $0.baseAddress, $0.count) }
-            if count < 0 && errno == EINTR { continue }
-            if count <= 0 {
-                ended = true
-                queued.append(contentsOf: decoder.finish())
-            } else {
-                queued.append(contentsOf: decoder.consume(buffer[..<count]))
+            readAvailable()
+        }
+    }
+
+    /// The next message that is a reply, waiting on the calling thread: for a thread of the
+    /// test's own while the cooperative pool is kept busy on purpose (`PoolSaturation`).
+    public func nextReplyBlockingThisThread(timeout: Duration) -> JSONValue? {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            while !queued.isEmpty {
+                if case .message(let body) = queued.removeFirst(),
+                   let message = try? JSONDecoding.decode(body), message["method"] == nil { return message }
             }
+            let remaining = deadline - ContinuousClock.now
+            guard !ended, remaining > .zero else { return nil }
+            var descriptor = pollfd(fd: readDescriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&descriptor, 1, Int32(remaining / .milliseconds(1)) + 1) > 0 else { continue }
+            readAvailable()
+        }
+    }
+
+    private func readAvailable() {
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        let count = buffer.withUnsafeMutableBytes { read(readDescriptor, $0.baseAddress, $0.count) }
+        if count < 0 && errno == EINTR { return }
+        if count <= 0 {
+            ended = true
+            queued.append(contentsOf: decoder.finish())
+        } else {
+            queued.append(contentsOf: decoder.consume(buffer[..<count]))
         }
     }
 

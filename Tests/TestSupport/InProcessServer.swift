@@ -1,3 +1,4 @@
+import Deadlines
 import Foundation
 import JSONRPC
 import Logging
@@ -30,7 +31,7 @@ public final class InProcessServer: @unchecked Sendable {
         let deadline = ContinuousClock.now + timeout
         while ContinuousClock.now < deadline {
             if let code = status.get() { return code }
-            try? await Task.sleep(for: .milliseconds(1))
+            try? await DeadlineTimer.sleep(for: .milliseconds(1))
         }
         return status.get()
     }

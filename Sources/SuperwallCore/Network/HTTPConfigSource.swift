@@ -1,3 +1,4 @@
+import Deadlines
 import AsyncHTTPClient
 import Foundation
 import NIOCore
@@ -160,7 +161,7 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
                 }
                 lastFailure.value.withLock { $0 = failure }
                 guard attempt < request.retryPolicy.maxRetries else { throw failure }
-                try await Task.sleep(for: request.retryPolicy.delay(attempt, request.retryPolicy.maxRetries))
+                try await DeadlineTimer.sleep(for: request.retryPolicy.delay(attempt, request.retryPolicy.maxRetries))
                 attempt += 1
                 request.onRetry(attempt)
             }

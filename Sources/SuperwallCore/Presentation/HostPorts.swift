@@ -129,7 +129,7 @@ extension PresentationHandler {
 
 /// Continuations parked in an actor until its state changes, each resumed exactly once:
 /// by `resumeAll`, or singly (a deadline) by `resume(_:with:)`. A class owned by the actor,
-/// so that one bounded wait (`Superwall.wait(on:within:)`) serves every set of waiters.
+/// so that one bounded wait (`Superwall.wait(for:within:)`) serves every set of waiters.
 final class ParkedContinuations<Value: Sendable> {
     private var parked: [UInt64: CheckedContinuation<Value, Never>] = [:]
     private var nextTicket: UInt64 = 0

@@ -1,3 +1,4 @@
+import Deadlines
 import Foundation
 import Rules
 
@@ -450,24 +451,37 @@ extension Superwall {
         if status != .unknown { return true }
         let remaining = timeouts.subscriptionStatus - (ContinuousClock.now - requestedAt)
         guard remaining > .zero else { return false }
-        return await wait(on: statusWaiters, within: remaining)
+        return await wait(for: .subscriptionStatus, within: remaining)
     }
 
-    /// Parks the caller with `waiters` until they are resumed (true, as a rule), or answers
-    /// false once `limit` has passed.
-    func wait(on waiters: ParkedContinuations<Bool>, within limit: Duration) async -> Bool {
-        let ticket = waiters.ticket()
-        let timer = Task {
-            guard (try? await Task.sleep(for: limit)) != nil else { return }
-            self.expire(ticket, of: waiters)
+    /// What a bounded wait waits for.
+    enum AwaitedState: Sendable {
+        case subscriptionStatus
+        case customerInfo
+    }
+
+    private func waiters(for state: AwaitedState) -> ParkedContinuations<Bool> {
+        switch state {
+        case .subscriptionStatus: statusWaiters
+        case .customerInfo: customerInfoWaiters
+        }
+    }
+
+    /// Parks the caller until `state` is known (true, as a rule), or answers false once
+    /// `limit` has passed. The deadline is a `DeadlineTimer`, and the expiry reaches this
+    /// actor through the `OffloadExecutor`: neither needs a free thread of the cooperative pool.
+    func wait(for state: AwaitedState, within limit: Duration) async -> Bool {
+        let ticket = waiters(for: state).ticket()
+        let timer = DeadlineTimer(after: limit) { [weak self] in
+            Task(executorPreference: OffloadExecutor.shared) { await self?.expire(ticket, of: state) }
         }
         defer { timer.cancel() }
-        return await withCheckedContinuation { waiters.park($0, ticket: ticket) }
+        return await withCheckedContinuation { waiters(for: state).park($0, ticket: ticket) }
     }
 
     /// A wait's deadline, on this actor, which owns the waiters.
-    private func expire(_ ticket: UInt64, of waiters: ParkedContinuations<Bool>) {
-        waiters.resume(ticket, with: false)
+    private func expire(_ ticket: UInt64, of state: AwaitedState) {
+        waiters(for: state).resume(ticket, with: false)
     }
 
     func evaluateAudiences(of placement: PlacementData, in config: Config) -> AudienceOutcome {

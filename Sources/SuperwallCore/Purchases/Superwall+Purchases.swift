@@ -1,3 +1,4 @@
+import Deadlines
 import Foundation
 
 /// Purchases and restores (SuperwallKit's `TransactionManager`): through the host's
@@ -271,8 +272,8 @@ extension Superwall {
     private func expectStatusToCover(_ product: Product) {
         let expected = Set(product.entitlements.map(\.id))
         guard !expected.isEmpty, let limit = session?.timeouts.subscriptionStatus else { return }
-        Task { [weak self] in
-            try? await Task.sleep(for: limit)
+        Task(executorPreference: OffloadExecutor.shared) { [weak self] in
+            try? await DeadlineTimer.sleep(for: limit)
             await self?.warnIfStatusDoesNotCover(expected, bought: product.id, after: limit)
         }
     }

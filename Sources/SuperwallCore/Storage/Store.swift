@@ -507,7 +507,7 @@ public final class Store: Sendable {
         // Another write (the event queue's, a setting's) took rows accepted before this call's
         // answer into its transaction: answered before that commits, a crash would lose them.
         // Writes run one at a time, so an empty one behind it returns once it has ended.
-        if rowsAreInFlight { try database.writeWithoutTransaction { _ in } }
+        if rowsAreInFlight { database.writeWithoutTransaction { _ in } }
     }
 
     /// Inserts every row not yet in SQLite, journaled or not, in one transaction.
