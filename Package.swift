@@ -40,7 +40,14 @@ let package = Package(
         .target(name: "CJSONArena", dependencies: ["CJansson"]),
         .target(name: "JSONText", swiftSettings: strictSettings),
         // Timers and an executor that need no thread of Swift's cooperative pool.
-        .target(name: "Deadlines", swiftSettings: strictSettings),
+        .target(
+            name: "Deadlines",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "JSONRPC",
             dependencies: [

@@ -1,29 +1,27 @@
-import Dispatch
+import NIOCore
+import NIOPosix
 import Synchronization
 
-/// A one-shot timer whose handler runs on a Dispatch queue of its own.
+/// A one-shot timer whose handler runs on a thread of its own (an event loop of SwiftNIO's).
 ///
 /// A deadline written as `Task.sleep` needs a free thread of Swift's cooperative pool twice:
 /// to fire, and to run what follows. When every thread of the pool is busy (a long rule
 /// evaluation, another suite's work, a host's own tasks in the same process), such a deadline
-/// fires when a thread frees up, seconds late. This timer fires on Dispatch's threads, which
-/// are not the pool's; what its handler resumes runs on the waiting task's own executor.
+/// fires when a thread frees up, seconds late; a Dispatch timer's handler waited as long on
+/// Linux. This timer fires on a thread that runs nothing else; what its handler resumes runs
+/// on the waiting task's own executor.
 public final class DeadlineTimer: Sendable {
-    /// Dispatch's sources are thread-safe but not declared `Sendable`; the lock says so.
-    private let source: Mutex<any DispatchSourceTimer>
+    private let scheduled: Scheduled<Void>
 
     /// Calls `handler` once `delay` has passed, unless `cancel()` comes first.
     public init(after delay: Duration, _ handler: @escaping @Sendable () -> Void) {
-        let timer = DispatchSource.makeTimerSource(queue: Self.queue)
-        timer.setEventHandler(handler: handler)
-        timer.schedule(deadline: .now() + Self.dispatchInterval(delay))
-        timer.resume()
-        source = Mutex(timer)
+        let nanoseconds = min(max(delay / .nanoseconds(1), 0), Double(Int64.max / 2))
+        scheduled = Self.loop.scheduleTask(in: .nanoseconds(Int64(nanoseconds))) { handler() }
     }
 
     /// Stops the timer; a handler already running finishes.
     public func cancel() {
-        source.withLock { $0.cancel() }
+        scheduled.cancel()
     }
 
     deinit {
@@ -47,14 +45,8 @@ public final class DeadlineTimer: Sendable {
         try outcome.get()
     }
 
-    /// Timers fire here: a serial queue of their own, so a handler never waits for the
-    /// global concurrent queue either.
-    private static let queue = DispatchQueue(label: "deadlines.timers")
-
-    static func dispatchInterval(_ delay: Duration) -> DispatchTimeInterval {
-        let nanoseconds = delay / .nanoseconds(1)
-        return .nanoseconds(Int(min(max(nanoseconds, 0), Double(Int.max / 2))))
-    }
+    /// Timers fire here: a loop of their own, which lives as long as the process.
+    private static let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1).next()
 }
 
 /// A continuation resumed by whichever comes first, the timer or a cancellation; the other

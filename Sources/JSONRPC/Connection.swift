@@ -153,7 +153,7 @@ public final class Connection: Sendable {
     /// resolves every request still waiting on the client as cancelled, flushes, and returns
     /// the exit status: 0, or 1 for an `exit` that was not preceded by `shutdown`.
     public func run() -> Int32 {
-        let notificationLoop = Task { [self] in
+        let notificationLoop = Task(executorPreference: OffloadExecutor.shared) { [self] in
             for await queued in notifications {
                 if let gate = queued.gate, await !gate.wait() { continue }
                 await handler.handle(queued.notification, connection: self)
@@ -223,7 +223,7 @@ public final class Connection: Sendable {
         failPendingRequests(with: .connectionClosed)
         notificationSink.finish()
         let closeHandled = DispatchSemaphore(value: 0)
-        Task { [handler] in
+        Task(executorPreference: OffloadExecutor.shared) { [handler] in
             await handler.inputDidClose(connection: self)
             closeHandled.signal()
         }
@@ -238,7 +238,7 @@ public final class Connection: Sendable {
             cancel(state.withLock { Array($0.inFlight.keys) })
         }
         let notificationsDone = DispatchSemaphore(value: 0)
-        Task {
+        Task(executorPreference: OffloadExecutor.shared) {
             await notificationLoop.value
             notificationsDone.signal()
         }

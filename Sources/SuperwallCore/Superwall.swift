@@ -503,10 +503,10 @@ public actor Superwall {
     /// A fetch with the full retries that replaces the config when it succeeds, and leaves
     /// the config in use alone when it does not.
     private func refreshInBackground(from source: any ConfigSource, options: ConfigureOptions) {
-        backgroundRefresh = Task {
-            await self.inTurn(of: self.configRefreshes) {
-                try? await self.fetchAndAdopt(
-                    from: source, cachedBuildId: self.config?.buildId, maxRetries: options.maxConfigRetryCount, timeLimit: options.timeouts.config)
+        backgroundRefresh = startTask { superwall in
+            await superwall.inTurn(of: superwall.configRefreshes) {
+                try? await superwall.fetchAndAdopt(
+                    from: source, cachedBuildId: superwall.config?.buildId, maxRetries: options.maxConfigRetryCount, timeLimit: options.timeouts.config)
             }
         }
     }
@@ -679,9 +679,9 @@ public actor Superwall {
             _ = await waitForConfig()
             await fetchServerAssignments()
         } else {
-            Task {
-                _ = await self.waitForConfig()
-                await self.fetchServerAssignments()
+            startTask { superwall in
+                _ = await superwall.waitForConfig()
+                await superwall.fetchServerAssignments()
             }
         }
         return session?.identity ?? identity
@@ -983,6 +983,22 @@ public actor Superwall {
             if offeringImplicitTrigger, let trigger = ImplicitTrigger(eventName: event.name) { offerImplicitTrigger(trigger, event: event) }
         }
         return event
+    }
+
+    /// Starts `work` on this actor in a task of its own, on the `OffloadExecutor`.
+    ///
+    /// Never a bare `Task {}`: a task without an executor preference schedules this actor on
+    /// the cooperative pool, and while the pool is busy every request that needs the actor
+    /// (and every deadline that resumes on it) would wait for a free thread of the pool.
+    ///
+    /// The task holds the actor weakly until it starts: waiting for a thread, it does not keep a
+    /// session that is ending (and its data directory) open.
+    @discardableResult
+    nonisolated func startTask(_ work: @escaping @Sendable (isolated Superwall) async -> Void) -> Task<Void, Never> {
+        Task(executorPreference: OffloadExecutor.shared) { [weak self] in
+            guard let self else { return }
+            await work(self)
+        }
     }
 
     /// Runs heavy work (reading and decoding a config of many megabytes) on the

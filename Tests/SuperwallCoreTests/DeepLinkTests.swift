@@ -171,11 +171,15 @@ import Testing
 
     @Test func whileTheConfigLoadsTheAnswerComesFromTheCachedConfig() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("links-\(UUID().uuidString)").path
+        weak var ended: Superwall?
         do {
             let first = Superwall()
+            ended = first
             _ = await first.configure(apiKey: "pk", options: Superwall.ConfigureOptions(configSource: EmbeddedConfigSource(), dataDirectory: directory))
             await first.awaitPresentationQueue()
         }
+        // A restart in the same process: the first session's last tasks let go of it first.
+        try await eventually { ended == nil }
         let second = Superwall()
         let loading = Task {
             await second.configure(apiKey: "pk", options: Superwall.ConfigureOptions(configSource: NeverLoadingSource(), dataDirectory: directory, maxConfigRetryCount: 0))

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 @testable import SuperwallCore
 import Testing
+import TestSupport
 
 @Suite struct IdentityTests {
     @Test(arguments: [("user_123", 38), ("abc", 3), ("test@example.com", 3)])
@@ -236,12 +237,36 @@ import Testing
         #expect(try reopened.store.value(.aliasId) == "$SuperwallAlias:KEEP")
     }
 
-    @Test func aSecondHolderIsRefusedWithTheFirstOnesPid() throws {
+    /// Held by this process, the directory is waited for (a closing session lets go within
+    /// moments), then refused: waited for on a thread of its own, not the cooperative pool's.
+    @Test func aSecondHolderIsRefusedWithTheFirstOnesPid() async throws {
         let path = temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: path) }
         let first = try DataDirectory(path: path)
-        #expect(throws: DataDirectory.OpenError.inUse(path: path, holderPid: getpid())) { try DataDirectory(path: path) }
+        let second = await onAThreadOfItsOwn { () -> DataDirectory.OpenError? in
+            do throws(DataDirectory.OpenError) {
+                _ = try DataDirectory(path: path)
+                return nil
+            } catch {
+                return error
+            }
+        }
+        #expect(second == .inUse(path: path, holderPid: getpid()))
         _ = first
+    }
+
+    @Test func aSessionOfThisProcessThatLetsGoIsWaitedFor() async throws {
+        let path = temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let first = LockedBox<DataDirectory?>(try DataDirectory(path: path))
+        let reopened = await onAThreadOfItsOwn { () -> Bool in
+            Thread.detachNewThread {
+                usleep(50_000)
+                first.set(nil)
+            }
+            return (try? DataDirectory(path: path)) != nil
+        }
+        #expect(reopened)
     }
 
     /// The pid was missing from 17 of 20 `dataDirectoryInUse` messages when two bridges

@@ -141,9 +141,12 @@ private func row(_ name: String, _ time: Double, queued: Bool = false) -> Placem
             try await Task.sleep(for: .milliseconds(10))
         }
         #expect(store.unwrittenCount == 0)
-        // 6 MB went through the WAL; a checkpoint every megabyte lets SQLite reuse it from its start.
+        // 6 MB went through the WAL; a checkpoint every megabyte lets SQLite reuse it from its
+        // start. The worker waits at idle priority, so on a loaded machine it answers late and the
+        // WAL runs past its mark (3.4 MB seen beside two busy loops); never checkpointed it would
+        // hold all 6 MB.
         let walSize = try #require(try FileManager.default.attributesOfItem(atPath: path + "-wal")[.size] as? Int)
-        #expect(walSize < 3 << 20)
+        #expect(walSize < 9 << 19)
     }
 
     // MARK: Hostile faults

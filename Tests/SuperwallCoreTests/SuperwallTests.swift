@@ -218,6 +218,8 @@ private func options(_ directory: String, source: any ConfigSource = EmbeddedCon
     private func configured(_ delegate: RecordingDelegate = RecordingDelegate()) async -> Superwall {
         let superwall = makeSuperwall(delegate)
         _ = await superwall.configure(apiKey: "pk_test", options: options(temporaryDirectory()))
+        // The launch events' implicit triggers run in a task of their own: let them end first.
+        await superwall.awaitPresentationQueue()
         delegate.clear()
         return superwall
     }

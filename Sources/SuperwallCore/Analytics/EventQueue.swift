@@ -1,3 +1,4 @@
+import Deadlines
 import Foundation
 import Synchronization
 
@@ -59,7 +60,7 @@ actor EventQueue {
     func start(every interval: Duration, on clock: any WallClock) {
         timer?.cancel()
         // Detached and weak: the timer must not keep the queue (and its store) alive.
-        timer = Task.detached { [weak self] in
+        timer = Task.detached(executorPreference: OffloadExecutor.shared) { [weak self] in
             while !Task.isCancelled {
                 try? await clock.sleep(for: interval)
                 guard !Task.isCancelled else { return }
@@ -76,7 +77,7 @@ actor EventQueue {
     /// Sends what waits, in batches; a flush already running is joined rather than doubled.
     func flush() async {
         if let flushing { return await flushing.value }
-        let task = Task { await self.send() }
+        let task = Task(executorPreference: OffloadExecutor.shared) { await self.send() }
         flushing = task
         await task.value
         flushing = nil
@@ -96,7 +97,7 @@ actor EventQueue {
     /// about 4 bytes of memory per event without end.
     nonisolated func noteArrival() {
         guard arrivals.withLock({ $0.arrive() }) else { return }
-        Task.detached { [weak self] in await self?.checkArrivals() }
+        Task.detached(executorPreference: OffloadExecutor.shared) { [weak self] in await self?.checkArrivals() }
     }
 
     private func checkArrivals() {

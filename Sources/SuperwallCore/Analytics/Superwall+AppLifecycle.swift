@@ -1,3 +1,4 @@
+import Deadlines
 import Foundation
 
 /// The app's foreground and background, as the host reports them (SuperwallKit's
@@ -26,7 +27,7 @@ extension Superwall {
         // SuperwallKit refreshes on a new app session only under the config's
         // `enable_config_refresh_v2`.
         if session.config?.featureFlags.enableConfigRefreshV2 == true, configSource != nil {
-            backgroundRefresh = Task { _ = try? await self.refreshConfiguration() }
+            backgroundRefresh = startTask { superwall in _ = try? await superwall.refreshConfiguration() }
         }
     }
 

@@ -1,3 +1,4 @@
+import Deadlines
 import Foundation
 
 extension Superwall {
@@ -38,7 +39,7 @@ extension Superwall {
         let interval = options.eventFlushInterval
         // Detached and weak, as every task that reaches the queue: none may keep the session's
         // store open after the session is gone.
-        Task.detached { [weak queue, clock] in await queue?.start(every: interval, on: clock) }
+        Task.detached(executorPreference: OffloadExecutor.shared) { [weak queue, clock] in await queue?.start(every: interval, on: clock) }
     }
 
     private func eventRequest() -> ConfigRequest {

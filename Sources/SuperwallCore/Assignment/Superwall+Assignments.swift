@@ -1,3 +1,4 @@
+import Deadlines
 import Foundation
 
 extension Superwall {
@@ -18,9 +19,9 @@ extension Superwall {
               let server = configSource as? AssignmentServer, confirmationsInFlight[experiment.id] == nil else { return }
         let confirmation = AssignmentConfirmation(experimentId: assignment.experimentId, variantId: assignment.variant.id)
         let request = apiRequest(attemptTimeout: 10)
-        confirmationsInFlight[experiment.id] = Task {
+        confirmationsInFlight[experiment.id] = startTask { superwall in
             let confirmed = (try? await server.confirmAssignments([confirmation], request: request)) != nil
-            self.confirmationFinished(confirmation, confirmed: confirmed)
+            superwall.confirmationFinished(confirmation, confirmed: confirmed)
         }
     }
 

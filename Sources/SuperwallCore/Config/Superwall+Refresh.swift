@@ -1,3 +1,4 @@
+import Deadlines
 import Foundation
 
 /// What a config refresh did: the paywalls it added, changed (a new `cache_key`) and removed,
@@ -148,7 +149,7 @@ extension Superwall {
         guard let file = source as? FileConfigSource else { return }
         do {
             configWatcher = try ConfigFileWatcher(path: file.path) { [weak self] in
-                Task { await self?.refreshForWatchedFile() }
+                Task(executorPreference: OffloadExecutor.shared) { await self?.refreshForWatchedFile() }
             }
         } catch {
             delegate?.configDidRefresh(ConfigRefresh(buildId: config?.buildId, error: .configUnavailable("\(error)")))

@@ -1,3 +1,4 @@
+import Deadlines
 import Foundation
 
 /// How redeeming one web-checkout code ended (SuperwallKit's `RedemptionResult`).
@@ -48,7 +49,7 @@ extension Superwall {
         }
         let body = redeemBody(session, codes: [(code, firstRedemption: !redeemedCodes.contains(code))])
         let request = redeemRequest
-        Task {
+        startTask { superwall in
             let result: RedemptionResult
             var webCustomerInfo: CustomerInfo?
             do {
@@ -63,7 +64,7 @@ extension Superwall {
             } catch {
                 result = RedemptionResult(code: code, status: .error, message: "The redemption request failed: \(error)")
             }
-            self.finishRedemption(result, webCustomerInfo: webCustomerInfo)
+            superwall.finishRedemption(result, webCustomerInfo: webCustomerInfo)
         }
     }
 
@@ -90,10 +91,10 @@ extension Superwall {
         let body = redeemBody(session, codes: codes.map { ($0, firstRedemption: false) })
         let request = redeemRequest
         redemptionsInFlight += 1
-        Task {
+        startTask { superwall in
             let response = try? JSONDecoder().decode(RedeemResponse.self, from: try await server.redeem(body, request: request))
-            if let customerInfo = response?.customerInfo { self.adoptWebCustomerInfo(customerInfo) }
-            self.endRedemptionWork()
+            if let customerInfo = response?.customerInfo { superwall.adoptWebCustomerInfo(customerInfo) }
+            superwall.endRedemptionWork()
         }
     }
 
@@ -154,9 +155,9 @@ extension Superwall {
         let userId = session.identity.appUserId ?? deviceId
         let request = apiRequest(attemptTimeout: 15)
         redemptionsInFlight += 1
-        Task {
+        startTask { superwall in
             let fetched = try? await server.fetchWebCustomerInfo(userId: userId, deviceId: deviceId, request: request)
-            self.finishWebEntitlements(fetched, askedFor: userId, at: now)
+            superwall.finishWebEntitlements(fetched, askedFor: userId, at: now)
         }
     }
 

@@ -65,7 +65,7 @@ extension Superwall {
         guard let session else { throw .notConfigured }
         if !session.customerInfo.isPlaceholder { return session.customerInfo.read(by: session.identity.userId) }
         let limit = timeouts.subscriptionStatus
-        guard await wait(for: .customerInfo, within: limit), let current = self.session else {
+        guard await wait(on: customerInfoWaiters, within: limit), let current = self.session else {
             throw .customerInfoTimeout(limit)
         }
         return current.customerInfo.read(by: current.identity.userId)

@@ -1,3 +1,4 @@
+import Deadlines
 import Crypto
 import Foundation
 import Synchronization
@@ -114,7 +115,7 @@ public protocol WallClock: Sendable {
 
 extension WallClock {
     public func sleep(for duration: Duration) async throws {
-        try await Task.sleep(for: duration)
+        try await DeadlineTimer.sleep(for: duration)
     }
 }
 

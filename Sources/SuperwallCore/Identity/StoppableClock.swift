@@ -1,3 +1,4 @@
+import Deadlines
 import Foundation
 import Synchronization
 
@@ -56,7 +57,7 @@ public final class StoppableClock: WallClock, Sendable {
 
     public func sleep(for duration: Duration) async throws {
         guard let stoppedAt = state.withLock({ $0.stoppedAt }) else {
-            try await Task.sleep(for: duration)
+            try await DeadlineTimer.sleep(for: duration)
             return
         }
         let deadline = stoppedAt.addingTimeInterval(Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)

@@ -1,3 +1,4 @@
+import Deadlines
 import Foundation
 import Logging
 
@@ -111,7 +112,7 @@ extension Superwall {
         guard let paywall, let presenter else { return }
         if case .loadingState(let state) = effect, openPaywall?.id == paywall.id { openPaywall?.page.loadingState = state }
         let (previous, limit, sessionId) = (pageEffects, timeouts.pageEffect, paywall.id)
-        pageEffects = Task {
+        pageEffects = Task(executorPreference: OffloadExecutor.shared) {
             await previous?.value
             _ = await withDeadline(limit, fallback: nil) { try? await presenter.perform(effect, sessionId: sessionId) }
         }
@@ -184,9 +185,9 @@ extension Superwall {
         for event in events { presenter?.passToPage(event, sessionId: paywall.id) }
         // The page is revealed `presentation_delay` after it has its data.
         let delay = Duration.milliseconds(paywall.info.presentationDelayMs)
-        Task {
-            if delay > .zero { try? await Task.sleep(for: delay) }
-            self.revealPage(paywall)
+        startTask { superwall in
+            if delay > .zero { try? await DeadlineTimer.sleep(for: delay) }
+            superwall.revealPage(paywall)
         }
     }
 

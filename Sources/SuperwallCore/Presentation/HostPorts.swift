@@ -127,11 +127,11 @@ extension PresentationHandler {
     }
 }
 
-/// Continuations parked in an actor until its state changes, each resumed exactly once:
-/// by `resumeAll`, or singly (a deadline) by `resume(_:with:)`. A class owned by the actor,
-/// so that one bounded wait (`Superwall.wait(for:within:)`) serves every set of waiters.
+/// Waiters parked in an actor until its state changes, each resumed exactly once: by
+/// `resumeAll`, or singly (a deadline) by `resume(_:with:)`. A class owned by the actor, so
+/// that one bounded wait (`Superwall.wait(on:within:)`) serves every set of waiters.
 final class ParkedContinuations<Value: Sendable> {
-    private var parked: [UInt64: CheckedContinuation<Value, Never>] = [:]
+    private var parked: [UInt64: @Sendable (Value) -> Void] = [:]
     private var nextTicket: UInt64 = 0
 
     func ticket() -> UInt64 {
@@ -140,16 +140,21 @@ final class ParkedContinuations<Value: Sendable> {
     }
 
     func park(_ continuation: CheckedContinuation<Value, Never>, ticket: UInt64) {
-        parked[ticket] = continuation
+        parked[ticket] = { continuation.resume(returning: $0) }
+    }
+
+    /// Parks a value that something else (a deadline) may resolve first.
+    func park(_ answer: OneShot<Value>, ticket: UInt64) {
+        parked[ticket] = { answer.resolve($0) }
     }
 
     func resume(_ ticket: UInt64, with value: Value) {
-        parked.removeValue(forKey: ticket)?.resume(returning: value)
+        parked.removeValue(forKey: ticket)?(value)
     }
 
     func resumeAll(_ value: Value) {
         let waiting = parked.values
         parked.removeAll()
-        for continuation in waiting { continuation.resume(returning: value) }
+        for resume in waiting { resume(value) }
     }
 }

@@ -382,9 +382,9 @@ extension Superwall {
         let placement = PlacementData(event, sourceType: "implicit", implicitTrigger: trigger)
         // The place in the queue is taken now, so the trigger runs before any later register.
         let ticket = presentationQueue.reserve()
-        Task {
-            await takeTurn(ticket, of: presentationQueue) {
-                await handleImplicitTrigger(placement, trigger: trigger, onScreenPresentedBy: onScreenPresentedBy, firedBy: firedBy)
+        startTask { superwall in
+            await superwall.takeTurn(ticket, of: superwall.presentationQueue) {
+                await superwall.handleImplicitTrigger(placement, trigger: trigger, onScreenPresentedBy: onScreenPresentedBy, firedBy: firedBy)
             }
         }
     }
@@ -451,37 +451,24 @@ extension Superwall {
         if status != .unknown { return true }
         let remaining = timeouts.subscriptionStatus - (ContinuousClock.now - requestedAt)
         guard remaining > .zero else { return false }
-        return await wait(for: .subscriptionStatus, within: remaining)
+        return await wait(on: statusWaiters, within: remaining)
     }
 
-    /// What a bounded wait waits for.
-    enum AwaitedState: Sendable {
-        case subscriptionStatus
-        case customerInfo
-    }
-
-    private func waiters(for state: AwaitedState) -> ParkedContinuations<Bool> {
-        switch state {
-        case .subscriptionStatus: statusWaiters
-        case .customerInfo: customerInfoWaiters
-        }
-    }
-
-    /// Parks the caller until `state` is known (true, as a rule), or answers false once
-    /// `limit` has passed. The deadline is a `DeadlineTimer`, and the expiry reaches this
-    /// actor through the `OffloadExecutor`: neither needs a free thread of the cooperative pool.
-    func wait(for state: AwaitedState, within limit: Duration) async -> Bool {
-        let ticket = waiters(for: state).ticket()
-        let timer = DeadlineTimer(after: limit) { [weak self] in
-            Task(executorPreference: OffloadExecutor.shared) { await self?.expire(ticket, of: state) }
-        }
-        defer { timer.cancel() }
-        return await withCheckedContinuation { waiters(for: state).park($0, ticket: ticket) }
-    }
-
-    /// A wait's deadline, on this actor, which owns the waiters.
-    private func expire(_ ticket: UInt64, of state: AwaitedState) {
-        waiters(for: state).resume(ticket, with: false)
+    /// Parks the caller with `waiters` until they are resumed (true, as a rule), or answers
+    /// false once `limit` has passed.
+    ///
+    /// The deadline resolves the wait itself, from its timer's thread, without coming back to
+    /// this actor: an expiry that had to enter the actor first could find it held, and then
+    /// wait for whatever thread the actor runs on next.
+    func wait(on waiters: ParkedContinuations<Bool>, within limit: Duration) async -> Bool {
+        let ticket = waiters.ticket()
+        let answer = OneShot<Bool>()
+        waiters.park(answer, ticket: ticket)
+        let timer = DeadlineTimer(after: limit) { answer.resolve(false) }
+        let known = await answer.value
+        timer.cancel()
+        waiters.resume(ticket, with: false)
+        return known
     }
 
     func evaluateAudiences(of placement: PlacementData, in config: Config) -> AudienceOutcome {

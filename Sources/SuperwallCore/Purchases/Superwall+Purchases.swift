@@ -155,7 +155,7 @@ extension Superwall {
             passPurchaseToPage(product, on: paywall)
             track("transaction_complete", parameters.merging(completionParameters(transaction, product: product)) { _, new in new }, custom: custom, subject: subject)
             // SuperwallKit flushes its queue right after a completed transaction.
-            Task.detached { [weak queue = eventQueue] in await queue?.flush() }
+            Task.detached(executorPreference: OffloadExecutor.shared) { [weak queue = eventQueue] in await queue?.flush() }
             track(product.purchaseEventName, parameters, custom: custom, subject: subject)
             if dismissing { await dismissIfAutomatic(paywall, result: .purchased(productId: product.id)) }
         case .restored:
@@ -311,7 +311,7 @@ extension Superwall {
     private func show(_ alert: PaywallAlert, on paywall: PaywallSession?) {
         guard let paywall, let presenter, presenter.canPresent else { return }
         let (previous, limit, sessionId) = (pageEffects, timeouts.presentation, paywall.id)
-        pageEffects = Task {
+        pageEffects = Task(executorPreference: OffloadExecutor.shared) {
             await previous?.value
             await withDeadline(limit, fallback: ()) { try? await presenter.showAlert(alert, sessionId: sessionId) }
         }

@@ -41,6 +41,18 @@ public final class DataDirectory: Sendable {
     /// The directory is the current user's alone: created `0700` (an existing one of ours
     /// loses its group and other bits), refused when it is a system folder or belongs to
     /// another user, and none of its files is opened through a symbolic link.
+    /// A session of this same process holds the directory: one that is closing (its last
+    /// tasks ending) lets go within moments, so a new session on it waits up to two seconds
+    /// instead of failing. Another process's lock is refused at once.
+    private static func lockOnceThisProcessLetsGo(_ descriptor: Int32) -> Bool {
+        guard readPid(descriptor) == getpid() else { return false }
+        for _ in 0..<400 {
+            usleep(5_000)
+            if flock(descriptor, LOCK_EX | LOCK_NB) == 0 { return true }
+        }
+        return false
+    }
+
     public init(path: String) throws(OpenError) {
         if let reason = Self.refusal(of: path) { throw .unusable(path: path, reason: reason) }
         do {
@@ -57,7 +69,7 @@ public final class DataDirectory: Sendable {
         } catch {
             throw .unusable(path: path, reason: "\(error)")
         }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 || Self.lockOnceThisProcessLetsGo(descriptor) else {
             // The holder writes its pid just after taking the lock; a bridge started at the
             // same moment gives it a few milliseconds to.
             var holder = Self.readPid(descriptor)

@@ -12,8 +12,8 @@ step or a list of steps served in order (the last repeats).
 Every request is appended to LOG_PATH as a JSON line {method, path, query, headers, body}. The chosen port is printed on the first line
 of stdout. The test ends it with SIGTERM; it also exits when its parent does.
 """
-import ctypes
 import json
+import os
 import signal
 import sys
 import threading
@@ -22,10 +22,22 @@ import urllib.parse
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 # A child spawned from one of the test process's worker threads inherits their blocked
-# signals; take SIGTERM back, then die with the test process however it ends
-# (PR_SET_PDEATHSIG).
+# signals: take SIGTERM back.
 signal.pthread_sigmask(signal.SIG_SETMASK, [])
-ctypes.CDLL("libc.so.6").prctl(1, signal.SIGTERM)
+
+
+def exit_with_the_test_process(parent):
+    """Ends this server once the test process has ended, however it ended.
+
+    Not PR_SET_PDEATHSIG: it fires when the spawning *thread* ends, and the test process's
+    worker threads end whenever they have been idle a while, which killed servers mid-test.
+    """
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(0)
+
+
+threading.Thread(target=exit_with_the_test_process, args=(os.getppid(),), daemon=True).start()
 with open(sys.argv[1]) as plan_file:
     plan = json.load(plan_file)
 if isinstance(plan, list):
