@@ -124,16 +124,39 @@ final class FrameWriter: Sendable {
         case .drainOnQueue:
             queue.async { [self] in drain() }
         case .writeHere:
-            let written = writeWithoutBlocking(frame[...])
-            let handOff = state.withLock { state -> Bool in
-                if written < frame.count {
-                    state.pending.prepend(Array(frame[written...]))
-                    state.queuedBytes += frame.count - written
+            // The turn's holder also writes what others queued meanwhile, as long as the pipe
+            // takes it: the queue is for a full pipe only. Its thread is Dispatch's, which on
+            // Linux waits as long as Swift's cooperative pool is full, and an answer handed to
+            // it then went out late.
+            var frame = frame
+            while true {
+                let written = writeWithoutBlocking(frame[...])
+                let next = state.withLock { state -> (frame: [UInt8]?, handOff: Bool, wakeReader: Bool) in
+                    if written < frame.count {
+                        state.pending.prepend(Array(frame[written...]))
+                        state.queuedBytes += frame.count - written
+                        return (nil, true, false)
+                    }
+                    guard let queued = state.pending.popFirst() else {
+                        state.writing = false
+                        return (nil, false, false)
+                    }
+                    state.queuedBytes -= queued.count
+                    let wake = state.readerWaiting && state.queuedBytes <= maximumQueuedBytes / 2
+                    if wake { state.readerWaiting = false }
+                    return (queued, false, wake)
                 }
-                if state.pending.isEmpty { state.writing = false }
-                return state.writing
+                if next.wakeReader { room.signal() }
+                if next.handOff {
+                    queue.async { [self] in drain() }
+                    return
+                }
+                guard let queued = next.frame, !isBroken else {
+                    if next.frame != nil { state.withLock { $0.writing = false } }
+                    return
+                }
+                frame = queued
             }
-            if handOff { queue.async { [self] in drain() } }
         }
     }
 

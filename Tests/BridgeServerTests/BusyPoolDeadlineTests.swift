@@ -72,12 +72,20 @@ private func initializedBridge(options: Connection.Options = Connection.Options(
     return bridge
 }
 
-private func configuredBridge(timeouts: JSONValue, options: Connection.Options = Connection.Options()) async -> InProcessServer {
+/// A configured bridge with nothing left running: the launch events' implicit triggers (which
+/// wait for the subscription status) have ended before the pool is filled, so what is timed
+/// is the one request alone.
+private func configuredBridge(timeouts: JSONObject, options: Connection.Options = Connection.Options()) async -> InProcessServer {
     let bridge = await initializedBridge(options: options)
+    var timeouts = timeouts
+    timeouts["subscriptionStatusMs"] = timeouts["subscriptionStatusMs"] ?? 100
     bridge.client.request("configure", "configure", [
         "apiKey": "pk_test",
-        "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(temporaryDirectory()), "timeouts": timeouts],
+        "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(temporaryDirectory()), "timeouts": .object(timeouts)],
     ])
+    _ = await bridge.client.nextReply()
+    // A placement queued behind the implicit triggers answers once they have run.
+    bridge.client.request("quiet", "register", ["placement": "busy_pool_quiet"])
     _ = await bridge.client.nextReply()
     return bridge
 }
