@@ -1,6 +1,5 @@
 import NIOCore
 import NIOPosix
-import Synchronization
 
 /// A one-shot timer whose handler runs on a thread of its own (an event loop of SwiftNIO's).
 ///
@@ -31,62 +30,16 @@ public final class DeadlineTimer: Sendable {
     /// Suspends the caller for `delay`, throwing `CancellationError` at once if its task is
     /// cancelled. Resuming needs no thread of the cooperative pool.
     public static func sleep(for delay: Duration) async throws(CancellationError) {
-        let wake = Wake()
-        let timer = DeadlineTimer(after: delay) { wake.resume(.success(())) }
+        let wake = OneShot<Result<Void, CancellationError>>()
+        let timer = DeadlineTimer(after: delay) { wake.resolve(.success(())) }
         defer { timer.cancel() }
-        let outcome = await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
-                wake.park(continuation)
-                if Task.isCancelled { wake.resume(.failure(CancellationError())) }
-            }
+        try await withTaskCancellationHandler {
+            await wake.value
         } onCancel: {
-            wake.resume(.failure(CancellationError()))
-        }
-        try outcome.get()
+            wake.resolve(.failure(CancellationError()))
+        }.get()
     }
 
     /// Timers fire here: a loop of their own, which lives as long as the process.
     private static let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1).next()
-}
-
-/// A continuation resumed by whichever comes first, the timer or a cancellation; the other
-/// is ignored, and so is one that comes before the continuation is parked (it is kept and
-/// delivered at `park`).
-private final class Wake: Sendable {
-    private enum State {
-        case empty
-        case parked(CheckedContinuation<Result<Void, CancellationError>, Never>)
-        case early(Result<Void, CancellationError>)
-        case done
-    }
-
-    private let state = Mutex(State.empty)
-
-    func park(_ continuation: CheckedContinuation<Result<Void, CancellationError>, Never>) {
-        let early = state.withLock { state -> Result<Void, CancellationError>? in
-            guard case .early(let outcome) = state else {
-                state = .parked(continuation)
-                return nil
-            }
-            state = .done
-            return outcome
-        }
-        if let early { continuation.resume(returning: early) }
-    }
-
-    func resume(_ outcome: Result<Void, CancellationError>) {
-        let parked = state.withLock { state -> CheckedContinuation<Result<Void, CancellationError>, Never>? in
-            switch state {
-            case .empty:
-                state = .early(outcome)
-                return nil
-            case .parked(let continuation):
-                state = .done
-                return continuation
-            case .early, .done:
-                return nil
-            }
-        }
-        parked?.resume(returning: outcome)
-    }
 }

@@ -131,28 +131,17 @@ final class FrameWriter: Sendable {
             var frame = frame
             while true {
                 let written = writeWithoutBlocking(frame[...])
-                let next = state.withLock { state -> (frame: [UInt8]?, handOff: Bool, wakeReader: Bool) in
-                    if written < frame.count {
+                if written < frame.count {
+                    state.withLock { state in
                         state.pending.prepend(Array(frame[written...]))
                         state.queuedBytes += frame.count - written
-                        return (nil, true, false)
                     }
-                    guard let queued = state.pending.popFirst() else {
-                        state.writing = false
-                        return (nil, false, false)
-                    }
-                    state.queuedBytes -= queued.count
-                    let wake = state.readerWaiting && state.queuedBytes <= maximumQueuedBytes / 2
-                    if wake { state.readerWaiting = false }
-                    return (queued, false, wake)
-                }
-                if next.wakeReader { room.signal() }
-                if next.handOff {
                     queue.async { [self] in drain() }
                     return
                 }
-                guard let queued = next.frame, !isBroken else {
-                    if next.frame != nil { state.withLock { $0.writing = false } }
+                guard let queued = nextPending() else { return }
+                if isBroken {
+                    drain()
                     return
                 }
                 frame = queued
@@ -162,21 +151,26 @@ final class FrameWriter: Sendable {
 
     /// Writes everything pending, waiting for the pipe as needed, then gives up the turn.
     private func drain() {
-        while true {
-            let (next, wakeReader) = state.withLock { state -> ([UInt8]?, Bool) in
-                guard let frame = state.pending.popFirst() else {
-                    state.writing = false
-                    return (nil, false)
-                }
-                state.queuedBytes -= frame.count
-                let wake = state.readerWaiting && state.queuedBytes <= maximumQueuedBytes / 2
-                if wake { state.readerWaiting = false }
-                return (frame, wake)
-            }
-            if wakeReader { room.signal() }
-            guard let frame = next else { return }
+        while let frame = nextPending() {
             if !isBroken { writeAll(frame) }
         }
+    }
+
+    /// Takes the next pending frame, waking a reader waiting for room once enough is out; with
+    /// none left, gives up the turn.
+    private func nextPending() -> [UInt8]? {
+        let (next, wakeReader) = state.withLock { state -> ([UInt8]?, Bool) in
+            guard let frame = state.pending.popFirst() else {
+                state.writing = false
+                return (nil, false)
+            }
+            state.queuedBytes -= frame.count
+            let wake = state.readerWaiting && state.queuedBytes <= maximumQueuedBytes / 2
+            if wake { state.readerWaiting = false }
+            return (frame, wake)
+        }
+        if wakeReader { room.signal() }
+        return next
     }
 
     /// Back-pressure: while more than `maximumQueuedBytes` wait to go out (the client is not

@@ -1,3 +1,4 @@
+import Deadlines
 import Foundation
 
 /// A paywall the host is asked to show.

@@ -1,3 +1,4 @@
+import Deadlines
 import Foundation
 
 /// Which pipeline runs (SuperwallKit's `PresentationRequestType`): what it confirms, which

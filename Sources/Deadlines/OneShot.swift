@@ -1,7 +1,7 @@
 import Synchronization
 
 /// A value that arrives once, awaited by any number of tasks.
-final class OneShot<Value: Sendable>: Sendable {
+public final class OneShot<Value: Sendable>: Sendable {
     private enum State {
         case waiting([CheckedContinuation<Value, Never>])
         case done(Value)
@@ -9,8 +9,10 @@ final class OneShot<Value: Sendable>: Sendable {
 
     private let state = Mutex<State>(.waiting([]))
 
+    public init() {}
+
     /// Delivers the value; later calls are ignored.
-    func resolve(_ value: Value) {
+    public func resolve(_ value: Value) {
         let waiting = state.withLock { state -> [CheckedContinuation<Value, Never>] in
             guard case .waiting(let continuations) = state else { return [] }
             state = .done(value)
@@ -19,7 +21,7 @@ final class OneShot<Value: Sendable>: Sendable {
         for continuation in waiting { continuation.resume(returning: value) }
     }
 
-    var value: Value {
+    public var value: Value {
         get async {
             if case .done(let value) = state.withLock({ $0 }) { return value }
             return await withCheckedContinuation { continuation in
