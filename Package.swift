@@ -43,6 +43,7 @@ let package = Package(
         .target(
             name: "Deadlines",
             dependencies: [
+                .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],

@@ -1,7 +1,12 @@
-import NIOCore
-import NIOPosix
+import DequeModule
 
-/// Runs tasks on threads of its own (a `NIOThreadPool`), outside Swift's cooperative pool.
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Runs tasks on threads of its own, outside Swift's cooperative pool.
 ///
 /// Two kinds of work go here: heavy work that must not hold the thread reading the input
 /// (adopting a config of thousands of campaigns, an expensive rule), and the bridge's own
@@ -9,14 +14,30 @@ import NIOPosix
 /// pool, which a long computation, other work in the process (a host that embeds the bridge,
 /// a test runner) or a burst of tasks can fill. Not Dispatch's worker threads either: on
 /// Linux a serial queue's work waited for them as long as the pool was full.
-public final class OffloadExecutor: TaskExecutor {
-    public static let shared = OffloadExecutor(threads: max(4, System.coreCount))
+///
+/// Threads start when work finds none idle, up to the width, and then stay. A thread pool
+/// of SwiftNIO's did the same work but cost a third of the bridge's startup (its types'
+/// metadata and four threads started before the first request).
+public final class OffloadExecutor: TaskExecutor, @unchecked Sendable {
+    /// Wide, because what runs here may block (SQLite's syncs, a data directory's lock) and an
+    /// actor's next job must not wait behind it; threads start only when work finds none idle.
+    public static let shared = OffloadExecutor(width: 64)
 
-    private let pool: NIOThreadPool
+    private let width: Int
+    /// Guards the fields below; `workArrived` is signalled with it held.
+    private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let workArrived = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    private var queued = Deque<@Sendable () -> Void>()
+    private var threads = 0
+    /// Threads waiting for work that no submission has woken yet.
+    private var idleThreads = 0
+    /// Wakeups signalled and not yet taken (a condition variable may also wake spuriously).
+    private var wakeups = 0
 
-    private init(threads: Int) {
-        pool = NIOThreadPool(numberOfThreads: threads)
-        pool.start()
+    private init(width: Int) {
+        self.width = width
+        pthread_mutex_init(lock, nil)
+        pthread_cond_init(workArrived, nil)
     }
 
     public func enqueue(_ job: consuming ExecutorJob) {
@@ -25,6 +46,56 @@ public final class OffloadExecutor: TaskExecutor {
 
     /// Runs a job that another executor had queued and hands on, having stopped running jobs.
     public func take(_ job: UnownedJob) {
-        pool.submit { _ in job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+        submit { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+
+    /// Runs `work` on one of the executor's threads.
+    public func submit(_ work: @escaping @Sendable () -> Void) {
+        pthread_mutex_lock(lock)
+        queued.append(work)
+        var startsThread = false
+        if idleThreads > 0 {
+            idleThreads -= 1
+            wakeups += 1
+            pthread_cond_signal(workArrived)
+        } else if threads < width {
+            threads += 1
+            startsThread = true
+        }
+        pthread_mutex_unlock(lock)
+        if startsThread { startThread() }
+    }
+
+    private func startThread() {
+        let context = Unmanaged.passRetained(self).toOpaque()
+        var thread = pthread_t()
+        let started = pthread_create(&thread, nil, { context in
+            let executor = Unmanaged<OffloadExecutor>.fromOpaque(context!).takeRetainedValue()
+            executor.serve()
+        }, context)
+        if started == 0 {
+            pthread_detach(thread)
+        } else {
+            Unmanaged<OffloadExecutor>.fromOpaque(context).release()
+            pthread_mutex_lock(lock)
+            threads -= 1
+            pthread_mutex_unlock(lock)
+        }
+    }
+
+    /// A thread's life: the next queued work, or a wait for some.
+    private func serve() -> Never {
+        pthread_mutex_lock(lock)
+        while true {
+            guard let work = queued.popFirst() else {
+                idleThreads += 1
+                while wakeups == 0 { pthread_cond_wait(workArrived, lock) }
+                wakeups -= 1
+                continue
+            }
+            pthread_mutex_unlock(lock)
+            work()
+            pthread_mutex_lock(lock)
+        }
     }
 }

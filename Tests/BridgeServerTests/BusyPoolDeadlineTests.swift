@@ -5,8 +5,8 @@ import Testing
 import TestSupport
 
 /// The deadlines the bridge promises hold while every thread of Swift's cooperative pool is
-/// busy: each fires on a Dispatch timer, and what it resumes runs on the reader's thread or
-/// the offload executor, never on the pool. Each check fills the pool with blocking jobs,
+/// busy: each fires on a timer of its own, and what it resumes (the SDK's actor included) runs
+/// on the reader's thread or the offload executor, never on the pool. Each check fills the pool with blocking jobs,
 /// sends one request from a thread of its own, and takes the time until the answer.
 ///
 /// This suite runs in `make test`'s first phase, beside the suites that only compute: it
@@ -14,9 +14,11 @@ import TestSupport
 @Suite(.serialized) struct BusyPoolDeadlineTests {
     /// A deadline of 100 ms answers within this, pool full.
     static let allowed: Duration = .milliseconds(250)
+    /// Each test's data directory, removed when it ends.
+    private let dataDirectory = ScratchDirectory()
 
     @Test func theStatusWaitAnswersOnTimeWhileThePoolIsBusy() async {
-        let bridge = await configuredBridge(timeouts: ["subscriptionStatusMs": 100])
+        let bridge = await configuredBridge(timeouts: ["subscriptionStatusMs": 100], in: dataDirectory)
         let (reply, elapsed, poolWasFull) = await timedWithThePoolFull(bridge, "getCustomerInfo")
         #expect(poolWasFull)
         #expect(reply?["error"]?["data"]?["kind"] == "customerInfoTimeout")
@@ -24,7 +26,7 @@ import TestSupport
     }
 
     @Test func aPurchaseControllerThatNeverAnswersTimesOutOnTimeWhileThePoolIsBusy() async {
-        let bridge = await configuredBridge(timeouts: ["purchaseMs": 100])
+        let bridge = await configuredBridge(timeouts: ["purchaseMs": 100], in: dataDirectory)
         let (reply, elapsed, poolWasFull) = await timedWithThePoolFull(bridge, "purchase", ["productId": "com.pockettrainer.pro.annual"])
         #expect(poolWasFull)
         #expect(reply?["result"]?["result"]?["type"] == "timedOut" || reply?["result"]?["result"]?["state"] == "timedOut",
@@ -33,12 +35,12 @@ import TestSupport
     }
 
     @Test func configuresTimeLimitAnswersOnTimeWhileThePoolIsBusy() async throws {
-        let server = try SilentServer()
+        let server = try SilentTCPServer()
         let bridge = await initializedBridge()
         let (reply, elapsed, poolWasFull) = await timedWithThePoolFull(bridge, "configure", [
             "apiKey": "pk_test", "options": [
                 "configSource": ["type": "http", "baseUrl": .string("http://127.0.0.1:\(server.port)")],
-                "dataDirectory": .string(temporaryDirectory()), "timeouts": ["configMs": 100], "maxConfigRetryCount": 0,
+                "dataDirectory": .string(dataDirectory.path), "timeouts": ["configMs": 100], "maxConfigRetryCount": 0,
             ],
         ])
         #expect(poolWasFull)
@@ -50,7 +52,7 @@ import TestSupport
     @Test func shutdownsDrainEndsOnTimeWhileThePoolIsBusy() async {
         var options = Connection.Options()
         options.drainTimeout = .milliseconds(100)
-        let bridge = await configuredBridge(timeouts: ["purchaseMs": 60_000], options: options)
+        let bridge = await configuredBridge(timeouts: ["purchaseMs": 60_000], in: dataDirectory, options: options)
         // A purchase the controller never answers is in flight when `shutdown` comes.
         bridge.client.request("buy", "purchase", ["productId": "com.pockettrainer.pro.annual"])
         #expect(await bridge.client.next()?["method"] == "purchaseController/purchase")
@@ -61,8 +63,27 @@ import TestSupport
     }
 }
 
-private func temporaryDirectory() -> String {
-    FileManager.default.temporaryDirectory.appendingPathComponent("busy-pool-\(UUID().uuidString)").path
+/// A data directory in memory where the machine has one: opening a new store syncs its files
+/// several times, and on a disk shared with other work one sync can take a few hundred
+/// milliseconds. What is timed here is the deadline, not the disk.
+private final class ScratchDirectory: Sendable {
+    let path: String
+
+    init() {
+        var isDirectory: ObjCBool = false
+        let inMemory = FileManager.default.fileExists(atPath: "/dev/shm", isDirectory: &isDirectory) && isDirectory.boolValue
+            && access("/dev/shm", W_OK) == 0
+        let parent = inMemory ? URL(fileURLWithPath: "/dev/shm") : FileManager.default.temporaryDirectory
+        path = parent.appendingPathComponent("busy-pool-\(UUID().uuidString)").path
+    }
+
+    /// A bridge still ending may write a last file while the directory is removed: the removal
+    /// is tried again then.
+    deinit {
+        for _ in 0..<10 where FileManager.default.fileExists(atPath: path) {
+            if (try? FileManager.default.removeItem(atPath: path)) == nil { usleep(20_000) }
+        }
+    }
 }
 
 private func initializedBridge(options: Connection.Options = Connection.Options()) async -> InProcessServer {
@@ -72,20 +93,19 @@ private func initializedBridge(options: Connection.Options = Connection.Options(
     return bridge
 }
 
-/// A configured bridge with nothing left running: the launch events' implicit triggers (which
-/// wait for the subscription status) have ended before the pool is filled, so what is timed
-/// is the one request alone.
-private func configuredBridge(timeouts: JSONObject, options: Connection.Options = Connection.Options()) async -> InProcessServer {
+/// A configured bridge, timed while the launch events' implicit triggers (which wait for the
+/// subscription status) may still be running beside the request: they take the SDK's actor
+/// too, so its lane must not need the pool either.
+private func configuredBridge(
+    timeouts: JSONObject, in dataDirectory: ScratchDirectory, options: Connection.Options = Connection.Options()
+) async -> InProcessServer {
     let bridge = await initializedBridge(options: options)
     var timeouts = timeouts
     timeouts["subscriptionStatusMs"] = timeouts["subscriptionStatusMs"] ?? 100
     bridge.client.request("configure", "configure", [
         "apiKey": "pk_test",
-        "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(temporaryDirectory()), "timeouts": .object(timeouts)],
+        "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(dataDirectory.path), "timeouts": .object(timeouts)],
     ])
-    _ = await bridge.client.nextReply()
-    // A placement queued behind the implicit triggers answers once they have run.
-    bridge.client.request("quiet", "register", ["placement": "busy_pool_quiet"])
     _ = await bridge.client.nextReply()
     return bridge
 }
@@ -110,31 +130,4 @@ private func timedWithThePoolFull(
         return (reply, ContinuousClock.now - started, !saturation.probeRan)
     }
     return (outcome.0, outcome.1, outcome.2)
-}
-
-/// A TCP port that accepts connections and never answers: a Superwall API that hangs.
-private final class SilentServer: Sendable {
-    let port: Int
-    private let descriptor: Int32
-
-    init() throws {
-        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(descriptor, pointer, length) == 0 && listen(descriptor, 16) == 0 && getsockname(descriptor, pointer, &length) == 0
-            }
-        }
-        guard bound else {
-            close(descriptor)
-            throw POSIXError(.EADDRNOTAVAIL)
-        }
-        self.descriptor = descriptor
-        port = Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    deinit { close(descriptor) }
 }

@@ -40,6 +40,31 @@ import TestSupport
         #expect(client.bridge.stderr.contains("test mode is on"))
     }
 
+    /// Events the end of a session could not deliver in time (a collector that never answers)
+    /// stay on disk for the next session: the client is told so, with how many.
+    @Test func eventsTheEndOfASessionCouldNotDeliverAreSaid() async throws {
+        let collector = try SilentTCPServer()
+        var client = try await Self.start()
+        client.bridge.client.request("configure", "configure", [
+            "apiKey": "pk_notices",
+            "options": [
+                "configSource": ["type": "http", "baseUrl": .string("http://127.0.0.1:\(collector.port)")],
+                "dataDirectory": .string(Self.directory()), "timeouts": ["configMs": 100], "maxConfigRetryCount": 0,
+            ],
+        ])
+        #expect(await client.reply(to: "configure")?["result"]?["configurationStatus"] == "failed")
+        client.bridge.client.request("shutdown", "shutdown")
+        let log = await client.log { $0.contains("the event flush did not finish") }
+        #expect(log?["level"] == "warn")
+        let message = log?["message"]?.stringValue ?? ""
+        #expect(message.contains("events wait on disk and go out in the next session"), "\(message)")
+        #expect(await client.reply(to: "shutdown")?["result"] == .object([:]))
+        client.bridge.client.notify("exit")
+        #expect(await client.bridge.waitForExit() == 0)
+        #expect(client.bridge.stderr.contains("the event flush did not finish"))
+        withExtendedLifetime(collector) {}
+    }
+
     /// After a configure that failed (the data directory held by another bridge), every call
     /// answered a bare "not configured", as if configure had never been called.
     @Test func aCallAfterAFailedConfigureSaysWhyConfigureFailed() async throws {

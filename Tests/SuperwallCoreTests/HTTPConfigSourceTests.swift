@@ -26,8 +26,8 @@ final class ScriptedAPIServer: @unchecked Sendable {
     /// thread that spawned it, and the pool's threads outlive the test), and its port is read
     /// without blocking: blocking one of Swift's few cooperative threads stalls every other
     /// test of the run meanwhile.
-    /// `paths` answer other GETs by path (a path ending in `*` is a prefix), with a list of
-    /// steps served in order in `pathSequences`.
+    /// `paths` answer other GETs, and POSTs, by path (a path ending in `*` is a prefix), with a
+    /// list of steps served in order in `pathSequences`; a POST to no such path takes `posts`.
     static func start(_ plan: [Step], posts: [Step] = [Step(status: 200, body: "{}")], paths: [String: Step] = [:],
                       pathSequences: [String: [Step]] = [:]) async throws -> ScriptedAPIServer {
         let logPath = FileManager.default.temporaryDirectory.appendingPathComponent("api-\(UUID().uuidString).jsonl").path

@@ -53,7 +53,14 @@ extension Superwall {
         guard let queue = eventQueue else { return }
         // The wait is bounded, not the flush: the queue's own task goes on, and a batch still
         // on its way stays on disk for next time.
-        await withDeadline(limit, fallback: ()) { [weak queue] in await queue?.flush() }
+        let finished = await withDeadline(limit, fallback: false) { [weak queue] in
+            await queue?.flush()
+            return true
+        }
+        if !finished {
+            let waiting = await queue.waitingCount
+            Self.logger.warning("the event flush did not finish within \(limit): \(waiting) events wait on disk and go out in the next session")
+        }
     }
 
     /// How many queued events were dropped unsent (the queue's bound, refused by the collector).

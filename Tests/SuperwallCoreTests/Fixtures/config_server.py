@@ -64,7 +64,7 @@ def next_step(method, url, headers, body):
 
 
 def path_step(path):
-    """The "paths" step answering a GET of path: its own, else the longest prefix ending in "*"."""
+    """The "paths" step answering a request for path: its own, else the longest prefix ending in "*"."""
     paths = plan.get("paths", {})
     prefixes = [key for key in paths if key.endswith("*") and path.startswith(key[:-1])]
     key = path if path in paths else max(prefixes, key=len) if prefixes else None
@@ -97,6 +97,11 @@ class Handler(BaseHTTPRequestHandler):
         url = urllib.parse.urlsplit(self.path)
         length = int(self.headers.get("Content-Length", "0"))
         body = self.rfile.read(length).decode("utf-8", "replace")
+        step = path_step(url.path)
+        if step is not None:
+            log("POST", url, dict(self.headers), body)
+            self.answer(step)
+            return
         self.answer(next_step("POST", url, dict(self.headers), body))
 
     def answer(self, step):
