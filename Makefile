@@ -75,6 +75,7 @@ BUSY_POOL_SUITES := BusyPoolDeadlineTests
 test: deps
 	$(PYTHON) scripts/check_links.py
 	$(PYTHON) scripts/generate_types.py --check
+	$(PYTHON) scripts/generate_demo_config.py --check
 	$(SWIFT) build --build-tests
 	rm -rf $(WIRE_TRACES) $(TEST_TMP) && mkdir -p $(TEST_TMP)
 	set -o pipefail; TMPDIR=$(TEST_TMP) $(SWIFT) test --skip-build --filter '$(COMPUTE_SUITES)' 2>&1 | tee .build/swift-test.log

@@ -6,11 +6,11 @@ import SuperwallCore
 
 /// The client-to-bridge methods: which the contract names, and the ones this build answers.
 public struct MethodTable: Sendable {
-    /// Every method of the protocol contract (protocol/README.md) apart from the lifecycle ones the
-    /// connection answers itself. One listed here but not built answers -32601 with
-    /// `data.kind: "notImplemented"`, never a made-up success.
+    /// Every request of the protocol contract (`protocol/openrpc.json`) apart from the lifecycle
+    /// ones, which a test holds equal to the spec's. One listed here but not built answers -32601
+    /// with `data.kind: "notImplemented"`, never a made-up success.
     public static let contract: [String] = [
-        "configure", "setDelegate", "identify", "reset", "getUserId",
+        "configure", "setDelegate", "identify", "reset", "getUserId", "getEventQueueStatus", "setStoreProducts",
         "setUserAttributes", "getUserAttributes", "setIntegrationAttributes", "getIntegrationAttributes",
         "getDeviceAttributes", "getConfigurationStatus", "register", "getPresentationResult", "getPaywall",
         "paywall/action", "paywall/pageMessage", "paywall/pageLoad", "dismiss", "togglePaywallSpinner", "isPaywallPresented", "latestPaywallInfo", "preloadAllPaywalls", "preloadPaywalls", "confirmAllAssignments",

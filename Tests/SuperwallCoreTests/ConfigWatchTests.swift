@@ -100,6 +100,8 @@ final class RefreshRecorder: SuperwallDelegate, @unchecked Sendable {
         #expect(await superwall.config?.buildId == "b1")
         try config(buildId: "b4").write(to: file)
         try await eventually { await superwall.config?.buildId == "b4" }
+        // The report follows the adoption.
+        try await eventually { recorder.refreshes.last?.buildId == "b4" }
         #expect(recorder.refreshes.last?.refreshed == true)
     }
 

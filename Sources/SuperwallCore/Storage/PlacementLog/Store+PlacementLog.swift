@@ -1,0 +1,308 @@
+import DequeModule
+import Foundation
+import GRDB
+import GRDBSQLite
+
+/// A placement-log row as accepted, before its insert.
+struct PlacementRow: Equatable {
+    let name: String
+    let createdAtMs: Double
+    /// The params, as a JSON object's UTF-8 text.
+    let params: [UInt8]
+    let eventId: UUID?
+    let queued: Bool
+}
+
+/// The placement log: rows accepted at once, made durable by the journal before a call is
+/// answered, and moved into SQLite in the background.
+extension Store {
+    /// The worker's step: the commit timer is rearmed, then a checkpoint if one was asked for,
+    /// and up to `count` journaled rows go into SQLite; true while a full step's worth is
+    /// journaled. Fewer wait for the commit timer: a worker that took whatever was there each
+    /// time it found the CPU idle committed a few rows at a time, and every commit writes its
+    /// partly filled pages to the WAL again (18 rows and 4.4 pages a commit under callgrind).
+    func backgroundStep(atMost count: Int) throws -> Bool {
+        unwritten.withLock { $0.commitScheduled = false }
+        if checkpoints?.take() == true {
+            try database.writeWithoutTransaction { _ = try $0.checkpoint(.passive) }
+        }
+        try transferPendingWrites(journaledAtMost: count)
+        let (fullStepLeft, startTimer) = unwritten.withLock { unwritten -> (Bool, Bool) in
+            let remaining = unwritten.journaled.count
+            return (remaining >= count, remaining > 0 && remaining < count && unwritten.claimCommitTimer())
+        }
+        if startTimer { startCommitTimer() }
+        return fullStepLeft
+    }
+
+    /// Inserts the rows the journal holds that SQLite does not (those of calls answered
+    /// before the last process ended), in their order.
+    func recoverJournal() throws {
+        guard let journal else { return }
+        let recovery = journal.recover()
+        let records = recovery.records
+        for rejected in recovery.rejected {
+            report("the placement journal holds a record that is not valid (\(rejected)); it and the records after it in its file were skipped")
+        }
+        // Untrusted like the journal: a mark no journal can have written counts as none.
+        let mark = try database.read { db in try Int64.fetchOne(db, sql: Self.transferredQuery) } ?? 0
+        let transferred = UInt64(exactly: mark).map { min($0, PlacementJournal.largestSequence) } ?? 0
+        let missing = records.filter { $0.sequence > transferred }
+        unwritten.withLock { unwritten in
+            unwritten.journaled = Deque(missing)
+            unwritten.transferred = transferred
+            unwritten.nextSequence = max(transferred, records.last?.sequence ?? 0) + 1
+        }
+        try transferPendingWrites()
+    }
+
+    func loadTimeline() throws {
+        var loaded = PlacementTimeline()
+        try database.read { db in
+            let rows = try Row.fetchCursor(db, sql: "SELECT name, createdAtMs FROM placement WHERE forgotten = 0 ORDER BY id")
+            while let row = try rows.next() { loaded.insert(row[0], atMs: row[1]) }
+        }
+        timeline.withLock { $0 = loaded }
+    }
+
+
+    /// Records that a placement (or event) happened, for `*Since` and `placementsIn*` rules,
+    /// which see it at once (`PlacementTimeline`).
+    ///
+    /// The row is kept until the next commit, so the several events of one call (a `register`
+    /// tracks the placement, `trigger_fire` and `paywallPresentationRequest`) share one
+    /// transaction. Whoever answers for the call commits before answering
+    /// (`commitPendingWrites`); every other write, and every read of the table, commits them
+    /// first, so order holds; and a row no reply asks for is committed within `commitDelay`.
+    public func logPlacement(_ name: String, at time: Date, params: [String: JSON]) {
+        logPlacement(name, at: time, paramsJSON: Array(JSON.object(params).jsonText.utf8))
+    }
+
+    /// `logPlacement` with the params already written as a JSON object. A `queued` row is also
+    /// an event to send (`outgoingEvents`), under `eventId`, stored as its 16 bytes: the text
+    /// form made every row 20 bytes longer, and commits measurably slower.
+    func logPlacement(_ name: String, at time: Date, paramsJSON: [UInt8], eventId: UUID? = nil, queued: Bool = false) {
+        let row = PlacementRow(name: name, createdAtMs: time.timeIntervalSince1970 * 1000, params: paramsJSON, eventId: eventId, queued: queued)
+        timeline.withLock { $0.insert(name, atMs: row.createdAtMs) }
+        let startTimer = unwritten.withLock { unwritten -> Bool in
+            unwritten.rows.append(row)
+            return unwritten.claimCommitTimer()
+        }
+        if startTimer { startCommitTimer() }
+    }
+
+    /// The commit timer, claimed by `claimCommitTimer()`: the rows accepted by the time it
+    /// fires are committed then, by the worker for a store on disk.
+    func startCommitTimer() {
+        if let transfers {
+            transfers.signal()
+        } else {
+            DispatchQueue.global().asyncAfter(deadline: .now() + commitDelay) { [weak self] in
+                guard let self else { return }
+                self.unwritten.withLock { $0.commitScheduled = false }
+                try? self.transferPendingWrites()
+            }
+        }
+    }
+
+    /// How many accepted rows are not yet in SQLite.
+    var unwrittenCount: Int { unwritten.withLock { $0.rows.count + $0.journaled.count } }
+
+    /// Makes the accepted rows durable: every answered call does this before its answer.
+    ///
+    /// With a journal (a store on disk) the rows are copied into it, and the background worker
+    /// signalled when they were accepted inserts them into SQLite, off the call's path: a
+    /// SQLite commit costs a call several writes, and every megabyte of them a checkpoint. Under
+    /// a load that leaves the worker no idle CPU, a call that finds more than `backlogLimit`
+    /// rows journaled hurries it: it then runs at normal priority, a step of a fraction of a
+    /// millisecond at a time. A store in memory, or a full journal, commits to SQLite.
+    public func commitPendingWrites() throws {
+        guard let journal else { return try transferPendingWrites() }
+        var appended = PlacementJournal.Appended.appended
+        var rowsAreInFlight = false
+        let backlog = unwritten.withLock { unwritten -> Int? in
+            rowsAreInFlight = unwritten.transactionsHoldingRows > 0
+            guard !unwritten.rows.isEmpty else { return 0 }
+            appended = journal.append(unwritten.rows, from: unwritten.nextSequence, transferred: unwritten.transferred)
+            guard appended == .appended else { return nil }
+            for row in unwritten.rows {
+                unwritten.journaled.append(PlacementJournal.Record(sequence: unwritten.nextSequence, row: row))
+                unwritten.nextSequence += 1
+            }
+            unwritten.rows.removeAll(keepingCapacity: true)
+            return unwritten.journaled.count
+        }
+        guard let backlog else {
+            let firstSign = appended == .damaged && journalDamageReported.withLock { reported in
+                defer { reported = true }
+                return !reported
+            }
+            if firstSign, let damage = journal.damage {
+                report("\(damage); each answer now commits its rows to SQLite instead")
+            }
+            return try transferPendingWrites()
+        }
+        if backlog > Self.backlogLimit { transfers?.hurry() }
+        // Another write (the event queue's, a setting's) took rows accepted before this call's
+        // answer into its transaction: answered before that commits, a crash would lose them.
+        // Writes run one at a time, so an empty one behind it returns once it has ended.
+        if rowsAreInFlight { database.writeWithoutTransaction { _ in } }
+    }
+
+    /// Inserts every row not yet in SQLite, journaled or not, in one transaction.
+    ///
+    /// Its statements are prepared once: GRDB's `write` parses its `BEGIN` again each time,
+    /// and binding through `StatementArguments` cost more than SQLite's own insert.
+    /// With `journaledAtMost`, only that many journaled rows (a background step).
+    func transferPendingWrites(journaledAtMost limit: Int? = nil) throws {
+        guard unwritten.withLock({ (!$0.rows.isEmpty && limit == nil) || !$0.journaled.isEmpty }) else { return }
+        isClosedCleanly.store(false, ordering: .releasing)
+        var tookRows = false
+        defer { if tookRows { unwritten.withLock { $0.transactionsHoldingRows -= 1 } } }
+        let transferred = try database.writeWithoutTransaction { db -> UInt64? in
+            let statements = try commitStatements(in: db)
+            try statements.run(statements.begin, in: db)
+            do {
+                let transferred = try writeUnwritten(db, with: statements, journaledAtMost: limit, tookRows: &tookRows)
+                try statements.run(statements.commit, in: db)
+                return transferred
+            } catch {
+                if db.isInsideTransaction { try? db.execute(sql: "ROLLBACK TRANSACTION") }
+                throw error
+            }
+        }
+        forget(through: transferred)
+    }
+
+    /// After a commit that took the journaled records up to `transferred`.
+    func forget(through transferred: UInt64?) {
+        guard let transferred else { return }
+        unwritten.withLock { $0.transferred = max($0.transferred, transferred) }
+        journal?.discard(through: transferred)
+    }
+
+    func commitStatements(in db: Database) throws -> CommitStatements {
+        if let statements = commitStatements.withLock({ $0 }) { return statements }
+        let statements = try CommitStatements(db)
+        commitStatements.withLock { $0 = statements }
+        return statements
+    }
+
+    /// Inserts the rows not yet in SQLite in `db`'s transaction, journaled ones first, and
+    /// notes the last journaled one's sequence number with them; returns it. They are taken
+    /// inside the transaction, so rows are committed in the order they were accepted whichever
+    /// thread commits; if the insert fails they are put back for the next commit.
+    @discardableResult
+    ///
+    /// `tookRows` is set when it took rows that were not journaled: the caller's transaction
+    /// then holds the only copy of them, and counts in `transactionsHoldingRows` until it ends
+    /// (the caller takes it off).
+    func writeUnwritten(
+        _ db: Database, with prepared: CommitStatements? = nil, journaledAtMost limit: Int? = nil, tookRows: inout Bool
+    ) throws -> UInt64? {
+        let (records, rows) = unwritten.withLock { unwritten -> ([PlacementJournal.Record], [PlacementRow]) in
+            if let limit {
+                let records = Array(unwritten.journaled.prefix(limit))
+                unwritten.journaled.removeFirst(records.count)
+                return (records, [])
+            }
+            defer {
+                unwritten.journaled.removeAll()
+                unwritten.rows.removeAll(keepingCapacity: true)
+            }
+            if !unwritten.rows.isEmpty, !tookRows {
+                tookRows = true
+                unwritten.transactionsHoldingRows += 1
+            }
+            return (Array(unwritten.journaled), unwritten.rows)
+        }
+        guard !records.isEmpty || !rows.isEmpty else { return nil }
+        do {
+            let statements = try prepared ?? commitStatements(in: db)
+            defer { sqlite3_reset(statements.insert) }
+            for record in records { try Self.insert(record.row, with: statements.insert, in: db) }
+            for row in rows { try Self.insert(row, with: statements.insert, in: db) }
+            guard let last = records.last?.sequence else { return nil }
+            let code = sqlite3_bind_int64(statements.setTransferred, 1, Int64(last))
+            try Self.check(code, in: db)
+            try statements.run(statements.setTransferred, in: db)
+            return last
+        } catch {
+            unwritten.withLock {
+                $0.journaled.prepend(contentsOf: records)
+                $0.rows.insert(contentsOf: rows, at: 0)
+            }
+            throw error
+        }
+    }
+
+    /// Where the journal's last transferred sequence number is kept, in the same
+    /// transaction as the rows.
+    static let transferredKey = "placementJournal.transferred"
+    static let transferredQuery = "SELECT value FROM keyedValue WHERE key = '\(transferredKey)'"
+
+    /// Binds `row` to the prepared insert and runs it. The values are bound where they lie
+    /// (`SQLITE_STATIC`, a nil destructor) for the step alone: SQLite reads bound values only
+    /// while it steps, and the next row binds its own before the next step. Copying them
+    /// (`SQLITE_TRANSIENT`) cost an allocation and a copy of each value.
+    static func insert(_ row: PlacementRow, with statement: SQLiteStatement, in db: Database) throws {
+        sqlite3_reset(statement)
+        var name = row.name
+        let id = row.eventId?.uuid ?? UUID.nilBytes
+        let code = name.withUTF8 { name in
+            row.params.withUnsafeBytes { params in
+                withUnsafeBytes(of: id) { id in
+                    var code = if let text = UnsafeRawPointer(name.baseAddress)?.assumingMemoryBound(to: CChar.self) {
+                        sqlite3_bind_text(statement, 1, text, Int32(name.count), nil)
+                    } else {
+                        sqlite3_bind_text(statement, 1, "", 0, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+                    }
+                    if code == SQLITE_OK { code = sqlite3_bind_double(statement, 2, row.createdAtMs) }
+                    if code == SQLITE_OK {
+                        code = params.isEmpty ? sqlite3_bind_zeroblob(statement, 3, 0) : sqlite3_bind_blob(statement, 3, params.baseAddress, Int32(params.count), nil)
+                    }
+                    if code == SQLITE_OK {
+                        code = row.eventId == nil ? sqlite3_bind_null(statement, 4) : sqlite3_bind_blob(statement, 4, id.baseAddress, Int32(id.count), nil)
+                    }
+                    if code == SQLITE_OK { code = sqlite3_bind_int(statement, 5, row.queued ? 1 : 0) }
+                    return code == SQLITE_OK ? sqlite3_step(statement) : code
+                }
+            }
+        }
+        try Self.check(code, is: SQLITE_DONE, in: db)
+    }
+
+    /// A write transaction that first commits the accepted rows, keeping their order.
+    func write<T>(_ updates: (Database) throws -> T) throws -> T {
+        isClosedCleanly.store(false, ordering: .releasing)
+        var transferred: UInt64?
+        var tookRows = false
+        defer { if tookRows { unwritten.withLock { $0.transactionsHoldingRows -= 1 } } }
+        let result = try database.write { db in
+            transferred = try writeUnwritten(db, tookRows: &tookRows)
+            return try updates(db)
+        }
+        forget(through: transferred)
+        return result
+    }
+
+    /// When `name` last happened at or before `time`, accepted rows included.
+    public func lastPlacement(named name: String, before time: Date) throws -> Date? {
+        timeline.withLock { $0.last(named: name, atOrBefore: time.timeIntervalSince1970 * 1000) }
+            .map { Date(timeIntervalSince1970: $0 / 1000) }
+    }
+
+    /// How often `name` happened in `[since, until]`; all of its history when `since` is nil.
+    public func placementCount(named name: String, since: Date?, until: Date) throws -> Int {
+        timeline.withLock {
+            $0.count(named: name, from: (since?.timeIntervalSince1970 ?? -.infinity) * 1000, to: until.timeIntervalSince1970 * 1000)
+        }
+    }
+
+    /// The names logged, oldest first (for tests and diagnostics): a read of the table, so the
+    /// accepted rows are committed first.
+    public func placementNames() throws -> [String] {
+        try transferPendingWrites()
+        return try database.read { db in try String.fetchAll(db, sql: "SELECT name FROM placement WHERE forgotten = 0 ORDER BY id") }
+    }
+}

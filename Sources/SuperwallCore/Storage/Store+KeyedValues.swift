@@ -1,0 +1,89 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+
+/// Keyed values: identity, attributes and settings, each under a key in a scope (a user's reset
+/// removes the user's scope in one statement).
+extension Store {
+    public func value<Value>(_ key: StorageKey<Value>) throws -> Value? {
+        let data = try database.read { db in
+            try Data.fetchOne(db, sql: "SELECT value FROM keyedValue WHERE key = ?", arguments: [key.name])
+        }
+        guard let data else { return nil }
+        return try JSONDecoder().decode(Value.self, from: data)
+    }
+
+    public func set<Value>(_ value: Value, for key: StorageKey<Value>) throws {
+        try changing { try $0.set(value, for: key) }
+    }
+
+    public func remove<Value>(_ key: StorageKey<Value>) throws {
+        try changing { try $0.remove(key) }
+    }
+
+    public func remove(_ key: DocumentKey) throws {
+        try changing { try $0.remove(named: key.name) }
+    }
+
+    /// Changes that reach the disk together: after a crash at any moment, the database holds
+    /// all of them or none (switching users is one of these).
+    public final class Changes {
+        let db: Database
+        var resetsUser = false
+
+        init(_ db: Database) { self.db = db }
+
+        public func set<Value>(_ value: Value, for key: StorageKey<Value>) throws {
+            try db.execute(
+                sql: "INSERT INTO keyedValue (key, scope, value) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                arguments: [key.name, key.scope.rawValue, try JSONEncoder().encode(value)])
+        }
+
+        public func remove<Value>(_ key: StorageKey<Value>) throws {
+            try remove(named: key.name)
+        }
+
+        func remove(named name: String) throws {
+            try db.execute(sql: "DELETE FROM keyedValue WHERE key = ?", arguments: [name])
+        }
+
+        /// What SuperwallKit's storage reset does: the user's values, assignments and
+        /// occurrences go, and the placement log keeps only the install's own history
+        /// (`app_install`, `app_launch`).
+        public func resetUser() throws {
+            try db.execute(sql: "DELETE FROM keyedValue WHERE scope = ?", arguments: [StorageKey<Bool>.Scope.user.rawValue])
+            try db.execute(sql: "UPDATE placement SET forgotten = 1 WHERE forgotten = 0 AND name NOT IN \(Store.installHistorySQL)")
+            try db.execute(sql: "DELETE FROM occurrence")
+            try db.execute(sql: "DELETE FROM assignment")
+            resetsUser = true
+        }
+
+        /// Replaces every stored assignment with `assignments`.
+        public func replaceAssignments(with assignments: [Assignment]) throws {
+            try db.execute(sql: "DELETE FROM assignment")
+            try Store.upsert(assignments, in: db)
+        }
+    }
+
+    /// Makes `body`'s changes in one transaction (see `Changes`).
+    public func changing(_ body: (Changes) throws -> Void) throws {
+        let resetsUser = try write { db in
+            let changes = Changes(db)
+            try body(changes)
+            return changes.resetsUser
+        }
+        if resetsUser { timeline.withLock { $0.keepOnly(Self.installHistory) } }
+    }
+
+    /// The placement log's rows a reset keeps.
+    static let installHistory: Set<String> = ["app_install", "app_launch"]
+    static let installHistorySQL = "('app_install', 'app_launch')"
+
+
+    /// What SuperwallKit's storage reset does: the user's values, assignments and occurrences
+    /// go, and the placement log keeps only the install's own history (`app_install`,
+    /// `app_launch`).
+    public func resetUser() throws {
+        try changing { try $0.resetUser() }
+    }
+}

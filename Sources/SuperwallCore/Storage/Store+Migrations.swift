@@ -1,0 +1,78 @@
+import GRDB
+
+/// The schema, one migration per change, applied in order when a store opens.
+extension Store {
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1") { db in
+            try db.create(table: "keyedValue") { table in
+                table.primaryKey("key", .text)
+                table.column("scope", .text).notNull()
+                table.column("value", .blob).notNull()
+            }
+            try db.create(table: "placement") { table in
+                table.autoIncrementedPrimaryKey("id")
+                table.column("name", .text).notNull()
+                table.column("createdAtMs", .double).notNull()
+                table.column("params", .blob).notNull()
+            }
+            try db.create(index: "placementByNameAndTime", on: "placement", columns: ["name", "createdAtMs"])
+        }
+        migrator.registerMigration("v2: occurrences and assignments") { db in
+            // An audience's occurrence limit counts these rows by key within its interval.
+            try db.create(table: "occurrence") { table in
+                table.autoIncrementedPrimaryKey("id")
+                table.column("key", .text).notNull()
+                table.column("createdAtMs", .double).notNull()
+            }
+            try db.create(index: "occurrenceByKeyAndTime", on: "occurrence", columns: ["key", "createdAtMs"])
+            // The user's sticky variant per experiment (SuperwallKit `confirmedAssignments`).
+            try db.create(table: "assignment") { table in
+                table.primaryKey("experimentId", .text)
+                table.column("variantId", .text).notNull()
+                table.column("variantKind", .text).notNull()
+                table.column("paywallIdentifier", .text)
+                table.column("isSentToServer", .boolean).notNull().defaults(to: false)
+            }
+        }
+        migrator.registerMigration("v3: logs without AUTOINCREMENT") { db in
+            // AUTOINCREMENT's counter is one more page written by every commit; the rowid alone
+            // is increasing as the logs need (rows are only deleted by a reset).
+            try db.execute(sql: """
+                CREATE TABLE placement_v3 (id INTEGER PRIMARY KEY, name TEXT NOT NULL, createdAtMs DOUBLE NOT NULL, params BLOB NOT NULL);
+                INSERT INTO placement_v3 SELECT id, name, createdAtMs, params FROM placement;
+                DROP TABLE placement;
+                ALTER TABLE placement_v3 RENAME TO placement;
+                CREATE INDEX placementByNameAndTime ON placement (name, createdAtMs);
+                CREATE TABLE occurrence_v3 (id INTEGER PRIMARY KEY, key TEXT NOT NULL, createdAtMs DOUBLE NOT NULL);
+                INSERT INTO occurrence_v3 SELECT id, key, createdAtMs FROM occurrence;
+                DROP TABLE occurrence;
+                ALTER TABLE occurrence_v3 RENAME TO occurrence;
+                CREATE INDEX occurrenceByKeyAndTime ON occurrence (key, createdAtMs);
+                """)
+        }
+        migrator.registerMigration("v4: the placement log's times in memory") { db in
+            // `PlacementTimeline` answers by name and time; the index only cost writes.
+            try db.execute(sql: "DROP INDEX placementByNameAndTime")
+        }
+        migrator.registerMigration("v5: the placement log is the outgoing event queue") { db in
+            // Events go out in id order from a persisted cursor, so the log is append-only: a
+            // reset marks rows forgotten instead of deleting them (a deleted last row would let
+            // SQLite hand its id out again, behind the cursor).
+            try db.execute(sql: """
+                ALTER TABLE placement ADD COLUMN eventId TEXT;
+                ALTER TABLE placement ADD COLUMN queued INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE placement ADD COLUMN forgotten INTEGER NOT NULL DEFAULT 0;
+                """)
+        }
+        migrator.registerMigration("v6: the cached config as its bytes") { db in
+            // It was a JSON string holding the config's text; `document(_:)` reads the text
+            // itself, a chunk at a time.
+            try db.execute(sql: """
+                UPDATE keyedValue SET value = CAST(json_extract(CAST(value AS TEXT), '$') AS BLOB)
+                WHERE key = 'lastConfig' AND json_valid(CAST(value AS TEXT)) AND json_type(CAST(value AS TEXT)) = 'text'
+                """)
+        }
+        return migrator
+    }
+}

@@ -1,0 +1,66 @@
+import Foundation
+import GRDB
+
+/// The outgoing event queue: the placement log's queued rows, in order.
+extension Store {
+    /// An event row as the collector takes it: `{event_id, event_name, parameters, created_at}`.
+    public struct OutgoingEvent: Sendable, Equatable {
+        /// Its place in the queue.
+        public var position: Int64
+        /// The row's JSON text.
+        public var json: String
+    }
+
+    /// Up to `limit` queued events after `position`, oldest first. Accepted rows are committed
+    /// first, so nothing accepted is passed over.
+    public func outgoingEvents(after position: Int64, limit: Int) throws -> [OutgoingEvent] {
+        try transferPendingWrites()
+        return try database.read { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT id, eventId, name, createdAtMs, params FROM placement
+                WHERE id > ? AND queued = 1 ORDER BY id LIMIT ?
+                """, arguments: [position, limit])
+            return rows.map { row in
+                let name: String = row["name"]
+                let params: Data = row["params"]
+                let eventId = (row["eventId"] as Data?).map(Self.uuidText) ?? ""
+                let createdAt = ISO8601.string(from: Date(timeIntervalSince1970: (row["createdAtMs"] as Double) / 1000))
+                var json = #"{"event_id":"# + JSON.string(eventId).jsonText + #","event_name":"# + JSON.string(name).jsonText
+                json += #","parameters":"# + String(decoding: params, as: UTF8.self) + #","created_at":"# + JSON.string(createdAt).jsonText + "}"
+                return OutgoingEvent(position: row["id"], json: json)
+            }
+        }
+    }
+
+    /// The text of a UUID's 16 bytes, as SuperwallKit sends `event_id` (`uuidString`).
+    static func uuidText(_ bytes: Data) -> String {
+        guard bytes.count == 16 else { return "" }
+        var tuple = UUID.nilBytes
+        withUnsafeMutableBytes(of: &tuple) { $0.copyBytes(from: bytes) }
+        return UUID(uuid: tuple).text
+    }
+
+    /// How many queued events wait after `position`.
+    public func outgoingEventCount(after position: Int64) throws -> Int {
+        try transferPendingWrites()
+        return try database.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM placement WHERE id > ? AND queued = 1", arguments: [position]) ?? 0
+        }
+    }
+
+    /// The position of the `count`th queued event after `position`, if so many wait.
+    public func outgoingPosition(after position: Int64, skipping count: Int) throws -> Int64? {
+        try transferPendingWrites()
+        return try database.read { db in
+            try Int64.fetchOne(db, sql: "SELECT id FROM placement WHERE id > ? AND queued = 1 ORDER BY id LIMIT 1 OFFSET ?",
+                               arguments: [position, count - 1])
+        }
+    }
+
+    /// The position that leaves the newest `count` queued events after it.
+    public func outgoingPosition(keepingNewest count: Int) throws -> Int64? {
+        try database.read { db in
+            try Int64.fetchOne(db, sql: "SELECT id FROM placement WHERE queued = 1 ORDER BY id DESC LIMIT 1 OFFSET ?", arguments: [count])
+        }
+    }
+}
