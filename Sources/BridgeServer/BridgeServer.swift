@@ -58,7 +58,7 @@ public final class BridgeServer: ConnectionHandler {
 
     public func handle(_ request: IncomingRequest, connection: Connection) async throws -> JSONValue {
         if let method = methods.implemented[request.method] {
-            if let configure = methods.configureOrder.starting, request.method != "configure" { await configure.wait() }
+            if let configure = methods.configureOrder.starting, request.method != "configure" { await configure.value }
             let answer: JSONValue
             do {
                 answer = try await method(request, connection)

@@ -1,3 +1,4 @@
+import Deadlines
 import JSONRPC
 import Synchronization
 
@@ -11,26 +12,26 @@ import Synchronization
 /// for its config: the core's calls wait for that themselves where SuperwallKit does).
 final class ConfigureOrder: Sendable {
     /// The announced configure's, until it has started.
-    private let announced = Mutex<AsyncGate<Void>?>(nil)
+    private let announced = Mutex<OneShot<Void>?>(nil)
 
     /// Called by `configure` before it first suspends; the returned gate is opened when the
     /// core has started it (and, whatever happens, when the handler ends).
-    func announce() -> AsyncGate<Void> {
-        let gate = AsyncGate<Void>()
+    func announce() -> OneShot<Void> {
+        let gate = OneShot<Void>()
         announced.withLock { $0 = gate }
         return gate
     }
 
     /// Opens `gate`, and forgets it if it is still the latest: the calls after it then pass
     /// without waiting.
-    func started(_ gate: AsyncGate<Void>) {
-        gate.open(with: ())
+    func started(_ gate: OneShot<Void>) {
+        gate.resolve(())
         announced.withLock { if $0 === gate { $0 = nil } }
     }
 
     /// The announced configure's gate, until it has started: the calls after it wait on it.
     /// Nil, as nearly always, costs them a lock and no suspension.
-    var starting: AsyncGate<Void>? {
+    var starting: OneShot<Void>? {
         announced.withLock { $0 }
     }
 }

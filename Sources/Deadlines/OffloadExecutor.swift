@@ -15,12 +15,12 @@ import Darwin
 /// a test runner) or a burst of tasks can fill. Not Dispatch's worker threads either: on
 /// Linux a serial queue's work waited for them as long as the pool was full.
 ///
-/// Threads start when work finds none idle, up to the width, and then stay. A thread pool
-/// of SwiftNIO's did the same work but cost a third of the bridge's startup (its types'
-/// metadata and four threads started before the first request).
+/// Threads start when work finds none idle, up to the width, and then stay: a process that
+/// never offloads starts none. (SwiftNIO's thread pool starts all of its threads, and loads
+/// its types' metadata, when it is made: a third of the bridge's startup.)
 public final class OffloadExecutor: TaskExecutor, @unchecked Sendable {
-    /// Wide, because what runs here may block (SQLite's syncs, a data directory's lock) and an
-    /// actor's next job must not wait behind it; threads start only when work finds none idle.
+    /// Wide, because what runs here may block (SQLite's syncs, a data directory's lock) and the
+    /// work behind it must not wait; threads start only when work finds none idle.
     public static let shared = OffloadExecutor(width: 64)
 
     private let width: Int
@@ -50,7 +50,7 @@ public final class OffloadExecutor: TaskExecutor, @unchecked Sendable {
     }
 
     /// Runs `work` on one of the executor's threads.
-    public func submit(_ work: @escaping @Sendable () -> Void) {
+    private func submit(_ work: @escaping @Sendable () -> Void) {
         pthread_mutex_lock(lock)
         queued.append(work)
         var startsThread = false

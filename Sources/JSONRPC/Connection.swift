@@ -92,7 +92,7 @@ public final class Connection: Sendable {
         }
 
         /// The request's answer is with the writer; answers the watches this completes.
-        mutating func answered(_ token: UInt64) -> [AsyncGate<Void>] {
+        mutating func answered(_ token: UInt64) -> [OneShot<Void>] {
             answering.remove(token)
             guard !answerWatches.isEmpty else { return [] }
             for index in answerWatches.indices { answerWatches[index].remaining.remove(token) }
@@ -107,12 +107,12 @@ public final class Connection: Sendable {
 
     struct AnswerWatch {
         var remaining: Set<UInt64>
-        let gate = AsyncGate<Void>()
+        let gate = OneShot<Void>()
     }
 
     enum Lifecycle {
         case awaitingInitialize
-        case initializing(AsyncGate<Bool>)
+        case initializing(OneShot<Bool>)
         case running
         case shutDown
     }
@@ -131,7 +131,7 @@ public final class Connection: Sendable {
 
     struct QueuedNotification: Sendable {
         let notification: IncomingNotification
-        let gate: AsyncGate<Bool>?
+        let gate: OneShot<Bool>?
     }
 
     /// Creates a connection reading `input` and writing `output`. The descriptors stay open.
@@ -155,7 +155,7 @@ public final class Connection: Sendable {
     public func run() -> Int32 {
         let notificationLoop = Task(executorPreference: OffloadExecutor.shared) { [self] in
             for await queued in notifications {
-                if let gate = queued.gate, await !gate.wait() { continue }
+                if let gate = queued.gate, await !gate.value { continue }
                 await handler.handle(queued.notification, connection: self)
             }
         }
@@ -449,7 +449,7 @@ public final class Connection: Sendable {
             }
             cancelIncoming(RequestID(rawID))
         default:
-            let gate: AsyncGate<Bool>?? = state.withLock { state in
+            let gate: OneShot<Bool>?? = state.withLock { state in
                 switch state.lifecycle {
                 case .awaitingInitialize: return .none
                 case .initializing(let gate): return .some(gate)
@@ -471,15 +471,15 @@ public final class Connection: Sendable {
     private func dispatch(_ request: IncomingRequest, responder: Responder) {
         enum Admission {
             case refuse(RPCError)
-            case run(gate: AsyncGate<Bool>?)
-            case initialize(AsyncGate<Bool>)
+            case run(gate: OneShot<Bool>?)
+            case initialize(OneShot<Bool>)
             /// `earlier`: the requests received before it, which it waits for.
-            case shutdown(gate: AsyncGate<Bool>?, earlier: Set<UInt64>)
+            case shutdown(gate: OneShot<Bool>?, earlier: Set<UInt64>)
         }
         let admission = state.withLock { state -> Admission in
             switch (request.method, state.lifecycle) {
             case ("initialize", .awaitingInitialize):
-                let gate = AsyncGate<Bool>()
+                let gate = OneShot<Bool>()
                 state.lifecycle = .initializing(gate)
                 return .initialize(gate)
             case ("initialize", .shutDown), (_, .shutDown):
@@ -508,7 +508,7 @@ public final class Connection: Sendable {
             // behind initialize are answered after it.
             let opened: @Sendable (Bool) -> Void = { [self] succeeded in
                 state.withLock { $0.lifecycle = succeeded ? .running : .awaitingInitialize }
-                gate.open(with: succeeded)
+                gate.resolve(succeeded)
             }
             start(request, responder: responder, whenAnswered: opened) { [self] in
                 try await handler.initialize(request, connection: self)
@@ -518,14 +518,14 @@ public final class Connection: Sendable {
             // which also lets the work waiting on them finish before the handler flushes.
             failPendingRequests(with: .shutDown)
             start(request, responder: responder) { [self] in
-                if let gate, await !gate.wait() { throw RPCError.notInitialized }
+                if let gate, await !gate.value { throw RPCError.notInitialized }
                 await answerAll(earlier, within: options.drainTimeout)
                 await handler.shutdown(connection: self)
                 return [:]
             }
         case .run(let gate):
             start(request, responder: responder) { [self] in
-                if let gate, await !gate.wait() { throw RPCError.notInitialized }
+                if let gate, await !gate.value { throw RPCError.notInitialized }
                 return try await handler.handle(request, connection: self)
             }
         }
@@ -577,7 +577,7 @@ public final class Connection: Sendable {
     private func answer(_ token: UInt64, with outcome: Result<JSONValue, RPCError>) -> InFlight? {
         guard let entry = state.withLock({ $0.takeForAnswer(token) }) else { return nil }
         entry.answer(with: outcome, on: self)
-        for gate in state.withLock({ $0.answered(token) }) { gate.open(with: ()) }
+        for gate in state.withLock({ $0.answered(token) }) { gate.resolve(()) }
         return entry
     }
 
@@ -609,8 +609,8 @@ public final class Connection: Sendable {
             return watch
         }
         guard let watch else { return }
-        let timer = DeadlineTimer(after: limit) { watch.gate.open(with: ()) }
-        await watch.gate.wait()
+        let timer = DeadlineTimer(after: limit) { watch.gate.resolve(()) }
+        await watch.gate.value
         timer.cancel()
         let late = state.withLock { state -> [UInt64] in
             state.answerWatches.removeAll { $0.gate === watch.gate }

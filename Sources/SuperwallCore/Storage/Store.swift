@@ -11,7 +11,7 @@ import Synchronization
 /// so that `reset()` is one statement; the placement log is a table of its own, because
 /// audience rules query it by name and time.
 public final class Store: Sendable {
-    /// Internal only so that tests can make SQLite refuse a write.
+    /// Tests reach it to make SQLite refuse a write.
     let database: any DatabaseWriter
     /// The statements of the commit every answered request makes, prepared on first use.
     let commitStatements = Mutex<CommitStatements?>(nil)
