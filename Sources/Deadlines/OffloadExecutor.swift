@@ -50,7 +50,7 @@ public final class OffloadExecutor: TaskExecutor, @unchecked Sendable {
     }
 
     /// Runs `work` on one of the executor's threads.
-    private func submit(_ work: @escaping @Sendable () -> Void) {
+    public func submit(_ work: @escaping @Sendable () -> Void) {
         pthread_mutex_lock(lock)
         queued.append(work)
         var startsThread = false

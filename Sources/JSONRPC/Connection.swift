@@ -153,6 +153,11 @@ public final class Connection: Sendable {
     /// resolves every request still waiting on the client as cancelled, flushes, and returns
     /// the exit status: 0, or 1 for an `exit` that was not preceded by `shutdown`.
     public func run() -> Int32 {
+        guard let executor else { return serve() }
+        return SerialLane.hostingLanes(on: executor) { serve() }
+    }
+
+    private func serve() -> Int32 {
         let notificationLoop = Task(executorPreference: OffloadExecutor.shared) { [self] in
             for await queued in notifications {
                 if let gate = queued.gate, await !gate.value { continue }

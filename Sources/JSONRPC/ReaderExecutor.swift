@@ -10,18 +10,24 @@ import Darwin
 
 /// Runs the requests' work on the thread that reads the input, between reads.
 ///
-/// Requests start with this as their task executor preference, so the default actors they
-/// call (the SDK's) run here too. A request answered without waiting on anyone then never
-/// leaves the reader thread: no other thread is woken and no context switch happens between
-/// reading a request and writing its answer, which on a loaded core is most of a round trip.
-/// Work that waits (on the client, on a timer) frees the thread; whatever resumes it from
-/// another thread wakes the reader's `poll` through a pipe.
+/// Requests start with this as their task executor preference, and the thread hosts the
+/// SDK's actors' lanes (`SerialLane`), so an actor idle when a request calls it runs here too.
+/// A request answered without waiting on anyone then never leaves the reader thread: no other
+/// thread is woken and no context switch happens between reading a request and writing its
+/// answer, which on a loaded core is most of a round trip. Work that waits (on the client, on
+/// a timer) frees the thread; whatever resumes it from another thread wakes the reader's
+/// `poll` through a pipe.
 ///
 /// Once the reader stops, jobs go to the `OffloadExecutor` instead, so requests still running
 /// can finish while the connection drains, even while the cooperative pool is busy.
-final class ReaderExecutor: TaskExecutor, @unchecked Sendable {
+final class ReaderExecutor: TaskExecutor, LaneHost, @unchecked Sendable {
+    private enum Work {
+        case job(UnownedJob)
+        case closure(@Sendable () -> Void)
+    }
+
     private struct State {
-        var jobs = Deque<UnownedJob>()
+        var jobs = Deque<Work>()
         /// The reader is in `poll` and must be woken for a new job.
         var sleeping = false
         var forwarding = false
@@ -48,24 +54,41 @@ final class ReaderExecutor: TaskExecutor, @unchecked Sendable {
     }
 
     func enqueue(_ job: consuming ExecutorJob) {
-        let unowned = UnownedJob(job)
+        queue(.job(UnownedJob(job)))
+    }
+
+    func run(_ work: @escaping @Sendable () -> Void) {
+        queue(.closure(work))
+    }
+
+    private func queue(_ work: Work) {
         enum Next { case forward, wake, nothing }
         let next = state.withLock { state -> Next in
             if state.forwarding { return .forward }
-            state.jobs.append(unowned)
+            state.jobs.append(work)
             return state.sleeping ? .wake : .nothing
         }
         switch next {
-        case .forward: OffloadExecutor.shared.take(unowned)
+        case .forward: forward(work)
         case .wake: signal()
         case .nothing: break
         }
     }
 
+    private func forward(_ work: Work) {
+        switch work {
+        case .job(let job): OffloadExecutor.shared.take(job)
+        case .closure(let closure): OffloadExecutor.shared.submit(closure)
+        }
+    }
+
     /// Runs the jobs queued so far and those they queue, until none is left.
     func runPending() {
-        while let job = state.withLock({ $0.jobs.popFirst() }) {
-            job.runSynchronously(on: asUnownedTaskExecutor())
+        while let work = state.withLock({ $0.jobs.popFirst() }) {
+            switch work {
+            case .job(let job): job.runSynchronously(on: asUnownedTaskExecutor())
+            case .closure(let closure): closure()
+            }
         }
     }
 
@@ -93,12 +116,12 @@ final class ReaderExecutor: TaskExecutor, @unchecked Sendable {
 
     /// From now on jobs run on the `OffloadExecutor`; those queued are sent there.
     func stop() {
-        let queued = state.withLock { state -> Deque<UnownedJob> in
+        let queued = state.withLock { state -> Deque<Work> in
             state.forwarding = true
             defer { state.jobs.removeAll() }
             return state.jobs
         }
-        for job in queued { OffloadExecutor.shared.take(job) }
+        for work in queued { forward(work) }
     }
 
     /// Wakes the reader from its `poll`.

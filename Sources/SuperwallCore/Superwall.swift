@@ -128,6 +128,11 @@ public actor Superwall {
     /// reads its messages.
     public nonisolated var evaluatesSlowRules: Bool { rulesCallMatches.load(ordering: .relaxed) }
     private nonisolated let rulesCallMatches = Atomic<Bool>(false)
+
+    /// The actor runs on a lane rather than the cooperative pool, so that a request's deadline
+    /// holds while the pool is busy (see `SerialLane`).
+    private nonisolated let lane = SerialLane()
+    public nonisolated var unownedExecutor: UnownedSerialExecutor { lane.asUnownedSerialExecutor() }
     private var warnedOfUnknownBundleId = false
     /// The test mode last logged, so that each change is said once.
     var announcedTestMode: TestModeReason?

@@ -5,9 +5,10 @@ import Testing
 import TestSupport
 
 /// The deadlines the bridge promises hold while every thread of Swift's cooperative pool is
-/// busy: each fires on a timer of its own, and what it resumes runs on the reader's thread or
-/// the offload executor, never on the pool. Each check fills the pool with blocking jobs,
-/// sends one request from a thread of its own, and takes the time until the answer.
+/// busy: each fires on a timer of its own, and what it resumes (the SDK's actors included)
+/// runs on the reader's thread or the offload executor, never on the pool. Each check fills
+/// the pool with blocking jobs, sends one request from a thread of its own, and takes the time
+/// until the answer.
 ///
 /// This suite runs in `make test`'s first phase, beside the suites that only compute: it
 /// holds the whole pool for a moment, which would hold the other suites' tests as well.
@@ -90,15 +91,12 @@ private func initializedBridge(options: Connection.Options = Connection.Options(
     let bridge = InProcessServer(handler: BridgeServer(logger: quietLogger(), logLevel: RecordingLogLevel()), options: options)
     bridge.client.request(0, "initialize", ["protocolVersion": "1.0", "capabilities": ["purchaseController": true]])
     _ = await bridge.client.nextReply()
-    // A placement queued behind the implicit triggers answers once they have run.
-    bridge.client.request("quiet", "register", ["placement": "busy_pool_quiet"])
-    _ = await bridge.client.nextReply()
     return bridge
 }
 
-/// A configured bridge with nothing left running: the launch events' implicit triggers (which
-/// wait for the subscription status) have ended before the pool is filled, so what is timed
-/// is the one request alone.
+/// A configured bridge, timed while the launch events' implicit triggers (which wait for the
+/// subscription status) may still be running beside the request: they take the SDK's actor
+/// too, so its lane must not need the pool either.
 private func configuredBridge(
     timeouts: JSONObject, in dataDirectory: ScratchDirectory, options: Connection.Options = Connection.Options()
 ) async -> InProcessServer {

@@ -38,6 +38,9 @@ actor EventQueue {
 
     private let store: Store
     private let sink: any EventSink
+    /// Off the cooperative pool, as the SDK's actor (see `SerialLane`).
+    private nonisolated let lane = SerialLane()
+    nonisolated var unownedExecutor: UnownedSerialExecutor { lane.asUnownedSerialExecutor() }
     /// The most events kept waiting; past it the oldest are dropped and counted.
     private let bound: Int
     private var flushing: Task<Void, Never>?
