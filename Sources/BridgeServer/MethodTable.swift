@@ -378,16 +378,6 @@ private func attributes(_ values: [String: JSON]) -> JSONValue {
     ["attributes": .object(JSONValue.sortedObject(values))]
 }
 
-/// Runs a call that adopts a config (or evaluates rules known to be slow) on the
-/// `OffloadExecutor`. A request runs on the thread that reads the input, and so does the
-/// SDK's actor for it; adopting a config of thousands of campaigns (drawing and storing their
-/// assignments) there would hold every later request, `$/ping` included, until it ended.
-/// Not the cooperative pool: what such a call waits for (configure's time limit) must end on
-/// time while the pool is busy.
-private func offTheReader<Result: Sendable, Failure: Error>(_ call: () async throws(Failure) -> Result) async throws(Failure) -> Result {
-    try await withTaskExecutorPreference(OffloadExecutor.shared, operation: call)
-}
-
 /// Runs a core call, turning its error into the protocol's.
 private func core<Result>(_ call: () async throws -> Result) async throws(RPCError) -> Result {
     do {

@@ -149,7 +149,7 @@ public actor Superwall {
     let retryDelay: @Sendable (Int, Int) -> Duration
     var session: Session? {
         didSet {
-            deviceTemplateVersion &+= 1
+            device.templateInputsChanged()
             let previousStore = store
             sessionView = session.map(SessionView.init)
             if store !== previousStore { storeOfSession.withLock { [store] in $0 = store } }
@@ -186,24 +186,10 @@ public actor Superwall {
     var pendingDeepLink: DeepLink?
     /// The session's store, for `commitTrackedEvents` on any thread.
     private nonisolated let storeOfSession = Mutex<Store?>(nil)
-    /// Changes whenever an input of the device template may have: the session, the
-    /// overrides, the paywall views in the placement log.
-    var deviceTemplateVersion = 0
-    let deviceTemplateCache = DeviceTemplateCache()
+    /// The host's overrides of the device's facts, and the device template kept.
+    let device = DeviceOverrides()
     /// The last refresh started in the background (by `configure` or a new app session).
     var backgroundRefresh: Task<Void, Never>?
-    /// `setLocaleIdentifier`: overrides the device locale until set back to nil.
-    private var localeOverride: String? {
-        didSet { deviceTemplateVersion &+= 1 }
-    }
-    /// `setInterfaceStyle`: "Light" or "Dark" until set back to nil (automatic).
-    private var interfaceStyleOverride: String? {
-        didSet { deviceTemplateVersion &+= 1 }
-    }
-    /// `setPlatformWrapper`: the wrapper SDK driving the bridge, in place of the bridge itself.
-    private var platformWrapper: (name: String, version: String)? {
-        didSet { deviceTemplateVersion &+= 1 }
-    }
 
     // Presentation state (see Superwall+Presentation.swift).
     /// The paywall on screen; one at a time.
@@ -313,12 +299,12 @@ public actor Superwall {
     /// config. A second call with the same key changes nothing and answers the current status,
     /// as SuperwallKit does; a different key is an error.
     ///
-    /// `whenStarted` is called once the session is open (or could not be), before the config
-    /// loads: a host that answers calls concurrently holds the calls sent after `configure`
-    /// until then, so they find it begun.
-    public func configure(apiKey: String, options: ConfigureOptions, whenStarted: @Sendable () -> Void = {}) async -> ConfigureOutcome {
+    /// `onSessionOpened` is called once the session is open (or could not be), before the
+    /// config loads: a host that answers calls concurrently holds the calls sent after
+    /// `configure` until then, so they find it begun.
+    public func configure(apiKey: String, options: ConfigureOptions, onSessionOpened: @Sendable () -> Void = {}) async -> ConfigureOutcome {
         if let session {
-            whenStarted()
+            onSessionOpened()
             guard session.apiKey == apiKey else {
                 return ConfigureOutcome(status: session.status, userId: session.identity.userId, error: .apiKeyMismatch(configured: session.apiKey))
             }
@@ -326,7 +312,7 @@ public actor Superwall {
         }
         do {
             session = try openSession(apiKey: apiKey, options: options)
-            whenStarted()
+            onSessionOpened()
             failedConfigure = nil
             configSource = options.configSource
             maxConfigRetryCount = options.maxConfigRetryCount
@@ -339,7 +325,7 @@ public actor Superwall {
             return outcome(of: session!)
         } catch {
             if session == nil { failedConfigure = error }
-            whenStarted()
+            onSessionOpened()
             return ConfigureOutcome(status: .failed, userId: nil, error: error)
         }
     }
@@ -447,7 +433,7 @@ public actor Superwall {
         defer {
             track("config_attributes", SuperwallOptionsDump.make(options).merging(["using_purchase_controller": .bool(options.usingPurchaseController), "has_delegate": .bool(delegate != nil)]) { _, sdk in sdk })
         }
-        let cached = (try? await Self.awayFromTheReader { [store] in Self.config(cached: (try? store?.document(.lastConfig)) ?? nil) }) ?? nil
+        let cached = (try? await Self.offloaded { [store] in Self.config(cached: (try? store?.document(.lastConfig)) ?? nil) }) ?? nil
         let subscribed = (try? store?.value(.subscriptionStatus))??.isActive == true
         DecisionLog.configManager.debug(
             "configure: the config comes from \(source.description)\(cached.map { "; a cached build \($0.buildId) is kept" } ?? "; nothing is cached")")
@@ -487,11 +473,11 @@ public actor Superwall {
         let request = ConfigRequest(
             apiKey: session?.apiKey ?? "", headers: requestHeaders(cachedBuildId: cachedBuildId),
             retryPolicy: RetryPolicy(maxRetries: maxRetries, delay: retryDelay), timeLimit: timeLimit, onRetry: { retries.record($0) })
-        let body = try await Self.awayFromTheReader { try await source.fetchConfig(request) }
+        let body = try await Self.offloaded { try await source.fetchConfig(request) }
         let config: Config
         do {
             let previous = session?.config
-            config = try await Self.awayFromTheReader { try Config.decode(from: body, reusing: previous) }
+            config = try await Self.offloaded { try Config.decode(from: body, reusing: previous) }
         } catch {
             if source is HTTPConfigSource {
                 track("networkDecoding_fail", ["request_url": .string(source.description), "response": .string(String(decoding: body.prefix(1024), as: UTF8.self))])
@@ -499,8 +485,8 @@ public actor Superwall {
             throw error
         }
         if let store {
-            // Megabytes into SQLite: away from the reader too.
-            _ = try? await Self.awayFromTheReader { try store.setDocument(body, for: .lastConfig) }
+            // Megabytes into SQLite: offloaded too.
+            _ = try? await Self.offloaded { try store.setDocument(body, for: .lastConfig) }
         }
         adopt(config, refresh: RefreshReport(cacheStatus: "NOT_CACHED", fetchSeconds: clock.now().timeIntervalSince(started), retryCount: retries.count))
     }
@@ -830,14 +816,14 @@ public actor Superwall {
     /// SuperwallKit's `localeIdentifier` option: the locale reported in device attributes
     /// (and used for paywalls); nil goes back to the device's own.
     public func setLocaleIdentifier(_ identifier: String?) {
-        localeOverride = identifier
+        device.locale = identifier
     }
 
     /// SuperwallKit's `setPlatformWrapper(_:version:)`: a wrapper SDK (Flutter, Expo, ...) says
     /// who it is; the device attributes (`platformWrapper`, `platformWrapperVersion`) and the
     /// API's `X-Platform-Wrapper` headers report it instead of the bridge.
     public func setPlatformWrapper(_ name: String, version: String) {
-        platformWrapper = (name, version)
+        device.platformWrapper = (name, version)
     }
 
     public enum InterfaceStyle: String, Sendable {
@@ -848,7 +834,7 @@ public actor Superwall {
     /// SuperwallKit's `setInterfaceStyle(to:)`: forces light or dark; nil follows the device.
     /// Tracks `device_attributes` after the change, as SuperwallKit does.
     public func setInterfaceStyle(_ style: InterfaceStyle?) {
-        interfaceStyleOverride = style?.rawValue
+        device.interfaceStyle = style?.rawValue
         if session != nil { trackDeviceAttributes() }
     }
 
@@ -871,33 +857,21 @@ public actor Superwall {
         let now = clock.now()
         // Placements in the same second, with nothing changed between them, share one template;
         // this check spares them copying the inputs out of the session.
-        if let cached = deviceTemplateCache.cached(version: deviceTemplateVersion, second: Self.templateSecond(now)) { return { cached } }
+        if let cached = device.cachedTemplate(second: Self.templateSecond(now)) { return { cached } }
         guard let session else { return { [:] } }
         var facts = session.deviceFacts
         var overrides = session.deviceOverrides
-        if let localeOverride {
-            facts.locale = localeOverride
-            overrides.removeValue(forKey: "deviceLocale")
-        }
-        if let platformWrapper {
-            overrides["platformWrapper"] = .string(platformWrapper.name)
-            overrides["platformWrapperVersion"] = .string(platformWrapper.version)
-        }
+        device.apply(to: &facts, attributes: &overrides)
         // SuperwallKit's test mode makes the device a sandbox one, for rules, events and headers.
         if isTestModeActive {
             facts.isSandbox = true
             overrides.removeValue(forKey: "isSandbox")
         }
-        if let interfaceStyleOverride {
-            facts.interfaceStyle = interfaceStyleOverride
-            overrides["interfaceStyleMode"] = "manual"
-            overrides.removeValue(forKey: "interfaceStyle")
-        }
         let store = session.store
         let (apiKey, identity, installedAt, status) = (session.apiKey, session.identity, session.appInstalledAt, session.subscriptionStatus)
         let customerInfo = session.customerInfo.read(by: identity.userId)
         let experimentalVariables = session.enableExperimentalDeviceVariables
-        let (cache, version) = (deviceTemplateCache, deviceTemplateVersion)
+        let (cache, version) = (device.templateCache, device.templateVersion)
         return { [facts, overrides] in
             cache.attributes(version: version, second: Self.templateSecond(now)) {
             DeviceTemplate.attributes(DeviceTemplate.Inputs(
@@ -982,7 +956,7 @@ public actor Superwall {
         store?.logPlacement(event.name, at: event.createdAt, paramsJSON: audienceJSON ?? event.audienceParametersJSON, eventId: event.id,
                             queued: queued)
         if queued { eventQueue?.noteArrival() }
-        if event.name == "paywall_open" { deviceTemplateVersion &+= 1 }
+        if event.name == "paywall_open" { device.templateInputsChanged() }
         if event.isSuperwallEvent {
             delegate?.handleSuperwallEvent(event)
             if offeringImplicitTrigger, let trigger = ImplicitTrigger(eventName: event.name) { offerImplicitTrigger(trigger, event: event) }
@@ -1006,11 +980,11 @@ public actor Superwall {
         }
     }
 
-    /// Runs heavy work (reading and decoding a config of many megabytes) on the
-    /// `OffloadExecutor`: a request's task, and so this actor's work for it, prefers the
-    /// thread that reads the input, and a request must never keep that thread from reading
-    /// the next one.
-    static func awayFromTheReader<Value: Sendable>(_ work: @escaping @Sendable () async throws -> Value) async throws -> Value {
+    /// Runs heavy work (reading, decoding and storing a config of many megabytes) on the
+    /// `OffloadExecutor`, whatever executor the calling task prefers: a host may run its calls
+    /// on a thread with other duties (the bridge runs them on the thread that reads its input),
+    /// and heavy work must not hold it.
+    static func offloaded<Value: Sendable>(_ work: @escaping @Sendable () async throws -> Value) async throws -> Value {
         try await Task.detached(executorPreference: OffloadExecutor.shared, operation: work).value
     }
 

@@ -1,11 +1,23 @@
 import Deadlines
-import JSONRPC
 import Synchronization
+
+// The one place that knows the connection runs requests on the thread that reads the input
+// (`ReaderExecutor`): what must leave that thread, and the order that leaving would break.
+
+/// Runs a call that adopts a config (or evaluates rules known to be slow) on the
+/// `OffloadExecutor`. A request runs on the thread that reads the input, and so does the
+/// SDK's actor for it; adopting a config of thousands of campaigns (drawing and storing their
+/// assignments) there would hold every later request, `$/ping` included, until it ended.
+/// Not the cooperative pool: what such a call waits for (configure's time limit) must end on
+/// time while the pool is busy.
+func offTheReader<Result: Sendable, Failure: Error>(_ call: () async throws(Failure) -> Result) async throws(Failure) -> Result {
+    try await withTaskExecutorPreference(OffloadExecutor.shared, operation: call)
+}
 
 /// Keeps a `configure` ahead of the calls sent after it.
 ///
 /// The connection starts each request's handler in arrival order, but a handler runs only until
-/// its first suspension, and `configure` moves to the shared pool before it reaches the core
+/// its first suspension, and `configure` moves to the offload executor before it reaches the core
 /// (so a large config does not hold the reader). A `register` pipelined behind it could then
 /// reach the core first and be answered "not configured". `configure` announces itself before
 /// it suspends; every other call waits for the announced one to have opened its session (not

@@ -1,0 +1,51 @@
+/// What the host set over the device's own facts (SuperwallKit's `localeIdentifier`,
+/// `setInterfaceStyle(to:)` and `setPlatformWrapper(_:version:)`), and the device template
+/// last built, kept while none of its inputs changed.
+///
+/// Owned by the `Superwall` actor, which is the only one to touch it.
+final class DeviceOverrides {
+    /// Overrides the device locale until set back to nil.
+    var locale: String? {
+        didSet { templateInputsChanged() }
+    }
+    /// "Light" or "Dark" until set back to nil (automatic).
+    var interfaceStyle: String? {
+        didSet { templateInputsChanged() }
+    }
+    /// The wrapper SDK driving the bridge, reported in place of the bridge itself.
+    var platformWrapper: (name: String, version: String)? {
+        didSet { templateInputsChanged() }
+    }
+
+    /// Changes whenever an input of the device template may have: these overrides, the
+    /// session, the paywall views in the placement log.
+    private(set) var templateVersion = 0
+    let templateCache = DeviceTemplateCache()
+
+    /// Says that an input of the template changed, so the one kept is not used again.
+    func templateInputsChanged() {
+        templateVersion &+= 1
+    }
+
+    /// The template kept for `second`, if its inputs have not changed since.
+    func cachedTemplate(second: Int64) -> [String: JSON]? {
+        templateCache.cached(version: templateVersion, second: second)
+    }
+
+    /// Lays the overrides over the device's facts and the attributes the host gave.
+    func apply(to facts: inout DeviceFacts, attributes: inout [String: JSON]) {
+        if let locale {
+            facts.locale = locale
+            attributes.removeValue(forKey: "deviceLocale")
+        }
+        if let platformWrapper {
+            attributes["platformWrapper"] = .string(platformWrapper.name)
+            attributes["platformWrapperVersion"] = .string(platformWrapper.version)
+        }
+        if let interfaceStyle {
+            facts.interfaceStyle = interfaceStyle
+            attributes["interfaceStyleMode"] = "manual"
+            attributes.removeValue(forKey: "interfaceStyle")
+        }
+    }
+}
