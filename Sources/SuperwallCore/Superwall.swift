@@ -160,25 +160,6 @@ public actor Superwall {
     private(set) var sessionView: SessionView?
     /// The session's store.
     var store: Store? { sessionView?.store }
-    /// Where the session's config comes from; set with the session.
-    private(set) var configSource: (any ConfigSource)?
-    /// Refreshes the config when its file changes, once `configure` asked for it.
-    var configWatcher: ConfigFileWatcher?
-    /// Config refreshes, one at a time.
-    let configRefreshes = TurnQueue()
-    /// A refresh for a change to the watched file is queued and has not yet read the file.
-    var watchedFileRefreshQueued = false
-    /// Sends the tracked events out.
-    var eventQueue: EventQueue?
-    /// Why the last `configure` could not open a session, until one does.
-    private var failedConfigure: SuperwallError?
-    var eventTrackingBehavior = EventTrackingBehavior.all
-    /// `disable_verbose_events` in a build that is not a sandbox one.
-    var suppressesVerboseEvents = false
-    /// The retries of a config fetch, as `configure` was told.
-    var maxConfigRetryCount = 6
-    /// `ConfigureOptions.explainOnRefresh`.
-    var explainedOnRefresh: [String] = []
     /// Redemptions posted and not yet answered.
     var redemptionsInFlight = 0
     let redemptionWaiters = ParkedContinuations<Void>()
@@ -188,35 +169,10 @@ public actor Superwall {
     private nonisolated let storeOfSession = Mutex<Store?>(nil)
     /// The host's overrides of the device's facts, and the device template kept.
     let device = DeviceOverrides()
-    /// The last refresh started in the background (by `configure` or a new app session).
-    var backgroundRefresh: Task<Void, Never>?
 
-    // Presentation state (see Superwall+Presentation.swift).
-    /// The paywall on screen; one at a time.
-    var openPaywall: PaywallSession?
-    /// The info of the last paywall dismissed, as it was when it began to close.
-    var lastDismissedPaywallInfo: PaywallInfo?
-    /// SuperwallKit's app session: every event carries its id (`$app_session_id`); a new one
-    /// starts at `configure` and when the app comes back after `app_session_timeout_ms`.
-    var appSessionId = ""
-    /// When the host last said the app went to the background; nil while it is active.
-    var lastAppClose: Date?
-    /// The last skip's `trigger_fire` and the last `paywallPresentationRequest`, to be tracked
-    /// again as they are (`RepeatedEvent`).
-    var lastUnmatchedTriggerFire: RepeatedEvent<UnmatchedPlacement>?
-    var lastPresentationRequest: RepeatedEvent<[String]>?
-    var lastRegisteredPlacement: RepeatedEvent<RegisteredPlacement>?
-    /// The last page effect asked of the host: each waits for the one before, so that the
-    /// host sees them in order without the page's messages waiting on them.
-    var pageEffects: Task<Void, Never>?
-    let presentationQueue = TurnQueue()
-    /// Paywalls loaded so far, with the presentation id each load was given.
-    var loadedPaywalls: [String: LoadedPaywall] = [:]
-    /// The last preload started: each waits for the one before (Superwall+Preloading.swift).
-    var preloading: Task<[String], Never>?
-    /// Confirmations being posted, by experiment id.
-    var confirmationsInFlight: [String: Task<Void, Never>] = [:]
-    let configWaiters = ParkedContinuations<Void>()
+    let paywalls = PaywallSessions()
+    let tracking = EventTracking()
+    let configLoading = ConfigLoading()
     let statusWaiters = ParkedContinuations<Bool>()
     let customerInfoWaiters = ParkedContinuations<Bool>()
 
@@ -313,10 +269,10 @@ public actor Superwall {
         do {
             session = try openSession(apiKey: apiKey, options: options)
             onSessionOpened()
-            failedConfigure = nil
-            configSource = options.configSource
-            maxConfigRetryCount = options.maxConfigRetryCount
-            explainedOnRefresh = options.explainOnRefresh
+            configLoading.failedConfigure = nil
+            configLoading.source = options.configSource
+            configLoading.maxRetryCount = options.maxConfigRetryCount
+            configLoading.explainedOnRefresh = options.explainOnRefresh
             startEventQueue(options)
             trackLaunchEvents()
             await loadConfig(from: options.configSource, options: options)
@@ -324,7 +280,7 @@ public actor Superwall {
             try refreshCustomerInfo()
             return outcome(of: session!)
         } catch {
-            if session == nil { failedConfigure = error }
+            if session == nil { configLoading.failedConfigure = error }
             onSessionOpened()
             return ConfigureOutcome(status: .failed, userId: nil, error: error)
         }
@@ -332,10 +288,10 @@ public actor Superwall {
 
     /// `failed` after a `configure` that could not open its session (the client may call
     /// `configure` again), `pending` before any.
-    public var configurationStatus: ConfigurationStatus { session?.status ?? (failedConfigure == nil ? .pending : .failed) }
+    public var configurationStatus: ConfigurationStatus { session?.status ?? (configLoading.failedConfigure == nil ? .pending : .failed) }
 
     /// Why the last `configure` could not open a session, until one does.
-    public var configureFailure: SuperwallError? { session == nil ? failedConfigure : nil }
+    public var configureFailure: SuperwallError? { session == nil ? configLoading.failedConfigure : nil }
 
     public var config: Config? { session?.config }
 
@@ -405,7 +361,7 @@ public actor Superwall {
     /// per user, and a new session.
     private func trackLaunchEvents() {
         guard let session else { return }
-        appSessionId = random.uuid().uuidString
+        tracking.appSessionId = random.uuid().uuidString
         if (try? session.store.value(.didTrackAppInstall)) != true {
             track("app_install", [
                 "application_installed_at": .string(ISO8601.string(from: session.appInstalledAt)), "using_purchase_controller": .bool(session.usingPurchaseController),
@@ -460,7 +416,7 @@ public actor Superwall {
                 // An invalid config is the client's to fix, at a path: not a fetch that failed.
                 session?.configError = (error as? ConfigDecodingError).map(SuperwallError.invalidConfig) ?? .configUnavailable(reason)
                 track("config_fail", ["error_message": .string(reason)])
-                configWaiters.resumeAll(())
+                configLoading.waiters.resumeAll(())
             }
         }
     }
@@ -494,8 +450,8 @@ public actor Superwall {
     /// A fetch with the full retries that replaces the config when it succeeds, and leaves
     /// the config in use alone when it does not.
     private func refreshInBackground(from source: any ConfigSource, options: ConfigureOptions) {
-        backgroundRefresh = startTask { superwall in
-            await superwall.inTurn(of: superwall.configRefreshes) {
+        configLoading.backgroundRefresh = startTask { superwall in
+            await superwall.inTurn(of: superwall.configLoading.refreshes) {
                 try? await superwall.fetchAndAdopt(
                     from: source, cachedBuildId: superwall.config?.buildId, maxRetries: options.maxConfigRetryCount, timeLimit: options.timeouts.config)
             }
@@ -505,7 +461,7 @@ public actor Superwall {
     /// Waits for the last background config refresh (of `configure` or a new app session),
     /// if one is running.
     public func awaitBackgroundRefresh() async {
-        await backgroundRefresh?.value
+        await configLoading.backgroundRefresh?.value
     }
 
     /// A request to the Superwall API beyond the config: the session's key, and SuperwallKit's
@@ -566,9 +522,9 @@ public actor Superwall {
         warnOfAnUnknownBundleId(against: config)
         announceTestMode()
         session?.status = .configured
-        suppressesVerboseEvents = config.featureFlags.disableVerboseEvents && session?.deviceFacts.isSandbox == false && !isTestModeActive
+        tracking.suppressesVerboseEvents = config.featureFlags.disableVerboseEvents && session?.deviceFacts.isSandbox == false && !isTestModeActive
         session?.configError = nil
-        loadedPaywalls = loadedPaywalls.filter { config.paywall(identifier: $0.key)?.cacheKey == $0.value.paywall.cacheKey }
+        paywalls.loaded = paywalls.loaded.filter { config.paywall(identifier: $0.key)?.cacheKey == $0.value.paywall.cacheKey }
         chooseAssignments()
         if let refresh {
             track("config_refresh", [
@@ -579,7 +535,7 @@ public actor Superwall {
         trackDeviceAttributes()
         // The product → entitlement map may have changed.
         try? refreshCustomerInfo()
-        configWaiters.resumeAll(())
+        configLoading.waiters.resumeAll(())
         routePendingDeepLink()
         pollWebEntitlements(force: isFirstConfig)
         preloadIfEnabled()
@@ -916,8 +872,8 @@ public actor Superwall {
                    isSuperwallEvent: Bool = true, subject: EventSubject = .none, stamped: Bool = false) -> TrackedEvent {
         var parameters = superwallParameters
         // Only when it differs: parameters shared with a memo are then not copied.
-        if !stamped, !appSessionId.isEmpty, parameters["app_session_id"]?.stringValue != appSessionId {
-            parameters["app_session_id"] = .string(appSessionId)
+        if !stamped, !tracking.appSessionId.isEmpty, parameters["app_session_id"]?.stringValue != tracking.appSessionId {
+            parameters["app_session_id"] = .string(tracking.appSessionId)
         }
         var event = TrackedEvent(
             id: random.uuid(), name: name, isSuperwallEvent: isSuperwallEvent, superwallParameters: parameters,
@@ -936,7 +892,7 @@ public actor Superwall {
         _ name: String, key: Key, remembered: RepeatedEvent<Key>?, custom: [String: JSON] = [:], isSuperwallEvent: Bool = true,
         _ parameters: () -> [String: JSON]
     ) -> (event: TrackedEvent, memo: RepeatedEvent<Key>) {
-        if let remembered, remembered.matches(key, appSessionId: appSessionId) {
+        if let remembered, remembered.matches(key, appSessionId: tracking.appSessionId) {
             var event = makeEvent(name, remembered.parameters, custom: custom, isSuperwallEvent: isSuperwallEvent, stamped: true)
             event.delegateText = remembered.delegateText
             return (record(event, audienceJSON: remembered.audienceJSON), remembered)
@@ -955,7 +911,7 @@ public actor Superwall {
         let queued = sends(event)
         store?.logPlacement(event.name, at: event.createdAt, paramsJSON: audienceJSON ?? event.audienceParametersJSON, eventId: event.id,
                             queued: queued)
-        if queued { eventQueue?.noteArrival() }
+        if queued { tracking.queue?.noteArrival() }
         if event.name == "paywall_open" { device.templateInputsChanged() }
         if event.isSuperwallEvent {
             delegate?.handleSuperwallEvent(event)

@@ -15,19 +15,19 @@ extension Superwall {
         guard let session else { return }
         track("app_open")
         pollWebEntitlements(force: false)
-        guard let closedAt = lastAppClose else { return }
-        lastAppClose = nil
+        guard let closedAt = tracking.lastAppClose else { return }
+        tracking.lastAppClose = nil
         let timeoutMs = Double(session.config?.appSessionTimeoutMs ?? 3_600_000)
         guard clock.now().timeIntervalSince(closedAt) * 1000 > timeoutMs else { return }
-        appSessionId = random.uuid().uuidString
+        tracking.appSessionId = random.uuid().uuidString
         track("session_start")
         trackDeviceAttributes()
         track("user_attributes", ["application_installed_at": .string(ISO8601.string(from: session.appInstalledAt))],
               custom: session.userAttributes)
         // SuperwallKit refreshes on a new app session only under the config's
         // `enable_config_refresh_v2`.
-        if session.config?.featureFlags.enableConfigRefreshV2 == true, configSource != nil {
-            backgroundRefresh = startTask { superwall in _ = try? await superwall.refreshConfiguration() }
+        if session.config?.featureFlags.enableConfigRefreshV2 == true, configLoading.source != nil {
+            configLoading.backgroundRefresh = startTask { superwall in _ = try? await superwall.refreshConfiguration() }
         }
     }
 
@@ -36,6 +36,6 @@ extension Superwall {
     public func appWillResignActive() {
         guard session != nil else { return }
         track("app_close")
-        lastAppClose = clock.now()
+        tracking.lastAppClose = clock.now()
     }
 }

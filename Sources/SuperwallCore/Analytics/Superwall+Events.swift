@@ -13,19 +13,19 @@ extension Superwall {
     /// Whether an event goes out, by the tracking behaviour and verbose suppression; every
     /// event still reaches the placement log and the delegate.
     func sends(_ event: TrackedEvent) -> Bool {
-        switch eventTrackingBehavior {
+        switch tracking.behavior {
         case .none: return false
         case .superwallOnly where !event.isSuperwallEvent || event.name == "trigger_fire" || event.name == "user_attributes": return false
         default: break
         }
-        return !(suppressesVerboseEvents && Self.verboseEventNames.contains(event.name))
+        return !(tracking.suppressesVerboseEvents && Self.verboseEventNames.contains(event.name))
     }
 
     /// The queue for the session's source: Superwall's collector for the `http` source, the
     /// data directory's `events.jsonl` for the others.
     func startEventQueue(_ options: ConfigureOptions) {
         guard let session else { return }
-        eventTrackingBehavior = options.eventTrackingBehavior
+        tracking.behavior = options.eventTrackingBehavior
         let sink: any EventSink
         if let http = options.configSource as? HTTPConfigSource {
             sink = CollectorEventSink(source: http) { [weak self] in
@@ -35,7 +35,7 @@ extension Superwall {
             sink = JSONLinesEventSink(path: URL(fileURLWithPath: session.directory.path).appendingPathComponent("events.jsonl").path)
         }
         let queue = EventQueue(store: session.store, sink: sink, bound: options.eventQueueBound)
-        eventQueue = queue
+        tracking.queue = queue
         let interval = options.eventFlushInterval
         // Detached and weak, as every task that reaches the queue: none may keep the session's
         // store open after the session is gone.
@@ -50,7 +50,7 @@ extension Superwall {
     /// Sends the queued events now (after `transaction_complete`, at shutdown, at end of
     /// input), waiting at most `limit`; what is not sent by then stays queued on disk.
     public func flushEvents(within limit: Duration = .seconds(2)) async {
-        guard let queue = eventQueue else { return }
+        guard let queue = tracking.queue else { return }
         // The wait is bounded, not the flush: the queue's own task goes on, and a batch still
         // on its way stays on disk for next time.
         let finished = await withDeadline(limit, fallback: false) { [weak queue] in
@@ -65,12 +65,12 @@ extension Superwall {
 
     /// How many queued events were dropped unsent (the queue's bound, refused by the collector).
     public var droppedEventCount: Int {
-        get async { await eventQueue?.droppedCount ?? 0 }
+        get async { await tracking.queue?.droppedCount ?? 0 }
     }
 
     /// The outgoing queue: how many events wait to be sent, and how many were dropped unsent.
     public func eventQueueStatus() async throws(SuperwallError) -> (waiting: Int, dropped: Int) {
-        guard session != nil, let queue = eventQueue else { throw .notConfigured }
+        guard session != nil, let queue = tracking.queue else { throw .notConfigured }
         try commitTrackedEvents()
         await queue.enforceBound()
         return (await queue.waitingCount, await queue.droppedCount)

@@ -16,17 +16,17 @@ extension Superwall {
     /// failure the assignment stays unconfirmed and the next presentation tries again.
     func confirmAssignment(of experiment: Experiment) {
         guard let current = session, let assignment = current.assignments[experiment.id], !assignment.isSentToServer,
-              let server = configSource as? AssignmentServer, confirmationsInFlight[experiment.id] == nil else { return }
+              let server = configLoading.source as? AssignmentServer, paywalls.confirmationsInFlight[experiment.id] == nil else { return }
         let confirmation = AssignmentConfirmation(experimentId: assignment.experimentId, variantId: assignment.variant.id)
         let request = apiRequest(attemptTimeout: 10)
-        confirmationsInFlight[experiment.id] = startTask { superwall in
+        paywalls.confirmationsInFlight[experiment.id] = startTask { superwall in
             let confirmed = (try? await server.confirmAssignments([confirmation], request: request)) != nil
             superwall.confirmationFinished(confirmation, confirmed: confirmed)
         }
     }
 
     private func confirmationFinished(_ confirmation: AssignmentConfirmation, confirmed: Bool) {
-        confirmationsInFlight[confirmation.experimentId] = nil
+        paywalls.confirmationsInFlight[confirmation.experimentId] = nil
         guard confirmed, var assignment = session?.assignments[confirmation.experimentId],
               assignment.variant.id == confirmation.variantId else { return }
         assignment.isSentToServer = true
@@ -40,7 +40,7 @@ extension Superwall {
     /// assignments has any; a config without triggers asks for none.
     func fetchServerAssignments() async {
         guard let current = session, let config = current.config, !config.triggers.isEmpty,
-              let server = configSource as? AssignmentServer else { return }
+              let server = configLoading.source as? AssignmentServer else { return }
         let request = apiRequest(attemptTimeout: 10)
         guard let served = try? await server.fetchAssignments(request: request) else { return }
         let variants = Dictionary(
@@ -96,5 +96,5 @@ extension Superwall {
 
 extension Superwall {
     /// How many confirmations are being posted now.
-    public var confirmationsPending: Int { confirmationsInFlight.count }
+    public var confirmationsPending: Int { paywalls.confirmationsInFlight.count }
 }

@@ -102,9 +102,9 @@ extension Superwall {
 
     /// `onTurn` runs when this refresh's turn comes, before the source is read.
     private func refreshConfiguration(onTurn: () -> Void) async throws(SuperwallError) -> ConfigRefresh {
-        guard session != nil, let source = configSource else { throw .notConfigured }
+        guard session != nil, let source = configLoading.source else { throw .notConfigured }
         var report = ConfigRefresh()
-        await inTurn(of: configRefreshes) {
+        await inTurn(of: configLoading.refreshes) {
             onTurn()
             report = await self.refresh(from: source)
         }
@@ -114,10 +114,10 @@ extension Superwall {
 
     private func refresh(from source: any ConfigSource) async -> ConfigRefresh {
         let old = session?.config
-        let before = old.map { old in explainedOnRefresh.map { explanation(of: $0, in: old).decision } } ?? []
+        let before = old.map { old in configLoading.explainedOnRefresh.map { explanation(of: $0, in: old).decision } } ?? []
         do {
             // Bounded as `configure`'s fetch is: without it, attempts of 60 s and their retries ran for minutes.
-            try await fetchAndAdopt(from: source, cachedBuildId: old?.buildId, maxRetries: maxConfigRetryCount, timeLimit: timeouts.config)
+            try await fetchAndAdopt(from: source, cachedBuildId: old?.buildId, maxRetries: configLoading.maxRetryCount, timeLimit: timeouts.config)
             guard let new = session?.config else { throw SuperwallError.configUnavailable("the config is gone") }
             let changes = new.paywallChanges(from: old)
             var report = ConfigRefresh(buildId: new.buildId, added: changes.added, changed: changes.changed, removed: changes.removed)
@@ -128,7 +128,7 @@ extension Superwall {
             let problems = new.problems
             for problem in problems.prefix(10) { Self.logger.warning("the refreshed config \(new.buildId) is in use, but \(problem)") }
             if problems.count > 10 { Self.logger.warning("the refreshed config \(new.buildId) has \(problems.count - 10) more problems: see config/didRefresh's warnings") }
-            for (placement, before) in zip(explainedOnRefresh, before) {
+            for (placement, before) in zip(configLoading.explainedOnRefresh, before) {
                 let after = explanation(of: placement, in: new)
                 if after.decision != before { report.decisionChanges.append(DecisionChange(placement: placement, before: before, after: after)) }
             }
@@ -148,7 +148,7 @@ extension Superwall {
     func watchConfigFile(of source: any ConfigSource) {
         guard let file = source as? FileConfigSource else { return }
         do {
-            configWatcher = try ConfigFileWatcher(path: file.path) { [weak self] in
+            configLoading.watcher = try ConfigFileWatcher(path: file.path) { [weak self] in
                 Task(executorPreference: OffloadExecutor.shared) { await self?.refreshForWatchedFile() }
             }
         } catch {
@@ -159,8 +159,8 @@ extension Superwall {
     /// One refresh for any number of changes that arrive before it starts reading the file:
     /// a change after that queues the next one.
     private func refreshForWatchedFile() async {
-        guard !watchedFileRefreshQueued else { return }
-        watchedFileRefreshQueued = true
-        _ = try? await refreshConfiguration(onTurn: { watchedFileRefreshQueued = false })
+        guard !configLoading.watchedFileRefreshQueued else { return }
+        configLoading.watchedFileRefreshQueued = true
+        _ = try? await refreshConfiguration(onTurn: { configLoading.watchedFileRefreshQueued = false })
     }
 }

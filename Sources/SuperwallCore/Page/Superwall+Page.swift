@@ -11,7 +11,7 @@ extension Superwall {
     @discardableResult
     public func handlePageMessage(_ posted: JSON, inSession sessionId: String) async throws(SuperwallError) -> Int {
         guard session != nil else { throw .notConfigured }
-        guard let current = openPaywall, current.id == sessionId, !current.isClosing else { throw .paywallSessionNotFound(sessionId) }
+        guard let current = paywalls.open, current.id == sessionId, !current.isClosing else { throw .paywallSessionNotFound(sessionId) }
         let messages: [PageMessage]
         do {
             messages = try PageMessage.decodeEnvelope(posted)
@@ -20,7 +20,7 @@ extension Superwall {
         }
         for message in messages {
             // A message that closed the paywall ends the rest: there is no page left to act for.
-            guard let current = openPaywall, current.id == sessionId else { break }
+            guard let current = paywalls.open, current.id == sessionId else { break }
             try await perform(message, on: current)
         }
         return messages.count
@@ -110,9 +110,9 @@ extension Superwall {
     /// host that does not answer within `timeouts.pageEffect` is given up on.
     func request(_ effect: PageEffect, on paywall: PaywallSession?) {
         guard let paywall, let presenter else { return }
-        if case .loadingState(let state) = effect, openPaywall?.id == paywall.id { openPaywall?.page.loadingState = state }
-        let (previous, limit, sessionId) = (pageEffects, timeouts.pageEffect, paywall.id)
-        pageEffects = Task(executorPreference: OffloadExecutor.shared) {
+        if case .loadingState(let state) = effect, paywalls.open?.id == paywall.id { paywalls.open?.page.loadingState = state }
+        let (previous, limit, sessionId) = (paywalls.pageEffects, timeouts.pageEffect, paywall.id)
+        paywalls.pageEffects = Task(executorPreference: OffloadExecutor.shared) {
             await previous?.value
             _ = await withDeadline(limit, fallback: nil) { try? await presenter.perform(effect, sessionId: sessionId) }
         }
@@ -142,7 +142,7 @@ extension Superwall {
     private func requestPermission(_ type: String, requestId: String, on paywall: PaywallSession) async {
         let parameters: [String: JSON] = ["permission_name": .string(type), "paywall_identifier": .string(paywall.info.identifier)]
         track("permission_requested", parameters)
-        await pageEffects?.value
+        await paywalls.pageEffects?.value
         var status = PermissionStatus.unsupported
         if let presenter {
             let sessionId = paywall.id
@@ -169,16 +169,16 @@ extension Superwall {
     /// The page is ready. It is told the event tracking behaviour, then the TEMPLATES and
     /// the editor's text, then what was held for it.
     private func pageDidPing(_ version: String, _ paywall: PaywallSession) {
-        guard openPaywall?.id == paywall.id else { return }
-        openPaywall?.page.paywalljsVersion = version
-        openPaywall?.info.paywalljsVersion = version
-        if openPaywall?.info.loadTimes.webViewComplete == nil { openPaywall?.info.loadTimes.webViewComplete = clock.now() }
-        let paywall = openPaywall ?? paywall
+        guard paywalls.open?.id == paywall.id else { return }
+        paywalls.open?.page.paywalljsVersion = version
+        paywalls.open?.info.paywalljsVersion = version
+        if paywalls.open?.info.loadTimes.webViewComplete == nil { paywalls.open?.info.loadTimes.webViewComplete = clock.now() }
+        let paywall = paywalls.open ?? paywall
         track("paywallWebviewLoad_complete", paywall.info.placementParameters, subject: EventSubject(paywallInfo: paywall.info))
-        let held = openPaywall?.page.held ?? []
-        openPaywall?.page.held = []
+        let held = paywalls.open?.page.held ?? []
+        paywalls.open?.page.held = []
         let events = [
-            PageEvents.accept64([["event_name": "event_tracking_behavior", "behavior": .string(eventTrackingBehavior.rawValue)]]),
+            PageEvents.accept64([["event_name": "event_tracking_behavior", "behavior": .string(tracking.behavior.rawValue)]]),
             templates(for: paywall).accept64,
             paywall.paywall.paywalljsEvent,
         ] + held
@@ -192,7 +192,7 @@ extension Superwall {
     }
 
     private func revealPage(_ paywall: PaywallSession) {
-        guard openPaywall?.id == paywall.id else { return }
+        guard paywalls.open?.id == paywall.id else { return }
         request(.loadingState(.ready), on: paywall)
     }
 
@@ -229,8 +229,8 @@ extension Superwall {
         guard let paywall, let presenter else { return }
         let event = PageEvents.lifecycle(name, paywall: paywall.paywall, payload: payload)
         let isHeld = name == "paywall_open" || name == "paywall_close"
-        if isHeld, openPaywall?.id == paywall.id, openPaywall?.page.paywalljsVersion == nil {
-            openPaywall?.page.held.append(event)
+        if isHeld, paywalls.open?.id == paywall.id, paywalls.open?.page.paywalljsVersion == nil {
+            paywalls.open?.page.held.append(event)
             return
         }
         presenter.passToPage(event, sessionId: paywall.id)

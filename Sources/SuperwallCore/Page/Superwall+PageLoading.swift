@@ -84,7 +84,7 @@ extension Superwall {
     /// `webViewFailedToLoad`, as SuperwallKit does: never a hang.
     public func pageLoadDidEnd(_ outcome: PageLoadOutcome, inSession sessionId: String) async throws(SuperwallError) -> PageLoadInstruction {
         guard session != nil else { throw .notConfigured }
-        guard let current = openPaywall, current.id == sessionId, !current.isClosing else { throw .paywallSessionNotFound(sessionId) }
+        guard let current = paywalls.open, current.id == sessionId, !current.isClosing else { throw .paywallSessionNotFound(sessionId) }
         let subject = EventSubject(paywallInfo: current.info)
         switch outcome {
         case .finished(let status?) where status >= 400:
@@ -100,8 +100,8 @@ extension Superwall {
                 await closePaywall(result: .declined, closeReason: .webViewFailedToLoad)
                 return .close
             }
-            openPaywall?.page.loader?.processReloads = reloads + 1
-            openPaywall?.page.paywalljsVersion = nil
+            paywalls.open?.page.loader?.processReloads = reloads + 1
+            paywalls.open?.page.paywalljsVersion = nil
             return .reload
         case .exit:
             await closePaywall(result: .declined, closeReason: .systemLogic)
@@ -116,7 +116,7 @@ extension Superwall {
             return .close
         }
         let (next, failedURL) = loader.failed(random: random)
-        openPaywall?.page.loader = loader
+        paywalls.open?.page.loader = loader
         trackLoadFailure(reason, urls: failedURL.map { [$0] } ?? [], current)
         switch next {
         case .success(let target):

@@ -82,7 +82,7 @@ extension Superwall {
         // The params as `register` gives them to the rules, from an event that is never tracked.
         let event = TrackedEvent(
             id: UUID(), name: placement, isSuperwallEvent: false,
-            superwallParameters: ["is_feature_gatable": .bool(false), "app_session_id": .string(appSessionId)],
+            superwallParameters: ["is_feature_gatable": .bool(false), "app_session_id": .string(tracking.appSessionId)],
             customParameters: params, createdAt: clock.now())
         var explanation = PlacementExplanation(
             placement: placement, placementFound: false, audiences: [], outcome: .placementNotFound, featureGranted: true)

@@ -44,13 +44,13 @@ extension Superwall {
     /// the purchase's or the restore's; nil for the rest.
     public func perform(_ action: PaywallAction, inSession sessionId: String) async throws(SuperwallError) -> PaywallActionResult? {
         guard session != nil else { throw .notConfigured }
-        guard let current = openPaywall, current.id == sessionId, !current.isClosing else { throw .paywallSessionNotFound(sessionId) }
+        guard let current = paywalls.open, current.id == sessionId, !current.isClosing else { throw .paywallSessionNotFound(sessionId) }
         switch action {
         case .purchase(let productId):
             return .purchase(try await purchase(productId: productId, from: current))
         case .restore:
             let result = try await restore(from: current)
-            guard result == .restored, openPaywall?.id == current.id else { return .restore(result) }
+            guard result == .restored, paywalls.open?.id == current.id else { return .restore(result) }
             let locked = lockedEntitlements(of: current)
             return .restore(result, paywallKept: locked.isEmpty ? .automaticallyDismissOff : .webRestoreOffered(lockedEntitlements: locked))
         case .close:
@@ -93,7 +93,7 @@ extension Superwall {
     /// trigger applies too), the implicit trigger replaces it; otherwise it closes as declined
     /// by the user.
     private func userClosed(_ current: PaywallSession) async {
-        guard await askSurvey(of: current, closingAs: .declined, for: .manualClose), openPaywall?.id == current.id else { return }
+        guard await askSurvey(of: current, closingAs: .declined, for: .manualClose), paywalls.open?.id == current.id else { return }
         let decline = makeEvent(
             ImplicitTrigger.paywallDecline.rawValue, current.info.placementParameters, custom: current.info.audienceFilterParameters,
             subject: EventSubject(paywallInfo: current.info))

@@ -31,17 +31,17 @@ extension Superwall {
 
     /// Waits until the preloads started so far have ended.
     public func awaitPreloading() async {
-        _ = await preloading?.value
+        _ = await paywalls.preloading?.value
     }
 
     /// Waits for the preload before it, then preloads; answers the paywalls it chose.
     private func preload(placements: Set<String>?) async -> [String] {
-        let previous = preloading
+        let previous = paywalls.preloading
         let turn = Task<[String], Never> {
             _ = await previous?.value
             return await self.preloadNow(placements: placements)
         }
-        preloading = turn
+        paywalls.preloading = turn
         return await turn.value
     }
 
@@ -58,11 +58,11 @@ extension Superwall {
         let prioritized = Set(chosen)
         chosen += preloadablePaywallIds(triggers, config: config).filter { !prioritized.contains($0) }
         // The paywall on screen is not reloaded under the user.
-        if let shown = openPaywall?.paywall.identifier { chosen.removeAll { $0 == shown } }
+        if let shown = paywalls.open?.paywall.identifier { chosen.removeAll { $0 == shown } }
         let count: [String: JSON] = ["paywall_count": .int(Int64(chosen.count))]
         track("paywallPreload_start", count)
         for identifier in chosen {
-            let wasLoaded = loadedPaywalls[identifier] != nil
+            let wasLoaded = paywalls.loaded[identifier] != nil
             guard case .success(let loaded) = await loadPaywall(identifier, for: nil), !wasLoaded else { continue }
             await warmPage(of: withStoreDetails(overridingProducts(loaded)).paywall)
         }

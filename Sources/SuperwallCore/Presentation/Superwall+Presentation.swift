@@ -30,7 +30,7 @@ extension Superwall {
         guard !SuperwallEventNames.all.contains(placement) else { throw .reservedPlacementName(placement) }
         // SuperwallKit decides "already presented" when register is called, not when its
         // turn in the queue comes.
-        let alreadyPresented = openPaywall != nil
+        let alreadyPresented = paywalls.open != nil
         let placementData = trackRegistered(placement, params: params, hasFeature: hasFeature)
         return (placementData, PresentationFlow(handler: handler), alreadyPresented)
     }
@@ -39,11 +39,11 @@ extension Superwall {
     /// its params changed (`RepeatedEvent`), and answers it as the pipeline reads it.
     private func trackRegistered(_ name: String, params: [String: JSON], hasFeature: Bool) -> PlacementData {
         var (event, memo) = trackRepeating(
-            name, key: RegisteredPlacement(name: name, params: params, hasFeature: hasFeature), remembered: lastRegisteredPlacement,
+            name, key: RegisteredPlacement(name: name, params: params, hasFeature: hasFeature), remembered: tracking.lastRegisteredPlacement,
             custom: params, isSuperwallEvent: false) { ["is_feature_gatable": .bool(hasFeature)] }
         let audienceParameters = memo.audienceParameters ?? event.audienceParameters
         memo.audienceParameters = audienceParameters
-        lastRegisteredPlacement = memo
+        tracking.lastRegisteredPlacement = memo
         return PlacementData(event, audienceParameters: audienceParameters, sourceType: "register")
     }
 
@@ -83,7 +83,7 @@ extension Superwall {
         case .presented(let info): throw .presentation(PresentationError(.paywallFailedToLoad, "Unexpected presentation of \(info.identifier)."))
         case .confirmed(let experiment): throw .presentation(.paywallNotFound("experiment \(experiment.id) was only confirmed"))
         case .reached(_, let info, let paywall, let occurrence):
-            guard openPaywall == nil else { throw .presentation(.alreadyPresented) }
+            guard paywalls.open == nil else { throw .presentation(.alreadyPresented) }
             let (session, page) = open(info, paywall: paywall, flow: PresentationFlow(handler: handler), placement: placementData, presentedBy: nil)
             didShow(session, occurrence: occurrence)
             return PaywallPresentation(sessionId: session.id, info: session.info, paywall: paywall, page: page)
@@ -100,7 +100,7 @@ extension Superwall {
             for trigger in triggers {
                 _ = await runPipeline(.confirmAll, PlacementData(makeEvent(trigger.placementName), sourceType: nil))
             }
-            for task in confirmationsInFlight.values { await task.value }
+            for task in paywalls.confirmationsInFlight.values { await task.value }
         }
         return try assignments()
     }
@@ -116,14 +116,14 @@ extension Superwall {
     /// Runs `work` after every presentation queued before it, as SuperwallKit serialises
     /// `register` calls and implicit triggers. Returns when `work` has run.
     func inPresentationQueue(_ work: () async -> Void) async {
-        await inTurn(of: presentationQueue, work)
+        await inTurn(of: paywalls.presentationQueue, work)
     }
 
     /// Waits until every queued presentation has run (tests, and callers that need the
     /// implicit triggers of what they just tracked to have settled).
     public func awaitPresentationQueue() async {
-        guard !presentationQueue.isEmpty else { return }
-        await withCheckedContinuation { presentationQueue.waitUntilEmpty(with: $0) }
+        guard !paywalls.presentationQueue.isEmpty else { return }
+        await withCheckedContinuation { paywalls.presentationQueue.waitUntilEmpty(with: $0) }
     }
 
     // MARK: Presentation
@@ -244,7 +244,7 @@ extension Superwall {
             trackTriggerFire(placement, result)
             confirmAssignment(of: experiment)
             trackPresentationRequest(kind, placement, status: "presentation", reason: nil)
-            guard openPaywall == nil else { return .failed(.alreadyPresented) }
+            guard paywalls.open == nil else { return .failed(.alreadyPresented) }
             return await show(info, paywall: loaded.paywall, flow: flow ?? PresentationFlow(handler: nil), placement: placement,
                               occurrence: occurrence, presenter: presenter)
         }
@@ -270,10 +270,10 @@ extension Superwall {
             }
         }
         if let failure {
-            if openPaywall?.id == session.id { openPaywall = nil }
+            if paywalls.open?.id == session.id { paywalls.open = nil }
             return .failed(failure)
         }
-        guard openPaywall?.id == session.id else { return .presented(session.info) }
+        guard paywalls.open?.id == session.id else { return .presented(session.info) }
         didShow(session, occurrence: occurrence)
         // A paywall with no URL to load fails as a page that does not load.
         if page.load == nil { await closePaywall(result: .declined, closeReason: .webViewFailedToLoad) }
@@ -288,14 +288,14 @@ extension Superwall {
             id: random.uuid().uuidString.lowercased(), info: info, paywall: paywall, flow: flow, placementParams: placement.params,
             presentedBy: presentedBy)
         let page = startLoadingPage(of: &session)
-        openPaywall = session
+        paywalls.open = session
         return (session, page)
     }
 
     /// What happens once a paywall is on screen: its occurrence counts, `paywall_open`,
     /// the delegate, then the handler.
     private func didShow(_ session: PaywallSession, occurrence: Occurrence?) {
-        if openPaywall?.id == session.id { openPaywall?.isShown = true }
+        if paywalls.open?.id == session.id { paywalls.open?.isShown = true }
         if let occurrence { recordOccurrence(occurrence) }
         DecisionLog.paywallPresentation.debug(
             "presented paywall \(session.info.identifier) (session \(session.id)) for \(session.info.presentedByPlacementWithName ?? "getPaywall")")
@@ -311,23 +311,23 @@ extension Superwall {
     // MARK: What is on screen
 
     /// SuperwallKit's `isPaywallPresented`.
-    public var isPaywallPresented: Bool { openPaywall != nil }
+    public var isPaywallPresented: Bool { paywalls.open != nil }
 
     /// SuperwallKit's `latestPaywallInfo`: the paywall on screen's, else the last dismissed one's.
-    public var latestPaywallInfo: PaywallInfo? { openPaywall?.info ?? lastDismissedPaywallInfo }
+    public var latestPaywallInfo: PaywallInfo? { paywalls.open?.info ?? paywalls.lastDismissedInfo }
 
     /// SuperwallKit's `togglePaywallSpinner(isHidden:)`: shows the paywall's spinner
     /// (`manualLoading`) over a ready page, or hides the spinner of a manual load or a
     /// purchase. Answers the loading state asked of the host, nil without a paywall.
     public func togglePaywallSpinner(isHidden: Bool) -> PageLoadingState? {
-        guard let paywall = openPaywall else { return nil }
+        guard let paywall = paywalls.open else { return nil }
         let state = paywall.page.loadingState
         if isHidden, state == .manualLoading || state == .loadingPurchase {
             request(.loadingState(.ready), on: paywall)
         } else if !isHidden, state == .ready {
             request(.loadingState(.manualLoading), on: paywall)
         }
-        return openPaywall?.page.loadingState
+        return paywalls.open?.page.loadingState
     }
 
     // MARK: Dismissal
@@ -346,21 +346,21 @@ extension Superwall {
     /// Takes the paywall down: `willDismiss`, the host, `paywall_close`, `didDismiss`, and
     /// the flow's end unless another paywall replaces this one.
     func closePaywall(result: PaywallResult, closeReason: PaywallCloseReason) async {
-        guard var closing = openPaywall, !closing.isClosing else { return }
-        openPaywall?.isClosing = true
+        guard var closing = paywalls.open, !closing.isClosing else { return }
+        paywalls.open?.isClosing = true
         closing.info.closeReason = closeReason
         let info = closing.info
         let sessionId = closing.id
         closing.flow.handler?.onWillDismiss(info, result: result)
         DecisionLog.paywallPresentation.debug("dismissing paywall \(info.identifier) (session \(sessionId)): \(result), close reason \(closeReason.rawValue)")
-        lastDismissedPaywallInfo = info
+        paywalls.lastDismissedInfo = info
         delegate?.willDismissPaywall(info)
         if let presenter {
             await withDeadline(timeouts.presentation, fallback: ()) {
                 await presenter.dismiss(sessionId: sessionId, info: info, result: result, closeReason: closeReason)
             }
         }
-        if openPaywall?.id == closing.id { openPaywall = nil }
+        if paywalls.open?.id == closing.id { paywalls.open = nil }
         if closing.page.paywalljsVersion != nil { presenter?.passToPage(PageEvents.lifecycle("paywall_close", paywall: closing.paywall), sessionId: sessionId) }
         var closeParameters = info.placementParameters
         closeParameters["survey_attached"] = .bool(!info.surveys.isEmpty)
@@ -378,12 +378,12 @@ extension Superwall {
     /// `firedBy`: the paywall session whose page fired the event, which it may replace only
     /// while that paywall is on screen.
     func offerImplicitTrigger(_ trigger: ImplicitTrigger, event: TrackedEvent, firedBy: String? = nil) {
-        let onScreenPresentedBy = openPaywall?.presentedBy
+        let onScreenPresentedBy = paywalls.open?.presentedBy
         let placement = PlacementData(event, sourceType: "implicit", implicitTrigger: trigger)
         // The place in the queue is taken now, so the trigger runs before any later register.
-        let ticket = presentationQueue.reserve()
+        let ticket = paywalls.presentationQueue.reserve()
         startTask { superwall in
-            await superwall.takeTurn(ticket, of: superwall.presentationQueue) {
+            await superwall.takeTurn(ticket, of: superwall.paywalls.presentationQueue) {
                 await superwall.handleImplicitTrigger(placement, trigger: trigger, onScreenPresentedBy: onScreenPresentedBy, firedBy: firedBy)
             }
         }
@@ -398,7 +398,7 @@ extension Superwall {
               case .reached = await runPipeline(kind, PlacementData(event, sourceType: "implicit", implicitTrigger: trigger)) else {
             return false
         }
-        return openPaywall?.id == current.id
+        return paywalls.open?.id == current.id
     }
 
     private func handleImplicitTrigger(_ placement: PlacementData, trigger: ImplicitTrigger, onScreenPresentedBy: ImplicitTrigger?, firedBy: String?) async {
@@ -407,20 +407,20 @@ extension Superwall {
         guard await waitForConfig() == nil, sessionView?.config?.trigger(for: placement.name) != nil else { return }
         // Protected by the paywall on screen when the event happened, or by the one on screen
         // now (SuperwallKit reads it when the trigger runs).
-        if onScreenPresentedBy?.isLoopProtected == true || openPaywall?.presentedBy?.isLoopProtected == true { return }
+        if onScreenPresentedBy?.isLoopProtected == true || paywalls.open?.presentedBy?.isLoopProtected == true { return }
         // A paywall's custom placement replaces that paywall, and nothing once it is gone: a
         // page that fired fifty at once offered each while its own paywall was up, and each
         // replaced the paywall the one before it had shown.
-        if let firedBy, openPaywall?.id != firedBy { return }
+        if let firedBy, paywalls.open?.id != firedBy { return }
         var flow = PresentationFlow(handler: nil)
         if trigger.replacesOpenPaywall {
             guard case .reached = await runPipeline(.implicitCheck, placement) else { return }
-            if let current = openPaywall {
+            if let current = paywalls.open {
                 flow = current.flow
                 flow.featureGatingOverride = current.flow.featureGatingOverride ?? current.info.featureGating
                 await closePaywall(result: .declined, closeReason: .forNextPaywall)
             }
-        } else if openPaywall != nil {
+        } else if paywalls.open != nil {
             return
         }
         await present(placement, flow: flow, alreadyPresented: false)
@@ -434,8 +434,8 @@ extension Superwall {
     /// Waits while the config is loading; nil once it is loaded, `noConfig` if it failed.
     func waitForConfig() async -> PresentationError? {
         while sessionView?.status == .pending {
-            let ticket = configWaiters.ticket()
-            await withCheckedContinuation { configWaiters.park($0, ticket: ticket) }
+            let ticket = configLoading.waiters.ticket()
+            await withCheckedContinuation { configLoading.waiters.park($0, ticket: ticket) }
         }
         switch sessionView?.status {
         case nil: return .noConfig("Superwall is not configured")
@@ -521,15 +521,15 @@ extension Superwall {
     /// `placement` is nil for a preload (SuperwallKit's `is_triggered_from_event: false`).
     func loadPaywall(_ identifier: String?, for placement: String?) async -> Result<LoadedPaywall, PresentationError> {
         guard let identifier else { return .failure(.paywallNotFound("the variant names no paywall")) }
-        let server = configSource as? PaywallServer
+        let server = configLoading.source as? PaywallServer
         let locale = server == nil ? nil : paywallLocale()
         let request = placement ?? ""
         let triggered: [String: JSON] = ["is_triggered_from_event": .bool(placement != nil)]
-        if var loaded = loadedPaywalls[identifier], loaded.locale == locale {
+        if var loaded = paywalls.loaded[identifier], loaded.locale == locale {
             guard !loaded.requestedFor.contains(request) else { return .success(loaded) }
             track("paywallResponseLoad_start", triggered)
             loaded.requestedFor.insert(request)
-            loadedPaywalls[identifier] = loaded
+            paywalls.loaded[identifier] = loaded
             track("paywallResponseLoad_complete", triggered)
             return .success(loaded)
         }
@@ -557,7 +557,7 @@ extension Superwall {
         let loaded = LoadedPaywall(
             paywall: paywall, presentationId: random.uuid().uuidString.lowercased(), locale: locale, requestedFor: [request],
             loadStarted: loadStarted, loadCompleted: clock.now())
-        loadedPaywalls[identifier] = loaded
+        paywalls.loaded[identifier] = loaded
         track("paywallResponseLoad_complete", triggered)
         return .success(loaded)
     }
@@ -594,9 +594,9 @@ extension Superwall {
 
     private func trackTriggerFire(_ placement: PlacementData, _ result: TriggerResult) {
         if case .noAudienceMatch(let unmatched) = result {
-            lastUnmatchedTriggerFire = trackRepeating(
+            tracking.lastUnmatchedTriggerFire = trackRepeating(
                 "trigger_fire", key: UnmatchedPlacement(placement: placement.name, unmatched: unmatched),
-                remembered: lastUnmatchedTriggerFire) { triggerFireParameters(placement, result) }.memo
+                remembered: tracking.lastUnmatchedTriggerFire) { triggerFireParameters(placement, result) }.memo
         } else {
             track("trigger_fire", triggerFireParameters(placement, result))
         }
@@ -639,13 +639,13 @@ extension Superwall {
             track("paywallPresentationRequest", withExpression)
             return
         }
-        lastPresentationRequest = trackRepeating(
+        tracking.lastPresentationRequest = trackRepeating(
             "paywallPresentationRequest", key: [placement.name, kind.wireName, status, reason ?? ""],
-            remembered: lastPresentationRequest, parameters).memo
+            remembered: tracking.lastPresentationRequest, parameters).memo
     }
 }
 
 extension Superwall {
     /// The session id of the paywall on screen, once it is shown.
-    public var openSessionId: String? { openPaywall.flatMap { $0.isShown && !$0.isClosing ? $0.id : nil } }
+    public var openSessionId: String? { paywalls.open.flatMap { $0.isShown && !$0.isClosing ? $0.id : nil } }
 }

@@ -77,7 +77,7 @@ extension Superwall {
     }
 
     private func noteSurvey(_ presentation: SurveyPresentation, on current: PaywallSession) {
-        if openPaywall?.id == current.id { openPaywall?.survey = presentation }
+        if paywalls.open?.id == current.id { paywalls.open?.survey = presentation }
     }
 
     /// SuperwallKit's `Survey.shouldAssignHoldout`, inverted: true with the given probability.

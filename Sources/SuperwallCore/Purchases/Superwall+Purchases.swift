@@ -155,7 +155,7 @@ extension Superwall {
             passPurchaseToPage(product, on: paywall)
             track("transaction_complete", parameters.merging(completionParameters(transaction, product: product)) { _, new in new }, custom: custom, subject: subject)
             // SuperwallKit flushes its queue right after a completed transaction.
-            Task.detached(executorPreference: OffloadExecutor.shared) { [weak queue = eventQueue] in await queue?.flush() }
+            Task.detached(executorPreference: OffloadExecutor.shared) { [weak queue = tracking.queue] in await queue?.flush() }
             track(product.purchaseEventName, parameters, custom: custom, subject: subject)
             if dismissing { await dismissIfAutomatic(paywall, result: .purchased(productId: product.id)) }
         case .restored:
@@ -310,8 +310,8 @@ extension Superwall {
     /// waits for it. Nothing without a paywall or a host that shows them.
     private func show(_ alert: PaywallAlert, on paywall: PaywallSession?) {
         guard let paywall, let presenter, presenter.canPresent else { return }
-        let (previous, limit, sessionId) = (pageEffects, timeouts.presentation, paywall.id)
-        pageEffects = Task(executorPreference: OffloadExecutor.shared) {
+        let (previous, limit, sessionId) = (paywalls.pageEffects, timeouts.presentation, paywall.id)
+        paywalls.pageEffects = Task(executorPreference: OffloadExecutor.shared) {
             await previous?.value
             await withDeadline(limit, fallback: ()) { try? await presenter.showAlert(alert, sessionId: sessionId) }
         }
@@ -356,15 +356,15 @@ extension Superwall {
 
     /// The spinner goes once a purchase or restore is over, if the paywall is still up.
     private func endLoading(on paywall: PaywallSession?) {
-        guard let paywall, openPaywall?.id == paywall.id else { return }
+        guard let paywall, paywalls.open?.id == paywall.id else { return }
         request(.loadingState(.ready), on: paywall)
     }
 
     /// SuperwallKit's `dismiss(result:closeReason: .systemLogic)` after a purchase or restore:
     /// a purchase's survey may be asked first.
     private func dismissIfAutomatic(_ paywall: PaywallSession?, result: PaywallResult) async {
-        guard let paywall, session?.automaticallyDismiss == true, openPaywall?.id == paywall.id,
-              await askSurvey(of: paywall, closingAs: result, for: .systemLogic), openPaywall?.id == paywall.id else { return }
+        guard let paywall, session?.automaticallyDismiss == true, paywalls.open?.id == paywall.id,
+              await askSurvey(of: paywall, closingAs: result, for: .systemLogic), paywalls.open?.id == paywall.id else { return }
         await closePaywall(result: result, closeReason: .systemLogic)
     }
 
@@ -415,7 +415,7 @@ extension Superwall {
         }
         parameters["id"] = .string(random.uuid().uuidString)
         parameters["config_request_id"] = .string(session?.config?.requestId ?? "")
-        parameters["app_session_id"] = .string(appSessionId)
+        parameters["app_session_id"] = .string(tracking.appSessionId)
         parameters["state"] = "PURCHASED"
         parameters["store_transaction_id"] = .string(transactionId)
         parameters["original_transaction_identifier"] = .string(transactionId)
