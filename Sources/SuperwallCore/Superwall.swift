@@ -133,18 +133,10 @@ public actor Superwall {
     /// holds while the pool is busy (see `SerialLane`).
     private nonisolated let lane = SerialLane()
     public nonisolated var unownedExecutor: UnownedSerialExecutor { lane.asUnownedSerialExecutor() }
-    private var warnedOfUnknownBundleId = false
-    /// The test mode last logged, so that each change is said once.
-    var announcedTestMode: TestModeReason?
 
     let clock: any WallClock
     let random: any RandomSource
-    let delegate: (any SuperwallDelegate)?
-    let presenter: (any PaywallPresenter)?
-    /// Used when the host declared it performs purchases (`usingPurchaseController`).
-    let purchaseController: (any PurchaseController)?
-    /// One purchase at a time; a second one while this is set is refused.
-    var purchaseInFlight = false
+    let host: HostPorts
     /// The wait between config retries; SuperwallKit's backoff unless a test shortens it.
     let retryDelay: @Sendable (Int, Int) -> Duration
     var session: Session? {
@@ -160,21 +152,16 @@ public actor Superwall {
     private(set) var sessionView: SessionView?
     /// The session's store.
     var store: Store? { sessionView?.store }
-    /// Redemptions posted and not yet answered.
-    var redemptionsInFlight = 0
-    let redemptionWaiters = ParkedContinuations<Void>()
-    /// A deep link that arrived before the config was ready; routed once it is.
-    var pendingDeepLink: DeepLink?
     /// The session's store, for `commitTrackedEvents` on any thread.
     private nonisolated let storeOfSession = Mutex<Store?>(nil)
-    /// The host's overrides of the device's facts, and the device template kept.
-    let device = DeviceOverrides()
 
+    // The components: each owns the state of one area (see its type).
+    let device = DeviceOverrides()
     let paywalls = PaywallSessions()
     let tracking = EventTracking()
     let configLoading = ConfigLoading()
-    let statusWaiters = ParkedContinuations<Bool>()
-    let customerInfoWaiters = ParkedContinuations<Bool>()
+    let purchases = Purchases()
+    let redemptions = Redemptions()
 
     /// The session's fields that every placement's pipeline and every event read, as one
     /// reference: a field read through the optional `session` copies the whole session first.
@@ -243,9 +230,7 @@ public actor Superwall {
                 presenter: (any PaywallPresenter)? = nil, purchaseController: (any PurchaseController)? = nil, retryDelay: @escaping @Sendable (Int, Int) -> Duration = RetryPolicy.superwallBackoff) {
         self.clock = clock
         self.random = random
-        self.delegate = delegate
-        self.presenter = presenter
-        self.purchaseController = purchaseController
+        host = HostPorts(delegate: delegate, presenter: presenter, purchaseController: purchaseController)
         self.retryDelay = retryDelay
     }
 
@@ -387,7 +372,7 @@ public actor Superwall {
     /// 3. otherwise the full retries, then the cache if there is one, else `config_fail`.
     private func loadConfig(from source: any ConfigSource, options: ConfigureOptions) async {
         defer {
-            track("config_attributes", SuperwallOptionsDump.make(options).merging(["using_purchase_controller": .bool(options.usingPurchaseController), "has_delegate": .bool(delegate != nil)]) { _, sdk in sdk })
+            track("config_attributes", SuperwallOptionsDump.make(options).merging(["using_purchase_controller": .bool(options.usingPurchaseController), "has_delegate": .bool(host.delegate != nil)]) { _, sdk in sdk })
         }
         let cached = (try? await Self.offloaded { [store] in Self.config(cached: (try? store?.document(.lastConfig)) ?? nil) }) ?? nil
         let subscribed = (try? store?.value(.subscriptionStatus))??.isActive == true
@@ -544,9 +529,9 @@ public actor Superwall {
     /// Once a session: a config that names the app's bundle id (`bundle_id_config`) when the
     /// client gave none, so SuperwallKit's automatic test mode by bundle cannot apply.
     private func warnOfAnUnknownBundleId(against config: Config) {
-        guard let session, !session.deviceFacts.isBundleIdFromClient, !warnedOfUnknownBundleId,
+        guard let session, !session.deviceFacts.isBundleIdFromClient, !configLoading.warnedOfUnknownBundleId,
               let configured = config.bundleIdConfig, !configured.isEmpty else { return }
-        warnedOfUnknownBundleId = true
+        configLoading.warnedOfUnknownBundleId = true
         Self.logger.warning(
             "the config names the app's bundle id (bundle_id_config \(configured)) but configure gave none: automatic test mode by bundle mismatch is off; set configure's device.bundleId to the app's bundle id")
     }
@@ -914,7 +899,7 @@ public actor Superwall {
         if queued { tracking.queue?.noteArrival() }
         if event.name == "paywall_open" { device.templateInputsChanged() }
         if event.isSuperwallEvent {
-            delegate?.handleSuperwallEvent(event)
+            host.delegate?.handleSuperwallEvent(event)
             if offeringImplicitTrigger, let trigger = ImplicitTrigger(eventName: event.name) { offerImplicitTrigger(trigger, event: event) }
         }
         return event

@@ -82,7 +82,7 @@ public enum SuperwallError: Error, Sendable, Equatable, CustomStringConvertible 
         case .paywallSkipped(let reason): return "No paywall to show: \(reason.statusReason)."
         case .presentation(let error): return error.message
         case .noPurchaseController:
-            return "No purchase controller: declare the purchaseController capability, or let test mode simulate purchases (testModeBehavior)."
+            return "No purchase controller: declare the host.purchaseController capability, or let test mode simulate purchases (testModeBehavior)."
         case .productNotFound(let id): return "The product \(id) is not in the config's products."
         case .purchaseInProgress: return "A purchase is already in progress; it must finish before another starts."
         case .customerInfoTimeout(let limit):

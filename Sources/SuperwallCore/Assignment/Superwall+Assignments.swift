@@ -82,14 +82,14 @@ extension Superwall {
         guard new != old else { return new }
         try persisting { try current.store.set(new, for: .subscriptionStatus) }
         session?.subscriptionStatus = new
-        delegate?.subscriptionStatusDidChange(from: old, to: new)
+        host.delegate?.subscriptionStatusDidChange(from: old, to: new)
         var parameters: [String: JSON] = ["status": .string(new.wireName)]
         if case .active = new {
             parameters["active_entitlement_ids"] = .string(new.activeEntitlements.map(\.id).joined(separator: ","))
         }
         track("subscriptionStatus_didChange", parameters)
         trackDeviceAttributes()
-        if new != .unknown { statusWaiters.resumeAll(true) }
+        if new != .unknown { purchases.statusWaiters.resumeAll(true) }
         return new
     }
 }

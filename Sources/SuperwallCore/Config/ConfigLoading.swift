@@ -19,6 +19,8 @@ final class ConfigLoading {
     var watchedFileRefreshQueued = false
     /// The last refresh started in the background (by `configure` or a new app session).
     var backgroundRefresh: Task<Void, Never>?
+    /// The config named the app's bundle id when the client gave none, and that was said.
+    var warnedOfUnknownBundleId = false
     /// Calls waiting for the config to load (or fail to).
     let waiters = ParkedContinuations<Void>()
 }

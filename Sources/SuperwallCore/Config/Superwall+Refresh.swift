@@ -108,7 +108,7 @@ extension Superwall {
             onTurn()
             report = await self.refresh(from: source)
         }
-        delegate?.configDidRefresh(report)
+        host.delegate?.configDidRefresh(report)
         return report
     }
 
@@ -152,7 +152,7 @@ extension Superwall {
                 Task(executorPreference: OffloadExecutor.shared) { await self?.refreshForWatchedFile() }
             }
         } catch {
-            delegate?.configDidRefresh(ConfigRefresh(buildId: config?.buildId, error: .configUnavailable("\(error)")))
+            host.delegate?.configDidRefresh(ConfigRefresh(buildId: config?.buildId, error: .configUnavailable("\(error)")))
         }
     }
 

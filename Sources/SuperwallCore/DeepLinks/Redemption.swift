@@ -38,9 +38,9 @@ extension Superwall {
     /// `redemption_complete` or `redemption_fail`; the delegate hears `willRedeemLink` and
     /// `didRedeemLink`.
     func redeem(code: String) {
-        redemptionsInFlight += 1
+        redemptions.begin()
         track("redemption_start")
-        delegate?.willRedeemLink()
+        host.delegate?.willRedeemLink()
         guard let server = configLoading.source as? RedemptionServer, let session else {
             finishRedemption(RedemptionResult(
                 code: code, status: .error,
@@ -78,7 +78,7 @@ extension Superwall {
         } else {
             track("redemption_fail", ["error_message": .string(result.message ?? result.status.rawValue)])
         }
-        delegate?.didRedeemLink(result)
+        host.delegate?.didRedeemLink(result)
     }
 
     /// SuperwallKit's `redeem(.existingCodes)` after `identify`: the codes this user already
@@ -90,7 +90,7 @@ extension Superwall {
         guard !codes.isEmpty, let server = configLoading.source as? RedemptionServer, let session else { return }
         let body = redeemBody(session, codes: codes.map { ($0, firstRedemption: false) })
         let request = redeemRequest
-        redemptionsInFlight += 1
+        redemptions.begin()
         startTask { superwall in
             let response = try? JSONDecoder().decode(RedeemResponse.self, from: try await server.redeem(body, request: request))
             if let customerInfo = response?.customerInfo { superwall.adoptWebCustomerInfo(customerInfo) }
@@ -124,15 +124,14 @@ extension Superwall {
 
     /// One redemption, re-redemption or poll is over; `awaitRedemptions` waits for none left.
     private func endRedemptionWork() {
-        redemptionsInFlight -= 1
-        if redemptionsInFlight == 0 { redemptionWaiters.resumeAll(()) }
+        redemptions.end()
     }
 
     /// Waits until no redemption is in flight. Each is bounded by its request's attempts.
     public func awaitRedemptions() async {
-        guard redemptionsInFlight > 0 else { return }
-        let ticket = redemptionWaiters.ticket()
-        await withCheckedContinuation { redemptionWaiters.park($0, ticket: ticket) }
+        guard redemptions.inFlight > 0 else { return }
+        let ticket = redemptions.waiters.ticket()
+        await withCheckedContinuation { redemptions.waiters.park($0, ticket: ticket) }
     }
 }
 
@@ -154,7 +153,7 @@ extension Superwall {
         let deviceId = webDeviceId
         let userId = session.identity.appUserId ?? deviceId
         let request = apiRequest(attemptTimeout: 15)
-        redemptionsInFlight += 1
+        redemptions.begin()
         startTask { superwall in
             let fetched = try? await server.fetchWebCustomerInfo(userId: userId, deviceId: deviceId, request: request)
             superwall.finishWebEntitlements(fetched, askedFor: userId, at: now)

@@ -11,7 +11,7 @@ extension Superwall {
     public func handleDeepLink(_ text: String) -> Bool {
         guard let link = DeepLink(text) else { return false }
         guard session?.status == .configured else {
-            pendingDeepLink = link
+            redemptions.pendingDeepLink = link
             if link.isUniversalLink || link.redemptionCode != nil { return true }
             if link.debugToken != nil { return false }
             return cachedConfig()?.trigger(for: ImplicitTrigger.deepLinkOpen.rawValue) != nil
@@ -21,8 +21,8 @@ extension Superwall {
 
     /// Routes the link kept before the config was ready.
     func routePendingDeepLink() {
-        guard let link = pendingDeepLink else { return }
-        pendingDeepLink = nil
+        guard let link = redemptions.pendingDeepLink else { return }
+        redemptions.pendingDeepLink = nil
         _ = route(link)
     }
 
@@ -37,7 +37,7 @@ extension Superwall {
         }
         var opened = link
         if let target = link.universalLinkTarget {
-            delegate?.handleSuperwallDeepLink(
+            host.delegate?.handleSuperwallDeepLink(
                 url: target.url.url.absoluteString, pathComponents: target.pathComponents, queryParameters: target.queryParameters)
             opened = target.url
         }

@@ -65,7 +65,7 @@ extension Superwall {
         guard let session else { throw .notConfigured }
         if !session.customerInfo.isPlaceholder { return session.customerInfo.read(by: session.identity.userId) }
         let limit = timeouts.subscriptionStatus
-        guard await wait(on: customerInfoWaiters, within: limit), let current = self.session else {
+        guard await wait(on: purchases.customerInfoWaiters, within: limit), let current = self.session else {
             throw .customerInfoTimeout(limit)
         }
         return current.customerInfo.read(by: current.identity.userId)
@@ -123,12 +123,12 @@ extension Superwall {
         guard updated != old else { return }
         try persisting { try current.store.set(updated, for: .customerInfo) }
         session?.customerInfo = updated
-        customerInfoWaiters.resumeAll(true)
+        purchases.customerInfoWaiters.resumeAll(true)
         // The first value is a change only when it holds something the blank one does not.
         var oldContent = old
         oldContent.isPlaceholder = false
         guard updated != oldContent else { return }
-        delegate?.customerInfoDidChange(from: old.read(by: current.identity.userId), to: updated.read(by: current.identity.userId))
+        host.delegate?.customerInfoDidChange(from: old.read(by: current.identity.userId), to: updated.read(by: current.identity.userId))
         track("customerInfo_didChange", ["from": .string(old.entitlementsSnapshot), "to": .string(updated.entitlementsSnapshot)])
     }
 

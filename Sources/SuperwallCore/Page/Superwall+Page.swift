@@ -55,7 +55,7 @@ extension Superwall {
                 "status": .string(result.status.rawValue),
             ]
             if let data = result.data { event["data"] = .object(data) }
-            presenter?.passToPage(PageEvents.accept64([.object(event)]), sessionId: paywall.id)
+            host.presenter?.passToPage(PageEvents.accept64([.object(event)]), sessionId: paywall.id)
         case .openURL(let url, browserType: "payment_sheet"):
             guard opens(url, as: .paymentSheet, from: paywall) else { return }
             hapticFeedback(on: paywall)
@@ -109,7 +109,7 @@ extension Superwall {
     /// Asks the host for `effect` behind the effects before it; nothing waits for it, and a
     /// host that does not answer within `timeouts.pageEffect` is given up on.
     func request(_ effect: PageEffect, on paywall: PaywallSession?) {
-        guard let paywall, let presenter else { return }
+        guard let paywall, let presenter = host.presenter else { return }
         if case .loadingState(let state) = effect, paywalls.open?.id == paywall.id { paywalls.open?.page.loadingState = state }
         let (previous, limit, sessionId) = (paywalls.pageEffects, timeouts.pageEffect, paywall.id)
         paywalls.pageEffects = Task(executorPreference: OffloadExecutor.shared) {
@@ -144,14 +144,14 @@ extension Superwall {
         track("permission_requested", parameters)
         await paywalls.pageEffects?.value
         var status = PermissionStatus.unsupported
-        if let presenter {
+        if let presenter = host.presenter {
             let sessionId = paywall.id
             status = await withDeadline(timeouts.customCallback, fallback: .unsupported) {
                 ((try? await presenter.perform(.requestPermission(type), sessionId: sessionId)) ?? nil) ?? .unsupported
             }
         }
         track(status == .granted ? "permission_granted" : "permission_denied", parameters)
-        presenter?.passToPage(PageEvents.lifecycle("permission_result", paywall: paywall.paywall, payload: [
+        host.presenter?.passToPage(PageEvents.lifecycle("permission_result", paywall: paywall.paywall, payload: [
             "permission_type": .string(type), "request_id": .string(requestId), "status": .string(status.rawValue),
         ]), sessionId: paywall.id)
     }
@@ -182,7 +182,7 @@ extension Superwall {
             templates(for: paywall).accept64,
             paywall.paywall.paywalljsEvent,
         ] + held
-        for event in events { presenter?.passToPage(event, sessionId: paywall.id) }
+        for event in events { host.presenter?.passToPage(event, sessionId: paywall.id) }
         // The page is revealed `presentation_delay` after it has its data.
         let delay = Duration.milliseconds(paywall.info.presentationDelayMs)
         startTask { superwall in
@@ -226,7 +226,7 @@ extension Superwall {
     /// A lifecycle event into the page of `paywall`: `paywall_open` and `paywall_close`
     /// wait for the page's first `ping`; the rest go at once.
     func passToPage(_ name: String, on paywall: PaywallSession?, payload: [String: JSON] = [:]) {
-        guard let paywall, let presenter else { return }
+        guard let paywall, let presenter = host.presenter else { return }
         let event = PageEvents.lifecycle(name, paywall: paywall.paywall, payload: payload)
         let isHeld = name == "paywall_open" || name == "paywall_close"
         if isHeld, paywalls.open?.id == paywall.id, paywalls.open?.page.paywalljsVersion == nil {

@@ -159,3 +159,11 @@ final class ParkedContinuations<Value: Sendable> {
         for resume in waiting { resume(value) }
     }
 }
+
+/// The host's ports, as `Superwall.init` was given them.
+struct HostPorts: Sendable {
+    let delegate: (any SuperwallDelegate)?
+    let presenter: (any PaywallPresenter)?
+    /// Used when the host declared it performs purchases (`usingPurchaseController`).
+    let purchaseController: (any PurchaseController)?
+}

@@ -56,7 +56,7 @@ extension Superwall {
         case .close:
             await userClosed(current)
         case .custom(let name):
-            delegate?.handleCustomPaywallAction(name: name)
+            host.delegate?.handleCustomPaywallAction(name: name)
         case .customPlacement(let name, let params):
             // SuperwallKit's `track` refuses its own events' names, with a log line.
             guard !SuperwallEventNames.all.contains(name) else {
@@ -71,13 +71,13 @@ extension Superwall {
             record(event, offeringImplicitTrigger: false)
             offerImplicitTrigger(.customPlacement, event: event, firedBy: current.id)
         case .openURL(let url):
-            delegate?.paywallWillOpenURL(url)
+            host.delegate?.paywallWillOpenURL(url)
         case .openDeepLink(let url):
             // A redemption link is handled where the paywall stays up.
             if !Self.isRedemptionLink(url) { await closePaywall(result: .declined, closeReason: .systemLogic) }
-            delegate?.paywallWillOpenDeepLink(url)
+            host.delegate?.paywallWillOpenDeepLink(url)
         case .setUserAttributes(let changes):
-            delegate?.userAttributesDidChange(try setUserAttributes(changes))
+            host.delegate?.userAttributesDidChange(try setUserAttributes(changes))
         case .requestCallback(let callback):
             return .callback(await customCallback(callback, handler: current.flow.handler))
         case .pageView(let page):

@@ -110,7 +110,7 @@ extension Superwall {
     /// Asks a host that warms web views to load the paywall's page, within `timeouts.pageEffect`;
     /// a host that fails or does not answer in time only loses the head start.
     private func warmPage(of paywall: Paywall) async {
-        guard let presenter, presenter.canPreload else { return }
+        guard let presenter = host.presenter, presenter.canPreload else { return }
         var loader = pageLoader(for: paywall)
         let page = pageBootstrap(of: paywall, loading: try? loader.start(random: random).get())
         _ = await withDeadline(timeouts.pageEffect, fallback: false) {

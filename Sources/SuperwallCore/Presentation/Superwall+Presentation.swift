@@ -240,7 +240,7 @@ extension Superwall {
             confirmAssignment(of: experiment)
             return .reached(experiment, info, loaded.paywall, unsavedOccurrence: occurrence)
         case .presentation:
-            guard let presenter, presenter.canPresent else { return .failed(.noPresenter) }
+            guard let presenter = host.presenter, presenter.canPresent else { return .failed(.noPresenter) }
             trackTriggerFire(placement, result)
             confirmAssignment(of: experiment)
             trackPresentationRequest(kind, placement, status: "presentation", reason: nil)
@@ -257,7 +257,7 @@ extension Superwall {
         presenter: any PaywallPresenter
     ) async -> PipelineEnd {
         let (session, page) = open(info, paywall: paywall, flow: flow, placement: placement, presentedBy: placement.implicitTrigger)
-        delegate?.willPresentPaywall(session.info)
+        host.delegate?.willPresentPaywall(session.info)
         let presentation = PaywallPresentation(sessionId: session.id, info: session.info, paywall: paywall, page: page)
         let limit = timeouts.presentation
         let timedOut: PresentationError? = PresentationError(.noPresenter, "No Presenter: the host did not show the paywall within \(limit).")
@@ -304,7 +304,7 @@ extension Superwall {
         parameters["user_attributes"] = .object(sessionView?.userAttributes ?? [:])
         track("paywall_open", parameters, custom: session.info.audienceFilterParameters,
               subject: EventSubject(paywallInfo: session.info))
-        delegate?.didPresentPaywall(session.info)
+        host.delegate?.didPresentPaywall(session.info)
         session.flow.handler?.onPresent(session.info)
     }
 
@@ -354,19 +354,19 @@ extension Superwall {
         closing.flow.handler?.onWillDismiss(info, result: result)
         DecisionLog.paywallPresentation.debug("dismissing paywall \(info.identifier) (session \(sessionId)): \(result), close reason \(closeReason.rawValue)")
         paywalls.lastDismissedInfo = info
-        delegate?.willDismissPaywall(info)
-        if let presenter {
+        host.delegate?.willDismissPaywall(info)
+        if let presenter = host.presenter {
             await withDeadline(timeouts.presentation, fallback: ()) {
                 await presenter.dismiss(sessionId: sessionId, info: info, result: result, closeReason: closeReason)
             }
         }
         if paywalls.open?.id == closing.id { paywalls.open = nil }
-        if closing.page.paywalljsVersion != nil { presenter?.passToPage(PageEvents.lifecycle("paywall_close", paywall: closing.paywall), sessionId: sessionId) }
+        if closing.page.paywalljsVersion != nil { host.presenter?.passToPage(PageEvents.lifecycle("paywall_close", paywall: closing.paywall), sessionId: sessionId) }
         var closeParameters = info.placementParameters
         closeParameters["survey_attached"] = .bool(!info.surveys.isEmpty)
         if let survey = closing.survey { closeParameters["survey_presentation"] = .string(survey.rawValue) }
         track("paywall_close", closeParameters, custom: info.audienceFilterParameters, subject: EventSubject(paywallInfo: info))
-        delegate?.didDismissPaywall(info)
+        host.delegate?.didDismissPaywall(info)
         closing.flow.handler?.onDismiss(info, result: result)
         if closeReason != .forNextPaywall { closing.flow.finish(.dismissed(info, result)) }
     }
@@ -451,7 +451,7 @@ extension Superwall {
         if status != .unknown { return true }
         let remaining = timeouts.subscriptionStatus - (ContinuousClock.now - requestedAt)
         guard remaining > .zero else { return false }
-        return await wait(on: statusWaiters, within: remaining)
+        return await wait(on: purchases.statusWaiters, within: remaining)
     }
 
     /// Parks the caller with `waiters` until they are resumed (true, as a rule), or answers

@@ -17,7 +17,7 @@ extension Superwall {
     /// `survey_response`'s implicit trigger then closes this one for the next.
     func askSurvey(of current: PaywallSession, closingAs result: PaywallResult, for closeReason: PaywallCloseReason) async -> Bool {
         guard let survey = current.paywall.surveys.first(where: { $0.isAsked(whenClosing: result, for: closeReason) }),
-              let presenter, presenter.canPresent, let store,
+              let presenter = host.presenter, presenter.canPresent, let store,
               (try? store.value(.surveyAssignmentKey)) != survey.assignmentKey else { return true }
         try? store.set(survey.assignmentKey, for: .surveyAssignmentKey)
         guard drawsSurvey(survey.presentationProbability) else {

@@ -28,9 +28,9 @@ extension Superwall {
         let purchaser = try purchaser()
         guard let product = product(withId: productId, on: nil) else { throw .productNotFound(productId) }
         guard case .controller(let controller) = purchaser else { return try await buy(product, with: purchaser, from: nil) }
-        guard !purchaseInFlight else { throw .purchaseInProgress }
-        purchaseInFlight = true
-        defer { purchaseInFlight = false }
+        guard !purchases.inFlight else { throw .purchaseInProgress }
+        purchases.inFlight = true
+        defer { purchases.inFlight = false }
         let answer = await withDeadline(timeouts.purchase, fallback: PurchaseAnswer(.timedOut)) { await controller.purchase(product, paywallInfo: nil) }
         DecisionLog.transactions.debug("the app's purchase of \(product.id) by the purchase controller: \(answer.result)")
         if answer.result == .purchased {
@@ -91,8 +91,8 @@ extension Superwall {
     /// since every purchase is then simulated and the purchase controller is never asked.
     func announceTestMode() {
         let reason = testModeReason
-        guard reason != announcedTestMode else { return }
-        announcedTestMode = reason
+        guard reason != purchases.announcedTestMode else { return }
+        purchases.announcedTestMode = reason
         if let reason {
             Self.logger.warning(
                 "test mode is on (\(reason.message)): purchases and restores are simulated, entitlements are granted without a store, the purchase controller is not called, and device.isSandbox is \"true\"")
@@ -110,7 +110,7 @@ extension Superwall {
     private func purchaser() throws(SuperwallError) -> Purchaser {
         guard let session else { throw .notConfigured }
         if isTestModeActive { return .testMode }
-        if session.usingPurchaseController, let purchaseController { return .controller(purchaseController) }
+        if session.usingPurchaseController, let purchaseController = host.purchaseController { return .controller(purchaseController) }
         throw .noPurchaseController
     }
 
@@ -125,9 +125,9 @@ extension Superwall {
     private func buy(
         _ product: Product, with purchaser: Purchaser, from paywall: PaywallSession?, dismissing: Bool = true
     ) async throws(SuperwallError) -> PurchaseResult {
-        guard !purchaseInFlight else { throw .purchaseInProgress }
-        purchaseInFlight = true
-        defer { purchaseInFlight = false }
+        guard !purchases.inFlight else { throw .purchaseInProgress }
+        purchases.inFlight = true
+        defer { purchases.inFlight = false }
         let parameters = transactionParameters(product, paywall: paywall)
         let custom = paywall?.info.audienceFilterParameters ?? [:]
         let subject = EventSubject(paywallInfo: paywall?.info, product: product)
@@ -141,7 +141,7 @@ extension Superwall {
             let info = paywall?.info
             answer = await withDeadline(timeouts.purchase, fallback: PurchaseAnswer(.timedOut)) { await controller.purchase(product, paywallInfo: info) }
         case .testMode:
-            delegate?.testModeTransaction(.purchase(product))
+            host.delegate?.testModeTransaction(.purchase(product))
             answer = PurchaseAnswer(.purchased)
         }
         let result = answer.result
@@ -228,7 +228,7 @@ extension Superwall {
             }
         case .testMode:
             // What test mode bought is in the purchase history; restoring re-derives from it.
-            delegate?.testModeTransaction(.restore)
+            host.delegate?.testModeTransaction(.restore)
             try refreshCustomerInfo()
             result = .restored
         }
@@ -294,7 +294,7 @@ extension Superwall {
 
     /// Asks the host to offer the web restore page, within the presentation deadline.
     private func offerWebRestore(_ url: String, on paywall: PaywallSession, hasEntitlements: Bool) async {
-        guard let presenter, presenter.canPresent else { return }
+        guard let presenter = host.presenter, presenter.canPresent else { return }
         let alert = PaywallAlert(
             title: hasEntitlements ? "Some purchases were not restored" : "No purchases found",
             message: hasEntitlements
@@ -309,7 +309,7 @@ extension Superwall {
     /// An alert over `paywall`, asked of the host in turn with the page's effects; nothing
     /// waits for it. Nothing without a paywall or a host that shows them.
     private func show(_ alert: PaywallAlert, on paywall: PaywallSession?) {
-        guard let paywall, let presenter, presenter.canPresent else { return }
+        guard let paywall, let presenter = host.presenter, presenter.canPresent else { return }
         let (previous, limit, sessionId) = (paywalls.pageEffects, timeouts.presentation, paywall.id)
         paywalls.pageEffects = Task(executorPreference: OffloadExecutor.shared) {
             await previous?.value

@@ -1,0 +1,14 @@
+/// The purchase in flight, and the calls waiting for what the host reports after purchases:
+/// the subscription status and the customer info.
+///
+/// Owned by the `Superwall` actor, which is the only one to touch it.
+final class Purchases {
+    /// One purchase at a time; a second one while this is set is refused.
+    var inFlight = false
+    /// The test mode last logged, so that each change is said once.
+    var announcedTestMode: TestModeReason?
+    /// Calls waiting for the subscription status to be known.
+    let statusWaiters = ParkedContinuations<Bool>()
+    /// Calls waiting for the host's customer info.
+    let customerInfoWaiters = ParkedContinuations<Bool>()
+}
