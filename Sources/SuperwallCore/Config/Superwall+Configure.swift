@@ -1,0 +1,322 @@
+import Deadlines
+import Foundation
+import Logging
+import Synchronization
+
+extension Superwall {
+    /// Opens the data directory, restores the user, tracks the launch events, and loads the
+    /// config. A second call with the same key changes nothing and answers the current status,
+    /// as SuperwallKit does; a different key is an error.
+    ///
+    /// `onSessionOpened` is called once the session is open (or could not be), before the
+    /// config loads: a host that answers calls concurrently holds the calls sent after
+    /// `configure` until then, so they find it begun.
+    public func configure(apiKey: String, options: ConfigureOptions, onSessionOpened: @Sendable () -> Void = {}) async -> ConfigureOutcome {
+        if let session {
+            onSessionOpened()
+            guard session.apiKey == apiKey else {
+                return ConfigureOutcome(status: session.status, userId: session.identity.userId, error: .apiKeyMismatch(configured: session.apiKey))
+            }
+            return outcome(of: session)
+        }
+        do {
+            session = try openSession(apiKey: apiKey, options: options)
+            onSessionOpened()
+            configLoading.failedConfigure = nil
+            configLoading.source = options.configSource
+            configLoading.maxRetryCount = options.maxConfigRetryCount
+            configLoading.explainedOnRefresh = options.explainOnRefresh
+            startEventQueue(options)
+            trackLaunchEvents()
+            await loadConfig(from: options.configSource, options: options)
+            if options.watchConfigFile { watchConfigFile(of: options.configSource) }
+            try refreshCustomerInfo()
+            return outcome(of: session!)
+        } catch {
+            if session == nil { configLoading.failedConfigure = error }
+            onSessionOpened()
+            return ConfigureOutcome(status: .failed, userId: nil, error: error)
+        }
+    }
+
+    /// `failed` after a `configure` that could not open its session (the client may call
+    /// `configure` again), `pending` before any.
+    public var configurationStatus: ConfigurationStatus { session?.status ?? (configLoading.failedConfigure == nil ? .pending : .failed) }
+
+    /// Why the last `configure` could not open a session, until one does.
+    public var configureFailure: SuperwallError? { session == nil ? configLoading.failedConfigure : nil }
+
+    public var config: Config? { session?.config }
+
+    private func outcome(of session: Session) -> ConfigureOutcome {
+        ConfigureOutcome(
+            status: session.status, userId: session.identity.userId, error: session.configError,
+            storeProblems: session.store.problemsFound, testMode: testModeReason, dataDirectory: session.directory.path)
+    }
+
+    /// At the end of a session: every commit into the main database file, and the store
+    /// marked closed cleanly (`Store.closeCleanly`).
+    public func closeStore() {
+        store?.closeCleanly()
+    }
+
+    private func openSession(apiKey: String, options: ConfigureOptions) throws(SuperwallError) -> Session {
+        let path = options.dataDirectory ?? DataDirectory.defaultPath(apiKey: apiKey)
+        let directory: DataDirectory
+        do {
+            directory = try DataDirectory(path: path)
+        } catch {
+            throw .dataDirectory(error)
+        }
+        return try persisting {
+            let store = directory.store
+            if try store.value(.lastApiKey) != apiKey {
+                // SuperwallKit's clearCachesIfApiKeyChanged: a cached config is another app's.
+                try store.remove(.lastConfig)
+                try store.set(apiKey, for: .lastApiKey)
+            }
+            let appInstalledAt: Date
+            if let stored = try store.value(.appInstalledAt) {
+                appInstalledAt = Date(timeIntervalSince1970: stored / 1000)
+            } else {
+                appInstalledAt = clock.now()
+                try store.set(appInstalledAt.timeIntervalSince1970 * 1000, for: .appInstalledAt)
+            }
+            let identity: Identity
+            if let alias = try store.value(.aliasId), let seed = try store.value(.seed) {
+                identity = Identity(aliasId: alias, appUserId: try store.value(.appUserId), seed: seed)
+            } else {
+                identity = Identity.anonymous(using: random)
+                try save(identity, to: store)
+            }
+            var facts = DeviceFacts.ofThisProcess()
+            facts.apply(options.device)
+            let status = try store.value(.subscriptionStatus) ?? (options.usingPurchaseController ? .unknown : .inactive)
+            var session = Session(
+                apiKey: apiKey, options: options, subscriptionStatus: status,
+                purchaseHistory: try store.value(.purchaseHistory) ?? PurchaseHistory(),
+                webCustomerInfo: try store.value(.webCustomerInfo) ?? CustomerInfo(),
+                customerInfo: try store.value(.customerInfo) ?? .placeholder,
+                storeDetails: Dictionary(options.storeProducts.map { ($0.productIdentifier, $0) }, uniquingKeysWith: { _, last in last }),
+                assignments: Dictionary(try store.assignments().map { ($0.experimentId, $0) }, uniquingKeysWith: { _, last in last }),
+                directory: directory, status: .pending, configError: nil, config: nil, identity: identity,
+                userAttributes: try store.value(.userAttributes) ?? [:], integrationAttributes: try store.value(.integrationAttributes) ?? [:],
+                appInstalledAt: appInstalledAt, deviceFacts: facts, deviceOverrides: options.device)
+            let stored = session.userAttributes
+            session.userAttributes = identityAttributes(session, merging: stored)
+            // Written only when they changed: a restart on a full disk opens what it has.
+            if session.userAttributes != stored { try store.set(session.userAttributes, for: .userAttributes) }
+            return session
+        }
+    }
+
+    /// `app_install` once per data directory, `app_launch` once per process, `first_seen` once
+    /// per user, and a new session.
+    private func trackLaunchEvents() {
+        guard let session else { return }
+        tracking.appSessionId = random.uuid().uuidString
+        if (try? session.store.value(.didTrackAppInstall)) != true {
+            track("app_install", [
+                "application_installed_at": .string(ISO8601.string(from: session.appInstalledAt)), "using_purchase_controller": .bool(session.usingPurchaseController),
+            ])
+            try? session.store.set(true, for: .didTrackAppInstall)
+        }
+        track("app_launch")
+        trackFirstSeenIfNeeded()
+        track("session_start")
+    }
+
+    func trackFirstSeenIfNeeded() {
+        guard let store, (try? store.value(.didTrackFirstSeen)) != true else { return }
+        track("first_seen")
+        try? store.set(true, for: .didTrackFirstSeen)
+    }
+
+    /// SuperwallKit's fetch strategy (`ConfigManager.fetchConfiguration`):
+    /// 1. a cached config and a stored active subscription: the cache at once, and a refresh
+    ///    in the background;
+    /// 2. a cached config whose `enable_config_refresh_v2` is on: one attempt limited to a
+    ///    second, else the cache and a refresh in the background;
+    /// 3. otherwise the full retries, then the cache if there is one, else `config_fail`.
+    private func loadConfig(from source: any ConfigSource, options: ConfigureOptions) async {
+        defer {
+            track("config_attributes", SuperwallOptionsDump.make(options).merging(["using_purchase_controller": .bool(options.usingPurchaseController), "has_delegate": .bool(host.delegate != nil)]) { _, sdk in sdk })
+        }
+        let cached = (try? await Self.offloaded { [store] in Self.config(cached: (try? store?.document(.lastConfig)) ?? nil) }) ?? nil
+        let subscribed = (try? store?.value(.subscriptionStatus))??.isActive == true
+        DecisionLog.configManager.debug(
+            "configure: the config comes from \(source.description)\(cached.map { "; a cached build \($0.buildId) is kept" } ?? "; nothing is cached")")
+        if let cached, subscribed {
+            DecisionLog.configManager.debug("configure: the user is subscribed, so the cached build \(cached.buildId) is used at once and refreshed in the background")
+            adopt(cached, refresh: nil)
+            refreshInBackground(from: source, options: options)
+            return
+        }
+        let limited = cached?.featureFlags.enableConfigRefreshV2 == true
+        do {
+            try await fetchAndAdopt(
+                from: source, cachedBuildId: cached?.buildId, maxRetries: limited ? 0 : options.maxConfigRetryCount,
+                timeLimit: limited ? .seconds(1) : options.timeouts.config)
+        } catch {
+            if let cached {
+                DecisionLog.configManager.debug("configure: the fetch failed (\(error)); the cached build \(cached.buildId) is used")
+                adopt(cached, refresh: RefreshReport(cacheStatus: "CACHED", fetchSeconds: 0, retryCount: 0))
+                refreshInBackground(from: source, options: options)
+            } else {
+                let reason = (error as? ConfigDecodingError).map { "the config is invalid at \($0)" } ?? "\(error)"
+                DecisionLog.configManager.debug("configure: no config: \(reason)")
+                session?.status = .failed
+                // An invalid config is the client's to fix, at a path: not a fetch that failed.
+                session?.configError = (error as? ConfigDecodingError).map(SuperwallError.invalidConfig) ?? .configUnavailable(reason)
+                track("config_fail", ["error_message": .string(reason)])
+                configLoading.waiters.resumeAll(())
+            }
+        }
+    }
+
+    /// Fetches, decodes, caches and adopts a config, tracking `config_refresh`.
+    /// `cachedBuildId` is sent as `X-Static-Config-Build-Id`.
+    func fetchAndAdopt(from source: any ConfigSource, cachedBuildId: String?, maxRetries: Int, timeLimit: Duration?) async throws {
+        let started = clock.now()
+        let retries = RetryCounter()
+        let request = ConfigRequest(
+            apiKey: session?.apiKey ?? "", headers: requestHeaders(cachedBuildId: cachedBuildId),
+            retryPolicy: RetryPolicy(maxRetries: maxRetries, delay: retryDelay), timeLimit: timeLimit, onRetry: { retries.record($0) })
+        let body = try await Self.offloaded { try await source.fetchConfig(request) }
+        let config: Config
+        do {
+            let previous = session?.config
+            config = try await Self.offloaded { try Config.decode(from: body, reusing: previous) }
+        } catch {
+            if source is HTTPConfigSource {
+                track("networkDecoding_fail", ["request_url": .string(source.description), "response": .string(String(decoding: body.prefix(1024), as: UTF8.self))])
+            }
+            throw error
+        }
+        if let store {
+            // Megabytes into SQLite: offloaded too.
+            _ = try? await Self.offloaded { try store.setDocument(body, for: .lastConfig) }
+        }
+        adopt(config, refresh: RefreshReport(cacheStatus: "NOT_CACHED", fetchSeconds: clock.now().timeIntervalSince(started), retryCount: retries.count))
+    }
+
+    /// A fetch with the full retries that replaces the config when it succeeds, and leaves
+    /// the config in use alone when it does not.
+    private func refreshInBackground(from source: any ConfigSource, options: ConfigureOptions) {
+        configLoading.backgroundRefresh = startTask { superwall in
+            await superwall.inTurn(of: superwall.configLoading.refreshes) {
+                try? await superwall.fetchAndAdopt(
+                    from: source, cachedBuildId: superwall.config?.buildId, maxRetries: options.maxConfigRetryCount, timeLimit: options.timeouts.config)
+            }
+        }
+    }
+
+    /// Waits for the last background config refresh (of `configure` or a new app session),
+    /// if one is running.
+    public func awaitBackgroundRefresh() async {
+        await configLoading.backgroundRefresh?.value
+    }
+
+    /// A request to the Superwall API beyond the config: the session's key, and SuperwallKit's
+    /// headers with the build id of the config in use.
+    func apiRequest(retryPolicy: RetryPolicy = RetryPolicy(maxRetries: 0), attemptTimeout: TimeInterval) -> ConfigRequest {
+        ConfigRequest(apiKey: session?.apiKey ?? "", headers: requestHeaders(cachedBuildId: session?.config?.buildId),
+                      retryPolicy: retryPolicy, attemptTimeout: attemptTimeout)
+    }
+
+    /// SuperwallKit's headers for every API request (`DependencyContainer.makeHeaders`).
+    func requestHeaders(cachedBuildId: String?) -> [String: String] {
+        guard let session else { return [:] }
+        let device = deviceAttributes()
+        func text(_ key: String) -> String {
+            switch device[key] {
+            case .string(let value)?: return value
+            case .int(let value)?: return String(value)
+            case .bool(let value)?: return String(value)
+            default: return ""
+            }
+        }
+        return [
+            "Authorization": "Bearer \(session.apiKey)",
+            "X-Platform": text("platform"), "X-Platform-Environment": "SDK", "X-Platform-Wrapper": text("platformWrapper"),
+            "X-Platform-Wrapper-Version": text("platformWrapperVersion"),
+            "X-App-User-ID": session.identity.appUserId ?? "", "X-Alias-ID": session.identity.aliasId, "X-URL-Scheme": "",
+            "X-Vendor-ID": text("vendorId"), "X-App-Version": text("appVersion"), "X-OS-Version": text("osVersion"),
+            "X-Device-Model": text("deviceModel"), "X-Device-Locale": text("deviceLocale"),
+            "X-Device-Language-Code": text("deviceLanguageCode"), "X-Device-Currency-Code": "", "X-Device-Currency-Symbol": "",
+            "X-Device-Timezone-Offset": text("timezoneOffset"), "X-App-Install-Date": text("appInstallDate"), "X-Radio-Type": "Wifi",
+            "X-Device-Interface-Style": text("interfaceStyle"), "X-SDK-Version": SuperwallSDK.referenceVersion,
+            "X-Bundle-ID": text("bundleId"), "X-Low-Power-Mode": "false", "X-Is-Sandbox": text("isSandbox"),
+            "X-Static-Config-Build-Id": cachedBuildId ?? "", "X-Current-Time": ISO8601.string(from: clock.now()),
+            "X-Entitlements": activeEntitlementIds(session.subscriptionStatus), "Content-Type": "application/json",
+        ]
+    }
+
+    /// `X-Entitlements`: the active entitlement ids, comma-joined; empty when none.
+    private func activeEntitlementIds(_ status: SubscriptionStatus) -> String {
+        status.activeEntitlements.map(\.id).joined(separator: ",")
+    }
+
+    /// What `config_refresh` reports about a fetch.
+    private struct RefreshReport {
+        var cacheStatus: String
+        var fetchSeconds: Double
+        var retryCount: Int
+    }
+
+    /// Puts a config in use. `refresh` is nil on the path that uses the cache without
+    /// fetching first, where SuperwallKit tracks no `config_refresh`.
+    private func adopt(_ config: Config, refresh: RefreshReport?) {
+        let isFirstConfig = session?.config == nil
+        DecisionLog.configManager.debug(
+            "config build \(config.buildId) in use: \(config.triggers.count) placements, \(config.paywalls.count) paywalls, \(config.products.count) products\(refresh.map { ", \($0.cacheStatus == "CACHED" ? "from the cache" : "fetched in \(String(format: "%.3f", $0.fetchSeconds)) s after \($0.retryCount) retries")" } ?? ", from the cache")")
+        session?.config = config
+        rulesCallMatches.store(config.triggers.contains { $0.audiences.contains { $0.rule?.mayCallMatches == true } }, ordering: .relaxed)
+        warnOfAnUnknownBundleId(against: config)
+        announceTestMode()
+        session?.status = .configured
+        tracking.suppressesVerboseEvents = config.featureFlags.disableVerboseEvents && session?.deviceFacts.isSandbox == false && !isTestModeActive
+        session?.configError = nil
+        paywalls.loaded = paywalls.loaded.filter { config.paywall(identifier: $0.key)?.cacheKey == $0.value.paywall.cacheKey }
+        chooseAssignments()
+        if let refresh {
+            track("config_refresh", [
+                "config_build_id": .string(config.buildId), "retry_count": .int(Int64(refresh.retryCount)),
+                "cache_status": .string(refresh.cacheStatus), "fetch_duration": .double(refresh.fetchSeconds),
+            ])
+        }
+        trackDeviceAttributes()
+        // The product → entitlement map may have changed.
+        try? refreshCustomerInfo()
+        configLoading.waiters.resumeAll(())
+        routePendingDeepLink()
+        pollWebEntitlements(force: isFirstConfig)
+        preloadIfEnabled()
+    }
+
+    /// Once a session: a config that names the app's bundle id (`bundle_id_config`) when the
+    /// client gave none, so SuperwallKit's automatic test mode by bundle cannot apply.
+    private func warnOfAnUnknownBundleId(against config: Config) {
+        guard let session, !session.deviceFacts.isBundleIdFromClient, !configLoading.warnedOfUnknownBundleId,
+              let configured = config.bundleIdConfig, !configured.isEmpty else { return }
+        configLoading.warnedOfUnknownBundleId = true
+        Self.logger.warning(
+            "the config names the app's bundle id (bundle_id_config \(configured)) but configure gave none: automatic test mode by bundle mismatch is off; set configure's device.bundleId to the app's bundle id")
+    }
+
+    static let logger = Logger(label: "superwall.config")
+
+    /// `device_attributes`: the device template without its date and time fields.
+    func trackDeviceAttributes() {
+        track("device_attributes", deviceAttributes().filter { !Self.dateTimeKeys.contains($0.key) })
+    }
+
+    private static let dateTimeKeys: Set = ["utcDate", "localDate", "utcTime", "localTime", "utcDateTime", "localDateTime"]
+
+    /// Counts retries as a fetch reports them, from whatever task it runs on.
+    private final class RetryCounter: Sendable {
+        private let value = Mutex(0)
+        func record(_ attempt: Int) { value.withLock { $0 = attempt } }
+        var count: Int { value.withLock { $0 } }
+    }
+}
