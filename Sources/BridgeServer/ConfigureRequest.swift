@@ -53,7 +53,7 @@ struct ConfigureRequest {
             try ClientLimits.check(localeIdentifier, at: "params.options.localeIdentifier", atMost: ClientLimits.nameBytes)
         }
         let environment = try options?.optionalString("networkEnvironment") ?? "release"
-        guard let hosts = Self.environmentHosts[environment] else {
+        guard let network = HTTPConfigSource.NetworkEnvironment(rawValue: environment) else {
             throw RPCError.invalidParams(
                 "params.options.networkEnvironment must be release, releaseCandidate or developer, not \"\(environment.prefix(64))\".",
                 details: ["path": "params.options.networkEnvironment"])
@@ -67,7 +67,7 @@ struct ConfigureRequest {
             }
         }
         let source = try Self.configSource(
-            options?.optionalObject("configSource"), hosts: hosts, maximumConfigSize: maximumConfigSize,
+            options?.optionalObject("configSource"), network: network, maximumConfigSize: maximumConfigSize,
             path: options?.path(of: "configSource") ?? "params.options.configSource")
         let watch = try options?.optionalObject("configSource")?.optionalBool("watch") ?? watchFiles
         let device = try params.optionalJSONObject("device") ?? [:]
@@ -92,7 +92,7 @@ struct ConfigureRequest {
             enableExperimentalDeviceVariables: try options?.optionalBool("enableExperimentalDeviceVariables") ?? false,
             shouldPreload: try paywalls?.optionalBool("shouldPreload") ?? true,
             storeProducts: try StoreProductDetails.list(params, key: "storeProducts"),
-            watchConfigFile: watch && source is FileConfigSource,
+            watchConfigFile: watch && source.backend.watchedFile != nil,
             eventTrackingBehavior: try Self.eventTrackingBehavior(options),
             eventFlushInterval: flushInterval.map { .milliseconds($0) }
                 ?? (environment == "release" ? .seconds(20) : .seconds(1)))
@@ -161,26 +161,13 @@ struct ConfigureRequest {
         return behavior
     }
 
-    /// SuperwallKit's hosts by `networkEnvironment`: the API, its subscriptions API (web-checkout
-    /// redemption) and its event collector.
-    private typealias EnvironmentHosts = (api: URL, subscriptions: URL, collector: URL)
-    private static let environmentHosts: [String: EnvironmentHosts] = [
-        "release": (URL(string: "https://api.superwall.me")!, URL(string: "https://subscriptions-api.superwall.com")!,
-                    URL(string: "https://collector.superwall.me")!),
-        "releaseCandidate": (URL(string: "https://api.superwallcanary.com")!, URL(string: "https://subscriptions-api.superwallcanary.com")!,
-                             URL(string: "https://collector.superwallcanary.com")!),
-        "developer": (URL(string: "https://api.superwall.dev")!, URL(string: "https://subscriptions-api.superwall.dev")!,
-                      URL(string: "https://collector.superwall.dev")!),
-    ]
-
     /// `{type: "embedded"}`, `{type: "file", path, watch?}` or `{type: "http", baseUrl}`; without
     /// one, SuperwallKit's own source: the Superwall API of the network environment.
     private static func configSource(
-        _ source: Params?, hosts: EnvironmentHosts, maximumConfigSize: Int, path: String
+        _ source: Params?, network: HTTPConfigSource.NetworkEnvironment, maximumConfigSize: Int, path: String
     ) throws(RPCError) -> any ConfigSource {
         guard let source else {
-            return HTTPConfigSource(
-                baseURL: hosts.api, subscriptionsURL: hosts.subscriptions, collectorURL: hosts.collector, maximumBodySize: maximumConfigSize)
+            return HTTPConfigSource(network, maximumBodySize: maximumConfigSize)
         }
         switch try source.string("type") {
         case "embedded":

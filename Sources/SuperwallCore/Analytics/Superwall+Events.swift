@@ -27,8 +27,8 @@ extension Superwall {
         guard let session else { return }
         tracking.behavior = options.eventTrackingBehavior
         let sink: any EventSink
-        if let http = options.configSource as? HTTPConfigSource {
-            sink = CollectorEventSink(source: http) { [weak self] in
+        if let collector = options.configSource.backend.collector {
+            sink = CollectorEventSink(source: collector) { [weak self] in
                 await self?.eventRequest() ?? ConfigRequest(apiKey: "")
             }
         } else {

@@ -16,7 +16,7 @@ extension Superwall {
     /// failure the assignment stays unconfirmed and the next presentation tries again.
     func confirmAssignment(of experiment: Experiment) {
         guard let current = session, let assignment = current.assignments[experiment.id], !assignment.isSentToServer,
-              let server = configLoading.source as? AssignmentServer, paywalls.confirmationsInFlight[experiment.id] == nil else { return }
+              let server = configLoading.backend?.assignments, paywalls.confirmationsInFlight[experiment.id] == nil else { return }
         let confirmation = AssignmentConfirmation(experimentId: assignment.experimentId, variantId: assignment.variant.id)
         let request = apiRequest(attemptTimeout: 10)
         paywalls.confirmationsInFlight[experiment.id] = startTask { superwall in
@@ -40,7 +40,7 @@ extension Superwall {
     /// assignments has any; a config without triggers asks for none.
     func fetchServerAssignments() async {
         guard let current = session, let config = current.config, !config.triggers.isEmpty,
-              let server = configLoading.source as? AssignmentServer else { return }
+              let server = configLoading.backend?.assignments else { return }
         let request = apiRequest(attemptTimeout: 10)
         guard let served = try? await server.fetchAssignments(request: request) else { return }
         let variants = Dictionary(

@@ -3,8 +3,8 @@
 ///
 /// Owned by the `Superwall` actor, which is the only one to touch it.
 final class ConfigLoading {
-    /// Where the session's config comes from; set with the session.
-    var source: (any ConfigSource)?
+    /// Where the session's config comes from, and the servers it reaches; set with the session.
+    var backend: SuperwallBackend?
     /// Why the last `configure` could not open a session, until one does.
     var failedConfigure: SuperwallError?
     /// The retries of a config fetch, as `configure` was told.

@@ -6,6 +6,13 @@ public protocol ConfigSource: Sendable {
     func fetchConfig(_ request: ConfigRequest) async throws -> Data
     /// A short description for logs and errors ("embedded demo", a path, a URL).
     var description: String { get }
+    /// What a session with this source reaches: the source says which servers it also is, so
+    /// the core never asks by casting. By default, the config alone.
+    var backend: SuperwallBackend { get }
+}
+
+extension ConfigSource {
+    public var backend: SuperwallBackend { SuperwallBackend(config: self) }
 }
 
 /// What a fetch needs to know; sources that read local bytes ignore most of it.
@@ -65,6 +72,8 @@ public struct FileConfigSource: ConfigSource {
     }
 
     public var description: String { "config file \(path)" }
+
+    public var backend: SuperwallBackend { SuperwallBackend(config: self, watchedFile: path) }
 }
 
 public enum ConfigFetchError: Error, Sendable, Equatable, CustomStringConvertible {

@@ -23,13 +23,13 @@ extension Superwall {
             session = try openSession(apiKey: apiKey, options: options)
             onSessionOpened()
             configLoading.failedConfigure = nil
-            configLoading.source = options.configSource
+            configLoading.backend = options.configSource.backend
             configLoading.maxRetryCount = options.maxConfigRetryCount
             configLoading.explainedOnRefresh = options.explainOnRefresh
             startEventQueue(options)
             trackLaunchEvents()
             await loadConfig(from: options.configSource, options: options)
-            if options.watchConfigFile { watchConfigFile(of: options.configSource) }
+            if options.watchConfigFile { watchConfigFile(of: options.configSource.backend) }
             try refreshCustomerInfo()
             return outcome(of: session!)
         } catch {
@@ -188,7 +188,7 @@ extension Superwall {
             let previous = session?.config
             config = try await Self.offloaded { try Config.decode(from: body, reusing: previous) }
         } catch {
-            if source is HTTPConfigSource {
+            if source.backend.fetchesOverTheNetwork {
                 track("networkDecoding_fail", ["request_url": .string(source.description), "response": .string(String(decoding: body.prefix(1024), as: UTF8.self))])
             }
             throw error

@@ -102,7 +102,7 @@ extension Superwall {
 
     /// `onTurn` runs when this refresh's turn comes, before the source is read.
     private func refreshConfiguration(onTurn: () -> Void) async throws(SuperwallError) -> ConfigRefresh {
-        guard session != nil, let source = configLoading.source else { throw .notConfigured }
+        guard session != nil, let source = configLoading.backend?.config else { throw .notConfigured }
         var report = ConfigRefresh()
         await inTurn(of: configLoading.refreshes) {
             onTurn()
@@ -145,10 +145,10 @@ extension Superwall {
     /// Watches a file source's file and refreshes on each settled change, reporting each
     /// refresh (or why it kept the config in use) through `configDidRefresh`. Other sources
     /// have nothing to watch.
-    func watchConfigFile(of source: any ConfigSource) {
-        guard let file = source as? FileConfigSource else { return }
+    func watchConfigFile(of backend: SuperwallBackend) {
+        guard let path = backend.watchedFile else { return }
         do {
-            configLoading.watcher = try ConfigFileWatcher(path: file.path) { [weak self] in
+            configLoading.watcher = try ConfigFileWatcher(path: path) { [weak self] in
                 Task(executorPreference: OffloadExecutor.shared) { await self?.refreshForWatchedFile() }
             }
         } catch {

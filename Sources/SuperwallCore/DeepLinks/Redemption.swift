@@ -41,7 +41,7 @@ extension Superwall {
         redemptions.begin()
         track("redemption_start")
         host.delegate?.willRedeemLink()
-        guard let server = configLoading.source as? RedemptionServer, let session else {
+        guard let server = configLoading.backend?.redemption, let session else {
             finishRedemption(RedemptionResult(
                 code: code, status: .error,
                 message: "Redeeming the code \(code) needs Superwall's subscriptions API, which only the http config source reaches."))
@@ -87,7 +87,7 @@ extension Superwall {
     /// redemption events or delegate calls, as in SuperwallKit. `http` sources only.
     func redeemExistingCodes() {
         let codes = redeemedCodes
-        guard !codes.isEmpty, let server = configLoading.source as? RedemptionServer, let session else { return }
+        guard !codes.isEmpty, let server = configLoading.backend?.redemption, let session else { return }
         let body = redeemBody(session, codes: codes.map { ($0, firstRedemption: false) })
         let request = redeemRequest
         redemptions.begin()
@@ -142,7 +142,7 @@ extension Superwall {
     /// passed since the last fetch. An empty answer does not replace web entitlements that are
     /// active and not yet expired (a backend artifact, not a revocation, as SuperwallKit reads it).
     func pollWebEntitlements(force: Bool) {
-        guard let session, let server = configLoading.source as? WebEntitlementServer, !isTestModeActive else { return }
+        guard let session, let server = configLoading.backend?.webEntitlements, !isTestModeActive else { return }
         let now = clock.now()
         if !force {
             guard let maxAgeMs = session.config?.web2appConfig?.entitlementsMaxAgeMs else { return }

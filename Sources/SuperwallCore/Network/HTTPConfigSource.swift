@@ -24,6 +24,33 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
         self.maximumBodySize = maximumBodySize
     }
 
+    /// SuperwallKit's `networkEnvironment`s.
+    public enum NetworkEnvironment: String, Sendable {
+        case release, releaseCandidate, developer
+
+        /// The environment's hosts: the API, its subscriptions API (web-checkout redemption)
+        /// and its event collector.
+        var hosts: (api: URL, subscriptions: URL, collector: URL) {
+            switch self {
+            case .release:
+                (URL(string: "https://api.superwall.me")!, URL(string: "https://subscriptions-api.superwall.com")!,
+                 URL(string: "https://collector.superwall.me")!)
+            case .releaseCandidate:
+                (URL(string: "https://api.superwallcanary.com")!, URL(string: "https://subscriptions-api.superwallcanary.com")!,
+                 URL(string: "https://collector.superwallcanary.com")!)
+            case .developer:
+                (URL(string: "https://api.superwall.dev")!, URL(string: "https://subscriptions-api.superwall.dev")!,
+                 URL(string: "https://collector.superwall.dev")!)
+            }
+        }
+    }
+
+    /// SuperwallKit's own source: the Superwall API of `environment`.
+    public init(_ environment: NetworkEnvironment, maximumBodySize: Int = HTTPConfigSource.defaultMaximumBodySize) {
+        let hosts = environment.hosts
+        self.init(baseURL: hosts.api, subscriptionsURL: hosts.subscriptions, collectorURL: hosts.collector, maximumBodySize: maximumBodySize)
+    }
+
     /// A config of a thousand campaigns is about 5 MB.
     public static let defaultMaximumBodySize = 16 << 20
 
@@ -57,6 +84,12 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
     }
 
     public var description: String { "Superwall API at \(baseURL.absoluteString)" }
+
+    public var backend: SuperwallBackend {
+        SuperwallBackend(
+            config: self, paywalls: self, assignments: self, redemption: self, webEntitlements: self, collector: self,
+            fetchesOverTheNetwork: true)
+    }
 
     public func fetchConfig(_ request: ConfigRequest) async throws -> Data {
         guard var components = URLComponents(url: baseURL.appendingPathComponent("api/v1/static_config"), resolvingAgainstBaseURL: false) else {

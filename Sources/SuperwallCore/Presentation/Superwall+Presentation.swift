@@ -521,7 +521,7 @@ extension Superwall {
     /// `placement` is nil for a preload (SuperwallKit's `is_triggered_from_event: false`).
     func loadPaywall(_ identifier: String?, for placement: String?) async -> Result<LoadedPaywall, PresentationError> {
         guard let identifier else { return .failure(.paywallNotFound("the variant names no paywall")) }
-        let server = configLoading.source as? PaywallServer
+        let server = configLoading.backend?.paywalls
         let locale = server == nil ? nil : paywallLocale()
         let request = placement ?? ""
         let triggered: [String: JSON] = ["is_triggered_from_event": .bool(placement != nil)]
