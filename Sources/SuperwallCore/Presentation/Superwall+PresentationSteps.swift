@@ -1,0 +1,224 @@
+import Deadlines
+import Foundation
+import Rules
+
+/// The presentation pipeline's steps and the events they track (see `Superwall+Presentation.swift`).
+extension Superwall {
+    // MARK: Steps
+
+    /// The bounds of the waits on the host: the configured ones, the defaults before configure.
+    var timeouts: Timeouts { sessionView?.timeouts ?? Timeouts() }
+
+    /// Waits while the config is loading; nil once it is loaded, `noConfig` if it failed.
+    func waitForConfig() async -> PresentationError? {
+        while sessionView?.status == .pending {
+            let ticket = configLoading.waiters.ticket()
+            await withCheckedContinuation { configLoading.waiters.park($0, ticket: ticket) }
+        }
+        switch sessionView?.status {
+        case nil: return .noConfig("Superwall is not configured")
+        case .failed: return .noConfig(sessionView?.configError?.description ?? "the config failed to load")
+        default: return nil
+        }
+    }
+
+    /// Waits for the status to be known, until `timeouts.subscriptionStatus` after the call
+    /// was made: a placement queued behind another that waited does not wait twice.
+    func waitForSubscriptionStatus(requestedAt: ContinuousClock.Instant) async -> Bool {
+        guard let status = sessionView?.subscriptionStatus else { return false }
+        if status != .unknown { return true }
+        let remaining = timeouts.subscriptionStatus - (ContinuousClock.now - requestedAt)
+        guard remaining > .zero else { return false }
+        return await wait(on: purchases.statusWaiters, within: remaining)
+    }
+
+    /// Parks the caller with `waiters` until they are resumed (true, as a rule), or answers
+    /// false once `limit` has passed.
+    ///
+    /// The deadline resolves the wait itself, from its timer's thread, without coming back to
+    /// this actor: an expiry that had to enter the actor first could find it held, and then
+    /// wait for whatever thread the actor runs on next.
+    func wait(on waiters: ParkedContinuations<Bool>, within limit: Duration) async -> Bool {
+        let ticket = waiters.ticket()
+        let answer = OneShot<Bool>()
+        waiters.park(answer, ticket: ticket)
+        let timer = DeadlineTimer(after: limit) { answer.resolve(false) }
+        let known = await answer.value
+        timer.cancel()
+        waiters.resume(ticket, with: false)
+        return known
+    }
+
+    func evaluateAudiences(of placement: PlacementData, in config: Config) -> AudienceOutcome {
+        guard let trigger = config.trigger(for: placement.name), let evaluator = audienceEvaluator(params: placement.params, placedAt: placement.createdAt) else { return .placementNotFound }
+        return evaluator.evaluate(trigger)
+    }
+
+    /// The evaluator of audiences for a placement with `params` made at `placedAt`: the user,
+    /// the device, the params and the placement log as of then.
+    /// `userOverlay` replaces attributes for this evaluation only (`explainPlacement`).
+    func audienceEvaluator(params: [String: JSON], placedAt: Date, userOverlay: [String: JSON] = [:]) -> AudienceEvaluator? {
+        guard let store, let inputs = sessionView else { return nil }
+        let now = clock.now()
+        let attributes = userOverlay.isEmpty ? inputs.userAttributes : inputs.userAttributes.merging(userOverlay) { $1 }
+        let context = AudienceContext(
+            userAttributes: attributes, isLoggedIn: inputs.isLoggedIn, device: deviceTemplate(),
+            params: params, history: StorePlacementHistory(store: store, now: now))
+        return AudienceEvaluator(
+            context: context, historyBeforePlacement: StorePlacementHistory(store: store, now: placedAt.addingTimeInterval(-0.001)),
+            storedOccurrences: { occurrence in
+                let since: Date?
+                switch occurrence.interval {
+                case .minutes(let minutes): since = now.addingTimeInterval(-Double(minutes) * 60)
+                case .infinity: since = nil
+                }
+                return (try? store.occurrenceCount(key: occurrence.key, since: since)) ?? 0
+            })
+    }
+
+    /// The matched audience's experiment with the user's variant in it.
+    func triggerResult(_ outcome: AudienceOutcome) -> TriggerResult {
+        switch outcome {
+        case .placementNotFound: return .placementNotFound
+        case .noAudienceMatch(let unmatched): return .noAudienceMatch(unmatched)
+        case .matched(let audience, _):
+            guard let assignment = sessionView?.assignments[audience.experimentId] else { return .noAssignment(experimentId: audience.experimentId) }
+            let experiment = Experiment(id: audience.experimentId, groupId: audience.experimentGroupId, variant: assignment.variant)
+            return assignment.variant.kind == .holdout ? .holdout(experiment) : .paywall(experiment)
+        }
+    }
+
+    func recordOccurrence(_ occurrence: Occurrence) {
+        try? store?.recordOccurrence(key: occurrence.key, at: clock.now())
+    }
+
+    /// The paywall by identifier: the config's, or, when the device's locale is one the config
+    /// lists and the source serves paywalls, fetched in that locale (`GET
+    /// /api/v1/paywall/{identifier}`). Loaded once and then cached until a config changes it or
+    /// the locale does.
+    /// `placement` is nil for a preload (SuperwallKit's `is_triggered_from_event: false`).
+    func loadPaywall(_ identifier: String?, for placement: String?) async -> Result<LoadedPaywall, PresentationError> {
+        guard let identifier else { return .failure(.paywallNotFound("the variant names no paywall")) }
+        let server = configLoading.backend?.paywalls
+        let locale = server == nil ? nil : paywallLocale()
+        let request = placement ?? ""
+        let triggered: [String: JSON] = ["is_triggered_from_event": .bool(placement != nil)]
+        if var loaded = paywalls.loaded[identifier], loaded.locale == locale {
+            guard !loaded.requestedFor.contains(request) else { return .success(loaded) }
+            track("paywallResponseLoad_start", triggered)
+            loaded.requestedFor.insert(request)
+            paywalls.loaded[identifier] = loaded
+            track("paywallResponseLoad_complete", triggered)
+            return .success(loaded)
+        }
+        track("paywallResponseLoad_start", triggered)
+        let loadStarted = clock.now()
+        let paywall: Paywall
+        if let locale, let server, session != nil {
+            let request = apiRequest(retryPolicy: RetryPolicy(maxRetries: 6, delay: retryDelay), attemptTimeout: 15)
+            do {
+                paywall = try JSONDecoder().decode(Paywall.self, from: try await server.fetchPaywall(identifier: identifier, locale: locale, request: request))
+            } catch NetworkError.notFound {
+                track("paywallResponseLoad_notFound", triggered)
+                return .failure(.paywallNotFound("the server has no paywall \"\(identifier)\" in \(locale)"))
+            } catch {
+                track("paywallResponseLoad_fail", triggered)
+                return .failure(PresentationError(.paywallFailedToLoad, "The paywall \(identifier) failed to load in \(locale): \(error)."))
+            }
+        } else {
+            guard let configured = session?.config?.paywall(identifier: identifier) else {
+                track("paywallResponseLoad_notFound", triggered)
+                return .failure(.paywallNotFound("the config has no paywall \"\(identifier)\""))
+            }
+            paywall = configured
+        }
+        let loaded = LoadedPaywall(
+            paywall: paywall, presentationId: random.uuid().uuidString.lowercased(), locale: locale, requestedFor: [request],
+            loadStarted: loadStarted, loadCompleted: clock.now())
+        paywalls.loaded[identifier] = loaded
+        track("paywallResponseLoad_complete", triggered)
+        return .success(loaded)
+    }
+
+    /// SuperwallKit's `ConfigLogic.getStaticPaywall` turned around: the locale to fetch a
+    /// paywall in, or nil to take the config's. The device locale when the config lists it;
+    /// else its language, when the config lists that and it is not English.
+    func paywallLocale() -> String? {
+        guard let locales = session?.config?.locales, !locales.isEmpty,
+              let deviceLocale = deviceAttributes()["deviceLocale"]?.stringValue else { return nil }
+        if locales.contains(deviceLocale) { return deviceLocale }
+        let language = String(deviceLocale.prefix { $0 != "_" && $0 != "-" })
+        return language != "en" && locales.contains(language) ? language : nil
+    }
+
+    func paywallInfo(_ loaded: LoadedPaywall, experiment: Experiment, placement: PlacementData) -> PaywallInfo {
+        let paywall = loaded.paywall
+        var info = PaywallInfo(
+            databaseId: paywall.id, identifier: paywall.identifier, name: paywall.name, url: paywall.url, cacheKey: paywall.cacheKey,
+            buildId: paywall.buildId, experiment: experiment, products: paywall.products,
+            presentedByPlacementWithName: placement.name, presentedByPlacementWithId: placement.id.uuidString.lowercased(),
+            presentedByPlacementAt: placement.createdAt, presentationSourceType: placement.sourceType,
+            isFreeTrialAvailable: FreeTrialEligibility(customerInfo: session?.customerInfo ?? .placeholder).isAvailable(on: paywall),
+            featureGating: paywall.featureGating, closeReason: .none, localNotifications: paywall.localNotifications,
+            computedPropertyRequests: paywall.computedProperties, surveys: paywall.surveys, presentationStyle: paywall.presentationStyle,
+            presentationDelayMs: paywall.presentationDelayMs, isScrollEnabled: paywall.isScrollEnabled, presentationId: loaded.presentationId)
+        info.introOfferEligibility = paywall.introductoryOfferEligibility
+        info.loadTimes.responseStart = loaded.loadStarted
+        info.loadTimes.responseComplete = loaded.loadCompleted
+        return info
+    }
+
+    // MARK: Events
+
+    func trackTriggerFire(_ placement: PlacementData, _ result: TriggerResult) {
+        if case .noAudienceMatch(let unmatched) = result {
+            tracking.lastUnmatchedTriggerFire = trackRepeating(
+                "trigger_fire", key: UnmatchedPlacement(placement: placement.name, unmatched: unmatched),
+                remembered: tracking.lastUnmatchedTriggerFire) { triggerFireParameters(placement, result) }.memo
+        } else {
+            track("trigger_fire", triggerFireParameters(placement, result))
+        }
+    }
+
+    private func triggerFireParameters(_ placement: PlacementData, _ result: TriggerResult) -> [String: JSON] {
+        var parameters: [String: JSON] = ["trigger_name": .string(placement.name)]
+        switch result {
+        case .paywall(let experiment):
+            parameters["result"] = "present"
+            parameters["variant_id"] = .string(experiment.variant.id)
+            parameters["experiment_id"] = .string(experiment.id)
+            parameters["paywall_identifier"] = experiment.variant.paywallIdentifier.map(JSON.string) ?? .null
+        case .holdout(let experiment):
+            parameters["result"] = "holdout"
+            parameters["variant_id"] = .string(experiment.variant.id)
+            parameters["experiment_id"] = .string(experiment.id)
+        case .noAudienceMatch(let unmatched):
+            parameters["result"] = "no_rule_match"
+            parameters.reserveCapacity(parameters.count + unmatched.count + 2)
+            for audience in unmatched { parameters[audience.parameterKey] = .string(audience.source.rawValue) }
+        case .placementNotFound:
+            parameters["result"] = "eventNotFound"
+        case .noAssignment:
+            parameters["result"] = "error"
+        }
+        return parameters
+    }
+
+    func trackPresentationRequest(_ kind: PipelineKind, _ placement: PlacementData, status: String, reason: String?) {
+        let parameters: () -> [String: JSON] = {
+            [
+                "source_event_name": .string(placement.name), "pipeline_type": .string(kind.wireName), "status": .string(status),
+                "status_reason": reason.map(JSON.string) ?? "",
+            ]
+        }
+        guard sessionView?.config?.featureFlags.enableExpressionParams != true else {
+            var withExpression = parameters()
+            withExpression["expression_params"] = .string(JSON.object(placement.params).jsonText)
+            track("paywallPresentationRequest", withExpression)
+            return
+        }
+        tracking.lastPresentationRequest = trackRepeating(
+            "paywallPresentationRequest", key: [placement.name, kind.wireName, status, reason ?? ""],
+            remembered: tracking.lastPresentationRequest, parameters).memo
+    }
+}
