@@ -75,6 +75,7 @@ BUSY_POOL_SUITES := BusyPoolDeadlineTests
 test: deps
 	$(PYTHON) scripts/check_links.py
 	$(PYTHON) scripts/check_source_layout.py
+	$(SWIFT) format lint --strict --recursive Sources Tests Benchmarks Package.swift
 	$(PYTHON) scripts/generate_types.py --check
 	$(PYTHON) scripts/generate_demo_config.py --check
 	$(SWIFT) build --build-tests

@@ -2,7 +2,7 @@
 import PackageDescription
 
 let strictSettings: [SwiftSetting] = [
-    .swiftLanguageMode(.v6),
+    .swiftLanguageMode(.v6)
 ]
 
 let package = Package(
@@ -124,7 +124,9 @@ let package = Package(
         ),
         .testTarget(
             name: "JSONRPCTests",
-            dependencies: ["JSONRPC", "TestSupport", .product(name: "OrderedCollections", package: "swift-collections")],
+            dependencies: [
+                "JSONRPC", "TestSupport", .product(name: "OrderedCollections", package: "swift-collections"),
+            ],
             swiftSettings: strictSettings
         ),
         .testTarget(
@@ -140,7 +142,11 @@ let package = Package(
             swiftSettings: strictSettings
         ),
         .testTarget(name: "JSONTextTests", dependencies: ["JSONText", "TestSupport"], swiftSettings: strictSettings),
-        .testTarget(name: "BridgeServerTests", dependencies: ["BridgeServer", "JSONRPC", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "BridgeServerTests",
+            dependencies: ["BridgeServer", "JSONRPC", "TestSupport"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(name: "EndToEndTests", dependencies: ["JSONRPC", "TestSupport"], swiftSettings: strictSettings),
     ]
 )

@@ -43,11 +43,20 @@ func nanoseconds(_ body: () -> Void) -> Double {
 /// How many evaluations matched, printed at the end so no loop's work can be optimised away.
 nonisolated(unsafe) var matchedTotal = 0
 
-let workload = try JSONDecoder().decode(Workload.self, from: Data(contentsOf: URL(fileURLWithPath: CommandLine.arguments[1])))
+let workload = try JSONDecoder().decode(
+    Workload.self,
+    from: Data(contentsOf: URL(fileURLWithPath: CommandLine.arguments[1]))
+)
 let history = NoHistory()
 
 func context(user: [String: JSON], params: [String: JSON]) -> AudienceContext {
-    AudienceContext(userAttributes: user, isLoggedIn: false, deviceAttributes: workload.device, params: params, history: history)
+    AudienceContext(
+        userAttributes: user,
+        isLoggedIn: false,
+        deviceAttributes: workload.device,
+        params: params,
+        history: history
+    )
 }
 
 /// A placement's sources change before every evaluation: one attribute and the params.
@@ -68,16 +77,20 @@ for (name, source) in [("a", workload.simple), ("b", workload.sdk)] {
     var live: [Double] = []
     for _ in 0..<workload.rounds {
         var matches = 0
-        bare.append(nanoseconds {
-            for _ in 0..<bareIterations where program.matches(prepared) { matches += 1 }
-        } / Double(bareIterations))
+        bare.append(
+            nanoseconds {
+                for _ in 0..<bareIterations where program.matches(prepared) { matches += 1 }
+            } / Double(bareIterations)
+        )
         var user = workload.user
-        live.append(nanoseconds {
-            for iteration in 0..<liveIterations {
-                let params = changed(iteration, user: &user)
-                if program.matches(context(user: user, params: params)) { matches += 1 }
-            }
-        } / Double(liveIterations))
+        live.append(
+            nanoseconds {
+                for iteration in 0..<liveIterations {
+                    let params = changed(iteration, user: &user)
+                    if program.matches(context(user: user, params: params)) { matches += 1 }
+                }
+            } / Double(liveIterations)
+        )
         matchedTotal += matches
     }
     report("\(name)-bare", bare, result: first)
@@ -92,17 +105,21 @@ var bare: [Double] = []
 var live: [Double] = []
 for _ in 0..<workload.rounds {
     var matches = 0
-    bare.append(nanoseconds {
-        for _ in 0..<sequences { for program in programs where program.matches(prepared) { matches += 1 } }
-    } / Double(sequences))
+    bare.append(
+        nanoseconds {
+            for _ in 0..<sequences { for program in programs where program.matches(prepared) { matches += 1 } }
+        } / Double(sequences)
+    )
     var user = workload.user
-    live.append(nanoseconds {
-        for iteration in 0..<sequences {
-            let params = changed(iteration, user: &user)
-            let placement = context(user: user, params: params)
-            for program in programs where program.matches(placement) { matches += 1 }
-        }
-    } / Double(sequences))
+    live.append(
+        nanoseconds {
+            for iteration in 0..<sequences {
+                let params = changed(iteration, user: &user)
+                let placement = context(user: user, params: params)
+                for program in programs where program.matches(placement) { matches += 1 }
+            }
+        } / Double(sequences)
+    )
     matchedTotal += matches
 }
 report("c-bare", bare, result: String(firstMatches))

@@ -1,7 +1,7 @@
 import JSONRPC
 import Logging
-import Synchronization
 import SuperwallCore
+import Synchronization
 
 /// The bridge's side of the connection: the method table and the client's session.
 public final class BridgeServer: ConnectionHandler {
@@ -23,17 +23,31 @@ public final class BridgeServer: ConnectionHandler {
     /// that does not say `watch: false`; `maximumConfigSize` (`--max-config-size`) bounds a
     /// config file.
     public init(
-        logger: Logger, logLevel: any LogLevelControl, clientLog: ClientLog? = nil, watchConfigFiles: Bool = false,
+        logger: Logger,
+        logLevel: any LogLevelControl,
+        clientLog: ClientLog? = nil,
+        watchConfigFiles: Bool = false,
         maximumConfigSize: Int = FileConfigSource.defaultMaximumSize
     ) {
         self.logger = logger
         clientLog?.attach(delegate)
         let clock = StoppableClock()
         superwall = Superwall(
-            clock: clock, delegate: delegate, presenter: ClientPaywallPresenter(host: host), purchaseController: ClientPurchaseController(host: host))
+            clock: clock,
+            delegate: delegate,
+            presenter: ClientPaywallPresenter(host: host),
+            purchaseController: ClientPurchaseController(host: host)
+        )
         methods = MethodTable(
-            superwall: superwall, clock: clock, delegate: delegate, host: host, logLevel: logLevel, logger: logger, watchConfigFiles: watchConfigFiles,
-            maximumConfigSize: maximumConfigSize)
+            superwall: superwall,
+            clock: clock,
+            delegate: delegate,
+            host: host,
+            logLevel: logLevel,
+            logger: logger,
+            watchConfigFiles: watchConfigFiles,
+            maximumConfigSize: maximumConfigSize
+        )
     }
 
     /// The client's session, once `initialize` has been answered.
@@ -45,7 +59,9 @@ public final class BridgeServer: ConnectionHandler {
         delegate.attach(connection)
         host.attach(connection, capabilities: client.capabilities)
         delegate.bind(client.capabilities.delegate)
-        logger.info("initialized by \(client.clientName) \(client.clientVersion ?? "") (protocol \(client.protocolVersion))")
+        logger.info(
+            "initialized by \(client.clientName) \(client.clientVersion ?? "") (protocol \(client.protocolVersion))"
+        )
         for warning in client.warnings { logger.warning("initialize: \(warning.message)") }
         return [
             "protocolVersion": .string(Self.protocolVersion),
@@ -86,9 +102,14 @@ public final class BridgeServer: ConnectionHandler {
     /// alone, it suggested `configure` was never called.
     private func explained(_ error: any Error) async -> any Error {
         guard let rpc = error as? RPCError, rpc.kind == "notConfigured", let failure = await superwall.configureFailure,
-              case .object(var data)? = rpc.data else { return error }
+            case .object(var data)? = rpc.data
+        else { return error }
         data["cause"] = failure.rpcError.jsonValue
-        return RPCError(code: rpc.code, message: "\(rpc.message) The last configure failed: \(failure.description)", data: .object(data))
+        return RPCError(
+            code: rpc.code,
+            message: "\(rpc.message) The last configure failed: \(failure.description)",
+            data: .object(data)
+        )
     }
 
     /// The client's notifications: the app's foreground and background (UIKit's names).
@@ -100,7 +121,8 @@ public final class BridgeServer: ConnectionHandler {
             // A request sent without an id (a client whose id 0 was dropped by `omitempty`):
             // JSON-RPC forbids answering it, so the log says why nothing happened.
             logger.warning(
-                "\(method.prefix(64)) was sent as a notification (without an id) and was not run: it is a request, and a notification gets no answer. Give it an id (0 is a valid id).")
+                "\(method.prefix(64)) was sent as a notification (without an id) and was not run: it is a request, and a notification gets no answer. Give it an id (0 is a valid id)."
+            )
             return
         default:
             logger.debug("ignored notification \(notification.method)")

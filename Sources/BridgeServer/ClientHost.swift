@@ -33,7 +33,11 @@ struct ClientPaywallPresenter: PaywallPresenter {
 
     func present(_ presentation: PaywallPresentation) async throws {
         guard let connection = host.connection else { throw RPCError.connectionClosed }
-        _ = try await connection.sendRequest("paywall/present", params: presentation.wireValue, timeout: ClientHost.backstop)
+        _ = try await connection.sendRequest(
+            "paywall/present",
+            params: presentation.wireValue,
+            timeout: ClientHost.backstop
+        )
     }
 
     /// Only to a client that declared `paywallPresenter`: a `getPaywall` client without it
@@ -42,31 +46,45 @@ struct ClientPaywallPresenter: PaywallPresenter {
         guard let connection = host.connection, host.capabilities.paywallPresenter else { return }
         _ = try? await connection.sendRequest(
             "paywall/dismiss",
-            params: ["sessionId": .string(sessionId), "result": result.wireValue, "closeReason": .string(closeReason.rawValue),
-                     "paywallInfo": info.wireValue],
-            timeout: ClientHost.backstop)
+            params: [
+                "sessionId": .string(sessionId), "result": result.wireValue,
+                "closeReason": .string(closeReason.rawValue),
+                "paywallInfo": info.wireValue,
+            ],
+            timeout: ClientHost.backstop
+        )
     }
 
     var canPreload: Bool { host.capabilities.paywallPreloader && host.connection != nil }
 
     func preload(_ paywall: Paywall, page: PageBootstrap) async throws {
         guard let connection = host.connection else { throw RPCError.connectionClosed }
-        _ = try await connection.sendRequest("paywall/preload", params: [
-            "paywall": [
-                "identifier": .string(paywall.identifier), "url": .string(paywall.url), "presentationStyle": paywall.presentationStyle.wireValue,
-                "products": .array(paywall.products.map(\.wireValue)), "page": page.wireValue(presentationDelayMs: paywall.presentationDelayMs),
+        _ = try await connection.sendRequest(
+            "paywall/preload",
+            params: [
+                "paywall": [
+                    "identifier": .string(paywall.identifier), "url": .string(paywall.url),
+                    "presentationStyle": paywall.presentationStyle.wireValue,
+                    "products": .array(paywall.products.map(\.wireValue)),
+                    "page": page.wireValue(presentationDelayMs: paywall.presentationDelayMs),
+                ]
             ],
-        ], timeout: ClientHost.backstop)
+            timeout: ClientHost.backstop
+        )
     }
 
     func showAlert(_ alert: PaywallAlert, sessionId: String) async throws {
         let connection = try presenterConnection()
         _ = try await connection.sendRequest(
             "paywall/showAlert",
-            params: ["sessionId": .string(sessionId), "title": .string(alert.title), "message": .string(alert.message),
-                     "actionTitle": alert.actionTitle.map(JSONValue.string) ?? .null, "actionUrl": alert.actionURL.map(JSONValue.string) ?? .null,
-                     "closeActionTitle": .string(alert.closeActionTitle)],
-            timeout: ClientHost.backstop)
+            params: [
+                "sessionId": .string(sessionId), "title": .string(alert.title), "message": .string(alert.message),
+                "actionTitle": alert.actionTitle.map(JSONValue.string) ?? .null,
+                "actionUrl": alert.actionURL.map(JSONValue.string) ?? .null,
+                "closeActionTitle": .string(alert.closeActionTitle),
+            ],
+            timeout: ClientHost.backstop
+        )
     }
 }
 
@@ -83,9 +101,13 @@ extension ClientPaywallPresenter {
     func presentSurvey(_ survey: Survey, sessionId: String, info: PaywallInfo) async throws -> SurveyAnswer {
         let connection = try presenterConnection()
         let reply = try await connection.sendRequest(
-            "paywall/presentSurvey", params: ["sessionId": .string(sessionId), "survey": survey.wireValue, "paywallInfo": info.wireValue],
-            timeout: ClientHost.backstop)
-        guard case .object(let fields) = reply, case .string(let type)? = fields["type"] else { throw SurveysUnsupported() }
+            "paywall/presentSurvey",
+            params: ["sessionId": .string(sessionId), "survey": survey.wireValue, "paywallInfo": info.wireValue],
+            timeout: ClientHost.backstop
+        )
+        guard case .object(let fields) = reply, case .string(let type)? = fields["type"] else {
+            throw SurveysUnsupported()
+        }
         switch (type, fields["optionId"], fields["customResponse"]) {
         case ("close", _, _):
             return .close
@@ -101,7 +123,10 @@ extension ClientPaywallPresenter {
     /// `paywall/pageEvent`: a notification, so that events reach the page in order without
     /// waiting on the client.
     func passToPage(_ accept64: String, sessionId: String) {
-        host.connection?.notify("paywall/pageEvent", params: ["sessionId": .string(sessionId), "accept64": .string(accept64)])
+        host.connection?.notify(
+            "paywall/pageEvent",
+            params: ["sessionId": .string(sessionId), "accept64": .string(accept64)]
+        )
     }
 
     /// Each effect is a request of its own (`paywall/openUrl`, ...); the client's error reply,
@@ -113,7 +138,9 @@ extension ClientPaywallPresenter {
         object["sessionId"] = .string(sessionId)
         let reply = try await connection.sendRequest(method, params: .object(object), timeout: ClientHost.backstop)
         guard case .requestPermission = effect else { return nil }
-        guard case .object(let fields) = reply, case .string(let name)? = fields["status"], let status = PermissionStatus(rawValue: name) else {
+        guard case .object(let fields) = reply, case .string(let name)? = fields["status"],
+            let status = PermissionStatus(rawValue: name)
+        else {
             return .unsupported
         }
         return status
@@ -127,15 +154,22 @@ extension PageEffect {
         case .openURL(let url, let mode):
             return ("paywall/openUrl", ["url": .string(url), "mode": .string(mode.rawValue)])
         case .requestReview(let external, let url):
-            return ("paywall/requestReview", ["type": .string(external ? "external" : "inApp"), "url": url.map(JSONValue.string) ?? .null])
+            return (
+                "paywall/requestReview",
+                ["type": .string(external ? "external" : "inApp"), "url": url.map(JSONValue.string) ?? .null]
+            )
         case .requestPermission(let permission):
             return ("paywall/requestPermission", ["permission": .string(permission)])
         case .scheduleNotification(let notification):
-            return ("paywall/scheduleNotification", [
-                "id": .string(notification.id), "title": .string(notification.title),
-                "subtitle": notification.subtitle.map(JSONValue.string) ?? .null, "body": .string(notification.body),
-                "delayMs": .double(notification.delayMs),
-            ])
+            return (
+                "paywall/scheduleNotification",
+                [
+                    "id": .string(notification.id), "title": .string(notification.title),
+                    "subtitle": notification.subtitle.map(JSONValue.string) ?? .null,
+                    "body": .string(notification.body),
+                    "delayMs": .double(notification.delayMs),
+                ]
+            )
         case .haptic(let type):
             return ("paywall/haptic", ["type": .string(type)])
         case .loadingState(let state):
@@ -187,10 +221,13 @@ struct ClientPresentationHandler: PresentationHandler {
         do {
             reply = try await connection.sendRequest(
                 "handler/onCustomCallback",
-                params: ["registerId": registerId, "name": .string(callback.name),
-                         "variables": .object(JSONValue.sortedObject(callback.variables)),
-                         "behavior": .string(callback.isBlocking ? "blocking" : "nonBlocking")],
-                timeout: ClientHost.backstop)
+                params: [
+                    "registerId": registerId, "name": .string(callback.name),
+                    "variables": .object(JSONValue.sortedObject(callback.variables)),
+                    "behavior": .string(callback.isBlocking ? "blocking" : "nonBlocking"),
+                ],
+                timeout: ClientHost.backstop
+            )
         } catch {
             return .failure("The client answered the custom callback with an error: \(error.message)")
         }
@@ -200,8 +237,11 @@ struct ClientPresentationHandler: PresentationHandler {
     /// `{status: "success" | "failure", data?: object}`; anything else is a failure that says why.
     static func decode(_ reply: JSONValue) -> CustomCallbackResult {
         guard case .object(let fields) = reply, case .string(let statusName)? = fields["status"],
-              let status = CustomCallbackResult.Status(rawValue: statusName) else {
-            return .failure("The client's answer to the custom callback is not {status: \"success\" | \"failure\", data?}.")
+            let status = CustomCallbackResult.Status(rawValue: statusName)
+        else {
+            return .failure(
+                "The client's answer to the custom callback is not {status: \"success\" | \"failure\", data?}."
+            )
         }
         switch fields["data"] {
         case nil, .null?: return CustomCallbackResult(status: status)

@@ -44,7 +44,9 @@ public enum ClientLimits {
     static func placementName(_ params: Params, _ key: String = "placement") throws(RPCError) -> String {
         let name = try params.string(key)
         // The path is written only for a refusal: `register` takes this on every call.
-        if name.utf8.count > placementNameBytes { try check(name, at: params.path(of: key), atMost: placementNameBytes) }
+        if name.utf8.count > placementNameBytes {
+            try check(name, at: params.path(of: key), atMost: placementNameBytes)
+        }
         return name
     }
 
@@ -58,8 +60,11 @@ public enum ClientLimits {
     /// A number within `range`; `data.limit` names the bound it passed.
     static func check(_ value: Int, at path: String, within range: ClosedRange<Int>) throws(RPCError) {
         guard !range.contains(value) else { return }
-        throw refuse(path, "must be from \(range.lowerBound) to \(range.upperBound), not \(value).",
-                     limit: value < range.lowerBound ? range.lowerBound : range.upperBound)
+        throw refuse(
+            path,
+            "must be from \(range.lowerBound) to \(range.upperBound), not \(value).",
+            limit: value < range.lowerBound ? range.lowerBound : range.upperBound
+        )
     }
 
     /// Attributes within the depth, count and string limits.

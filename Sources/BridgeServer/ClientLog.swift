@@ -63,18 +63,41 @@ public final class ClientLog: Sendable {
             return budget.heldBack
         }
         guard heldBack > 0, let delegate = channel.withLock({ $0 }) else { return }
-        send(level: .warning, scope: "superwall-bridge",
-             message: "\(heldBack) log line(s) were not forwarded to the delegate: more than \(Self.linesPerSecond) a second", metadata: [:], to: delegate)
+        send(
+            level: .warning,
+            scope: "superwall-bridge",
+            message:
+                "\(heldBack) log line(s) were not forwarded to the delegate: more than \(Self.linesPerSecond) a second",
+            metadata: [:],
+            to: delegate
+        )
     }
 
-    private func send(level: Logger.Level, scope: String, message: String, metadata: Logger.Metadata, to delegate: DelegateChannel) {
-        delegate.sendIfBound("delegate/handleLog", [
-            "level": .string(Self.superwallName(of: level)),
-            "scope": .string(scope),
-            "message": .string(message),
-            "info": metadata.isEmpty ? .null : .object(JSONObject(uniqueKeysWithValues: metadata.sorted { $0.key < $1.key }.map { ($0.key, .string("\($0.value)")) })),
-            "error": .null,
-        ])
+    private func send(
+        level: Logger.Level,
+        scope: String,
+        message: String,
+        metadata: Logger.Metadata,
+        to delegate: DelegateChannel
+    ) {
+        delegate.sendIfBound(
+            "delegate/handleLog",
+            [
+                "level": .string(Self.superwallName(of: level)),
+                "scope": .string(scope),
+                "message": .string(message),
+                "info": metadata.isEmpty
+                    ? .null
+                    : .object(
+                        JSONObject(
+                            uniqueKeysWithValues: metadata.sorted { $0.key < $1.key }.map {
+                                ($0.key, .string("\($0.value)"))
+                            }
+                        )
+                    ),
+                "error": .null,
+            ]
+        )
     }
 
     /// SuperwallKit's level names: `debug`, `info`, `warn`, `error`.

@@ -55,7 +55,10 @@ struct ClientPurchaseController: PurchaseController {
         case .result("purchased", _):
             guard let fields = reply["transaction"], fields != .null else { return PurchaseAnswer(.purchased) }
             do {
-                return PurchaseAnswer(.purchased, transaction: try TransactionReport(wire: Params(fields, path: "result.transaction")))
+                return PurchaseAnswer(
+                    .purchased,
+                    transaction: try TransactionReport(wire: Params(fields, path: "result.transaction"))
+                )
             } catch {
                 return PurchaseAnswer(.failed("The client's purchase result does not decode: \(error.message)"))
             }
@@ -83,10 +86,14 @@ struct ClientPurchaseController: PurchaseController {
     /// A reply's `type`, which must be one of `types`, and its `error`; else why it does not decode.
     private static func decode(_ reply: JSONValue, types: [String], of what: String) -> Decoded {
         guard case .object(let fields) = reply, case .string(let type)? = fields["type"] else {
-            return .malformed("The client's \(what) result does not decode: expected an object {type, error?} with a string type, got \(reply.typeName).")
+            return .malformed(
+                "The client's \(what) result does not decode: expected an object {type, error?} with a string type, got \(reply.typeName)."
+            )
         }
         guard types.contains(type) else {
-            return .malformed("The client's \(what) result does not decode: type \"\(type)\" is not one of \(types.joined(separator: ", ")).")
+            return .malformed(
+                "The client's \(what) result does not decode: type \"\(type)\" is not one of \(types.joined(separator: ", "))."
+            )
         }
         return .result(type: type, error: message(fields["error"]))
     }
@@ -103,14 +110,15 @@ struct ClientPurchaseController: PurchaseController {
 
 extension PurchaseResult {
     var wireValue: JSONValue {
-        let (type, error): (String, String?) = switch self {
-        case .purchased: ("purchased", nil)
-        case .cancelled: ("cancelled", nil)
-        case .pending: ("pending", nil)
-        case .restored: ("restored", nil)
-        case .failed(let message): ("failed", message)
-        case .timedOut: ("timedOut", "The purchase controller did not answer within the purchase deadline.")
-        }
+        let (type, error): (String, String?) =
+            switch self {
+            case .purchased: ("purchased", nil)
+            case .cancelled: ("cancelled", nil)
+            case .pending: ("pending", nil)
+            case .restored: ("restored", nil)
+            case .failed(let message): ("failed", message)
+            case .timedOut: ("timedOut", "The purchase controller did not answer within the purchase deadline.")
+            }
         return ["type": .string(type), "error": error.map(JSONValue.string) ?? .null]
     }
 }
@@ -130,10 +138,15 @@ extension PaywallKept {
         case .webRestoreOffered(let locked):
             [
                 "reason": "webRestoreOffered", "lockedEntitlements": .array(locked.map(JSONValue.string)),
-                "message": .string("The restore left \(locked.joined(separator: ", ")) locked: the web restore was offered (paywall/alert) and the paywall stays, as in SuperwallKit."),
+                "message": .string(
+                    "The restore left \(locked.joined(separator: ", ")) locked: the web restore was offered (paywall/alert) and the paywall stays, as in SuperwallKit."
+                ),
             ]
         case .automaticallyDismissOff:
-            ["reason": "automaticallyDismissOff", "message": "paywalls.automaticallyDismiss is false: the app dismisses the paywall."]
+            [
+                "reason": "automaticallyDismissOff",
+                "message": "paywalls.automaticallyDismiss is false: the app dismisses the paywall.",
+            ]
         }
     }
 }

@@ -30,8 +30,11 @@ public struct ClientSession: Sendable, Equatable {
         guard Self.speaks(protocolVersion) else {
             throw RPCError(
                 code: -32602,
-                message: "This bridge speaks protocol \(BridgeServer.protocolVersion) (any 1.x client works with it), not \(protocolVersion).",
-                kind: "unsupportedProtocolVersion", details: ["path": "params.protocolVersion", "supported": .string(BridgeServer.protocolVersion)])
+                message:
+                    "This bridge speaks protocol \(BridgeServer.protocolVersion) (any 1.x client works with it), not \(protocolVersion).",
+                kind: "unsupportedProtocolVersion",
+                details: ["path": "params.protocolVersion", "supported": .string(BridgeServer.protocolVersion)]
+            )
         }
         let client = try params.optionalObject("client")
         clientName = try client?.optionalString("name") ?? "unknown"
@@ -45,14 +48,21 @@ public struct ClientSession: Sendable, Equatable {
             capabilities.paywallPreloader = try declared.optionalBool("paywallPreloader") ?? false
             for name in declared.members.keys.sorted() where !Self.capabilityNames.contains(name) {
                 let path = "params.capabilities.\(name.prefix(64))"
-                let suggestion = Self.capabilityNames.first { Self.isNearly(name, $0) }.map { " Did you mean \($0)?" } ?? ""
-                warnings.append(ConfigureKeys.Warning(
-                    path: path, message: "\(path) is not a capability this bridge knows; it was ignored.\(suggestion)"))
+                let suggestion =
+                    Self.capabilityNames.first { Self.isNearly(name, $0) }.map { " Did you mean \($0)?" } ?? ""
+                warnings.append(
+                    ConfigureKeys.Warning(
+                        path: path,
+                        message: "\(path) is not a capability this bridge knows; it was ignored.\(suggestion)"
+                    )
+                )
             }
         }
     }
 
-    static let capabilityNames = ["purchaseController", "paywallPresenter", "customCallbacks", "delegate", "paywallPreloader"]
+    static let capabilityNames = [
+        "purchaseController", "paywallPresenter", "customCallbacks", "delegate", "paywallPreloader",
+    ]
 
     /// Whether `typed` is `name` with at most two letters changed, added or removed, case aside.
     private static func isNearly(_ typed: String, _ name: String) -> Bool {
@@ -72,6 +82,7 @@ public struct ClientSession: Sendable, Equatable {
     /// A client of the same major version: minor versions only add methods, fields and
     /// notifications, which a client ignores when it does not know them.
     static func speaks(_ version: String) -> Bool {
-        version.split(separator: ".", omittingEmptySubsequences: false).first == BridgeServer.protocolVersion.split(separator: ".").first
+        version.split(separator: ".", omittingEmptySubsequences: false).first
+            == BridgeServer.protocolVersion.split(separator: ".").first
     }
 }

@@ -15,14 +15,28 @@ enum ConfigureKeys {
     /// The objects whose keys are checked, by path, with the keys each takes.
     private static let levels: [(path: String, keys: [String])] = [
         ("params", ["apiKey", "options", "device", "storeProducts"]),
-        ("params.options", [
-            "configSource", "dataDirectory", "networkEnvironment", "maxConfigRetryCount", "testModeBehavior", "paywalls",
-            "timeouts", "eventTrackingBehavior", "isExternalDataCollectionEnabled", "eventFlushIntervalMs", "logging",
-            "localeIdentifier", "enableExperimentalDeviceVariables", "clock", "explainOnRefresh",
-        ]),
+        (
+            "params.options",
+            [
+                "configSource", "dataDirectory", "networkEnvironment", "maxConfigRetryCount", "testModeBehavior",
+                "paywalls",
+                "timeouts", "eventTrackingBehavior", "isExternalDataCollectionEnabled", "eventFlushIntervalMs",
+                "logging",
+                "localeIdentifier", "enableExperimentalDeviceVariables", "clock", "explainOnRefresh",
+            ]
+        ),
         ("params.options.logging", ["level", "scopes"]),
-        ("params.options.paywalls", ["automaticallyDismiss", "overrideProductsByName", "shouldShowPurchaseFailureAlert", "shouldPreload"]),
-        ("params.options.timeouts", ["subscriptionStatusMs", "presentationMs", "customCallbackMs", "purchaseMs", "restoreMs", "configMs", "pageEffectMs", "surveyMs"]),
+        (
+            "params.options.paywalls",
+            ["automaticallyDismiss", "overrideProductsByName", "shouldShowPurchaseFailureAlert", "shouldPreload"]
+        ),
+        (
+            "params.options.timeouts",
+            [
+                "subscriptionStatusMs", "presentationMs", "customCallbackMs", "purchaseMs", "restoreMs", "configMs",
+                "pageEffectMs", "surveyMs",
+            ]
+        ),
         ("params.options.configSource", ["type", "path", "watch", "baseUrl"]),
     ]
 
@@ -41,7 +55,9 @@ enum ConfigureKeys {
                 let path = "\(level.path).\(key)"
                 if let belongs = home[key] {
                     throw RPCError.invalidParams(
-                        "\(path) is not read there: it belongs at \(belongs).", details: ["path": .string(path), "belongsAt": .string(belongs)])
+                        "\(path) is not read there: it belongs at \(belongs).",
+                        details: ["path": .string(path), "belongsAt": .string(belongs)]
+                    )
                 }
                 warnings.append(Warning(path: path, message: "\(path) is not a key configure knows; it was ignored."))
             }

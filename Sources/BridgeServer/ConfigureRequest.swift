@@ -23,7 +23,9 @@ struct ConfigureRequest {
     /// `watchFiles` is the command line's `--watch`: file sources are watched unless they say
     /// `watch: false`.
     init(
-        _ params: Params, capabilities: ClientSession.Capabilities, watchFiles: Bool = false,
+        _ params: Params,
+        capabilities: ClientSession.Capabilities,
+        watchFiles: Bool = false,
         maximumConfigSize: Int = FileConfigSource.defaultMaximumSize
     ) throws(RPCError) {
         var warnings = try ConfigureKeys.check(params)
@@ -36,46 +38,71 @@ struct ConfigureRequest {
         case "system": usesManualClock = false
         case "manual": usesManualClock = true
         default:
-            throw RPCError.invalidParams("params.options.clock must be one of system, manual.", details: ["path": "params.options.clock"])
+            throw RPCError.invalidParams(
+                "params.options.clock must be one of system, manual.",
+                details: ["path": "params.options.clock"]
+            )
         }
         explainOnRefresh = try options?.optionalStrings("explainOnRefresh") ?? []
-        try ClientLimits.check(explainOnRefresh.count, at: "params.options.explainOnRefresh", within: ClientLimits.explainedPlacements)
+        try ClientLimits.check(
+            explainOnRefresh.count,
+            at: "params.options.explainOnRefresh",
+            within: ClientLimits.explainedPlacements
+        )
         let logging = try options?.optionalObject("logging")
         logLevel = try logging.flatMap { logging throws(RPCError) in try Self.logLevel(logging) }
         if let scopes = try logging?.optionalStrings("scopes"), scopes != ["all"] {
-            warnings.append(ConfigureKeys.Warning(
-                path: "params.options.logging.scopes",
-                message: "params.options.logging.scopes is not applied: the bridge's log has no scopes to choose from, so every scope is logged at the level."))
+            warnings.append(
+                ConfigureKeys.Warning(
+                    path: "params.options.logging.scopes",
+                    message:
+                        "params.options.logging.scopes is not applied: the bridge's log has no scopes to choose from, so every scope is logged at the level."
+                )
+            )
         }
         self.warnings = warnings
         localeIdentifier = try options?.optionalString("localeIdentifier")
         if let localeIdentifier {
-            try ClientLimits.check(localeIdentifier, at: "params.options.localeIdentifier", atMost: ClientLimits.nameBytes)
+            try ClientLimits.check(
+                localeIdentifier,
+                at: "params.options.localeIdentifier",
+                atMost: ClientLimits.nameBytes
+            )
         }
         let environment = try options?.optionalString("networkEnvironment") ?? "release"
         guard let network = HTTPConfigSource.NetworkEnvironment(rawValue: environment) else {
             throw RPCError.invalidParams(
                 "params.options.networkEnvironment must be release, releaseCandidate or developer, not \"\(environment.prefix(64))\".",
-                details: ["path": "params.options.networkEnvironment"])
+                details: ["path": "params.options.networkEnvironment"]
+            )
         }
         let dataDirectory = try options?.optionalString("dataDirectory")
         if let dataDirectory {
             try ClientLimits.check(dataDirectory, at: "params.options.dataDirectory", atMost: ClientLimits.pathBytes)
             guard !dataDirectory.isEmpty, !dataDirectory.utf8.contains(0) else {
-                throw RPCError.invalidParams("params.options.dataDirectory must be a path: not empty, and without NUL characters.",
-                                             details: ["path": "params.options.dataDirectory"])
+                throw RPCError.invalidParams(
+                    "params.options.dataDirectory must be a path: not empty, and without NUL characters.",
+                    details: ["path": "params.options.dataDirectory"]
+                )
             }
         }
         let source = try Self.configSource(
-            options?.optionalObject("configSource"), network: network, maximumConfigSize: maximumConfigSize,
-            path: options?.path(of: "configSource") ?? "params.options.configSource")
+            options?.optionalObject("configSource"),
+            network: network,
+            maximumConfigSize: maximumConfigSize,
+            path: options?.path(of: "configSource") ?? "params.options.configSource"
+        )
         let watch = try options?.optionalObject("configSource")?.optionalBool("watch") ?? watchFiles
         let device = try params.optionalJSONObject("device") ?? [:]
         let retries = try options?.optionalInt("maxConfigRetryCount") ?? 6
         try ClientLimits.check(retries, at: "params.options.maxConfigRetryCount", within: ClientLimits.configRetries)
         let flushInterval = try options?.optionalInt("eventFlushIntervalMs")
         if let flushInterval {
-            try ClientLimits.check(flushInterval, at: "params.options.eventFlushIntervalMs", within: ClientLimits.eventFlushIntervalMs)
+            try ClientLimits.check(
+                flushInterval,
+                at: "params.options.eventFlushIntervalMs",
+                within: ClientLimits.eventFlushIntervalMs
+            )
         }
         let paywalls = try options?.optionalObject("paywalls")
         var configureOptions = Superwall.ConfigureOptions(
@@ -95,7 +122,8 @@ struct ConfigureRequest {
             watchConfigFile: watch && source.backend.watchedFile != nil,
             eventTrackingBehavior: try Self.eventTrackingBehavior(options),
             eventFlushInterval: flushInterval.map { .milliseconds($0) }
-                ?? (environment == "release" ? .seconds(20) : .seconds(1)))
+                ?? (environment == "release" ? .seconds(20) : .seconds(1))
+        )
         configureOptions.explainOnRefresh = explainOnRefresh
         configureOptions.networkEnvironment = environment
         configureOptions.logLevel = logLevel
@@ -109,7 +137,8 @@ struct ConfigureRequest {
         guard let level = Logger.Level(superwallName: name) else {
             throw RPCError.invalidParams(
                 "params.options.logging.level must be debug, info, warn, error or none, not \"\(name.prefix(64))\".",
-                details: ["path": "params.options.logging.level"])
+                details: ["path": "params.options.logging.level"]
+            )
         }
         return level
     }
@@ -122,7 +151,10 @@ struct ConfigureRequest {
         func milliseconds(_ key: String) throws(RPCError) -> Duration? {
             guard let value = try fields.optionalInt(key) else { return nil }
             guard value > 0 else {
-                throw RPCError.invalidParams("\(fields.path(of: key)) must be a positive number of milliseconds.", details: ["path": .string(fields.path(of: key))])
+                throw RPCError.invalidParams(
+                    "\(fields.path(of: key)) must be a positive number of milliseconds.",
+                    details: ["path": .string(fields.path(of: key))]
+                )
             }
             return .milliseconds(value)
         }
@@ -144,7 +176,10 @@ struct ConfigureRequest {
         if let name = try options.optionalString("eventTrackingBehavior") {
             guard let behavior = EventTrackingBehavior(rawValue: name) else {
                 let path = options.path(of: "eventTrackingBehavior")
-                throw RPCError.invalidParams("\(path) must be one of all, superwallOnly, none.", details: ["path": .string(path)])
+                throw RPCError.invalidParams(
+                    "\(path) must be one of all, superwallOnly, none.",
+                    details: ["path": .string(path)]
+                )
             }
             return behavior
         }
@@ -156,7 +191,10 @@ struct ConfigureRequest {
         guard let options, let name = try options.optionalString("testModeBehavior") else { return .automatic }
         guard let behavior = TestModeBehavior(rawValue: name) else {
             let path = options.path(of: "testModeBehavior")
-            throw RPCError.invalidParams("\(path) must be one of always, never, whenEnabledForUser, automatic.", details: ["path": .string(path)])
+            throw RPCError.invalidParams(
+                "\(path) must be one of always, never, whenEnabledForUser, automatic.",
+                details: ["path": .string(path)]
+            )
         }
         return behavior
     }
@@ -164,7 +202,10 @@ struct ConfigureRequest {
     /// `{type: "embedded"}`, `{type: "file", path, watch?}` or `{type: "http", baseUrl}`; without
     /// one, SuperwallKit's own source: the Superwall API of the network environment.
     private static func configSource(
-        _ source: Params?, network: HTTPConfigSource.NetworkEnvironment, maximumConfigSize: Int, path: String
+        _ source: Params?,
+        network: HTTPConfigSource.NetworkEnvironment,
+        maximumConfigSize: Int,
+        path: String
     ) throws(RPCError) -> any ConfigSource {
         guard let source else {
             return HTTPConfigSource(network, maximumBodySize: maximumConfigSize)
@@ -176,12 +217,20 @@ struct ConfigureRequest {
             return FileConfigSource(path: try source.string("path"), maximumSize: maximumConfigSize)
         case "http":
             let text = try source.string("baseUrl")
-            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme), url.host != nil else {
-                throw RPCError.invalidParams("\(path).baseUrl must be an http or https URL, not \"\(text)\".", details: ["path": .string("\(path).baseUrl")])
+            guard let url = URL(string: text), let scheme = url.scheme?.lowercased(),
+                ["http", "https"].contains(scheme), url.host != nil
+            else {
+                throw RPCError.invalidParams(
+                    "\(path).baseUrl must be an http or https URL, not \"\(text)\".",
+                    details: ["path": .string("\(path).baseUrl")]
+                )
             }
             return HTTPConfigSource(baseURL: url, maximumBodySize: maximumConfigSize)
         case let other:
-            throw RPCError.invalidParams("\(path).type must be \"embedded\", \"file\" or \"http\", not \"\(other)\".", details: ["path": .string("\(path).type")])
+            throw RPCError.invalidParams(
+                "\(path).type must be \"embedded\", \"file\" or \"http\", not \"\(other)\".",
+                details: ["path": .string("\(path).type")]
+            )
         }
     }
 }

@@ -82,11 +82,16 @@ final class DelegateChannel: SuperwallDelegate, Sendable {
     func willRedeemLink() { send("delegate/willRedeemLink", [:]) }
 
     func didRedeemLink(_ result: RedemptionResult) {
-        send("delegate/didRedeemLink", ["result": [
-            "code": .string(result.code), "status": .string(result.status.rawValue),
-            "message": result.message.map(JSONValue.string) ?? .null,
-            "redemptionInfo": result.redemptionInfo.map { JSONValue($0) } ?? .null,
-        ]])
+        send(
+            "delegate/didRedeemLink",
+            [
+                "result": [
+                    "code": .string(result.code), "status": .string(result.status.rawValue),
+                    "message": result.message.map(JSONValue.string) ?? .null,
+                    "redemptionInfo": result.redemptionInfo.map { JSONValue($0) } ?? .null,
+                ]
+            ]
+        )
     }
 
     func configDidRefresh(_ refresh: ConfigRefresh) {
@@ -95,29 +100,39 @@ final class DelegateChannel: SuperwallDelegate, Sendable {
 
     /// Written straight to JSON text: a bound delegate hears every event, three a `register`.
     func handleSuperwallEvent(_ event: TrackedEvent) {
-        sendEncoded("delegate/handleSuperwallEvent", {
-            var params: [UInt8] = Array(#"{"event":"#.utf8)
-            params.append(contentsOf: JSONWriter.encode(event.typedWireValue))
-            params.append(contentsOf: #","params":"#.utf8)
-            params.append(contentsOf: event.delegateParametersJSON)
-            params.append(UInt8(ascii: "}"))
-            return params
-        }())
+        sendEncoded(
+            "delegate/handleSuperwallEvent",
+            {
+                var params: [UInt8] = Array(#"{"event":"#.utf8)
+                params.append(contentsOf: JSONWriter.encode(event.typedWireValue))
+                params.append(contentsOf: #","params":"#.utf8)
+                params.append(contentsOf: event.delegateParametersJSON)
+                params.append(UInt8(ascii: "}"))
+                return params
+            }()
+        )
     }
 
-    func willPresentPaywall(_ info: PaywallInfo) { send("delegate/willPresentPaywall", ["paywallInfo": info.wireValue]) }
+    func willPresentPaywall(_ info: PaywallInfo) {
+        send("delegate/willPresentPaywall", ["paywallInfo": info.wireValue])
+    }
     func didPresentPaywall(_ info: PaywallInfo) { send("delegate/didPresentPaywall", ["paywallInfo": info.wireValue]) }
-    func willDismissPaywall(_ info: PaywallInfo) { send("delegate/willDismissPaywall", ["paywallInfo": info.wireValue]) }
+    func willDismissPaywall(_ info: PaywallInfo) {
+        send("delegate/willDismissPaywall", ["paywallInfo": info.wireValue])
+    }
     func didDismissPaywall(_ info: PaywallInfo) { send("delegate/didDismissPaywall", ["paywallInfo": info.wireValue]) }
     func handleCustomPaywallAction(name: String) { send("delegate/handleCustomPaywallAction", ["name": .string(name)]) }
     func paywallWillOpenURL(_ url: String) { send("delegate/paywallWillOpenURL", ["url": .string(url)]) }
     func paywallWillOpenDeepLink(_ url: String) { send("delegate/paywallWillOpenDeepLink", ["url": .string(url)]) }
 
     func handleSuperwallDeepLink(url: String, pathComponents: [String], queryParameters: [String: String]) {
-        send("delegate/handleSuperwallDeepLink", [
-            "url": .string(url), "pathComponents": .array(pathComponents.map(JSONValue.string)),
-            "queryParameters": .object(JSONValue.sortedObject(queryParameters.mapValues(JSON.string))),
-        ])
+        send(
+            "delegate/handleSuperwallDeepLink",
+            [
+                "url": .string(url), "pathComponents": .array(pathComponents.map(JSONValue.string)),
+                "queryParameters": .object(JSONValue.sortedObject(queryParameters.mapValues(JSON.string))),
+            ]
+        )
     }
 
     func userAttributesDidChange(_ attributes: [String: JSON]) {
@@ -126,7 +141,8 @@ final class DelegateChannel: SuperwallDelegate, Sendable {
 
     func testModeTransaction(_ transaction: TestModeTransaction) {
         switch transaction {
-        case .purchase(let product): send("delegate/testModeTransaction", ["type": "purchase", "product": product.wireValue])
+        case .purchase(let product):
+            send("delegate/testModeTransaction", ["type": "purchase", "product": product.wireValue])
         case .restore: send("delegate/testModeTransaction", ["type": "restore", "product": .null])
         }
     }

@@ -6,7 +6,9 @@ import SuperwallCore
 // enum values, ISO-8601 dates, explicit nulls.
 
 extension Entitlement.Store {
-    static let byWireName = Dictionary(uniqueKeysWithValues: allCases.flatMap { [($0.wireName, $0), ($0.rawValue, $0)] })
+    static let byWireName = Dictionary(
+        uniqueKeysWithValues: allCases.flatMap { [($0.wireName, $0), ($0.rawValue, $0)] }
+    )
 }
 
 extension Entitlement {
@@ -18,21 +20,31 @@ extension Entitlement {
     init(wire params: Params) throws(RPCError) {
         let id = try params.string("id")
         guard !id.isEmpty else {
-            throw RPCError.invalidParams("\(params.path(of: "id")) must not be empty.", details: ["path": .string(params.path(of: "id"))])
+            throw RPCError.invalidParams(
+                "\(params.path(of: "id")) must not be empty.",
+                details: ["path": .string(params.path(of: "id"))]
+            )
         }
         if let type = try params.optionalString("type"), type != "serviceLevel", type != "SERVICE_LEVEL" {
-            throw RPCError.invalidParams("\(params.path(of: "type")) must be \"serviceLevel\", the only entitlement type, not \"\(type)\".",
-                                         details: ["path": .string(params.path(of: "type"))])
+            throw RPCError.invalidParams(
+                "\(params.path(of: "type")) must be \"serviceLevel\", the only entitlement type, not \"\(type)\".",
+                details: ["path": .string(params.path(of: "type"))]
+            )
         }
         self.init(
-            id: id, isActive: try params.optionalBool("isActive") ?? true, productIds: Set(try params.optionalStrings("productIds") ?? []),
+            id: id,
+            isActive: try params.optionalBool("isActive") ?? true,
+            productIds: Set(try params.optionalStrings("productIds") ?? []),
             latestProductId: try params.optionalString("latestProductId"),
             store: try params.optionalChoice("store", Entitlement.Store.byWireName) ?? .appStore,
-            startsAt: try params.optionalDate("startsAt"), renewedAt: try params.optionalDate("renewedAt"),
-            expiresAt: try params.optionalDate("expiresAt"), isLifetime: try params.optionalBool("isLifetime"),
+            startsAt: try params.optionalDate("startsAt"),
+            renewedAt: try params.optionalDate("renewedAt"),
+            expiresAt: try params.optionalDate("expiresAt"),
+            isLifetime: try params.optionalBool("isLifetime"),
             willRenew: try params.optionalBool("willRenew"),
             state: try params.optionalChoice("state", Entitlement.State.byWireName),
-            offerType: try params.optionalChoice("offerType", Entitlement.OfferType.byWireName))
+            offerType: try params.optionalChoice("offerType", Entitlement.OfferType.byWireName)
+        )
     }
 }
 
@@ -46,8 +58,10 @@ extension Entitlement.State {
 
 extension EntitlementsInfo {
     var wireValue: JSONValue {
-        ["active": .array(active.map(\.wireValue)), "inactive": .array(inactive.map(\.wireValue)),
-         "all": .array(all.map(\.wireValue)), "web": .array(web.map(\.wireValue))]
+        [
+            "active": .array(active.map(\.wireValue)), "inactive": .array(inactive.map(\.wireValue)),
+            "all": .array(all.map(\.wireValue)), "web": .array(web.map(\.wireValue)),
+        ]
     }
 }
 
@@ -66,7 +80,8 @@ extension StoreProductDetails {
             "isEligibleForIntroOffer": isEligibleForIntroOffer.map(JSONValue.bool) ?? .null,
             "introductoryOffer": introductoryOffer.map { offer in
                 [
-                    "price": .double(NSDecimalNumber(decimal: offer.price).doubleValue), "period": offer.period.wireValue,
+                    "price": .double(NSDecimalNumber(decimal: offer.price).doubleValue),
+                    "period": offer.period.wireValue,
                     "periodCount": .int(Int64(offer.periodCount)), "paymentMode": .string(offer.paymentMode.rawValue),
                 ]
             } ?? .null,
@@ -81,35 +96,56 @@ extension StoreProductDetails {
         let period = try params.optionalObject("period").map { fields throws(RPCError) in try Period(wire: fields) }
         var offer: IntroductoryOffer?
         if let fields = try params.optionalObject("introductoryOffer") {
-            let modes = Dictionary(uniqueKeysWithValues: IntroductoryOffer.PaymentMode.allCases.map { ($0.rawValue, $0) })
+            let modes = Dictionary(
+                uniqueKeysWithValues: IntroductoryOffer.PaymentMode.allCases.map { ($0.rawValue, $0) }
+            )
             guard let mode = try fields.optionalChoice("paymentMode", modes) else {
-                throw RPCError.invalidParams("\(fields.path(of: "paymentMode")) is required and must be freeTrial, payAsYouGo or payUpFront.",
-                                             details: ["path": .string(fields.path(of: "paymentMode"))])
+                throw RPCError.invalidParams(
+                    "\(fields.path(of: "paymentMode")) is required and must be freeTrial, payAsYouGo or payUpFront.",
+                    details: ["path": .string(fields.path(of: "paymentMode"))]
+                )
             }
             guard let periodFields = try fields.optionalObject("period") else {
-                throw RPCError.invalidParams("\(fields.path(of: "period")) is required.", details: ["path": .string(fields.path(of: "period"))])
+                throw RPCError.invalidParams(
+                    "\(fields.path(of: "period")) is required.",
+                    details: ["path": .string(fields.path(of: "period"))]
+                )
             }
             let count = try fields.optionalInt("periodCount") ?? 1
             let price = try fields.optionalDouble("price") ?? 0
             guard count > 0, price >= 0, price.isFinite else {
-                throw RPCError.invalidParams("\(fields.path(of: "periodCount")) must be positive and the price not negative.",
-                                             details: ["path": .string(fields.path(of: "periodCount"))])
+                throw RPCError.invalidParams(
+                    "\(fields.path(of: "periodCount")) must be positive and the price not negative.",
+                    details: ["path": .string(fields.path(of: "periodCount"))]
+                )
             }
             offer = IntroductoryOffer(
-                price: Decimal(string: String(price), locale: Locale(identifier: "en_US_POSIX")) ?? 0, period: try Period(wire: periodFields),
-                periodCount: count, paymentMode: mode)
+                price: Decimal(string: String(price), locale: Locale(identifier: "en_US_POSIX")) ?? 0,
+                period: try Period(wire: periodFields),
+                periodCount: count,
+                paymentMode: mode
+            )
         }
         let trialDays = try params.optionalInt("trialPeriodDays")
         if let trialDays, trialDays < 0 {
-            throw RPCError.invalidParams("\(params.path(of: "trialPeriodDays")) must not be negative.",
-                                         details: ["path": .string(params.path(of: "trialPeriodDays"))])
+            throw RPCError.invalidParams(
+                "\(params.path(of: "trialPeriodDays")) must not be negative.",
+                details: ["path": .string(params.path(of: "trialPeriodDays"))]
+            )
         }
         self.init(
-            productIdentifier: identifier, price: try params.optionalDouble("price"), currencyCode: try params.optionalString("currencyCode"),
-            localizedPrice: try params.optionalString("localizedPrice"), period: period, trialPeriodDays: trialDays,
-            isConsumable: try params.optionalBool("isConsumable") ?? false, priceLocale: try params.optionalString("priceLocale"),
-            introductoryOffer: offer, subscriptionGroupId: try params.optionalString("subscriptionGroupId"),
-            isEligibleForIntroOffer: try params.optionalBool("isEligibleForIntroOffer"))
+            productIdentifier: identifier,
+            price: try params.optionalDouble("price"),
+            currencyCode: try params.optionalString("currencyCode"),
+            localizedPrice: try params.optionalString("localizedPrice"),
+            period: period,
+            trialPeriodDays: trialDays,
+            isConsumable: try params.optionalBool("isConsumable") ?? false,
+            priceLocale: try params.optionalString("priceLocale"),
+            introductoryOffer: offer,
+            subscriptionGroupId: try params.optionalString("subscriptionGroupId"),
+            isEligibleForIntroOffer: try params.optionalBool("isEligibleForIntroOffer")
+        )
     }
 
     /// A list of them under `key`, e.g. `configure`'s `storeProducts`.
@@ -127,12 +163,17 @@ extension StoreProductDetails.Period {
     init(wire fields: Params) throws(RPCError) {
         let units = Dictionary(uniqueKeysWithValues: Unit.allCases.map { ($0.rawValue, $0) })
         guard let unit = try fields.optionalChoice("unit", units) else {
-            throw RPCError.invalidParams("\(fields.path(of: "unit")) is required and must be day, week, month or year.",
-                                         details: ["path": .string(fields.path(of: "unit"))])
+            throw RPCError.invalidParams(
+                "\(fields.path(of: "unit")) is required and must be day, week, month or year.",
+                details: ["path": .string(fields.path(of: "unit"))]
+            )
         }
         let count = try fields.optionalInt("count") ?? 1
         guard count > 0 else {
-            throw RPCError.invalidParams("\(fields.path(of: "count")) must be a positive integer.", details: ["path": .string(fields.path(of: "count"))])
+            throw RPCError.invalidParams(
+                "\(fields.path(of: "count")) must be a positive integer.",
+                details: ["path": .string(fields.path(of: "count"))]
+            )
         }
         self.init(unit: unit, count: count)
     }
@@ -143,9 +184,12 @@ extension TransactionReport {
     /// expirationDate?, willRenew?, offerType?, store?}`.
     init(wire params: Params) throws(RPCError) {
         self.init(
-            transactionId: try params.optionalString("transactionId"), purchaseDate: try params.optionalDate("purchaseDate"),
-            expirationDate: try params.optionalDate("expirationDate"), willRenew: try params.optionalBool("willRenew"),
+            transactionId: try params.optionalString("transactionId"),
+            purchaseDate: try params.optionalDate("purchaseDate"),
+            expirationDate: try params.optionalDate("expirationDate"),
+            willRenew: try params.optionalBool("willRenew"),
             offerType: try params.optionalChoice("offerType", Entitlement.OfferType.byWireName),
-            store: try params.optionalChoice("store", Entitlement.Store.byWireName))
+            store: try params.optionalChoice("store", Entitlement.Store.byWireName)
+        )
     }
 }

@@ -34,7 +34,9 @@ extension TrackedEvent {
     /// Field name → SDK parameter, by event, as wrappers name SuperwallKit's associated values.
     private static let typedFields: [String: [(String, String)]] = [
         "trigger_fire": [("placementName", "trigger_name"), ("result", "result")],
-        "paywallPresentationRequest": [("status", "status"), ("reason", "status_reason"), ("placementName", "source_event_name")],
+        "paywallPresentationRequest": [
+            ("status", "status"), ("reason", "status_reason"), ("placementName", "source_event_name"),
+        ],
         "subscriptionStatus_didChange": [("status", "status")],
         "transaction_complete": [("transactionType", "transaction_type")],
         "transaction_fail": [("error", "message")],

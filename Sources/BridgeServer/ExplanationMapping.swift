@@ -43,10 +43,11 @@ extension PlacementExplanation.AudienceCheck {
 
 extension PlacementExplanation.OccurrenceCheck {
     var jsonValue: JSONValue {
-        let minutes: JSONValue = switch limit.interval {
-        case .minutes(let minutes): .int(Int64(minutes))
-        case .infinity: .null
-        }
+        let minutes: JSONValue =
+            switch limit.interval {
+            case .minutes(let minutes): .int(Int64(minutes))
+            case .infinity: .null
+            }
         return [
             "key": .string(limit.key), "maxCount": .int(Int64(limit.maxCount)), "intervalMinutes": minutes,
             "storedCount": .int(Int64(storedCount)), "allowsAnother": .bool(allowsAnother),
@@ -57,7 +58,8 @@ extension PlacementExplanation.OccurrenceCheck {
 extension PlacementExplanation.VariantCheck {
     var jsonValue: JSONValue {
         [
-            "experimentId": .string(experimentId), "variantId": .string(variant.id), "type": .string(variant.kind.rawValue),
+            "experimentId": .string(experimentId), "variantId": .string(variant.id),
+            "type": .string(variant.kind.rawValue),
             "paywallIdentifier": .optional(variant.paywallIdentifier), "confirmed": .bool(confirmed),
         ]
     }

@@ -39,14 +39,21 @@ public enum ExpressionEvaluation {
     /// read as the bridge reads attributes.
     public static func context(from json: JSONValue?) throws(InvalidContext) -> EvaluationContext {
         guard let json, json != .null else { return EvaluationContext() }
-        guard case .object(let members) = json else { throw InvalidContext(description: "the context must be an object") }
+        guard case .object(let members) = json else {
+            throw InvalidContext(description: "the context must be an object")
+        }
         guard isTypedForm(members) else {
-            return EvaluationContext(variables: Dictionary(uniqueKeysWithValues: members.map { ($0.key, Value(JSON($0.value))) }))
+            return EvaluationContext(
+                variables: Dictionary(uniqueKeysWithValues: members.map { ($0.key, Value(JSON($0.value))) })
+            )
         }
         let stray = members.keys.filter { !typedFormKeys.contains($0) }
         guard stray.isEmpty else {
-            throw InvalidContext(description: "context.\(stray[0]) is not part of the typed form, which takes variables, computed, device and host "
-                + "(an object that is not in the typed form is read whole as plain JSON)")
+            throw InvalidContext(
+                description:
+                    "context.\(stray[0]) is not part of the typed form, which takes variables, computed, device and host "
+                    + "(an object that is not in the typed form is read whole as plain JSON)"
+            )
         }
         do {
             return try JSONDecoder().decode(EvaluationContext.self, from: Data(JSONWriter.encode(json)))
@@ -73,21 +80,26 @@ public enum ExpressionEvaluation {
     static func encode(_ value: Value) -> JSONValue {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
-        encoder.nonConformingFloatEncodingStrategy = .convertToString(positiveInfinity: "inf", negativeInfinity: "-inf", nan: "NaN")
+        encoder.nonConformingFloatEncodingStrategy = .convertToString(
+            positiveInfinity: "inf",
+            negativeInfinity: "-inf",
+            nan: "NaN"
+        )
         guard let data = try? encoder.encode(value),
-              let json = try? data.withUnsafeBytes({ bytes throws(JSONSyntaxError) in try JSONDecoding.decode(bytes) })
+            let json = try? data.withUnsafeBytes({ bytes throws(JSONSyntaxError) in try JSONDecoding.decode(bytes) })
         else { return ["type": "Null"] }
         return json
     }
 
     private static func describe(_ error: DecodingError) -> String {
-        let (context, reason): (DecodingError.Context, String) = switch error {
-        case .typeMismatch(_, let context): (context, "has the wrong type")
-        case .valueNotFound(_, let context): (context, "is missing")
-        case .keyNotFound(let key, let context): (context, "has no '\(key.stringValue)'")
-        case .dataCorrupted(let context): (context, "is invalid")
-        @unknown default: (DecodingError.Context(codingPath: [], debugDescription: ""), "is invalid")
-        }
+        let (context, reason): (DecodingError.Context, String) =
+            switch error {
+            case .typeMismatch(_, let context): (context, "has the wrong type")
+            case .valueNotFound(_, let context): (context, "is missing")
+            case .keyNotFound(let key, let context): (context, "has no '\(key.stringValue)'")
+            case .dataCorrupted(let context): (context, "is invalid")
+            @unknown default: (DecodingError.Context(codingPath: [], debugDescription: ""), "is invalid")
+            }
         let path = (["context"] + context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue })
             .joined(separator: ".").replacingOccurrences(of: ".[", with: "[")
         return "\(path) \(reason): \(context.debugDescription)"

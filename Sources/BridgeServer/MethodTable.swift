@@ -1,7 +1,7 @@
 import Deadlines
 import JSONRPC
-import Rules
 import Logging
+import Rules
 import SuperwallCore
 
 /// The client-to-bridge methods: which the contract names, and the ones this build answers.
@@ -13,10 +13,12 @@ public struct MethodTable: Sendable {
         "configure", "setDelegate", "identify", "reset", "getUserId", "getEventQueueStatus", "setStoreProducts",
         "setUserAttributes", "getUserAttributes", "setIntegrationAttributes", "getIntegrationAttributes",
         "getDeviceAttributes", "getConfigurationStatus", "register", "getPresentationResult", "getPaywall",
-        "paywall/action", "paywall/pageMessage", "paywall/pageLoad", "dismiss", "togglePaywallSpinner", "isPaywallPresented", "latestPaywallInfo", "preloadAllPaywalls", "preloadPaywalls", "confirmAllAssignments",
+        "paywall/action", "paywall/pageMessage", "paywall/pageLoad", "dismiss", "togglePaywallSpinner",
+        "isPaywallPresented", "latestPaywallInfo", "preloadAllPaywalls", "preloadPaywalls", "confirmAllAssignments",
         "getAssignments", "setSubscriptionStatus", "getSubscriptionStatus", "getEntitlements",
         "getEntitlementsByProductIds", "getCustomerInfo", "getProducts", "purchase", "restorePurchases",
-        "handleDeepLink", "refreshConfiguration", "setLogLevel", "setLocaleIdentifier", "setInterfaceStyle", "setPlatformWrapper",
+        "handleDeepLink", "refreshConfiguration", "setLogLevel", "setLocaleIdentifier", "setInterfaceStyle",
+        "setPlatformWrapper",
         "debug/evaluateExpression", "debug/explainPlacement", "debug/advanceClock",
     ]
 
@@ -32,8 +34,14 @@ public struct MethodTable: Sendable {
     }
 
     init(
-        superwall: Superwall, clock: StoppableClock, delegate: DelegateChannel, host: ClientHost, logLevel: any LogLevelControl, logger: Logger,
-        watchConfigFiles: Bool = false, maximumConfigSize: Int = FileConfigSource.defaultMaximumSize
+        superwall: Superwall,
+        clock: StoppableClock,
+        delegate: DelegateChannel,
+        host: ClientHost,
+        logLevel: any LogLevelControl,
+        logger: Logger,
+        watchConfigFiles: Bool = false,
+        maximumConfigSize: Int = FileConfigSource.defaultMaximumSize
     ) {
         var methods: [String: Method] = [
             "$/ping": { _, _ in [:] },
@@ -50,22 +58,31 @@ public struct MethodTable: Sendable {
             let starting = order.announce()
             defer { order.started(starting) }
             let configure = try ConfigureRequest(
-                Params(request), capabilities: host.capabilities, watchFiles: watchConfigFiles, maximumConfigSize: maximumConfigSize)
+                Params(request),
+                capabilities: host.capabilities,
+                watchFiles: watchConfigFiles,
+                maximumConfigSize: maximumConfigSize
+            )
             if let level = configure.logLevel { logLevel.setLevel(level) }
             if let locale = configure.localeIdentifier { await superwall.setLocaleIdentifier(locale) }
             if configure.usesManualClock { clock.stop() }
             for warning in configure.warnings { logger.warning("configure: \(warning.message)") }
             let outcome = await offTheReader {
-                await superwall.configure(apiKey: configure.apiKey, options: configure.options) { order.started(starting) }
+                await superwall.configure(apiKey: configure.apiKey, options: configure.options) {
+                    order.started(starting)
+                }
             }
             if let error = outcome.error, case .apiKeyMismatch = error { throw error.rpcError }
             return [
                 "configurationStatus": .string(outcome.status.rawValue),
                 "userId": outcome.userId.map(JSONValue.string) ?? .null,
                 "error": outcome.error?.jsonValue ?? .null,
-                "warnings": .array(configure.warnings.map(\.jsonValue) + outcome.storeProblems.map { problem in
-                    ConfigureKeys.Warning(path: "options.dataDirectory", message: problem).jsonValue
-                }),
+                "warnings": .array(
+                    configure.warnings.map(\.jsonValue)
+                        + outcome.storeProblems.map { problem in
+                            ConfigureKeys.Warning(path: "options.dataDirectory", message: problem).jsonValue
+                        }
+                ),
                 "testMode": [
                     "active": .bool(outcome.testMode != nil),
                     "reason": outcome.testMode.map { .string($0.kind) } ?? .null,
@@ -94,7 +111,9 @@ public struct MethodTable: Sendable {
             let restore = try params.optionalObject("options")?.optionalBool("restorePaywallAssignments") ?? false
             let userId = try params.string("userId")
             try ClientLimits.check(userId, at: "params.userId", atMost: ClientLimits.userIdBytes)
-            let identity = try await core { try await superwall.identify(userId: userId, restorePaywallAssignments: restore) }
+            let identity = try await core {
+                try await superwall.identify(userId: userId, restorePaywallAssignments: restore)
+            }
             return ["userId": .string(identity.userId)]
         }
         methods["reset"] = { _, _ in
@@ -119,12 +138,18 @@ public struct MethodTable: Sendable {
             if let unknown = given.keys.sorted().first(where: { !IntegrationAttributes.isKnown($0) }) {
                 throw RPCError.invalidParams(
                     "params.attributes.\(unknown.prefix(64)) is not an integration attribute; the keys are \(IntegrationAttributes.names.joined(separator: ", ")).",
-                    details: ["path": .string("params.attributes.\(unknown.prefix(64))"), "allowed": .array(IntegrationAttributes.names.map(JSONValue.string))])
+                    details: [
+                        "path": .string("params.attributes.\(unknown.prefix(64))"),
+                        "allowed": .array(IntegrationAttributes.names.map(JSONValue.string)),
+                    ]
+                )
             }
             let changes = attributeChanges(given)
             return attributes(try await core { try await superwall.setIntegrationAttributes(changes) })
         }
-        methods["getIntegrationAttributes"] = { _, _ in attributes(try await core { try await superwall.integrationAttributes() }) }
+        methods["getIntegrationAttributes"] = { _, _ in
+            attributes(try await core { try await superwall.integrationAttributes() })
+        }
         methods["debug/explainPlacement"] = { request, _ in
             let params = try Params(request)
             let placement = try ClientLimits.placementName(params)
@@ -135,7 +160,11 @@ public struct MethodTable: Sendable {
             // Explaining evaluates every audience and records every value: off the reader.
             return try await offTheReader {
                 try await core {
-                    try await superwall.explainPlacement(placement, params: [String: JSON](placementParams), user: [String: JSON](user))
+                    try await superwall.explainPlacement(
+                        placement,
+                        params: [String: JSON](placementParams),
+                        user: [String: JSON](user)
+                    )
                 }.jsonValue
             }
         }
@@ -145,16 +174,26 @@ public struct MethodTable: Sendable {
                 throw RPCError.invalidParams("params.seconds is required.", details: ["path": "params.seconds"])
             }
             guard ClientLimits.clockAdvanceSeconds.contains(seconds) else {
-                throw ClientLimits.refuse("params.seconds", "must be from 0 to \(Int(ClientLimits.clockAdvanceSeconds.upperBound)).",
-                                          limit: Int(ClientLimits.clockAdvanceSeconds.upperBound))
+                throw ClientLimits.refuse(
+                    "params.seconds",
+                    "must be from 0 to \(Int(ClientLimits.clockAdvanceSeconds.upperBound)).",
+                    limit: Int(ClientLimits.clockAdvanceSeconds.upperBound)
+                )
             }
             guard let now = clock.advance(by: seconds) else {
                 throw RPCError(
-                    code: -32600, message: "The clock is the system's: debug/advanceClock needs configure's options.clock: \"manual\".",
-                    kind: "clockNotManual", details: [:])
+                    code: -32600,
+                    message:
+                        "The clock is the system's: debug/advanceClock needs configure's options.clock: \"manual\".",
+                    kind: "clockNotManual",
+                    details: [:]
+                )
             }
             await superwall.clockDidAdvance()
-            return ["now": .string(ISO8601.string(from: now)), "nowMs": .int(Int64((now.timeIntervalSince1970 * 1000).rounded()))]
+            return [
+                "now": .string(ISO8601.string(from: now)),
+                "nowMs": .int(Int64((now.timeIntervalSince1970 * 1000).rounded())),
+            ]
         }
         methods["debug/evaluateExpression"] = { request, _ in
             let params = try Params(request)
@@ -183,7 +222,8 @@ public struct MethodTable: Sendable {
             guard let level = Logger.Level(superwallName: name) else {
                 throw RPCError.invalidParams(
                     "params.level must be debug, info, warn, error or none (or trace, notice, warning, critical), not \"\(name)\".",
-                    details: ["path": "params.level"])
+                    details: ["path": "params.level"]
+                )
             }
             logLevel.setLevel(level)
             return [:]
@@ -192,7 +232,9 @@ public struct MethodTable: Sendable {
             let params = try Params(request)
             try params.requirePresent("localeIdentifier", "a string, or null for the device's locale")
             let identifier = try params.optionalString("localeIdentifier")
-            if let identifier { try ClientLimits.check(identifier, at: "params.localeIdentifier", atMost: ClientLimits.nameBytes) }
+            if let identifier {
+                try ClientLimits.check(identifier, at: "params.localeIdentifier", atMost: ClientLimits.nameBytes)
+            }
             await superwall.setLocaleIdentifier(identifier)
             return [:]
         }
@@ -215,7 +257,10 @@ public struct MethodTable: Sendable {
             case "light": await superwall.setInterfaceStyle(.light)
             case "dark": await superwall.setInterfaceStyle(.dark)
             default:
-                throw RPCError.invalidParams("params.style must be \"light\", \"dark\" or null.", details: ["path": "params.style"])
+                throw RPCError.invalidParams(
+                    "params.style must be \"light\", \"dark\" or null.",
+                    details: ["path": "params.style"]
+                )
             }
             return [:]
         }
@@ -238,7 +283,8 @@ public struct MethodTable: Sendable {
             let placement = try ClientLimits.placementName(params)
             let placementParams = [String: JSON](try params.optionalJSONObject("params") ?? [:])
             func result() async throws(RPCError) -> JSONValue {
-                try await core { try await superwall.presentationResult(for: placement, params: placementParams) }.wireValue
+                try await core { try await superwall.presentationResult(for: placement, params: placementParams) }
+                    .wireValue
             }
             return superwall.evaluatesSlowRules ? try await offTheReader(result) : try await result()
         }
@@ -249,7 +295,14 @@ public struct MethodTable: Sendable {
             let overrides = try params.optionalObject("overrides").map(PaywallOverrides.init)
             let handler = ClientPresentationHandler(host: host, registerId: request.id.value)
             func paywall() async throws(RPCError) -> JSONValue {
-                try await core { try await superwall.getPaywall(placement: placement, params: placementParams, overrides: overrides, handler: handler) }.wireValue
+                try await core {
+                    try await superwall.getPaywall(
+                        placement: placement,
+                        params: placementParams,
+                        overrides: overrides,
+                        handler: handler
+                    )
+                }.wireValue
             }
             return superwall.evaluatesSlowRules ? try await offTheReader(paywall) : try await paywall()
         }
@@ -257,23 +310,36 @@ public struct MethodTable: Sendable {
             let params = try Params(request)
             let sessionId = try params.string("sessionId")
             guard let fields = try params.optionalObject("action") else {
-                throw RPCError.invalidParams("params.action is required and must be an object.", details: ["path": "params.action"])
+                throw RPCError.invalidParams(
+                    "params.action is required and must be an object.",
+                    details: ["path": "params.action"]
+                )
             }
             let action = try PaywallActionRequest.action(fields)
             switch try await core({ try await superwall.perform(action, inSession: sessionId) }) {
             case nil: return [:]
             case .callback(let result)?:
-                return ["status": .string(result.status.rawValue), "data": result.data.map { .object(JSONValue.sortedObject($0)) } ?? .null]
+                return [
+                    "status": .string(result.status.rawValue),
+                    "data": result.data.map { .object(JSONValue.sortedObject($0)) } ?? .null,
+                ]
             case .purchase(let result)?: return ["result": result.wireValue]
             case .restore(let result, let kept)?:
-                return ["result": result.wireValue, "paywallClosed": .bool(await superwall.openSessionId != sessionId), "paywallKept": kept?.wireValue ?? .null]
+                return [
+                    "result": result.wireValue, "paywallClosed": .bool(await superwall.openSessionId != sessionId),
+                    "paywallKept": kept?.wireValue ?? .null,
+                ]
             }
         }
         methods["paywall/pageMessage"] = { request, _ in
             let params = try Params(request)
             let sessionId = try params.string("sessionId")
             let message = JSON(try params.objectOrString("message"))
-            return ["events": .int(Int64(try await core { try await superwall.handlePageMessage(message, inSession: sessionId) }))]
+            return [
+                "events": .int(
+                    Int64(try await core { try await superwall.handlePageMessage(message, inSession: sessionId) })
+                )
+            ]
         }
         methods["paywall/pageLoad"] = { request, _ in
             let params = try Params(request)
@@ -285,7 +351,10 @@ public struct MethodTable: Sendable {
             case "processTerminated": outcome = .processTerminated
             case "exit": outcome = .exit
             default:
-                throw RPCError.invalidParams("params.outcome must be finished, failed, processTerminated or exit.", details: ["path": "params.outcome"])
+                throw RPCError.invalidParams(
+                    "params.outcome must be finished, failed, processTerminated or exit.",
+                    details: ["path": "params.outcome"]
+                )
             }
             return try await core { try await superwall.pageLoadDidEnd(outcome, inSession: sessionId) }.wireValue
         }
@@ -299,10 +368,13 @@ public struct MethodTable: Sendable {
         methods["togglePaywallSpinner"] = { request, _ in
             let isHidden = try Params(request).bool("isHidden")
             let state = await superwall.togglePaywallSpinner(isHidden: isHidden)
-            return ["paywallPresented": .bool(state != nil), "loadingState": state.map { .string($0.rawValue) } ?? .null]
+            return [
+                "paywallPresented": .bool(state != nil), "loadingState": state.map { .string($0.rawValue) } ?? .null,
+            ]
         }
         methods["isPaywallPresented"] = { _, _ in ["isPaywallPresented": .bool(await superwall.isPaywallPresented)] }
-        methods["latestPaywallInfo"] = { _, _ in ["paywallInfo": await superwall.latestPaywallInfo?.wireValue ?? .null] }
+        methods["latestPaywallInfo"] = { _, _ in ["paywallInfo": await superwall.latestPaywallInfo?.wireValue ?? .null]
+        }
         methods["dismiss"] = { _, _ in
             await superwall.dismiss()
             return [:]
@@ -316,7 +388,10 @@ public struct MethodTable: Sendable {
         methods["setSubscriptionStatus"] = { request, _ in
             let params = try Params(request)
             guard let statusFields = try params.optionalObject("status") else {
-                throw RPCError.invalidParams("params.status is required and must be an object.", details: ["path": "params.status"])
+                throw RPCError.invalidParams(
+                    "params.status is required and must be an object.",
+                    details: ["path": "params.status"]
+                )
             }
             let status = try SubscriptionStatus(wire: statusFields)
             return ["status": try await core { try await superwall.setSubscriptionStatus(status) }.wireValue]
@@ -334,31 +409,56 @@ public struct MethodTable: Sendable {
         }
         methods["preloadPaywalls"] = { request, _ in
             guard let placements = try Params(request).optionalStrings("placements") else {
-                throw RPCError.invalidParams("params.placements is required and must be an array of strings.", details: ["path": "params.placements"])
+                throw RPCError.invalidParams(
+                    "params.placements is required and must be an array of strings.",
+                    details: ["path": "params.placements"]
+                )
             }
             for (index, placement) in placements.enumerated() {
-                try ClientLimits.check(placement, at: "params.placements[\(index)]", atMost: ClientLimits.placementNameBytes)
+                try ClientLimits.check(
+                    placement,
+                    at: "params.placements[\(index)]",
+                    atMost: ClientLimits.placementNameBytes
+                )
             }
-            return ["paywalls": .array(try await core { try await superwall.preloadPaywalls(forPlacements: Set(placements)) }.map(JSONValue.string))]
+            return [
+                "paywalls": .array(
+                    try await core { try await superwall.preloadPaywalls(forPlacements: Set(placements)) }.map(
+                        JSONValue.string
+                    )
+                )
+            ]
         }
         methods["getEntitlementsByProductIds"] = { request, _ in
             let params = try Params(request)
             guard let productIds = try params.optionalStrings("productIds") else {
-                throw RPCError.invalidParams("params.productIds is required and must be an array of strings.", details: ["path": "params.productIds"])
+                throw RPCError.invalidParams(
+                    "params.productIds is required and must be an array of strings.",
+                    details: ["path": "params.productIds"]
+                )
             }
-            return ["entitlements": .array(try await core { try await superwall.entitlements(forProductIds: productIds) }.map(\.wireValue))]
+            return [
+                "entitlements": .array(
+                    try await core { try await superwall.entitlements(forProductIds: productIds) }.map(\.wireValue)
+                )
+            ]
         }
         methods["getCustomerInfo"] = { _, _ in
             try await core { try await superwall.customerInfo() }.wireValue
         }
         methods["getProducts"] = { request, _ in
             let productIds = try Params(request).optionalStrings("productIds")
-            return ["products": .array(try await core { try await superwall.products(named: productIds) }.map(\.wireValue))]
+            return [
+                "products": .array(try await core { try await superwall.products(named: productIds) }.map(\.wireValue))
+            ]
         }
         methods["setStoreProducts"] = { request, _ in
             let params = try Params(request)
             guard try params.optionalArray("products") != nil else {
-                throw RPCError.invalidParams("params.products is required and must be an array.", details: ["path": "params.products"])
+                throw RPCError.invalidParams(
+                    "params.products is required and must be an array.",
+                    details: ["path": "params.products"]
+                )
             }
             let details = try StoreProductDetails.list(params, key: "products")
             try await core { try await superwall.setStoreProducts(details) }
@@ -369,51 +469,11 @@ public struct MethodTable: Sendable {
 
     static func notImplemented(_ method: String) -> RPCError {
         RPCError(
-            code: -32601, message: "Method not implemented yet: \(method) is part of the protocol but this build does not provide it.",
-            kind: "notImplemented", details: ["method": .string(method)])
+            code: -32601,
+            message:
+                "Method not implemented yet: \(method) is part of the protocol but this build does not provide it.",
+            kind: "notImplemented",
+            details: ["method": .string(method)]
+        )
     }
-}
-
-private func attributes(_ values: [String: JSON]) -> JSONValue {
-    ["attributes": .object(JSONValue.sortedObject(values))]
-}
-
-/// Runs a core call, turning its error into the protocol's.
-private func core<Result>(_ call: () async throws -> Result) async throws(RPCError) -> Result {
-    do {
-        return try await call()
-    } catch let error as SuperwallError {
-        throw error.rpcError
-    } catch {
-        throw RPCError.internalError(describing: error)
-    }
-}
-
-/// `register`'s params, read apart from the call: inlined into it, every value the reading
-/// builds had a place in the call's frame, which the task allocates (a heap slab of its own).
-private struct RegisterCall {
-    let placement: String
-    let params: [String: JSON]
-    let hasFeature: Bool
-    let handler: ClientPresentationHandler
-
-    @inline(never)
-    init(_ request: IncomingRequest, host: ClientHost) throws(RPCError) {
-        let params = try Params(request)
-        placement = try ClientLimits.placementName(params)
-        self.params = [String: JSON](try params.optionalJSONObject("params") ?? [:])
-        hasFeature = try params.optionalBool("hasFeature") ?? false
-        handler = ClientPresentationHandler(host: host, registerId: request.id.value)
-    }
-
-    func run(on superwall: Superwall) async throws(RPCError) -> JSONValue {
-        try await core { try await superwall.register(placement: placement, params: params, hasFeature: hasFeature, handler: handler) }.wireValue
-    }
-}
-
-/// `params.attributes`, within `ClientLimits`.
-func checkedAttributes(_ params: Params) throws(RPCError) -> JSONObject {
-    let attributes = try params.jsonObject("attributes")
-    try ClientLimits.checkAttributes(attributes, at: params.path(of: "attributes"))
-    return attributes
 }

@@ -27,7 +27,10 @@ public struct Params: Sendable {
     /// A nested value that must be an object; `path` names it in errors.
     public init(_ value: JSONValue, path: String) throws(RPCError) {
         guard case .object(let fields) = value else {
-            throw RPCError.invalidParams("\(path) must be an object, not \(value.typeName).", details: ["path": .string(path)])
+            throw RPCError.invalidParams(
+                "\(path) must be an object, not \(value.typeName).",
+                details: ["path": .string(path)]
+            )
         }
         self.init(fields: fields, path: path)
     }
@@ -67,7 +70,9 @@ public struct Params: Sendable {
         switch fields[key] {
         case nil, .null?: return nil
         case let value?:
-            guard let number = value.int64Value, let int = Int(exactly: number) else { throw wrongType(key, "an integer", value) }
+            guard let number = value.int64Value, let int = Int(exactly: number) else {
+                throw wrongType(key, "an integer", value)
+            }
             return int
         }
     }
@@ -89,7 +94,9 @@ public struct Params: Sendable {
             guard let date = ISO8601.date(from: text) else { throw wrongType(key, "an ISO-8601 date", .string(text)) }
             return date
         case let value?:
-            guard let milliseconds = value.doubleValue else { throw wrongType(key, "an ISO-8601 date or milliseconds since 1970", value) }
+            guard let milliseconds = value.doubleValue else {
+                throw wrongType(key, "an ISO-8601 date or milliseconds since 1970", value)
+            }
             return Date(timeIntervalSince1970: milliseconds / 1000)
         }
     }
@@ -100,7 +107,8 @@ public struct Params: Sendable {
         guard let choice = choices[name] else {
             throw RPCError.invalidParams(
                 "\(path(of: key)) must be one of \(choices.keys.sorted().joined(separator: ", ")), not \"\(name)\".",
-                details: ["path": .string(path(of: key))])
+                details: ["path": .string(path(of: key))]
+            )
         }
         return choice
     }
@@ -110,8 +118,10 @@ public struct Params: Sendable {
         var strings: [String] = []
         for (index, element) in elements.enumerated() {
             guard case .string(let text) = element else {
-                throw RPCError.invalidParams("\(path(of: key))[\(index)] must be a string, not \(element.typeName).",
-                                             details: ["path": .string("\(path(of: key))[\(index)]")])
+                throw RPCError.invalidParams(
+                    "\(path(of: key))[\(index)] must be a string, not \(element.typeName).",
+                    details: ["path": .string("\(path(of: key))[\(index)]")]
+                )
             }
             strings.append(text)
         }
@@ -174,10 +184,16 @@ public struct Params: Sendable {
     public var members: JSONObject { fields }
 
     private func missing(_ key: String, _ expected: String) -> RPCError {
-        .invalidParams("\(path).\(key) is required and must be \(expected).", details: ["path": .string("\(path).\(key)")])
+        .invalidParams(
+            "\(path).\(key) is required and must be \(expected).",
+            details: ["path": .string("\(path).\(key)")]
+        )
     }
 
     private func wrongType(_ key: String, _ expected: String, _ value: JSONValue) -> RPCError {
-        .invalidParams("\(path).\(key) must be \(expected), not \(value.typeName).", details: ["path": .string("\(path).\(key)")])
+        .invalidParams(
+            "\(path).\(key) must be \(expected), not \(value.typeName).",
+            details: ["path": .string("\(path).\(key)")]
+        )
     }
 }

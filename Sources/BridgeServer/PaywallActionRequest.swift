@@ -10,25 +10,35 @@ enum PaywallActionRequest {
         case "close": return .close
         case "custom": return .custom(name: try fields.string("name"))
         case "customPlacement":
-            return .customPlacement(name: try ClientLimits.placementName(fields, "name"), params: [String: JSON](try fields.optionalJSONObject("params") ?? [:]))
+            return .customPlacement(
+                name: try ClientLimits.placementName(fields, "name"),
+                params: [String: JSON](try fields.optionalJSONObject("params") ?? [:])
+            )
         case "openUrl": return .openURL(try fields.string("url"))
         case "openDeepLink": return .openDeepLink(try fields.string("url"))
         case "setUserAttributes": return .setUserAttributes(attributeChanges(try checkedAttributes(fields)))
         case "requestCallback":
             let behavior = try fields.optionalString("behavior") ?? "blocking"
             guard ["blocking", "nonBlocking", "non-blocking"].contains(behavior) else {
-                throw RPCError.invalidParams("\(fields.path(of: "behavior")) must be \"blocking\" or \"nonBlocking\".",
-                                             details: ["path": .string(fields.path(of: "behavior"))])
+                throw RPCError.invalidParams(
+                    "\(fields.path(of: "behavior")) must be \"blocking\" or \"nonBlocking\".",
+                    details: ["path": .string(fields.path(of: "behavior"))]
+                )
             }
-            return .requestCallback(CustomCallback(
-                name: try fields.string("name"), variables: [String: JSON](try fields.optionalJSONObject("variables") ?? [:]),
-                isBlocking: behavior == "blocking"))
+            return .requestCallback(
+                CustomCallback(
+                    name: try fields.string("name"),
+                    variables: [String: JSON](try fields.optionalJSONObject("variables") ?? [:]),
+                    isBlocking: behavior == "blocking"
+                )
+            )
         case "pageView":
             return .pageView(try pageView(fields))
         case let other:
             throw RPCError.invalidParams(
                 "\(fields.path(of: "type")) must be one of purchase, restore, close, custom, customPlacement, openUrl, openDeepLink, setUserAttributes, requestCallback, pageView; not \"\(other)\".",
-                details: ["path": .string(fields.path(of: "type"))])
+                details: ["path": .string(fields.path(of: "type"))]
+            )
         }
     }
 
@@ -41,9 +51,15 @@ enum PaywallActionRequest {
             "navigation_node_id": .string(try fields.optionalString("navigationNodeId") ?? ""),
             "navigation_type": .string(try fields.optionalString("navigationType") ?? "entry"),
         ]
-        if let previous = try fields.optionalString("previousPageNodeId") { page["previous_page_node_id"] = .string(previous) }
-        if let position = try fields.optionalInt("previousFlowPosition") { page["previous_flow_position"] = .int(Int64(position)) }
-        if let milliseconds = try fields.optionalInt("timeOnPreviousPageMs") { page["time_on_previous_page_ms"] = .int(Int64(milliseconds)) }
+        if let previous = try fields.optionalString("previousPageNodeId") {
+            page["previous_page_node_id"] = .string(previous)
+        }
+        if let position = try fields.optionalInt("previousFlowPosition") {
+            page["previous_flow_position"] = .int(Int64(position))
+        }
+        if let milliseconds = try fields.optionalInt("timeOnPreviousPageMs") {
+            page["time_on_previous_page_ms"] = .int(Int64(milliseconds))
+        }
         return page
     }
 }

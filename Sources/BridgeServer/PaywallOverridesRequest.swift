@@ -9,7 +9,10 @@ extension Params {
         var byName: [String: String] = [:]
         for name in overrides.members.keys {
             guard let identifier = try overrides.optionalString(name), !identifier.isEmpty else {
-                throw RPCError.invalidParams("\(overrides.path(of: name)) must be a product identifier.", details: ["path": .string(overrides.path(of: name))])
+                throw RPCError.invalidParams(
+                    "\(overrides.path(of: name)) must be a product identifier.",
+                    details: ["path": .string(overrides.path(of: name))]
+                )
             }
             try ClientLimits.check(name, at: overrides.path(of: name), atMost: ClientLimits.nameBytes)
             try ClientLimits.check(identifier, at: overrides.path(of: name), atMost: ClientLimits.nameBytes)
@@ -26,11 +29,15 @@ extension PaywallOverrides {
     init(_ params: Params) throws(RPCError) {
         let known: Set = ["productsByName", "presentationStyle"]
         if let unknown = params.members.keys.sorted().first(where: { !known.contains($0) }) {
-            throw RPCError.invalidParams("\(params.path(of: unknown)) is not an override (productsByName, presentationStyle).",
-                                         details: ["path": .string(params.path(of: unknown))])
+            throw RPCError.invalidParams(
+                "\(params.path(of: unknown)) is not an override (productsByName, presentationStyle).",
+                details: ["path": .string(params.path(of: unknown))]
+            )
         }
-        self.init(productsByName: try params.productsByName("productsByName"),
-                  presentationStyle: try params.optionalObject("presentationStyle").map(PresentationStyle.init(wire:)))
+        self.init(
+            productsByName: try params.productsByName("productsByName"),
+            presentationStyle: try params.optionalObject("presentationStyle").map(PresentationStyle.init(wire:))
+        )
     }
 }
 
@@ -41,11 +48,17 @@ extension PresentationStyle {
     init(wire params: Params) throws(RPCError) {
         let type = try params.string("type")
         guard let kind = Kind.allCases.first(where: { $0.wireName == type }) else {
-            throw RPCError.invalidParams("\(params.path(of: "type")) must be one of \(Kind.allCases.map(\.wireName).joined(separator: ", ")).",
-                                         details: ["path": .string(params.path(of: "type"))])
+            throw RPCError.invalidParams(
+                "\(params.path(of: "type")) must be one of \(Kind.allCases.map(\.wireName).joined(separator: ", ")).",
+                details: ["path": .string(params.path(of: "type"))]
+            )
         }
-        self.init(kind: kind, height: try params.optionalDouble("height"), width: try params.optionalDouble("width"),
-                  cornerRadius: try params.optionalDouble("cornerRadius"))
+        self.init(
+            kind: kind,
+            height: try params.optionalDouble("height"),
+            width: try params.optionalDouble("width"),
+            cornerRadius: try params.optionalDouble("cornerRadius")
+        )
     }
 }
 

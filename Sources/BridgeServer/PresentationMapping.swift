@@ -30,7 +30,8 @@ extension Store.Assignment {
 extension Product {
     var wireValue: JSONValue {
         [
-            "id": .string(id), "referenceName": .optional(referenceName), "store": .string(camelCase(storeProduct.store)),
+            "id": .string(id), "referenceName": .optional(referenceName),
+            "store": .string(camelCase(storeProduct.store)),
             "productIdentifier": .string(storeProduct.productIdentifier),
             "entitlements": .array(entitlements.sorted { $0.id < $1.id }.map(\.wireValue)),
             "storeDetails": storeDetails?.wireValue ?? .null,
@@ -40,18 +41,23 @@ extension Product {
 
 extension PresentationStyle {
     var wireValue: JSONValue {
-        ["type": .string(kind.wireName), "height": height.map(JSONValue.double) ?? .null, "width": width.map(JSONValue.double) ?? .null,
-                "cornerRadius": cornerRadius.map(JSONValue.double) ?? .null]
+        [
+            "type": .string(kind.wireName), "height": height.map(JSONValue.double) ?? .null,
+            "width": width.map(JSONValue.double) ?? .null,
+            "cornerRadius": cornerRadius.map(JSONValue.double) ?? .null,
+        ]
     }
 }
 
 extension Survey {
     var wireValue: JSONValue {
         [
-            "id": .string(id), "assignmentKey": .string(assignmentKey), "title": .string(title), "message": .string(message),
+            "id": .string(id), "assignmentKey": .string(assignmentKey), "title": .string(title),
+            "message": .string(message),
             "options": .array(options.map { ["id": .string($0.id), "title": .string($0.title)] }),
             "presentationCondition": .string(camelCase(presentationCondition.rawValue)),
-            "presentationProbability": .double(presentationProbability), "includeOtherOption": .bool(includeOtherOption),
+            "presentationProbability": .double(presentationProbability),
+            "includeOtherOption": .bool(includeOtherOption),
             "includeCloseOption": .bool(includeCloseOption),
         ]
     }
@@ -60,7 +66,8 @@ extension Survey {
 extension PaywallInfo {
     var wireValue: JSONValue {
         [
-            "identifier": .string(identifier), "name": .string(name), "databaseId": .string(databaseId), "url": .string(url),
+            "identifier": .string(identifier), "name": .string(name), "databaseId": .string(databaseId),
+            "url": .string(url),
             "cacheKey": .string(cacheKey), "buildId": .string(buildId), "experiment": experiment?.wireValue ?? .null,
             "products": .array(products.map(\.wireValue)), "productIds": .array(productIds.map(JSONValue.string)),
             "presentedByPlacementWithName": .optional(presentedByPlacementWithName),
@@ -70,17 +77,25 @@ extension PaywallInfo {
             "isFreeTrialAvailable": .bool(isFreeTrialAvailable),
             "featureGatingBehavior": .string(camelCase(featureGating.rawValue)),
             "closeReason": .string(closeReason.rawValue),
-            "localNotifications": .array(localNotifications.map {
-                ["type": "trialStarted", "title": .string($0.title), "subtitle": .optional($0.subtitle), "body": .string($0.body),
-                 "delayMs": .int(Int64($0.delayMs))]
-            }),
-            "computedPropertyRequests": .array(computedPropertyRequests.map {
-                ["type": .string($0.kind.functionName), "placementName": .string($0.placementName)]
-            }),
+            "localNotifications": .array(
+                localNotifications.map {
+                    [
+                        "type": "trialStarted", "title": .string($0.title), "subtitle": .optional($0.subtitle),
+                        "body": .string($0.body),
+                        "delayMs": .int(Int64($0.delayMs)),
+                    ]
+                }
+            ),
+            "computedPropertyRequests": .array(
+                computedPropertyRequests.map {
+                    ["type": .string($0.kind.functionName), "placementName": .string($0.placementName)]
+                }
+            ),
             "surveys": .array(surveys.map(\.wireValue)),
             "presentation": ["style": presentationStyle.wireValue, "delayMs": .int(Int64(presentationDelayMs))],
             "isScrollEnabled": .bool(isScrollEnabled), "presentationId": .string(presentationId),
-            "introOfferEligibility": .string(introOfferEligibility.rawValue), "paywalljsVersion": .optional(paywalljsVersion),
+            "introOfferEligibility": .string(introOfferEligibility.rawValue),
+            "paywalljsVersion": .optional(paywalljsVersion),
             "loadTimes": [
                 "responseStart": .optional(loadTimes.responseStart.map(ISO8601.string(from:))),
                 "responseComplete": .optional(loadTimes.responseComplete.map(ISO8601.string(from:))),
@@ -141,7 +156,8 @@ extension PresentationOutcome {
 
     private static func wireValue(_ ending: Ending, featureGranted: Bool) -> JSONValue {
         var result: JSONObject = [
-            "featureGranted": .bool(featureGranted), "skipReason": .null, "paywallInfo": .null, "paywallResult": .null, "error": .null,
+            "featureGranted": .bool(featureGranted), "skipReason": .null, "paywallInfo": .null, "paywallResult": .null,
+            "error": .null,
         ]
         switch ending {
         case .skipped(let reason):
@@ -177,8 +193,10 @@ extension PaywallPresentation {
         [
             "sessionId": .string(sessionId),
             "paywall": [
-                "info": info.wireValue, "url": .string(paywall.url), "presentationStyle": paywall.presentationStyle.wireValue,
-                "products": .array(paywall.products.map(\.wireValue)), "page": page.wireValue(presentationDelayMs: paywall.presentationDelayMs),
+                "info": info.wireValue, "url": .string(paywall.url),
+                "presentationStyle": paywall.presentationStyle.wireValue,
+                "products": .array(paywall.products.map(\.wireValue)),
+                "page": page.wireValue(presentationDelayMs: paywall.presentationDelayMs),
             ],
         ]
     }
@@ -197,12 +215,15 @@ extension PageBootstrap {
             "load": load?.wireValue ?? .null, "documentStartScript": .string(documentStartScript),
             "documentEndStyle": .string(documentEndStyle),
             "webView": [
-                "transparentBackground": true, "allowsZoom": false, "inlineMediaPlayback": true, "mediaRequiresUserGesture": false,
+                "transparentBackground": true, "allowsZoom": false, "inlineMediaPlayback": true,
+                "mediaRequiresUserGesture": false,
                 "scrollEnabled": .bool(scrollEnabled), "textInteraction": .bool(textInteraction),
                 "allowsSubframeNavigation": .bool(allowsSubframeNavigation), "prefersCache": .bool(prefersCache),
             ],
-            "backgroundColorHex": .string(backgroundColorHex), "darkBackgroundColorHex": .optional(darkBackgroundColorHex),
-            "loadingControlsAfterMs": .int(Int64(loadingControlsAfterMs)), "presentationDelayMs": .int(Int64(presentationDelayMs)),
+            "backgroundColorHex": .string(backgroundColorHex),
+            "darkBackgroundColorHex": .optional(darkBackgroundColorHex),
+            "loadingControlsAfterMs": .int(Int64(loadingControlsAfterMs)),
+            "presentationDelayMs": .int(Int64(presentationDelayMs)),
         ]
     }
 }
@@ -214,7 +235,11 @@ extension PageLoadInstruction {
         case .wait: ["action": "wait"]
         case .reload: ["action": "reload"]
         case .close: ["action": "close"]
-        case .load(let target): ["action": "load", "url": .string(target.url), "timeoutMs": target.timeoutMs.map { .int(Int64($0)) } ?? .null]
+        case .load(let target):
+            [
+                "action": "load", "url": .string(target.url),
+                "timeoutMs": target.timeoutMs.map { .int(Int64($0)) } ?? .null,
+            ]
         }
     }
 }
@@ -224,7 +249,8 @@ extension SubscriptionStatus {
         switch resolved {
         case .unknown: ["type": "unknown"]
         case .inactive: ["type": "inactive"]
-        case .active(let entitlements): ["type": "active", "entitlements": .array(entitlements.sorted { $0.id < $1.id }.map(\.wireValue))]
+        case .active(let entitlements):
+            ["type": "active", "entitlements": .array(entitlements.sorted { $0.id < $1.id }.map(\.wireValue))]
         }
     }
 
@@ -238,15 +264,20 @@ extension SubscriptionStatus {
             let elements = try params.optionalArray("entitlements") ?? []
             guard elements.count <= ClientLimits.entitlementCount else {
                 throw ClientLimits.refuse(
-                    params.path(of: "entitlements"), "holds \(elements.count) entitlements; the limit is \(ClientLimits.entitlementCount).",
-                    limit: ClientLimits.entitlementCount)
+                    params.path(of: "entitlements"),
+                    "holds \(elements.count) entitlements; the limit is \(ClientLimits.entitlementCount).",
+                    limit: ClientLimits.entitlementCount
+                )
             }
-            for element in try params.optionalObjects("entitlements") ?? [] { entitlements.insert(try Entitlement(wire: element)) }
+            for element in try params.optionalObjects("entitlements") ?? [] {
+                entitlements.insert(try Entitlement(wire: element))
+            }
             self = .active(entitlements)
         case let other:
             throw RPCError.invalidParams(
                 "\(params.path(of: "type")) must be \"unknown\", \"inactive\" or \"active\", not \"\(other)\".",
-                details: ["path": .string(params.path(of: "type"))])
+                details: ["path": .string(params.path(of: "type"))]
+            )
         }
     }
 }

@@ -10,7 +10,9 @@ import Synchronization
 /// assignments) there would hold every later request, `$/ping` included, until it ended.
 /// Not the cooperative pool: what such a call waits for (configure's time limit) must end on
 /// time while the pool is busy.
-func offTheReader<Result: Sendable, Failure: Error>(_ call: () async throws(Failure) -> Result) async throws(Failure) -> Result {
+func offTheReader<Result: Sendable, Failure: Error>(
+    _ call: () async throws(Failure) -> Result
+) async throws(Failure) -> Result {
     try await withTaskExecutorPreference(OffloadExecutor.shared, operation: call)
 }
 

@@ -14,7 +14,8 @@ extension JSON {
         case .double(let number): self = .double(number)
         case .string(let text): self = .string(text)
         case .array(let elements): self = .array(elements.map(JSON.init))
-        case .object(let members): self = .object(Dictionary(uniqueKeysWithValues: members.map { ($0.key, JSON($0.value)) }))
+        case .object(let members):
+            self = .object(Dictionary(uniqueKeysWithValues: members.map { ($0.key, JSON($0.value)) }))
         }
     }
 }
@@ -57,11 +58,22 @@ extension SuperwallError {
         let code: Int
         switch self {
         case .notConfigured: code = -32001
-        case .apiKeyMismatch, .invalidUserId, .reservedPlacementName, .paywallSessionNotFound, .productNotFound: code = -32602
+        case .apiKeyMismatch, .invalidUserId, .reservedPlacementName, .paywallSessionNotFound, .productNotFound:
+            code = -32602
         case .invalidPageMessage(let error):
-            return RPCError(code: -32602, message: description, kind: kind, details: ["eventIndex": error.eventIndex.map { .int(Int64($0)) } ?? .null])
+            return RPCError(
+                code: -32602,
+                message: description,
+                kind: kind,
+                details: ["eventIndex": error.eventIndex.map { .int(Int64($0)) } ?? .null]
+            )
         case .attributesOverLimit(_, let limit):
-            return RPCError(code: -32602, message: description, kind: kind, details: ["path": "params.attributes", "limit": .int(Int64(limit))])
+            return RPCError(
+                code: -32602,
+                message: description,
+                kind: kind,
+                details: ["path": "params.attributes", "limit": .int(Int64(limit))]
+            )
         case .purchaseInProgress: code = -32004
         case .customerInfoTimeout: code = -32003
         case .noPurchaseController: code = -32005
@@ -75,7 +87,12 @@ extension SuperwallError {
             }
             return RPCError(code: -32602, message: description, kind: kind, details: details)
         case .paywallSkipped(let reason):
-            return RPCError(code: Self.paywallSkippedCode, message: description, kind: kind, details: ["skipReason": reason.wireValue])
+            return RPCError(
+                code: Self.paywallSkippedCode,
+                message: description,
+                kind: kind,
+                details: ["skipReason": reason.wireValue]
+            )
         case .presentation(let error): return error.rpcError
         }
         return RPCError(code: code, message: description, kind: kind)

@@ -69,10 +69,15 @@ public final class OffloadExecutor: TaskExecutor, @unchecked Sendable {
     private func startThread() {
         let context = Unmanaged.passRetained(self).toOpaque()
         var thread = pthread_t()
-        let started = pthread_create(&thread, nil, { context in
-            let executor = Unmanaged<OffloadExecutor>.fromOpaque(context!).takeRetainedValue()
-            executor.serve()
-        }, context)
+        let started = pthread_create(
+            &thread,
+            nil,
+            { context in
+                let executor = Unmanaged<OffloadExecutor>.fromOpaque(context!).takeRetainedValue()
+                executor.serve()
+            },
+            context
+        )
         if started == 0 {
             pthread_detach(thread)
         } else {

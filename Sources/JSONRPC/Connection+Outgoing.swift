@@ -16,7 +16,11 @@ extension Connection {
     /// of the calling task (`requestCancelled`, and `$/cancelRequest`), `shutdown`
     /// (`shutDown`), or the connection closing (`connectionClosed`). A reply after any of
     /// these is ignored.
-    public func sendRequest(_ method: String, params: JSONValue? = nil, timeout: Duration) async throws(RPCError) -> JSONValue {
+    public func sendRequest(
+        _ method: String,
+        params: JSONValue? = nil,
+        timeout: Duration
+    ) async throws(RPCError) -> JSONValue {
         let id = state.withLock { state -> String in
             state.nextOutgoingID += 1
             return "sw-\(state.nextOutgoingID)"
@@ -36,7 +40,11 @@ extension Connection {
                 // Fires on Dispatch's threads: the waiting request resumes on its own executor
                 // with the timeout even while every thread of the cooperative pool is busy.
                 let deadline = DeadlineTimer(after: timeout) { [self] in
-                    resolvePending(id, with: .failure(.requestTimeout(method: method, after: timeout)), cancelAtClient: true)
+                    resolvePending(
+                        id,
+                        with: .failure(.requestTimeout(method: method, after: timeout)),
+                        cancelAtClient: true
+                    )
                 }
                 let armed = state.withLock { state -> Bool in
                     guard state.pending[id] != nil else { return false }

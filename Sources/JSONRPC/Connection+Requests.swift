@@ -1,13 +1,14 @@
 import Deadlines
 import Dispatch
+import JSONText
 import Logging
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import JSONText
 
 /// Requests from the client: starting, answering and cancelling them.
 extension Connection {
@@ -78,12 +79,19 @@ extension Connection {
 
     /// Runs `work` as the answer to `request`, tracked so `$/cancelRequest` can reach it.
     private func start(
-        _ request: IncomingRequest, responder: Responder, whenAnswered: (@Sendable (_ succeeded: Bool) -> Void)? = nil,
+        _ request: IncomingRequest,
+        responder: Responder,
+        whenAnswered: (@Sendable (_ succeeded: Bool) -> Void)? = nil,
         work: @escaping @Sendable () async throws -> JSONValue
     ) {
         let token = state.withLock { state -> UInt64 in
             state.nextToken += 1
-            state.inFlight[state.nextToken] = InFlight(id: request.id, task: nil, responder: responder, whenAnswered: whenAnswered)
+            state.inFlight[state.nextToken] = InFlight(
+                id: request.id,
+                task: nil,
+                responder: responder,
+                whenAnswered: whenAnswered
+            )
             return state.nextToken
         }
         // The handler starts on the reader thread and goes on there between reads (the

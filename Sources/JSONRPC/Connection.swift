@@ -1,5 +1,6 @@
 import Deadlines
 import Dispatch
+import JSONText
 import Logging
 import Synchronization
 
@@ -8,7 +9,6 @@ import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import JSONText
 
 /// A JSON-RPC 2.0 peer over a pair of file descriptors, serving requests and sending its own.
 ///
@@ -135,7 +135,13 @@ public final class Connection: Sendable {
     }
 
     /// Creates a connection reading `input` and writing `output`. The descriptors stay open.
-    public init(input: Int32, output: Int32, handler: any ConnectionHandler, options: Options = Options(), logger: Logger) {
+    public init(
+        input: Int32,
+        output: Int32,
+        handler: any ConnectionHandler,
+        options: Options = Options(),
+        logger: Logger
+    ) {
         self.input = input
         self.writer = FrameWriter(descriptor: output, maximumQueuedBytes: options.maximumQueuedOutput)
         self.handler = handler
@@ -216,7 +222,8 @@ public final class Connection: Sendable {
 
     private func finish(notificationLoop: Task<Void, Never>) -> Int32 {
         // What the lane holds was read before the input ended: it is delivered first.
-        if largeMessagesDone.wait(timeout: .now() + .milliseconds(Int(options.drainTimeout.milliseconds))) == .timedOut {
+        if largeMessagesDone.wait(timeout: .now() + .milliseconds(Int(options.drainTimeout.milliseconds))) == .timedOut
+        {
             logger.warning("large messages still being read \(options.drainTimeout) after the input closed")
         }
         let (waitForRequests, exitStatus, shuttingDown) = state.withLock { state -> (Bool, Int32, Bool) in
@@ -290,8 +297,11 @@ public final class Connection: Sendable {
         case .tooLarge(let size, let limit):
             logger.warning("skipped a message of \(size) bytes, over the limit of \(limit)")
             let error = RPCError(
-                code: -32600, message: "Invalid request: the message is \(size) bytes, over the limit of \(limit).",
-                kind: "messageTooLarge", details: ["size": .int(Int64(size)), "limit": .int(Int64(limit))])
+                code: -32600,
+                message: "Invalid request: the message is \(size) bytes, over the limit of \(limit).",
+                kind: "messageTooLarge",
+                details: ["size": .int(Int64(size)), "limit": .int(Int64(limit))]
+            )
             send(OutgoingMessage.response(id: nil, outcome: .failure(error)))
         case .malformedHeader(let reason):
             logger.warning("malformed header: \(reason)")
@@ -325,7 +335,8 @@ public final class Connection: Sendable {
         if body.bytes.count < Self.largeMessageBytes {
             let parsed = parse(body)
             if case .single(.request(let request)) = parsed, !Self.orderedMethods.contains(request.method),
-               state.withLock({ if case .running = $0.lifecycle { true } else { false } }) {
+                state.withLock({ if case .running = $0.lifecycle { true } else { false } })
+            {
                 deliver(parsed)
                 return
             }
@@ -364,13 +375,16 @@ public final class Connection: Sendable {
     /// read them and the ids' texts are taken: a large message is then held twice (jansson's
     /// tree and its conversion) at the most, not three times.
     private func parse(_ body: MessageBytes) -> Parsed {
-        let read = body.bytes.withUnsafeBytes { bytes -> Result<(ParsedJSON, isArray: Bool, ids: [ArraySlice<UInt8>?]), RPCError> in
+        let read = body.bytes.withUnsafeBytes {
+            bytes -> Result<(ParsedJSON, isArray: Bool, ids: [ArraySlice<UInt8>?]), RPCError> in
             let tree: ParsedJSON
             do throws(JSONSyntaxError) {
                 tree = try JSONDecoding.parse(bytes)
             } catch {
                 var parseError = RPCError.parseError(error.message)
-                parseError.data = ["kind": "parseError", "line": .int(Int64(error.line)), "column": .int(Int64(error.column))]
+                parseError.data = [
+                    "kind": "parseError", "line": .int(Int64(error.line)), "column": .int(Int64(error.column)),
+                ]
                 return .failure(parseError)
             }
             let scanner = JSONTextScanner(bytes: bytes)
@@ -378,7 +392,12 @@ public final class Connection: Sendable {
             guard start < bytes.count, bytes[start] == UInt8(ascii: "[") else {
                 return .success((tree, false, [scanner.memberText(named: "id", inObjectAt: start)]))
             }
-            return .success((tree, true, scanner.elementStarts(inArrayAt: start).map { scanner.memberText(named: "id", inObjectAt: $0) }))
+            return .success(
+                (
+                    tree, true,
+                    scanner.elementStarts(inArrayAt: start).map { scanner.memberText(named: "id", inObjectAt: $0) }
+                )
+            )
         }
         body.bytes = []
         switch read {
@@ -386,10 +405,14 @@ public final class Connection: Sendable {
             return .unparsable(error)
         case .success(let (tree, isArray, ids)):
             let value = tree.value()
-            guard isArray, case .array(let elements) = value else { return .single(IncomingMessage(value, verbatimID: ids.first ?? nil)) }
-            return .batch(elements.enumerated().map { index, element in
-                IncomingMessage(element, verbatimID: index < ids.count ? ids[index] : nil)
-            })
+            guard isArray, case .array(let elements) = value else {
+                return .single(IncomingMessage(value, verbatimID: ids.first ?? nil))
+            }
+            return .batch(
+                elements.enumerated().map { index, element in
+                    IncomingMessage(element, verbatimID: index < ids.count ? ids[index] : nil)
+                }
+            )
         }
     }
 
@@ -436,7 +459,8 @@ public final class Connection: Sendable {
         case .invalid(let id, let error):
             // A reply to one of our requests that is not a valid response still ends the wait.
             if case .string(let key)? = id?.value,
-               resolvePending(key, with: .failure(.malformedResponse(error.message)), cancelAtClient: false) {
+                resolvePending(key, with: .failure(.malformedResponse(error.message)), cancelAtClient: false)
+            {
                 return
             }
             responder.respond(id: id, outcome: .failure(error), on: self)

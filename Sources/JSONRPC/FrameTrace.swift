@@ -34,7 +34,10 @@ public final class FrameTrace: Sendable {
     public init(path: String, masking keys: [String] = []) throws {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_APPEND | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else {
-            throw OpenError(path: path, reason: errno == ELOOP ? "it is a symbolic link" : String(cString: strerror(errno)))
+            throw OpenError(
+                path: path,
+                reason: errno == ELOOP ? "it is a symbolic link" : String(cString: strerror(errno))
+            )
         }
         // An existing file keeps its mode through O_CREAT: it is made private too.
         fchmod(descriptor, 0o600)
@@ -83,7 +86,9 @@ public final class FrameTrace: Sendable {
                 guard cursor < frame.count, frame[cursor] == UInt8(ascii: "\"") else { continue }
                 let start = cursor + 1
                 var end = start
-                while end < frame.count, frame[end] != UInt8(ascii: "\"") { end += frame[end] == UInt8(ascii: "\\") ? 2 : 1 }
+                while end < frame.count, frame[end] != UInt8(ascii: "\"") {
+                    end += frame[end] == UInt8(ascii: "\\") ? 2 : 1
+                }
                 let kept = min(4, end - start)
                 result.append(contentsOf: frame[copied..<(start + kept)])
                 result.append(contentsOf: Array("…(masked)".utf8))

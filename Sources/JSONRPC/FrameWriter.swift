@@ -1,5 +1,5 @@
-import Dispatch
 import DequeModule
+import Dispatch
 import Synchronization
 
 #if canImport(Glibc)

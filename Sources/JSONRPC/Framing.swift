@@ -1,9 +1,10 @@
+import JSONText
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import JSONText
 
 /// How messages are delimited on the byte stream.
 public enum Framing: String, Sendable, CaseIterable {
@@ -110,7 +111,8 @@ public struct FrameDecoder: Sendable {
         case .idle:
             guard framing != .contentLength else {
                 let rest = buffer[start...]
-                return rest.allSatisfy(JSONTextScanner.isWhitespace) ? [] : [.malformedHeader("the stream ended inside a header block.")]
+                return rest.allSatisfy(JSONTextScanner.isWhitespace)
+                    ? [] : [.malformedHeader("the stream ended inside a header block.")]
             }
             let line = trimmed(buffer[start...])
             return line.isEmpty ? [] : [.message(Array(line))]
@@ -119,8 +121,12 @@ public struct FrameDecoder: Sendable {
 
     private mutating func nextEvent() -> FrameEvent? {
         if framing == nil {
-            guard let first = buffer[start...].firstIndex(where: { !JSONTextScanner.isWhitespace($0) }) else { return nil }
-            framing = (buffer[first] == UInt8(ascii: "C") || buffer[first] == UInt8(ascii: "c")) ? .contentLength : .newlineDelimited
+            guard let first = buffer[start...].firstIndex(where: { !JSONTextScanner.isWhitespace($0) }) else {
+                return nil
+            }
+            framing =
+                (buffer[first] == UInt8(ascii: "C") || buffer[first] == UInt8(ascii: "c"))
+                ? .contentLength : .newlineDelimited
         }
         switch framing! {
         case .newlineDelimited: return nextLine()
@@ -170,7 +176,7 @@ public struct FrameDecoder: Sendable {
 
     private func trimmed(_ line: ArraySlice<UInt8>) -> ArraySlice<UInt8> {
         guard let first = line.firstIndex(where: { !JSONTextScanner.isWhitespace($0) }),
-              let last = line.lastIndex(where: { !JSONTextScanner.isWhitespace($0) })
+            let last = line.lastIndex(where: { !JSONTextScanner.isWhitespace($0) })
         else { return [] }
         return line[first...last]
     }
@@ -258,7 +264,8 @@ public struct FrameDecoder: Sendable {
     /// The first `\n` in `bytes[from..<to]`, found with `memchr`: bodies are scanned whole.
     private static func newline(in bytes: [UInt8], from: Int, to: Int) -> Int? {
         bytes.withUnsafeBufferPointer { buffer -> Int? in
-            guard let base = buffer.baseAddress, let found = memchr(base + from, Int32(UInt8(ascii: "\n")), to - from) else { return nil }
+            guard let base = buffer.baseAddress, let found = memchr(base + from, Int32(UInt8(ascii: "\n")), to - from)
+            else { return nil }
             return base.distance(to: found.assumingMemoryBound(to: UInt8.self))
         }
     }
@@ -310,7 +317,9 @@ public struct FrameDecoder: Sendable {
             guard let colon = line.firstIndex(of: ":") else { return nil }
             let name = line[..<colon].trimmingWhitespace().lowercased()
             guard name == "content-length" else { continue }
-            guard let value = Int(line[line.index(after: colon)...].trimmingWhitespace()), value >= 0 else { return nil }
+            guard let value = Int(line[line.index(after: colon)...].trimmingWhitespace()), value >= 0 else {
+                return nil
+            }
             length = value
         }
         return length
@@ -333,7 +342,7 @@ public struct FrameDecoder: Sendable {
 extension Substring {
     func trimmingWhitespace() -> Substring {
         guard let first = firstIndex(where: { $0 != " " && $0 != "\t" }),
-              let last = lastIndex(where: { $0 != " " && $0 != "\t" })
+            let last = lastIndex(where: { $0 != " " && $0 != "\t" })
         else { return self[endIndex...] }
         return self[first...last]
     }

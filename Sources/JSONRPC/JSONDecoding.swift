@@ -1,5 +1,5 @@
-import CJansson
 import CJSONArena
+import CJansson
 
 /// Why a byte string is not a JSON text.
 public struct JSONSyntaxError: Error, Sendable, Equatable, CustomStringConvertible {

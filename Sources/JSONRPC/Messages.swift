@@ -57,19 +57,28 @@ enum IncomingMessage: Sendable {
 
     init(_ message: JSONValue, verbatimID: ArraySlice<UInt8>?) {
         guard case .object(let members) = message else {
-            self = .invalid(id: nil, error: .invalidRequest("a message must be a JSON object, not \(message.typeName)."))
+            self = .invalid(
+                id: nil,
+                error: .invalidRequest("a message must be a JSON object, not \(message.typeName).")
+            )
             return
         }
         var id: RequestID?
         if let rawID = members["id"] {
             guard RequestID.isValid(rawID) else {
-                self = .invalid(id: nil, error: .invalidRequest("id must be a string, a number or null, not \(rawID.typeName)."))
+                self = .invalid(
+                    id: nil,
+                    error: .invalidRequest("id must be a string, a number or null, not \(rawID.typeName).")
+                )
                 return
             }
             // An id is echoed as the client wrote it, so its text must be JSON: a control
             // byte (a NUL the parser passed over) would put invalid JSON on the wire.
             if let verbatimID, verbatimID.contains(where: { $0 < 0x20 }) {
-                self = .invalid(id: nil, error: .invalidRequest("the id is not valid JSON text: it holds a control character."))
+                self = .invalid(
+                    id: nil,
+                    error: .invalidRequest("the id is not valid JSON text: it holds a control character.")
+                )
                 return
             }
             id = Self.requestID(rawID, verbatim: verbatimID)
@@ -88,7 +97,10 @@ enum IncomingMessage: Sendable {
                 switch params {
                 case .object, .array: break
                 default:
-                    self = .invalid(id: id, error: .invalidRequest("params must be an object or an array, not \(params.typeName)."))
+                    self = .invalid(
+                        id: id,
+                        error: .invalidRequest("params must be an object or an array, not \(params.typeName).")
+                    )
                     return
                 }
             }
@@ -127,10 +139,12 @@ enum IncomingMessage: Sendable {
             return .success(result)
         case (nil, let error?):
             guard case .object(let fields) = error,
-                  let code = fields["code"]?.int64Value, let codeValue = Int(exactly: code),
-                  case .string(let message)? = fields["message"]
+                let code = fields["code"]?.int64Value, let codeValue = Int(exactly: code),
+                case .string(let message)? = fields["message"]
             else {
-                return .failure(.malformedResponse("error must be an object with an integer code and a string message."))
+                return .failure(
+                    .malformedResponse("error must be an object with an integer code and a string message.")
+                )
             }
             return .failure(RPCError(code: codeValue, message: message, data: fields["data"]))
         default:

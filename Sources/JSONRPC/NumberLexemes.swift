@@ -27,7 +27,8 @@ struct NumberLexemes {
     /// or (beyond `UInt64`) `double`; a fraction or exponent becomes `double`.
     func value(at position: Int) -> JSONValue? {
         let text = texts[position]
-        if text.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") }) {
+        if text.utf8.contains(where: { $0 == UInt8(ascii: ".") || $0 == UInt8(ascii: "e") || $0 == UInt8(ascii: "E") })
+        {
             return Double(text).map(JSONValue.double)
         }
         if let signed = Int64(text) { return .int(signed) }

@@ -58,7 +58,12 @@ extension RPCError {
     }
 
     public static func methodNotFound(_ method: String) -> RPCError {
-        RPCError(code: -32601, message: "Method not found: \(method)", kind: "methodNotFound", details: ["method": .string(method)])
+        RPCError(
+            code: -32601,
+            message: "Method not found: \(method)",
+            kind: "methodNotFound",
+            details: ["method": .string(method)]
+        )
     }
 
     public static func invalidParams(_ detail: String, details: JSONObject = [:]) -> RPCError {
@@ -76,22 +81,34 @@ extension RPCError {
     }
 
     public static let notInitialized = RPCError(
-        code: -32002, message: "Server not initialized: send initialize first.", kind: "notInitialized")
+        code: -32002,
+        message: "Server not initialized: send initialize first.",
+        kind: "notInitialized"
+    )
 
     public static let requestCancelled = RPCError(code: -32800, message: "Request cancelled.", kind: "requestCancelled")
 
     /// A request to the client that could not complete because the client went away.
     public static let connectionClosed = RPCError(
-        code: -32800, message: "Request cancelled: the connection closed before a reply came.", kind: "connectionClosed")
+        code: -32800,
+        message: "Request cancelled: the connection closed before a reply came.",
+        kind: "connectionClosed"
+    )
 
     /// A request to the client that could not complete because the client asked for shutdown.
     public static let shutDown = RPCError(
-        code: -32800, message: "Request cancelled: the server is shutting down.", kind: "shutDown")
+        code: -32800,
+        message: "Request cancelled: the server is shutting down.",
+        kind: "shutDown"
+    )
 
     public static func requestTimeout(method: String, after timeout: Duration) -> RPCError {
         RPCError(
-            code: -32003, message: "Request timed out: no reply to \(method) within \(timeout.milliseconds) ms.",
-            kind: "requestTimeout", details: ["method": .string(method), "timeoutMs": .int(timeout.milliseconds)])
+            code: -32003,
+            message: "Request timed out: no reply to \(method) within \(timeout.milliseconds) ms.",
+            kind: "requestTimeout",
+            details: ["method": .string(method), "timeoutMs": .int(timeout.milliseconds)]
+        )
     }
 
     /// A reply from the client that is not a valid JSON-RPC response.

@@ -105,7 +105,10 @@ final class ReaderExecutor: TaskExecutor, LaneHost, @unchecked Sendable {
             }
             guard idle else { continue }
             whenIdle()
-            var descriptors = [pollfd(fd: input, events: Int16(POLLIN), revents: 0), pollfd(fd: wakeReader, events: Int16(POLLIN), revents: 0)]
+            var descriptors = [
+                pollfd(fd: input, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: wakeReader, events: Int16(POLLIN), revents: 0),
+            ]
             let ready = poll(&descriptors, 2, -1)
             state.withLock { $0.sleeping = false }
             if descriptors[1].revents != 0 { drainWakeups() }

@@ -38,7 +38,9 @@ public struct JSONStream {
     /// `nextMember()` or `nextElement()` then read.
     public mutating func open(_ kind: JSONDocument.Kind) throws {
         precondition(kind == .object || kind == .array, "only an object or an array is opened")
-        guard nextKind == kind else { throw parser.fault(kind == .object ? "expected an object" : "expected an array").error }
+        guard nextKind == kind else {
+            throw parser.fault(kind == .object ? "expected an object" : "expected an array").error
+        }
         guard open.count < JSONTape.maximumDepth else { throw parser.fault("too many nested arrays or objects").error }
         parser.index += 1
         parser.skipWhitespace()
@@ -95,7 +97,9 @@ public struct JSONStream {
 
     /// Checks that nothing but whitespace follows the text's value.
     public func finish() throws {
-        guard open.isEmpty, parser.index == parser.text.count else { throw parser.fault("unexpected text after the value").error }
+        guard open.isEmpty, parser.index == parser.text.count else {
+            throw parser.fault("unexpected text after the value").error
+        }
     }
 
     /// Reads the comma before another member or element, or the closing bracket; true if
@@ -111,7 +115,10 @@ public struct JSONStream {
         }
         if open[open.count - 1].hasValues {
             guard parser.text[parser.index] == UInt8(ascii: ",") else {
-                throw parser.fault(closing == UInt8(ascii: "}") ? "expected \",\" or \"}\" in an object" : "expected \",\" or \"]\" in an array").error
+                throw parser.fault(
+                    closing == UInt8(ascii: "}")
+                        ? "expected \",\" or \"}\" in an object" : "expected \",\" or \"]\" in an array"
+                ).error
             }
             parser.index += 1
             parser.skipWhitespace()

@@ -225,7 +225,11 @@ struct Parser {
     }
 
     /// An object or an array: its members or elements between commas, then its closing bracket.
-    private mutating func parseContainer(_ kind: JSONTape.Kind, into entries: inout [JSONTape.Entry], depth: Int) throws(SyntaxFault) {
+    private mutating func parseContainer(
+        _ kind: JSONTape.Kind,
+        into entries: inout [JSONTape.Entry],
+        depth: Int
+    ) throws(SyntaxFault) {
         guard depth <= JSONTape.maximumDepth else { throw fault("too many nested arrays or objects") }
         let isObject = kind == .object
         let closing = isObject ? UInt8(ascii: "}") : UInt8(ascii: "]")
@@ -244,15 +248,21 @@ struct Parser {
                     try parseValue(into: &entries, depth: depth)
                 }
                 count += 1
-                guard count <= JSONTape.Entry.maximumCount else { throw fault("more members or elements than an index holds") }
+                guard count <= JSONTape.Entry.maximumCount else {
+                    throw fault("more members or elements than an index holds")
+                }
                 skipWhitespace()
-                guard index < text.count else { throw fault(isObject ? "unexpected end of text in an object" : "unexpected end of text in an array") }
+                guard index < text.count else {
+                    throw fault(isObject ? "unexpected end of text in an object" : "unexpected end of text in an array")
+                }
                 if text[index] == closing {
                     index += 1
                     break
                 }
                 guard text[index] == UInt8(ascii: ",") else {
-                    throw fault(isObject ? "expected \",\" or \"}\" in an object" : "expected \",\" or \"]\" in an array")
+                    throw fault(
+                        isObject ? "expected \",\" or \"}\" in an object" : "expected \",\" or \"]\" in an array"
+                    )
                 }
                 index += 1
                 skipWhitespace()
@@ -268,11 +278,15 @@ struct Parser {
         let key = entries.count
         try parseString(into: &entries)
         skipWhitespace()
-        guard index < text.count, text[index] == UInt8(ascii: ":") else { throw fault("expected \":\" after a member name") }
+        guard index < text.count, text[index] == UInt8(ascii: ":") else {
+            throw fault("expected \":\" after a member name")
+        }
         index += 1
         skipWhitespace()
         try parseValue(into: &entries, depth: depth)
-        guard entries.count - key <= JSONTape.Entry.maximumCount else { throw fault("a member larger than an index holds") }
+        guard entries.count - key <= JSONTape.Entry.maximumCount else {
+            throw fault("a member larger than an index holds")
+        }
         entries[key].setDistanceToNextKey(entries.count - key)
     }
 
@@ -334,7 +348,7 @@ struct Parser {
         guard index + 1 < text.count else { throw fault("unexpected end of text in an escape") }
         switch text[index + 1] {
         case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"), UInt8(ascii: "b"), UInt8(ascii: "f"),
-             UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
+            UInt8(ascii: "n"), UInt8(ascii: "r"), UInt8(ascii: "t"):
             index += 2
         case UInt8(ascii: "u"):
             let unit = try hexEscape(at: index)
@@ -342,7 +356,8 @@ struct Parser {
             switch unit {
             case 0xD800..<0xDC00:
                 guard index + 1 < text.count, text[index] == UInt8(ascii: "\\"), text[index + 1] == UInt8(ascii: "u"),
-                      (0xDC00..<0xE000).contains(try hexEscape(at: index)) else {
+                    (0xDC00..<0xE000).contains(try hexEscape(at: index))
+                else {
                     throw fault("a high surrogate escape not followed by a low one")
                 }
                 index += 6
@@ -375,22 +390,36 @@ struct Parser {
         var range: ClosedRange<UInt8> = 0x80...0xBF
         switch lead {
         case 0xC2...0xDF: length = 2
-        case 0xE0: length = 3; range = 0xA0...0xBF
+        case 0xE0:
+            length = 3
+            range = 0xA0...0xBF
         case 0xE1...0xEC, 0xEE...0xEF: length = 3
-        case 0xED: length = 3; range = 0x80...0x9F
-        case 0xF0: length = 4; range = 0x90...0xBF
+        case 0xED:
+            length = 3
+            range = 0x80...0x9F
+        case 0xF0:
+            length = 4
+            range = 0x90...0xBF
         case 0xF1...0xF3: length = 4
-        case 0xF4: length = 4; range = 0x80...0x8F
+        case 0xF4:
+            length = 4
+            range = 0x80...0x8F
         default: throw fault("invalid UTF-8 in a string")
         }
-        guard index + length <= text.count, range.contains(text[index + 1]) else { throw fault("invalid UTF-8 in a string") }
+        guard index + length <= text.count, range.contains(text[index + 1]) else {
+            throw fault("invalid UTF-8 in a string")
+        }
         for offset in 2..<max(2, length) where !(0x80...0xBF).contains(text[index + offset]) {
             throw fault("invalid UTF-8 in a string")
         }
         index += length
     }
 
-    private mutating func parseLiteral(_ word: StaticString, as kind: JSONTape.Kind, into entries: inout [JSONTape.Entry]) throws(SyntaxFault) {
+    private mutating func parseLiteral(
+        _ word: StaticString,
+        as kind: JSONTape.Kind,
+        into entries: inout [JSONTape.Entry]
+    ) throws(SyntaxFault) {
         let start = index
         let matches = word.withUTF8Buffer { expected in
             index + expected.count <= text.count && zip(expected, text[index...]).allSatisfy { $0 == $1 }
@@ -414,7 +443,9 @@ struct Parser {
         if index < text.count, text[index] == UInt8(ascii: ".") {
             isInteger = false
             index += 1
-            guard index < text.count, isDigit(text[index]) else { throw fault("expected a digit after a decimal point") }
+            guard index < text.count, isDigit(text[index]) else {
+                throw fault("expected a digit after a decimal point")
+            }
             skipDigits()
         }
         if index < text.count, text[index] | 0x20 == UInt8(ascii: "e") {
@@ -445,25 +476,4 @@ struct Parser {
     func fault(_ what: StaticString) -> SyntaxFault {
         SyntaxFault(what: what, offset: index)
     }
-}
-
-/// Where and why text is not JSON. The parser throws this small error of its own rather than
-/// a `DecodingError`, whose layout is not known where it is compiled and costs each function
-/// that can throw it a lookup on entry.
-struct SyntaxFault: Error {
-    var what: StaticString
-    var offset: Int
-
-    var error: DecodingError {
-        .dataCorrupted(.init(
-            codingPath: [], debugDescription: "The given data was not valid JSON: \(what) at byte \(offset).",
-            underlyingError: JSONTextSyntaxError(reason: "\(what)", offset: offset)))
-    }
-}
-
-/// Why and where text is not JSON, as the `underlyingError` of the `DecodingError` a parse
-/// throws: `offset` counts bytes from the start of the text parsed.
-public struct JSONTextSyntaxError: Error, Sendable, Equatable {
-    public let reason: String
-    public let offset: Int
 }

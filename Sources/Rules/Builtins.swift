@@ -30,7 +30,10 @@ enum Builtin: String, Sendable {
             guard case (.string(let text), .string(let affix)) = try pair(arguments) else {
                 throw .invalidArgument(rawValue, "expects two strings")
             }
-            return .bool(self == .startsWith ? text.utf8.starts(with: affix.utf8) : text.utf8.reversed().starts(with: affix.utf8.reversed()))
+            return .bool(
+                self == .startsWith
+                    ? text.utf8.starts(with: affix.utf8) : text.utf8.reversed().starts(with: affix.utf8.reversed())
+            )
         case .matches:
             guard case (.string(let text), .string(let pattern)) = try pair(arguments) else {
                 throw .invalidArgument("matches", "expects a string and a pattern")
@@ -61,19 +64,29 @@ enum Builtin: String, Sendable {
             case let other: throw .invalidArgument("duration", "cannot convert \(other.kindName) to a duration")
             }
         case .intToString:
-            guard case .int(let number) = try single(arguments) else { throw .invalidArgument(rawValue, "expects an int") }
+            guard case .int(let number) = try single(arguments) else {
+                throw .invalidArgument(rawValue, "expects an int")
+            }
             return .string(String(number))
         case .uintToString:
-            guard case .uint(let number) = try single(arguments) else { throw .invalidArgument(rawValue, "expects a uint") }
+            guard case .uint(let number) = try single(arguments) else {
+                throw .invalidArgument(rawValue, "expects a uint")
+            }
             return .string(String(number))
         case .floatToString:
-            guard case .double(let number) = try single(arguments) else { throw .invalidArgument(rawValue, "expects a float") }
+            guard case .double(let number) = try single(arguments) else {
+                throw .invalidArgument(rawValue, "expects a float")
+            }
             return .string(NumberFormatting.rustDisplay(number))
         case .boolToString:
-            guard case .bool(let flag) = try single(arguments) else { throw .invalidArgument(rawValue, "expects a bool") }
+            guard case .bool(let flag) = try single(arguments) else {
+                throw .invalidArgument(rawValue, "expects a bool")
+            }
             return .string(String(flag))
         case .hasFn:
-            guard case .string(let path) = try single(arguments) else { throw .invalidArgument(rawValue, "expects a string") }
+            guard case .string(let path) = try single(arguments) else {
+                throw .invalidArgument(rawValue, "expects a string")
+            }
             let name = path.split(separator: ".").last.map(String.init) ?? path
             return .bool(frame.hostFunctions?.declares(name) == true)
         case .unknownFunction, .test_custom_func:
@@ -154,7 +167,9 @@ enum Conversions {
             guard number.isFinite, number > -1, number < 1.8446744073709552e19 else { throw range("uint", value) }
             return .uint(UInt64(number))
         case .string(let text):
-            guard let number = UInt64(text) else { throw .invalidArgument("uint", "'\(text)' is not an unsigned integer") }
+            guard let number = UInt64(text) else {
+                throw .invalidArgument("uint", "'\(text)' is not an unsigned integer")
+            }
             return .uint(number)
         default:
             throw .invalidArgument("uint", "cannot convert \(value.kindName) to a uint")

@@ -71,7 +71,7 @@ enum Chronology {
             throw fail()
         }
         guard cursor == bytes.count, (1...12).contains(month), hour < 24, minute < 60, second < 60,
-              day >= 1, day <= daysInMonth(year: year, month: month)
+            day >= 1, day <= daysInMonth(year: year, month: month)
         else { throw fail() }
         let days = daysFromCivil(year: year, month: month, day: day)
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offset
@@ -110,8 +110,14 @@ enum Chronology {
     static func add(_ span: TimeSpan, to timestamp: Timestamp, sign: Int64) throws(EvaluationError) -> Timestamp {
         var seconds = timestamp.seconds + sign * span.seconds
         var nanos = Int64(timestamp.nanoseconds) + sign * Int64(span.nanoseconds)
-        if nanos < 0 { nanos += nanosPerSecond; seconds -= 1 }
-        if nanos >= nanosPerSecond { nanos -= nanosPerSecond; seconds += 1 }
+        if nanos < 0 {
+            nanos += nanosPerSecond
+            seconds -= 1
+        }
+        if nanos >= nanosPerSecond {
+            nanos -= nanosPerSecond
+            seconds += 1
+        }
         guard seconds >= minimumSeconds, seconds <= maximumSeconds else {
             throw EvaluationError(.overflow, "Timestamp out of range")
         }
@@ -133,8 +139,14 @@ enum Chronology {
     private static func normalize(seconds: Int64, nanos: Int64) -> TimeSpan {
         var seconds = seconds + nanos / nanosPerSecond
         var nanos = nanos % nanosPerSecond
-        if seconds > 0 && nanos < 0 { seconds -= 1; nanos += nanosPerSecond }
-        if seconds < 0 && nanos > 0 { seconds += 1; nanos -= nanosPerSecond }
+        if seconds > 0 && nanos < 0 {
+            seconds -= 1
+            nanos += nanosPerSecond
+        }
+        if seconds < 0 && nanos > 0 {
+            seconds += 1
+            nanos -= nanosPerSecond
+        }
         return TimeSpan(seconds: seconds, nanoseconds: Int32(nanos))
     }
 

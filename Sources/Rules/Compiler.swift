@@ -51,16 +51,25 @@ struct Compiler {
         case .relation(let relation, let left, let right):
             return Relation(relation: relation, left: try lower(left), right: try lower(right))
         case .and(let left, let right):
-            let operands = optimize ? flatten(expression) { if case .and(let l, let r) = $0 { (l, r) } else { nil } } : [left, right]
+            let operands =
+                optimize
+                ? flatten(expression) { if case .and(let l, let r) = $0 { (l, r) } else { nil } } : [left, right]
             return AllOf(operands: try lowerAll(operands))
         case .or(let left, let right):
-            let operands = optimize ? flatten(expression) { if case .or(let l, let r) = $0 { (l, r) } else { nil } } : [left, right]
+            let operands =
+                optimize
+                ? flatten(expression) { if case .or(let l, let r) = $0 { (l, r) } else { nil } } : [left, right]
             return FirstTruthy(operands: try lowerAll(operands))
         case .conditional(let condition, let then, let otherwise):
             if optimize, case .call("has", nil, let hasArguments) = condition, hasArguments.count == 1,
-               case .select(let operand, let field) = then, hasArguments[0] == then,
-               case .literal(let fallback) = otherwise {
-                return SelectOrDefault(operand: try lowerOperand(operand, reading: field), field: field, fallback: fallback)
+                case .select(let operand, let field) = then, hasArguments[0] == then,
+                case .literal(let fallback) = otherwise
+            {
+                return SelectOrDefault(
+                    operand: try lowerOperand(operand, reading: field),
+                    field: field,
+                    fallback: fallback
+                )
             }
             return Conditional(condition: try lower(condition), then: try lower(then), otherwise: try lower(otherwise))
         case .traced(let number, let inner):
@@ -73,7 +82,9 @@ struct Compiler {
     /// A member access's operand: a variable read only for `field` keeps the expression's
     /// reads a list of member paths.
     private mutating func lowerOperand(_ operand: Expr, reading field: String) throws(CompileError) -> any Node {
-        guard case .identifier(let name) = operand, !scopes.contains(where: { $0.name == name }) else { return try lower(operand) }
+        guard case .identifier(let name) = operand, !scopes.contains(where: { $0.name == name }) else {
+            return try lower(operand)
+        }
         memberPaths?.append(MemberPath.of(variable: name, field: field))
         return GlobalVariable(name: name)
     }
@@ -97,7 +108,8 @@ struct Compiler {
         return operands.reversed()
     }
 
-    private mutating func lowerCall(_ name: String, target: Expr?, _ arguments: [Expr]) throws(CompileError) -> any Node {
+    private mutating func lowerCall(_ name: String, target: Expr?, _ arguments: [Expr]) throws(CompileError) -> any Node
+    {
         if name == "has", target == nil {
             guard let first = arguments.first else { throw CompileError("has() needs an argument", at: nil) }
             return Has(operand: try lower(first))
@@ -113,22 +125,33 @@ struct Compiler {
         if let builtin = Builtin(rawValue: name) {
             if builtin == .unknownFunction || builtin == .test_custom_func { return Constant(value: .null) }
             if builtin == .size, let target {
-                return BuiltinCall(builtin: builtin, arguments: try lowerAll(arguments), ignoredReceiver: try lower(target))
+                return BuiltinCall(
+                    builtin: builtin,
+                    arguments: try lowerAll(arguments),
+                    ignoredReceiver: try lower(target)
+                )
             }
             if builtin == .hasFn { memberPaths = nil }
             let all = (target.map { [$0] } ?? []) + arguments
             if builtin == .matches, all.count == 2, case .literal(.string(let pattern)) = all[1],
-               let compiled = try? RegularExpression(pattern) {
+                let compiled = try? RegularExpression(pattern)
+            {
                 return MatchesConstantPattern(text: try lower(all[0]), pattern: compiled)
             }
             return BuiltinCall(builtin: builtin, arguments: try lowerAll(all))
         }
         memberPaths = nil
-        return DynamicCall(name: name, target: try target.map { (expression) throws(CompileError) in try lower(expression) }, arguments: try lowerAll(arguments))
+        return DynamicCall(
+            name: name,
+            target: try target.map { (expression) throws(CompileError) in try lower(expression) },
+            arguments: try lowerAll(arguments)
+        )
     }
 
     private mutating func lowerComprehension(
-        _ kind: Comprehension.Kind, range: Expr, _ arguments: [Expr]
+        _ kind: Comprehension.Kind,
+        range: Expr,
+        _ arguments: [Expr]
     ) throws(CompileError) -> any Node {
         let validCount = kind == .map ? (2...3) : (2...2)
         guard validCount.contains(arguments.count), case .identifier(let variable) = arguments[0].unwrapped else {

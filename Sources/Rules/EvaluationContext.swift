@@ -19,7 +19,9 @@ public final class EvaluationContext: Activation, Sendable, Decodable {
     public var hostFunctions: (any HostFunctions)? { functions }
 
     public init(
-        variables: [String: Value] = [:], computed: Set<String> = [], device: Set<String> = [],
+        variables: [String: Value] = [:],
+        computed: Set<String> = [],
+        device: Set<String> = [],
         answers: [String: Value] = [:]
     ) {
         functions = DeclaredHostFunctions(computed: computed, device: device, answers: answers)

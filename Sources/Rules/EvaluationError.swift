@@ -51,14 +51,18 @@ public struct EvaluationError: Error, Sendable, Equatable, CustomStringConvertib
         var isNull = false
         if case .null = left { isNull = true }
         return EvaluationError(
-            .notComparable, "\(left.debugDescription) can not be compared to \(right.debugDescription)",
-            leftOperandIsNull: isNull)
+            .notComparable,
+            "\(left.debugDescription) can not be compared to \(right.debugDescription)",
+            leftOperandIsNull: isNull
+        )
     }
 
     static func unsupported(_ operation: String, _ left: Value, _ right: Value? = nil) -> EvaluationError {
         if let right {
             return EvaluationError(
-                .unsupportedOperation, "Unsupported binary operator '\(operation)': \(left.kindName), \(right.kindName)")
+                .unsupportedOperation,
+                "Unsupported binary operator '\(operation)': \(left.kindName), \(right.kindName)"
+            )
         }
         return EvaluationError(.unsupportedOperation, "Unsupported unary operator '\(operation)': \(left.kindName)")
     }

@@ -44,7 +44,7 @@ extension Program {
         let result: Result<Value, EvaluationError>
         do {
             result = .success(try root.evaluate(&frame))
-        } catch where error.becomesNullResult {
+        } catch  where error.becomesNullResult {
             result = .success(.null)
         } catch {
             result = .failure(error)
@@ -170,12 +170,20 @@ struct SourceShape {
         case .conditional(let condition, let then, let otherwise):
             marked = .conditional(child(condition), child(then), child(otherwise))
         }
-        return (.traced(number, marked), SourceShape(number: number, text: ExpressionPrinter.text(of: expression), children: children))
+        return (
+            .traced(number, marked),
+            SourceShape(number: number, text: ExpressionPrinter.text(of: expression), children: children)
+        )
     }
 
     func trace(from recorder: TraceRecorder) -> ExpressionTrace {
         let (outcome, evaluations) = recorder.outcome(of: number)
-        return ExpressionTrace(text: text, outcome: outcome, evaluations: evaluations, children: children.map { $0.trace(from: recorder) })
+        return ExpressionTrace(
+            text: text,
+            outcome: outcome,
+            evaluations: evaluations,
+            children: children.map { $0.trace(from: recorder) }
+        )
     }
 }
 
@@ -213,9 +221,16 @@ enum ExpressionPrinter {
             let list = arguments.map { render($0, within: 0) }.joined(separator: ", ")
             text = (target.map { "\(render($0, within: 7))." } ?? "") + "\(name)(\(list))"
         case .list(let elements): text = "[" + elements.map { render($0, within: 0) }.joined(separator: ", ") + "]"
-        case .map(let entries): text = "{" + entries.map { "\(render($0.key, within: 0)): \(render($0.value, within: 0))" }.joined(separator: ", ") + "}"
+        case .map(let entries):
+            text =
+                "{"
+                + entries.map { "\(render($0.key, within: 0)): \(render($0.value, within: 0))" }.joined(separator: ", ")
+                + "}"
         case .message(let name, let entries):
-            text = "\(name){" + entries.map { "\(render($0.key, within: 0)): \(render($0.value, within: 0))" }.joined(separator: ", ") + "}"
+            text =
+                "\(name){"
+                + entries.map { "\(render($0.key, within: 0)): \(render($0.value, within: 0))" }.joined(separator: ", ")
+                + "}"
         case .not(let operand): text = "!" + render(operand, within: 6)
         case .negate(let operand): text = "-" + render(operand, within: 6)
         // Binary operators associate to the left: a right operand of the same strength keeps
@@ -267,7 +282,13 @@ enum ExpressionPrinter {
             case "\t": result += "\\t"
             case "\r": result += "\\r"
             default:
-                if scalar.value < 0x20 { result += "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count) + String(scalar.value, radix: 16) } else { result.unicodeScalars.append(scalar) }
+                if scalar.value < 0x20 {
+                    result +=
+                        "\\u" + String(repeating: "0", count: 4 - String(scalar.value, radix: 16).count)
+                        + String(scalar.value, radix: 16)
+                } else {
+                    result.unicodeScalars.append(scalar)
+                }
             }
         }
         return result + "\""

@@ -33,8 +33,13 @@ indirect enum Expr: Sendable, Equatable {
     }
 
     enum Relation: String, Sendable {
-        case less = "<", lessOrEqual = "<=", greater = ">", greaterOrEqual = ">="
-        case equal = "==", notEqual = "!=", `in` = "in"
+        case less = "<"
+        case lessOrEqual = "<="
+        case greater = ">"
+        case greaterOrEqual = ">="
+        case equal = "=="
+        case notEqual = "!="
+        case `in` = "in"
     }
 }
 

@@ -125,7 +125,8 @@ struct Lexer {
             cursor += symbol.utf8.count
             return Token(kind: .punctuation(symbol), position: start)
         }
-        let character = String(decoding: bytes[cursor..<min(cursor + 4, bytes.count)], as: UTF8.self).first.map(String.init) ?? "?"
+        let character =
+            String(decoding: bytes[cursor..<min(cursor + 4, bytes.count)], as: UTF8.self).first.map(String.init) ?? "?"
         throw CompileError("Unexpected character '\(character)'", at: start)
     }
 
@@ -189,7 +190,9 @@ struct Lexer {
         }
         if peek() == 0x75 || peek() == 0x55 {
             cursor += 1
-            guard let value = UInt64(text) else { throw CompileError("Unsigned integer '\(text)u' is out of range", at: start) }
+            guard let value = UInt64(text) else {
+                throw CompileError("Unsigned integer '\(text)u' is out of range", at: start)
+            }
             return .uint(value)
         }
         if let value = Int64(text) { return .int(value) }
@@ -205,7 +208,11 @@ struct Lexer {
 
     /// Reads a quoted literal (single, double or triple quotes) and returns its bytes with
     /// escapes applied. In strings `\x` and octal escapes name code points; in bytes, octets.
-    private mutating func quotedBytes(raw: Bool, start: SourcePosition, forString: Bool = false) throws(CompileError) -> [UInt8] {
+    private mutating func quotedBytes(
+        raw: Bool,
+        start: SourcePosition,
+        forString: Bool = false
+    ) throws(CompileError) -> [UInt8] {
         guard let quote = peek() else { throw CompileError("Unterminated literal", at: start) }
         let triple = peek(1) == quote && peek(2) == quote
         cursor += triple ? 3 : 1
@@ -231,11 +238,17 @@ struct Lexer {
         }
     }
 
-    private mutating func escape(into output: inout [UInt8], forString: Bool, start: SourcePosition) throws(CompileError) {
+    private mutating func escape(
+        into output: inout [UInt8],
+        forString: Bool,
+        start: SourcePosition
+    ) throws(CompileError) {
         guard let byte = peek() else { throw CompileError("Unterminated escape", at: start) }
         cursor += 1
         func append(scalar value: UInt32) throws(CompileError) {
-            guard let scalar = Unicode.Scalar(value) else { throw CompileError("Invalid code point in escape", at: start) }
+            guard let scalar = Unicode.Scalar(value) else {
+                throw CompileError("Invalid code point in escape", at: start)
+            }
             output.append(contentsOf: Array(String(Character(scalar)).utf8))
         }
         func hex(_ count: Int) throws(CompileError) -> UInt32 {

@@ -42,7 +42,9 @@ struct Frame {
         remainingMatchSteps -= cost
         if remainingMatchSteps < 0 {
             throw EvaluationError(
-                .budgetExceeded, "The rule's matches() calls exceed \(Self.matchStepBudget) regular-expression steps in all")
+                .budgetExceeded,
+                "The rule's matches() calls exceed \(Self.matchStepBudget) regular-expression steps in all"
+            )
         }
         return try pattern.matches(input)
     }
@@ -150,7 +152,7 @@ final class SelectOrDefault: Node {
         let container: Value
         do {
             container = try operand.evaluate(&frame)
-        } catch where error.kind == .noSuchKey {
+        } catch  where error.kind == .noSuchKey {
             return fallback
         }
         let value = frame.member(field, of: container, isBuiltin: fieldIsBuiltin)
@@ -170,7 +172,7 @@ final class Has: Node {
         do {
             _ = try operand.evaluate(&frame)
             return .bool(true)
-        } catch where error.kind == .noSuchKey {
+        } catch  where error.kind == .noSuchKey {
             return .bool(false)
         }
     }
@@ -382,7 +384,9 @@ final class DynamicCall: Node {
                 values.append(try argument.evaluate(&frame))
             } catch {
                 throw EvaluationError(
-                    .hostFunction, "\(name): argument \(position + 1) could not be resolved: \(error.message)")
+                    .hostFunction,
+                    "\(name): argument \(position + 1) could not be resolved: \(error.message)"
+                )
             }
         }
         return host.call(name, arguments: values).normalized

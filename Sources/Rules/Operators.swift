@@ -94,7 +94,11 @@ enum Operators {
     // MARK: Arithmetic
 
     enum Arithmetic: String, Sendable {
-        case add = "+", subtract = "-", multiply = "*", divide = "/", remainder = "%"
+        case add = "+"
+        case subtract = "-"
+        case multiply = "*"
+        case divide = "/"
+        case remainder = "%"
     }
 
     static func apply(_ operation: Arithmetic, _ left: Value, _ right: Value) throws(EvaluationError) -> Value {
@@ -129,7 +133,11 @@ enum Operators {
         }
     }
 
-    private static func integer<T: FixedWidthInteger>(_ operation: Arithmetic, _ l: T, _ r: T) throws(EvaluationError) -> T {
+    private static func integer<T: FixedWidthInteger>(
+        _ operation: Arithmetic,
+        _ l: T,
+        _ r: T
+    ) throws(EvaluationError) -> T {
         let (result, overflow): (T, Bool)
         switch operation {
         case .add: (result, overflow) = l.addingReportingOverflow(r)

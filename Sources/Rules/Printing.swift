@@ -14,7 +14,8 @@ enum NumberFormatting {
             exponent = Int(shortest[shortest.index(after: marker)...]) ?? 0
         }
         var digits = mantissa.filter { $0 != "." }
-        let pointIndex = mantissa.firstIndex(of: ".").map { mantissa.distance(from: mantissa.startIndex, to: $0) }
+        let pointIndex =
+            mantissa.firstIndex(of: ".").map { mantissa.distance(from: mantissa.startIndex, to: $0) }
             ?? mantissa.count
         var decimalPoint = pointIndex + exponent
         while digits.count > 1, digits.first == "0" {

@@ -33,7 +33,7 @@ public struct Program: Sendable {
         var frame = Frame(activation: activation, localSlots: localSlots)
         do {
             return .success(try root.evaluate(&frame))
-        } catch where error.becomesNullResult {
+        } catch  where error.becomesNullResult {
             return .success(.null)
         } catch {
             return .failure(error)

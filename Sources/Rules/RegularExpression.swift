@@ -109,7 +109,7 @@ private struct ThreadList {
     }
 }
 
-private enum Instruction {
+enum Instruction {
     case character(CharacterMatcher)
     case split(Int, Int)
     case jump(Int)
@@ -117,7 +117,7 @@ private enum Instruction {
     case match
 }
 
-private enum Assertion {
+enum Assertion {
     case textStart, textEnd, lineStart, lineEnd, wordBoundary, notWordBoundary
 
     func holds(at position: Int, in input: [Unicode.Scalar]) -> Bool {
@@ -134,7 +134,7 @@ private enum Assertion {
     }
 }
 
-private struct CharacterMatcher {
+struct CharacterMatcher {
     var ranges: [ClosedRange<UInt32>]
     var negated = false
     var caseInsensitive = false
@@ -164,7 +164,7 @@ private struct CharacterMatcher {
     }
 }
 
-private indirect enum RegexNode {
+indirect enum RegexNode {
     case empty
     case character(CharacterMatcher)
     case assert(Assertion)
@@ -173,7 +173,7 @@ private indirect enum RegexNode {
     case repetition(RegexNode, minimum: Int, maximum: Int?)
 }
 
-private struct RegexFlags {
+struct RegexFlags {
     var caseInsensitive = false
     var multiLine = false
     var dotMatchesNewline = false
@@ -219,9 +219,15 @@ private struct RegexParser {
         while let scalar = current {
             let bounds: (Int, Int?)
             switch scalar {
-            case "*": bounds = (0, nil); cursor += 1
-            case "+": bounds = (1, nil); cursor += 1
-            case "?": bounds = (0, 1); cursor += 1
+            case "*":
+                bounds = (0, nil)
+                cursor += 1
+            case "+":
+                bounds = (1, nil)
+                cursor += 1
+            case "?":
+                bounds = (0, 1)
+                cursor += 1
             case "{":
                 guard let counted = try countedRepetition() else { return node }
                 bounds = counted
@@ -245,17 +251,27 @@ private struct RegexParser {
             }
             return digits.isEmpty ? nil : Int(digits.prefix(5))
         }
-        guard let minimum = number() else { cursor = start; return nil }
+        guard let minimum = number() else {
+            cursor = start
+            return nil
+        }
         var maximum: Int? = minimum
         if current == "," {
             cursor += 1
             maximum = number()
         }
-        guard current == "}" else { cursor = start; return nil }
+        guard current == "}" else {
+            cursor = start
+            return nil
+        }
         cursor += 1
         guard minimum <= RegularExpression.maximumRepetition, (maximum ?? 0) <= RegularExpression.maximumRepetition,
-              maximum.map({ $0 >= minimum }) ?? true
-        else { throw RegularExpression.failure("repetition count out of range (at most \(RegularExpression.maximumRepetition))") }
+            maximum.map({ $0 >= minimum }) ?? true
+        else {
+            throw RegularExpression.failure(
+                "repetition count out of range (at most \(RegularExpression.maximumRepetition))"
+            )
+        }
         return (minimum, maximum)
     }
 
@@ -336,14 +352,18 @@ private struct RegexParser {
         var first = true
         while true {
             guard let scalar = current else { throw RegularExpression.failure("unclosed character class") }
-            if scalar == "]" && !first { cursor += 1; return matcher }
+            if scalar == "]" && !first {
+                cursor += 1
+                return matcher
+            }
             first = false
             cursor += 1
             if scalar == "[" && current == ":" { throw RegularExpression.failure("POSIX classes are not supported") }
             var low: UInt32
             if scalar == "\\" {
                 switch try escape() {
-                case .character(let escaped) where escaped.ranges.count == 1 && !escaped.negated
+                case .character(let escaped)
+                where escaped.ranges.count == 1 && !escaped.negated
                     && escaped.ranges[0].lowerBound == escaped.ranges[0].upperBound:
                     low = escaped.ranges[0].lowerBound
                 case .character(let set):
@@ -364,7 +384,7 @@ private struct RegexParser {
                 cursor += 1
                 if high == 0x5C {
                     guard case .character(let escaped) = try escape(), escaped.ranges.count == 1,
-                          escaped.ranges[0].lowerBound == escaped.ranges[0].upperBound
+                        escaped.ranges[0].lowerBound == escaped.ranges[0].upperBound
                     else { throw RegularExpression.failure("invalid range end") }
                     high = escaped.ranges[0].lowerBound
                 }
@@ -431,66 +451,5 @@ private struct RegexParser {
             throw RegularExpression.failure("invalid hexadecimal escape")
         }
         return value
-    }
-}
-
-private struct RegexCompiler {
-    var instructions: [Instruction] = []
-
-    mutating func append(_ instruction: Instruction) {
-        instructions.append(instruction)
-    }
-
-    private mutating func checkSize() throws(EvaluationError) {
-        guard instructions.count <= RegularExpression.maximumInstructions else {
-            throw RegularExpression.failure("pattern compiles to more than \(RegularExpression.maximumInstructions) instructions")
-        }
-    }
-
-    mutating func emit(_ node: RegexNode) throws(EvaluationError) {
-        try checkSize()
-        switch node {
-        case .empty:
-            break
-        case .character(let matcher):
-            append(.character(matcher))
-        case .assert(let assertion):
-            append(.assert(assertion))
-        case .concatenation(let items):
-            for item in items { try emit(item) }
-        case .alternation(let branches):
-            var jumpsToEnd: [Int] = []
-            for (index, branch) in branches.enumerated() {
-                if index < branches.count - 1 {
-                    let split = instructions.count
-                    append(.split(split + 1, -1))
-                    try emit(branch)
-                    jumpsToEnd.append(instructions.count)
-                    append(.jump(-1))
-                    instructions[split] = .split(split + 1, instructions.count)
-                } else {
-                    try emit(branch)
-                }
-            }
-            for jump in jumpsToEnd { instructions[jump] = .jump(instructions.count) }
-        case .repetition(let inner, let minimum, let maximum):
-            for _ in 0..<minimum { try emit(inner) }
-            if let maximum {
-                var splits: [Int] = []
-                for _ in minimum..<maximum {
-                    splits.append(instructions.count)
-                    append(.split(instructions.count + 1, -1))
-                    try emit(inner)
-                }
-                for split in splits { instructions[split] = .split(split + 1, instructions.count) }
-            } else {
-                let loop = instructions.count
-                append(.split(loop + 1, -1))
-                try emit(inner)
-                append(.jump(loop))
-                instructions[loop] = .split(loop + 1, instructions.count)
-            }
-        }
-        try checkSize()
     }
 }

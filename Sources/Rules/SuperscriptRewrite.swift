@@ -32,8 +32,10 @@ enum SuperscriptRewrite {
         case .call(let name, let target, let arguments):
             let argumentsInsideHas = insideHas || (name == "has" && target == nil)
             return .call(
-                name, target: target.map { rewrite($0, insideHas: insideHas) },
-                arguments.map { rewrite($0, insideHas: argumentsInsideHas) })
+                name,
+                target: target.map { rewrite($0, insideHas: insideHas) },
+                arguments.map { rewrite($0, insideHas: argumentsInsideHas) }
+            )
         case .list(let elements):
             return .list(elements.map { rewrite($0, insideHas: insideHas) })
         case .map(let entries):
@@ -52,13 +54,18 @@ enum SuperscriptRewrite {
             return .or(rewrite(left, insideHas: insideHas), rewrite(right, insideHas: insideHas))
         case .conditional(let condition, let then, let otherwise):
             return .conditional(
-                rewrite(condition, insideHas: insideHas), rewrite(then, insideHas: insideHas),
-                rewrite(otherwise, insideHas: insideHas))
+                rewrite(condition, insideHas: insideHas),
+                rewrite(then, insideHas: insideHas),
+                rewrite(otherwise, insideHas: insideHas)
+            )
         case .traced(let number, .select(let operand, let field)) where !insideHas:
             // The access inside `has()` is marked too, so a missing member shows as the
             // error it would have been, at the member, although the rule reads it as null.
             let access = Expr.select(rewrite(operand, insideHas: false), field)
-            return .traced(number, .conditional(.call("has", target: nil, [.probed(number, access)]), access, .literal(.null)))
+            return .traced(
+                number,
+                .conditional(.call("has", target: nil, [.probed(number, access)]), access, .literal(.null))
+            )
         case .traced(let number, let inner):
             return .traced(number, rewrite(inner, insideHas: insideHas))
         case .probed(let number, let inner):
@@ -76,7 +83,10 @@ enum SuperscriptRewrite {
     /// Rules 2 and 3. Returns the rewritten relation, and its left operand as it will be
     /// compared (for rule 5 to reuse).
     private static func nullSafeRelation(
-        _ relation: Expr.Relation, _ left: Expr, _ right: Expr, insideHas: Bool
+        _ relation: Expr.Relation,
+        _ left: Expr,
+        _ right: Expr,
+        insideHas: Bool
     ) -> (relation: Expr, left: Expr, right: Expr) {
         let rewrittenRight = rewrite(right, insideHas: insideHas)
         let guarded: (guard: Expr, operand: Expr)?
@@ -87,10 +97,15 @@ enum SuperscriptRewrite {
             let access = Expr.select(rewrite(operand, insideHas: false), field)
             guarded = (.call("has", target: nil, [probe(access)]), mark(access))
         case .call(let name, let target?, let arguments)
-            where !insideHas && (target.unwrapped == .identifier("device") || target.unwrapped == .identifier("computed")):
+        where !insideHas && (target.unwrapped == .identifier("device") || target.unwrapped == .identifier("computed")):
             guard case .identifier(let receiver) = target.unwrapped else { preconditionFailure("matched above") }
-            let call = mark(Expr.call(
-                name, target: rewrite(target, insideHas: false), arguments.map { rewrite($0, insideHas: false) }))
+            let call = mark(
+                Expr.call(
+                    name,
+                    target: rewrite(target, insideHas: false),
+                    arguments.map { rewrite($0, insideHas: false) }
+                )
+            )
             guarded = (.call("hasFn", target: nil, [.literal(.string("\(receiver).\(name)"))]), call)
         default:
             guarded = nil
@@ -104,7 +119,10 @@ enum SuperscriptRewrite {
             return (.relation(relation, safeLeft, rewrittenRight), safeLeft, rewrittenRight)
         }
         let checked = Expr.conditional(
-            guarded.guard, .relation(relation, guarded.operand, rewrittenRight), .literal(.bool(false)))
+            guarded.guard,
+            .relation(relation, guarded.operand, rewrittenRight),
+            .literal(.bool(false))
+        )
         return (checked, guarded.operand, rewrittenRight)
     }
 
@@ -121,7 +139,9 @@ enum SuperscriptRewrite {
 
     /// Rule 5.
     private static func coerceNumericString(
-        _ relation: Expr.Relation, original: (Expr, Expr), _ safe: (relation: Expr, left: Expr, right: Expr)
+        _ relation: Expr.Relation,
+        original: (Expr, Expr),
+        _ safe: (relation: Expr, left: Expr, right: Expr)
     ) -> Expr {
         guard relation == .equal || relation == .notEqual else { return safe.relation }
         let number: Value
@@ -135,7 +155,8 @@ enum SuperscriptRewrite {
         } else {
             return safe.relation
         }
-        let numeric = numberOnRight
+        let numeric =
+            numberOnRight
             ? Expr.relation(relation, safe.left, .literal(number))
             : Expr.relation(relation, .literal(number), safe.right)
         return relation == .equal ? .or(safe.relation, numeric) : .and(safe.relation, numeric)

@@ -28,7 +28,10 @@ extension Value: Codable {
             self = .function(try pair.decode(String.self))
         default:
             throw DecodingError.dataCorruptedError(
-                forKey: .type, in: container, debugDescription: "Unknown value type '\(type)'")
+                forKey: .type,
+                in: container,
+                debugDescription: "Unknown value type '\(type)'"
+            )
         }
     }
 

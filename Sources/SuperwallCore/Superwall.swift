@@ -59,12 +59,24 @@ public actor Superwall {
         /// (`ConfigRefresh.decisionChanges`).
         public var explainOnRefresh: [String] = []
 
-        public init(configSource: any ConfigSource, dataDirectory: String? = nil, device: [String: JSON] = [:],
-                    maxConfigRetryCount: Int = 6, usingPurchaseController: Bool = false,
-                    timeouts: Timeouts = Timeouts(), automaticallyDismiss: Bool = true, testModeBehavior: TestModeBehavior = .automatic,
-                    overrideProductsByName: [String: String] = [:], showsPurchaseFailureAlert: Bool = true,
-                    enableExperimentalDeviceVariables: Bool = false, shouldPreload: Bool = true, storeProducts: [StoreProductDetails] = [], watchConfigFile: Bool = false,
-                    eventTrackingBehavior: EventTrackingBehavior = .all, eventFlushInterval: Duration = .seconds(20)) {
+        public init(
+            configSource: any ConfigSource,
+            dataDirectory: String? = nil,
+            device: [String: JSON] = [:],
+            maxConfigRetryCount: Int = 6,
+            usingPurchaseController: Bool = false,
+            timeouts: Timeouts = Timeouts(),
+            automaticallyDismiss: Bool = true,
+            testModeBehavior: TestModeBehavior = .automatic,
+            overrideProductsByName: [String: String] = [:],
+            showsPurchaseFailureAlert: Bool = true,
+            enableExperimentalDeviceVariables: Bool = false,
+            shouldPreload: Bool = true,
+            storeProducts: [StoreProductDetails] = [],
+            watchConfigFile: Bool = false,
+            eventTrackingBehavior: EventTrackingBehavior = .all,
+            eventFlushInterval: Duration = .seconds(20)
+        ) {
             self.configSource = configSource
             self.dataDirectory = dataDirectory
             self.device = device
@@ -226,8 +238,14 @@ public actor Superwall {
         var store: Store { directory.store }
     }
 
-    public init(clock: any WallClock = SystemWallClock(), random: any RandomSource = SystemRandomSource(), delegate: (any SuperwallDelegate)? = nil,
-                presenter: (any PaywallPresenter)? = nil, purchaseController: (any PurchaseController)? = nil, retryDelay: @escaping @Sendable (Int, Int) -> Duration = RetryPolicy.superwallBackoff) {
+    public init(
+        clock: any WallClock = SystemWallClock(),
+        random: any RandomSource = SystemRandomSource(),
+        delegate: (any SuperwallDelegate)? = nil,
+        presenter: (any PaywallPresenter)? = nil,
+        purchaseController: (any PurchaseController)? = nil,
+        retryDelay: @escaping @Sendable (Int, Int) -> Duration = RetryPolicy.superwallBackoff
+    ) {
         self.clock = clock
         self.random = random
         host = HostPorts(delegate: delegate, presenter: presenter, purchaseController: purchaseController)

@@ -66,31 +66,41 @@ public enum SuperwallError: Error, Sendable, Equatable, CustomStringConvertible 
     public var description: String {
         switch self {
         case .notConfigured: return "Superwall is not configured: call configure first."
-        case .apiKeyMismatch(let key): return "Superwall is already configured with another API key (\(key.prefix(8))…); a second configure may not change it."
+        case .apiKeyMismatch(let key):
+            return
+                "Superwall is already configured with another API key (\(key.prefix(8))…); a second configure may not change it."
         case .invalidUserId: return "The user id is empty once whitespace is trimmed."
         case .dataDirectory(let error): return "\(error)."
         case .storage(let reason): return "The data directory's database failed: \(reason)."
         case .storageFull(let reason):
-            return "The data directory's disk is full (\(reason)); what was accepted before is kept. Free space and try again."
+            return
+                "The data directory's disk is full (\(reason)); what was accepted before is kept. Free space and try again."
         case .configUnavailable(let reason): return "No config could be loaded: \(reason)."
         case .invalidConfig(let error):
-            if let line = error.line, let column = error.column { return "The config is not JSON at line \(line), column \(column): \(error.reason)." }
+            if let line = error.line, let column = error.column {
+                return "The config is not JSON at line \(line), column \(column): \(error.reason)."
+            }
             return "The config is invalid at \(error.path): \(error.reason)."
         case .reservedPlacementName(let name):
-            return "\"\(name)\" is one of Superwall's own events and cannot be registered as a placement; choose another name."
-        case .paywallSessionNotFound(let id): return "No paywall session \(id) is on screen; it was dismissed or never existed."
+            return
+                "\"\(name)\" is one of Superwall's own events and cannot be registered as a placement; choose another name."
+        case .paywallSessionNotFound(let id):
+            return "No paywall session \(id) is on screen; it was dismissed or never existed."
         case .paywallSkipped(let reason): return "No paywall to show: \(reason.statusReason)."
         case .presentation(let error): return error.message
         case .noPurchaseController:
-            return "No purchase controller: declare the host.purchaseController capability, or let test mode simulate purchases (testModeBehavior)."
+            return
+                "No purchase controller: declare the host.purchaseController capability, or let test mode simulate purchases (testModeBehavior)."
         case .productNotFound(let id): return "The product \(id) is not in the config's products."
         case .purchaseInProgress: return "A purchase is already in progress; it must finish before another starts."
         case .customerInfoTimeout(let limit):
-            return "No customer info within \(limit): the purchase controller has not set a subscription status; set it with setSubscriptionStatus."
+            return
+                "No customer info within \(limit): the purchase controller has not set a subscription status; set it with setSubscriptionStatus."
         case .invalidPageMessage(let error):
             return "The page's message does not decode, so none of its events was performed: \(error)."
         case .attributesOverLimit(let count, let limit):
-            return "The user's attributes would hold \(count > limit ? "more than \(limit)" : "\(count)") members and elements in all (every depth counted); the limit is \(limit). Nothing was changed: remove attributes (set them to null) first."
+            return
+                "The user's attributes would hold \(count > limit ? "more than \(limit)" : "\(count)") members and elements in all (every depth counted); the limit is \(limit). Nothing was changed: remove attributes (set them to null) first."
         }
     }
 }

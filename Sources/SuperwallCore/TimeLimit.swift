@@ -8,7 +8,10 @@ import Deadlines
 /// hold the caller until the server answered. The limit is a `DeadlineTimer`, which fires
 /// while every thread of the cooperative pool is busy, and `operation` runs on the
 /// `OffloadExecutor`, so it starts then too.
-func withTimeLimit<Value: Sendable>(_ limit: Duration, _ operation: @escaping @Sendable () async throws -> Value) async throws -> Value {
+func withTimeLimit<Value: Sendable>(
+    _ limit: Duration,
+    _ operation: @escaping @Sendable () async throws -> Value
+) async throws -> Value {
     let outcome = OneShot<Result<Value, any Error>>()
     let work = Task(executorPreference: OffloadExecutor.shared) {
         do { outcome.resolve(.success(try await operation())) } catch { outcome.resolve(.failure(error)) }
@@ -28,7 +31,9 @@ func withTimeLimit<Value: Sendable>(_ limit: Duration, _ operation: @escaping @S
 /// Runs `operation`, giving up on it after `limit`: it is cancelled and `fallback` answered
 /// at once, whether or not it has noticed. A cancelled caller gets `fallback` too.
 func withDeadline<Value: Sendable>(
-    _ limit: Duration, fallback: Value, _ operation: @escaping @Sendable () async -> Value
+    _ limit: Duration,
+    fallback: Value,
+    _ operation: @escaping @Sendable () async -> Value
 ) async -> Value {
     do {
         return try await withTimeLimit(limit, operation)

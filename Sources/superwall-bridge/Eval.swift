@@ -12,13 +12,20 @@ struct Eval: ParsableCommand {
             Prints {"value": {"type": T, "value": V}} or {"error": {"message": M}} as one JSON line, and exits \
             1 on an error. The context file is a JSON object in the conformance data's form: {"variables": \
             {"user": {"type": "map", "value": {...}}}, "computed": {...}, "device": {...}, "host": {...}}.
-            """)
+            """
+    )
 
     /// Unrecognised words are the expression's, so one that starts with `-` (`-1 + 2`) needs no `--`.
-    @Argument(parsing: .allUnrecognized, help: "The expression, in Superwall's rules language (Superscript's CEL dialect).")
+    @Argument(
+        parsing: .allUnrecognized,
+        help: "The expression, in Superwall's rules language (Superscript's CEL dialect)."
+    )
     var expression: [String] = []
 
-    @Option(name: .long, help: "A JSON file holding the context (plain JSON, or the typed form with variables); - reads it from stdin.")
+    @Option(
+        name: .long,
+        help: "A JSON file holding the context (plain JSON, or the typed form with variables); - reads it from stdin."
+    )
     var context: String?
 
     /// The largest context read.
@@ -45,7 +52,8 @@ struct Eval: ParsableCommand {
                 }
             }
             do {
-                contextJSON = try data.withUnsafeBytes { bytes throws(JSONSyntaxError) in try JSONDecoding.decode(bytes) }
+                contextJSON = try data.withUnsafeBytes { bytes throws(JSONSyntaxError) in try JSONDecoding.decode(bytes)
+                }
             } catch let error as JSONSyntaxError {
                 throw ValidationError("The context file is not JSON: \(error.positionedReason)")
             }
@@ -61,4 +69,3 @@ struct Eval: ParsableCommand {
         if case .object(let members) = result, members["error"] != nil { throw ExitCode(1) }
     }
 }
-

@@ -18,7 +18,8 @@ struct Explain: ParsableCommand {
             prints each check of the presentation pipeline: every audience's rule with the value each part of it \
             took, the occurrence limit, the variant, the paywall and the outcome. Colour when stdout is a \
             terminal; --json prints debug/explainPlacement's answer instead. Exits 1 when the config cannot be used.
-            """)
+            """
+    )
 
     @Option(name: .long, help: "The config file (a static_config response body).")
     var config: String
@@ -36,7 +37,8 @@ struct Explain: ParsableCommand {
     var placement: String
 
     func run() throws {
-        let attributes = try user.map { path in try Self.object(try Self.read(path), what: "the user file \(path)") } ?? [:]
+        let attributes =
+            try user.map { path in try Self.object(try Self.read(path), what: "the user file \(path)") } ?? [:]
         let placementParams = try params.map { try Self.object(Data($0.utf8), what: "--params") } ?? [:]
         let outcome = Self.runBlocking { [config, placement] () async -> Result<PlacementExplanation, SuperwallError> in
             await Self.explain(placement, config: config, user: attributes, params: placementParams)
@@ -57,13 +59,21 @@ struct Explain: ParsableCommand {
     /// A throwaway install (a data directory removed afterwards, no events kept) with the
     /// config, the user's attributes, and the explanation.
     private static func explain(
-        _ placement: String, config: String, user: [String: JSON], params: [String: JSON]
+        _ placement: String,
+        config: String,
+        user: [String: JSON],
+        params: [String: JSON]
     ) async -> Result<PlacementExplanation, SuperwallError> {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("superwall-explain-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "superwall-explain-\(UUID().uuidString)"
+        ).path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let narrowed: Data
         do {
-            narrowed = try Config.narrowedText(try LocalFile.read(config, atMost: FileConfigSource.defaultMaximumSize), toPlacement: placement)
+            narrowed = try Config.narrowedText(
+                try LocalFile.read(config, atMost: FileConfigSource.defaultMaximumSize),
+                toPlacement: placement
+            )
         } catch let error as LocalFile.Failure {
             return .failure(.configUnavailable("cannot read \(config): \(error.reason)"))
         } catch let error as ConfigDecodingError {
@@ -72,9 +82,17 @@ struct Explain: ParsableCommand {
             return .failure(.configUnavailable("\(error)"))
         }
         let superwall = Superwall()
-        let configured = await superwall.configure(apiKey: "pk_explain", options: Superwall.ConfigureOptions(
-            configSource: NarrowedConfig(text: narrowed, path: config), dataDirectory: directory, maxConfigRetryCount: 0, shouldPreload: false,
-            eventTrackingBehavior: .none, eventFlushInterval: .seconds(86_400)))
+        let configured = await superwall.configure(
+            apiKey: "pk_explain",
+            options: Superwall.ConfigureOptions(
+                configSource: NarrowedConfig(text: narrowed, path: config),
+                dataDirectory: directory,
+                maxConfigRetryCount: 0,
+                shouldPreload: false,
+                eventTrackingBehavior: .none,
+                eventFlushInterval: .seconds(86_400)
+            )
+        )
         let result: Result<PlacementExplanation, SuperwallError>
         if let error = configured.error {
             result = .failure(error)
@@ -101,7 +119,11 @@ struct Explain: ParsableCommand {
     }
 
     private static func object(_ data: Data, what: String) throws -> [String: JSON] {
-        guard case .object(let members) = try? data.withUnsafeBytes({ bytes throws(JSONSyntaxError) in try JSONDecoding.decode(bytes) }) else {
+        guard
+            case .object(let members) = try? data.withUnsafeBytes({ bytes throws(JSONSyntaxError) in
+                try JSONDecoding.decode(bytes)
+            })
+        else {
             throw ValidationError("\(what) must be a JSON object.")
         }
         return [String: JSON](members)
@@ -150,13 +172,19 @@ struct ExplanationText {
         }
         if let variant = explanation.variant {
             let paywall = variant.variant.paywallIdentifier.map { ", paywall \($0)" } ?? ""
-            lines.append("variant \(variant.variant.id) (\(variant.variant.kind.rawValue)\(paywall)) in experiment \(variant.experimentId), "
-                + (variant.confirmed ? "confirmed" : "not confirmed yet"))
+            lines.append(
+                "variant \(variant.variant.id) (\(variant.variant.kind.rawValue)\(paywall)) in experiment \(variant.experimentId), "
+                    + (variant.confirmed ? "confirmed" : "not confirmed yet")
+            )
         }
         if let paywall = explanation.paywall {
             let name = paywall.name.map { " \"\($0)\"" } ?? ""
             let gating = paywall.featureGating.map { ", \(camelCase($0.rawValue))" } ?? ""
-            lines.append(paywall.found ? "paywall \(paywall.identifier)\(name)\(gating)" : red("paywall \(paywall.identifier): not in the config"))
+            lines.append(
+                paywall.found
+                    ? "paywall \(paywall.identifier)\(name)\(gating)"
+                    : red("paywall \(paywall.identifier): not in the config")
+            )
         }
         lines.append(outcomeLine(explanation))
         return lines.joined(separator: "\n") + "\n"
@@ -164,12 +192,15 @@ struct ExplanationText {
 
     private func outcomeLine(_ explanation: PlacementExplanation) -> String {
         let reason = explanation.reason.map { " (\($0))" } ?? ""
-        let granted = explanation.featureGranted ? green("feature granted") : red("feature not granted without a purchase")
+        let granted =
+            explanation.featureGranted ? green("feature granted") : red("feature not granted without a purchase")
         return bold("outcome: \(explanation.outcome.rawValue)") + reason + ", " + granted
     }
 
     private func audienceLines(_ check: PlacementExplanation.AudienceCheck, number: Int, of count: Int) -> [String] {
-        let state = !check.evaluated ? dim("not evaluated: an earlier audience matched") : check.matched ? green("matched") : red("no match")
+        let state =
+            !check.evaluated
+            ? dim("not evaluated: an earlier audience matched") : check.matched ? green("matched") : red("no match")
         var lines = ["audience \(number) of \(count), experiment \(check.experimentId): \(state)"]
         guard check.evaluated else {
             if let expression = check.expression { lines.append(dim("  rule: \(expression)")) }
@@ -186,12 +217,15 @@ struct ExplanationText {
             lines.append(contentsOf: children(of: explanation.trace, indent: "    "))
         }
         if let occurrence = check.occurrence {
-            let window = switch occurrence.limit.interval {
-            case .minutes(let minutes): "per \(minutes) min"
-            case .infinity: "ever"
-            }
+            let window =
+                switch occurrence.limit.interval {
+                case .minutes(let minutes): "per \(minutes) min"
+                case .infinity: "ever"
+                }
             let verdict = occurrence.allowsAnother ? green("allows another") : red("limit reached")
-            lines.append("  occurrence \(occurrence.limit.key): \(occurrence.storedCount) of at most \(occurrence.limit.maxCount) \(window), \(verdict)")
+            lines.append(
+                "  occurrence \(occurrence.limit.key): \(occurrence.storedCount) of at most \(occurrence.limit.maxCount) \(window), \(verdict)"
+            )
         }
         return lines
     }
@@ -216,13 +250,15 @@ struct ExplanationText {
             return "\(trace.text)  " + red("✗ \(error.message)")
         case .value(let value):
             // A variable's map is the user's or the device's: its size says enough here.
-            let text = if case .map(let map) = value { "{\(map.count) entries}" } else { ExpressionTrace.text(of: value) }
+            let text =
+                if case .map(let map) = value { "{\(map.count) entries}" } else { ExpressionTrace.text(of: value) }
             if text == trace.text { return trace.text }
-            let shown = switch value {
-            case .bool(true): green(text)
-            case .bool(false): red(text)
-            default: text
-            }
+            let shown =
+                switch value {
+                case .bool(true): green(text)
+                case .bool(false): red(text)
+                default: text
+                }
             return "\(trace.text)  → \(shown)\(repeated)"
         }
     }

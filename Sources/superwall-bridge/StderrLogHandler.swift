@@ -1,5 +1,5 @@
-import Dispatch
 import BridgeServer
+import Dispatch
 import Logging
 import Synchronization
 
@@ -42,7 +42,9 @@ struct StderrLogHandler: LogHandler {
     func log(event: LogEvent) {
         var merged = metadata
         if let extra = event.metadata { merged.merge(extra, uniquingKeysWith: { _, new in new }) }
-        let details = merged.isEmpty ? "" : " " + merged.sorted(by: { $0.key < $1.key }).map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        let details =
+            merged.isEmpty
+            ? "" : " " + merged.sorted(by: { $0.key < $1.key }).map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         sink.write("\(label) \(event.level): \(event.message)\(details)\n")
         clientLog?.forward(level: event.level, scope: label, message: "\(event.message)", metadata: merged)
     }
@@ -81,7 +83,9 @@ struct StderrLogHandler: LogHandler {
             queue.async { [self] in
                 var text = line
                 let lost = dropped.exchange(0, ordering: .relaxed)
-                if lost > 0 { text = "superwall-bridge warning: \(lost) log lines dropped (stderr was not being read)\n" + text }
+                if lost > 0 {
+                    text = "superwall-bridge warning: \(lost) log lines dropped (stderr was not being read)\n" + text
+                }
                 text.withUTF8 { bytes in
                     var offset = 0
                     while offset < bytes.count {

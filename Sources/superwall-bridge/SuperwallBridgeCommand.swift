@@ -44,7 +44,8 @@ struct SuperwallBridgeCommand: ParsableCommand {
 
 struct Serve: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Serve the JSON-RPC protocol on stdin and stdout (what superwall-bridge does with no subcommand).")
+        abstract: "Serve the JSON-RPC protocol on stdin and stdout (what superwall-bridge does with no subcommand)."
+    )
 
     @OptionGroup var serving: ServingOptions
 
@@ -90,9 +91,19 @@ struct Serve: ParsableCommand {
             if let trace = settings.trace { options.trace = try FrameTrace(path: trace, masking: ["apiKey"]) }
 
             let server = BridgeServer(
-                logger: logger, logLevel: sink, clientLog: clientLog, watchConfigFiles: settings.watchConfigFiles, maximumConfigSize: settings.maximumConfigSize)
+                logger: logger,
+                logLevel: sink,
+                clientLog: clientLog,
+                watchConfigFiles: settings.watchConfigFiles,
+                maximumConfigSize: settings.maximumConfigSize
+            )
             let connection = Connection(
-                input: descriptors.input, output: descriptors.output, handler: server, options: options, logger: logger)
+                input: descriptors.input,
+                output: descriptors.output,
+                handler: server,
+                options: options,
+                logger: logger
+            )
             let stopOnSignals = SignalHandling.stop(connection, logger: logger)
             let status = connection.run()
             _ = stopOnSignals
@@ -108,7 +119,10 @@ struct Serve: ParsableCommand {
 
 /// The serving flags, shared by the root command and `serve`.
 struct ServingOptions: ParsableArguments {
-    @Option(name: .long, help: "Least severe log level written to stderr: trace, debug, info, notice, warning, error or critical.")
+    @Option(
+        name: .long,
+        help: "Least severe log level written to stderr: trace, debug, info, notice, warning, error or critical."
+    )
     var logLevel: LogLevel = .warning
 
     @Option(name: .long, help: "Write every frame in and out, with its direction and time, to this file (JSON lines).")
@@ -117,16 +131,31 @@ struct ServingOptions: ParsableArguments {
     @Option(name: .long, help: "Framing: auto (detected from the first byte), ndjson or content-length.")
     var framing: FramingChoice = .auto
 
-    @Option(name: .long, help: "Largest message accepted, in bytes; a longer one is answered with an error and skipped.")
+    @Option(
+        name: .long,
+        help: "Largest message accepted, in bytes; a longer one is answered with an error and skipped."
+    )
     var maxMessageSize: Int = 64 * 1024 * 1024
 
-    @Option(name: .long, help: "Bytes of output that may wait for a client that is not reading; past it, input is not read until half are out.")
+    @Option(
+        name: .long,
+        help:
+            "Bytes of output that may wait for a client that is not reading; past it, input is not read until half are out."
+    )
     var maxQueuedOutput: Int = 64 * 1024 * 1024
 
-    @Option(name: .long, help: "Largest config read, from a file or over HTTP, in bytes; a larger one fails configure (configUnavailable) before it is read whole.")
+    @Option(
+        name: .long,
+        help:
+            "Largest config read, from a file or over HTTP, in bytes; a larger one fails configure (configUnavailable) before it is read whole."
+    )
     var maxConfigSize: Int = FileConfigSource.defaultMaximumSize
 
-    @Flag(name: .long, help: "Watch file config sources and refresh on every change (config/didRefresh), unless configure says watch: false.")
+    @Flag(
+        name: .long,
+        help:
+            "Watch file config sources and refresh on every change (config/didRefresh), unless configure says watch: false."
+    )
     var watch = false
 
     func validate() throws {
@@ -137,8 +166,14 @@ struct ServingOptions: ParsableArguments {
 
     var settings: Serve.Settings {
         Serve.Settings(
-            logLevel: logLevel.level, trace: trace, framing: framing.framing, maxMessageSize: maxMessageSize, watchConfigFiles: watch,
-            maximumConfigSize: maxConfigSize, maximumQueuedOutput: maxQueuedOutput)
+            logLevel: logLevel.level,
+            trace: trace,
+            framing: framing.framing,
+            maxMessageSize: maxMessageSize,
+            watchConfigFiles: watch,
+            maximumConfigSize: maxConfigSize,
+            maximumQueuedOutput: maxQueuedOutput
+        )
     }
 }
 

@@ -13,7 +13,8 @@ struct Validate: ParsableCommand {
             and each variant naming a paywall the config lacks. Warnings (FILE:PATH: warning: MESSAGE) do not fail \
             the file: an audience after one that always matches, a placement with no campaign, a paywall no \
             campaign reaches, a product no paywall uses. A valid config prints a summary and exits 0.
-            """)
+            """
+    )
 
     @Argument(help: "The config file (a static_config response body).")
     var file: String
@@ -45,7 +46,9 @@ struct Validate: ParsableCommand {
         for warning in warnings { print("\(file):\(warning.path): warning: \(warning.message)") }
         guard problems.isEmpty else { throw ExitCode(1) }
         let noted = warnings.isEmpty ? "" : ", \(warnings.count) warning\(warnings.count == 1 ? "" : "s")"
-        print("\(file): valid: build \(config.buildId), \(config.triggers.count) placements, \(config.paywalls.count) paywalls, \(config.products.count) products\(noted)")
+        print(
+            "\(file): valid: build \(config.buildId), \(config.triggers.count) placements, \(config.paywalls.count) paywalls, \(config.products.count) products\(noted)"
+        )
     }
 
     private static func syntaxError(in body: Data) -> JSONSyntaxError? {

@@ -1,9 +1,10 @@
-@testable import BridgeServer
 import Foundation
 import JSONRPC
 import Logging
-import Testing
 import TestSupport
+import Testing
+
+@testable import BridgeServer
 
 /// Remembers the levels `setLogLevel` asked for.
 final class RecordingLogLevel: LogLevelControl, @unchecked Sendable {
@@ -43,16 +44,25 @@ private func bridge() -> (InProcessServer, BridgeServer) {
         #expect(methods.contains("handleDeepLink"))
         #expect(methods.contains("refreshConfiguration"))
         // Every method of the contract is built and advertised.
-        #expect(Set(MethodTable.contract).subtracting(methods).isEmpty, "\(Set(MethodTable.contract).subtracting(methods))")
+        #expect(
+            Set(MethodTable.contract).subtracting(methods).isEmpty,
+            "\(Set(MethodTable.contract).subtracting(methods))"
+        )
     }
 
     @Test func initializeRecordsTheClientsCapabilities() async {
         let (process, server) = bridge()
-        process.client.request(1, "initialize", [
-            "protocolVersion": "1.0",
-            "client": ["name": "flutter-wrapper", "version": "2.0.0"],
-            "capabilities": ["purchaseController": true, "paywallPresenter": false, "customCallbacks": true, "delegate": true],
-        ])
+        process.client.request(
+            1,
+            "initialize",
+            [
+                "protocolVersion": "1.0",
+                "client": ["name": "flutter-wrapper", "version": "2.0.0"],
+                "capabilities": [
+                    "purchaseController": true, "paywallPresenter": false, "customCallbacks": true, "delegate": true,
+                ],
+            ]
+        )
         #expect(await process.client.next()?["result"] != nil)
         let session = server.clientSession
         #expect(session?.clientName == "flutter-wrapper")
@@ -66,23 +76,35 @@ private func bridge() -> (InProcessServer, BridgeServer) {
     /// A misspelt capability was accepted without a word, leaving the capability off.
     @Test func anUnknownCapabilityIsAnsweredAsAWarningNamingTheNearestOne() async {
         let (process, server) = bridge()
-        process.client.request(1, "initialize", [
-            "protocolVersion": "1.0", "capabilities": ["purchaseControler": true, "delegate": true, "teleporter": true],
-        ])
+        process.client.request(
+            1,
+            "initialize",
+            [
+                "protocolVersion": "1.0",
+                "capabilities": ["purchaseControler": true, "delegate": true, "teleporter": true],
+            ]
+        )
         let warnings = await process.client.next()?["result"]?["warnings"]?.arrayValue ?? []
-        #expect(warnings.map { $0["path"] } == ["params.capabilities.purchaseControler", "params.capabilities.teleporter"])
+        #expect(
+            warnings.map { $0["path"] } == ["params.capabilities.purchaseControler", "params.capabilities.teleporter"]
+        )
         #expect(warnings.first?["message"]?.stringValue?.hasSuffix("Did you mean purchaseController?") == true)
         #expect(warnings.last?["message"]?.stringValue?.contains("Did you mean") == false)
         #expect(server.clientSession?.capabilities.purchaseController == false)
         #expect(server.clientSession?.capabilities.delegate == true)
     }
 
-    @Test(arguments: [
-        (JSONValue.object([:]), "params.protocolVersion"),
-        (JSONValue(dictionaryLiteral: ("protocolVersion", 1)), "params.protocolVersion"),
-        (["protocolVersion": "1.0", "capabilities": ["delegate": "yes"]] as JSONValue, "params.capabilities.delegate"),
-        (["protocolVersion": "1.0", "client": "me"] as JSONValue, "params.client"),
-    ] as [(JSONValue, String)])
+    @Test(
+        arguments: [
+            (JSONValue.object([:]), "params.protocolVersion"),
+            (JSONValue(dictionaryLiteral: ("protocolVersion", 1)), "params.protocolVersion"),
+            (
+                ["protocolVersion": "1.0", "capabilities": ["delegate": "yes"]] as JSONValue,
+                "params.capabilities.delegate"
+            ),
+            (["protocolVersion": "1.0", "client": "me"] as JSONValue, "params.client"),
+        ] as [(JSONValue, String)]
+    )
     func badInitializeParamsNameTheField(_ params: JSONValue, _ path: String) async {
         let (process, server) = bridge()
         process.client.request(1, "initialize", params)
@@ -124,11 +146,13 @@ private func bridge() -> (InProcessServer, BridgeServer) {
             .deletingLastPathComponent().appendingPathComponent("protocol/openrpc.json")
         let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: spec)) as? [String: Any])
         let methods = try #require(document["methods"] as? [[String: Any]])
-        return Set(methods.compactMap { method -> String? in
-            let tags = (method["tags"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
-            guard !tags.contains("bridge-to-client"), method["x-notification"] as? Bool != true else { return nil }
-            return method["name"] as? String
-        })
+        return Set(
+            methods.compactMap { method -> String? in
+                let tags = (method["tags"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
+                guard !tags.contains("bridge-to-client"), method["x-notification"] as? Bool != true else { return nil }
+                return method["name"] as? String
+            }
+        )
     }
 
     /// The three lists of methods agree: the spec's, the contract's and what `initialize`
@@ -136,12 +160,22 @@ private func bridge() -> (InProcessServer, BridgeServer) {
     @Test func initializeAdvertisesExactlyTheSpecsRequestsAndTheContractNamesThemAll() async throws {
         let specified = try Self.specifiedRequests()
         let (process, _) = bridge()
-        let advertised = Set(await process.initialize()?["result"]?["methods"]?.arrayValue?.compactMap(\.stringValue) ?? [])
-        #expect(advertised.subtracting(specified).isEmpty, "advertised, not in openrpc.json: \(advertised.subtracting(specified).sorted())")
-        #expect(specified.subtracting(advertised).isEmpty, "in openrpc.json, not advertised: \(specified.subtracting(advertised).sorted())")
+        let advertised = Set(
+            await process.initialize()?["result"]?["methods"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        )
+        #expect(
+            advertised.subtracting(specified).isEmpty,
+            "advertised, not in openrpc.json: \(advertised.subtracting(specified).sorted())"
+        )
+        #expect(
+            specified.subtracting(advertised).isEmpty,
+            "in openrpc.json, not advertised: \(specified.subtracting(advertised).sorted())"
+        )
         let lifecycle: Set = ["initialize", "shutdown", "$/ping", "debug/echo"]
-        #expect(Set(MethodTable.contract) == specified.subtracting(lifecycle),
-                "contract and openrpc.json differ: \(Set(MethodTable.contract).symmetricDifference(specified.subtracting(lifecycle)).sorted())")
+        #expect(
+            Set(MethodTable.contract) == specified.subtracting(lifecycle),
+            "contract and openrpc.json differ: \(Set(MethodTable.contract).symmetricDifference(specified.subtracting(lifecycle)).sorted())"
+        )
     }
 
     /// A contract method `initialize` does not advertise answers `notImplemented`; one it

@@ -1,8 +1,8 @@
-import Foundation
 import BridgeServer
+import Foundation
 import JSONRPC
-import Testing
 import TestSupport
+import Testing
 
 /// The deadlines the bridge promises hold while every thread of Swift's cooperative pool is
 /// busy: each fires on a timer of its own, and what it resumes (the SDK's actors included)
@@ -28,22 +28,34 @@ import TestSupport
 
     @Test func aPurchaseControllerThatNeverAnswersTimesOutOnTimeWhileThePoolIsBusy() async {
         let bridge = await configuredBridge(timeouts: ["purchaseMs": 100], in: dataDirectory)
-        let (reply, elapsed, poolWasFull) = await timedWithThePoolFull(bridge, "purchase", ["productId": "com.pockettrainer.pro.annual"])
+        let (reply, elapsed, poolWasFull) = await timedWithThePoolFull(
+            bridge,
+            "purchase",
+            ["productId": "com.pockettrainer.pro.annual"]
+        )
         #expect(poolWasFull)
-        #expect(reply?["result"]?["result"]?["type"] == "timedOut" || reply?["result"]?["result"]?["state"] == "timedOut",
-                "\(String(describing: reply))")
+        #expect(
+            reply?["result"]?["result"]?["type"] == "timedOut" || reply?["result"]?["result"]?["state"] == "timedOut",
+            "\(String(describing: reply))"
+        )
         #expect(elapsed < Self.allowed, "the 100 ms purchase deadline answered after \(elapsed)")
     }
 
     @Test func configuresTimeLimitAnswersOnTimeWhileThePoolIsBusy() async throws {
         let server = try SilentTCPServer()
         let bridge = await initializedBridge()
-        let (reply, elapsed, poolWasFull) = await timedWithThePoolFull(bridge, "configure", [
-            "apiKey": "pk_test", "options": [
-                "configSource": ["type": "http", "baseUrl": .string("http://127.0.0.1:\(server.port)")],
-                "dataDirectory": .string(dataDirectory.path), "timeouts": ["configMs": 100], "maxConfigRetryCount": 0,
-            ],
-        ])
+        let (reply, elapsed, poolWasFull) = await timedWithThePoolFull(
+            bridge,
+            "configure",
+            [
+                "apiKey": "pk_test",
+                "options": [
+                    "configSource": ["type": "http", "baseUrl": .string("http://127.0.0.1:\(server.port)")],
+                    "dataDirectory": .string(dataDirectory.path), "timeouts": ["configMs": 100],
+                    "maxConfigRetryCount": 0,
+                ],
+            ]
+        )
         #expect(poolWasFull)
         #expect(reply?["result"]?["configurationStatus"] == "failed", "\(String(describing: reply))")
         #expect(elapsed < Self.allowed, "the 100 ms config time limit answered after \(elapsed)")
@@ -72,7 +84,8 @@ private final class ScratchDirectory: Sendable {
 
     init() {
         var isDirectory: ObjCBool = false
-        let inMemory = FileManager.default.fileExists(atPath: "/dev/shm", isDirectory: &isDirectory) && isDirectory.boolValue
+        let inMemory =
+            FileManager.default.fileExists(atPath: "/dev/shm", isDirectory: &isDirectory) && isDirectory.boolValue
             && access("/dev/shm", W_OK) == 0
         let parent = inMemory ? URL(fileURLWithPath: "/dev/shm") : FileManager.default.temporaryDirectory
         path = parent.appendingPathComponent("busy-pool-\(UUID().uuidString)").path
@@ -88,7 +101,10 @@ private final class ScratchDirectory: Sendable {
 }
 
 private func initializedBridge(options: Connection.Options = Connection.Options()) async -> InProcessServer {
-    let bridge = InProcessServer(handler: BridgeServer(logger: quietLogger(), logLevel: RecordingLogLevel()), options: options)
+    let bridge = InProcessServer(
+        handler: BridgeServer(logger: quietLogger(), logLevel: RecordingLogLevel()),
+        options: options
+    )
     bridge.client.request(0, "initialize", ["protocolVersion": "1.0", "capabilities": ["purchaseController": true]])
     _ = await bridge.client.nextReply()
     return bridge
@@ -98,15 +114,24 @@ private func initializedBridge(options: Connection.Options = Connection.Options(
 /// subscription status) may still be running beside the request: they take the SDK's actor
 /// too, so its lane must not need the pool either.
 private func configuredBridge(
-    timeouts: JSONObject, in dataDirectory: ScratchDirectory, options: Connection.Options = Connection.Options()
+    timeouts: JSONObject,
+    in dataDirectory: ScratchDirectory,
+    options: Connection.Options = Connection.Options()
 ) async -> InProcessServer {
     let bridge = await initializedBridge(options: options)
     var timeouts = timeouts
     timeouts["subscriptionStatusMs"] = timeouts["subscriptionStatusMs"] ?? 100
-    bridge.client.request("configure", "configure", [
-        "apiKey": "pk_test",
-        "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(dataDirectory.path), "timeouts": .object(timeouts)],
-    ])
+    bridge.client.request(
+        "configure",
+        "configure",
+        [
+            "apiKey": "pk_test",
+            "options": [
+                "configSource": ["type": "embedded"], "dataDirectory": .string(dataDirectory.path),
+                "timeouts": .object(timeouts),
+            ],
+        ]
+    )
     _ = await bridge.client.nextReply()
     return bridge
 }
@@ -115,7 +140,10 @@ private func configuredBridge(
 /// with id `expecting` (requests from the bridge are left unanswered): the reply, the time
 /// it took, and whether the pool stayed full until it came.
 private func timedWithThePoolFull(
-    _ bridge: InProcessServer, _ method: String, _ params: JSONValue = [:], expecting id: String = "timed"
+    _ bridge: InProcessServer,
+    _ method: String,
+    _ params: JSONValue = [:],
+    expecting id: String = "timed"
 ) async -> (reply: JSONValue?, elapsed: Duration, poolWasFull: Bool) {
     let client = bridge.client
     let outcome = await onAThreadOfItsOwn { () -> (JSONValue?, Duration, Bool) in

@@ -1,11 +1,14 @@
-import Foundation
 import BridgeServer
+import Foundation
 import JSONRPC
 import Logging
-import Testing
 import TestSupport
+import Testing
 
-private func bridgeProcess(delegate: Bool = false, logLevel: RecordingLogLevel = RecordingLogLevel()) async -> InProcessServer {
+private func bridgeProcess(
+    delegate: Bool = false,
+    logLevel: RecordingLogLevel = RecordingLogLevel()
+) async -> InProcessServer {
     let process = InProcessServer(handler: BridgeServer(logger: quietLogger(), logLevel: logLevel))
     process.client.request(0, "initialize", ["protocolVersion": "1.0", "capabilities": ["delegate": .bool(delegate)]])
     _ = await process.client.nextReply()
@@ -17,11 +20,19 @@ private func temporaryDirectory() -> String {
 }
 
 private func configureParams(_ directory: String, source: JSONValue = ["type": "embedded"]) -> JSONValue {
-    ["apiKey": "pk_test", "options": ["configSource": source, "dataDirectory": .string(directory)], "device": ["platform": "iOS"]]
+    [
+        "apiKey": "pk_test", "options": ["configSource": source, "dataDirectory": .string(directory)],
+        "device": ["platform": "iOS"],
+    ]
 }
 
 /// Sends a request and returns its reply, collecting the notifications that come before it.
-private func call(_ process: InProcessServer, _ method: String, _ params: JSONValue = [:], notifications: inout [JSONValue]) async -> JSONValue? {
+private func call(
+    _ process: InProcessServer,
+    _ method: String,
+    _ params: JSONValue = [:],
+    notifications: inout [JSONValue]
+) async -> JSONValue? {
     process.client.request("call", method, params)
     return await process.client.nextReply(skipped: &notifications)
 }
@@ -43,8 +54,11 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
 
     @Test func callsBeforeConfigureAnswerNotConfigured() async {
         let process = await bridgeProcess()
-        for method in ["identify", "reset", "getUserId", "getUserAttributes", "setUserAttributes", "getDeviceAttributes"] {
-            let params: JSONValue = method == "identify" ? ["userId": "u"] : method == "setUserAttributes" ? ["attributes": [:]] : [:]
+        for method in [
+            "identify", "reset", "getUserId", "getUserAttributes", "setUserAttributes", "getDeviceAttributes",
+        ] {
+            let params: JSONValue =
+                method == "identify" ? ["userId": "u"] : method == "setUserAttributes" ? ["attributes": [:]] : [:]
             let error = await call(process, method, params)?["error"]
             #expect(error?["code"] == -32001, "\(method)")
             #expect(error?["data"]?["kind"] == "notConfigured", "\(method)")
@@ -67,7 +81,11 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
         let path = temporaryDirectory() + ".json"
         try Data(#"{"build_id":"x","trigger_options":[{"rules":[]}]}"#.utf8).write(to: URL(fileURLWithPath: path))
         let process = await bridgeProcess()
-        let result = await call(process, "configure", configureParams(temporaryDirectory(), source: ["type": "file", "path": .string(path)]))?["result"]
+        let result = await call(
+            process,
+            "configure",
+            configureParams(temporaryDirectory(), source: ["type": "file", "path": .string(path)])
+        )?["result"]
         #expect(result?["configurationStatus"] == "failed")
         #expect(result?["error"]?["data"]?["kind"] == "invalidConfig")
         #expect(result?["error"]?["data"]?["path"] == "$.trigger_options[0].event_name")
@@ -80,7 +98,11 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
         let path = temporaryDirectory() + ".json"
         try Data("{\n  \"build_id\": \"x\",\n  \"trigger_options\": [,]\n}".utf8).write(to: URL(fileURLWithPath: path))
         let process = await bridgeProcess()
-        let result = await call(process, "configure", configureParams(temporaryDirectory(), source: ["type": "file", "path": .string(path)]))?["result"]
+        let result = await call(
+            process,
+            "configure",
+            configureParams(temporaryDirectory(), source: ["type": "file", "path": .string(path)])
+        )?["result"]
         let error = result?["error"]
         #expect(error?["data"]?["kind"] == "invalidConfig")
         #expect(error?["code"] == -32602)
@@ -91,13 +113,20 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
 
     @Test func anUnreachableServerFailsConfigureWithTheTransportError() async {
         let process = await bridgeProcess()
-        let params: JSONValue = ["apiKey": "pk_test", "options": [
-            "configSource": ["type": "http", "baseUrl": "http://127.0.0.1:1"], "dataDirectory": .string(temporaryDirectory()),
-            "maxConfigRetryCount": 0,
-        ]]
+        let params: JSONValue = [
+            "apiKey": "pk_test",
+            "options": [
+                "configSource": ["type": "http", "baseUrl": "http://127.0.0.1:1"],
+                "dataDirectory": .string(temporaryDirectory()),
+                "maxConfigRetryCount": 0,
+            ],
+        ]
         let result = await call(process, "configure", params)?["result"]
         #expect(result?["configurationStatus"] == "failed")
-        #expect(result?["error"]?["message"]?.stringValue?.contains("the request failed: the connection was refused") == true)
+        #expect(
+            result?["error"]?["message"]?.stringValue?.contains("the request failed: the connection was refused")
+                == true
+        )
         // In words for a person: no Swift type names from the HTTP stack.
         #expect(result?["error"]?["message"]?.stringValue?.contains("Error") == false)
     }
@@ -106,10 +135,18 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
     @Test func anHTTPConfigureAnswersWithinItsTimeLimit() async {
         let process = await bridgeProcess()
         let (result, elapsed) = await measuredOffThePool {
-            await call(process, "configure", ["apiKey": "pk_test", "options": [
-                "configSource": ["type": "http", "baseUrl": "http://127.0.0.1:1"], "dataDirectory": .string(temporaryDirectory()),
-                "timeouts": ["configMs": 1000],
-            ]])?["result"]
+            await call(
+                process,
+                "configure",
+                [
+                    "apiKey": "pk_test",
+                    "options": [
+                        "configSource": ["type": "http", "baseUrl": "http://127.0.0.1:1"],
+                        "dataDirectory": .string(temporaryDirectory()),
+                        "timeouts": ["configMs": 1000],
+                    ],
+                ]
+            )?["result"]
         }
         #expect(result?["configurationStatus"] == "failed")
         #expect(elapsed < .seconds(20), "the first retry alone waits 5 s, all six over 60 s")
@@ -117,11 +154,23 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
 
     @Test func badConfigSourcesAreInvalidParams() async {
         let process = await bridgeProcess()
-        let badURL = await call(process, "configure", configureParams(temporaryDirectory(), source: ["type": "http", "baseUrl": "ftp://x"]))
+        let badURL = await call(
+            process,
+            "configure",
+            configureParams(temporaryDirectory(), source: ["type": "http", "baseUrl": "ftp://x"])
+        )
         #expect(badURL?["error"]?["data"]?["path"] == "params.options.configSource.baseUrl")
-        let badEnvironment = await call(process, "configure", ["apiKey": "pk_test", "options": ["networkEnvironment": "moon"]])
+        let badEnvironment = await call(
+            process,
+            "configure",
+            ["apiKey": "pk_test", "options": ["networkEnvironment": "moon"]]
+        )
         #expect(badEnvironment?["error"]?["data"]?["path"] == "params.options.networkEnvironment")
-        let watch = await call(process, "configure", configureParams(temporaryDirectory(), source: ["type": "file", "path": "/x", "watch": "yes"]))
+        let watch = await call(
+            process,
+            "configure",
+            configureParams(temporaryDirectory(), source: ["type": "file", "path": "/x", "watch": "yes"])
+        )
         #expect(watch?["error"]?["data"]?["path"] == "params.options.configSource.watch")
         let unknown = await call(process, "configure", configureParams(temporaryDirectory(), source: ["type": "ftp"]))
         #expect(unknown?["error"]?["code"] == -32602)
@@ -134,46 +183,78 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
     /// Superwall API instead (68 s to fail without a network).
     @Test func aKnownKeyAtTheWrongLevelIsRefusedNamingWhereItBelongs() async {
         let process = await bridgeProcess()
-        let misplaced = await call(process, "configure", [
-            "apiKey": "pk_test", "configSource": ["type": "embedded"], "dataDirectory": .string(temporaryDirectory()),
-        ])
+        let misplaced = await call(
+            process,
+            "configure",
+            [
+                "apiKey": "pk_test", "configSource": ["type": "embedded"],
+                "dataDirectory": .string(temporaryDirectory()),
+            ]
+        )
         #expect(misplaced?["error"]?["code"] == -32602)
         #expect(misplaced?["error"]?["data"]?["path"] == "params.configSource")
         #expect(misplaced?["error"]?["data"]?["belongsAt"] == "params.options.configSource")
         #expect(misplaced?["error"]?["message"]?.stringValue?.contains("params.options.configSource") == true)
-        let nested = await call(process, "configure", [
-            "apiKey": "pk_test", "options": ["configSource": ["type": "embedded"], "subscriptionStatusMs": 1000],
-        ])
+        let nested = await call(
+            process,
+            "configure",
+            [
+                "apiKey": "pk_test", "options": ["configSource": ["type": "embedded"], "subscriptionStatusMs": 1000],
+            ]
+        )
         #expect(nested?["error"]?["data"]?["belongsAt"] == "params.options.timeouts.subscriptionStatusMs")
         #expect(await call(process, "getConfigurationStatus")?["result"] == ["status": "pending"])
     }
 
     @Test func productOverridesMustNameProductIdentifiers() async {
         let process = await bridgeProcess()
-        let refused = await call(process, "configure", [
-            "apiKey": "pk_test",
-            "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(temporaryDirectory()),
-                        "paywalls": ["overrideProductsByName": ["primary": 5]]],
-        ])
+        let refused = await call(
+            process,
+            "configure",
+            [
+                "apiKey": "pk_test",
+                "options": [
+                    "configSource": ["type": "embedded"], "dataDirectory": .string(temporaryDirectory()),
+                    "paywalls": ["overrideProductsByName": ["primary": 5]],
+                ],
+            ]
+        )
         #expect(refused?["error"]?["code"] == -32602)
         #expect(refused?["error"]?["data"]?["path"] == "params.options.paywalls.overrideProductsByName.primary")
-        let accepted = await call(process, "configure", [
-            "apiKey": "pk_test",
-            "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(temporaryDirectory()),
-                        "paywalls": ["overrideProductsByName": ["primary": "com.pockettrainer.coach.monthly"]]],
-        ])?["result"]
+        let accepted = await call(
+            process,
+            "configure",
+            [
+                "apiKey": "pk_test",
+                "options": [
+                    "configSource": ["type": "embedded"], "dataDirectory": .string(temporaryDirectory()),
+                    "paywalls": ["overrideProductsByName": ["primary": "com.pockettrainer.coach.monthly"]],
+                ],
+            ]
+        )?["result"]
         #expect(accepted?["configurationStatus"] == "configured")
         #expect(accepted?["warnings"] == [])
     }
 
     @Test func unknownKeysAreAnsweredAsWarningsAndTheConfigureGoesOn() async {
         let process = await bridgeProcess()
-        let result = await call(process, "configure", [
-            "apiKey": "pk_test", "colour": "blue",
-            "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(temporaryDirectory()), "timeouts": ["purchaseMS": 5]],
-        ])?["result"]
+        let result = await call(
+            process,
+            "configure",
+            [
+                "apiKey": "pk_test", "colour": "blue",
+                "options": [
+                    "configSource": ["type": "embedded"], "dataDirectory": .string(temporaryDirectory()),
+                    "timeouts": ["purchaseMS": 5],
+                ],
+            ]
+        )?["result"]
         #expect(result?["configurationStatus"] == "configured")
-        #expect(result?["warnings"]?.arrayValue?.compactMap { $0["path"]?.stringValue } == ["params.colour", "params.options.timeouts.purchaseMS"])
+        #expect(
+            result?["warnings"]?.arrayValue?.compactMap { $0["path"]?.stringValue } == [
+                "params.colour", "params.options.timeouts.purchaseMS",
+            ]
+        )
         let plain = await call(process, "configure", configureParams(temporaryDirectory()))?["result"]
         #expect(plain?["warnings"] == [])
     }
@@ -200,7 +281,11 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
     @Test func attributesMergeAndNullRemoves() async {
         let process = await bridgeProcess()
         _ = await call(process, "configure", configureParams(temporaryDirectory()))
-        let merged = await call(process, "setUserAttributes", ["attributes": ["plan": "pro", "tags": ["a", "b"], "$x": 1]])?["result"]?["attributes"]
+        let merged = await call(
+            process,
+            "setUserAttributes",
+            ["attributes": ["plan": "pro", "tags": ["a", "b"], "$x": 1]]
+        )?["result"]?["attributes"]
         #expect(merged?["plan"] == "pro")
         #expect(merged?["tags"] == ["a", "b"])
         #expect(merged?["$x"] == nil)
@@ -210,7 +295,11 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
         #expect(await call(process, "getUserAttributes")?["result"]?["attributes"] == removed)
         let notAnObject = await call(process, "setUserAttributes", ["attributes": ["a", "b"]])?["error"]
         #expect(notAnObject?["data"]?["path"] == "params.attributes")
-        #expect(await call(process, "setIntegrationAttributes", ["attributes": ["adjustId": "adj-1"]])?["result"] == ["attributes": ["adjustId": "adj-1"]])
+        #expect(
+            await call(process, "setIntegrationAttributes", ["attributes": ["adjustId": "adj-1"]])?["result"] == [
+                "attributes": ["adjustId": "adj-1"]
+            ]
+        )
         #expect(await call(process, "getIntegrationAttributes")?["result"] == ["attributes": ["adjustId": "adj-1"]])
         // SuperwallKit takes its own list of keys; a misspelt one was stored without a word.
         let misspelt = await call(process, "setIntegrationAttributes", ["attributes": ["adjustID": "adj-2"]])?["error"]
@@ -242,7 +331,12 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
         while delivered.count < 7, let message = await process.client.next() { delivered.append(message) }
         let names = delivered.compactMap { $0["params"]?["event"]?["name"]?.stringValue }
         // `session_start`'s implicit trigger may add its `trigger_fire` after these.
-        #expect(names.prefix(7) == ["app_install", "app_launch", "first_seen", "session_start", "config_refresh", "device_attributes", "config_attributes"])
+        #expect(
+            names.prefix(7) == [
+                "app_install", "app_launch", "first_seen", "session_start", "config_refresh", "device_attributes",
+                "config_attributes",
+            ]
+        )
         #expect(delivered.allSatisfy { $0["method"] == "delegate/handleSuperwallEvent" })
         #expect(delivered.first?["params"]?["params"]?["is_superwall"] == true)
     }
@@ -252,7 +346,9 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
     @Test func aRequestSentAsANotificationIsWarnedOfAndNotRun() async {
         let clientLog = ClientLog()
         let logger = Logger(label: "bridge-tests") { ClientLog.Handler(label: $0, log: clientLog) }
-        let process = InProcessServer(handler: BridgeServer(logger: logger, logLevel: RecordingLogLevel(), clientLog: clientLog))
+        let process = InProcessServer(
+            handler: BridgeServer(logger: logger, logLevel: RecordingLogLevel(), clientLog: clientLog)
+        )
         process.client.request(0, "initialize", ["protocolVersion": "1.0", "capabilities": ["delegate": true]])
         _ = await process.client.nextReply()
         process.client.notify("getUserId")
@@ -260,25 +356,36 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
         var notifications: [JSONValue] = []
         _ = await call(process, "$/ping", notifications: &notifications)
         // The log reaches the delegate on its own time, not before the next answer.
-        func logged(_ text: String) -> Bool { notifications.contains { $0["params"]?["message"]?.stringValue?.contains(text) == true } }
-        while !(logged("getUserId was sent") && logged("vendor/somethingElse")), let message = await process.client.next() {
+        func logged(_ text: String) -> Bool {
+            notifications.contains { $0["params"]?["message"]?.stringValue?.contains(text) == true }
+        }
+        while !(logged("getUserId was sent") && logged("vendor/somethingElse")),
+            let message = await process.client.next()
+        {
             notifications.append(message)
         }
         let logs = notifications.filter { $0["method"] == "delegate/handleLog" }.map { $0["params"] }
-        let warning = logs.first { $0?["message"]?.stringValue?.hasPrefix("getUserId was sent as a notification") == true }
+        let warning = logs.first {
+            $0?["message"]?.stringValue?.hasPrefix("getUserId was sent as a notification") == true
+        }
         #expect(warning??["level"] == "warn")
         #expect(warning??["message"]?.stringValue?.contains("0 is a valid id") == true)
-        #expect(logs.first { $0?["message"]?.stringValue?.contains("vendor/somethingElse") == true }??["level"] == "debug")
+        #expect(
+            logs.first { $0?["message"]?.stringValue?.contains("vendor/somethingElse") == true }??["level"] == "debug"
+        )
     }
 
     @Test func aBoundDelegateHearsTheLogAsHandleLogAndAnUnboundOneNothingOfIt() async {
         let clientLog = ClientLog()
         let logger = Logger(label: "bridge-tests") { ClientLog.Handler(label: $0, log: clientLog) }
-        let process = InProcessServer(handler: BridgeServer(logger: logger, logLevel: RecordingLogLevel(), clientLog: clientLog))
+        let process = InProcessServer(
+            handler: BridgeServer(logger: logger, logLevel: RecordingLogLevel(), clientLog: clientLog)
+        )
         process.client.request(0, "initialize", ["protocolVersion": "1.0", "capabilities": ["delegate": false]])
         _ = await process.client.nextReply()
         let unknownKey: JSONValue = [
-            "apiKey": "pk_test", "colour": "blue", "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(temporaryDirectory())],
+            "apiKey": "pk_test", "colour": "blue",
+            "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(temporaryDirectory())],
         ]
         var unbound: [JSONValue] = []
         _ = await call(process, "configure", unknownKey, notifications: &unbound)
@@ -298,7 +405,9 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
     @Test func aFloodOfIgnoredNotificationsReachesTheDelegateAsACountNotLineByLine() async {
         let clientLog = ClientLog()
         let logger = Logger(label: "bridge-tests") { ClientLog.Handler(label: $0, log: clientLog) }
-        let process = InProcessServer(handler: BridgeServer(logger: logger, logLevel: RecordingLogLevel(), clientLog: clientLog))
+        let process = InProcessServer(
+            handler: BridgeServer(logger: logger, logLevel: RecordingLogLevel(), clientLog: clientLog)
+        )
         process.client.request(0, "initialize", ["protocolVersion": "1.0", "capabilities": ["delegate": true]])
         _ = await process.client.nextReply()
         for index in 0..<5_000 { process.client.notify("vendor/unknown\(index % 7)") }
@@ -308,7 +417,8 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
         // may span several.
         var (lines, heldBack, summaries) = (0, 0, 0)
         func tally(_ message: JSONValue) {
-            guard message["method"] == "delegate/handleLog", let text = message["params"]?["message"]?.stringValue else { return }
+            guard message["method"] == "delegate/handleLog", let text = message["params"]?["message"]?.stringValue
+            else { return }
             if text.hasSuffix("were not forwarded to the delegate: more than \(ClientLog.linesPerSecond) a second") {
                 summaries += 1
                 heldBack += Int(text.prefix { $0.isNumber }) ?? 0
@@ -329,7 +439,8 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
         var notifications: [JSONValue] = []
         _ = await call(process, "identify", ["userId": "user_9"], notifications: &notifications)
         while !notifications.contains(where: { $0["params"]?["event"]?["name"] == "identity_alias" }),
-              let message = await process.client.next() {
+            let message = await process.client.next()
+        {
             notifications.append(message)
         }
         #expect(notifications.contains { $0["params"]?["event"]?["name"] == "identity_alias" })
@@ -350,28 +461,47 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
     @Test func configuresLoggingLevelSetsTheLogLevelAndScopesAreAnsweredAsNotApplied() async {
         let levels = RecordingLogLevel()
         let process = await bridgeProcess(logLevel: levels)
-        let result = await call(process, "configure", [
-            "apiKey": "pk_test",
-            "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(temporaryDirectory()),
-                        "logging": ["level": "debug", "scopes": ["paywallPresentation"]]],
-        ])?["result"]
+        let result = await call(
+            process,
+            "configure",
+            [
+                "apiKey": "pk_test",
+                "options": [
+                    "configSource": ["type": "embedded"], "dataDirectory": .string(temporaryDirectory()),
+                    "logging": ["level": "debug", "scopes": ["paywallPresentation"]],
+                ],
+            ]
+        )?["result"]
         #expect(result?["configurationStatus"] == "configured")
         #expect(levels.levels == [.debug])
-        #expect(result?["warnings"]?.arrayValue?.compactMap { $0["path"]?.stringValue } == ["params.options.logging.scopes"])
-        let refused = await call(process, "configure", [
-            "apiKey": "pk_test", "options": ["configSource": ["type": "embedded"], "logging": ["level": "loud"]],
-        ])
+        #expect(
+            result?["warnings"]?.arrayValue?.compactMap { $0["path"]?.stringValue } == ["params.options.logging.scopes"]
+        )
+        let refused = await call(
+            process,
+            "configure",
+            [
+                "apiKey": "pk_test", "options": ["configSource": ["type": "embedded"], "logging": ["level": "loud"]],
+            ]
+        )
         #expect(refused?["error"]?["data"]?["path"] == "params.options.logging.level")
         #expect(levels.levels == [.debug])
     }
 
     @Test func configuresLocaleIdentifierIsTheDevicesLocaleAndExperimentalVariablesAreAKnownOption() async {
         let process = await bridgeProcess()
-        let result = await call(process, "configure", [
-            "apiKey": "pk_test",
-            "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(temporaryDirectory()), "localeIdentifier": "de_DE",
-                        "enableExperimentalDeviceVariables": true],
-        ])?["result"]
+        let result = await call(
+            process,
+            "configure",
+            [
+                "apiKey": "pk_test",
+                "options": [
+                    "configSource": ["type": "embedded"], "dataDirectory": .string(temporaryDirectory()),
+                    "localeIdentifier": "de_DE",
+                    "enableExperimentalDeviceVariables": true,
+                ],
+            ]
+        )?["result"]
         #expect(result?["warnings"] == [])
         #expect(await call(process, "getDeviceAttributes")?["result"]?["attributes"]?["deviceLocale"] == "de_DE")
     }
@@ -403,24 +533,46 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
 
     @Test func aGivenContextIsUsedAndTheValueComesBackTagged() async {
         let process = await bridgeProcess()
-        let result = await call(process, "debug/evaluateExpression", ["expression": "user.credits < 5 && computed.daysSince('x') == 4", "context": context])?["result"]
+        let result = await call(
+            process,
+            "debug/evaluateExpression",
+            ["expression": "user.credits < 5 && computed.daysSince('x') == 4", "context": context]
+        )?["result"]
         #expect(result == ["value": ["type": "bool", "value": true]])
-        let list = await call(process, "debug/evaluateExpression", ["expression": "[user.credits, 'a']", "context": context])?["result"]
-        #expect(list == ["value": ["type": "list", "value": [["type": "int", "value": 3], ["type": "string", "value": "a"]]]])
+        let list = await call(
+            process,
+            "debug/evaluateExpression",
+            ["expression": "[user.credits, 'a']", "context": context]
+        )?["result"]
+        #expect(
+            list == [
+                "value": ["type": "list", "value": [["type": "int", "value": 3], ["type": "string", "value": "a"]]]
+            ]
+        )
     }
 
     @Test func compileAndEvaluationErrorsAreResultsWithAMessage() async {
         let process = await bridgeProcess()
-        let compile = await call(process, "debug/evaluateExpression", ["expression": "user.credits <", "context": context])?["result"]
+        let compile = await call(
+            process,
+            "debug/evaluateExpression",
+            ["expression": "user.credits <", "context": context]
+        )?["result"]
         #expect(compile?["error"]?["message"]?.stringValue?.hasPrefix("Failed to compile expression") == true)
         #expect(compile?["error"]?["line"] == 1 && compile?["error"]?["column"] == 15)
-        let evaluation = await call(process, "debug/evaluateExpression", ["expression": "1 / 0", "context": context])?["result"]
+        let evaluation = await call(process, "debug/evaluateExpression", ["expression": "1 / 0", "context": context])?[
+            "result"
+        ]
         #expect(evaluation == ["error": ["message": "Division by zero"]])
     }
 
     @Test func aMalformedContextOrExpressionIsInvalidParams() async {
         let process = await bridgeProcess()
-        let badContext = await call(process, "debug/evaluateExpression", ["expression": "1", "context": ["variables": ["user": ["type": "mystery"]]]])?["error"]
+        let badContext = await call(
+            process,
+            "debug/evaluateExpression",
+            ["expression": "1", "context": ["variables": ["user": ["type": "mystery"]]]]
+        )?["error"]
         #expect(badContext?["code"] == -32602)
         #expect(badContext?["data"]?["path"] == "params.context")
         #expect(badContext?["message"]?.stringValue?.contains("context.variables.user") == true)
@@ -434,10 +586,15 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
         #expect(early?["data"]?["kind"] == "notConfigured")
         _ = await call(process, "configure", configureParams(temporaryDirectory()))
         _ = await call(process, "setUserAttributes", ["attributes": ["plan": "pro"]])
-        let live = await call(process, "debug/evaluateExpression", [
-            "expression": "user.plan == 'pro' && device.platform == 'iOS' && params.source == 'settings' && device.placementsSinceInstall('app_launch') == 1",
-            "params": ["source": "settings"],
-        ])?["result"]
+        let live = await call(
+            process,
+            "debug/evaluateExpression",
+            [
+                "expression":
+                    "user.plan == 'pro' && device.platform == 'iOS' && params.source == 'settings' && device.placementsSinceInstall('app_launch') == 1",
+                "params": ["source": "settings"],
+            ]
+        )?["result"]
         #expect(live == ["value": ["type": "bool", "value": true]])
         let noPlacement = await call(process, "debug/evaluateExpression", ["expression": "params"])?["result"]
         #expect(noPlacement == ["value": ["type": "string", "value": ""]])
@@ -450,7 +607,9 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
         let directory = temporaryDirectory()
         let process = await bridgeProcess()
         var params = configureParams(directory)
-        if case .object(var members) = params, case .object(var given)? = members["options"], case .object(let extra) = options {
+        if case .object(var members) = params, case .object(var given)? = members["options"],
+            case .object(let extra) = options
+        {
             for (key, value) in extra { given[key] = value }
             members["options"] = .object(given)
             params = .object(members)
@@ -483,7 +642,10 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
             members["options"] = .object(given)
             params = .object(members)
         }
-        #expect(await call(process, "configure", params)?["error"]?["data"]?["path"] == "params.options.eventTrackingBehavior")
+        #expect(
+            await call(process, "configure", params)?["error"]?["data"]?["path"]
+                == "params.options.eventTrackingBehavior"
+        )
     }
 }
 
@@ -491,12 +653,18 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
     /// Wrappers say who they are, often before `configure`; the device attributes report it.
     @Test func aWrapperNamedBeforeConfigureIsReportedInTheDeviceAttributes() async {
         let process = await bridgeProcess()
-        #expect(await call(process, "setPlatformWrapper", ["platformWrapper": "Flutter", "version": "2.3.1"])?["result"] == [:])
+        #expect(
+            await call(process, "setPlatformWrapper", ["platformWrapper": "Flutter", "version": "2.3.1"])?["result"]
+                == [:]
+        )
         _ = await call(process, "configure", configureParams(temporaryDirectory()))
         let device = await call(process, "getDeviceAttributes")?["result"]?["attributes"]
         #expect(device?["platformWrapper"] == "Flutter")
         #expect(device?["platformWrapperVersion"] == "2.3.1")
-        #expect(await call(process, "setPlatformWrapper", ["platformWrapper": "Flutter"])?["error"]?["data"]?["path"] == "params.version")
+        #expect(
+            await call(process, "setPlatformWrapper", ["platformWrapper": "Flutter"])?["error"]?["data"]?["path"]
+                == "params.version"
+        )
     }
 }
 
@@ -504,11 +672,17 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
 /// waited seconds behind it, and `$/cancelRequest` was not read until it had finished.
 @Suite struct SlowRuleTests {
     private static let heavy = (0..<200).map { "text.matches('(a|b)*c\($0)')" }.joined(separator: " || ")
-    private static let context: JSONValue = ["variables": ["text": ["type": "string", "value": .string(String(repeating: "a", count: 60_000))]]]
+    private static let context: JSONValue = [
+        "variables": ["text": ["type": "string", "value": .string(String(repeating: "a", count: 60_000))]]
+    ]
 
     @Test func aPingIsAnsweredWhileASlowRuleEvaluates() async {
         let process = await bridgeProcess()
-        process.client.request("slow", "debug/evaluateExpression", ["expression": .string(Self.heavy), "context": Self.context])
+        process.client.request(
+            "slow",
+            "debug/evaluateExpression",
+            ["expression": .string(Self.heavy), "context": Self.context]
+        )
         process.client.request("ping", "$/ping")
         var order: [JSONValue] = []
         while order.count < 2, let message = await process.client.next(timeout: .seconds(120)) {
@@ -519,7 +693,11 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
 
     @Test func aSlowRuleIsCancelledAtOnce() async {
         let process = await bridgeProcess()
-        process.client.request("slow", "debug/evaluateExpression", ["expression": .string(Self.heavy), "context": Self.context])
+        process.client.request(
+            "slow",
+            "debug/evaluateExpression",
+            ["expression": .string(Self.heavy), "context": Self.context]
+        )
         process.client.notify("$/cancelRequest", ["id": "slow"])
         let reply = await process.client.next(timeout: .seconds(120))
         #expect(reply?["id"] == "slow")
@@ -552,10 +730,24 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
     @Test func overlongStringsAreRefused() async {
         let process = await configured()
         let huge = JSONValue.string(String(repeating: "x", count: ClientLimits.attributeStringBytes + 1))
-        #expect(limit(await call(process, "setUserAttributes", ["attributes": ["bio": huge]])) == Int64(ClientLimits.attributeStringBytes))
-        #expect(limit(await call(process, "identify", ["userId": .string(String(repeating: "u", count: 5_000))])) == Int64(ClientLimits.userIdBytes))
-        #expect(limit(await call(process, "setLocaleIdentifier", ["localeIdentifier": .string(String(repeating: "e", count: 300))]))
-            == Int64(ClientLimits.nameBytes))
+        #expect(
+            limit(await call(process, "setUserAttributes", ["attributes": ["bio": huge]]))
+                == Int64(ClientLimits.attributeStringBytes)
+        )
+        #expect(
+            limit(await call(process, "identify", ["userId": .string(String(repeating: "u", count: 5_000))]))
+                == Int64(ClientLimits.userIdBytes)
+        )
+        #expect(
+            limit(
+                await call(
+                    process,
+                    "setLocaleIdentifier",
+                    ["localeIdentifier": .string(String(repeating: "e", count: 300))]
+                )
+            )
+                == Int64(ClientLimits.nameBytes)
+        )
     }
 
     /// A 5 MB placement name took 10 s to register and went into the log and every event.
@@ -563,7 +755,8 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
         let process = await configured()
         let long = JSONValue.string(String(repeating: "p", count: ClientLimits.placementNameBytes + 1))
         for (method, params) in [
-            ("register", ["placement": long]), ("getPaywall", ["placement": long]), ("getPresentationResult", ["placement": long]),
+            ("register", ["placement": long]), ("getPaywall", ["placement": long]),
+            ("getPresentationResult", ["placement": long]),
             ("debug/explainPlacement", ["placement": long]), ("preloadPaywalls", ["placements": [long]]),
         ] as [(String, JSONValue)] {
             #expect(limit(await call(process, method, params)) == Int64(ClientLimits.placementNameBytes), "\(method)")
@@ -579,7 +772,10 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
             .object(JSONObject(uniqueKeysWithValues: range.map { ("k\($0)", JSONValue.int(Int64($0))) }))
         }
         for start in stride(from: 0, to: 9_000, by: 3_000) {
-            #expect(await call(process, "setUserAttributes", ["attributes": keys(start..<(start + 3_000))])?["result"] != nil)
+            #expect(
+                await call(process, "setUserAttributes", ["attributes": keys(start..<(start + 3_000))])?["result"]
+                    != nil
+            )
         }
         let refused = await call(process, "setUserAttributes", ["attributes": keys(9_000..<12_000)])
         #expect(limit(refused) == Int64(ClientLimits.attributeTotalCount))
@@ -588,23 +784,37 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
         #expect(stored?["k8999"] != nil && stored?["k9000"] == nil)
         // Integration attributes become user attributes too: at the bound, one more is refused.
         let room = ClientLimits.attributeTotalCount - (stored?.count ?? 0)
-        #expect(await call(process, "setUserAttributes", ["attributes": keys(20_000..<(20_000 + room))])?["result"] != nil)
-        #expect(limit(await call(process, "setIntegrationAttributes", ["attributes": ["adjustId": "adj-1"]])) == Int64(ClientLimits.attributeTotalCount))
+        #expect(
+            await call(process, "setUserAttributes", ["attributes": keys(20_000..<(20_000 + room))])?["result"] != nil
+        )
+        #expect(
+            limit(await call(process, "setIntegrationAttributes", ["attributes": ["adjustId": "adj-1"]]))
+                == Int64(ClientLimits.attributeTotalCount)
+        )
         #expect(await call(process, "getIntegrationAttributes")?["result"]?["attributes"] == [:])
         // Removing makes room again.
-        #expect(await call(process, "setUserAttributes", ["attributes": ["k0": nil, "k1": nil, "fits": true]])?["result"] != nil)
+        #expect(
+            await call(process, "setUserAttributes", ["attributes": ["k0": nil, "k1": nil, "fits": true]])?["result"]
+                != nil
+        )
     }
 
     @Test func tooManyEntitlementsAreRefused() async {
         let process = await configured()
         let entitlements = JSONValue.array((0...ClientLimits.entitlementCount).map { ["id": .string("e\($0)")] })
-        let reply = await call(process, "setSubscriptionStatus", ["status": ["type": "active", "entitlements": entitlements]])
+        let reply = await call(
+            process,
+            "setSubscriptionStatus",
+            ["status": ["type": "active", "entitlements": entitlements]]
+        )
         #expect(limit(reply) == Int64(ClientLimits.entitlementCount))
     }
 
     @Test func configureRefusesAFlushIntervalOrRetryCountOutOfRange() async {
         let process = await bridgeProcess()
-        for options: JSONValue in [["eventFlushIntervalMs": 0], ["eventFlushIntervalMs": -5], ["maxConfigRetryCount": 1_000_000_000]] {
+        for options: JSONValue in [
+            ["eventFlushIntervalMs": 0], ["eventFlushIntervalMs": -5], ["maxConfigRetryCount": 1_000_000_000],
+        ] {
             var merged = configureParams(temporaryDirectory())["options"]?.objectValue ?? [:]
             for (key, value) in options.objectValue ?? [:] { merged[key] = value }
             let reply = await call(process, "configure", ["apiKey": "pk_test", "options": .object(merged)])
@@ -616,20 +826,34 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
         let process = await configured()
         #expect(await call(process, "setDelegate", ["enabled": .null])?["error"]?["data"]?["path"] == "params.enabled")
         #expect(await call(process, "setInterfaceStyle", [:])?["error"]?["data"]?["path"] == "params.style")
-        #expect(await call(process, "setLocaleIdentifier", [:])?["error"]?["data"]?["path"] == "params.localeIdentifier")
-        #expect(await call(process, "setInterfaceStyle", ["style": .null])?["result"] == [:], "null is the device's style")
+        #expect(
+            await call(process, "setLocaleIdentifier", [:])?["error"]?["data"]?["path"] == "params.localeIdentifier"
+        )
+        #expect(
+            await call(process, "setInterfaceStyle", ["style": .null])?["result"] == [:],
+            "null is the device's style"
+        )
         let fresh = await bridgeProcess()
-        let environment = await call(fresh, "configure", [
-            "apiKey": "pk_test", "options": ["configSource": ["type": "embedded"], "networkEnvironment": "prod"],
-        ])
+        let environment = await call(
+            fresh,
+            "configure",
+            [
+                "apiKey": "pk_test", "options": ["configSource": ["type": "embedded"], "networkEnvironment": "prod"],
+            ]
+        )
         #expect(environment?["error"]?["data"]?["path"] == "params.options.networkEnvironment")
     }
 
     @Test func aDataDirectoryWithANulIsRefused() async {
         let process = await bridgeProcess()
-        let reply = await call(process, "configure", [
-            "apiKey": "pk_test", "options": ["configSource": ["type": "embedded"], "dataDirectory": .string("/tmp/a\u{0}b")],
-        ])
+        let reply = await call(
+            process,
+            "configure",
+            [
+                "apiKey": "pk_test",
+                "options": ["configSource": ["type": "embedded"], "dataDirectory": .string("/tmp/a\u{0}b")],
+            ]
+        )
         #expect(reply?["error"]?["data"]?["path"] == "params.options.dataDirectory")
         #expect(await call(process, "getConfigurationStatus")?["result"] == ["status": "pending"])
     }
@@ -645,26 +869,47 @@ private func call(_ process: InProcessServer, _ method: String, _ params: JSONVa
 
     @Test func productsByNameAndThePresentationStyleReachThePaywallHandedBack() async {
         let process = await configured()
-        let reply = await call(process, "getPaywall", [
-            "placement": "open_coach_chat",
-            "overrides": [
-                "productsByName": ["primary": "com.pockettrainer.pro.annual"],
-                "presentationStyle": ["type": "fullscreenNoAnimation"],
-            ],
-        ])
+        let reply = await call(
+            process,
+            "getPaywall",
+            [
+                "placement": "open_coach_chat",
+                "overrides": [
+                    "productsByName": ["primary": "com.pockettrainer.pro.annual"],
+                    "presentationStyle": ["type": "fullscreenNoAnimation"],
+                ],
+            ]
+        )
         let paywall = reply?["result"]?["paywall"]
-        #expect(paywall?["products"]?.arrayValue?.first?["productIdentifier"] == "com.pockettrainer.pro.annual", "\(String(describing: reply))")
+        #expect(
+            paywall?["products"]?.arrayValue?.first?["productIdentifier"] == "com.pockettrainer.pro.annual",
+            "\(String(describing: reply))"
+        )
         #expect(paywall?["presentationStyle"]?["type"] == "fullscreenNoAnimation")
-        #expect(paywall?["info"]?["products"]?.arrayValue?.first?["productIdentifier"] == "com.pockettrainer.pro.annual")
+        #expect(
+            paywall?["info"]?["products"]?.arrayValue?.first?["productIdentifier"] == "com.pockettrainer.pro.annual"
+        )
     }
 
     @Test func anUnknownOverrideAStyleOfNoKnownTypeAndAnUnknownProductAreRefused() async {
         let process = await configured()
-        let unknownKey = await call(process, "getPaywall", ["placement": "open_coach_chat", "overrides": ["featureGating": "gated"]])
+        let unknownKey = await call(
+            process,
+            "getPaywall",
+            ["placement": "open_coach_chat", "overrides": ["featureGating": "gated"]]
+        )
         #expect(unknownKey?["error"]?["data"]?["path"] == "params.overrides.featureGating")
-        let style = await call(process, "getPaywall", ["placement": "open_coach_chat", "overrides": ["presentationStyle": ["type": "sideways"]]])
+        let style = await call(
+            process,
+            "getPaywall",
+            ["placement": "open_coach_chat", "overrides": ["presentationStyle": ["type": "sideways"]]]
+        )
         #expect(style?["error"]?["data"]?["path"] == "params.overrides.presentationStyle.type")
-        let product = await call(process, "getPaywall", ["placement": "open_coach_chat", "overrides": ["productsByName": ["primary": "com.nowhere"]]])
+        let product = await call(
+            process,
+            "getPaywall",
+            ["placement": "open_coach_chat", "overrides": ["productsByName": ["primary": "com.nowhere"]]]
+        )
         #expect(product?["error"]?["data"]?["kind"] == "productNotFound")
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
 import JSONRPC
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct LifecycleOverPipesTests {
     @Test func initializeShutdownExitEndsWithStatusZero() async throws {
@@ -17,9 +17,21 @@ import TestSupport
     /// shutdown used to be answered, and exit ended the process with 1 about half the time.
     @Test func everyRequestPipelinedBeforeShutdownIsAnsweredAndExitEndsWithZero() async throws {
         let bridge = try BridgeProcess()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pipelined-\(UUID().uuidString)").path
-        bridge.client.request(1, "initialize", ["protocolVersion": "1.0", "capabilities": ["purchaseController": true]])
-        bridge.client.request(2, "configure", ["apiKey": "pk_test", "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(directory)]])
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pipelined-\(UUID().uuidString)")
+            .path
+        bridge.client.request(
+            1,
+            "initialize",
+            ["protocolVersion": "1.0", "capabilities": ["purchaseController": true]]
+        )
+        bridge.client.request(
+            2,
+            "configure",
+            [
+                "apiKey": "pk_test",
+                "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(directory)],
+            ]
+        )
         bridge.client.request(3, "setSubscriptionStatus", ["status": ["type": "inactive"]])
         bridge.client.request(4, "register", ["placement": "workout_shared"])
         bridge.client.request(5, "shutdown")
@@ -38,10 +50,19 @@ import TestSupport
     @Test func callsPipelinedBehindConfigureFindItBegun() async throws {
         for attempt in 1...12 {
             let bridge = try BridgeProcess()
-            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("ordered-\(UUID().uuidString)").path
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+                "ordered-\(UUID().uuidString)"
+            ).path
             defer { try? FileManager.default.removeItem(atPath: directory) }
             bridge.client.request(1, "initialize", ["protocolVersion": "1.0"])
-            bridge.client.request(2, "configure", ["apiKey": "pk_test", "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(directory)]])
+            bridge.client.request(
+                2,
+                "configure",
+                [
+                    "apiKey": "pk_test",
+                    "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(directory)],
+                ]
+            )
             bridge.client.request(3, "register", ["placement": "workout_shared"])
             bridge.client.request(4, "getUserId")
             bridge.client.request(5, "shutdown")
@@ -90,7 +111,9 @@ import TestSupport
 @Suite struct FramingOverPipesTests {
     @Test func contentLengthClientsAreAnsweredInContentLength() async throws {
         let bridge = try BridgeProcess(framing: .contentLength)
-        bridge.client.send("{\n  \"jsonrpc\": \"2.0\", \"id\": 0,\n  \"method\": \"initialize\",\n  \"params\": {\"protocolVersion\": \"1.0\"}\n}")
+        bridge.client.send(
+            "{\n  \"jsonrpc\": \"2.0\", \"id\": 0,\n  \"method\": \"initialize\",\n  \"params\": {\"protocolVersion\": \"1.0\"}\n}"
+        )
         #expect(await bridge.client.next()?["id"] == 0)
         bridge.client.request(1, "debug/echo", ["text": "日本"])
         #expect(await bridge.client.next()?["result"] == ["text": "日本"])
@@ -157,13 +180,16 @@ import TestSupport
     }
 
     @Test func theTraceFlagRecordsFramesInAndOut() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("e2e-trace-\(UUID().uuidString).jsonl").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("e2e-trace-\(UUID().uuidString).jsonl")
+            .path
         defer { try? FileManager.default.removeItem(atPath: path) }
         let bridge = try BridgeProcess(arguments: ["--trace", path])
         await bridge.initialize()
         bridge.client.closeWriting()
         #expect(await bridge.waitForExit() == 0)
-        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map { try JSONDecoding.decode(String($0)) }
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map {
+            try JSONDecoding.decode(String($0))
+        }
         #expect(lines.map { $0["direction"] } == ["in", "out"])
         #expect(lines[0]["frame"]?.stringValue?.contains("\"initialize\"") == true)
     }
@@ -205,12 +231,20 @@ import TestSupport
     @Test(arguments: [SIGTERM, SIGINT, SIGHUP])
     func aSignalFinishesWhatWasReadThenExitsZero(_ number: Int32) async throws {
         let bridge = try BridgeProcess()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("signal-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("signal-\(UUID().uuidString)")
+            .path
         await bridge.initialize(capabilities: ["purchaseController": true])
-        bridge.client.request(1, "configure", [
-            "apiKey": "pk_test",
-            "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(directory), "timeouts": ["subscriptionStatusMs": 2000]],
-        ])
+        bridge.client.request(
+            1,
+            "configure",
+            [
+                "apiKey": "pk_test",
+                "options": [
+                    "configSource": ["type": "embedded"], "dataDirectory": .string(directory),
+                    "timeouts": ["subscriptionStatusMs": 2000],
+                ],
+            ]
+        )
         #expect(await bridge.client.nextReply()?["id"] == 1)
         // Waits for a subscription status that never comes: in flight when the signal arrives.
         bridge.client.request(2, "register", ["placement": "workout_shared"])
@@ -227,8 +261,11 @@ import TestSupport
         let input = Pipe()
         let output = Pipe()
         let process = try ChildProcess(
-            "/bin/sh", ["-c", "trap '' TERM; exec \"$0\"", BridgeProcess.binaryPath],
-            stdin: input.fileHandleForReading.fileDescriptor, stdout: output.fileHandleForWriting.fileDescriptor)
+            "/bin/sh",
+            ["-c", "trap '' TERM; exec \"$0\"", BridgeProcess.binaryPath],
+            stdin: input.fileHandleForReading.fileDescriptor,
+            stdout: output.fileHandleForWriting.fileDescriptor
+        )
         try? input.fileHandleForReading.close()
         try? output.fileHandleForWriting.close()
         defer { try? input.fileHandleForWriting.close() }
@@ -236,7 +273,10 @@ import TestSupport
         // for a loaded machine, and a SIGTERM sent before that is ignored.
         input.fileHandleForWriting.write(Data(#"{"jsonrpc":"2.0","id":1,"method":"$/ping"}\#n"#.utf8))
         let pid = process.pid
-        let giveUp = Task { try await Task.sleep(for: expectationTimeout); kill(pid, SIGKILL) }
+        let giveUp = Task {
+            try await Task.sleep(for: expectationTimeout)
+            kill(pid, SIGKILL)
+        }
         // A blocking read: on a thread of its own, not the cooperative pool's.
         let firstBytes = await onAThreadOfItsOwn { output.fileHandleForReading.availableData }
         #expect(firstBytes.isEmpty == false)
@@ -266,9 +306,13 @@ import TestSupport
     }
 
     @Test func evalReadsAContextFile() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("context-\(UUID().uuidString).json").path
-        try Data(#"{"variables": {"map": {"user": {"type": "map", "value": {"plan": {"type": "string", "value": "pro"}}}}}}"#.utf8)
-            .write(to: URL(fileURLWithPath: path))
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("context-\(UUID().uuidString).json")
+            .path
+        try Data(
+            #"{"variables": {"map": {"user": {"type": "map", "value": {"plan": {"type": "string", "value": "pro"}}}}}}"#
+                .utf8
+        )
+        .write(to: URL(fileURLWithPath: path))
         let result = try await runBridge(["eval", "user.plan == 'pro' && user.missing < 3", "--context", path])
         #expect(result.status == 0)
         #expect(result.stdout == "{\"value\":{\"type\":\"bool\",\"value\":true}}\n")
@@ -276,9 +320,12 @@ import TestSupport
 
     /// `{"user": {"plan": "pro"}}` used to give `Null` and exit 0.
     @Test func evalReadsAPlainJSONContext() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("context-\(UUID().uuidString).json").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("context-\(UUID().uuidString).json")
+            .path
         try Data(#"{"user": {"plan": "pro", "workouts": 3, "tags": ["a"]}}"#.utf8).write(to: URL(fileURLWithPath: path))
-        let result = try await runBridge(["eval", "user.plan == 'pro' && user.workouts >= 3 && size(user.tags) == 1", "--context", path])
+        let result = try await runBridge([
+            "eval", "user.plan == 'pro' && user.workouts >= 3 && size(user.tags) == 1", "--context", path,
+        ])
         #expect(result.status == 0)
         #expect(result.stdout == "{\"value\":{\"type\":\"bool\",\"value\":true}}\n")
     }
@@ -286,9 +333,13 @@ import TestSupport
     /// A typed context that declares only host functions was read as plain JSON, and
     /// `device.daysSince("x") > 3` answered Null.
     @Test func evalRecognisesATypedContextThatDeclaresOnlyHostFunctions() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("context-\(UUID().uuidString).json").path
-        try Data(#"{"device": {"daysSince": [{"type": "string", "value": "x"}]}, "host": {"daysSince": {"type": "int", "value": 5}}}"#.utf8)
-            .write(to: URL(fileURLWithPath: path))
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("context-\(UUID().uuidString).json")
+            .path
+        try Data(
+            #"{"device": {"daysSince": [{"type": "string", "value": "x"}]}, "host": {"daysSince": {"type": "int", "value": 5}}}"#
+                .utf8
+        )
+        .write(to: URL(fileURLWithPath: path))
         let result = try await runBridge(["eval", #"device.daysSince("x") > 3"#, "--context", path])
         #expect(result.status == 0)
         #expect(result.stdout == "{\"value\":{\"type\":\"bool\",\"value\":true}}\n")
@@ -299,7 +350,8 @@ import TestSupport
     }
 
     @Test func aTypedContextWithStrayKeysIsRefusedNotReadAsNull() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("context-\(UUID().uuidString).json").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("context-\(UUID().uuidString).json")
+            .path
         try Data(#"{"variables": {}, "user": {"plan": "pro"}}"#.utf8).write(to: URL(fileURLWithPath: path))
         let result = try await runBridge(["eval", "user.plan", "--context", path])
         #expect(result.status == 64)
@@ -343,7 +395,8 @@ import TestSupport
         let source = conformanceConfig("demo-holdout.json")
         var config = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: source)) as? [String: Any])
         change(&config)
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("validate-\(UUID().uuidString).json").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("validate-\(UUID().uuidString).json")
+            .path
         try JSONSerialization.data(withJSONObject: config).write(to: URL(fileURLWithPath: path))
         return path
     }
@@ -354,7 +407,9 @@ import TestSupport
         #expect(result.status == 0)
         #expect(result.stdout.contains("valid: build pt-conformance-holdout, 7 placements, 6 paywalls"))
         // A warning does not fail the file.
-        #expect(result.stdout.contains(#"warning: placement "workout_shared" has no campaign: register always skips it"#))
+        #expect(
+            result.stdout.contains(#"warning: placement "workout_shared" has no campaign: register always skips it"#)
+        )
         #expect(result.stdout.hasSuffix(", 1 warning\n"))
     }
 
@@ -371,14 +426,21 @@ import TestSupport
         #expect(result.status == 1)
         let lines = result.stdout.split(separator: "\n").map(String.init).filter { !$0.contains(": warning: ") }
         #expect(lines.count == 2)
-        #expect(lines.contains { $0.hasPrefix("\(path):$.trigger_options[0].rules[0].expression_cel: the rule does not compile") })
+        #expect(
+            lines.contains {
+                $0.hasPrefix("\(path):$.trigger_options[0].rules[0].expression_cel: the rule does not compile")
+            }
+        )
         #expect(lines.contains { $0.hasPrefix("\(path):$.products_v3[3]: dropped") })
     }
 
     /// A file that is not JSON used to say "expected Array<Any>" with no position.
     @Test func aFileThatIsNotJSONGetsTheLineAndColumnInPlainWords() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("validate-\(UUID().uuidString).json").path
-        try Data("{\n  \"build_id\": \"b1\",\n  \"trigger_options\": [,]\n}\n".utf8).write(to: URL(fileURLWithPath: path))
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("validate-\(UUID().uuidString).json")
+            .path
+        try Data("{\n  \"build_id\": \"b1\",\n  \"trigger_options\": [,]\n}\n".utf8).write(
+            to: URL(fileURLWithPath: path)
+        )
         let result = try await runBridge(["validate", path])
         #expect(result.status == 1)
         #expect(result.stdout.hasPrefix("\(path):3:23: not JSON: "), "\(result.stdout)")
@@ -410,7 +472,9 @@ import TestSupport
 
 /// A config of the conformance suite (`protocol/conformance/configs`).
 func conformanceConfig(_ name: String) -> URL {
-    URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../protocol/conformance/configs/\(name)")
+    URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "../../protocol/conformance/configs/\(name)"
+    )
 }
 
 @Suite struct WatchFlagTests {
@@ -423,9 +487,17 @@ func conformanceConfig(_ name: String) -> URL {
         try Data(contentsOf: conformanceConfig("demo-holdout.json")).write(to: config)
         let bridge = try BridgeProcess(arguments: arguments)
         await bridge.initialize()
-        bridge.client.request(1, "configure", ["apiKey": "pk", "options": [
-            "configSource": ["type": "file", "path": .string(config.path)], "dataDirectory": .string(folder.appendingPathComponent("data").path),
-        ]])
+        bridge.client.request(
+            1,
+            "configure",
+            [
+                "apiKey": "pk",
+                "options": [
+                    "configSource": ["type": "file", "path": .string(config.path)],
+                    "dataDirectory": .string(folder.appendingPathComponent("data").path),
+                ],
+            ]
+        )
         #expect(await bridge.client.nextReply()?["result"]?["configurationStatus"] == "configured")
         return (bridge, config)
     }

@@ -1,7 +1,7 @@
 import Foundation
 import JSONRPC
-import Testing
 import TestSupport
+import Testing
 
 /// What a client is told, in the answer and in the log, about what would otherwise go wrong
 /// without a word.
@@ -24,9 +24,17 @@ import TestSupport
     @Test func testModeIsSaidInConfiguresAnswerTheLogAndTheDevice() async throws {
         var client = try await Self.start()
         let directory = Self.directory()
-        client.bridge.client.request("configure", "configure", [
-            "apiKey": "pk_notices", "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(directory), "testModeBehavior": "always"],
-        ])
+        client.bridge.client.request(
+            "configure",
+            "configure",
+            [
+                "apiKey": "pk_notices",
+                "options": [
+                    "configSource": ["type": "embedded"], "dataDirectory": .string(directory),
+                    "testModeBehavior": "always",
+                ],
+            ]
+        )
         let answer = try #require(await client.reply(to: "configure"))["result"]
         #expect(answer?["testMode"]?["active"] == true)
         #expect(answer?["testMode"]?["reason"] == "testModeBehavior")
@@ -45,13 +53,17 @@ import TestSupport
     @Test func eventsTheEndOfASessionCouldNotDeliverAreSaid() async throws {
         let collector = try SilentTCPServer()
         var client = try await Self.start()
-        client.bridge.client.request("configure", "configure", [
-            "apiKey": "pk_notices",
-            "options": [
-                "configSource": ["type": "http", "baseUrl": .string("http://127.0.0.1:\(collector.port)")],
-                "dataDirectory": .string(Self.directory()), "timeouts": ["configMs": 100], "maxConfigRetryCount": 0,
-            ],
-        ])
+        client.bridge.client.request(
+            "configure",
+            "configure",
+            [
+                "apiKey": "pk_notices",
+                "options": [
+                    "configSource": ["type": "http", "baseUrl": .string("http://127.0.0.1:\(collector.port)")],
+                    "dataDirectory": .string(Self.directory()), "timeouts": ["configMs": 100], "maxConfigRetryCount": 0,
+                ],
+            ]
+        )
         #expect(await client.reply(to: "configure")?["result"]?["configurationStatus"] == "failed")
         client.bridge.client.request("shutdown", "shutdown")
         let log = await client.log { $0.contains("the event flush did not finish") }
@@ -69,7 +81,10 @@ import TestSupport
     /// answered a bare "not configured", as if configure had never been called.
     @Test func aCallAfterAFailedConfigureSaysWhyConfigureFailed() async throws {
         let directory = Self.directory()
-        let params: JSONValue = ["apiKey": "pk_notices", "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(directory)]]
+        let params: JSONValue = [
+            "apiKey": "pk_notices",
+            "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(directory)],
+        ]
         var holder = try await Self.start()
         holder.bridge.client.request("configure", "configure", params)
         #expect(await holder.reply(to: "configure")?["result"]?["configurationStatus"] == "configured")
@@ -92,10 +107,17 @@ import TestSupport
     /// A controller that answered `purchased` without ever setting a status that covers the
     /// product: the feature was granted while the status stayed inactive, without a word.
     @Test func aPurchaseTheStatusNeverCoversIsWarnedOfAfterTheStatusWait() async throws {
-        var (client, sessionId) = try await PurchaseOverPipesTests.showingGatedPaywall(timeouts: ["subscriptionStatusMs": 200])
-        client.request("buy", "paywall/action", [
-            "sessionId": .string(sessionId), "action": ["type": "purchase", "productId": .string(PurchaseOverPipesTests.coach)],
+        var (client, sessionId) = try await PurchaseOverPipesTests.showingGatedPaywall(timeouts: [
+            "subscriptionStatusMs": 200
         ])
+        client.request(
+            "buy",
+            "paywall/action",
+            [
+                "sessionId": .string(sessionId),
+                "action": ["type": "purchase", "productId": .string(PurchaseOverPipesTests.coach)],
+            ]
+        )
         client.answer(try #require(await client.message("purchaseController/purchase")), ["type": "purchased"])
         client.answer(try #require(await client.message("paywall/dismiss")), [:])
         let log = await client.log { $0.contains("answered purchased for \(PurchaseOverPipesTests.coach)") }
@@ -110,7 +132,10 @@ import TestSupport
         var client = try await PaywallClient.start(capabilities: ["purchaseController": true])
         client.request("attributes", "setUserAttributes", ["attributes": ["workouts_completed": 5]])
         _ = await client.reply(to: "attributes")
-        for (status, outcome) in [(["type": "inactive"], "paywall"), (["type": "active", "entitlements": [["id": "pro"]]], "noAudienceMatch")] as [(JSONValue, JSONValue)] {
+        for (status, outcome) in [
+            (["type": "inactive"], "paywall"),
+            (["type": "active", "entitlements": [["id": "pro"]]], "noAudienceMatch"),
+        ] as [(JSONValue, JSONValue)] {
             client.request("status", "setSubscriptionStatus", ["status": status])
             _ = await client.reply(to: "status")
             client.request("result", "getPresentationResult", ["placement": "daily_limit_reached"])
@@ -123,9 +148,14 @@ import TestSupport
     /// values the rules read.
     @Test func theDebugLogNarratesEachDecisionAndTraceAddsTheRuleValues() async throws {
         var client = try await Self.start(arguments: ["--log-level", "trace"])
-        client.bridge.client.request("configure", "configure", [
-            "apiKey": "pk_notices", "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(Self.directory())],
-        ])
+        client.bridge.client.request(
+            "configure",
+            "configure",
+            [
+                "apiKey": "pk_notices",
+                "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(Self.directory())],
+            ]
+        )
         _ = await client.reply(to: "configure")
         client.request("identify", "identify", ["userId": "narrated"])
         _ = await client.reply(to: "identify")
@@ -137,8 +167,14 @@ import TestSupport
             ("configManager", "config build pt-2026-11-20.3 in use"),
             ("identityManager", "identify: user narrated"),
             ("identityManager", "user attributes merged: workouts_completed"),
-            ("paywallPresentation", "register daily_limit_reached: no audience matched (experiment 2004 rule not true)"),
-            ("paywallPresentation", "daily_limit_reached: experiment 2004's rule is false, reading user.workouts_completed = 1"),
+            (
+                "paywallPresentation",
+                "register daily_limit_reached: no audience matched (experiment 2004 rule not true)"
+            ),
+            (
+                "paywallPresentation",
+                "daily_limit_reached: experiment 2004's rule is false, reading user.workouts_completed = 1"
+            ),
         ]
         for (scope, text) in lines {
             let log = await client.log { $0.hasPrefix(text) }
@@ -152,24 +188,36 @@ import TestSupport
 
     @Test func atTheDefaultLevelTheDecisionsAreNotLogged() async throws {
         var client = try await Self.start()
-        client.bridge.client.request("configure", "configure", [
-            "apiKey": "pk_notices", "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(Self.directory())],
-        ])
+        client.bridge.client.request(
+            "configure",
+            "configure",
+            [
+                "apiKey": "pk_notices",
+                "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(Self.directory())],
+            ]
+        )
         _ = await client.reply(to: "configure")
         client.request("identify", "identify", ["userId": "quiet"])
         _ = await client.reply(to: "identify")
         client.bridge.client.closeWriting()
         #expect(await client.bridge.waitForExit() == 0)
         #expect(!client.bridge.stderr.contains("identify: user quiet"))
-        #expect(!client.seen.contains { $0["params"]?["message"]?.stringValue?.contains("identify: user quiet") == true })
+        #expect(
+            !client.seen.contains { $0["params"]?["message"]?.stringValue?.contains("identify: user quiet") == true }
+        )
     }
 
     @Test func configureSaysTestModeIsOffAndWhichDataDirectoryItUsed() async throws {
         var client = try await Self.start()
         let directory = Self.directory()
-        client.bridge.client.request("configure", "configure", [
-            "apiKey": "pk_notices", "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(directory)],
-        ])
+        client.bridge.client.request(
+            "configure",
+            "configure",
+            [
+                "apiKey": "pk_notices",
+                "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(directory)],
+            ]
+        )
         let answer = try #require(await client.reply(to: "configure"))["result"]
         #expect(answer?["testMode"] == ["active": false, "reason": .null, "message": .null])
         #expect(answer?["dataDirectory"] == .string(directory))

@@ -1,7 +1,7 @@
 import Foundation
 import JSONRPC
-import Testing
 import TestSupport
+import Testing
 
 /// Products, entitlements and customer info over the wire.
 @Suite struct EntitlementsOverPipesTests {
@@ -10,23 +10,36 @@ import TestSupport
 
     @Test func productsCarryTheStoreDetailsGivenAtConfigureAndLater() async throws {
         var client = try await PaywallClient.start(storeProducts: [
-            ["productIdentifier": .string(Self.annual), "price": 59.99, "currencyCode": "USD", "localizedPrice": "$59.99",
-             "period": ["unit": "year"], "trialPeriodDays": 7],
+            [
+                "productIdentifier": .string(Self.annual), "price": 59.99, "currencyCode": "USD",
+                "localizedPrice": "$59.99",
+                "period": ["unit": "year"], "trialPeriodDays": 7,
+            ]
         ])
         client.request("all", "getProducts")
         let products = try #require(await client.reply(to: "all")?["result"]?["products"]?.arrayValue)
-        #expect(products.compactMap { $0["id"]?.stringValue } == ["com.pockettrainer.pro.monthly", Self.annual, Self.coach])
+        #expect(
+            products.compactMap { $0["id"]?.stringValue } == ["com.pockettrainer.pro.monthly", Self.annual, Self.coach]
+        )
         let annual = try #require(products.first { $0["id"] == .string(Self.annual) })
         #expect(annual["storeDetails"]?["localizedPrice"] == "$59.99")
         #expect(annual["storeDetails"]?["period"] == ["unit": "year", "count": 1])
         #expect(entitlementIds(annual["entitlements"]) == ["pro"])
-        client.request("set", "setStoreProducts", ["products": [["productIdentifier": .string(Self.coach), "price": 19.99, "period": ["unit": "month"]]]])
+        client.request(
+            "set",
+            "setStoreProducts",
+            ["products": [["productIdentifier": .string(Self.coach), "price": 19.99, "period": ["unit": "month"]]]]
+        )
         #expect(await client.reply(to: "set")?["result"] == [:])
         client.request("one", "getProducts", ["productIds": [.string(Self.coach)]])
         let coach = await client.reply(to: "one")?["result"]?["products"]?.arrayValue
         #expect(coach?.count == 1)
         #expect(coach?.first?["storeDetails"]?["price"] == 19.99)
-        client.request("bad", "setStoreProducts", ["products": [["productIdentifier": "x", "period": ["unit": "fortnight"]]]])
+        client.request(
+            "bad",
+            "setStoreProducts",
+            ["products": [["productIdentifier": "x", "period": ["unit": "fortnight"]]]]
+        )
         #expect(await client.reply(to: "bad")?["error"]?["data"]?["path"] == "params.products[0].period.unit")
     }
 
@@ -62,22 +75,41 @@ import TestSupport
 
     @Test func aControllersStatusWithFullEntitlementsIsKeptAndShapesTheCustomerInfo() async throws {
         var client = try await PaywallClient.start(capabilities: ["delegate": true, "purchaseController": true])
-        client.request("set", "setSubscriptionStatus", ["status": ["type": "active", "entitlements": [
-            ["id": "pro", "expiresAt": "2030-01-01T00:00:00Z", "willRenew": true, "productIds": [.string(Self.annual)],
-             "latestProductId": .string(Self.annual), "offerType": "trial"],
-        ]]])
+        client.request(
+            "set",
+            "setSubscriptionStatus",
+            [
+                "status": [
+                    "type": "active",
+                    "entitlements": [
+                        [
+                            "id": "pro", "expiresAt": "2030-01-01T00:00:00Z", "willRenew": true,
+                            "productIds": [.string(Self.annual)],
+                            "latestProductId": .string(Self.annual), "offerType": "trial",
+                        ]
+                    ],
+                ]
+            ]
+        )
         let status = await client.reply(to: "set")?["result"]?["status"]
         #expect(status?["entitlements"]?.arrayValue?.first?["renewsAt"] == "2030-01-01T00:00:00.000Z")
         client.request("info", "getCustomerInfo")
         let info = try #require(await client.reply(to: "info")?["result"])
         #expect(entitlementIds(info["entitlements"]) == ["pro"])
         #expect(info["entitlements"]?.arrayValue?.first?["offerType"] == "trial")
-        client.request("bad", "setSubscriptionStatus", ["status": ["type": "active", "entitlements": [["id": "pro", "state": "frozen"]]]])
+        client.request(
+            "bad",
+            "setSubscriptionStatus",
+            ["status": ["type": "active", "entitlements": [["id": "pro", "state": "frozen"]]]]
+        )
         #expect(await client.reply(to: "bad")?["error"]?["data"]?["path"] == "params.status.entitlements[0].state")
     }
 
     @Test func getCustomerInfoIsBoundedWhenTheControllerNeverSetsAStatus() async throws {
-        var client = try await PaywallClient.start(capabilities: ["purchaseController": true], timeouts: ["subscriptionStatusMs": 200])
+        var client = try await PaywallClient.start(
+            capabilities: ["purchaseController": true],
+            timeouts: ["subscriptionStatusMs": 200]
+        )
         let (reply, elapsed) = await measuredOffThePool {
             client.request("info", "getCustomerInfo")
             return await client.reply(to: "info")
@@ -90,11 +122,18 @@ import TestSupport
 
     @Test func aPurchasedReplyMayReportTheStoresTransaction() async throws {
         var (client, sessionId) = try await PurchaseOverPipesTests.showingGatedPaywall()
-        client.request("buy", "paywall/action", ["sessionId": .string(sessionId), "action": ["type": "purchase", "productId": .string(Self.coach)]])
+        client.request(
+            "buy",
+            "paywall/action",
+            ["sessionId": .string(sessionId), "action": ["type": "purchase", "productId": .string(Self.coach)]]
+        )
         let purchase = try #require(await client.message("purchaseController/purchase"))
         client.request("set", "setSubscriptionStatus", ["status": PurchaseOverPipesTests.coachStatus])
         _ = await client.reply(to: "set")
-        client.answer(purchase, ["type": "purchased", "transaction": ["transactionId": "store-7", "purchaseDate": 1_790_000_000_000]])
+        client.answer(
+            purchase,
+            ["type": "purchased", "transaction": ["transactionId": "store-7", "purchaseDate": 1_790_000_000_000]]
+        )
         client.answer(try #require(await client.message("paywall/dismiss")), [:])
         #expect(await client.reply(to: "buy")?["result"]?["result"]?["type"] == "purchased")
         client.request("info", "getCustomerInfo")
@@ -105,8 +144,15 @@ import TestSupport
 
     @Test func aPurchasedReplyWithATransactionThatDoesNotDecodeIsAFailure() async throws {
         var (client, sessionId) = try await PurchaseOverPipesTests.showingGatedPaywall()
-        client.request("buy", "paywall/action", ["sessionId": .string(sessionId), "action": ["type": "purchase", "productId": .string(Self.coach)]])
-        client.answer(try #require(await client.message("purchaseController/purchase")), ["type": "purchased", "transaction": ["purchaseDate": "yesterday"]])
+        client.request(
+            "buy",
+            "paywall/action",
+            ["sessionId": .string(sessionId), "action": ["type": "purchase", "productId": .string(Self.coach)]]
+        )
+        client.answer(
+            try #require(await client.message("purchaseController/purchase")),
+            ["type": "purchased", "transaction": ["purchaseDate": "yesterday"]]
+        )
         let result = await client.reply(to: "buy")?["result"]?["result"]
         #expect(result?["type"] == "failed")
         #expect(result?["error"]?.stringValue?.contains("result.transaction.purchaseDate") == true)

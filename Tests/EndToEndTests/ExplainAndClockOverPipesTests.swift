@@ -1,7 +1,7 @@
 import Foundation
 import JSONRPC
-import Testing
 import TestSupport
+import Testing
 
 /// `debug/explainPlacement`, the manual clock and `superwall-bridge explain`, against the real binary.
 @Suite struct ExplainAndClockOverPipesTests {
@@ -51,7 +51,8 @@ import TestSupport
         client.request("why", "debug/explainPlacement", ["placement": "session_start"])
         let why = try #require(await client.reply(to: "why")?["result"])
         let tree = try #require(why["audiences"]?.arrayValue?.first?["rule"]?["tree"])
-        let installAge = tree["children"]?.arrayValue?.first?["children"]?.arrayValue?.first?["children"]?.arrayValue?.first
+        let installAge = tree["children"]?.arrayValue?.first?["children"]?.arrayValue?.first?["children"]?.arrayValue?
+            .first
         #expect(installAge?["text"] == "device.daysSinceInstall")
         #expect(installAge?["valueText"] == "8")
         // Eight days away is past the hour's session timeout: a new session started.
@@ -90,7 +91,11 @@ import TestSupport
     @Test func anUnknownClockIsRefusedAtConfigure() async throws {
         let bridge = try BridgeProcess()
         await bridge.initialize()
-        bridge.client.request("configure", "configure", ["apiKey": "pk_e2e", "options": ["configSource": ["type": "embedded"], "clock": "sundial"]])
+        bridge.client.request(
+            "configure",
+            "configure",
+            ["apiKey": "pk_e2e", "options": ["configSource": ["type": "embedded"], "clock": "sundial"]]
+        )
         var reply = await bridge.client.next()
         while let message = reply, message["id"] != "configure" { reply = await bridge.client.next() }
         #expect(reply?["error"]?["data"]?["path"] == "params.options.clock")
@@ -101,7 +106,11 @@ import TestSupport
         client.request("settled", "$/ping")
         _ = try #require(await client.reply(to: "settled"))
         let before = client.seen.count
-        client.request("why", "debug/explainPlacement", ["placement": "start_workout", "params": ["workout_tier": "pro"], "user": ["plan": "x"]])
+        client.request(
+            "why",
+            "debug/explainPlacement",
+            ["placement": "start_workout", "params": ["workout_tier": "pro"], "user": ["plan": "x"]]
+        )
         let why = try #require(await client.reply(to: "why")?["result"])
         #expect(why["placementFound"] == true)
         let audiences = try #require(why["audiences"]?.arrayValue)
@@ -114,7 +123,9 @@ import TestSupport
         client.request("after", "$/ping")
         _ = try #require(await client.reply(to: "after"))
         // Launch events may still come (the preload runs beside requests); none is the placement's.
-        #expect(client.seen.dropFirst(before).allSatisfy { $0["params"]?["event"]?["placementName"] != "start_workout" })
+        #expect(
+            client.seen.dropFirst(before).allSatisfy { $0["params"]?["event"]?["placementName"] != "start_workout" }
+        )
     }
 
     @Test func aRefreshNamesThePlacementsThatNowDecideDifferently() async throws {
@@ -124,9 +135,14 @@ import TestSupport
         let demo = try await runBridge(["demo-config"]).stdout
         try demo.write(to: file, atomically: true, encoding: .utf8)
         var client = try await PaywallClient.start(
-            configSource: ["type": "file", "path": .string(file.path)], options: ["explainOnRefresh": ["open_coach_chat", "deepLink_open"]])
-        try demo.replacingOccurrences(of: #"!(\"coach\" in device.activeEntitlements)""#, with: #"user.plan == \"gold\"""#)
-            .write(to: file, atomically: true, encoding: .utf8)
+            configSource: ["type": "file", "path": .string(file.path)],
+            options: ["explainOnRefresh": ["open_coach_chat", "deepLink_open"]]
+        )
+        try demo.replacingOccurrences(
+            of: #"!(\"coach\" in device.activeEntitlements)""#,
+            with: #"user.plan == \"gold\"""#
+        )
+        .write(to: file, atomically: true, encoding: .utf8)
         client.request("refresh", "refreshConfiguration")
         let refresh = try #require(await client.reply(to: "refresh")?["result"])
         let changes = try #require(refresh["decisionChanges"]?.arrayValue)
@@ -136,7 +152,9 @@ import TestSupport
     }
 
     @Test func theExplainCommandPrintsTheTreeAndJSON() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("e2e-explain-cli-\(UUID().uuidString)")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "e2e-explain-cli-\(UUID().uuidString)"
+        )
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         let config = folder.appendingPathComponent("config.json")
         try await runBridge(["demo-config"]).stdout.write(to: config, atomically: true, encoding: .utf8)
@@ -146,14 +164,19 @@ import TestSupport
         let text = try await runBridge(["explain", "--config", config.path, "--user", user.path, "daily_limit_reached"])
         #expect(text.status == 0)
         #expect(!text.stdout.contains("\u{1B}["), "no colour when piped")
-        #expect(text.stdout.contains(#"├─ user.workouts_completed >= 3  ✗ String("many") can not be compared to Int(3)"#))
+        #expect(
+            text.stdout.contains(#"├─ user.workouts_completed >= 3  ✗ String("many") can not be compared to Int(3)"#)
+        )
         #expect(text.stdout.contains("└─ !(\"pro\" in device.activeEntitlements)  (not evaluated)"))
         #expect(text.stdout.hasSuffix("outcome: noAudienceMatch, feature granted\n"))
         // Its throwaway store is closed before its directory goes: it used to warn, at its end,
         // that the files it had just removed could not be closed.
         #expect(text.stderr.isEmpty, "\(text.stderr)")
 
-        let json = try await runBridge(["explain", "--config", config.path, "--params", #"{"path": "promo", "offer": "summer"}"#, "--json", "deepLink_open"])
+        let json = try await runBridge([
+            "explain", "--config", config.path, "--params", #"{"path": "promo", "offer": "summer"}"#, "--json",
+            "deepLink_open",
+        ])
         #expect(json.status == 0)
         let answer = try JSONDecoding.decode(json.stdout)
         #expect(answer["outcome"] == "paywall")
@@ -163,7 +186,8 @@ import TestSupport
         let terminalOutput = folder.appendingPathComponent("terminal.txt")
         _ = FileManager.default.createFile(atPath: terminalOutput.path, contents: nil)
         let output = open(terminalOutput.path, O_WRONLY)
-        let command = "\(BridgeProcess.binaryPath) explain --config \(config.path) --user \(user.path) daily_limit_reached"
+        let command =
+            "\(BridgeProcess.binaryPath) explain --config \(config.path) --user \(user.path) daily_limit_reached"
         let terminal = try ChildProcess("/usr/bin/script", ["-qec", command, "/dev/null"], stdout: output)
         close(output)
         while terminal.isRunning { try await Task.sleep(for: .milliseconds(5)) }

@@ -1,7 +1,7 @@
 import Foundation
 import JSONRPC
-import Testing
 import TestSupport
+import Testing
 
 /// A client that presents paywalls and answers custom callbacks, driving the real binary.
 struct PaywallClient {
@@ -11,17 +11,30 @@ struct PaywallClient {
     /// in either order.
     var seen: [JSONValue] = []
 
-    static func start(capabilities: JSONValue = ["paywallPresenter": true, "customCallbacks": true, "delegate": true],
-                      configSource: JSONValue = ["type": "embedded"], timeouts: JSONValue = [:],
-                      storeProducts: JSONValue = [], testModeBehavior: String = "automatic", options extra: JSONObject = [:]) async throws -> PaywallClient {
+    static func start(
+        capabilities: JSONValue = ["paywallPresenter": true, "customCallbacks": true, "delegate": true],
+        configSource: JSONValue = ["type": "embedded"],
+        timeouts: JSONValue = [:],
+        storeProducts: JSONValue = [],
+        testModeBehavior: String = "automatic",
+        options extra: JSONObject = [:]
+    ) async throws -> PaywallClient {
         let bridge = try BridgeProcess()
         await bridge.initialize(capabilities: capabilities)
         var client = PaywallClient(bridge: bridge)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("e2e-paywall-\(UUID().uuidString)").path
-        var options: JSONObject = ["configSource": configSource, "dataDirectory": .string(directory), "timeouts": timeouts,
-                                   "testModeBehavior": .string(testModeBehavior)]
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "e2e-paywall-\(UUID().uuidString)"
+        ).path
+        var options: JSONObject = [
+            "configSource": configSource, "dataDirectory": .string(directory), "timeouts": timeouts,
+            "testModeBehavior": .string(testModeBehavior),
+        ]
         options.merge(extra) { $1 }
-        bridge.client.request("configure", "configure", ["apiKey": "pk_e2e", "options": .object(options), "storeProducts": storeProducts])
+        bridge.client.request(
+            "configure",
+            "configure",
+            ["apiKey": "pk_e2e", "options": .object(options), "storeProducts": storeProducts]
+        )
         let configured = try #require(await client.reply(to: "configure"))
         #expect(configured["result"]?["configurationStatus"] == "configured")
         return client
@@ -70,7 +83,8 @@ struct PaywallClient {
 
     /// Registers `placement`, answers the `paywall/present` that follows, and returns the
     /// session id.
-    mutating func registerAndShow(_ id: JSONValue, _ placement: String, params: JSONValue = [:]) async throws -> String {
+    mutating func registerAndShow(_ id: JSONValue, _ placement: String, params: JSONValue = [:]) async throws -> String
+    {
         request(id, "register", ["placement": .string(placement), "params": params])
         let present = try #require(await message("paywall/present"))
         answer(present, [:])
@@ -89,15 +103,15 @@ struct PaywallClient {
 
 /// One placement whose only audience holds everybody out, another nobody matches.
 private let holdoutConfig = #"""
-{"build_id": "e2e-1", "log_level": 10, "app_session_timeout_ms": 3600000, "toggles": [],
- "disable_preload": {"all": false, "triggers": []}, "localization": {"locales": [{"locale": "en"}]},
- "trigger_options": [
-   {"event_name": "held", "rules": [{"experiment_group_id": "c1", "experiment_id": "x1", "expression_cel": null,
-     "preload": {"behavior": "IF_TRUE"}, "variants": [{"variant_id": "h1", "variant_type": "HOLDOUT", "percentage": 100}]}]},
-   {"event_name": "nobody", "rules": [{"experiment_group_id": "c2", "experiment_id": "x2", "expression_cel": "user.plan == \"gold\"",
-     "preload": {"behavior": "IF_TRUE"}, "variants": [{"variant_id": "h2", "variant_type": "HOLDOUT", "percentage": 100}]}]}],
- "paywall_responses": []}
-"""#
+    {"build_id": "e2e-1", "log_level": 10, "app_session_timeout_ms": 3600000, "toggles": [],
+     "disable_preload": {"all": false, "triggers": []}, "localization": {"locales": [{"locale": "en"}]},
+     "trigger_options": [
+       {"event_name": "held", "rules": [{"experiment_group_id": "c1", "experiment_id": "x1", "expression_cel": null,
+         "preload": {"behavior": "IF_TRUE"}, "variants": [{"variant_id": "h1", "variant_type": "HOLDOUT", "percentage": 100}]}]},
+       {"event_name": "nobody", "rules": [{"experiment_group_id": "c2", "experiment_id": "x2", "expression_cel": "user.plan == \"gold\"",
+         "preload": {"behavior": "IF_TRUE"}, "variants": [{"variant_id": "h2", "variant_type": "HOLDOUT", "percentage": 100}]}]}],
+     "paywall_responses": []}
+    """#
 
 @Suite struct PaywallFlowOverPipesTests {
     @Test func aNonGatedPaywallClosedByTheUserGrantsTheFeature() async throws {
@@ -118,7 +132,9 @@ private let holdoutConfig = #"""
         #expect(result["outcome"] == "dismissed")
         #expect(result["paywallResult"] == ["type": "declined"])
         #expect(result["paywallInfo"]?["closeReason"] == "manualClose")
-        #expect(client.seen.contains { $0["method"] == "handler/onDismiss" && $0["params"]?["registerId"] == "register" })
+        #expect(
+            client.seen.contains { $0["method"] == "handler/onDismiss" && $0["params"]?["registerId"] == "register" }
+        )
         #expect(client.eventNames.contains("paywall_decline"))
         client.bridge.client.closeWriting()
         #expect(await client.bridge.waitForExit() == 0)
@@ -133,7 +149,8 @@ private let holdoutConfig = #"""
     }
 
     @Test func aHoldoutAndANoMatchSkipAndGrant() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("e2e-config-\(UUID().uuidString).json").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("e2e-config-\(UUID().uuidString).json")
+            .path
         try holdoutConfig.write(toFile: path, atomically: true, encoding: .utf8)
         var client = try await PaywallClient.start(configSource: ["type": "file", "path": .string(path)])
         client.request("held", "register", ["placement": "held"])
@@ -169,9 +186,17 @@ private let holdoutConfig = #"""
     @Test func aCustomCallbackIsAnsweredByTheClient() async throws {
         var client = try await PaywallClient.start()
         let sessionId = try await client.registerAndShow("register", "onboarding_complete")
-        client.request("callback", "paywall/action", ["sessionId": .string(sessionId), "action": [
-            "type": "requestCallback", "name": "validate_promo_code", "variables": ["code": "SUMMER"], "behavior": "blocking",
-        ]])
+        client.request(
+            "callback",
+            "paywall/action",
+            [
+                "sessionId": .string(sessionId),
+                "action": [
+                    "type": "requestCallback", "name": "validate_promo_code", "variables": ["code": "SUMMER"],
+                    "behavior": "blocking",
+                ],
+            ]
+        )
         let ask = try #require(await client.message("handler/onCustomCallback"))
         #expect(ask["params"]?["registerId"] == "register")
         #expect(ask["params"]?["name"] == "validate_promo_code")
@@ -186,7 +211,11 @@ private let holdoutConfig = #"""
     @Test func aLateOrMissingAnswerFailsAtTheDeadlineAndIsCancelled() async throws {
         var client = try await PaywallClient.start(timeouts: ["customCallbackMs": 200])
         let sessionId = try await client.registerAndShow("register", "onboarding_complete")
-        client.request("late", "paywall/action", ["sessionId": .string(sessionId), "action": ["type": "requestCallback", "name": "slow"]])
+        client.request(
+            "late",
+            "paywall/action",
+            ["sessionId": .string(sessionId), "action": ["type": "requestCallback", "name": "slow"]]
+        )
         let ask = try #require(await client.message("handler/onCustomCallback"))
         let failed = try #require(await client.reply(to: "late")?["result"])
         #expect(failed["status"] == "failure")
@@ -194,7 +223,11 @@ private let holdoutConfig = #"""
         if cancel == nil { cancel = await client.message("$/cancelRequest") }
         #expect(cancel?["params"]?["id"] == ask["id"])
         client.answer(ask, ["status": "success"])
-        client.request("never", "paywall/action", ["sessionId": .string(sessionId), "action": ["type": "requestCallback", "name": "silent"]])
+        client.request(
+            "never",
+            "paywall/action",
+            ["sessionId": .string(sessionId), "action": ["type": "requestCallback", "name": "silent"]]
+        )
         _ = try #require(await client.message("handler/onCustomCallback"))
         #expect(await client.reply(to: "never")?["result"]?["status"] == "failure")
         // The paywall is still up and closes normally.
@@ -205,13 +238,23 @@ private let holdoutConfig = #"""
     @Test func aMalformedAnswerOrAnErrorIsAFailureNotAHang() async throws {
         var client = try await PaywallClient.start()
         let sessionId = try await client.registerAndShow("register", "onboarding_complete")
-        client.request("bad", "paywall/action", ["sessionId": .string(sessionId), "action": ["type": "requestCallback", "name": "x"]])
+        client.request(
+            "bad",
+            "paywall/action",
+            ["sessionId": .string(sessionId), "action": ["type": "requestCallback", "name": "x"]]
+        )
         let ask = try #require(await client.message("handler/onCustomCallback"))
         client.answer(ask, ["status": "maybe"])
         #expect(await client.reply(to: "bad")?["result"]?["status"] == "failure")
-        client.request("error", "paywall/action", ["sessionId": .string(sessionId), "action": ["type": "requestCallback", "name": "y"]])
+        client.request(
+            "error",
+            "paywall/action",
+            ["sessionId": .string(sessionId), "action": ["type": "requestCallback", "name": "y"]]
+        )
         let second = try #require(await client.message("handler/onCustomCallback"))
-        client.bridge.client.send(["jsonrpc": "2.0", "id": second["id"] ?? .null, "error": ["code": -1, "message": "boom"]])
+        client.bridge.client.send([
+            "jsonrpc": "2.0", "id": second["id"] ?? .null, "error": ["code": -1, "message": "boom"],
+        ])
         #expect(await client.reply(to: "error")?["result"]?["status"] == "failure")
         _ = try await client.close(sessionId, register: "register")
     }
@@ -219,7 +262,11 @@ private let holdoutConfig = #"""
     @Test func withoutTheCustomCallbacksCapabilityTheAnswerIsFailureAtOnce() async throws {
         var client = try await PaywallClient.start(capabilities: ["paywallPresenter": true])
         let sessionId = try await client.registerAndShow("register", "onboarding_complete")
-        client.request("callback", "paywall/action", ["sessionId": .string(sessionId), "action": ["type": "requestCallback", "name": "x"]])
+        client.request(
+            "callback",
+            "paywall/action",
+            ["sessionId": .string(sessionId), "action": ["type": "requestCallback", "name": "x"]]
+        )
         #expect(await client.reply(to: "callback")?["result"]?["status"] == "failure")
         #expect(!client.seen.contains { $0["method"] == "handler/onCustomCallback" })
         _ = try await client.close(sessionId, register: "register")
@@ -241,7 +288,11 @@ private let holdoutConfig = #"""
         #expect(await client.reply(to: "unknown")?["error"]?["data"]?["kind"] == "paywallSessionNotFound")
         client.request("badType", "paywall/action", ["sessionId": .string(sessionId), "action": ["type": "dance"]])
         #expect(await client.reply(to: "badType")?["error"]?["data"]?["path"] == "params.action.type")
-        client.request("purchase", "paywall/action", ["sessionId": .string(sessionId), "action": ["type": "purchase", "productId": "p"]])
+        client.request(
+            "purchase",
+            "paywall/action",
+            ["sessionId": .string(sessionId), "action": ["type": "purchase", "productId": "p"]]
+        )
         #expect(await client.reply(to: "purchase")?["result"]?["result"]?["type"] == "failed")
         client.request("dismiss", "dismiss")
         let dismiss = try #require(await client.message("paywall/dismiss"))
@@ -255,12 +306,20 @@ private let holdoutConfig = #"""
         var client = try await PaywallClient.start(capabilities: ["delegate": true, "purchaseController": true])
         client.request("get", "getSubscriptionStatus")
         #expect(await client.reply(to: "get")?["result"]?["status"] == ["type": "unknown"])
-        client.request("set", "setSubscriptionStatus", ["status": ["type": "active", "entitlements": [["id": "pro", "type": "serviceLevel"]]]])
+        client.request(
+            "set",
+            "setSubscriptionStatus",
+            ["status": ["type": "active", "entitlements": [["id": "pro", "type": "serviceLevel"]]]]
+        )
         let status = await client.reply(to: "set")?["result"]?["status"]
         #expect(status?["type"] == "active")
         #expect(entitlementIds(status?["entitlements"]) == ["pro"])
         #expect(status?["entitlements"]?.arrayValue?.first?["isActive"] == true)
-        #expect(client.seen.contains { $0["method"] == "delegate/subscriptionStatusDidChange" && $0["params"]?["from"] == ["type": "unknown"] })
+        #expect(
+            client.seen.contains {
+                $0["method"] == "delegate/subscriptionStatusDidChange" && $0["params"]?["from"] == ["type": "unknown"]
+            }
+        )
         client.request("bad", "setSubscriptionStatus", ["status": ["type": "gold"]])
         #expect(await client.reply(to: "bad")?["error"]?["data"]?["path"] == "params.status.type")
     }
@@ -269,11 +328,17 @@ private let holdoutConfig = #"""
 /// Purchases through the client's purchase controller, over the wire.
 @Suite struct PurchaseOverPipesTests {
     static let coach = "com.pockettrainer.coach.monthly"
-    static let coachStatus: JSONValue = ["type": "active", "entitlements": [["id": "coach", "type": "serviceLevel"], ["id": "pro", "type": "serviceLevel"]]]
+    static let coachStatus: JSONValue = [
+        "type": "active",
+        "entitlements": [["id": "coach", "type": "serviceLevel"], ["id": "pro", "type": "serviceLevel"]],
+    ]
 
     /// A client with a purchase controller, an inactive user, and the gated coach paywall up.
     static func showingGatedPaywall(timeouts: JSONValue = [:]) async throws -> (PaywallClient, String) {
-        var client = try await PaywallClient.start(capabilities: ["paywallPresenter": true, "purchaseController": true, "delegate": true], timeouts: timeouts)
+        var client = try await PaywallClient.start(
+            capabilities: ["paywallPresenter": true, "purchaseController": true, "delegate": true],
+            timeouts: timeouts
+        )
         client.request("status", "setSubscriptionStatus", ["status": ["type": "inactive"]])
         _ = await client.reply(to: "status")
         let sessionId = try await client.registerAndShow("register", "open_coach_chat")
@@ -282,7 +347,11 @@ private let holdoutConfig = #"""
 
     @Test func aGatedPaywallPurchaseGrantsTheFeatureAndTheEntitlements() async throws {
         var (client, sessionId) = try await Self.showingGatedPaywall()
-        client.request("buy", "paywall/action", ["sessionId": .string(sessionId), "action": ["type": "purchase", "productId": .string(Self.coach)]])
+        client.request(
+            "buy",
+            "paywall/action",
+            ["sessionId": .string(sessionId), "action": ["type": "purchase", "productId": .string(Self.coach)]]
+        )
         let purchase = try #require(await client.message("purchaseController/purchase"))
         #expect(purchase["params"]?["product"]?["id"] == .string(Self.coach))
         #expect(purchase["params"]?["paywallInfo"]?["identifier"] == "coach-upsell-gated")
@@ -300,7 +369,9 @@ private let holdoutConfig = #"""
         #expect(client.eventNames.contains("transaction_complete"))
         #expect(client.eventNames.contains("subscription_start"))
         client.request("get", "getSubscriptionStatus")
-        #expect(entitlementIds(await client.reply(to: "get")?["result"]?["status"]?["entitlements"]) == ["coach", "pro"])
+        #expect(
+            entitlementIds(await client.reply(to: "get")?["result"]?["status"]?["entitlements"]) == ["coach", "pro"]
+        )
         client.request("entitlements", "getEntitlements")
         #expect(entitlementIds(await client.reply(to: "entitlements")?["result"]?["active"]) == ["coach", "pro"])
         client.request("info", "getCustomerInfo")
@@ -313,7 +384,11 @@ private let holdoutConfig = #"""
 
     @Test func aCancelledPurchaseIsAbandonedAndTheFeatureStaysLocked() async throws {
         var (client, sessionId) = try await Self.showingGatedPaywall()
-        client.request("buy", "paywall/action", ["sessionId": .string(sessionId), "action": ["type": "purchase", "productId": .string(Self.coach)]])
+        client.request(
+            "buy",
+            "paywall/action",
+            ["sessionId": .string(sessionId), "action": ["type": "purchase", "productId": .string(Self.coach)]]
+        )
         client.answer(try #require(await client.message("purchaseController/purchase")), ["type": "cancelled"])
         #expect(await client.reply(to: "buy")?["result"]?["result"]?["type"] == "cancelled")
         #expect(client.eventNames.contains("transaction_abandon"))
@@ -323,7 +398,11 @@ private let holdoutConfig = #"""
 
     @Test func aPurchaseNeverAnsweredTimesOutIsCancelledAtTheClientAndThePaywallStaysClosable() async throws {
         var (client, sessionId) = try await Self.showingGatedPaywall(timeouts: ["purchaseMs": 200])
-        client.request("buy", "paywall/action", ["sessionId": .string(sessionId), "action": ["type": "purchase", "productId": .string(Self.coach)]])
+        client.request(
+            "buy",
+            "paywall/action",
+            ["sessionId": .string(sessionId), "action": ["type": "purchase", "productId": .string(Self.coach)]]
+        )
         let purchase = try #require(await client.message("purchaseController/purchase"))
         let cancel = try #require(await client.message("$/cancelRequest"))
         #expect(cancel["params"]?["id"] == purchase["id"])
@@ -336,7 +415,11 @@ private let holdoutConfig = #"""
 
     @Test func aPurchaseReplyThatDoesNotDecodeIsAFailureThatSaysWhy() async throws {
         var (client, sessionId) = try await Self.showingGatedPaywall()
-        client.request("buy", "paywall/action", ["sessionId": .string(sessionId), "action": ["type": "purchase", "productId": .string(Self.coach)]])
+        client.request(
+            "buy",
+            "paywall/action",
+            ["sessionId": .string(sessionId), "action": ["type": "purchase", "productId": .string(Self.coach)]]
+        )
         client.answer(try #require(await client.message("purchaseController/purchase")), ["type": 42])
         let result = await client.reply(to: "buy")?["result"]?["result"]
         #expect(result?["type"] == "failed")
@@ -361,7 +444,11 @@ private let holdoutConfig = #"""
 
     @Test func aClientThatDisconnectsDuringAPurchaseLeavesNothingWaiting() async throws {
         var (client, sessionId) = try await Self.showingGatedPaywall()
-        client.request("buy", "paywall/action", ["sessionId": .string(sessionId), "action": ["type": "purchase", "productId": .string(Self.coach)]])
+        client.request(
+            "buy",
+            "paywall/action",
+            ["sessionId": .string(sessionId), "action": ["type": "purchase", "productId": .string(Self.coach)]]
+        )
         _ = try #require(await client.message("purchaseController/purchase"))
         await client.disconnectAndExpectAPromptExit()
     }
@@ -370,9 +457,15 @@ private let holdoutConfig = #"""
         var client = try await PaywallClient.start(capabilities: ["delegate": true], testModeBehavior: "always")
         client.request("buy", "purchase", ["productId": .string(Self.coach)])
         #expect(await client.reply(to: "buy")?["result"]?["result"]?["type"] == "purchased")
-        #expect(client.seen.contains { $0["method"] == "delegate/testModeTransaction" && $0["params"]?["product"]?["id"] == .string(Self.coach) })
+        #expect(
+            client.seen.contains {
+                $0["method"] == "delegate/testModeTransaction" && $0["params"]?["product"]?["id"] == .string(Self.coach)
+            }
+        )
         client.request("get", "getSubscriptionStatus")
-        #expect(entitlementIds(await client.reply(to: "get")?["result"]?["status"]?["entitlements"]) == ["coach", "pro"])
+        #expect(
+            entitlementIds(await client.reply(to: "get")?["result"]?["status"]?["entitlements"]) == ["coach", "pro"]
+        )
     }
 }
 

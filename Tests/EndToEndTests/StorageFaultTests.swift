@@ -1,7 +1,7 @@
 import Foundation
 import JSONRPC
-import Testing
 import TestSupport
+import Testing
 
 #if canImport(Glibc)
 import Glibc
@@ -49,7 +49,12 @@ private func reply(to id: JSONValue, from bridge: BridgeProcess) async -> JSONVa
     return nil
 }
 
-private func call(_ bridge: BridgeProcess, _ id: JSONValue, _ method: String, _ params: JSONValue? = nil) async -> JSONValue? {
+private func call(
+    _ bridge: BridgeProcess,
+    _ id: JSONValue,
+    _ method: String,
+    _ params: JSONValue? = nil
+) async -> JSONValue? {
     bridge.client.request(id, method, params)
     return await reply(to: id, from: bridge)
 }
@@ -61,13 +66,18 @@ private func configureParams(_ directory: String) -> JSONValue {
 @Suite(.serialized) struct StorageFaultTests {
     /// The journal's files were sparse and mapped shared: the first write to a page the full
     /// disk could not allocate killed the bridge with SIGBUS, and every restart died again.
-    @Test(.enabled(if: SmallDisk.canMount)) func aDiskThatFillsIsAnsweredWithStorageFullAndLosesNothingAccepted() async throws {
+    @Test(.enabled(if: SmallDisk.canMount)) func aDiskThatFillsIsAnsweredWithStorageFullAndLosesNothingAccepted()
+        async throws
+    {
         let disk = try #require(SmallDisk(megabytes: 12))
         let directory = disk.path + "/data"
         do {
             let bridge = try BridgeProcess()
             await bridge.initialize()
-            #expect(await call(bridge, 1, "configure", configureParams(directory))?["result"]?["configurationStatus"] == "configured")
+            #expect(
+                await call(bridge, 1, "configure", configureParams(directory))?["result"]?["configurationStatus"]
+                    == "configured"
+            )
             #expect(await call(bridge, 2, "identify", ["userId": "kept_user"])?["result"]?["userId"] == "kept_user")
             #expect(await call(bridge, 3, "setUserAttributes", ["attributes": ["plan": "pro"]])?["result"] != nil)
             disk.fill()
@@ -75,8 +85,15 @@ private func configureParams(_ directory: String) -> JSONValue {
             var kinds: Set<String> = []
             for index in 0..<40 {
                 let big = JSONValue.string(String(repeating: "x", count: 60 << 10))
-                let attributes = JSONValue.object(JSONObject(uniqueKeysWithValues: (0..<4).map { ("k\(index)_\($0)", big) }))
-                let answer = await call(bridge, .int(Int64(100 + index)), "setUserAttributes", ["attributes": attributes])
+                let attributes = JSONValue.object(
+                    JSONObject(uniqueKeysWithValues: (0..<4).map { ("k\(index)_\($0)", big) })
+                )
+                let answer = await call(
+                    bridge,
+                    .int(Int64(100 + index)),
+                    "setUserAttributes",
+                    ["attributes": attributes]
+                )
                 if let kind = answer?["error"]?["data"]?["kind"]?.stringValue { kinds.insert(kind) }
                 #expect(answer != nil, "the bridge answered")
             }
@@ -85,7 +102,10 @@ private func configureParams(_ directory: String) -> JSONValue {
             for index in 0..<50 {
                 let answer = await call(bridge, .int(Int64(200 + index)), "register", ["placement": "workout_shared"])
                 let kind = answer?["error"]?["data"]?["kind"]?.stringValue
-                #expect(answer?["result"] != nil || kind == "storageFull", "register \(index): \(String(describing: answer))")
+                #expect(
+                    answer?["result"] != nil || kind == "storageFull",
+                    "register \(index): \(String(describing: answer))"
+                )
             }
             #expect(await call(bridge, 300, "$/ping")?["result"] == [:])
             disk.free()
@@ -144,7 +164,10 @@ private func configureParams(_ directory: String) -> JSONValue {
     private func identifiedBridge(_ directory: String, user: String) async throws -> BridgeProcess {
         let bridge = try BridgeProcess()
         await bridge.initialize()
-        #expect(await call(bridge, 1, "configure", configureParams(directory))?["result"]?["configurationStatus"] == "configured")
+        #expect(
+            await call(bridge, 1, "configure", configureParams(directory))?["result"]?["configurationStatus"]
+                == "configured"
+        )
         #expect(await call(bridge, 2, "identify", ["userId": .string(user)])?["result"]?["userId"] == .string(user))
         return bridge
     }
@@ -185,16 +208,21 @@ private func configureParams(_ directory: String) -> JSONValue {
 
     /// A lost log was a silent fresh install: a new alias and `app_install` again.
     @Test func aWriteAheadLogLostAfterACrashIsReportedAndTheFilesKeptAside() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lost-wal-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("lost-wal-\(UUID().uuidString)")
+            .path
         await killed(try await identifiedBridge(directory, user: "crash_user"))
         #expect(unlink(directory + "/superwall.sqlite-wal") == 0)
         let after = try await restart(directory)
-        #expect(after.warnings.contains { $0.contains("write-ahead log") && $0.contains("missing") }, "\(after.warnings)")
+        #expect(
+            after.warnings.contains { $0.contains("write-ahead log") && $0.contains("missing") },
+            "\(after.warnings)"
+        )
         #expect(damagedFolders(in: directory).count == 1)
     }
 
     @Test func aWriteAheadLogDamagedAfterACrashIsReported() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bad-wal-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bad-wal-\(UUID().uuidString)")
+            .path
         await killed(try await identifiedBridge(directory, user: "crash_user"))
         let log = try FileHandle(forUpdating: URL(fileURLWithPath: directory + "/superwall.sqlite-wal"))
         // Inside the first frame's page.
@@ -209,7 +237,8 @@ private func configureParams(_ directory: String) -> JSONValue {
     }
 
     @Test func aDatabaseFileThatIsNotADatabaseIsMovedAsideAndReported() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("not-a-db-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("not-a-db-\(UUID().uuidString)")
+            .path
         let bridge = try await identifiedBridge(directory, user: "user")
         #expect(await call(bridge, 3, "shutdown")?["result"] == [:])
         bridge.client.notify("exit")
@@ -218,7 +247,10 @@ private func configureParams(_ directory: String) -> JSONValue {
         let after = try await restart(directory)
         #expect(after.warnings.contains { $0.contains("could not be read") }, "\(after.warnings)")
         let kept = try #require(damagedFolders(in: directory).first)
-        #expect(FileManager.default.contents(atPath: directory + "/" + kept + "/superwall.sqlite") == Data(repeating: 0x5A, count: 16_384))
+        #expect(
+            FileManager.default.contents(atPath: directory + "/" + kept + "/superwall.sqlite")
+                == Data(repeating: 0x5A, count: 16_384)
+        )
     }
 
     @Test func aRestartAfterACrashWithItsLogWholeSaysNothing() async throws {
@@ -247,13 +279,24 @@ private func configureParams(_ directory: String) -> JSONValue {
         try Data(JSONWriter.encode(.object(config))).write(to: URL(fileURLWithPath: path))
         let bridge = try BridgeProcess()
         await bridge.initialize()
-        let configured = await call(bridge, 1, "configure", [
-            "apiKey": "pk_bundle",
-            "options": ["configSource": ["type": "file", "path": .string(path)], "dataDirectory": .string(folder.appendingPathComponent("data").path)],
-        ])
+        let configured = await call(
+            bridge,
+            1,
+            "configure",
+            [
+                "apiKey": "pk_bundle",
+                "options": [
+                    "configSource": ["type": "file", "path": .string(path)],
+                    "dataDirectory": .string(folder.appendingPathComponent("data").path),
+                ],
+            ]
+        )
         #expect(configured?["result"]?["configurationStatus"] == "configured")
         bridge.client.closeWriting()
         #expect(await bridge.waitForExit() == 0)
-        #expect(bridge.stderr.contains("bundle_id_config com.pockettrainer") && bridge.stderr.contains("device.bundleId"), "\(bridge.stderr)")
+        #expect(
+            bridge.stderr.contains("bundle_id_config com.pockettrainer") && bridge.stderr.contains("device.bundleId"),
+            "\(bridge.stderr)"
+        )
     }
 }

@@ -1,18 +1,22 @@
 import Foundation
 import JSONRPC
-import Testing
 import TestSupport
+import Testing
 
 private func temporaryDirectory() -> String {
     FileManager.default.temporaryDirectory.appendingPathComponent("e2e-\(UUID().uuidString)").path
 }
 
-private func configure(_ bridge: BridgeProcess, directory: String) -> Void {
-    bridge.client.request("configure", "configure", [
-        "apiKey": "pk_e2e",
-        "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(directory)],
-        "device": ["platform": "iOS", "appVersion": "2.4.0"],
-    ])
+private func configure(_ bridge: BridgeProcess, directory: String) {
+    bridge.client.request(
+        "configure",
+        "configure",
+        [
+            "apiKey": "pk_e2e",
+            "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(directory)],
+            "device": ["platform": "iOS", "appVersion": "2.4.0"],
+        ]
+    )
 }
 
 /// Reads until the reply to `id`, returning it and every notification seen before it.
@@ -37,7 +41,11 @@ private func reply(to id: JSONValue, from bridge: BridgeProcess, notifications: 
 
         bridge.client.request("identify", "identify", ["userId": "user_e2e"])
         #expect(await reply(to: "identify", from: bridge, notifications: &events)?["result"] == ["userId": "user_e2e"])
-        bridge.client.request("attributes", "setUserAttributes", ["attributes": ["plan": "pro", "workouts_completed": 4]])
+        bridge.client.request(
+            "attributes",
+            "setUserAttributes",
+            ["attributes": ["plan": "pro", "workouts_completed": 4]]
+        )
         let attributes = await reply(to: "attributes", from: bridge, notifications: &events)?["result"]?["attributes"]
         #expect(attributes?["plan"] == "pro")
         #expect(attributes?["appUserId"] == "user_e2e")
@@ -57,12 +65,21 @@ private func reply(to id: JSONValue, from bridge: BridgeProcess, notifications: 
         // evaluated (no match for a new install), concurrently with the calls that follow.
         // So is the preload that follows the config and the reset.
         let implicitTrigger = ["trigger_fire", "paywallPresentationRequest"]
-        let preload = ["paywallPreload_start", "paywallResponseLoad_start", "paywallResponseLoad_complete", "paywallPreload_complete"]
-        #expect(events.filter { preload.contains($0) }.prefix(2) == ["paywallPreload_start", "paywallResponseLoad_start"])
-        #expect(events.filter { !implicitTrigger.contains($0) && !preload.contains($0) } == [
-            "app_install", "app_launch", "first_seen", "session_start", "config_refresh", "device_attributes", "config_attributes",
-            "user_attributes", "identity_alias", "user_attributes", "user_attributes", "user_attributes", "user_attributes", "first_seen", "reset",
-        ])
+        let preload = [
+            "paywallPreload_start", "paywallResponseLoad_start", "paywallResponseLoad_complete",
+            "paywallPreload_complete",
+        ]
+        #expect(
+            events.filter { preload.contains($0) }.prefix(2) == ["paywallPreload_start", "paywallResponseLoad_start"]
+        )
+        #expect(
+            events.filter { !implicitTrigger.contains($0) && !preload.contains($0) } == [
+                "app_install", "app_launch", "first_seen", "session_start", "config_refresh", "device_attributes",
+                "config_attributes",
+                "user_attributes", "identity_alias", "user_attributes", "user_attributes", "user_attributes",
+                "user_attributes", "first_seen", "reset",
+            ]
+        )
         #expect(events.filter(implicitTrigger.contains) == implicitTrigger)
         #expect(events.firstIndex(of: "trigger_fire")! > events.firstIndex(of: "config_attributes")!)
         bridge.client.closeWriting()
@@ -88,9 +105,15 @@ private func reply(to id: JSONValue, from bridge: BridgeProcess, notifications: 
         await restarted.initialize(capabilities: ["delegate": true])
         var events: [String] = []
         configure(restarted, directory: directory)
-        #expect(await reply(to: "configure", from: restarted, notifications: &events)?["result"]?["userId"] == "returning_user")
+        #expect(
+            await reply(to: "configure", from: restarted, notifications: &events)?["result"]?["userId"]
+                == "returning_user"
+        )
         restarted.client.request("attributes", "getUserAttributes")
-        #expect(await reply(to: "attributes", from: restarted, notifications: &events)?["result"]?["attributes"]?["plan"] == "pro")
+        #expect(
+            await reply(to: "attributes", from: restarted, notifications: &events)?["result"]?["attributes"]?["plan"]
+                == "pro"
+        )
         #expect(!events.contains("app_install"))
         #expect(!events.contains("first_seen"))
         #expect(events.contains("app_launch"))
@@ -102,7 +125,10 @@ private func reply(to id: JSONValue, from bridge: BridgeProcess, notifications: 
         let first = try BridgeProcess()
         await first.initialize()
         configure(first, directory: directory)
-        #expect(await reply(to: "configure", from: first, notifications: &ignored)?["result"]?["configurationStatus"] == "configured")
+        #expect(
+            await reply(to: "configure", from: first, notifications: &ignored)?["result"]?["configurationStatus"]
+                == "configured"
+        )
         let second = try BridgeProcess()
         await second.initialize()
         configure(second, directory: directory)
@@ -116,7 +142,10 @@ private func reply(to id: JSONValue, from bridge: BridgeProcess, notifications: 
         let third = try BridgeProcess()
         await third.initialize()
         configure(third, directory: directory)
-        #expect(await reply(to: "configure", from: third, notifications: &ignored)?["result"]?["configurationStatus"] == "configured")
+        #expect(
+            await reply(to: "configure", from: third, notifications: &ignored)?["result"]?["configurationStatus"]
+                == "configured"
+        )
     }
 
     @Test func aKilledBridgeReleasesItsDirectory() async throws {
@@ -131,6 +160,9 @@ private func reply(to id: JSONValue, from bridge: BridgeProcess, notifications: 
         let second = try BridgeProcess()
         await second.initialize()
         configure(second, directory: directory)
-        #expect(await reply(to: "configure", from: second, notifications: &ignored)?["result"]?["configurationStatus"] == "configured")
+        #expect(
+            await reply(to: "configure", from: second, notifications: &ignored)?["result"]?["configurationStatus"]
+                == "configured"
+        )
     }
 }

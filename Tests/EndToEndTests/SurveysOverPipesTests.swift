@@ -1,7 +1,7 @@
 import Foundation
 import JSONRPC
-import Testing
 import TestSupport
+import Testing
 
 /// `paywall/presentSurvey` between the real binary and a client: each shape of answer, and
 /// which clients are asked at all.
@@ -9,7 +9,9 @@ import TestSupport
     /// A client on the survey config with `coach-upsell-gated` on screen, closed by the user.
     private static func closingTheSurveyedPaywall(timeouts: JSONValue = [:]) async throws -> (PaywallClient, String) {
         var client = try await PaywallClient.start(
-            configSource: ["type": "file", "path": .string(conformanceConfig("demo-survey.json").path)], timeouts: timeouts)
+            configSource: ["type": "file", "path": .string(conformanceConfig("demo-survey.json").path)],
+            timeouts: timeouts
+        )
         let sessionId = try await client.registerAndShow("register", "open_coach_chat")
         client.request("close", "paywall/action", ["sessionId": .string(sessionId), "action": ["type": "close"]])
         return (client, sessionId)
@@ -17,7 +19,10 @@ import TestSupport
 
     /// Answers the survey with `reply` (a result, or an error when `isError`), lets the paywall
     /// close, and returns the delegate's `paywall_close` params.
-    private static func answeringTheSurvey(_ reply: JSONValue, isError: Bool = false) async throws -> (PaywallClient, JSONValue) {
+    private static func answeringTheSurvey(
+        _ reply: JSONValue,
+        isError: Bool = false
+    ) async throws -> (PaywallClient, JSONValue) {
         var (client, sessionId) = try await closingTheSurveyedPaywall()
         let survey = try #require(await client.message("paywall/presentSurvey"))
         #expect(survey["params"]?["sessionId"] == .string(sessionId))
@@ -34,7 +39,9 @@ import TestSupport
     }
 
     @Test func theOtherOptionsTextReachesTheEvent() async throws {
-        let (client, close) = try await Self.answeringTheSurvey(["type": "response", "optionId": "000", "customResponse": "Too busy"])
+        let (client, close) = try await Self.answeringTheSurvey([
+            "type": "response", "optionId": "000", "customResponse": "Too busy",
+        ])
         let response = try #require(client.seen.last { $0["params"]?["event"]?["name"] == "survey_response" })
         #expect(response["params"]?["params"]?["survey_selected_option_id"] == "000")
         #expect(response["params"]?["params"]?["survey_custom_response"] == "Too busy")
@@ -50,7 +57,9 @@ import TestSupport
     }
 
     /// A reply of no known shape, or an error, is a client that could not show the survey.
-    @Test(arguments: [(["type": "maybe"] as JSONValue, false), (["code": -32601, "message": "no surveys here"] as JSONValue, true)])
+    @Test(arguments: [
+        (["type": "maybe"] as JSONValue, false), (["code": -32601, "message": "no surveys here"] as JSONValue, true),
+    ])
     func anAnswerOfNoKnownShapeOrAnErrorClosesThePaywallWithoutTheSurvey(reply: JSONValue, isError: Bool) async throws {
         let (client, close) = try await Self.answeringTheSurvey(reply, isError: isError)
         #expect(!client.eventNames.contains("survey_response"))
@@ -62,7 +71,9 @@ import TestSupport
     /// shows a `getPaywall` paywall itself hears of its end through its handler.
     @Test func aGetPaywallClientWithoutThePresenterCapabilityIsSentNoPaywallRequests() async throws {
         var client = try await PaywallClient.start(
-            capabilities: ["delegate": true], configSource: ["type": "file", "path": .string(conformanceConfig("demo-survey.json").path)])
+            capabilities: ["delegate": true],
+            configSource: ["type": "file", "path": .string(conformanceConfig("demo-survey.json").path)]
+        )
         client.request("get", "getPaywall", ["placement": "open_coach_chat"])
         let sessionId = try #require(await client.reply(to: "get")?["result"]?["sessionId"]?.stringValue)
         client.request("close", "paywall/action", ["sessionId": .string(sessionId), "action": ["type": "close"]])

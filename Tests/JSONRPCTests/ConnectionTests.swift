@@ -1,10 +1,13 @@
 import Foundation
 import JSONRPC
-import Testing
 import TestSupport
+import Testing
 
-private func initializedServer(_ handler: TestHandler = TestHandler(), options: Connection.Options = Connection.Options(),
-                               framing: Framing = .newlineDelimited) async -> InProcessServer {
+private func initializedServer(
+    _ handler: TestHandler = TestHandler(),
+    options: Connection.Options = Connection.Options(),
+    framing: Framing = .newlineDelimited
+) async -> InProcessServer {
     let server = InProcessServer(handler: handler, options: options, framing: framing)
     await server.initialize()
     return server
@@ -53,7 +56,9 @@ extension SpecExample: CustomTestStringConvertible {
     /// `"id":25\0` used to be echoed with its NUL: invalid JSON on stdout.
     @Test func anIdWhoseTextHoldsAControlByteIsRefusedWithANullId() async throws {
         let server = await initializedServer()
-        server.client.writeRaw(Array(#"{"jsonrpc":"2.0","id":25"#.utf8) + [0] + Array(#","method":"$/ping"}"#.utf8) + [UInt8(ascii: "\n")])
+        server.client.writeRaw(
+            Array(#"{"jsonrpc":"2.0","id":25"#.utf8) + [0] + Array(#","method":"$/ping"}"#.utf8) + [UInt8(ascii: "\n")]
+        )
         let body = try #require(await server.client.nextBody())
         let reply = try JSONDecoding.decode(body)
         #expect(!body.contains(0))
@@ -206,7 +211,9 @@ extension SpecExample: CustomTestStringConvertible {
 
     @Test func aBatchIsAnsweredWithOneArrayOfItsRequestsReplies() async {
         let server = await initializedServer()
-        server.client.send(#"[{"jsonrpc":"2.0","id":1,"method":"slow","params":{"ms":100}},1,{"jsonrpc":"2.0","method":"note"},{"jsonrpc":"2.0","id":"x","method":"$/ping"}]"#)
+        server.client.send(
+            #"[{"jsonrpc":"2.0","id":1,"method":"slow","params":{"ms":100}},1,{"jsonrpc":"2.0","method":"note"},{"jsonrpc":"2.0","id":"x","method":"$/ping"}]"#
+        )
         let reply = await server.client.next()?.arrayValue ?? []
         #expect(reply.count == 3)
         #expect(Set(reply.compactMap { $0["id"] }) == [1, "x", .null])
@@ -323,7 +330,9 @@ extension SpecExample: CustomTestStringConvertible {
         #expect(await server.client.next()?["id"] == 2)
         // Its work was cancelled too; the handler notices a moment after the answer.
         let deadline = ContinuousClock.now + expectationTimeout
-        while handler.cancelledRequests.get() == 0, ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(5)) }
+        while handler.cancelledRequests.get() == 0, ContinuousClock.now < deadline {
+            try? await Task.sleep(for: .milliseconds(5))
+        }
         #expect(handler.cancelledRequests.get() == 1)
         server.client.notify("exit")
         #expect(await server.waitForExit() == 0)
@@ -419,7 +428,9 @@ extension SpecExample: CustomTestStringConvertible {
         let server = await initializedServer()
         server.client.request(1, "ask")
         let id = await server.client.next()?["id"] ?? .null
-        server.client.send(["jsonrpc": "2.0", "id": id, "error": ["code": 17, "message": "no", "data": ["kind": "refused"]]])
+        server.client.send([
+            "jsonrpc": "2.0", "id": id, "error": ["code": 17, "message": "no", "data": ["kind": "refused"]],
+        ])
         let reply = await server.client.next()
         #expect(errorCode(reply) == 17)
         #expect(errorKind(reply) == "refused")
@@ -512,7 +523,9 @@ extension SpecExample: CustomTestStringConvertible {
         let server = InProcessServer(handler: TestHandler(), framing: .contentLength)
         server.client.send(#"{"jsonrpc":"2.0","id":0,"method":"initialize","params":{}}"#)
         #expect(await server.client.next()?["id"] == 0)
-        server.client.send("{\n  \"jsonrpc\": \"2.0\",\n  \"id\": 1,\n  \"method\": \"echo\",\n  \"params\": [\"é\"]\n}")
+        server.client.send(
+            "{\n  \"jsonrpc\": \"2.0\",\n  \"id\": 1,\n  \"method\": \"echo\",\n  \"params\": [\"é\"]\n}"
+        )
         #expect(await server.client.next()?["result"] == ["é"])
     }
 
@@ -594,7 +607,11 @@ extension SpecExample: CustomTestStringConvertible {
 
     @Test func requestsBehindALargeInitializeWaitForIt() async {
         let server = InProcessServer(handler: TestHandler())
-        server.client.request(0, "initialize", ["protocolVersion": "1.0", "padding": .string(String(repeating: "x", count: 2 << 20))])
+        server.client.request(
+            0,
+            "initialize",
+            ["protocolVersion": "1.0", "padding": .string(String(repeating: "x", count: 2 << 20))]
+        )
         server.client.request(1, "$/ping")
         #expect(await server.client.next()?["id"] == 0)
         let ping = await server.client.next()
@@ -614,7 +631,8 @@ extension SpecExample: CustomTestStringConvertible {
     }
 
     @Test func theTraceRecordsEveryFrameWithDirectionAndTime() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("trace-\(UUID().uuidString).jsonl").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("trace-\(UUID().uuidString).jsonl")
+            .path
         var options = Connection.Options()
         options.trace = try FrameTrace(path: path)
         let server = await initializedServer(options: options)
@@ -624,7 +642,9 @@ extension SpecExample: CustomTestStringConvertible {
         _ = await server.client.next()
         server.client.closeWriting()
         #expect(await server.waitForExit() == 0)
-        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map { try JSONDecoding.decode(String($0)) }
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map {
+            try JSONDecoding.decode(String($0))
+        }
         #expect(lines.map { $0["direction"]?.stringValue ?? "" } == ["in", "out", "in", "out", "in", "out"])
         #expect(lines[2]["frame"] == #"{"jsonrpc":"2.0","id":1,"method":"$/ping"}"#)
         #expect(lines[4]["frame"] == "garbage")
@@ -633,28 +653,40 @@ extension SpecExample: CustomTestStringConvertible {
 
     /// The trace was 0644 and held the API key as the frames carry it.
     @Test func theTraceIsPrivateAndMasksTheNamedSecrets() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("trace-\(UUID().uuidString).jsonl").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("trace-\(UUID().uuidString).jsonl")
+            .path
         try Data("old".utf8).write(to: URL(fileURLWithPath: path))
         chmod(path, 0o644)
         let trace = try FrameTrace(path: path, masking: ["apiKey"])
-        trace.record(.incoming, Array(#"{"method":"configure","params":{"apiKey" : "pk_live_SECRET\"Q","options":{"apiKey":""}},"id":1}"#.utf8))
+        trace.record(
+            .incoming,
+            Array(
+                #"{"method":"configure","params":{"apiKey" : "pk_live_SECRET\"Q","options":{"apiKey":""}},"id":1}"#.utf8
+            )
+        )
         trace.flush()
         let text = try String(contentsOfFile: path, encoding: .utf8)
         #expect(!text.contains("SECRET"))
         let line = try JSONDecoding.decode(String(text.split(separator: "\n")[0]))
-        #expect(line["frame"] == #"{"method":"configure","params":{"apiKey" : "pk_l…(masked)","options":{"apiKey":"…(masked)"}},"id":1}"#)
+        #expect(
+            line["frame"]
+                == #"{"method":"configure","params":{"apiKey" : "pk_l…(masked)","options":{"apiKey":"…(masked)"}},"id":1}"#
+        )
         var status = stat()
         #expect(stat(path, &status) == 0)
         #expect(status.st_mode & 0o777 == 0o600)
     }
 
     @Test func framesWithoutTheNamedKeysAreTracedByteForByte() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("trace-\(UUID().uuidString).jsonl").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("trace-\(UUID().uuidString).jsonl")
+            .path
         let trace = try FrameTrace(path: path, masking: ["apiKey"])
         let frame = #"{"apiKeys":"x","note":"apiKey","n":1}"#
         trace.record(.incoming, Array(frame.utf8))
         trace.flush()
-        let line = try JSONDecoding.decode(try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .newlines))
+        let line = try JSONDecoding.decode(
+            try String(contentsOfFile: path, encoding: .utf8).trimmingCharacters(in: .newlines)
+        )
         #expect(line["frame"] == .string(frame))
     }
 }

@@ -41,7 +41,11 @@ import Testing
         #expect(decoder.consume(Array(head.utf8)).isEmpty)
         let tail = "more bytes of the same line"
         let events = decoder.consume(Array("\(tail)\n{\"ok\":1}\n".utf8))
-        #expect(events == [.tooLarge(size: head.utf8.count + tail.utf8.count, limit: 16), .message(Array("{\"ok\":1}".utf8))])
+        #expect(
+            events == [
+                .tooLarge(size: head.utf8.count + tail.utf8.count, limit: 16), .message(Array("{\"ok\":1}".utf8)),
+            ]
+        )
     }
 
     @Test func anOversizedLastLineIsReportedAtEndOfStream() {
@@ -68,7 +72,8 @@ import Testing
     @Test func whitespaceBeforeTheFirstHeaderDoesNotChangeDetection() {
         let body = "{\n  \"jsonrpc\": \"2.0\",\n  \"method\": \"x\"\n}"
         var decoder = FrameDecoder()
-        let frame = "Content-Type: application/vscode-jsonrpc; charset=utf8\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
+        let frame =
+            "Content-Type: application/vscode-jsonrpc; charset=utf8\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)"
         // Leading whitespace before the first header does not change the detection.
         var events = decoder.consume(Array(" \r\n".utf8))
         events += decoder.consume(Array(frame.utf8))
@@ -79,7 +84,9 @@ import Testing
     @Test func contentLengthHeadersMayStartTheStream() {
         let body = "{\n  \"method\": \"x\"\n}"
         var decoder = FrameDecoder()
-        let events = decoder.consume(Array("Content-Length: \(body.utf8.count)\r\nContent-Type: application/json\r\n\r\n\(body)".utf8))
+        let events = decoder.consume(
+            Array("Content-Length: \(body.utf8.count)\r\nContent-Type: application/json\r\n\r\n\(body)".utf8)
+        )
         #expect(messages(events) == [body])
     }
 
@@ -93,7 +100,9 @@ import Testing
     @Test func contentLengthBodiesSplitAcrossReadsAreReassembled() {
         var decoder = FrameDecoder()
         var events: [FrameEvent] = []
-        for byte in "Content-Length: 9\r\n\r\n{\"a\":\"b\"}Content-Length: 2\n\n[]".utf8 { events += decoder.consume([byte]) }
+        for byte in "Content-Length: 9\r\n\r\n{\"a\":\"b\"}Content-Length: 2\n\n[]".utf8 {
+            events += decoder.consume([byte])
+        }
         #expect(messages(events) == ["{\"a\":\"b\"}", "[]"])
     }
 
@@ -138,7 +147,7 @@ import Testing
     @Test func aLengthOverTheLimitIsRefusedAtOnceAndTheNextHeaderIsRead() {
         var decoder = FrameDecoder(maximumMessageSize: 1024)
         var events = decoder.consume(Array("Content-Length: 4611686018427387904\r\n\r\n{\"a\":".utf8))
-        #expect(events == [.tooLarge(size: 4611686018427387904, limit: 1024)])
+        #expect(events == [.tooLarge(size: 4_611_686_018_427_387_904, limit: 1024)])
         events = decoder.consume(Array("1}Content-Length: 2\r\n\r\n[]".utf8))
         #expect(messages(events) == ["[]"])
     }

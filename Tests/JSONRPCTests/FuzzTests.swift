@@ -1,7 +1,7 @@
 import Foundation
 import JSONRPC
-import Testing
 import TestSupport
+import Testing
 
 /// Seeds come from `FUZZ_SEED` when set (to replay or explore), else a fixed one for CI.
 private let seed = UInt64(ProcessInfo.processInfo.environment["FUZZ_SEED"] ?? "") ?? 0x5EED_2026
@@ -83,7 +83,8 @@ private func mutate(_ text: String, using generator: inout SeededGenerator) -> [
             let text = String(decoding: line, as: UTF8.self)
             if ["exit", "shutdown", "initialize", "wait"].contains(where: text.contains) { continue }
             // Blank lines are skipped without a reply, like valid JSON that is a notification.
-            let needsParseError = (try? JSONDecoding.decode(line)) == nil && !line.allSatisfy { $0 == 0x20 || $0 == 0x09 }
+            let needsParseError =
+                (try? JSONDecoding.decode(line)) == nil && !line.allSatisfy { $0 == 0x20 || $0 == 0x09 }
             server.client.writeRaw(line + [0x0A])
             let sentinel = JSONValue.string("sentinel-\(round)")
             server.client.request(sentinel, "$/ping")
@@ -92,7 +93,10 @@ private func mutate(_ text: String, using generator: inout SeededGenerator) -> [
             while let message = await server.client.next() {
                 if case .array(let replies) = message, replies.isEmpty { Issue.record("empty batch reply to \(text)") }
                 if message["error"]?["code"] == -32700 { sawParseError = true }
-                if message["id"] == sentinel { sawSentinel = true; break }
+                if message["id"] == sentinel {
+                    sawSentinel = true
+                    break
+                }
             }
             #expect(sawSentinel, "round \(round), seed \(seed): no answer after \(text)")
             if needsParseError { #expect(sawParseError, "round \(round), seed \(seed): no -32700 for \(text) \(line)") }

@@ -1,8 +1,8 @@
 import CJSONArena
 import Foundation
 import JSONRPC
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct JSONCodecTests {
     private func roundTrip(_ text: String) throws -> String {
@@ -56,7 +56,10 @@ import TestSupport
     }
 
     @Test func writerEscapesOnlyWhatJSONRequires() {
-        let text = String(decoding: JSONWriter.encode("quote\" back\\ slash/ é \u{2028} \n\t\r\u{8}\u{c}\u{1f}"), as: UTF8.self)
+        let text = String(
+            decoding: JSONWriter.encode("quote\" back\\ slash/ é \u{2028} \n\t\r\u{8}\u{c}\u{1f}"),
+            as: UTF8.self
+        )
         #expect(text == "\"quote\\\" back\\\\ slash/ é \u{2028} \\n\\t\\r\\b\\f\\u001f\"")
     }
 
@@ -115,7 +118,9 @@ import TestSupport
     /// (`CJSONArena`): texts on both sides of it, and across it, read back whole.
     @Test func textsLargerThanTheParseArenaDecodeWhole() throws {
         for count in [1, 40, 120, 400, 4_000] {
-            let members = (0..<count).map { (index: Int) -> String in #""key\#(index)":{"n":\#(index),"s":"value \#(index)","a":[\#(index),true,null]}"# }
+            let members = (0..<count).map { (index: Int) -> String in
+                #""key\#(index)":{"n":\#(index),"s":"value \#(index)","a":[\#(index),true,null]}"#
+            }
             let text = "{" + members.joined(separator: ",") + "}"
             let value = try JSONDecoding.decode(text)
             guard case .object(let object) = value else {
@@ -133,7 +138,9 @@ import TestSupport
     /// A tree parsed on one thread may be converted and dropped on another, while that
     /// thread parses texts of its own.
     @Test func aTreeParsedOnOneThreadIsReleasedOnAnother() async throws {
-        let texts = (0..<200).map { (index: Int) -> String in #"{"id":\#(index),"params":{"placement":"p\#(index)","values":[1,2,3]}}"# }
+        let texts = (0..<200).map { (index: Int) -> String in
+            #"{"id":\#(index),"params":{"placement":"p\#(index)","values":[1,2,3]}}"#
+        }
         let trees = try texts.map { text in try Array(text.utf8).withUnsafeBytes { try JSONDecoding.parse($0) } }
         nonisolated(unsafe) let handedOver = trees
         let values = await Task.detached {
@@ -145,7 +152,11 @@ import TestSupport
             return values
         }.value
         for (index, value) in values.enumerated() {
-            #expect(value == ["id": .int(Int64(index)), "params": ["placement": .string("p\(index)"), "values": [1, 2, 3]]])
+            #expect(
+                value == [
+                    "id": .int(Int64(index)), "params": ["placement": .string("p\(index)"), "values": [1, 2, 3]],
+                ]
+            )
         }
     }
 }
@@ -173,7 +184,9 @@ import TestSupport
             for _ in 0..<threads { finished.wait() }
             // A thread's key destructors run as it exits, just after its last signal.
             let deadline = Date().addingTimeInterval(10)
-            while json_arena_outstanding() > before + threads / 4, Date() < deadline { Thread.sleep(forTimeInterval: 0.01) }
+            while json_arena_outstanding() > before + threads / 4, Date() < deadline {
+                Thread.sleep(forTimeInterval: 0.01)
+            }
             return (before, json_arena_outstanding())
         }
         #expect(after <= before + threads / 4)

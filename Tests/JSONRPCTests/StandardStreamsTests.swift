@@ -1,7 +1,7 @@
 import Foundation
 import JSONRPC
-import Testing
 import TestSupport
+import Testing
 
 @Suite struct StandardStreamsTests {
     /// Stand-ins for descriptors 0, 1 and 2, so the test can guard them without touching the

@@ -25,10 +25,13 @@ final class TestHandler: ConnectionHandler {
             return [:]
         case "subtract":
             if case .array(let operands)? = request.params, operands.count == 2,
-               let minuend = operands[0].int64Value, let subtrahend = operands[1].int64Value {
+                let minuend = operands[0].int64Value, let subtrahend = operands[1].int64Value
+            {
                 return .int(minuend - subtrahend)
             }
-            if let minuend = request.params?["minuend"]?.int64Value, let subtrahend = request.params?["subtrahend"]?.int64Value {
+            if let minuend = request.params?["minuend"]?.int64Value,
+                let subtrahend = request.params?["subtrahend"]?.int64Value
+            {
                 return .int(minuend - subtrahend)
             }
             throw RPCError.invalidParams("subtract takes two integers.")
@@ -53,7 +56,11 @@ final class TestHandler: ConnectionHandler {
             // Long by default: the bridge's deadline is exact, while the test's own reply may
             // wait seconds for a thread of the pool when every suite runs at once.
             let timeout = Duration.milliseconds(request.params?["timeoutMs"]?.int64Value ?? 60_000)
-            return try await connection.sendRequest(request.params?["method"]?.stringValue ?? "client/question", params: ["q": 1], timeout: timeout)
+            return try await connection.sendRequest(
+                request.params?["method"]?.stringValue ?? "client/question",
+                params: ["q": 1],
+                timeout: timeout
+            )
         case "crash":
             struct Unexpected: Error {}
             throw Unexpected()

@@ -1,7 +1,7 @@
 import Foundation
 import JSONText
-import Testing
 import TestSupport
+import Testing
 
 /// A value with every shape the config decodes: nested objects, arrays, optionals, a
 /// dictionary, integers of several widths, doubles, booleans and strings with escapes.
@@ -26,11 +26,11 @@ private struct Sample: Codable, Equatable {
 }
 
 private let sampleText = #"""
-{ "id": 42, "small": 255, "big": -9223372036854775808, "ratio": 1.5e-3, "flag": true,
-  "title": "tab\there \"quoted\" \\ \/ \u00e9 \ud83d\ude00 é ✓ 😀", "note": null,
-  "items": [ {"name": "a", "weight": 2, "tags": []}, {"name": "b\n", "weight": -0.25, "tags": ["x", "y"]} ],
-  "table": {"one": 1, "two": 2, "tw\u006f": 3}, "nested": [[], [1, 2], [3]], "ignored": {"deep": [null, false]} }
-"""#
+    { "id": 42, "small": 255, "big": -9223372036854775808, "ratio": 1.5e-3, "flag": true,
+      "title": "tab\there \"quoted\" \\ \/ \u00e9 \ud83d\ude00 é ✓ 😀", "note": null,
+      "items": [ {"name": "a", "weight": 2, "tags": []}, {"name": "b\n", "weight": -0.25, "tags": ["x", "y"]} ],
+      "table": {"one": 1, "two": 2, "tw\u006f": 3}, "nested": [[], [1, 2], [3]], "ignored": {"deep": [null, false]} }
+    """#
 
 private func foundation<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
     try JSONDecoder().decode(type, from: Data(text.utf8))
@@ -83,16 +83,25 @@ private func summary(_ error: any Error) -> String {
     }
 
     @Test(arguments: [
-        (#"{"id":1,"small":256,"big":1,"ratio":1,"flag":true,"title":"","items":[],"table":{},"nested":[]}"#, "$.small"),
+        (
+            #"{"id":1,"small":256,"big":1,"ratio":1,"flag":true,"title":"","items":[],"table":{},"nested":[]}"#,
+            "$.small"
+        ),
         (#"{"id":1.5,"small":1,"big":1,"ratio":1,"flag":true,"title":"","items":[],"table":{},"nested":[]}"#, "$.id"),
-        (#"{"id":1,"small":1,"big":1,"ratio":1,"flag":true,"title":"","items":[],"table":{},"nested":[[1, 2.5]]}"#, "$.nested[0][1]"),
+        (
+            #"{"id":1,"small":1,"big":1,"ratio":1,"flag":true,"title":"","items":[],"table":{},"nested":[[1, 2.5]]}"#,
+            "$.nested[0][1]"
+        ),
     ])
     func aNumberThatDoesNotFitItsTypeIsCorruptDataAtItsOwnPath(_ text: String, path: String) {
         let error = #expect(throws: (any Error).self) { try ours(Sample.self, text) }
         #expect(error.map(summary) == "dataCorrupted \(path)")
     }
 
-    @Test(arguments: ["100", "1e2", "1.0", "-0", "1E+2", "2.5", "1e400", "9223372036854775807", "9223372036854775808", "-9223372036854775809"])
+    @Test(arguments: [
+        "100", "1e2", "1.0", "-0", "1E+2", "2.5", "1e400", "9223372036854775807", "9223372036854775808",
+        "-9223372036854775809",
+    ])
     func anIntegerWrittenAnyWayDecodesAsFoundationDecodesIt(_ number: String) {
         let expected = try? foundation([Int].self, "[\(number)]")
         #expect((try? ours([Int].self, "[\(number)]")) == expected)
@@ -124,13 +133,18 @@ private func summary(_ error: any Error) -> String {
             let mutated = generator.mutatingOnce(bytes, replacingWith: replacements)
             // Foundation's JSONSerialization on Linux takes a trailing comma; RFC 8259 does not.
             let text = String(decoding: mutated, as: UTF8.self)
-            let hasTrailingComma = text.replacingOccurrences(of: " ", with: "").contains(",]") || text.replacingOccurrences(of: " ", with: "").contains(",}")
-            let isJSON = !hasTrailingComma && (try? JSONSerialization.jsonObject(with: Data(mutated), options: [.fragmentsAllowed])) != nil
+            let hasTrailingComma =
+                text.replacingOccurrences(of: " ", with: "").contains(",]")
+                || text.replacingOccurrences(of: " ", with: "").contains(",}")
+            let isJSON =
+                !hasTrailingComma
+                && (try? JSONSerialization.jsonObject(with: Data(mutated), options: [.fragmentsAllowed])) != nil
             let parsed = Result { try mutated.withUnsafeBytes { try JSONDocument.parsing($0) { _ in } } }
             #expect((try? parsed.get()) != nil || !isJSON, "\(String(decoding: mutated, as: UTF8.self))")
             if !isJSON {
                 refused += 1
-                guard case .failure(let error) = parsed, case .dataCorrupted(let context)? = error as? DecodingError else {
+                guard case .failure(let error) = parsed, case .dataCorrupted(let context)? = error as? DecodingError
+                else {
                     Issue.record("accepted text that is not JSON: \(String(decoding: mutated, as: UTF8.self))")
                     continue
                 }
@@ -140,16 +154,18 @@ private func summary(_ error: any Error) -> String {
         #expect(refused > 1000)
     }
 
-    @Test(arguments: [
-        [0x22, 0xFF, 0x22],              // not UTF-8 at all
-        [0x22, 0xC0, 0x80, 0x22],        // an overlong NUL
-        [0x22, 0xED, 0xA0, 0x80, 0x22],  // a UTF-16 surrogate written as UTF-8
-        [0x22, 0xE2, 0x9C, 0x22],        // a three-byte character cut short
-        [0x22, 0xF4, 0x90, 0x80, 0x80, 0x22],  // past U+10FFFF
-        Array(#""\ud800""#.utf8),        // a high surrogate escape alone
-        Array(#""\udc00\ud800""#.utf8),  // surrogate escapes the wrong way round
-        Array("\"a\tb\"".utf8),          // a raw control character
-    ] as [[UInt8]])
+    @Test(
+        arguments: [
+            [0x22, 0xFF, 0x22],  // not UTF-8 at all
+            [0x22, 0xC0, 0x80, 0x22],  // an overlong NUL
+            [0x22, 0xED, 0xA0, 0x80, 0x22],  // a UTF-16 surrogate written as UTF-8
+            [0x22, 0xE2, 0x9C, 0x22],  // a three-byte character cut short
+            [0x22, 0xF4, 0x90, 0x80, 0x80, 0x22],  // past U+10FFFF
+            Array(#""\ud800""#.utf8),  // a high surrogate escape alone
+            Array(#""\udc00\ud800""#.utf8),  // surrogate escapes the wrong way round
+            Array("\"a\tb\"".utf8),  // a raw control character
+        ] as [[UInt8]]
+    )
     func aStringThatIsNotValidTextIsRefused(_ bytes: [UInt8]) {
         #expect(throws: DecodingError.self) { try JSONTextDecoder().decode(String.self, from: bytes) }
     }
@@ -165,7 +181,10 @@ private func summary(_ error: any Error) -> String {
 
     @Test func aSyntaxErrorSaysWhatIsWrongAtWhichByte() {
         let error = #expect(throws: DecodingError.self) { try ours([Int].self, "[1, 2,, 3]") }
-        guard case .dataCorrupted(let context)? = error else { Issue.record("expected dataCorrupted"); return }
+        guard case .dataCorrupted(let context)? = error else {
+            Issue.record("expected dataCorrupted")
+            return
+        }
         #expect(context.debugDescription.contains("at byte 6"), "\(context.debugDescription)")
     }
 }
@@ -196,7 +215,9 @@ private func summary(_ error: any Error) -> String {
         #expect(read == ["a[]: number 1", #"a[]: object {"b": "c"}"#, #"a[]: string "d""#, "e: skipped"])
     }
 
-    @Test(arguments: [#"{"a": [1 2]}"#, #"{"a": [1,]}"#, #"{"a": 1,}"#, #"{"a": 1} x"#, #"{"a" 1}"#, #"{"a": [1}"#, #"{"#])
+    @Test(arguments: [
+        #"{"a": [1 2]}"#, #"{"a": [1,]}"#, #"{"a": 1,}"#, #"{"a": 1} x"#, #"{"a" 1}"#, #"{"a": [1}"#, #"{"#,
+    ])
     func punctuationBetweenValuesIsCheckedAsStrictlyAsInsideThem(_ text: String) {
         let bytes = Array(text.utf8)
         #expect(throws: DecodingError.self, "\(text)") {

@@ -58,7 +58,10 @@ struct SuperscriptConformanceTests {
         #expect(rulesCases.count == 134)
     }
 
-    @Test("every superscript case gives exactly its expected result", arguments: rulesCases.filter { $0.profile == "superscript" })
+    @Test(
+        "every superscript case gives exactly its expected result",
+        arguments: rulesCases.filter { $0.profile == "superscript" }
+    )
     func superscriptCase(_ testCase: ConformanceCase) {
         let (result, passes) = testCase.run()
         #expect(passes, "\(testCase.expr) gave \(result), expected \(testCase.expect)")
@@ -78,7 +81,10 @@ struct SuperscriptConformanceTests {
 
     /// The legacy engine surfaced errors that Superscript turns into null or false; the
     /// bridge follows Superscript, so these cases must *not* give the legacy errors.
-    @Test("legacy cel-evaluator-rs cases give Superscript's answer instead", arguments: rulesCases.filter { $0.profile == "legacy-cel-evaluator-rs" })
+    @Test(
+        "legacy cel-evaluator-rs cases give Superscript's answer instead",
+        arguments: rulesCases.filter { $0.profile == "legacy-cel-evaluator-rs" }
+    )
     func legacyCase(_ testCase: ConformanceCase) {
         guard case .success(let value) = testCase.run().result else {
             Issue.record("\(testCase.expr) should not be an error under Superscript")

@@ -7,7 +7,10 @@ import Testing
     }
 
     @Test func everyNodeOfTheSourceCarriesTheValueItTook() throws {
-        let explanation = try Program.explain(#"user.plan == "pro" && user.age >= 18"#, context(["plan": .string("pro"), "age": .int(20)]))
+        let explanation = try Program.explain(
+            #"user.plan == "pro" && user.age >= 18"#,
+            context(["plan": .string("pro"), "age": .int(20)])
+        )
         #expect(explanation.matches)
         #expect(explanation.trace.text == #"user.plan == "pro" && user.age >= 18"#)
         #expect(explanation.trace.outcome == .value(.bool(true)))
@@ -20,7 +23,10 @@ import Testing
     }
 
     @Test func theOperandAShortCircuitSkipsIsMarkedNotEvaluated() throws {
-        let explanation = try Program.explain(#"user.plan == "pro" || user.age >= 18"#, context(["plan": .string("pro")]))
+        let explanation = try Program.explain(
+            #"user.plan == "pro" || user.age >= 18"#,
+            context(["plan": .string("pro")])
+        )
         #expect(explanation.result == .success(.bool(true)))
         #expect(explanation.trace.children[0].outcome == .value(.bool(true)))
         #expect(explanation.trace.children[1].outcome == .notEvaluated)
@@ -38,14 +44,20 @@ import Testing
         #expect(explanation.result == .success(.bool(false)))
         let member = explanation.trace.children[0]
         #expect(member.text == "user.age")
-        guard case .error(let error) = member.outcome else { Issue.record("expected an error at user.age"); return }
+        guard case .error(let error) = member.outcome else {
+            Issue.record("expected an error at user.age")
+            return
+        }
         #expect(error.kind == .noSuchKey)
         #expect(explanation.trace.outcome == .value(.bool(false)))
     }
 
     @Test func aTypeMismatchShowsAtTheNodeWhereItHappenedAndAbove() throws {
         let explanation = try Program.explain(#"1 + user.name > 2 || false"#, context(["name": .string("x")]))
-        guard case .failure(let error) = explanation.result else { Issue.record("expected the rule to fail"); return }
+        guard case .failure(let error) = explanation.result else {
+            Issue.record("expected the rule to fail")
+            return
+        }
         let relation = explanation.trace.children[0]
         let sum = relation.children[0]
         #expect(sum.text == "1 + user.name")
@@ -77,7 +89,8 @@ import Testing
         switch (evaluated, explained) {
         case (.failure(.compile), .failure): break
         case (.success(let value), .success(let explanation)): #expect(explanation.result == .success(value))
-        case (.failure(.evaluation(let error)), .success(let explanation)): #expect(explanation.result == .failure(error))
+        case (.failure(.evaluation(let error)), .success(let explanation)):
+            #expect(explanation.result == .failure(error))
         default: Issue.record("evaluate gave \(evaluated), explain \(explained)")
         }
     }
@@ -95,8 +108,16 @@ import Testing
     }
 
     @Test func fieldsReadAreListedOnceInOrder() throws {
-        #expect(try paths(#"user.plan == "pro" || (params.level > 3 && user.plan != "x")"#) == ["user.plan", "params.level"])
-        #expect(try paths("has(user.trial) && params.items.exists(x, x > user.min)") == ["user.trial", "params.items", "user.min"])
+        #expect(
+            try paths(#"user.plan == "pro" || (params.level > 3 && user.plan != "x")"#) == [
+                "user.plan", "params.level",
+            ]
+        )
+        #expect(
+            try paths("has(user.trial) && params.items.exists(x, x > user.min)") == [
+                "user.trial", "params.items", "user.min",
+            ]
+        )
         #expect(try paths("1 + 2 == 3") == [])
     }
 
@@ -112,7 +133,9 @@ import Testing
         let path = try! #require(try Program("user.x == 1").memberPaths?.first)
         #expect(FieldValue(of: path, in: VariableActivation([:])) == .noVariable)
         #expect(FieldValue(of: path, in: VariableActivation(["user": .map(ValueMap([:]))])) == .field(nil))
-        #expect(FieldValue(of: path, in: VariableActivation(["user": .map(ValueMap(["x": .int(1)]))]))
-            != FieldValue(of: path, in: VariableActivation(["user": .map(ValueMap(["x": .double(1)]))])))
+        #expect(
+            FieldValue(of: path, in: VariableActivation(["user": .map(ValueMap(["x": .int(1)]))]))
+                != FieldValue(of: path, in: VariableActivation(["user": .map(ValueMap(["x": .double(1)]))]))
+        )
     }
 }

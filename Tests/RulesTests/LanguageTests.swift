@@ -3,7 +3,11 @@ import Rules
 import Testing
 
 /// Evaluates `source` against `variables` (normalised, as Superscript normalises inputs).
-func evaluate(_ source: String, _ variables: [String: Value] = [:], host: (any HostFunctions)? = nil) -> Result<Value, RuleError> {
+func evaluate(
+    _ source: String,
+    _ variables: [String: Value] = [:],
+    host: (any HostFunctions)? = nil
+) -> Result<Value, RuleError> {
     ProgramCache.shared.evaluate(source, VariableActivation(variables.mapValues(\.normalized), hostFunctions: host))
 }
 
@@ -64,14 +68,17 @@ let user: [String: Value] = ["user": .map(ValueMap(["credits": .int(5), "plan": 
         #expect(error.message.contains("Hexadecimal"))
     }
 
-    @Test("deep nesting is a compile error, not a stack overflow", arguments: [
-        String(repeating: "(", count: 5000) + "1" + String(repeating: ")", count: 5000),
-        String(repeating: "!", count: 50_000) + "true",
-        String(repeating: "-", count: 50_000) + "1",
-        "1" + String(repeating: " + 1", count: 30_000),
-        "a" + String(repeating: ".b", count: 30_000),
-        String(repeating: "[", count: 5000) + String(repeating: "]", count: 5000),
-    ])
+    @Test(
+        "deep nesting is a compile error, not a stack overflow",
+        arguments: [
+            String(repeating: "(", count: 5000) + "1" + String(repeating: ")", count: 5000),
+            String(repeating: "!", count: 50_000) + "true",
+            String(repeating: "-", count: 50_000) + "1",
+            "1" + String(repeating: " + 1", count: 30_000),
+            "a" + String(repeating: ".b", count: 30_000),
+            String(repeating: "[", count: 5000) + String(repeating: "]", count: 5000),
+        ]
+    )
     func deepNesting(_ source: String) {
         guard case .failure(.compile) = evaluate(source) else {
             Issue.record("expected a compile error")
@@ -119,9 +126,11 @@ let user: [String: Value] = ["user": .map(ValueMap(["credits": .int(5), "plan": 
 
     @Test("overflow and division by zero are errors, never a crash or a wrap")
     func arithmeticErrors() {
-        for source in ["9223372036854775807 + 1", "-9223372036854775808 - 1", "4611686018427387904 * 2",
-                       "1 / 0", "1 % 0", "0u - 1u", "-(-9223372036854775808)", "-9223372036854775808 / -1",
-                       "int(1e19)", "uint(-1)", "int(18446744073709551615u)"] {
+        for source in [
+            "9223372036854775807 + 1", "-9223372036854775808 - 1", "4611686018427387904 * 2",
+            "1 / 0", "1 % 0", "0u - 1u", "-(-9223372036854775808)", "-9223372036854775808 / -1",
+            "int(1e19)", "uint(-1)", "int(18446744073709551615u)",
+        ] {
             guard case .failure(.evaluation(let error)) = evaluate(source) else {
                 Issue.record("\(source) should be an evaluation error")
                 continue
@@ -184,7 +193,9 @@ let user: [String: Value] = ["user": .map(ValueMap(["credits": .int(5), "plan": 
         #expect(value("{'a': 1, 'b': 2}.all(k, k in ['a', 'b'])") == .bool(true))
         #expect(value("[1, 2].exists(x, [3, 4].exists(y, x + y == 6))") == .bool(true))
         #expect(value("[1, 2, 3].map(x, x > 1, x * 2)") == .list([.int(4), .int(6)]))
-        #expect(value("[[1], [2, 3]].map(x, x.map(x, x + 1))") == .list([.list([.int(2)]), .list([.int(3), .int(4)])]))
+        #expect(
+            value("[[1], [2, 3]].map(x, x.map(x, x + 1))") == .list([.list([.int(2)]), .list([.int(3), .int(4)])])
+        )
         #expect(value("[1, 2].all(x, x > 0) && x == 7", ["x": .int(7)]) == .bool(true))
     }
 
@@ -204,13 +215,18 @@ let user: [String: Value] = ["user": .map(ValueMap(["credits": .int(5), "plan": 
     @Test("timestamps and durations: parsing, arithmetic, printing")
     func time() {
         #expect(value("timestamp('2023-05-28T02:00:00+02:00') == timestamp('2023-05-28T00:00:00Z')") == .bool(true))
-        #expect(value("string(timestamp('2023-05-28T00:00:00.5Z') + duration('1h30m'))") == .string("2023-05-28T01:30:00.500+00:00"))
+        #expect(
+            value("string(timestamp('2023-05-28T00:00:00.5Z') + duration('1h30m'))")
+                == .string("2023-05-28T01:30:00.500+00:00")
+        )
         #expect(value("string(duration('90s'))") == .string("1m30s"))
         #expect(value("string(duration('-1.5h'))") == .string("-1h30m0s"))
         #expect(value("string(duration('1500ms'))") == .string("1.5s"))
         #expect(value("string(duration('250ms'))") == .string("250ms"))
         #expect(value("duration('1m') > duration('59s')") == .bool(true))
-        #expect(value("string(timestamp('2024-02-29T23:59:59Z') + duration('1s'))") == .string("2024-03-01T00:00:00+00:00"))
+        #expect(
+            value("string(timestamp('2024-02-29T23:59:59Z') + duration('1s'))") == .string("2024-03-01T00:00:00+00:00")
+        )
         #expect(isError("timestamp('2023-02-30T00:00:00Z')"))
         #expect(isError("timestamp('yesterday')"))
         #expect(isError("duration('1 fortnight')"))
@@ -325,8 +341,13 @@ let user: [String: Value] = ["user": .map(ValueMap(["credits": .int(5), "plan": 
     }
 
     @Test func eachVariableFieldIsLookedUpOnceAcrossRules() throws {
-        let activation = CountingActivation(["user": .map(ValueMap(["plan": .string("pro")])), "params": .map(ValueMap([:]))])
-        let rules = ["user.plan == \"pro\"", "user.plan == \"free\"", "has(user.plan) && user.plan != \"\"", "params.missing == 1"]
+        let activation = CountingActivation([
+            "user": .map(ValueMap(["plan": .string("pro")])), "params": .map(ValueMap([:])),
+        ])
+        let rules = [
+            "user.plan == \"pro\"", "user.plan == \"free\"", "has(user.plan) && user.plan != \"\"",
+            "params.missing == 1",
+        ]
         let answers = try rules.map { try Program($0).evaluate(activation).get() }
         #expect(answers == [.bool(true), .bool(false), .bool(true), .bool(false)])
         #expect(activation.lookups == 2, "user.plan once for four readings, params.missing once: \(activation.lookups)")

@@ -1,5 +1,6 @@
-@testable import Rules
 import Testing
+
+@testable import Rules
 
 /// A deterministic generator, so a failure names a seed that reproduces it.
 struct SplitMix64: RandomNumberGenerator {
@@ -22,15 +23,19 @@ struct ExpressionGenerator {
     }
 
     mutating func literal() -> String {
-        pick(["0", "1", "-1", "42", "3u", "0u", "1.5", "-0.0", "1e300", "9223372036854775807",
-              "'a'", "''", "'true'", "'42'", "'1.5'", "\"x y\"", "b'\\xff'", "true", "false", "null",
-              "[1, 'a', 2.0]", "[]", "{'k': 1}", "{}", "timestamp('2024-01-01T00:00:00Z')", "duration('1h')"])
+        pick([
+            "0", "1", "-1", "42", "3u", "0u", "1.5", "-0.0", "1e300", "9223372036854775807",
+            "'a'", "''", "'true'", "'42'", "'1.5'", "\"x y\"", "b'\\xff'", "true", "false", "null",
+            "[1, 'a', 2.0]", "[]", "{'k': 1}", "{}", "timestamp('2024-01-01T00:00:00Z')", "duration('1h')",
+        ])
     }
 
     mutating func reference() -> String {
-        pick(["user.credits", "user.plan", "user.missing", "user.tags", "user.nested.deep", "device.platform",
-              "device.activeEntitlements", "device.daysSince('app_open')", "computed.placementsInDay('x')",
-              "device.unknownFn('x')", "params.source", "params", "undeclared", "x", "device.appVersion"])
+        pick([
+            "user.credits", "user.plan", "user.missing", "user.tags", "user.nested.deep", "device.platform",
+            "device.activeEntitlements", "device.daysSince('app_open')", "computed.placementsInDay('x')",
+            "device.unknownFn('x')", "params.source", "params", "undeclared", "x", "device.appVersion",
+        ])
     }
 
     mutating func expression(depth: Int = 0) -> String {
@@ -39,18 +44,27 @@ struct ExpressionGenerator {
         switch random.next() % 14 {
         case 0: return literal()
         case 1: return reference()
-        case 2: return "\(expression(depth: next)) \(pick(["==", "!=", "<", "<=", ">", ">=", "in"])) \(expression(depth: next))"
+        case 2:
+            return
+                "\(expression(depth: next)) \(pick(["==", "!=", "<", "<=", ">", ">=", "in"])) \(expression(depth: next))"
         case 3: return "\(expression(depth: next)) \(pick(["+", "-", "*", "/", "%"])) \(expression(depth: next))"
         case 4: return "\(expression(depth: next)) \(pick(["&&", "||"])) \(expression(depth: next))"
         case 5: return "\(pick(["!", "-"]))\(expression(depth: next))"
         case 6: return "(\(expression(depth: next)) ? \(expression(depth: next)) : \(expression(depth: next)))"
-        case 7: return "\(pick(["size", "int", "uint", "double", "string", "bytes", "timestamp", "duration", "has", "max", "hasFn"]))(\(expression(depth: next)))"
-        case 8: return "\(expression(depth: next)).\(pick(["contains", "startsWith", "endsWith", "matches", "maybe"]))(\(expression(depth: next)))"
-        case 9: return "\(expression(depth: next)).\(pick(["all", "exists", "exists_one", "map", "filter"]))(x, \(expression(depth: next)))"
+        case 7:
+            return
+                "\(pick(["size", "int", "uint", "double", "string", "bytes", "timestamp", "duration", "has", "max", "hasFn"]))(\(expression(depth: next)))"
+        case 8:
+            return
+                "\(expression(depth: next)).\(pick(["contains", "startsWith", "endsWith", "matches", "maybe"]))(\(expression(depth: next)))"
+        case 9:
+            return
+                "\(expression(depth: next)).\(pick(["all", "exists", "exists_one", "map", "filter"]))(x, \(expression(depth: next)))"
         case 10: return "\(expression(depth: next))[\(expression(depth: next))]"
         case 11: return "[\(expression(depth: next)), \(expression(depth: next))]"
         case 12: return "{\(expression(depth: next)): \(expression(depth: next))}"
-        default: return "\(expression(depth: next)).\(pick(["a", "plan", "credits", "intToString()", "floatToString()"]))"
+        default:
+            return "\(expression(depth: next)).\(pick(["a", "plan", "credits", "intToString()", "floatToString()"]))"
         }
     }
 
@@ -75,17 +89,29 @@ struct ExpressionGenerator {
 let contexts: [EvaluationContext] = [
     EvaluationContext(
         variables: [
-            "user": .map(ValueMap(["credits": .int(5), "plan": .string("free"), "tags": .list([.string("a")]),
-                                   "nested": .map(ValueMap(["deep": .double(1.5)]))])),
-            "device": .map(ValueMap(["platform": .string("iOS"), "appVersion": .string("1.2.3"),
-                                     "activeEntitlements": .list([.string("pro")])])),
+            "user": .map(
+                ValueMap([
+                    "credits": .int(5), "plan": .string("free"), "tags": .list([.string("a")]),
+                    "nested": .map(ValueMap(["deep": .double(1.5)])),
+                ])
+            ),
+            "device": .map(
+                ValueMap([
+                    "platform": .string("iOS"), "appVersion": .string("1.2.3"),
+                    "activeEntitlements": .list([.string("pro")]),
+                ])
+            ),
             "params": .map(ValueMap(["source": .string("settings")])),
         ],
-        computed: Set(PlacementFunction.allCases.map(\.rawValue)), device: Set(PlacementFunction.allCases.map(\.rawValue)),
-        answers: ["daysSince": .int(3), "placementsInDay": .uint(7)]),
+        computed: Set(PlacementFunction.allCases.map(\.rawValue)),
+        device: Set(PlacementFunction.allCases.map(\.rawValue)),
+        answers: ["daysSince": .int(3), "placementsInDay": .uint(7)]
+    ),
     EvaluationContext(
-        variables: ["user": .map(ValueMap([:])), "device": .map(ValueMap(["platform": .string("Android")])),
-                    "params": .string(""), "x": .string("true")]),
+        variables: [
+            "user": .map(ValueMap([:])), "device": .map(ValueMap(["platform": .string("Android")])),
+            "params": .string(""), "x": .string("true"),
+        ]),
 ]
 
 /// Results compared as values, and errors by message.
@@ -158,10 +184,13 @@ func sameOutcome(_ left: Result<Value, EvaluationError>, _ right: Result<Value, 
 }
 
 @Suite struct RobustnessTests {
-    @Test("runaway comprehensions stop at the step budget with an error", arguments: [
-        "[1,2,3,4,5,6,7,8,9,10].map(a, [1,2,3,4,5,6,7,8,9,10].map(b, [1,2,3,4,5,6,7,8,9,10].map(c, [1,2,3,4,5,6,7,8,9,10].map(d, [1,2,3,4,5,6,7,8,9,10].map(e, [1,2,3,4,5,6,7,8,9,10].map(f, 1))))))",
-        "[1,2,3,4,5,6,7,8,9,10].all(a, [1,2,3,4,5,6,7,8,9,10].all(b, [1,2,3,4,5,6,7,8,9,10].all(c, [1,2,3,4,5,6,7,8,9,10].all(d, [1,2,3,4,5,6,7,8,9,10].all(e, [1,2,3,4,5,6,7,8,9,10].all(f, true))))))",
-    ])
+    @Test(
+        "runaway comprehensions stop at the step budget with an error",
+        arguments: [
+            "[1,2,3,4,5,6,7,8,9,10].map(a, [1,2,3,4,5,6,7,8,9,10].map(b, [1,2,3,4,5,6,7,8,9,10].map(c, [1,2,3,4,5,6,7,8,9,10].map(d, [1,2,3,4,5,6,7,8,9,10].map(e, [1,2,3,4,5,6,7,8,9,10].map(f, 1))))))",
+            "[1,2,3,4,5,6,7,8,9,10].all(a, [1,2,3,4,5,6,7,8,9,10].all(b, [1,2,3,4,5,6,7,8,9,10].all(c, [1,2,3,4,5,6,7,8,9,10].all(d, [1,2,3,4,5,6,7,8,9,10].all(e, [1,2,3,4,5,6,7,8,9,10].all(f, true))))))",
+        ]
+    )
     func stepBudget(_ source: String) throws {
         let result = try Program(source).evaluate(VariableActivation())
         guard case .failure(let error) = result else {
@@ -176,17 +205,25 @@ func sameOutcome(_ left: Result<Value, EvaluationError>, _ right: Result<Value, 
         let input = String(repeating: "a", count: 5000) + "!"
         let program = try Program("text.matches('^(a+)+$') || text.matches('(a|aa)*b') || text.matches('(a*)*$')")
         #expect(program.evaluate(VariableActivation(["text": .string(input)])) == .success(.bool(true)))
-        #expect(try Program("text.matches('^(a+)+$')").evaluate(VariableActivation(["text": .string(input)])) == .success(.bool(false)))
+        #expect(
+            try Program("text.matches('^(a+)+$')").evaluate(VariableActivation(["text": .string(input)]))
+                == .success(.bool(false))
+        )
     }
 
     /// Each match had its own bound of 10 million steps: 200 on a 60 KB attribute ran for seconds.
-    @Test("a rule's matches share one budget", arguments: [
-        (0..<200).map { "text.matches('(a|b)*c\($0)')" }.joined(separator: " || "),
-        (0..<200).map { "text.matches(pattern + '\($0)')" }.joined(separator: " || "),
-    ])
+    @Test(
+        "a rule's matches share one budget",
+        arguments: [
+            (0..<200).map { "text.matches('(a|b)*c\($0)')" }.joined(separator: " || "),
+            (0..<200).map { "text.matches(pattern + '\($0)')" }.joined(separator: " || "),
+        ]
+    )
     func matchesShareOneBudget(_ source: String) throws {
         let text = String(repeating: "a", count: 60_000)
-        let result = try Program(source).evaluate(VariableActivation(["text": .string(text), "pattern": .string("(a|b)*c")]))
+        let result = try Program(source).evaluate(
+            VariableActivation(["text": .string(text), "pattern": .string("(a|b)*c")])
+        )
         guard case .failure(let error) = result else {
             Issue.record("expected the budget to stop it")
             return
@@ -194,14 +231,21 @@ func sameOutcome(_ left: Result<Value, EvaluationError>, _ right: Result<Value, 
         #expect(error.kind == .budgetExceeded)
         #expect(error.message.contains("regular-expression steps in all"))
         // A rule of a few such matches is within it.
-        #expect(try Program("text.matches('(a|b)*c') || text.matches('a$')").evaluate(VariableActivation(["text": .string(text)])) == .success(.bool(true)))
+        #expect(
+            try Program("text.matches('(a|b)*c') || text.matches('a$')").evaluate(
+                VariableActivation(["text": .string(text)])
+            ) == .success(.bool(true))
+        )
     }
 
-    @Test("oversized or unsupported patterns are errors", arguments: [
-        "'a'.matches('a{2000}')", "'a'.matches('(((a)))' + '(' )", "'a'.matches('\\\\p{L}')",
-        "'a'.matches('" + String(repeating: "a", count: 1200) + "')", "'a'.matches('*')",
-        "'a'.matches('(a{1000}){1000}')",
-    ])
+    @Test(
+        "oversized or unsupported patterns are errors",
+        arguments: [
+            "'a'.matches('a{2000}')", "'a'.matches('(((a)))' + '(' )", "'a'.matches('\\\\p{L}')",
+            "'a'.matches('" + String(repeating: "a", count: 1200) + "')", "'a'.matches('*')",
+            "'a'.matches('(a{1000}){1000}')",
+        ]
+    )
     func badPatterns(_ source: String) throws {
         guard case .failure(let error) = try Program(source).evaluate(VariableActivation()) else {
             Issue.record("expected an error")

@@ -1,17 +1,22 @@
 import Foundation
-@testable import SuperwallCore
 import Testing
+
+@testable import SuperwallCore
 
 /// A config whose `session_start` campaign shows a paywall to everyone, with a one-hour session timeout.
 private func sessionCampaignConfig() async throws -> String {
-    try await presentationConfig([placement("session_start", [audience("s1", rule: nil, variants: [treatment("s1-v", "summer-sale")])])])
+    try await presentationConfig([
+        placement("session_start", [audience("s1", rule: nil, variants: [treatment("s1-v", "summer-sale")])])
+    ])
 }
 
 @Suite struct AppLifecycleTests {
     @Test func everyEventCarriesTheAppSessionIdAndAShortBackgroundKeepsIt() async throws {
         let harness = await PresentationHarness.make(try await presentationConfig([]))
         _ = try await harness.superwall.setUserAttributes(["plan": "free"])
-        let first = try #require(harness.delegate.event("user_attributes")?.delegateParameters["app_session_id"]?.stringValue)
+        let first = try #require(
+            harness.delegate.event("user_attributes")?.delegateParameters["app_session_id"]?.stringValue
+        )
         #expect(!first.isEmpty)
         #expect(harness.delegate.event("user_attributes")?.audienceParameters["$app_session_id"] == .string(first))
         await harness.superwall.appWillResignActive()
@@ -27,7 +32,10 @@ private func sessionCampaignConfig() async throws -> String {
         // configure's own session_start presented the campaign once; close it.
         let launch = try await harness.waitForPresentation()
         _ = try await harness.superwall.perform(.close, inSession: launch.sessionId)
-        let firstSession = try #require(harness.delegate.event("app_launch")?.delegateParameters["app_session_id"] ?? harness.delegate.events.first?.delegateParameters["app_session_id"])
+        let firstSession = try #require(
+            harness.delegate.event("app_launch")?.delegateParameters["app_session_id"]
+                ?? harness.delegate.events.first?.delegateParameters["app_session_id"]
+        )
         harness.delegate.clear()
         await harness.superwall.appWillResignActive()
         harness.clock.advance(by: 2 * 3600)
@@ -43,8 +51,12 @@ private func sessionCampaignConfig() async throws -> String {
 
     /// Every new app session refreshed the config; SuperwallKit does so only under the
     /// config's `enable_config_refresh_v2`.
-    @Test(arguments: [false, true]) func aNewAppSessionRefreshesTheConfigOnlyUnderConfigRefreshV2(_ enabled: Bool) async throws {
-        let config = try edited(try await presentationConfig([])) { $0["toggles"] = [["key": "enable_config_refresh_v2", "enabled": enabled]] }
+    @Test(arguments: [false, true]) func aNewAppSessionRefreshesTheConfigOnlyUnderConfigRefreshV2(
+        _ enabled: Bool
+    ) async throws {
+        let config = try edited(try await presentationConfig([])) {
+            $0["toggles"] = [["key": "enable_config_refresh_v2", "enabled": enabled]]
+        }
         let harness = await PresentationHarness.make(config)
         await harness.superwall.appWillResignActive()
         harness.clock.advance(by: 2 * 3600)

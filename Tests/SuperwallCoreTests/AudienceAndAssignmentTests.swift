@@ -1,19 +1,38 @@
 import Foundation
-@testable import SuperwallCore
 import Testing
+
+@testable import SuperwallCore
 
 @Suite struct AudienceEvaluationTests {
     @Test func audiencesAreTriedInOrderAndTheFirstMatchWins() async throws {
-        let config = try await presentationConfig([placement("gate", [
-            audience("1", rule: #"user.plan == "free""#, variants: [holdout("h1")]),
-            audience("2", rule: #"params.level > 3"#, variants: [holdout("h2")]),
-            audience("3", rule: nil, variants: [holdout("h3")]),
-        ])])
+        let config = try await presentationConfig([
+            placement(
+                "gate",
+                [
+                    audience("1", rule: #"user.plan == "free""#, variants: [holdout("h1")]),
+                    audience("2", rule: #"params.level > 3"#, variants: [holdout("h2")]),
+                    audience("3", rule: nil, variants: [holdout("h3")]),
+                ]
+            )
+        ])
         let harness = await PresentationHarness.make(config)
-        #expect(try await harness.superwall.presentationResult(for: "gate", params: ["level": 5])
-            == .holdout(Experiment(id: "2", groupId: "campaign-2", variant: Variant(id: "h2", kind: .holdout, percentage: 100, paywallIdentifier: nil))))
+        #expect(
+            try await harness.superwall.presentationResult(for: "gate", params: ["level": 5])
+                == .holdout(
+                    Experiment(
+                        id: "2",
+                        groupId: "campaign-2",
+                        variant: Variant(id: "h2", kind: .holdout, percentage: 100, paywallIdentifier: nil)
+                    )
+                )
+        )
         _ = try await harness.superwall.setUserAttributes(["plan": "free"])
-        guard case .holdout(let experiment) = try await harness.superwall.presentationResult(for: "gate", params: ["level": 5]) else {
+        guard
+            case .holdout(let experiment) = try await harness.superwall.presentationResult(
+                for: "gate",
+                params: ["level": 5]
+            )
+        else {
             Issue.record("expected a holdout")
             return
         }
@@ -21,7 +40,9 @@ import Testing
     }
 
     @Test func anAudienceWithoutARuleMatchesEveryone() async throws {
-        let config = try await presentationConfig([placement("gate", [audience("1", rule: nil, variants: [holdout("h")])])])
+        let config = try await presentationConfig([
+            placement("gate", [audience("1", rule: nil, variants: [holdout("h")])])
+        ])
         let harness = await PresentationHarness.make(config)
         guard case .holdout = try await harness.superwall.presentationResult(for: "gate") else {
             Issue.record("expected a holdout")
@@ -32,13 +53,18 @@ import Testing
     /// Only exactly `true` matches: false, a non-boolean, an evaluation error and a rule
     /// that does not compile are each an EXPRESSION no-match.
     @Test func onlyExactlyTrueMatchesAndEveryOtherResultIsAnExpressionNoMatch() async throws {
-        let config = try await presentationConfig([placement("gate", [
-            audience("false", rule: "1 > 2", variants: [holdout("a")]),
-            audience("string", rule: #""yes""#, variants: [holdout("b")]),
-            audience("unquoted", rule: "daysSince(app_install) >= 1", variants: [holdout("c")]),
-            audience("syntax", rule: "user.plan ==", variants: [holdout("d")]),
-            audience("division", rule: "1 / 0 == 1", variants: [holdout("e")]),
-        ])])
+        let config = try await presentationConfig([
+            placement(
+                "gate",
+                [
+                    audience("false", rule: "1 > 2", variants: [holdout("a")]),
+                    audience("string", rule: #""yes""#, variants: [holdout("b")]),
+                    audience("unquoted", rule: "daysSince(app_install) >= 1", variants: [holdout("c")]),
+                    audience("syntax", rule: "user.plan ==", variants: [holdout("d")]),
+                    audience("division", rule: "1 / 0 == 1", variants: [holdout("e")]),
+                ]
+            )
+        ])
         let harness = await PresentationHarness.make(config)
         let outcome = try await harness.superwall.register(placement: "gate")
         #expect(outcome.ending == .skipped(.noAudienceMatch))
@@ -51,13 +77,22 @@ import Testing
     }
 
     @Test func rulesSeeTheUserTheDeviceAndTheParams() async throws {
-        let rule = #"user.plan == "pro" && user.isLoggedIn && device.subscriptionStatus == "INACTIVE" && params.level >= 3 && params.event_name == "gate" && params.is_feature_gatable == null"#
-        let config = try await presentationConfig([placement("gate", [audience("1", rule: rule, variants: [holdout("h")])])])
+        let rule =
+            #"user.plan == "pro" && user.isLoggedIn && device.subscriptionStatus == "INACTIVE" && params.level >= 3 && params.event_name == "gate" && params.is_feature_gatable == null"#
+        let config = try await presentationConfig([
+            placement("gate", [audience("1", rule: rule, variants: [holdout("h")])])
+        ])
         let harness = await PresentationHarness.make(config)
         _ = try await harness.superwall.identify(userId: "u1")
         _ = try await harness.superwall.setUserAttributes(["plan": "pro"])
-        #expect(try await harness.superwall.register(placement: "gate", params: ["level": 2]).ending == .skipped(.noAudienceMatch))
-        guard case .skipped(.holdout) = try await harness.superwall.register(placement: "gate", params: ["level": 3]).ending else {
+        #expect(
+            try await harness.superwall.register(placement: "gate", params: ["level": 2]).ending
+                == .skipped(.noAudienceMatch)
+        )
+        guard
+            case .skipped(.holdout) = try await harness.superwall.register(placement: "gate", params: ["level": 3])
+                .ending
+        else {
             Issue.record("expected a holdout")
             return
         }
@@ -67,7 +102,9 @@ import Testing
     /// the locale, the user) still reaches the very next placement's rules.
     @Test func changesWithinOneSecondReachTheNextPlacementsRules() async throws {
         let rule = #"device.subscriptionStatus == "ACTIVE" && device.deviceLocale == "fr_FR" && user.plan == "pro""#
-        let config = try await presentationConfig([placement("gate", [audience("1", rule: rule, variants: [holdout("h")])])])
+        let config = try await presentationConfig([
+            placement("gate", [audience("1", rule: rule, variants: [holdout("h")])])
+        ])
         let harness = await PresentationHarness.make(config)
         #expect(try await harness.superwall.presentationResult(for: "gate") == .noAudienceMatch)
         try await harness.superwall.setSubscriptionStatus(.active([Entitlement(id: "pro")]))
@@ -84,8 +121,15 @@ import Testing
     }
 
     @Test func anUnmatchedAudiencesKeyFollowsItsExperimentId() {
-        var audience = Audience(experimentId: "a", experimentGroupId: "g", expression: nil, occurrence: nil, computedProperties: [],
-                                preload: Preload(behavior: .always), variants: [])
+        var audience = Audience(
+            experimentId: "a",
+            experimentGroupId: "g",
+            expression: nil,
+            occurrence: nil,
+            computedProperties: [],
+            preload: Preload(behavior: .always),
+            variants: []
+        )
         #expect(audience.unmatchedParameterKey == "unmatched_audience_a")
         audience.experimentId = "b"
         #expect(audience.unmatchedParameterKey == "unmatched_audience_b")
@@ -99,7 +143,9 @@ import Testing
     /// no-match; occurrences count only when the audience holds out or presents.
     @Test func anOccurrenceLimitAllowsMaxCountThenReportsOccurrence() async throws {
         let occurrence: [String: Any] = ["key": "gate-limit", "max_count": 2, "interval": ["type": "INFINITY"]]
-        let config = try await presentationConfig([placement("gate", [audience("1", rule: nil, variants: [holdout("h")], occurrence: occurrence)])])
+        let config = try await presentationConfig([
+            placement("gate", [audience("1", rule: nil, variants: [holdout("h")], occurrence: occurrence)])
+        ])
         let harness = await PresentationHarness.make(config)
         for _ in 0..<2 {
             guard case .skipped(.holdout) = try await harness.superwall.register(placement: "gate").ending else {
@@ -112,8 +158,12 @@ import Testing
     }
 
     @Test func aMinutesIntervalForgetsOccurrencesOlderThanIt() async throws {
-        let occurrence: [String: Any] = ["key": "daily", "max_count": 1, "interval": ["type": "MINUTES", "minutes": 60]]
-        let config = try await presentationConfig([placement("gate", [audience("1", rule: nil, variants: [holdout("h")], occurrence: occurrence)])])
+        let occurrence: [String: Any] = [
+            "key": "daily", "max_count": 1, "interval": ["type": "MINUTES", "minutes": 60],
+        ]
+        let config = try await presentationConfig([
+            placement("gate", [audience("1", rule: nil, variants: [holdout("h")], occurrence: occurrence)])
+        ])
         let harness = await PresentationHarness.make(config)
         guard case .skipped(.holdout) = try await harness.superwall.register(placement: "gate").ending else {
             Issue.record("expected a holdout")
@@ -129,7 +179,9 @@ import Testing
 
     @Test func occurrencesPersistAcrossARestart() async throws {
         let occurrence: [String: Any] = ["key": "once", "max_count": 1, "interval": ["type": "INFINITY"]]
-        let config = try await presentationConfig([placement("gate", [audience("1", rule: nil, variants: [holdout("h")], occurrence: occurrence)])])
+        let config = try await presentationConfig([
+            placement("gate", [audience("1", rule: nil, variants: [holdout("h")], occurrence: occurrence)])
+        ])
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("occ-\(UUID().uuidString)").path
         do {
             let first = await PresentationHarness.make(config, directory: directory)
@@ -143,7 +195,9 @@ import Testing
     /// `placementsInDay_workout` counts the workouts before this placement, not this one;
     /// a placement that never happened has no key.
     @Test func computedPropertiesBecomeDeviceKeysCountingHistoryOnly() async throws {
-        let computed: [[String: Any]] = [["type": "PLACEMENTS_IN_DAY", "event_name": "workout"], ["type": "DAYS_SINCE", "event_name": "never"]]
+        let computed: [[String: Any]] = [
+            ["type": "PLACEMENTS_IN_DAY", "event_name": "workout"], ["type": "DAYS_SINCE", "event_name": "never"],
+        ]
         let rule = #"device.placementsInDay_workout == 2 && !has(device.daysSince_never)"#
         let config = try await presentationConfig([
             placement("workout", [audience("1", rule: "false", variants: [holdout("h")])]),
@@ -163,7 +217,10 @@ import Testing
 
     @Test func hostFunctionsAnswerFromThePlacementLogWithTheClock() async throws {
         let config = try await presentationConfig([
-            placement("gate", [audience("1", rule: #"device.minutesSince("app_install") >= 30"#, variants: [holdout("h")])]),
+            placement(
+                "gate",
+                [audience("1", rule: #"device.minutesSince("app_install") >= 30"#, variants: [holdout("h")])]
+            )
         ])
         let harness = await PresentationHarness.make(config)
         #expect(try await harness.superwall.presentationResult(for: "gate") == .noAudienceMatch)
@@ -177,7 +234,9 @@ import Testing
 
 @Suite struct VariantChoiceTests {
     private func variants(_ percentages: [Int]) -> [Variant] {
-        percentages.enumerated().map { Variant(id: "v\($0.offset)", kind: .treatment, percentage: $0.element, paywallIdentifier: "p") }
+        percentages.enumerated().map {
+            Variant(id: "v\($0.offset)", kind: .treatment, percentage: $0.element, paywallIdentifier: "p")
+        }
     }
 
     /// SuperwallKit's `ConfigLogicTests` vectors: the draw is in `0..<sum`.
@@ -233,15 +292,37 @@ import Testing
 
 @Suite struct AssignmentTests {
     private func config(_ triggers: [Trigger]) -> Config {
-        Config(buildId: "b", triggers: triggers, paywalls: [], logLevel: 0, appSessionTimeoutMs: 0, featureFlags: FeatureFlags(),
-               preloadingDisabled: PreloadingDisabled(all: false, placements: []), locales: [], attribution: nil, products: [],
-               web2appConfig: nil, prioritizedCampaignId: nil, iosAppId: nil, bundleIdConfig: nil, testModeUserIds: [], requestId: nil,
-               droppedElements: [])
+        Config(
+            buildId: "b",
+            triggers: triggers,
+            paywalls: [],
+            logLevel: 0,
+            appSessionTimeoutMs: 0,
+            featureFlags: FeatureFlags(),
+            preloadingDisabled: PreloadingDisabled(all: false, placements: []),
+            locales: [],
+            attribution: nil,
+            products: [],
+            web2appConfig: nil,
+            prioritizedCampaignId: nil,
+            iosAppId: nil,
+            bundleIdConfig: nil,
+            testModeUserIds: [],
+            requestId: nil,
+            droppedElements: []
+        )
     }
 
     private func rule(_ experiment: String, campaign: String, _ variants: [Variant]) -> Audience {
-        Audience(experimentId: experiment, experimentGroupId: campaign, expression: nil, occurrence: nil, computedProperties: [],
-                 preload: Preload(behavior: .ifTrue), variants: variants)
+        Audience(
+            experimentId: experiment,
+            experimentGroupId: campaign,
+            expression: nil,
+            occurrence: nil,
+            computedProperties: [],
+            preload: Preload(behavior: .ifTrue),
+            variants: variants
+        )
     }
 
     private let a = Variant(id: "a", kind: .treatment, percentage: 50, paywallIdentifier: "pa")
@@ -250,7 +331,9 @@ import Testing
     @Test func aStoredVariantThatStillExistsIsKeptWithItsConfirmation() {
         let plan = AssignmentPlanner.plan(
             for: config([Trigger(placementName: "p", audiences: [rule("e", campaign: "c", [a, b])])]),
-            stored: [Store.Assignment(experimentId: "e", variant: b, isSentToServer: true)], random: ScriptedRandomSource(draws: [0]))
+            stored: [Store.Assignment(experimentId: "e", variant: b, isSentToServer: true)],
+            random: ScriptedRandomSource(draws: [0])
+        )
         #expect(plan["e"] == Store.Assignment(experimentId: "e", variant: b, isSentToServer: true))
     }
 
@@ -258,7 +341,9 @@ import Testing
         let gone = Variant(id: "gone", kind: .treatment, percentage: 100, paywallIdentifier: "x")
         let plan = AssignmentPlanner.plan(
             for: config([Trigger(placementName: "p", audiences: [rule("e", campaign: "c", [a, b])])]),
-            stored: [Store.Assignment(experimentId: "e", variant: gone, isSentToServer: true)], random: ScriptedRandomSource(draws: [60]))
+            stored: [Store.Assignment(experimentId: "e", variant: gone, isSentToServer: true)],
+            random: ScriptedRandomSource(draws: [60])
+        )
         #expect(plan["e"] == Store.Assignment(experimentId: "e", variant: b, isSentToServer: false))
     }
 
@@ -266,7 +351,9 @@ import Testing
         let old = Store.Assignment(experimentId: "retired", variant: a, isSentToServer: true)
         let plan = AssignmentPlanner.plan(
             for: config([Trigger(placementName: "p", audiences: [rule("e", campaign: "c", [])])]),
-            stored: [Store.Assignment(experimentId: "e", variant: a, isSentToServer: false), old], random: ScriptedRandomSource(draws: [0]))
+            stored: [Store.Assignment(experimentId: "e", variant: a, isSentToServer: false), old],
+            random: ScriptedRandomSource(draws: [0])
+        )
         #expect(plan["e"] == nil)
         #expect(plan["retired"] == old)
     }
@@ -274,24 +361,48 @@ import Testing
     /// SuperwallKit groups audiences by campaign: only the first placement seen with a
     /// campaign contributes its audiences.
     @Test func onlyTheFirstPlacementOfACampaignContributesItsAudiences() {
-        let plan = AssignmentPlanner.plan(for: config([
-            Trigger(placementName: "one", audiences: [rule("e1", campaign: "c", [a])]),
-            Trigger(placementName: "two", audiences: [rule("e2", campaign: "c", [b])]),
-            Trigger(placementName: "three", audiences: [rule("e3", campaign: "d", [b])]),
-        ]), stored: [], random: ScriptedRandomSource(draws: [0]))
+        let plan = AssignmentPlanner.plan(
+            for: config([
+                Trigger(placementName: "one", audiences: [rule("e1", campaign: "c", [a])]),
+                Trigger(placementName: "two", audiences: [rule("e2", campaign: "c", [b])]),
+                Trigger(placementName: "three", audiences: [rule("e3", campaign: "d", [b])]),
+            ]),
+            stored: [],
+            random: ScriptedRandomSource(draws: [0])
+        )
         #expect(Set(plan.keys) == ["e1", "e3"])
     }
 
     @Test func assignmentsAreStickyAcrossRestartsAndRedrawnOnReset() async throws {
-        let config = try await presentationConfig([placement("gate", [audience("e", rule: nil, variants: [
-            treatment("a", "onboarding-annual", 50), treatment("b", "summer-sale", 50),
-        ])])])
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("assign-\(UUID().uuidString)").path
+        let config = try await presentationConfig([
+            placement(
+                "gate",
+                [
+                    audience(
+                        "e",
+                        rule: nil,
+                        variants: [
+                            treatment("a", "onboarding-annual", 50), treatment("b", "summer-sale", 50),
+                        ]
+                    )
+                ]
+            )
+        ])
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("assign-\(UUID().uuidString)")
+            .path
         do {
-            let first = await PresentationHarness.make(config, random: ScriptedRandomSource(draws: [70]), directory: directory)
+            let first = await PresentationHarness.make(
+                config,
+                random: ScriptedRandomSource(draws: [70]),
+                directory: directory
+            )
             #expect(try await first.superwall.assignments().map { $0.variant.id } == ["b"])
         }
-        let restarted = await PresentationHarness.make(config, random: ScriptedRandomSource(draws: [10]), directory: directory)
+        let restarted = await PresentationHarness.make(
+            config,
+            random: ScriptedRandomSource(draws: [10]),
+            directory: directory
+        )
         #expect(try await restarted.superwall.assignments().map { $0.variant.id } == ["b"])
         _ = try await restarted.superwall.reset()
         #expect(try await restarted.superwall.assignments().map { $0.variant.id } == ["a"])
@@ -299,7 +410,9 @@ import Testing
     }
 
     @Test func localConfigSourcesLeaveAssignmentsUnconfirmed() async throws {
-        let config = try await presentationConfig([placement("gate", [audience("e", rule: nil, variants: [holdout("h")])])])
+        let config = try await presentationConfig([
+            placement("gate", [audience("e", rule: nil, variants: [holdout("h")])])
+        ])
         let harness = await PresentationHarness.make(config)
         let confirmed = try await harness.superwall.confirmAllAssignments()
         #expect(confirmed.map { $0.experimentId } == ["e"])
@@ -323,10 +436,14 @@ import Testing
     /// With the http source, a holdout is confirmed once with `POST confirm_assignments`; a
     /// failed post leaves it unconfirmed and the next presentation posts again.
     @Test func theServerIsToldOnceAndAFailedConfirmationIsRetried() async throws {
-        let body = try await presentationConfig([placement("gate", [audience("e", rule: nil, variants: [holdout("h")])])])
+        let body = try await presentationConfig([
+            placement("gate", [audience("e", rule: nil, variants: [holdout("h")])])
+        ])
         let confirm = "/api/v1/confirm_assignments"
         let server = try await ScriptedAPIServer.start(
-            [.init(status: 200, body: body)], pathSequences: [confirm: [.init(status: 500), .init(status: 200, body: "{}")]])
+            [.init(status: 200, body: body)],
+            pathSequences: [confirm: [.init(status: 500), .init(status: 200, body: "{}")]]
+        )
         // The event queue's timer may post events meanwhile, on a slow run: only confirmations count.
         let confirmations = { server.posts.filter { $0.path == confirm } }
         let harness = await PresentationHarness.make(body, source: HTTPConfigSource(baseURL: server.baseURL))
@@ -340,7 +457,9 @@ import Testing
         _ = try await harness.superwall.register(placement: "gate")
         _ = try await harness.superwall.confirmAllAssignments()
         #expect(confirmations().count == 2)
-        let posted = try JSONSerialization.jsonObject(with: Data(try #require(confirmations().first?.body).utf8)) as? [String: [[String: String]]]
+        let posted =
+            try JSONSerialization.jsonObject(with: Data(try #require(confirmations().first?.body).utf8))
+            as? [String: [[String: String]]]
         #expect(posted?["assignments"] == [["experiment_id": "e", "variant_id": "h"]])
     }
 }
@@ -348,14 +467,23 @@ import Testing
 /// `AudienceMemo`: a placement's rule answers remembered with the fields they read.
 @Suite struct AudienceMemoTests {
     private func harness(_ rule: String) async throws -> PresentationHarness {
-        await PresentationHarness.make(try await presentationConfig([placement("gate", [
-            audience("a", rule: rule, variants: [holdout("h")]),
-            audience("b", rule: #"params.fallback == "yes""#, variants: [holdout("h2")]),
-        ])]))
+        await PresentationHarness.make(
+            try await presentationConfig([
+                placement(
+                    "gate",
+                    [
+                        audience("a", rule: rule, variants: [holdout("h")]),
+                        audience("b", rule: #"params.fallback == "yes""#, variants: [holdout("h2")]),
+                    ]
+                )
+            ])
+        )
     }
 
     private func experiment(_ harness: PresentationHarness, _ params: [String: JSON] = [:]) async throws -> String? {
-        guard case .holdout(let experiment) = try await harness.superwall.presentationResult(for: "gate", params: params) else { return nil }
+        guard
+            case .holdout(let experiment) = try await harness.superwall.presentationResult(for: "gate", params: params)
+        else { return nil }
         return experiment.id
     }
 

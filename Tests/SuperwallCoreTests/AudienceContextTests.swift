@@ -1,15 +1,22 @@
 import Foundation
 import Rules
-@testable import SuperwallCore
 import Testing
+
+@testable import SuperwallCore
 
 @Suite struct AudienceContextTests {
     private func configured(clock: FakeClock) async throws -> Superwall {
         let superwall = Superwall(clock: clock, random: CountingRandomSource())
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("audience-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("audience-\(UUID().uuidString)")
+            .path
         let outcome = await superwall.configure(
             apiKey: "pk_test",
-            options: Superwall.ConfigureOptions(configSource: EmbeddedConfigSource(), dataDirectory: directory, device: ["platform": "iOS"]))
+            options: Superwall.ConfigureOptions(
+                configSource: EmbeddedConfigSource(),
+                dataDirectory: directory,
+                device: ["platform": "iOS"]
+            )
+        )
         #expect(outcome.status == .configured)
         return superwall
     }
@@ -23,9 +30,16 @@ import Testing
         let superwall = try await configured(clock: FakeClock())
         _ = try await superwall.setUserAttributes(["plan": .string("pro"), "beta": .string("true"), "credits": .int(3)])
         let withoutPlacement = try await superwall.audienceContext(params: nil)
-        #expect(try evaluate("user.plan == 'pro' && user.beta == true && user.credits < 5 && user.isLoggedIn == false", withoutPlacement) == .bool(true))
+        #expect(
+            try evaluate(
+                "user.plan == 'pro' && user.beta == true && user.credits < 5 && user.isLoggedIn == false",
+                withoutPlacement
+            ) == .bool(true)
+        )
         #expect(try evaluate("device.platform == 'iOS' && params == ''", withoutPlacement) == .bool(true))
-        let withPlacement = try await superwall.audienceContext(params: ["source": .string("settings"), "count": .int(2)])
+        let withPlacement = try await superwall.audienceContext(params: [
+            "source": .string("settings"), "count": .int(2),
+        ])
         #expect(try evaluate("params.source == 'settings' && params.count == '2'", withPlacement) == .bool(true))
         _ = try await superwall.identify(userId: "user-1")
         #expect(try evaluate("user.isLoggedIn", try await superwall.audienceContext(params: nil)) == .bool(true))
@@ -51,7 +65,10 @@ import Testing
     @Test("the placement functions read as members of device and computed, as Superscript declares them")
     func functionMembers() async throws {
         let context = try await configured(clock: FakeClock()).audienceContext(params: nil)
-        #expect(try evaluate("has(device.daysSince) && has(computed.placementsInDay) && !has(computed.platform)", context) == .bool(true))
+        #expect(
+            try evaluate("has(device.daysSince) && has(computed.placementsInDay) && !has(computed.platform)", context)
+                == .bool(true)
+        )
         #expect(try evaluate("device.nothing.deep == null && computed.nothing('x') == ''", context) == .bool(true))
     }
 }

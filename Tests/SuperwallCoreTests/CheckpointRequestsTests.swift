@@ -1,11 +1,14 @@
 import Foundation
 import GRDB
-@testable import SuperwallCore
 import Testing
+
+@testable import SuperwallCore
 
 @Suite struct CheckpointRequestsTests {
     @Test func aCommitThatLeavesTheWALLongAsksTheWorkerAtOnceAndDoesNotCheckpointItself() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("checkpoints-\(UUID().uuidString).sqlite").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "checkpoints-\(UUID().uuidString).sqlite"
+        ).path
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
         var configuration = Configuration()
         configuration.prepareDatabase { db in

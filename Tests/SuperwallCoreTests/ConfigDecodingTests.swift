@@ -1,10 +1,13 @@
 import Foundation
-@testable import SuperwallCore
 import Testing
+
+@testable import SuperwallCore
 
 /// The real static-config response from SuperwallKit's own decoding test.
 private func sampleJSON() throws -> [String: Any] {
-    let url = try #require(Bundle.module.url(forResource: "superwall-config-sample", withExtension: "json", subdirectory: "Fixtures"))
+    let url = try #require(
+        Bundle.module.url(forResource: "superwall-config-sample", withExtension: "json", subdirectory: "Fixtures")
+    )
     return try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [String: Any])
 }
 
@@ -49,7 +52,13 @@ private func editFirstPaywall(_ json: inout [String: Any], _ edit: (inout [Strin
         #expect(config.locales.isEmpty)
         #expect(config.preloadingDisabled == PreloadingDisabled(all: false, placements: []))
         #expect(config.attribution?.appleSearchAdsEnabled == true)
-        #expect(config.web2appConfig == Web2AppConfig(entitlementsMaxAgeMs: 86_400_000, restoreAccessURL: "https://web2app.localhost:3065/manage"))
+        #expect(
+            config.web2appConfig
+                == Web2AppConfig(
+                    entitlementsMaxAgeMs: 86_400_000,
+                    restoreAccessURL: "https://web2app.localhost:3065/manage"
+                )
+        )
         #expect(config.testModeUserIds == [TestModeUserId(kind: .aliasId, value: "678")])
         #expect(config.featureFlags.isEnabled("enable_session_events"))
         #expect(config.featureFlags.isEnabled("some_unknown_key"))
@@ -62,10 +71,17 @@ private func editFirstPaywall(_ json: inout [String: Any], _ edit: (inout [Strin
         #expect(audience.experimentGroupId == "39")
         #expect(audience.expression == nil)
         #expect(audience.preload.behavior == .always)
-        #expect(audience.variants == [
-            Variant(id: "218", kind: .holdout, percentage: 0, paywallIdentifier: nil),
-            Variant(id: "219", kind: .treatment, percentage: 100, paywallIdentifier: "example-paywall-4de1-2022-03-15"),
-        ])
+        #expect(
+            audience.variants == [
+                Variant(id: "218", kind: .holdout, percentage: 0, paywallIdentifier: nil),
+                Variant(
+                    id: "219",
+                    kind: .treatment,
+                    percentage: 100,
+                    paywallIdentifier: "example-paywall-4de1-2022-03-15"
+                ),
+            ]
+        )
     }
 
     @Test func thePaywallKeepsItsUsableProductsAndDropsTheRest() throws {
@@ -73,7 +89,9 @@ private func editFirstPaywall(_ json: inout [String: Any], _ edit: (inout [Strin
         let paywall = try #require(config.paywall(identifier: "example-paywall-4de1-2022-03-15"))
         #expect(paywall.id == "571")
         #expect(paywall.cacheKey == "abc?sw=10293")
-        #expect(paywall.presentationStyle == PresentationStyle(kind: .drawer, height: 250, width: nil, cornerRadius: 25))
+        #expect(
+            paywall.presentationStyle == PresentationStyle(kind: .drawer, height: 250, width: nil, cornerRadius: 25)
+        )
         #expect(paywall.featureGating == .nonGated)
         #expect(paywall.isScrollEnabled)
         #expect(paywall.introductoryOfferEligibility == .automatic)
@@ -82,19 +100,29 @@ private func editFirstPaywall(_ json: inout [String: Any], _ edit: (inout [Strin
         #expect(paywall.products.first?.referenceName == "primary")
         #expect(paywall.products.first?.entitlements == [Entitlement(id: "test", isActive: false)])
         // Only TRIAL_STARTED notifications exist.
-        #expect(paywall.localNotifications == [LocalNotification(title: "test", subtitle: nil, body: "body", delayMs: 5000)])
-        #expect(config.droppedElements.map(\.path) == [
-            "$.paywall_responses[0].products_v2[1]",
-            "$.paywall_responses[0].products_v2[2]",
-            "$.paywall_responses[0].local_notifications[0]",
-        ])
+        #expect(
+            paywall.localNotifications == [LocalNotification(title: "test", subtitle: nil, body: "body", delayMs: 5000)]
+        )
+        #expect(
+            config.droppedElements.map(\.path) == [
+                "$.paywall_responses[0].products_v2[1]",
+                "$.paywall_responses[0].products_v2[2]",
+                "$.paywall_responses[0].local_notifications[0]",
+            ]
+        )
     }
 
     @Test func theProductCatalogueUsesCompositeIds() throws {
         let products = try decodeSample().products
-        #expect(products.map(\.id) == ["com.ui_tests.monthly", "com.ui_tests.annual", "incorrect_product_identifier",
-                                       "test:price_1R4AhCBitwqMmwU0jvsd3blk:no-trial"])
-        #expect(products[3].storeProduct == .stripe(productIdentifier: "price_1R4AhCBitwqMmwU0jvsd3blk", trialDays: nil))
+        #expect(
+            products.map(\.id) == [
+                "com.ui_tests.monthly", "com.ui_tests.annual", "incorrect_product_identifier",
+                "test:price_1R4AhCBitwqMmwU0jvsd3blk:no-trial",
+            ]
+        )
+        #expect(
+            products[3].storeProduct == .stripe(productIdentifier: "price_1R4AhCBitwqMmwU0jvsd3blk", trialDays: nil)
+        )
         #expect(products[3].storeProduct.store == "STRIPE")
     }
 }
@@ -122,22 +150,33 @@ private func editFirstPaywall(_ json: inout [String: Any], _ edit: (inout [Strin
     }
 
     @Test func aMalformedPaywallFailsTheConfig() throws {
-        #expect(try decodingError { json in editFirstPaywall(&json) { $0.removeValue(forKey: "url") } }?.path == "$.paywall_responses[0].url")
-        #expect(try decodingError { json in
-            editFirstPaywall(&json) { $0["presentation_style_v3"] = ["type": "POPUP", "height": 10, "corner_radius": 4] }
-        }?.path == "$.paywall_responses[0].presentation_style_v3.width")
+        #expect(
+            try decodingError { json in editFirstPaywall(&json) { $0.removeValue(forKey: "url") } }?.path
+                == "$.paywall_responses[0].url"
+        )
+        #expect(
+            try decodingError { json in
+                editFirstPaywall(&json) {
+                    $0["presentation_style_v3"] = ["type": "POPUP", "height": 10, "corner_radius": 4]
+                }
+            }?.path == "$.paywall_responses[0].presentation_style_v3.width"
+        )
     }
 
     @Test func aMissingTopLevelKeyFailsTheConfig() throws {
-        for key in ["build_id", "trigger_options", "paywall_responses", "log_level", "app_session_timeout_ms",
-                    "toggles", "disable_preload", "localization"] {
+        for key in [
+            "build_id", "trigger_options", "paywall_responses", "log_level", "app_session_timeout_ms",
+            "toggles", "disable_preload", "localization",
+        ] {
             #expect(try decodingError { $0.removeValue(forKey: key) }?.path == "$.\(key)", "\(key)")
         }
     }
 
     @Test func optionalTopLevelKeysMayBeAbsent() throws {
         let config = try decodeSample { json in
-            for key in ["products_v3", "web2app_config", "attribution_options", "test_mode_user_ids"] { json.removeValue(forKey: key) }
+            for key in ["products_v3", "web2app_config", "attribution_options", "test_mode_user_ids"] {
+                json.removeValue(forKey: key)
+            }
         }
         #expect(config.products.isEmpty)
         #expect(config.web2appConfig == nil)
@@ -167,8 +206,10 @@ private func editFirstPaywall(_ json: inout [String: Any], _ edit: (inout [Strin
         #expect(always.triggers[0].audiences[0].preload.behavior == .always)
         let ifTrue = try decodeSample { json in editFirstAudience(&json) { $0["preload"] = ["behavior": "IF_TRUE"] } }
         #expect(ifTrue.triggers[0].audiences[0].preload.behavior == .ifTrue)
-        #expect(try decodingError { json in editFirstAudience(&json) { $0["preload"] = ["behavior": "SOMETIMES"] } }?.path
-            == "$.trigger_options[0].rules[0].preload.behavior")
+        #expect(
+            try decodingError { json in editFirstAudience(&json) { $0["preload"] = ["behavior": "SOMETIMES"] } }?.path
+                == "$.trigger_options[0].rules[0].preload.behavior"
+        )
     }
 
     @Test func occurrenceIntervalsDefaultToInfinity() throws {
@@ -197,19 +238,28 @@ private func editFirstPaywall(_ json: inout [String: Any], _ edit: (inout [Strin
     @Test func computedPropertiesOfUnknownTypesAreDroppedOneByOne() throws {
         let config = try decodeSample { json in
             editFirstAudience(&json) {
-                $0["computed_properties"] = [["type": "DAYS_SINCE", "event_name": "app_install"],
-                                             ["type": "DECADES_SINCE", "event_name": "x"]]
+                $0["computed_properties"] = [
+                    ["type": "DAYS_SINCE", "event_name": "app_install"],
+                    ["type": "DECADES_SINCE", "event_name": "x"],
+                ]
             }
         }
-        #expect(config.triggers[0].audiences[0].computedProperties == [ComputedPropertyRequest(kind: .daysSince, placementName: "app_install")])
+        #expect(
+            config.triggers[0].audiences[0].computedProperties == [
+                ComputedPropertyRequest(kind: .daysSince, placementName: "app_install")
+            ]
+        )
         #expect(config.droppedElements.contains { $0.path == "$.trigger_options[0].rules[0].computed_properties[1]" })
     }
 
     @Test func computedPropertyKindsNameTheirHostFunctions() {
-        #expect(ComputedPropertyRequest.Kind.allCases.map(\.functionName) == [
-            "minutesSince", "hoursSince", "daysSince", "monthsSince", "yearsSince",
-            "placementsInHour", "placementsInDay", "placementsInWeek", "placementsInMonth", "placementsSinceInstall",
-        ])
+        #expect(
+            ComputedPropertyRequest.Kind.allCases.map(\.functionName) == [
+                "minutesSince", "hoursSince", "daysSince", "monthsSince", "yearsSince",
+                "placementsInHour", "placementsInDay", "placementsInWeek", "placementsInMonth",
+                "placementsSinceInstall",
+            ]
+        )
     }
 
     @Test func unknownPaywallEnumsFallBackAsSuperwallKitDoes() throws {
@@ -276,18 +326,29 @@ private func editFirstPaywall(_ json: inout [String: Any], _ edit: (inout [Strin
 
     @Test func anEditOfOnePaywallDecodesOnlyThatPaywall() throws {
         let before = try Config.decode(from: Data(demo.utf8))
-        let text = try replacing(#""name": "Summer sale (deep link and win-back)""#, with: #""name": "Summer sale, extended""#)
+        let text = try replacing(
+            #""name": "Summer sale (deep link and win-back)""#,
+            with: #""name": "Summer sale, extended""#
+        )
         let after = try Config.decode(from: text, reusing: before)
         #expect(after == (try Config.decode(from: text)))
         #expect(after.paywall(identifier: "summer-sale")?.name == "Summer sale, extended")
         #expect(after.decodedText.reused == before.triggers.count + before.paywalls.count - 1)
         // The next reload reuses the edited paywall too.
-        #expect((try Config.decode(from: text, reusing: after)).decodedText.reused == after.triggers.count + after.paywalls.count)
+        #expect(
+            (try Config.decode(from: text, reusing: after)).decodedText.reused == after.triggers.count
+                + after.paywalls.count
+        )
     }
 
     /// A paywall that dropped a product is decoded again, so the drop is reported again.
     @Test func anElementThatDroppedSomethingIsDecodedAgainAndItsDropReported() throws {
-        let text = try replacing(#""products_v2": ["#, with: #""products_v2": [{"store_product": {"store": "PLAY_STORE", "product_identifier": "x"}, "entitlements": []}, "#, last: true)
+        let text = try replacing(
+            #""products_v2": ["#,
+            with:
+                #""products_v2": [{"store_product": {"store": "PLAY_STORE", "product_identifier": "x"}, "entitlements": []}, "#,
+            last: true
+        )
         let before = try Config.decode(from: text)
         let after = try Config.decode(from: text, reusing: before)
         #expect(before.droppedElements.count == 1)

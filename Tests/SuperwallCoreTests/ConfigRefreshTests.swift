@@ -1,6 +1,7 @@
 import Foundation
-@testable import SuperwallCore
 import Testing
+
+@testable import SuperwallCore
 
 @Suite struct PaywallChangesTests {
     private func config(_ paywalls: [(String, String)]) throws -> Config {
@@ -35,14 +36,33 @@ import Testing
 @Suite struct RefreshReportTests {
     @Test func aRefreshListsThePlacementsCampaignsAndExperimentsItChangedAndWhatValidateFinds() async throws {
         let before = try await presentationConfig([
-            placement("gate", [audience("exp-gate", campaign: "c1", rule: nil, variants: [treatment("v-1", "coach-upsell-gated")])]),
-            placement("old", [audience("exp-old", campaign: "c2", rule: nil, variants: [treatment("v-2", "coach-upsell-gated")])]),
+            placement(
+                "gate",
+                [audience("exp-gate", campaign: "c1", rule: nil, variants: [treatment("v-1", "coach-upsell-gated")])]
+            ),
+            placement(
+                "old",
+                [audience("exp-old", campaign: "c2", rule: nil, variants: [treatment("v-2", "coach-upsell-gated")])]
+            ),
         ])
         let source = MutableConfigSource(before)
         let harness = await PresentationHarness.make(before, source: source)
         source.body = try await presentationConfig([
-            placement("gate", [audience("exp-gate", campaign: "c1", rule: "user.plan ==", variants: [treatment("v-1", "coach-upsell-gated")])]),
-            placement("new", [audience("exp-new", campaign: "c3", rule: nil, variants: [treatment("v-3", "coach-upsell-gated")])]),
+            placement(
+                "gate",
+                [
+                    audience(
+                        "exp-gate",
+                        campaign: "c1",
+                        rule: "user.plan ==",
+                        variants: [treatment("v-1", "coach-upsell-gated")]
+                    )
+                ]
+            ),
+            placement(
+                "new",
+                [audience("exp-new", campaign: "c3", rule: nil, variants: [treatment("v-3", "coach-upsell-gated")])]
+            ),
         ])
         let report = try await harness.superwall.refreshConfiguration()
         #expect(report.placements == diff(added: ["new"], changed: ["gate"], removed: ["old"]))
@@ -102,7 +122,9 @@ import Testing
             placement("other", [audience("exp-other", rule: nil, variants: [treatment("o-1", "summer-sale")])]),
         ])
         _ = try await harness.superwall.refreshConfiguration()
-        let assignments = Dictionary(uniqueKeysWithValues: try await harness.superwall.assignments().map { ($0.experimentId, $0.variant.id) })
+        let assignments = Dictionary(
+            uniqueKeysWithValues: try await harness.superwall.assignments().map { ($0.experimentId, $0.variant.id) }
+        )
         #expect(assignments == ["exp-gate": "v-2", "exp-other": "o-1"])
     }
 
@@ -117,7 +139,10 @@ import Testing
         }
         #expect(error.path == "$.trigger_options[0].event_name")
         #expect(refresh.buildId == "pt-2026-11-20.3" && !refresh.refreshed)
-        #expect(try await harness.superwall.presentationResult(for: "gate") != .placementNotFound, "the old config is still in use")
+        #expect(
+            try await harness.superwall.presentationResult(for: "gate") != .placementNotFound,
+            "the old config is still in use"
+        )
     }
 
     @Test func aRefreshWhileAPaywallIsUpLeavesThatSessionWorking() async throws {
@@ -168,8 +193,12 @@ import Testing
     @Test func aSessionWhoseFirstConfigFailedLoadsOnRefresh() async throws {
         let source = MutableConfigSource(#"{"build_id": 7}"#)
         let superwall = Superwall()
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("refresh-\(UUID().uuidString)").path
-        let outcome = await superwall.configure(apiKey: "pk", options: Superwall.ConfigureOptions(configSource: source, dataDirectory: directory, maxConfigRetryCount: 0))
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("refresh-\(UUID().uuidString)")
+            .path
+        let outcome = await superwall.configure(
+            apiKey: "pk",
+            options: Superwall.ConfigureOptions(configSource: source, dataDirectory: directory, maxConfigRetryCount: 0)
+        )
         #expect(outcome.status == .failed)
         source.body = EmbeddedDemoConfig.json
         let refresh = try await superwall.refreshConfiguration()
@@ -223,6 +252,9 @@ final class HeldConfigSource: ConfigSource, @unchecked Sendable {
     }
 
     func release() {
-        lock.withLock { defer { held = nil }; return held }?.resume()
+        lock.withLock {
+            defer { held = nil }
+            return held
+        }?.resume()
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
-@testable import SuperwallCore
 import Testing
+
+@testable import SuperwallCore
 
 /// Records the refreshes a watched config reports.
 final class RefreshRecorder: SuperwallDelegate, @unchecked Sendable {
@@ -16,14 +17,16 @@ final class RefreshRecorder: SuperwallDelegate, @unchecked Sendable {
     private var file: URL { folder.appendingPathComponent("config.json") }
 
     private func config(buildId: String, coachCacheKey: String = "coach-v1") throws -> Data {
-        Data(try edited(EmbeddedDemoConfig.json) { object in
-            object["build_id"] = buildId
-            editPaywalls(&object) { paywall in
-                var paywall = paywall
-                if paywall["identifier"] as? String == "coach-upsell-gated" { paywall["cache_key"] = coachCacheKey }
-                return paywall
-            }
-        }.utf8)
+        Data(
+            try edited(EmbeddedDemoConfig.json) { object in
+                object["build_id"] = buildId
+                editPaywalls(&object) { paywall in
+                    var paywall = paywall
+                    if paywall["identifier"] as? String == "coach-upsell-gated" { paywall["cache_key"] = coachCacheKey }
+                    return paywall
+                }
+            }.utf8
+        )
     }
 
     private func watchedSuperwall() async throws -> (Superwall, RefreshRecorder) {
@@ -31,8 +34,14 @@ final class RefreshRecorder: SuperwallDelegate, @unchecked Sendable {
         try config(buildId: "b1").write(to: file)
         let recorder = RefreshRecorder()
         let superwall = Superwall(delegate: recorder)
-        let outcome = await superwall.configure(apiKey: "pk", options: Superwall.ConfigureOptions(
-            configSource: FileConfigSource(path: file.path), dataDirectory: folder.appendingPathComponent("data").path, watchConfigFile: true))
+        let outcome = await superwall.configure(
+            apiKey: "pk",
+            options: Superwall.ConfigureOptions(
+                configSource: FileConfigSource(path: file.path),
+                dataDirectory: folder.appendingPathComponent("data").path,
+                watchConfigFile: true
+            )
+        )
         #expect(outcome.status == .configured)
         return (superwall, recorder)
     }
@@ -75,8 +84,14 @@ final class RefreshRecorder: SuperwallDelegate, @unchecked Sendable {
         let link = folder.appendingPathComponent("linked.json")
         try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
         let superwall = Superwall()
-        let outcome = await superwall.configure(apiKey: "pk", options: Superwall.ConfigureOptions(
-            configSource: FileConfigSource(path: link.path), dataDirectory: folder.appendingPathComponent("data-link").path, watchConfigFile: true))
+        let outcome = await superwall.configure(
+            apiKey: "pk",
+            options: Superwall.ConfigureOptions(
+                configSource: FileConfigSource(path: link.path),
+                dataDirectory: folder.appendingPathComponent("data-link").path,
+                watchConfigFile: true
+            )
+        )
         #expect(outcome.status == .configured)
         try config(buildId: "b2").write(to: target)
         try await eventually { await superwall.config?.buildId == "b2" }

@@ -1,22 +1,45 @@
 import Foundation
-@testable import SuperwallCore
 import Synchronization
 import Testing
+
+@testable import SuperwallCore
 
 private let annual = "com.pockettrainer.pro.annual"
 private let coach = "com.pockettrainer.coach.monthly"
 
-private var upsellTriggers: [[String: Any]] { [
-    placement("upsell", [audience("e1", rule: #"device.subscriptionStatus == "INACTIVE""#, variants: [treatment("v1", "onboarding-annual")])]),
-    placement("coach_upsell", [audience(
-        "e2", rule: #"!("coach" in device.activeEntitlements) && !("com.pockettrainer.coach.monthly" in device.activeProducts) && size(device.customerInfo.subscriptions) == 0"#,
-        variants: [treatment("v2", "onboarding-annual")])]),
-] }
+private var upsellTriggers: [[String: Any]] {
+    [
+        placement(
+            "upsell",
+            [
+                audience(
+                    "e1",
+                    rule: #"device.subscriptionStatus == "INACTIVE""#,
+                    variants: [treatment("v1", "onboarding-annual")]
+                )
+            ]
+        ),
+        placement(
+            "coach_upsell",
+            [
+                audience(
+                    "e2",
+                    rule:
+                        #"!("coach" in device.activeEntitlements) && !("com.pockettrainer.coach.monthly" in device.activeProducts) && size(device.customerInfo.subscriptions) == 0"#,
+                    variants: [treatment("v2", "onboarding-annual")]
+                )
+            ]
+        ),
+    ]
+}
 
 /// Entitlements and customer info when the bridge owns the status: test mode, no controller.
 @Suite struct BridgeOwnedCustomerInfoTests {
     @Test func atLaunchWithoutAControllerTheCustomerInfoIsKnownAndEmpty() async throws {
-        let harness = await PresentationHarness.make(try await presentationConfig(upsellTriggers), testModeBehavior: .always)
+        let harness = await PresentationHarness.make(
+            try await presentationConfig(upsellTriggers),
+            testModeBehavior: .always
+        )
         let info = try await harness.superwall.customerInfo()
         #expect(!info.isPlaceholder)
         #expect(info.subscriptions.isEmpty && info.entitlements.isEmpty)
@@ -24,7 +47,10 @@ private var upsellTriggers: [[String: Any]] { [
     }
 
     @Test func aTestModePurchaseIsRecordedAndDerivesTheStatusEntitlementsAndCustomerInfo() async throws {
-        let harness = await PresentationHarness.make(try await presentationConfig(upsellTriggers), testModeBehavior: .always)
+        let harness = await PresentationHarness.make(
+            try await presentationConfig(upsellTriggers),
+            testModeBehavior: .always
+        )
         #expect(try await harness.superwall.purchase(productId: coach) == .purchased)
         let status = try await harness.superwall.subscriptionStatus()
         #expect(status.activeEntitlements.map(\.id) == ["coach", "pro"])
@@ -40,7 +66,10 @@ private var upsellTriggers: [[String: Any]] { [
     }
 
     @Test func entitlementsListActiveInactiveAndAllFromTheProductMap() async throws {
-        let harness = await PresentationHarness.make(try await presentationConfig(upsellTriggers), testModeBehavior: .always)
+        let harness = await PresentationHarness.make(
+            try await presentationConfig(upsellTriggers),
+            testModeBehavior: .always
+        )
         let before = try await harness.superwall.entitlements()
         #expect(before.active.isEmpty)
         #expect(before.all.map(\.id) == ["coach", "pro"])
@@ -58,9 +87,13 @@ private var upsellTriggers: [[String: Any]] { [
     }
 
     @Test func rulesSeeTheStatusEntitlementsProductsAndCustomerInfoAtOnce() async throws {
-        let harness = await PresentationHarness.make(try await presentationConfig(upsellTriggers), testModeBehavior: .always)
+        let harness = await PresentationHarness.make(
+            try await presentationConfig(upsellTriggers),
+            testModeBehavior: .always
+        )
         guard case .paywall = try await harness.superwall.presentationResult(for: "upsell"),
-              case .paywall = try await harness.superwall.presentationResult(for: "coach_upsell") else {
+            case .paywall = try await harness.superwall.presentationResult(for: "coach_upsell")
+        else {
             Issue.record("an inactive user should match both audiences")
             return
         }
@@ -78,7 +111,8 @@ private var upsellTriggers: [[String: Any]] { [
 
     @Test func thePurchaseHistoryAndCustomerInfoSurviveARelaunch() async throws {
         let config = try await presentationConfig(upsellTriggers)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("relaunch-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("relaunch-\(UUID().uuidString)")
+            .path
         let before: CustomerInfo
         do {
             let first = await PresentationHarness.make(config, directory: directory, testModeBehavior: .always)
@@ -92,12 +126,27 @@ private var upsellTriggers: [[String: Any]] { [
     }
 
     @Test func aSimulatedSubscriptionLapsesAfterItsPeriodAndARestoreSeesIt() async throws {
-        let monthly = StoreProductDetails(productIdentifier: coach, price: 19.99, currencyCode: "USD", period: .init(unit: .month))
-        let harness = await PresentationHarness.make(try await presentationConfig(upsellTriggers), testModeBehavior: .always, storeProducts: [monthly])
+        let monthly = StoreProductDetails(
+            productIdentifier: coach,
+            price: 19.99,
+            currencyCode: "USD",
+            period: .init(unit: .month)
+        )
+        let harness = await PresentationHarness.make(
+            try await presentationConfig(upsellTriggers),
+            testModeBehavior: .always,
+            storeProducts: [monthly]
+        )
         _ = try await harness.superwall.purchase(productId: coach)
-        #expect(try await harness.superwall.customerInfo().subscriptions.first?.expirationDate == harness.clock.now().addingTimeInterval(30 * 86_400))
+        #expect(
+            try await harness.superwall.customerInfo().subscriptions.first?.expirationDate
+                == harness.clock.now().addingTimeInterval(30 * 86_400)
+        )
         harness.clock.advance(by: 31 * 86_400)
-        #expect(try await harness.superwall.restorePurchases() == .failed("The restore finished but the user has no active entitlements."))
+        #expect(
+            try await harness.superwall.restorePurchases()
+                == .failed("The restore finished but the user has no active entitlements.")
+        )
         #expect(try await harness.superwall.subscriptionStatus() == .inactive)
         let info = try await harness.superwall.customerInfo()
         #expect(info.entitlements.map(\.state) == [.expired, .expired])
@@ -108,7 +157,10 @@ private var upsellTriggers: [[String: Any]] { [
 /// Entitlements and customer info when the host's purchase controller owns the status.
 @Suite struct ControllerOwnedCustomerInfoTests {
     @Test func getCustomerInfoWaitsForTheFirstStatusTheHostSets() async throws {
-        let harness = await PresentationHarness.make(try await presentationConfig(upsellTriggers), usingPurchaseController: true)
+        let harness = await PresentationHarness.make(
+            try await presentationConfig(upsellTriggers),
+            usingPurchaseController: true
+        )
         let waiting = Task { try await harness.superwall.customerInfo() }
         try await Task.sleep(for: .milliseconds(50))
         try await harness.superwall.setSubscriptionStatus(.active([Entitlement(id: "pro")]))
@@ -121,12 +173,21 @@ private var upsellTriggers: [[String: Any]] { [
     @Test func getCustomerInfoGivesUpAtTheStatusDeadline() async throws {
         var timeouts = Superwall.Timeouts()
         timeouts.subscriptionStatus = .milliseconds(100)
-        let harness = await PresentationHarness.make(try await presentationConfig(upsellTriggers), usingPurchaseController: true, timeouts: timeouts)
-        await #expect(throws: SuperwallError.customerInfoTimeout(.milliseconds(100))) { try await harness.superwall.customerInfo() }
+        let harness = await PresentationHarness.make(
+            try await presentationConfig(upsellTriggers),
+            usingPurchaseController: true,
+            timeouts: timeouts
+        )
+        await #expect(throws: SuperwallError.customerInfoTimeout(.milliseconds(100))) {
+            try await harness.superwall.customerInfo()
+        }
     }
 
     @Test func theCustomerInfoFollowsEveryStatusTheHostSets() async throws {
-        let harness = await PresentationHarness.make(try await presentationConfig(upsellTriggers), usingPurchaseController: true)
+        let harness = await PresentationHarness.make(
+            try await presentationConfig(upsellTriggers),
+            usingPurchaseController: true
+        )
         try await harness.superwall.setSubscriptionStatus(.active([Entitlement(id: "pro"), Entitlement(id: "coach")]))
         #expect(try await harness.superwall.customerInfo().entitlements.map(\.id) == ["coach", "pro"])
         try await harness.superwall.setSubscriptionStatus(.inactive)
@@ -139,8 +200,13 @@ private var upsellTriggers: [[String: Any]] { [
         let expiry = Date(timeIntervalSince1970: 1_900_000_000)
         controller.transaction = TransactionReport(transactionId: "store-42", expirationDate: expiry, offerType: .trial)
         let harness = await PresentationHarness.make(
-            try await presentationConfig(upsellTriggers), usingPurchaseController: true, purchaseController: controller)
-        controller.beforeAnswering = { _ = try? await harness.superwall.setSubscriptionStatus(.active([Entitlement(id: "pro")])) }
+            try await presentationConfig(upsellTriggers),
+            usingPurchaseController: true,
+            purchaseController: controller
+        )
+        controller.beforeAnswering = {
+            _ = try? await harness.superwall.setSubscriptionStatus(.active([Entitlement(id: "pro")]))
+        }
         #expect(try await harness.superwall.purchase(productId: annual) == .purchased)
         let transaction = try #require(try await harness.superwall.customerInfo().subscriptions.first)
         #expect(transaction.transactionId == "store-42")
@@ -153,8 +219,17 @@ private var upsellTriggers: [[String: Any]] { [
 /// What the host's store says of products, and how purchases are reported with it.
 @Suite struct StoreProductTests {
     @Test func productsComeFromTheConfigWithTheHostsStoreDetails() async throws {
-        let details = StoreProductDetails(productIdentifier: annual, price: 59.99, currencyCode: "USD", localizedPrice: "$59.99", period: .init(unit: .year))
-        let harness = await PresentationHarness.make(try await presentationConfig(upsellTriggers), storeProducts: [details])
+        let details = StoreProductDetails(
+            productIdentifier: annual,
+            price: 59.99,
+            currencyCode: "USD",
+            localizedPrice: "$59.99",
+            period: .init(unit: .year)
+        )
+        let harness = await PresentationHarness.make(
+            try await presentationConfig(upsellTriggers),
+            storeProducts: [details]
+        )
         let all = try await harness.superwall.products()
         #expect(all.map(\.id) == ["com.pockettrainer.pro.monthly", annual, coach])
         #expect(all.first { $0.id == annual }?.storeDetails == details)
@@ -165,8 +240,17 @@ private var upsellTriggers: [[String: Any]] { [
     }
 
     @Test func aProductWithoutAPeriodIsANonRecurringPurchaseAndLastsForLife() async throws {
-        let lifetime = StoreProductDetails(productIdentifier: annual, price: 149, currencyCode: "USD", localizedPrice: "$149.00")
-        let harness = await PresentationHarness.make(try await presentationConfig(upsellTriggers), testModeBehavior: .always, storeProducts: [lifetime])
+        let lifetime = StoreProductDetails(
+            productIdentifier: annual,
+            price: 149,
+            currencyCode: "USD",
+            localizedPrice: "$149.00"
+        )
+        let harness = await PresentationHarness.make(
+            try await presentationConfig(upsellTriggers),
+            testModeBehavior: .always,
+            storeProducts: [lifetime]
+        )
         _ = try await harness.superwall.purchase(productId: annual)
         let complete = try #require(harness.delegate.event("transaction_complete"))
         #expect(complete.delegateParameters["transaction_type"] == "NON_RECURRING_PRODUCT_PURCHASE")
@@ -179,8 +263,17 @@ private var upsellTriggers: [[String: Any]] { [
     }
 
     @Test func trialDaysFromTheStoreStartAFreeTrial() async throws {
-        let trial = StoreProductDetails(productIdentifier: annual, price: 59.99, period: .init(unit: .year), trialPeriodDays: 7)
-        let harness = await PresentationHarness.make(try await presentationConfig(upsellTriggers), testModeBehavior: .always, storeProducts: [trial])
+        let trial = StoreProductDetails(
+            productIdentifier: annual,
+            price: 59.99,
+            period: .init(unit: .year),
+            trialPeriodDays: 7
+        )
+        let harness = await PresentationHarness.make(
+            try await presentationConfig(upsellTriggers),
+            testModeBehavior: .always,
+            storeProducts: [trial]
+        )
         _ = try await harness.superwall.purchase(productId: annual)
         let complete = try #require(harness.delegate.event("transaction_complete"))
         #expect(complete.delegateParameters["transaction_type"] == "FREE_TRIAL_START")
@@ -194,8 +287,18 @@ private var upsellTriggers: [[String: Any]] { [
 /// The wall clock moving on at once (`debug/advanceClock` on a manual clock).
 @Suite struct ClockAdvanceTests {
     @Test func aSubscriptionEndsWhenTheClockIsAdvancedPastItsExpiry() async throws {
-        let monthly = StoreProductDetails(productIdentifier: annual, price: 9.99, currencyCode: "USD", localizedPrice: "$9.99", period: .init(unit: .month))
-        let harness = await PresentationHarness.make(try await presentationConfig(upsellTriggers), testModeBehavior: .always, storeProducts: [monthly])
+        let monthly = StoreProductDetails(
+            productIdentifier: annual,
+            price: 9.99,
+            currencyCode: "USD",
+            localizedPrice: "$9.99",
+            period: .init(unit: .month)
+        )
+        let harness = await PresentationHarness.make(
+            try await presentationConfig(upsellTriggers),
+            testModeBehavior: .always,
+            storeProducts: [monthly]
+        )
         _ = try await harness.superwall.purchase(productId: annual)
         guard case .active = try await harness.superwall.subscriptionStatus() else {
             Issue.record("the purchase did not make the user active")

@@ -1,6 +1,7 @@
 import Foundation
-@testable import SuperwallCore
 import Testing
+
+@testable import SuperwallCore
 
 #if canImport(Glibc)
 import Glibc
@@ -21,7 +22,10 @@ private func victim() throws -> (path: String, contents: Data) {
 @Suite struct HostileDataDirectoryTests {
     /// Each name was followed: the lock truncated its target to the pid, the journal's files
     /// extended theirs to 2 MiB, and SQLite's files took theirs over.
-    @Test(arguments: ["bridge.lock", "superwall.sqlite", "superwall.sqlite-wal", "superwall.sqlite-placements-0", "superwall.sqlite-placements-1"])
+    @Test(arguments: [
+        "bridge.lock", "superwall.sqlite", "superwall.sqlite-wal", "superwall.sqlite-placements-0",
+        "superwall.sqlite-placements-1",
+    ])
     func aLinkPlantedAsOneOfItsFilesIsRefusedAndItsTargetUntouched(_ name: String) throws {
         let directory = temporaryPath("planted")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -52,7 +56,10 @@ private func victim() throws -> (path: String, contents: Data) {
         defer { withExtendedLifetime(opened) {} }
         try opened.store.set("x", for: .aliasId)
         _ = try await JSONLinesEventSink(path: directory + "/events.jsonl").deliver(["{}"])
-        for name in ["", "/bridge.lock", "/superwall.sqlite", "/superwall.sqlite-wal", "/superwall.sqlite-placements-0", "/superwall.sqlite-state", "/events.jsonl"] {
+        for name in [
+            "", "/bridge.lock", "/superwall.sqlite", "/superwall.sqlite-wal", "/superwall.sqlite-placements-0",
+            "/superwall.sqlite-state", "/events.jsonl",
+        ] {
             var status = stat()
             #expect(stat(directory + name, &status) == 0, "\(name)")
             #expect(status.st_mode & 0o077 == 0, "\(name) is \(String(status.st_mode & 0o777, radix: 8))")

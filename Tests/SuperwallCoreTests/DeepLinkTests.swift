@@ -1,15 +1,20 @@
 import Foundation
-@testable import SuperwallCore
 import Testing
+
+@testable import SuperwallCore
 
 @Suite struct DeepLinkParsingTests {
     @Test func theEventCarriesTheURLsPartsAndEachQueryItemCoerced() throws {
-        let link = try #require(DeepLink("myapp://promo/summer.html?offer=summer&count=3&ratio=2.5&vip=true&off=false&blank#top"))
-        #expect(link.eventParameters == [
-            "url": "myapp://promo/summer.html?offer=summer&count=3&ratio=2.5&vip=true&off=false&blank#top",
-            "path": "/summer.html", "pathExtension": "html", "lastPathComponent": "summer.html", "host": "promo",
-            "query": "offer=summer&count=3&ratio=2.5&vip=true&off=false&blank", "fragment": "top",
-        ])
+        let link = try #require(
+            DeepLink("myapp://promo/summer.html?offer=summer&count=3&ratio=2.5&vip=true&off=false&blank#top")
+        )
+        #expect(
+            link.eventParameters == [
+                "url": "myapp://promo/summer.html?offer=summer&count=3&ratio=2.5&vip=true&off=false&blank#top",
+                "path": "/summer.html", "pathExtension": "html", "lastPathComponent": "summer.html", "host": "promo",
+                "query": "offer=summer&count=3&ratio=2.5&vip=true&off=false&blank", "fragment": "top",
+            ]
+        )
         #expect(link.queryParameters == ["offer": "summer", "count": 3, "ratio": 2.5, "vip": true, "off": false])
     }
 
@@ -34,7 +39,8 @@ import Testing
         "", "not a url", "no-scheme/path", "%zz://x", "myapp://a b", "://host", String(repeating: "a", count: 70_000),
         "myapp://x?" + String(repeating: "q=1&", count: 20_000),
         // Foundation's parser repairs these rather than refusing them.
-        "pockettrainer://open?x=%zz", "pockettrainer://open?x=a b", "pockettrainer://open?x=%4", "myapp://open\u{7F}", "myapp://café",
+        "pockettrainer://open?x=%zz", "pockettrainer://open?x=a b", "pockettrainer://open?x=%4", "myapp://open\u{7F}",
+        "myapp://café",
     ])
     func hostileTextIsNotALink(_ text: String) {
         #expect(DeepLink(text) == nil)
@@ -60,7 +66,9 @@ import Testing
     }
 
     @Test func aUniversalLinkMapsToTheAppsScheme() throws {
-        let target = try #require(DeepLink("https://myapp.superwall.app/app-link/promo/summer?offer=summer&x=1")?.universalLinkTarget)
+        let target = try #require(
+            DeepLink("https://myapp.superwall.app/app-link/promo/summer?offer=summer&x=1")?.universalLinkTarget
+        )
         #expect(target.url.url.absoluteString == "myapp://promo/summer?offer=summer&x=1")
         #expect(target.pathComponents == ["promo", "summer"])
         #expect(target.queryParameters == ["offer": "summer", "x": "1"])
@@ -70,9 +78,20 @@ import Testing
 @Suite struct HandleDeepLinkTests {
     /// The demo app's paywalls with one campaign on `deepLink_open`, or none.
     private func harness(withDeepLinkCampaign: Bool) async throws -> PresentationHarness {
-        let triggers = withDeepLinkCampaign
-            ? [placement("deepLink_open", [audience("dl", rule: "params.path == \"promo\" && params.offer == \"summer\"",
-                                                    variants: [treatment("dl-t", "summer-sale")])])]
+        let triggers =
+            withDeepLinkCampaign
+            ? [
+                placement(
+                    "deepLink_open",
+                    [
+                        audience(
+                            "dl",
+                            rule: "params.path == \"promo\" && params.offer == \"summer\"",
+                            variants: [treatment("dl-t", "summer-sale")]
+                        )
+                    ]
+                )
+            ]
             : [placement("other", [audience("o", rule: nil, variants: [treatment("o-t", "summer-sale")])])]
         return await PresentationHarness.make(try await presentationConfig(triggers))
     }
@@ -107,7 +126,11 @@ import Testing
     @Test func aUniversalLinkIsReportedMappedAndHandled() async throws {
         let harness = try await harness(withDeepLinkCampaign: false)
         #expect(await harness.superwall.handleDeepLink("https://myapp.superwall.app/app-link/promo?offer=summer"))
-        #expect(harness.delegate.calls.contains("superwallDeepLink myapp://promo?offer=summer [\"promo\"] [\"offer=summer\"]"))
+        #expect(
+            harness.delegate.calls.contains(
+                "superwallDeepLink myapp://promo?offer=summer [\"promo\"] [\"offer=summer\"]"
+            )
+        )
         #expect(harness.delegate.event("deepLink_open")?.superwallParameters["url"] == "myapp://promo?offer=summer")
     }
 
@@ -122,8 +145,16 @@ import Testing
 
     @Test func aDeepLinkAudiencePresentsItsPaywallAfterDismissingTheOneOnScreen() async throws {
         let triggers = [
-            placement("deepLink_open", [audience("dl", rule: "params.path == \"promo\" && params.offer == \"summer\"",
-                                                 variants: [treatment("dl-t", "summer-sale")])]),
+            placement(
+                "deepLink_open",
+                [
+                    audience(
+                        "dl",
+                        rule: "params.path == \"promo\" && params.offer == \"summer\"",
+                        variants: [treatment("dl-t", "summer-sale")]
+                    )
+                ]
+            ),
             placement("gate", [audience("g", rule: nil, variants: [treatment("g-t", "coach-upsell-gated")])]),
         ]
         let harness = await PresentationHarness.make(try await presentationConfig(triggers))
@@ -140,7 +171,10 @@ import Testing
 
     @Test func aLinkThatNoAudienceMatchesStillClosesThePaywallOnScreen() async throws {
         let triggers = [
-            placement("deepLink_open", [audience("dl", rule: "params.offer == \"summer\"", variants: [treatment("dl-t", "summer-sale")])]),
+            placement(
+                "deepLink_open",
+                [audience("dl", rule: "params.offer == \"summer\"", variants: [treatment("dl-t", "summer-sale")])]
+            ),
             placement("gate", [audience("g", rule: nil, variants: [treatment("g-t", "coach-upsell-gated")])]),
         ]
         let harness = await PresentationHarness.make(try await presentationConfig(triggers))
@@ -158,15 +192,24 @@ import Testing
         let delegate = PaywallDelegate()
         let superwall = Superwall(delegate: delegate, presenter: FakePresenter())
         #expect(await superwall.handleDeepLink("https://myapp.superwall.app/app-link/first") == true)
-        #expect(await superwall.handleDeepLink("myapp://plain") == false, "no config, cached or loaded, has a deepLink_open campaign yet")
+        #expect(
+            await superwall.handleDeepLink("myapp://plain") == false,
+            "no config, cached or loaded, has a deepLink_open campaign yet"
+        )
         #expect(await superwall.handleDeepLink("myapp://second?offer=summer") == false)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("links-\(UUID().uuidString)").path
-        _ = await superwall.configure(apiKey: "pk", options: Superwall.ConfigureOptions(configSource: EmbeddedConfigSource(), dataDirectory: directory))
+        _ = await superwall.configure(
+            apiKey: "pk",
+            options: Superwall.ConfigureOptions(configSource: EmbeddedConfigSource(), dataDirectory: directory)
+        )
         try await eventually { delegate.names.contains("deepLink_open") }
         let opened = delegate.events.filter { $0.name == "deepLink_open" }
         #expect(opened.count == 1)
         #expect(opened.first?.superwallParameters["url"] == "myapp://second?offer=summer")
-        #expect(!delegate.calls.contains { $0.hasPrefix("superwallDeepLink") }, "the earlier universal link was replaced")
+        #expect(
+            !delegate.calls.contains { $0.hasPrefix("superwallDeepLink") },
+            "the earlier universal link was replaced"
+        )
     }
 
     @Test func whileTheConfigLoadsTheAnswerComesFromTheCachedConfig() async throws {
@@ -175,14 +218,24 @@ import Testing
         do {
             let first = Superwall()
             ended = first
-            _ = await first.configure(apiKey: "pk", options: Superwall.ConfigureOptions(configSource: EmbeddedConfigSource(), dataDirectory: directory))
+            _ = await first.configure(
+                apiKey: "pk",
+                options: Superwall.ConfigureOptions(configSource: EmbeddedConfigSource(), dataDirectory: directory)
+            )
             await first.awaitPresentationQueue()
         }
         // A restart in the same process: the first session's last tasks let go of it first.
         try await eventually { ended == nil }
         let second = Superwall()
         let loading = Task {
-            await second.configure(apiKey: "pk", options: Superwall.ConfigureOptions(configSource: NeverLoadingSource(), dataDirectory: directory, maxConfigRetryCount: 0))
+            await second.configure(
+                apiKey: "pk",
+                options: Superwall.ConfigureOptions(
+                    configSource: NeverLoadingSource(),
+                    dataDirectory: directory,
+                    maxConfigRetryCount: 0
+                )
+            )
         }
         try await eventually { await second.store != nil }
         #expect(await second.configurationStatus == .pending)

@@ -1,6 +1,7 @@
 import Foundation
-@testable import SuperwallCore
 import Testing
+
+@testable import SuperwallCore
 
 private let now = Date(timeIntervalSince1970: 1_800_000_000)
 private let later = now.addingTimeInterval(86_400)
@@ -11,7 +12,11 @@ private func bare(_ id: String = "pro", active: Bool = true) -> Entitlement { En
 /// SuperwallKit's priority merge: one test per rule, each in both orders.
 @Suite struct EntitlementPriorityTests {
     /// `winner` takes priority over `loser` whichever comes first, and the merge keeps it.
-    private func expectPriority(_ winner: Entitlement, over loser: Entitlement, sourceLocation: SourceLocation = #_sourceLocation) {
+    private func expectPriority(
+        _ winner: Entitlement,
+        over loser: Entitlement,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) {
         #expect(winner.takesPriority(over: loser), sourceLocation: sourceLocation)
         #expect(!loser.takesPriority(over: winner), sourceLocation: sourceLocation)
         #expect([loser, winner].mergedByPriority() == [winner], sourceLocation: sourceLocation)
@@ -176,7 +181,9 @@ private func bare(_ id: String = "pro", active: Bool = true) -> Entitlement { En
     @Test func aStatusIsActiveOnlyWhenOneOfItsEntitlementsIs() {
         #expect(SubscriptionStatus.active([bare(active: false)]).wireName == "INACTIVE")
         #expect(!SubscriptionStatus.active([bare(active: false)]).isActive)
-        #expect(SubscriptionStatus.active([bare(active: false), bare("coach")]).activeEntitlements.map(\.id) == ["coach"])
+        #expect(
+            SubscriptionStatus.active([bare(active: false), bare("coach")]).activeEntitlements.map(\.id) == ["coach"]
+        )
         #expect(SubscriptionStatus.active([]).resolved == .inactive)
     }
 
@@ -189,16 +196,41 @@ private func bare(_ id: String = "pro", active: Bool = true) -> Entitlement { En
 }
 
 @Suite struct CustomerInfoModelTests {
-    private func subscription(_ id: String, _ product: String, on date: Date, active: Bool = true) -> SubscriptionTransaction {
-        SubscriptionTransaction(transactionId: id, productId: product, purchaseDate: date, willRenew: true, isActive: active,
-                                expirationDate: nil, store: .appStore)
+    private func subscription(
+        _ id: String,
+        _ product: String,
+        on date: Date,
+        active: Bool = true
+    ) -> SubscriptionTransaction {
+        SubscriptionTransaction(
+            transactionId: id,
+            productId: product,
+            purchaseDate: date,
+            willRenew: true,
+            isActive: active,
+            expirationDate: nil,
+            store: .appStore
+        )
     }
 
     @Test func mergingKeepsTheDevicesTransactionsAddsTheWebsNewOnesAndSortsByDate() {
-        let device = CustomerInfo(subscriptions: [subscription("t2", "monthly", on: later), subscription("t1", "annual", on: now)])
+        let device = CustomerInfo(subscriptions: [
+            subscription("t2", "monthly", on: later), subscription("t1", "annual", on: now),
+        ])
         let web = CustomerInfo(
-            subscriptions: [subscription("t1", "web-duplicate", on: now), subscription("w1", "web", on: now.addingTimeInterval(60))],
-            nonSubscriptions: [NonSubscriptionTransaction(transactionId: "n1", productId: "lifetime", purchaseDate: now, isConsumable: false, store: .stripe)])
+            subscriptions: [
+                subscription("t1", "web-duplicate", on: now), subscription("w1", "web", on: now.addingTimeInterval(60)),
+            ],
+            nonSubscriptions: [
+                NonSubscriptionTransaction(
+                    transactionId: "n1",
+                    productId: "lifetime",
+                    purchaseDate: now,
+                    isConsumable: false,
+                    store: .stripe
+                )
+            ]
+        )
         let merged = device.merging(with: web)
         #expect(merged.subscriptions.map(\.transactionId) == ["t1", "w1", "t2"])
         #expect(merged.subscriptions.first?.productId == "annual")
@@ -209,7 +241,9 @@ private func bare(_ id: String = "pro", active: Bool = true) -> Entitlement { En
         var webPro = bare()
         webPro.store = .stripe
         webPro.latestProductId = "web"
-        let merged = CustomerInfo(entitlements: [bare(active: false), bare("coach")]).merging(with: CustomerInfo(entitlements: [webPro]))
+        let merged = CustomerInfo(entitlements: [bare(active: false), bare("coach")]).merging(
+            with: CustomerInfo(entitlements: [webPro])
+        )
         #expect(merged.entitlements == [bare("coach"), webPro])
     }
 
@@ -218,24 +252,55 @@ private func bare(_ id: String = "pro", active: Bool = true) -> Entitlement { En
         webStatusEntitlement.store = .stripe
         let status = SubscriptionStatus.active([Entitlement(id: "pro"), webStatusEntitlement])
         let device = CustomerInfo(
-            subscriptions: [subscription("t1", "annual", on: now)], entitlements: [bare("coach"), bare("legacy", active: false)])
+            subscriptions: [subscription("t1", "annual", on: now)],
+            entitlements: [bare("coach"), bare("legacy", active: false)]
+        )
         var web = bare("web")
         web.store = .stripe
-        let info = CustomerInfo.forExternalPurchaseController(status: status, device: device, web: CustomerInfo(entitlements: [web]))
+        let info = CustomerInfo.forExternalPurchaseController(
+            status: status,
+            device: device,
+            web: CustomerInfo(entitlements: [web])
+        )
         // The device's active "coach" is the controller's to report; its inactive "legacy" is kept.
         #expect(info.entitlements.map(\.id) == ["legacy", "pro", "web"])
         #expect(info.subscriptions.map(\.transactionId) == ["t1"])
     }
 
     @Test func aHistoryDerivesEntitlementsFromItsProductsAsTheyStandNow() {
-        let map = ["annual": [bare(active: false)], "lifetime": [bare("forever", active: false)], "coins": [bare("coins", active: false)]]
+        let map = [
+            "annual": [bare(active: false)], "lifetime": [bare("forever", active: false)],
+            "coins": [bare("coins", active: false)],
+        ]
         let history = PurchaseHistory(
-            subscriptions: [SubscriptionTransaction(transactionId: "t1", productId: "annual", purchaseDate: now, willRenew: true,
-                                                    isActive: true, expirationDate: later, store: .appStore)],
+            subscriptions: [
+                SubscriptionTransaction(
+                    transactionId: "t1",
+                    productId: "annual",
+                    purchaseDate: now,
+                    willRenew: true,
+                    isActive: true,
+                    expirationDate: later,
+                    store: .appStore
+                )
+            ],
             nonSubscriptions: [
-                NonSubscriptionTransaction(transactionId: "n1", productId: "lifetime", purchaseDate: now, isConsumable: false, store: .appStore),
-                NonSubscriptionTransaction(transactionId: "n2", productId: "coins", purchaseDate: now, isConsumable: true, store: .appStore),
-            ])
+                NonSubscriptionTransaction(
+                    transactionId: "n1",
+                    productId: "lifetime",
+                    purchaseDate: now,
+                    isConsumable: false,
+                    store: .appStore
+                ),
+                NonSubscriptionTransaction(
+                    transactionId: "n2",
+                    productId: "coins",
+                    purchaseDate: now,
+                    isConsumable: true,
+                    store: .appStore
+                ),
+            ]
+        )
         let before = history.customerInfo(entitlementsByProductId: map, now: now)
         #expect(before.entitlements.map(\.id) == ["forever", "pro"])
         #expect(before.entitlements.filter(\.isActive).count == 2)

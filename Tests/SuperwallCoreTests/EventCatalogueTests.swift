@@ -1,6 +1,7 @@
 import Foundation
-@testable import SuperwallCore
 import Testing
+
+@testable import SuperwallCore
 
 /// The params of every event in `events.jsonl`, checked against the table that
 /// protocol/README.md's "Params in events.jsonl" gives, after a run that tracks most of the
@@ -10,13 +11,17 @@ import Testing
 /// redemption link, confirmed assignments and a reset.
 @Suite struct EventCatalogueTests {
     @Test func everyRowOfTheEventsFileCarriesExactlyTheParamsTheProtocolTableGives() async throws {
-        let rows = try await eventsOfACatalogueRun() + eventsOfFailures() + eventsOfPurchasesOutsideAPaywall() + eventsOfSurveys()
+        let rows =
+            try await eventsOfACatalogueRun() + eventsOfFailures() + eventsOfPurchasesOutsideAPaywall()
+            + eventsOfSurveys()
         let table = try EventParamsTable.load()
         #expect(rows.count > 40)
         var seen = Set<String>()
         for row in rows {
             seen.insert(row.name)
-            let key = appPlacements.contains(row.name) ? "(a placement the app registers)"
+            let key =
+                appPlacements.contains(row.name)
+                ? "(a placement the app registers)"
                 : customPlacements.contains(row.name) ? "(a paywall's custom placement)" : row.name
             guard let expected = table.params(of: key) else {
                 Issue.record("`\(row.name)` is in events.jsonl but not in the table")
@@ -37,7 +42,10 @@ import Testing
         let paywallOpen = try #require(table.params(of: "paywall_open"))
         #expect(paywallOpen.required.isSuperset(of: ["$paywall_identifier", "$app_session_id"]))
         let start = try #require(table.params(of: "transaction_start"))
-        #expect(start.required.isSuperset(of: ["$product_raw_price", "$store"]) && start.optional.contains("$paywall_identifier"))
+        #expect(
+            start.required.isSuperset(of: ["$product_raw_price", "$store"])
+                && start.optional.contains("$paywall_identifier")
+        )
         let fire = try #require(table.params(of: "trigger_fire"))
         #expect(fire.unlisted(in: ["$unmatched_audience_e1", "$result", "$surprise"]) == ["$surprise"])
         #expect(table.params(of: "(a placement the app registers)")?.required.contains("$is_feature_gatable") == true)
@@ -57,12 +65,23 @@ private struct EventRow {
 
 private let annual = "com.pockettrainer.pro.annual"
 private let annualDetails = StoreProductDetails(
-    productIdentifier: annual, price: 59.99, currencyCode: "USD", period: .init(unit: .year), trialPeriodDays: 7, priceLocale: "en_US")
+    productIdentifier: annual,
+    price: 59.99,
+    currencyCode: "USD",
+    period: .init(unit: .year),
+    trialPeriodDays: 7,
+    priceLocale: "en_US"
+)
 
-private var catalogueTriggers: [[String: Any]] { [
-    placement("gated", [audience("e2", rule: nil, variants: [treatment("v2", "pro-workouts-gated")])]),
-    placement("missed", [audience("e3", rule: "user.plan == \"never\"", variants: [treatment("v3", "pro-workouts-gated")])]),
-] }
+private var catalogueTriggers: [[String: Any]] {
+    [
+        placement("gated", [audience("e2", rule: nil, variants: [treatment("v2", "pro-workouts-gated")])]),
+        placement(
+            "missed",
+            [audience("e3", rule: "user.plan == \"never\"", variants: [treatment("v3", "pro-workouts-gated")])]
+        ),
+    ]
+}
 
 private func envelope(_ events: JSON...) -> JSON {
     ["version": 1, "payload": ["events": .array(events)]]
@@ -71,9 +90,16 @@ private func envelope(_ events: JSON...) -> JSON {
 /// Runs the catalogue's scenario on a configured core and returns every row it wrote.
 private func eventsOfACatalogueRun() async throws -> [EventRow] {
     let controller = ScriptedPurchaseController(.purchase(.purchased))
-    controller.transaction = TransactionReport(transactionId: "t-1", purchaseDate: Date(timeIntervalSince1970: 1_700_000_000))
+    controller.transaction = TransactionReport(
+        transactionId: "t-1",
+        purchaseDate: Date(timeIntervalSince1970: 1_700_000_000)
+    )
     let harness = await PresentationHarness.make(
-        try await presentationConfig(catalogueTriggers), usingPurchaseController: true, purchaseController: controller, storeProducts: [annualDetails])
+        try await presentationConfig(catalogueTriggers),
+        usingPurchaseController: true,
+        purchaseController: controller,
+        storeProducts: [annualDetails]
+    )
     let superwall = harness.superwall
     controller.beforeAnswering = { _ = try? await superwall.setSubscriptionStatus(.active([Entitlement(id: "pro")])) }
     try await superwall.setSubscriptionStatus(.inactive)
@@ -93,19 +119,28 @@ private func eventsOfACatalogueRun() async throws -> [EventRow] {
     let shown = try await harness.waitForPresentation()
     _ = try await superwall.pageLoadDidEnd(.processTerminated, inSession: shown.sessionId)
     _ = try await superwall.pageLoadDidEnd(.finished(httpStatus: 200), inSession: shown.sessionId)
-    try await superwall.handlePageMessage(envelope(
-        ["event_name": "ping", "version": "2023-01-12"],
-        ["event_name": "custom_placement", "name": "faq_opened", "params": ["section": "billing"]],
-        ["event_name": "page_view", "page_node_id": "n1", "flow_position": 0, "page_name": "Intro", "navigation_node_id": "nav", "type": "entry"],
-        ["event_name": "request_permission", "permission_type": "notification", "request_id": "p1"],
-        ["event_name": "request_store_review", "review_type": "in-app"],
-        ["event_name": "stripe_checkout_start", "checkout_context_id": "c1", "product_identifier": "price_1"],
-        ["event_name": "stripe_checkout_submit", "checkout_context_id": "c1", "product_identifier": "price_1"],
-        ["event_name": "stripe_checkout_fail", "checkout_context_id": "c1", "product_identifier": "price_1"],
-        ["event_name": "stripe_checkout_start", "checkout_context_id": "c2", "product_identifier": "price_1"],
-        ["event_name": "stripe_checkout_complete", "checkout_context_id": "c2", "product_identifier": "price_1"]
-    ), inSession: shown.sessionId)
-    try await superwall.handlePageMessage(envelope(["event_name": "purchase", "product_identifier": .string(annual)]), inSession: shown.sessionId)
+    try await superwall.handlePageMessage(
+        envelope(
+            ["event_name": "ping", "version": "2023-01-12"],
+            ["event_name": "custom_placement", "name": "faq_opened", "params": ["section": "billing"]],
+            [
+                "event_name": "page_view", "page_node_id": "n1", "flow_position": 0, "page_name": "Intro",
+                "navigation_node_id": "nav", "type": "entry",
+            ],
+            ["event_name": "request_permission", "permission_type": "notification", "request_id": "p1"],
+            ["event_name": "request_store_review", "review_type": "in-app"],
+            ["event_name": "stripe_checkout_start", "checkout_context_id": "c1", "product_identifier": "price_1"],
+            ["event_name": "stripe_checkout_submit", "checkout_context_id": "c1", "product_identifier": "price_1"],
+            ["event_name": "stripe_checkout_fail", "checkout_context_id": "c1", "product_identifier": "price_1"],
+            ["event_name": "stripe_checkout_start", "checkout_context_id": "c2", "product_identifier": "price_1"],
+            ["event_name": "stripe_checkout_complete", "checkout_context_id": "c2", "product_identifier": "price_1"]
+        ),
+        inSession: shown.sessionId
+    )
+    try await superwall.handlePageMessage(
+        envelope(["event_name": "purchase", "product_identifier": .string(annual)]),
+        inSession: shown.sessionId
+    )
     _ = try await register.value
 
     // A restore outside a paywall, and a purchase outside one that the controller completes.
@@ -129,7 +164,11 @@ private func eventsOfACatalogueRun() async throws -> [EventRow] {
 private func eventsOfFailures() async throws -> [EventRow] {
     let failing = ScriptedPurchaseController(.purchase(.failed("card declined")), restoration: .failed("no receipts"))
     let harness = await PresentationHarness.make(
-        try await presentationConfig(catalogueTriggers), usingPurchaseController: true, purchaseController: failing, storeProducts: [annualDetails])
+        try await presentationConfig(catalogueTriggers),
+        usingPurchaseController: true,
+        purchaseController: failing,
+        storeProducts: [annualDetails]
+    )
     try await harness.superwall.setSubscriptionStatus(.inactive)
     let unloaded = harness.registerInBackground("gated")
     let first = try await harness.waitForPresentation()
@@ -138,17 +177,25 @@ private func eventsOfFailures() async throws -> [EventRow] {
     harness.presenter.permissionAnswer = .denied
     let declined = harness.registerInBackground("gated")
     let second = try await harness.waitForPresentation(2)
-    try await harness.superwall.handlePageMessage(envelope(
-        ["event_name": "request_permission", "permission_type": "camera", "request_id": "p2"],
-        ["event_name": "purchase", "product_identifier": .string(annual)],
-        ["event_name": "restore"],
-        ["event_name": "close"]), inSession: second.sessionId)
+    try await harness.superwall.handlePageMessage(
+        envelope(
+            ["event_name": "request_permission", "permission_type": "camera", "request_id": "p2"],
+            ["event_name": "purchase", "product_identifier": .string(annual)],
+            ["event_name": "restore"],
+            ["event_name": "close"]
+        ),
+        inSession: second.sessionId
+    )
     _ = try await declined.value
     var failures = try await rows(of: harness)
 
     let cancelling = ScriptedPurchaseController(.purchase(.cancelled))
     let abandoned = await PresentationHarness.make(
-        try await presentationConfig(catalogueTriggers), usingPurchaseController: true, purchaseController: cancelling, storeProducts: [annualDetails])
+        try await presentationConfig(catalogueTriggers),
+        usingPurchaseController: true,
+        purchaseController: cancelling,
+        storeProducts: [annualDetails]
+    )
     try await abandoned.superwall.setSubscriptionStatus(.inactive)
     _ = try await abandoned.superwall.purchase(productId: annual)
     failures += try await rows(of: abandoned)
@@ -157,10 +204,22 @@ private func eventsOfFailures() async throws -> [EventRow] {
 
 /// Test mode: a subscription without a trial and a product bought once, neither from a paywall.
 private func eventsOfPurchasesOutsideAPaywall() async throws -> [EventRow] {
-    let monthly = StoreProductDetails(productIdentifier: annual, price: 9.99, currencyCode: "USD", period: .init(unit: .month), priceLocale: "en_US")
-    let harness = await PresentationHarness.make(try await presentationConfig(catalogueTriggers), testModeBehavior: .always, storeProducts: [monthly])
+    let monthly = StoreProductDetails(
+        productIdentifier: annual,
+        price: 9.99,
+        currencyCode: "USD",
+        period: .init(unit: .month),
+        priceLocale: "en_US"
+    )
+    let harness = await PresentationHarness.make(
+        try await presentationConfig(catalogueTriggers),
+        testModeBehavior: .always,
+        storeProducts: [monthly]
+    )
     _ = try await harness.superwall.purchase(productId: annual)
-    try await harness.superwall.setStoreProducts([StoreProductDetails(productIdentifier: annual, price: 99, currencyCode: "USD", priceLocale: "en_US")])
+    try await harness.superwall.setStoreProducts([
+        StoreProductDetails(productIdentifier: annual, price: 99, currencyCode: "USD", priceLocale: "en_US")
+    ])
     _ = try await harness.superwall.purchase(productId: annual)
     _ = try await harness.superwall.restorePurchases()
     return try await rows(of: harness)
@@ -170,8 +229,10 @@ private func eventsOfPurchasesOutsideAPaywall() async throws -> [EventRow] {
 /// forgets that the user was asked).
 private func eventsOfSurveys() async throws -> [EventRow] {
     let survey: [String: Any] = [
-        "id": "s1", "assignment_key": "k1", "title": "Why not?", "message": "Tell us", "options": [["id": "o1", "title": "Price"]],
-        "presentation_condition": "ON_MANUAL_CLOSE", "presentation_probability": 1, "include_other_option": true, "include_close_option": true,
+        "id": "s1", "assignment_key": "k1", "title": "Why not?", "message": "Tell us",
+        "options": [["id": "o1", "title": "Price"]],
+        "presentation_condition": "ON_MANUAL_CLOSE", "presentation_probability": 1, "include_other_option": true,
+        "include_close_option": true,
     ]
     let config = try edited(try await presentationConfig(catalogueTriggers)) { config in
         editPaywalls(&config) { paywall in
@@ -219,7 +280,9 @@ struct EventParamsTable {
 
         /// Params of `row` that are neither required nor allowed.
         func unlisted(in row: Set<String>) -> Set<String> {
-            row.subtracting(required).subtracting(optional).filter { name in !optionalPrefixes.contains { name.hasPrefix($0) } }
+            row.subtracting(required).subtracting(optional).filter { name in
+                !optionalPrefixes.contains { name.hasPrefix($0) }
+            }
         }
 
         mutating func add(_ other: Params, optionally: Bool) {
@@ -250,8 +313,11 @@ struct EventParamsTable {
         let body = section[..<(section.range(of: "\n## ")?.lowerBound ?? section.endIndex)]
         var sets: [String: Params] = [:]
         var byEvent: [String: Params] = [:]
-        for row in body.split(separator: "\n") where row.hasPrefix("| ") && !row.hasPrefix("| event |") && !row.hasPrefix("| set |") {
-            let cells = row.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
+        for row in body.split(separator: "\n")
+        where row.hasPrefix("| ") && !row.hasPrefix("| event |") && !row.hasPrefix("| set |") {
+            let cells = row.split(separator: "|", omittingEmptySubsequences: false).map {
+                $0.trimmingCharacters(in: .whitespaces)
+            }
             guard cells.count >= 3 else { continue }
             let params = paramsOf(cells[2], sets: sets)
             if cells[1].hasPrefix("[") {
@@ -290,6 +356,8 @@ struct EventParamsTable {
     }
 
     private static func backticked(_ text: String) -> [String] {
-        text.split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+        text.split(separator: "`", omittingEmptySubsequences: false).enumerated().filter { $0.offset % 2 == 1 }.map {
+            String($0.element)
+        }
     }
 }

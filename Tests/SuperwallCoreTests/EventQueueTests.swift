@@ -1,6 +1,7 @@
 import Foundation
-@testable import SuperwallCore
 import Testing
+
+@testable import SuperwallCore
 
 /// A sink that keeps what it is given, refusing some indexes or failing when told to.
 final class RecordingSink: EventSink, @unchecked Sendable {
@@ -27,8 +28,13 @@ final class RecordingSink: EventSink, @unchecked Sendable {
     private func store(queued count: Int, name: (Int) -> String = { "event_\($0)" }) throws -> Store {
         let store = try Store()
         for index in 0..<count {
-            store.logPlacement(name(index), at: Date(timeIntervalSince1970: 1_790_000_000 + Double(index)), paramsJSON: Array(#"{"i":\#(index)}"#.utf8),
-                               eventId: UUID(uuidString: "00000000-0000-4000-8000-\(String(format: "%012d", index))"), queued: true)
+            store.logPlacement(
+                name(index),
+                at: Date(timeIntervalSince1970: 1_790_000_000 + Double(index)),
+                paramsJSON: Array(#"{"i":\#(index)}"#.utf8),
+                eventId: UUID(uuidString: "00000000-0000-4000-8000-\(String(format: "%012d", index))"),
+                queued: true
+            )
         }
         return store
     }
@@ -60,7 +66,8 @@ final class RecordingSink: EventSink, @unchecked Sendable {
     /// A shutdown used to write at most 550 events to `events.jsonl`; a queue of 43k took
     /// some 80 restarts to drain. Nothing rate-limits a local file.
     @Test func aFlushToALocalFileWritesTheWholeQueue() async throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("events-\(UUID().uuidString).jsonl").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("events-\(UUID().uuidString).jsonl")
+            .path
         let queue = EventQueue(store: try store(queued: 5_000), sink: JSONLinesEventSink(path: path))
         await queue.flush()
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
@@ -110,7 +117,13 @@ final class RecordingSink: EventSink, @unchecked Sendable {
         let queue = EventQueue(store: store, sink: sink, bound: 10)
         await queue.enforceBound()
         for index in 25..<30 {
-            store.logPlacement("event_\(index)", at: Date(), paramsJSON: Array("{}".utf8), eventId: UUID(), queued: true)
+            store.logPlacement(
+                "event_\(index)",
+                at: Date(),
+                paramsJSON: Array("{}".utf8),
+                eventId: UUID(),
+                queued: true
+            )
         }
         await queue.noteQueued(5)
         #expect(await queue.droppedCount == 20)
@@ -160,11 +173,22 @@ final class RecordingSink: EventSink, @unchecked Sendable {
 }
 
 @Suite struct TrackedEventDeliveryTests {
-    private func superwall(_ behavior: EventTrackingBehavior = .all, config: String = EmbeddedDemoConfig.json) async throws -> (Superwall, String) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("events-\(UUID().uuidString)").path
+    private func superwall(
+        _ behavior: EventTrackingBehavior = .all,
+        config: String = EmbeddedDemoConfig.json
+    ) async throws -> (Superwall, String) {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("events-\(UUID().uuidString)")
+            .path
         let superwall = Superwall()
-        _ = await superwall.configure(apiKey: "pk", options: Superwall.ConfigureOptions(
-            configSource: TextConfigSource(body: config), dataDirectory: directory, eventTrackingBehavior: behavior, eventFlushInterval: .seconds(3600)))
+        _ = await superwall.configure(
+            apiKey: "pk",
+            options: Superwall.ConfigureOptions(
+                configSource: TextConfigSource(body: config),
+                dataDirectory: directory,
+                eventTrackingBehavior: behavior,
+                eventFlushInterval: .seconds(3600)
+            )
+        )
         await superwall.awaitPresentationQueue()
         return (superwall, directory + "/events.jsonl")
     }
@@ -178,13 +202,19 @@ final class RecordingSink: EventSink, @unchecked Sendable {
     /// `getEventQueueStatus` reported 191,311 waiting against a bound of 100,000: the bound
     /// was kept only when a flush came.
     @Test func theQueueKeepsItsBoundAsEventsArriveNotOnlyAtFlush() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("events-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("events-\(UUID().uuidString)")
+            .path
         let superwall = Superwall()
         var options = Superwall.ConfigureOptions(
-            configSource: TextConfigSource(body: EmbeddedDemoConfig.json), dataDirectory: directory, eventFlushInterval: .seconds(3600))
+            configSource: TextConfigSource(body: EmbeddedDemoConfig.json),
+            dataDirectory: directory,
+            eventFlushInterval: .seconds(3600)
+        )
         options.eventQueueBound = 50
         _ = await superwall.configure(apiKey: "pk", options: options)
-        for index in 0..<60 { _ = try await superwall.register(placement: "workout_shared", params: ["n": .int(Int64(index))]) }
+        for index in 0..<60 {
+            _ = try await superwall.register(placement: "workout_shared", params: ["n": .int(Int64(index))])
+        }
         let status = try await superwall.eventQueueStatus()
         #expect(status.waiting == 50)
         #expect(status.dropped > 0)
@@ -199,7 +229,11 @@ final class RecordingSink: EventSink, @unchecked Sendable {
         let names = try sentNames(path)
         #expect(names.prefix(2) == ["app_install", "app_launch"])
         #expect(names.contains("workout_shared") && names.contains("trigger_fire"))
-        let line = try #require(try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").first { $0.contains("\"workout_shared\"") })
+        let line = try #require(
+            try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").first {
+                $0.contains("\"workout_shared\"")
+            }
+        )
         let row = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
         let parameters = try #require(row["parameters"] as? [String: Any])
         #expect(parameters["n"] as? Int == 1)
@@ -213,7 +247,9 @@ final class RecordingSink: EventSink, @unchecked Sendable {
         await superwall.flushEvents()
         let names = try sentNames(path)
         #expect(names.contains("app_launch"))
-        #expect(!names.contains("workout_shared") && !names.contains("trigger_fire") && !names.contains("user_attributes"))
+        #expect(
+            !names.contains("workout_shared") && !names.contains("trigger_fire") && !names.contains("user_attributes")
+        )
     }
 
     @Test func noneSendsNothing() async throws {
@@ -224,7 +260,9 @@ final class RecordingSink: EventSink, @unchecked Sendable {
     }
 
     @Test func verboseEventsStayHomeWhenTheConfigDisablesThem() async throws {
-        let verboseOff = try edited(EmbeddedDemoConfig.json) { $0["toggles"] = [["key": "disable_verbose_events", "enabled": true]] }
+        let verboseOff = try edited(EmbeddedDemoConfig.json) {
+            $0["toggles"] = [["key": "disable_verbose_events", "enabled": true]]
+        }
         let (superwall, path) = try await superwall(config: verboseOff)
         _ = try await superwall.register(placement: "workout_shared")
         await superwall.flushEvents()
@@ -238,12 +276,22 @@ final class RecordingSink: EventSink, @unchecked Sendable {
     @Test func theHTTPSourcesEventsArePostedToTheCollectorRetriedAndPartlyRefused() async throws {
         let server = try await ScriptedAPIServer.start(
             [.init(status: 200, body: EmbeddedDemoConfig.json)],
-            posts: [.init(status: 503), .init(status: 200, body: #"{"status": "partial_success", "invalid_indexes": [0]}"#)])
+            posts: [
+                .init(status: 503), .init(status: 200, body: #"{"status": "partial_success", "invalid_indexes": [0]}"#),
+            ]
+        )
         let superwall = Superwall(retryDelay: { _, _ in .milliseconds(10) })
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("collector-\(UUID().uuidString)").path
-        _ = await superwall.configure(apiKey: "pk_collector", options: Superwall.ConfigureOptions(
-            configSource: HTTPConfigSource(baseURL: server.baseURL), dataDirectory: directory, maxConfigRetryCount: 0,
-            eventFlushInterval: .seconds(3600)))
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("collector-\(UUID().uuidString)")
+            .path
+        _ = await superwall.configure(
+            apiKey: "pk_collector",
+            options: Superwall.ConfigureOptions(
+                configSource: HTTPConfigSource(baseURL: server.baseURL),
+                dataDirectory: directory,
+                maxConfigRetryCount: 0,
+                eventFlushInterval: .seconds(3600)
+            )
+        )
         await superwall.awaitPresentationQueue()
         await superwall.flushEvents(within: .seconds(5))
         let posts = server.posts.filter { $0.path == "/api/v1/events" }
@@ -252,7 +300,11 @@ final class RecordingSink: EventSink, @unchecked Sendable {
         let body = try #require(try JSONSerialization.jsonObject(with: Data(last.body.utf8)) as? [String: Any])
         let events = try #require(body["events"] as? [[String: Any]])
         #expect(events.first?["event_name"] as? String == "app_install")
-        #expect(events.allSatisfy { $0["event_id"] is String && $0["created_at"] is String && $0["parameters"] is [String: Any] })
+        #expect(
+            events.allSatisfy {
+                $0["event_id"] is String && $0["created_at"] is String && $0["parameters"] is [String: Any]
+            }
+        )
         #expect(await superwall.droppedEventCount == 1)
     }
 }

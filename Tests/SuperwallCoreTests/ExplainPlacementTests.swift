@@ -1,7 +1,8 @@
 import Foundation
 import Rules
-@testable import SuperwallCore
 import Testing
+
+@testable import SuperwallCore
 
 /// `explainPlacement` on the demo config: one user per outcome, a rule that errors, no side
 /// effect, and agreement with the pipeline on the rules conformance data.
@@ -25,8 +26,15 @@ import Testing
         let explanation = try await harness.superwall.explainPlacement("daily_limit_reached")
         #expect(explanation.outcome == .paywall)
         #expect(explanation.featureGranted == false)
-        #expect(explanation.paywall == .init(identifier: "limit-reached-promo-code", name: explanation.paywall?.name,
-                                             featureGating: .gated, found: true))
+        #expect(
+            explanation.paywall
+                == .init(
+                    identifier: "limit-reached-promo-code",
+                    name: explanation.paywall?.name,
+                    featureGating: .gated,
+                    found: true
+                )
+        )
         #expect(explanation.variant?.variant.id == "3005")
         #expect(explanation.variant?.confirmed == false)
         let check = try #require(explanation.audiences.first)
@@ -88,7 +96,10 @@ import Testing
 
     @Test func theUserOverlayHoldsForTheCallOnly() async throws {
         let harness = await demo()
-        let overlaid = try await harness.superwall.explainPlacement("daily_limit_reached", user: ["workouts_completed": 9])
+        let overlaid = try await harness.superwall.explainPlacement(
+            "daily_limit_reached",
+            user: ["workouts_completed": 9]
+        )
         #expect(overlaid.outcome == .paywall)
         let plain = try await harness.superwall.explainPlacement("daily_limit_reached")
         #expect(plain.outcome == .noAudienceMatch)
@@ -118,7 +129,11 @@ import Testing
     @Test func aRefreshListsTheExplainedPlacementsWhoseDecisionChanged() async throws {
         let before = EmbeddedDemoConfig.json
         let source = MutableConfigSource(before)
-        let harness = await PresentationHarness.make(before, source: source, explainOnRefresh: ["open_coach_chat", "daily_limit_reached"])
+        let harness = await PresentationHarness.make(
+            before,
+            source: source,
+            explainOnRefresh: ["open_coach_chat", "daily_limit_reached"]
+        )
         source.body = try edited(before) { object in
             var triggers = object["trigger_options"] as? [[String: Any]] ?? []
             for index in triggers.indices where triggers[index]["event_name"] as? String == "open_coach_chat" {
@@ -138,7 +153,10 @@ import Testing
     }
 
     /// `superwall-bridge explain` reads only the placement's part of the config.
-    @Test(arguments: ["onboarding_complete", "start_workout", "daily_limit_reached", "open_coach_chat", "deepLink_open", "session_start", "nope"])
+    @Test(arguments: [
+        "onboarding_complete", "start_workout", "daily_limit_reached", "open_coach_chat", "deepLink_open",
+        "session_start", "nope",
+    ])
     func aConfigNarrowedToAPlacementExplainsItAsTheWholeConfigDoes(_ placement: String) async throws {
         let narrowed = try Config.narrowedText(Data(EmbeddedDemoConfig.json.utf8), toPlacement: placement)
         let config = try Config.decode(from: narrowed)
@@ -161,9 +179,20 @@ import Testing
     @Test func theExplanationAgreesWithRegisterOnTheRulesConformanceCases() async throws {
         let cases = try PlacementCarriedCase.load()
         #expect(cases.count == 43)
-        let config = try await presentationConfig(cases.enumerated().map { index, testCase in
-            placement("case_\(index)", [audience("x\(index)", rule: testCase.expression, variants: [treatment("t\(index)", "coach-upsell-gated")])])
-        })
+        let config = try await presentationConfig(
+            cases.enumerated().map { index, testCase in
+                placement(
+                    "case_\(index)",
+                    [
+                        audience(
+                            "x\(index)",
+                            rule: testCase.expression,
+                            variants: [treatment("t\(index)", "coach-upsell-gated")]
+                        )
+                    ]
+                )
+            }
+        )
         let presenter = FakePresenter(behavior: .refuse)
         let harness = await PresentationHarness.make(config, presenter: presenter)
         var seen: Set<PlacementExplanation.Outcome> = []
@@ -200,13 +229,17 @@ private struct PlacementCarriedCase {
             .appendingPathComponent("RulesTests/Fixtures/rules-cases.json")
         let cases = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: url)) as? [[String: Any]])
         return cases.compactMap { entry in
-            guard let expression = entry["expr"] as? String, let context = entry["ctx"] as? [String: Any] else { return nil }
+            guard let expression = entry["expr"] as? String, let context = entry["ctx"] as? [String: Any] else {
+                return nil
+            }
             let variables = context["variables"] as? [String: Any] ?? [:]
-            guard (context["computed"] as? [String: Any] ?? [:]).isEmpty, (context["device"] as? [String: Any] ?? [:]).isEmpty,
-                  Set(variables.keys).isSubset(of: ["user", "params"]),
-                  let user = variables["user"].map(plainObject) ?? [:], let params = variables["params"].map(plainObject) ?? [:],
-                  // `user.isLoggedIn` is the bridge's own; a case that sets it cannot be carried.
-                  user["isLoggedIn"] == nil
+            guard (context["computed"] as? [String: Any] ?? [:]).isEmpty,
+                (context["device"] as? [String: Any] ?? [:]).isEmpty,
+                Set(variables.keys).isSubset(of: ["user", "params"]),
+                let user = variables["user"].map(plainObject) ?? [:],
+                let params = variables["params"].map(plainObject) ?? [:],
+                // `user.isLoggedIn` is the bridge's own; a case that sets it cannot be carried.
+                user["isLoggedIn"] == nil
             else { return nil }
             return PlacementCarriedCase(expression: expression, user: user, params: params)
         }

@@ -1,28 +1,58 @@
 import Foundation
-@testable import SuperwallCore
 import Testing
 
+@testable import SuperwallCore
+
 /// A paywall with one product: App Store unless `store` says otherwise.
-private func paywall(_ storeProduct: StoreProduct = .appStore(productIdentifier: "annual", billingPlanType: nil),
-                     details: StoreProductDetails?, eligibility: String = "AUTOMATIC", entitlements: [String] = ["pro"]) throws -> Paywall {
+private func paywall(
+    _ storeProduct: StoreProduct = .appStore(productIdentifier: "annual", billingPlanType: nil),
+    details: StoreProductDetails?,
+    eligibility: String = "AUTOMATIC",
+    entitlements: [String] = ["pro"]
+) throws -> Paywall {
     let json = #"""
-    {"id":"1","identifier":"p","name":"P","cache_key":"k","build_id":"b","url":"https://example.com",
-     "url_config":{"endpoints":[],"max_attempts":1},"paywalljs_event":"","presentation_style_v3":{"type":"MODAL"},
-     "presentation_delay":0,"background_color_hex":"#FFF","introductory_offer_eligibility":"\#(eligibility)","products_v2":[]}
-    """#
+        {"id":"1","identifier":"p","name":"P","cache_key":"k","build_id":"b","url":"https://example.com",
+         "url_config":{"endpoints":[],"max_attempts":1},"paywalljs_event":"","presentation_style_v3":{"type":"MODAL"},
+         "presentation_delay":0,"background_color_hex":"#FFF","introductory_offer_eligibility":"\#(eligibility)","products_v2":[]}
+        """#
     var decoded = try JSONDecoder().decode(Paywall.self, from: Data(json.utf8))
-    var product = Product(referenceName: "primary", storeProduct: storeProduct, compositeId: nil, entitlements: entitlements.map { Entitlement(id: $0) })
+    var product = Product(
+        referenceName: "primary",
+        storeProduct: storeProduct,
+        compositeId: nil,
+        entitlements: entitlements.map { Entitlement(id: $0) }
+    )
     product.storeDetails = details
     decoded.products = [product]
     return decoded
 }
 
 private let withTrial = StoreProductDetails(
-    productIdentifier: "annual", price: 59.99, currencyCode: "USD", period: .init(unit: .year), trialPeriodDays: 7, subscriptionGroupId: "g1")
+    productIdentifier: "annual",
+    price: 59.99,
+    currencyCode: "USD",
+    period: .init(unit: .year),
+    trialPeriodDays: 7,
+    subscriptionGroupId: "g1"
+)
 
-private func subscription(_ product: String, group: String?, active: Bool, offer: Entitlement.OfferType? = nil) -> SubscriptionTransaction {
-    SubscriptionTransaction(transactionId: UUID().uuidString, productId: product, purchaseDate: Date(), willRenew: active, isActive: active,
-                            expirationDate: nil, offerType: offer, subscriptionGroupId: group, store: .appStore)
+private func subscription(
+    _ product: String,
+    group: String?,
+    active: Bool,
+    offer: Entitlement.OfferType? = nil
+) -> SubscriptionTransaction {
+    SubscriptionTransaction(
+        transactionId: UUID().uuidString,
+        productId: product,
+        purchaseDate: Date(),
+        willRenew: active,
+        isActive: active,
+        expirationDate: nil,
+        offerType: offer,
+        subscriptionGroupId: group,
+        store: .appStore
+    )
 }
 
 private func isAvailable(_ paywall: Paywall, _ info: CustomerInfo = CustomerInfo()) -> Bool {

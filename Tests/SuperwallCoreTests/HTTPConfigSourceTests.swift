@@ -1,7 +1,8 @@
 import Foundation
-@testable import SuperwallCore
-import Testing
 import TestSupport
+import Testing
+
+@testable import SuperwallCore
 
 /// The scripted API server (`Fixtures/config_server.py`) running for one test.
 final class ScriptedAPIServer: @unchecked Sendable {
@@ -28,17 +29,27 @@ final class ScriptedAPIServer: @unchecked Sendable {
     /// test of the run meanwhile.
     /// `paths` answer other GETs, and POSTs, by path (a path ending in `*` is a prefix), with a
     /// list of steps served in order in `pathSequences`; a POST to no such path takes `posts`.
-    static func start(_ plan: [Step], posts: [Step] = [Step(status: 200, body: "{}")], paths: [String: Step] = [:],
-                      pathSequences: [String: [Step]] = [:]) async throws -> ScriptedAPIServer {
-        let logPath = FileManager.default.temporaryDirectory.appendingPathComponent("api-\(UUID().uuidString).jsonl").path
-        let planPath = FileManager.default.temporaryDirectory.appendingPathComponent("plan-\(UUID().uuidString).json").path
-        let script = try #require(Bundle.module.url(forResource: "config_server", withExtension: "py", subdirectory: "Fixtures"))
+    static func start(
+        _ plan: [Step],
+        posts: [Step] = [Step(status: 200, body: "{}")],
+        paths: [String: Step] = [:],
+        pathSequences: [String: [Step]] = [:]
+    ) async throws -> ScriptedAPIServer {
+        let logPath = FileManager.default.temporaryDirectory.appendingPathComponent("api-\(UUID().uuidString).jsonl")
+            .path
+        let planPath = FileManager.default.temporaryDirectory.appendingPathComponent("plan-\(UUID().uuidString).json")
+            .path
+        let script = try #require(
+            Bundle.module.url(forResource: "config_server", withExtension: "py", subdirectory: "Fixtures")
+        )
         struct Plan: Encodable {
             var get: [Step]
             var post: [Step]
             var paths: [String: [Step]]
         }
-        try JSONEncoder().encode(Plan(get: plan, post: posts, paths: paths.mapValues { [$0] }.merging(pathSequences) { $1 })).write(to: URL(fileURLWithPath: planPath))
+        try JSONEncoder().encode(
+            Plan(get: plan, post: posts, paths: paths.mapValues { [$0] }.merging(pathSequences) { $1 })
+        ).write(to: URL(fileURLWithPath: planPath))
         // The port goes to a file that is polled: no thread of the cooperative pool blocks.
         let portPath = FileManager.default.temporaryDirectory.appendingPathComponent("port-\(UUID().uuidString)").path
         _ = FileManager.default.createFile(atPath: portPath, contents: nil)
@@ -52,7 +63,12 @@ final class ScriptedAPIServer: @unchecked Sendable {
             portText = (try? String(contentsOfFile: portPath, encoding: .utf8)) ?? ""
         }
         let port = try #require(Int(portText.trimmingCharacters(in: .whitespacesAndNewlines)))
-        return ScriptedAPIServer(baseURL: URL(string: "http://127.0.0.1:\(port)")!, process: process, logPath: logPath, planPath: planPath)
+        return ScriptedAPIServer(
+            baseURL: URL(string: "http://127.0.0.1:\(port)")!,
+            process: process,
+            logPath: logPath,
+            planPath: planPath
+        )
     }
 
     private init(baseURL: URL, process: ChildProcess, logPath: String, planPath: String) {
@@ -63,9 +79,13 @@ final class ScriptedAPIServer: @unchecked Sendable {
     }
 
     /// The GET requests served so far: path, query and headers.
-    var requests: [(path: String, query: String, headers: [String: String])] { logged(method: "GET").map { ($0.path, $0.query, $0.headers) } }
+    var requests: [(path: String, query: String, headers: [String: String])] {
+        logged(method: "GET").map { ($0.path, $0.query, $0.headers) }
+    }
     /// The GET requests for the config alone.
-    var configRequests: [(path: String, query: String, headers: [String: String])] { requests.filter { $0.path == "/api/v1/static_config" } }
+    var configRequests: [(path: String, query: String, headers: [String: String])] {
+        requests.filter { $0.path == "/api/v1/static_config" }
+    }
 
     /// The POST requests served so far, with their bodies.
     var posts: [(path: String, body: String)] { logged(method: "POST").map { ($0.path, $0.body) } }
@@ -74,10 +94,16 @@ final class ScriptedAPIServer: @unchecked Sendable {
         let text = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
         return text.split(separator: "\n").compactMap { line in
             guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
-                  object["method"] as? String == method else { return nil }
+                object["method"] as? String == method
+            else { return nil }
             // Header names are case-insensitive; keep them lowercased.
-            let headers = (object["headers"] as? [String: String] ?? [:]).reduce(into: [String: String]()) { $0[$1.key.lowercased()] = $1.value }
-            return (object["path"] as? String ?? "", object["query"] as? String ?? "", headers, object["body"] as? String ?? "")
+            let headers = (object["headers"] as? [String: String] ?? [:]).reduce(into: [String: String]()) {
+                $0[$1.key.lowercased()] = $1.value
+            }
+            return (
+                object["path"] as? String ?? "", object["query"] as? String ?? "", headers,
+                object["body"] as? String ?? ""
+            )
         }
     }
 
@@ -95,17 +121,34 @@ private func demoConfigBody() async throws -> String {
 /// The demo config with `enable_config_refresh_v2` off, so a cached copy does not change the
 /// fetch strategy.
 private func configBodyWithoutRefreshV2() async throws -> String {
-    var config = try #require(try JSONSerialization.jsonObject(with: Data(try await demoConfigBody().utf8)) as? [String: Any])
+    var config = try #require(
+        try JSONSerialization.jsonObject(with: Data(try await demoConfigBody().utf8)) as? [String: Any]
+    )
     config["toggles"] = [["key": "enable_config_refresh_v2", "enabled": false]]
     return String(decoding: try JSONSerialization.data(withJSONObject: config), as: UTF8.self)
 }
 
-private func configure(_ server: ScriptedAPIServer, directory: String = FileManager.default.temporaryDirectory.appendingPathComponent("http-\(UUID().uuidString)").path,
-                       retries: Int = 6, delegate: RecordingDelegate = RecordingDelegate()) async -> (Superwall, Superwall.ConfigureOutcome) {
-    let superwall = Superwall(clock: FakeClock(), random: CountingRandomSource(), delegate: delegate, retryDelay: { _, _ in .milliseconds(5) })
-    let outcome = await superwall.configure(apiKey: "pk_http_test", options: Superwall.ConfigureOptions(
-        configSource: HTTPConfigSource(baseURL: server.baseURL), dataDirectory: directory, device: ["platform": "iOS", "appVersion": "2.0.0"],
-        maxConfigRetryCount: retries))
+private func configure(
+    _ server: ScriptedAPIServer,
+    directory: String = FileManager.default.temporaryDirectory.appendingPathComponent("http-\(UUID().uuidString)").path,
+    retries: Int = 6,
+    delegate: RecordingDelegate = RecordingDelegate()
+) async -> (Superwall, Superwall.ConfigureOutcome) {
+    let superwall = Superwall(
+        clock: FakeClock(),
+        random: CountingRandomSource(),
+        delegate: delegate,
+        retryDelay: { _, _ in .milliseconds(5) }
+    )
+    let outcome = await superwall.configure(
+        apiKey: "pk_http_test",
+        options: Superwall.ConfigureOptions(
+            configSource: HTTPConfigSource(baseURL: server.baseURL),
+            dataDirectory: directory,
+            device: ["platform": "iOS", "appVersion": "2.0.0"],
+            maxConfigRetryCount: retries
+        )
+    )
     // The launch events' implicit triggers hold the instance (and its data directory) until they settle.
     await superwall.awaitPresentationQueue()
     await superwall.awaitPreloading()
@@ -133,11 +176,22 @@ private func configure(_ server: ScriptedAPIServer, directory: String = FileMana
 
     @Test func aPlatformWrapperIsReportedInTheHeaders() async throws {
         let server = try await ScriptedAPIServer.start([.init(status: 200, body: try await demoConfigBody())])
-        let superwall = Superwall(clock: FakeClock(), random: CountingRandomSource(), retryDelay: { _, _ in .milliseconds(5) })
+        let superwall = Superwall(
+            clock: FakeClock(),
+            random: CountingRandomSource(),
+            retryDelay: { _, _ in .milliseconds(5) }
+        )
         await superwall.setPlatformWrapper("Expo", version: "1.2.0")
-        _ = await superwall.configure(apiKey: "pk_http_test", options: Superwall.ConfigureOptions(
-            configSource: HTTPConfigSource(baseURL: server.baseURL),
-            dataDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("http-\(UUID().uuidString)").path, maxConfigRetryCount: 0))
+        _ = await superwall.configure(
+            apiKey: "pk_http_test",
+            options: Superwall.ConfigureOptions(
+                configSource: HTTPConfigSource(baseURL: server.baseURL),
+                dataDirectory: FileManager.default.temporaryDirectory.appendingPathComponent(
+                    "http-\(UUID().uuidString)"
+                ).path,
+                maxConfigRetryCount: 0
+            )
+        )
         await superwall.awaitPresentationQueue()
         let request = try #require(server.configRequests.first)
         #expect(request.headers["x-platform-wrapper"] == "Expo")
@@ -146,7 +200,9 @@ private func configure(_ server: ScriptedAPIServer, directory: String = FileMana
 
     @Test func serverErrorsAreRetriedWithTheRetryCountHeader() async throws {
         let delegate = RecordingDelegate()
-        let server = try await ScriptedAPIServer.start([.init(status: 503), .init(status: 429), .init(status: 200, body: try await demoConfigBody())])
+        let server = try await ScriptedAPIServer.start([
+            .init(status: 503), .init(status: 429), .init(status: 200, body: try await demoConfigBody()),
+        ])
         let (_, outcome) = await configure(server, delegate: delegate)
         #expect(outcome.status == .configured)
         #expect(server.configRequests.map { $0.headers["x-retry-count"] ?? "" } == ["0", "1", "2"])
@@ -184,7 +240,9 @@ private func configure(_ server: ScriptedAPIServer, directory: String = FileMana
     @Test func aFailedFetchFallsBackToTheCachedConfig() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("http-\(UUID().uuidString)").path
         do {
-            let good = try await ScriptedAPIServer.start([.init(status: 200, body: try await configBodyWithoutRefreshV2())])
+            let good = try await ScriptedAPIServer.start([
+                .init(status: 200, body: try await configBodyWithoutRefreshV2())
+            ])
             _ = await configure(good, directory: directory)
         }
         let delegate = RecordingDelegate()
@@ -210,37 +268,50 @@ private func configure(_ server: ScriptedAPIServer, directory: String = FileMana
         }
         let newer = try await demoConfigBody().replacingOccurrences(of: "pt-2026-11-20.3", with: "pt-2026-11-21.1")
         // The one-second attempt of the refresh-v2 path times out; the background refresh succeeds.
-        let server = try await ScriptedAPIServer.start([.init(status: 200, body: newer, delay_ms: 4000), .init(status: 200, body: newer)])
+        let server = try await ScriptedAPIServer.start([
+            .init(status: 200, body: newer, delay_ms: 4000), .init(status: 200, body: newer),
+        ])
         let delegate = RecordingDelegate()
         let (superwall, outcome) = await configure(server, directory: directory, delegate: delegate)
         #expect(outcome.status == .configured)
         // The cached build first (the refresh may already have replaced it: it runs at once).
         await superwall.awaitBackgroundRefresh()
         #expect(await superwall.config?.buildId == "pt-2026-11-21.1")
-        let refreshes = delegate.events.filter { $0.name == "config_refresh" }.map { $0.delegateParameters["cache_status"] }
+        let refreshes = delegate.events.filter { $0.name == "config_refresh" }.map {
+            $0.delegateParameters["cache_status"]
+        }
         #expect(refreshes == ["CACHED", "NOT_CACHED"])
     }
 
     @Test func aSubscribedUserWithACachedConfigStartsFromTheCacheAtOnce() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("http-\(UUID().uuidString)").path
         do {
-            let good = try await ScriptedAPIServer.start([.init(status: 200, body: try await configBodyWithoutRefreshV2())])
+            let good = try await ScriptedAPIServer.start([
+                .init(status: 200, body: try await configBodyWithoutRefreshV2())
+            ])
             let (first, _) = await configure(good, directory: directory)
             _ = try await first.setSubscriptionStatus(.active([Entitlement(id: "pro")]))
         }
-        let newer = try await configBodyWithoutRefreshV2().replacingOccurrences(of: "pt-2026-11-20.3", with: "pt-2026-11-21.1")
+        let newer = try await configBodyWithoutRefreshV2().replacingOccurrences(
+            of: "pt-2026-11-20.3",
+            with: "pt-2026-11-21.1"
+        )
         // The fetch takes six seconds; starting from the cache takes far less, even on a
         // machine busy with every suite at once.
         let server = try await ScriptedAPIServer.start([.init(status: 200, body: newer, delay_ms: 6000)])
         let delegate = RecordingDelegate()
-        let ((superwall, outcome), elapsed) = await measuredOffThePool { await configure(server, directory: directory, delegate: delegate) }
+        let ((superwall, outcome), elapsed) = await measuredOffThePool {
+            await configure(server, directory: directory, delegate: delegate)
+        }
         #expect(outcome.status == .configured)
         #expect(elapsed < .milliseconds(4500))
         #expect(await superwall.config?.buildId == "pt-2026-11-20.3")
         #expect(!delegate.names.contains("config_refresh"))
         await superwall.awaitBackgroundRefresh()
         #expect(await superwall.config?.buildId == "pt-2026-11-21.1")
-        #expect(delegate.events.last { $0.name == "config_refresh" }?.delegateParameters["cache_status"] == "NOT_CACHED")
+        #expect(
+            delegate.events.last { $0.name == "config_refresh" }?.delegateParameters["cache_status"] == "NOT_CACHED"
+        )
     }
 
     @Test func withRefreshV2OnACachedConfigGetsOneAttemptLimitedToASecond() async throws {
@@ -249,7 +320,9 @@ private func configure(_ server: ScriptedAPIServer, directory: String = FileMana
             let good = try await ScriptedAPIServer.start([.init(status: 200, body: try await demoConfigBody())])
             _ = await configure(good, directory: directory)
         }
-        let slow = try await ScriptedAPIServer.start([.init(status: 200, body: try await demoConfigBody(), delay_ms: 6000)])
+        let slow = try await ScriptedAPIServer.start([
+            .init(status: 200, body: try await demoConfigBody(), delay_ms: 6000)
+        ])
         let ((superwall, outcome), elapsed) = await measuredOffThePool { await configure(slow, directory: directory) }
         #expect(outcome.status == .configured)
         #expect(elapsed < .milliseconds(4500), "the answer takes six seconds")
@@ -262,11 +335,22 @@ private func configure(_ server: ScriptedAPIServer, directory: String = FileMana
         let silent = try SilentServer()
         var timeouts = Superwall.Timeouts()
         timeouts.config = .seconds(1)
-        let superwall = Superwall(clock: FakeClock(), random: CountingRandomSource(), retryDelay: { _, _ in .milliseconds(5) })
-        let outcome = await superwall.configure(apiKey: "pk_http_test", options: Superwall.ConfigureOptions(
-            configSource: HTTPConfigSource(baseURL: silent.baseURL),
-            dataDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("http-\(UUID().uuidString)").path,
-            timeouts: timeouts, shouldPreload: false))
+        let superwall = Superwall(
+            clock: FakeClock(),
+            random: CountingRandomSource(),
+            retryDelay: { _, _ in .milliseconds(5) }
+        )
+        let outcome = await superwall.configure(
+            apiKey: "pk_http_test",
+            options: Superwall.ConfigureOptions(
+                configSource: HTTPConfigSource(baseURL: silent.baseURL),
+                dataDirectory: FileManager.default.temporaryDirectory.appendingPathComponent(
+                    "http-\(UUID().uuidString)"
+                ).path,
+                timeouts: timeouts,
+                shouldPreload: false
+            )
+        )
         #expect(outcome.status == .failed)
         // A refresh after a first config that failed tries again, within the same bound.
         let (refresh, elapsed) = try await measuredOffThePool { try await superwall.refreshConfiguration() }
@@ -279,8 +363,14 @@ private func configure(_ server: ScriptedAPIServer, directory: String = FileMana
 
     @Test func anAttemptThatTimesOutIsRetriedThenFails() async throws {
         let server = try await ScriptedAPIServer.start([.init(status: 200, body: "{}", delay_ms: 10_000)])
-        let request = ConfigRequest(apiKey: "pk", retryPolicy: RetryPolicy(maxRetries: 1, delay: { _, _ in .milliseconds(5) }), attemptTimeout: 0.3)
-        let (outcome, elapsed) = await measuredOffThePool { await Result { try await HTTPConfigSource(baseURL: server.baseURL).fetchConfig(request) } }
+        let request = ConfigRequest(
+            apiKey: "pk",
+            retryPolicy: RetryPolicy(maxRetries: 1, delay: { _, _ in .milliseconds(5) }),
+            attemptTimeout: 0.3
+        )
+        let (outcome, elapsed) = await measuredOffThePool {
+            await Result { try await HTTPConfigSource(baseURL: server.baseURL).fetchConfig(request) }
+        }
         #expect(throws: NetworkError.self) { try outcome.get() }
         // Two attempts that waited for the 10 s answers would take at least 20 s; the bound
         // leaves room for a machine busy with the other suites.
@@ -305,9 +395,16 @@ private func configure(_ server: ScriptedAPIServer, directory: String = FileMana
     }
 
     /// A 200 MB body was read whole (431 MiB at its peak): `--max-config-size` bounded files only.
-    @Test(arguments: [false, true]) func aBodyPastTheLimitIsRefusedAsSoonAsItPassesItAndNotTriedAgain(chunked: Bool) async throws {
-        let server = try await ScriptedAPIServer.start([.init(status: 200, body: String(repeating: "x", count: 1_024), body_repeat: 2_048, chunked: chunked)])
-        let request = ConfigRequest(apiKey: "pk", retryPolicy: RetryPolicy(maxRetries: 3, delay: { _, _ in .milliseconds(5) }))
+    @Test(arguments: [false, true]) func aBodyPastTheLimitIsRefusedAsSoonAsItPassesItAndNotTriedAgain(
+        chunked: Bool
+    ) async throws {
+        let server = try await ScriptedAPIServer.start([
+            .init(status: 200, body: String(repeating: "x", count: 1_024), body_repeat: 2_048, chunked: chunked)
+        ])
+        let request = ConfigRequest(
+            apiKey: "pk",
+            retryPolicy: RetryPolicy(maxRetries: 3, delay: { _, _ in .milliseconds(5) })
+        )
         await #expect(throws: NetworkError.tooLarge(limit: 1 << 20)) {
             try await HTTPConfigSource(baseURL: server.baseURL, maximumBodySize: 1 << 20).fetchConfig(request)
         }
@@ -322,7 +419,11 @@ private func configure(_ server: ScriptedAPIServer, directory: String = FileMana
         var named: NetworkError?
         for seconds in [2, 6, 15] where named == nil {
             let limit = Duration.seconds(seconds)
-            let request = ConfigRequest(apiKey: "pk", retryPolicy: RetryPolicy(maxRetries: 6, delay: { _, _ in .seconds(120) }), timeLimit: limit)
+            let request = ConfigRequest(
+                apiKey: "pk",
+                retryPolicy: RetryPolicy(maxRetries: 6, delay: { _, _ in .seconds(120) }),
+                timeLimit: limit
+            )
             do {
                 _ = try await HTTPConfigSource(baseURL: server.baseURL).fetchConfig(request)
                 Issue.record("the fetch succeeded")
@@ -338,8 +439,14 @@ private func configure(_ server: ScriptedAPIServer, directory: String = FileMana
 
     @Test func aTimeLimitBeforeAnyAttemptEndsIsATimeout() async throws {
         let server = try await ScriptedAPIServer.start([.init(status: 200, body: "{}", delay_ms: 5_000)])
-        let request = ConfigRequest(apiKey: "pk", retryPolicy: RetryPolicy(maxRetries: 0, delay: { _, _ in .zero }), timeLimit: .milliseconds(300))
-        await #expect(throws: NetworkError.timedOut) { try await HTTPConfigSource(baseURL: server.baseURL).fetchConfig(request) }
+        let request = ConfigRequest(
+            apiKey: "pk",
+            retryPolicy: RetryPolicy(maxRetries: 0, delay: { _, _ in .zero }),
+            timeLimit: .milliseconds(300)
+        )
+        await #expect(throws: NetworkError.timedOut) {
+            try await HTTPConfigSource(baseURL: server.baseURL).fetchConfig(request)
+        }
     }
 
     @Test func theSuperwallBackoffGrowsFromFiveToNineteenSeconds() {
@@ -353,11 +460,14 @@ private func configure(_ server: ScriptedAPIServer, directory: String = FileMana
 @Suite struct ServerAssignmentTests {
     /// The server holds the treatment of start_workout's experiment (the local draw is its holdout),
     /// an experiment the config lacks, and a variant it lacks.
-    private static let served = #"{"assignments": [{"experiment_id": "2002", "variant_id": "3004"}, {"experiment_id": "9999", "variant_id": "1"}, {"experiment_id": "2005", "variant_id": "nope"}]}"#
+    private static let served =
+        #"{"assignments": [{"experiment_id": "2002", "variant_id": "3004"}, {"experiment_id": "9999", "variant_id": "1"}, {"experiment_id": "2005", "variant_id": "nope"}]}"#
 
     @Test func identifyWithRestorePaywallAssignmentsAdoptsTheServersVariantsBeforeAnswering() async throws {
         let server = try await ScriptedAPIServer.start(
-            [.init(status: 200, body: try await demoConfigBody())], paths: ["/api/v1/assignments": .init(status: 200, body: Self.served, delay_ms: 300)])
+            [.init(status: 200, body: try await demoConfigBody())],
+            paths: ["/api/v1/assignments": .init(status: 200, body: Self.served, delay_ms: 300)]
+        )
         let (superwall, outcome) = await configure(server)
         #expect(outcome.status == .configured)
         _ = try await superwall.setSubscriptionStatus(.inactive)
@@ -381,10 +491,14 @@ private func configure(_ server: ScriptedAPIServer, directory: String = FileMana
 
     @Test func identifyWithoutTheOptionFetchesThemInTheBackground() async throws {
         let server = try await ScriptedAPIServer.start(
-            [.init(status: 200, body: try await demoConfigBody())], paths: ["/api/v1/assignments": .init(status: 200, body: Self.served)])
+            [.init(status: 200, body: try await demoConfigBody())],
+            paths: ["/api/v1/assignments": .init(status: 200, body: Self.served)]
+        )
         let (superwall, _) = await configure(server)
         _ = try await superwall.identify(userId: "runner_10", restorePaywallAssignments: false)
-        try await eventually { (try? await superwall.assignments().first { $0.experimentId == "2002" }?.variant.id) == "3004" }
+        try await eventually {
+            (try? await superwall.assignments().first { $0.experimentId == "2002" }?.variant.id) == "3004"
+        }
         #expect(server.requests.contains { $0.path == "/api/v1/assignments" })
     }
 
@@ -397,8 +511,12 @@ private func configure(_ server: ScriptedAPIServer, directory: String = FileMana
 
 @Suite struct LocalizedPaywallTests {
     /// The demo config listing German, and the coach paywall as the server serves it in German.
-    private static func localizedSetup(locales: [String] = ["en", "de_DE"]) async throws -> (config: String, german: String) {
-        var config = try #require(try JSONSerialization.jsonObject(with: Data(try await demoConfigBody().utf8)) as? [String: Any])
+    private static func localizedSetup(
+        locales: [String] = ["en", "de_DE"]
+    ) async throws -> (config: String, german: String) {
+        var config = try #require(
+            try JSONSerialization.jsonObject(with: Data(try await demoConfigBody().utf8)) as? [String: Any]
+        )
         config["localization"] = ["locales": locales.map { ["locale": $0] }]
         let paywalls = try #require(config["paywall_responses"] as? [[String: Any]])
         var german = try #require(paywalls.first { $0["identifier"] as? String == "coach-upsell-gated" })
@@ -410,7 +528,9 @@ private func configure(_ server: ScriptedAPIServer, directory: String = FileMana
     @Test func aListedLocaleFetchesThePaywallFromTheServerInIt() async throws {
         let (config, german) = try await Self.localizedSetup()
         let server = try await ScriptedAPIServer.start(
-            [.init(status: 200, body: config)], paths: ["/api/v1/paywall/coach-upsell-gated": .init(status: 200, body: german)])
+            [.init(status: 200, body: config)],
+            paths: ["/api/v1/paywall/coach-upsell-gated": .init(status: 200, body: german)]
+        )
         let (superwall, _) = await configure(server)
         _ = try await superwall.setSubscriptionStatus(.inactive)
         // English, the device's default here: the config's own paywall, no request.
@@ -430,7 +550,8 @@ private func configure(_ server: ScriptedAPIServer, directory: String = FileMana
         let (config, _) = try await Self.localizedSetup(locales: ["en", "de"])
         let server = try await ScriptedAPIServer.start(
             [.init(status: 200, body: config)],
-            paths: ["/api/v1/paywall/coach-upsell-gated": .init(status: 500)])
+            paths: ["/api/v1/paywall/coach-upsell-gated": .init(status: 500)]
+        )
         let delegate = RecordingDelegate()
         let (superwall, _) = await configure(server, delegate: delegate)
         _ = try await superwall.setSubscriptionStatus(.inactive)
@@ -440,12 +561,18 @@ private func configure(_ server: ScriptedAPIServer, directory: String = FileMana
             _ = try await superwall.getPaywall(placement: "open_coach_chat")
             Issue.record("expected a failure")
         } catch {
-            guard case .presentation(let failure) = error else { Issue.record("\(error)"); return }
+            guard case .presentation(let failure) = error else {
+                Issue.record("\(error)")
+                return
+            }
             #expect(failure.code.rawValue == 107)
         }
         #expect(delegate.names.contains("paywallResponseLoad_fail"))
         #expect(server.requests.filter { $0.path == "/api/v1/paywall/coach-upsell-gated" }.count == 7)
-        #expect(server.requests.first { $0.path == "/api/v1/paywall/coach-upsell-gated" }?.query == "pk=pk_http_test&locale=de")
+        #expect(
+            server.requests.first { $0.path == "/api/v1/paywall/coach-upsell-gated" }?.query
+                == "pk=pk_http_test&locale=de"
+        )
     }
 }
 
@@ -465,7 +592,8 @@ private final class SilentServer {
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { address -> Bool in
-                bind(descriptor, address, length) == 0 && listen(descriptor, 16) == 0 && getsockname(descriptor, address, &length) == 0
+                bind(descriptor, address, length) == 0 && listen(descriptor, 16) == 0
+                    && getsockname(descriptor, address, &length) == 0
             }
         }
         guard bound else { throw CocoaError(.fileWriteUnknown) }

@@ -1,8 +1,9 @@
 import Foundation
 import GRDB
-@testable import SuperwallCore
-import Testing
 import TestSupport
+import Testing
+
+@testable import SuperwallCore
 
 @Suite struct IdentityTests {
     @Test(arguments: [("user_123", 38), ("abc", 3), ("test@example.com", 3)])
@@ -34,34 +35,56 @@ import TestSupport
     private let installedAt = "2026-01-01T00:00:00.000Z"
 
     @Test func reservedDollarKeysAreDropped() {
-        let merged = UserAttributes.merge(["$secret": "x", "plan": "pro"], into: [:], applicationInstalledAt: installedAt)
+        let merged = UserAttributes.merge(
+            ["$secret": "x", "plan": "pro"],
+            into: [:],
+            applicationInstalledAt: installedAt
+        )
         #expect(merged == ["plan": "pro", "applicationInstalledAt": .string(installedAt)])
     }
 
     @Test func nullRemovesAKeyAndTheMergeIsShallow() {
         let current: [String: JSON] = ["plan": "free", "prefs": ["a": 1, "b": 2], "age": 30]
-        let merged = UserAttributes.merge(["plan": .null, "prefs": ["a": 3]], into: current, applicationInstalledAt: installedAt)
+        let merged = UserAttributes.merge(
+            ["plan": .null, "prefs": ["a": 3]],
+            into: current,
+            applicationInstalledAt: installedAt
+        )
         #expect(merged["plan"] == nil)
         #expect(merged["prefs"] == ["a": 3])
         #expect(merged["age"] == 30)
     }
 
     @Test func arraysAndObjectsAreKept() {
-        let merged = UserAttributes.merge(["tags": ["a", 1, true], "address": ["city": "Oslo"]], into: [:], applicationInstalledAt: installedAt)
+        let merged = UserAttributes.merge(
+            ["tags": ["a", 1, true], "address": ["city": "Oslo"]],
+            into: [:],
+            applicationInstalledAt: installedAt
+        )
         #expect(merged["tags"] == ["a", 1, true])
         #expect(merged["address"] == ["city": "Oslo"])
     }
 
     @Test func applicationInstalledAtIsAlwaysPresentAndCannotBeOverwritten() {
-        let merged = UserAttributes.merge(["applicationInstalledAt": "never"], into: [:], applicationInstalledAt: installedAt)
+        let merged = UserAttributes.merge(
+            ["applicationInstalledAt": "never"],
+            into: [:],
+            applicationInstalledAt: installedAt
+        )
         #expect(merged["applicationInstalledAt"] == .string(installedAt))
     }
 
-    @Test(arguments: [("ada@example.com", true), ("a.b+c%d-e@sub.example.co", true), ("no-at-sign", false),
-                      ("x@y", false), ("x@y.c", false), ("x@y.c0m", false), ("spa ce@example.com", false), ("x@example.com ", false)])
+    @Test(arguments: [
+        ("ada@example.com", true), ("a.b+c%d-e@sub.example.co", true), ("no-at-sign", false),
+        ("x@y", false), ("x@y.c", false), ("x@y.c0m", false), ("spa ce@example.com", false), ("x@example.com ", false),
+    ])
     func emailsAreValidatedWithSuperwallKitsPattern(_ address: String, _ valid: Bool) {
         #expect(UserAttributes.isEmailAddress(address) == valid)
-        let merged = UserAttributes.merge(["email": .string(address)], into: ["email": "old@example.com"], applicationInstalledAt: installedAt)
+        let merged = UserAttributes.merge(
+            ["email": .string(address)],
+            into: ["email": "old@example.com"],
+            applicationInstalledAt: installedAt
+        )
         #expect(merged["email"] == (valid ? .string(address) : nil))
     }
 }
@@ -101,23 +124,49 @@ import TestSupport
             store.logPlacement("paywall_open", at: base.addingTimeInterval(offset), params: ["n": .double(offset)])
         }
         store.logPlacement("other", at: base.addingTimeInterval(30), params: [:])
-        #expect(try store.lastPlacement(named: "paywall_open", before: base.addingTimeInterval(100)) == base.addingTimeInterval(60))
+        #expect(
+            try store.lastPlacement(named: "paywall_open", before: base.addingTimeInterval(100))
+                == base.addingTimeInterval(60)
+        )
         #expect(try store.lastPlacement(named: "never", before: base) == nil)
-        #expect(try store.placementCount(named: "paywall_open", since: base.addingTimeInterval(60), until: base.addingTimeInterval(3600)) == 3)
+        #expect(
+            try store.placementCount(
+                named: "paywall_open",
+                since: base.addingTimeInterval(60),
+                until: base.addingTimeInterval(3600)
+            ) == 3
+        )
         #expect(try store.placementCount(named: "paywall_open", since: nil, until: base.addingTimeInterval(7200)) == 4)
     }
 
     @Test func timesLoggedOutOfOrderAreAnsweredInOrder() throws {
         let store = try Store()
         let base = Date(timeIntervalSince1970: 1_700_000_000)
-        for offset in [100.0, 0, 50, 100] { store.logPlacement("tap", at: base.addingTimeInterval(offset), params: [:]) }
-        #expect(try store.lastPlacement(named: "tap", before: base.addingTimeInterval(99)) == base.addingTimeInterval(50))
-        #expect(try store.placementCount(named: "tap", since: base.addingTimeInterval(50), until: base.addingTimeInterval(100)) == 3)
-        #expect(try store.placementCount(named: "tap", since: base.addingTimeInterval(101), until: base.addingTimeInterval(100)) == 0)
+        for offset in [100.0, 0, 50, 100] {
+            store.logPlacement("tap", at: base.addingTimeInterval(offset), params: [:])
+        }
+        #expect(
+            try store.lastPlacement(named: "tap", before: base.addingTimeInterval(99)) == base.addingTimeInterval(50)
+        )
+        #expect(
+            try store.placementCount(
+                named: "tap",
+                since: base.addingTimeInterval(50),
+                until: base.addingTimeInterval(100)
+            ) == 3
+        )
+        #expect(
+            try store.placementCount(
+                named: "tap",
+                since: base.addingTimeInterval(101),
+                until: base.addingTimeInterval(100)
+            ) == 0
+        )
     }
 
     @Test func theTimesOfTheLogAreReadBackOnReopenAndForgottenByAReset() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("timeline-\(UUID().uuidString).sqlite").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("timeline-\(UUID().uuidString).sqlite")
+            .path
         let base = Date(timeIntervalSince1970: 1_700_000_000)
         do {
             let store = try Store(path: path)
@@ -126,7 +175,10 @@ import TestSupport
             try store.commitPendingWrites()
         }
         let reopened = try Store(path: path)
-        #expect(try reopened.lastPlacement(named: "paywall_open", before: base.addingTimeInterval(60)) == base.addingTimeInterval(10))
+        #expect(
+            try reopened.lastPlacement(named: "paywall_open", before: base.addingTimeInterval(60))
+                == base.addingTimeInterval(10)
+        )
         try reopened.resetUser()
         #expect(try reopened.placementCount(named: "paywall_open", since: nil, until: base.addingTimeInterval(60)) == 0)
         #expect(try reopened.placementCount(named: "app_launch", since: nil, until: base.addingTimeInterval(60)) == 1)
@@ -156,7 +208,10 @@ import TestSupport
     @Test func aRefusedCommitKeepsItsRowsInOrderForTheNextOne() throws {
         let store = try Store(commitDelay: .seconds(60))
         try store.database.write { db in
-            try db.execute(sql: "CREATE TRIGGER refuse BEFORE INSERT ON placement WHEN NEW.name = 'b' BEGIN SELECT RAISE(ABORT, 'refused'); END")
+            try db.execute(
+                sql:
+                    "CREATE TRIGGER refuse BEFORE INSERT ON placement WHEN NEW.name = 'b' BEGIN SELECT RAISE(ABORT, 'refused'); END"
+            )
         }
         store.logPlacement("a", at: Date(), params: [:])
         store.logPlacement("b", at: Date(), params: ["k": "v"])
@@ -171,7 +226,8 @@ import TestSupport
     }
 
     @Test func rowsLoggedBeforeAReopenAreOnDisk() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString).sqlite").path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("store-\(UUID().uuidString).sqlite")
+            .path
         do {
             let store = try Store(path: path)
             store.logPlacement("kept", at: Date(), params: [:])
@@ -183,7 +239,9 @@ import TestSupport
     @Test func occurrencesAreCountedByKeyWithinAWindow() throws {
         let store = try Store()
         let base = Date(timeIntervalSince1970: 1_700_000_000)
-        for offset in [0.0, 600, 3000] { try store.recordOccurrence(key: "66-once-per-hour", at: base.addingTimeInterval(offset)) }
+        for offset in [0.0, 600, 3000] {
+            try store.recordOccurrence(key: "66-once-per-hour", at: base.addingTimeInterval(offset))
+        }
         try store.recordOccurrence(key: "other", at: base)
         #expect(try store.occurrenceCount(key: "66-once-per-hour", since: base.addingTimeInterval(500)) == 2)
         #expect(try store.occurrenceCount(key: "66-once-per-hour", since: nil) == 3)
@@ -194,18 +252,36 @@ import TestSupport
         let store = try Store()
         let treatment = Variant(id: "219", kind: .treatment, percentage: 0, paywallIdentifier: "pw")
         try store.save(Store.Assignment(experimentId: "80", variant: treatment, isSentToServer: false))
-        try store.save(Store.Assignment(experimentId: "66", variant: Variant(id: "189", kind: .holdout, percentage: 0, paywallIdentifier: nil), isSentToServer: true))
+        try store.save(
+            Store.Assignment(
+                experimentId: "66",
+                variant: Variant(id: "189", kind: .holdout, percentage: 0, paywallIdentifier: nil),
+                isSentToServer: true
+            )
+        )
         try store.save(Store.Assignment(experimentId: "80", variant: treatment, isSentToServer: true))
-        #expect(try store.assignments() == [
-            Store.Assignment(experimentId: "66", variant: Variant(id: "189", kind: .holdout, percentage: 0, paywallIdentifier: nil), isSentToServer: true),
-            Store.Assignment(experimentId: "80", variant: treatment, isSentToServer: true),
-        ])
+        #expect(
+            try store.assignments() == [
+                Store.Assignment(
+                    experimentId: "66",
+                    variant: Variant(id: "189", kind: .holdout, percentage: 0, paywallIdentifier: nil),
+                    isSentToServer: true
+                ),
+                Store.Assignment(experimentId: "80", variant: treatment, isSentToServer: true),
+            ]
+        )
     }
 
     @Test func resetDropsAssignmentsAndOccurrencesButKeepsTheSubscriptionStatus() throws {
         let store = try Store()
         try store.recordOccurrence(key: "k", at: Date())
-        try store.save(Store.Assignment(experimentId: "1", variant: Variant(id: "v", kind: .treatment, percentage: 0, paywallIdentifier: nil), isSentToServer: false))
+        try store.save(
+            Store.Assignment(
+                experimentId: "1",
+                variant: Variant(id: "v", kind: .treatment, percentage: 0, paywallIdentifier: nil),
+                isSentToServer: false
+            )
+        )
         try store.set(.active([Entitlement(id: "pro")]), for: .subscriptionStatus)
         try store.resetUser()
         #expect(try store.occurrenceCount(key: "k", since: nil) == 0)
@@ -287,10 +363,14 @@ import TestSupport
     }
 
     @Test func theDefaultPathIsPerAPIKeyUnderXDGDataHome() {
-        #expect(DataDirectory.defaultPath(apiKey: "pk_abc123", environment: ["XDG_DATA_HOME": "/data", "HOME": "/home/u"])
-            == "/data/superwall-bridge/pk_abc123")
-        #expect(DataDirectory.defaultPath(apiKey: "pk/../x", environment: ["HOME": "/home/u"])
-            == "/home/u/.local/share/superwall-bridge/pk____x")
+        #expect(
+            DataDirectory.defaultPath(apiKey: "pk_abc123", environment: ["XDG_DATA_HOME": "/data", "HOME": "/home/u"])
+                == "/data/superwall-bridge/pk_abc123"
+        )
+        #expect(
+            DataDirectory.defaultPath(apiKey: "pk/../x", environment: ["HOME": "/home/u"])
+                == "/home/u/.local/share/superwall-bridge/pk____x"
+        )
     }
 
     @Test func anUnwritableLocationIsAClearError() {
@@ -321,23 +401,34 @@ import TestSupport
             times.append(time)
             timeline.insert("tap", atMs: time)
         }
-        #expect(timeline.storedCount < 2 * PlacementTimeline.exactCapacity + 100, "older times are folded a second at a time")
+        #expect(
+            timeline.storedCount < 2 * PlacementTimeline.exactCapacity + 100,
+            "older times are folded a second at a time"
+        )
         for (from, to) in [(0.0, 99.0), (10.0, 19.0), (50.0, 99.0), (0.0, 0.0), (98.0, 99.0)] {
-            let fromMs = 1_700_000_000_000.0 + from * 1000, toMs = 1_700_000_000_000.0 + to * 1000 + 999
+            let fromMs = 1_700_000_000_000.0 + from * 1000
+            let toMs = 1_700_000_000_000.0 + to * 1000 + 999
             let expected = times.filter { $0 >= fromMs && $0 <= toMs }.count
             #expect(timeline.count(named: "tap", from: fromMs, to: toMs) == expected, "seconds \(from)–\(to)")
         }
         #expect(timeline.last(named: "tap", atOrBefore: .infinity) == times.last)
-        #expect(timeline.last(named: "tap", atOrBefore: 1_700_000_005_999) == 1_700_000_005_399, "the last time of a folded second")
+        #expect(
+            timeline.last(named: "tap", atOrBefore: 1_700_000_005_999) == 1_700_000_005_399,
+            "the last time of a folded second"
+        )
         #expect(timeline.last(named: "tap", atOrBefore: 1_699_999_999_999) == nil)
     }
 
     @Test func aClockThatWentBackIsFoldedInOrder() {
         var timeline = PlacementTimeline()
         let base = 1_700_000_000_000.0
-        for index in 0..<(2 * PlacementTimeline.exactCapacity) { timeline.insert("tap", atMs: base + 10_000 + Double(index)) }
+        for index in 0..<(2 * PlacementTimeline.exactCapacity) {
+            timeline.insert("tap", atMs: base + 10_000 + Double(index))
+        }
         // Now older times arrive, and enough more to fold them too.
-        for index in 0..<(2 * PlacementTimeline.exactCapacity) { timeline.insert("tap", atMs: base + Double(index % 5) * 1000) }
+        for index in 0..<(2 * PlacementTimeline.exactCapacity) {
+            timeline.insert("tap", atMs: base + Double(index % 5) * 1000)
+        }
         #expect(timeline.count(named: "tap", from: base, to: base + 5_000) == 2 * PlacementTimeline.exactCapacity)
         #expect(timeline.count(named: "tap", from: base, to: .infinity) == 4 * PlacementTimeline.exactCapacity)
     }
@@ -349,8 +440,10 @@ import TestSupport
             let id = UUID()
             #expect(id.text == id.uuidString)
         }
-        let edges = [UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)),
-                     UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255))]
+        let edges = [
+            UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)),
+            UUID(uuid: (255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255, 255)),
+        ]
         for id in edges { #expect(id.text == id.uuidString) }
     }
 }
@@ -358,8 +451,10 @@ import TestSupport
 @Suite struct JSONTextTests {
     /// Small strings (most keys) and large ones, with and without what must be escaped, read
     /// back as they were written.
-    @Test(arguments: ["plan", "", "a \"quoted\" word", "back\\slash", "line\nbreak\tand\r", "bell\u{07}", "ünïcødé ✓",
-                      String(repeating: "long text without escapes ", count: 20), String(repeating: "long \"escaped\"\n", count: 20)])
+    @Test(arguments: [
+        "plan", "", "a \"quoted\" word", "back\\slash", "line\nbreak\tand\r", "bell\u{07}", "ünïcødé ✓",
+        String(repeating: "long text without escapes ", count: 20), String(repeating: "long \"escaped\"\n", count: 20),
+    ])
     func stringsReadBackAsWritten(text: String) throws {
         let written = JSON.object([text: .string(text)]).jsonText
         let read = try JSONDecoder().decode([String: String].self, from: Data(written.utf8))

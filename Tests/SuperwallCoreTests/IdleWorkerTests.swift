@@ -1,15 +1,19 @@
 import Foundation
-@testable import SuperwallCore
 import Synchronization
-import Testing
 import TestSupport
+import Testing
+
+@testable import SuperwallCore
 
 /// The scheduling policy and, where the kernel reports it, the time slice of one of this
 /// process's threads.
 private func scheduling(of thread: Int32) -> (policy: Int32, slice: Int?) {
     let policy = sched_getscheduler(thread)
-    let lines = (try? String(contentsOfFile: "/proc/self/task/\(thread)/sched", encoding: .utf8))?.split(separator: "\n") ?? []
-    let slice = lines.first { $0.hasPrefix("se.slice") }.flatMap { Int($0.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "") }
+    let lines =
+        (try? String(contentsOfFile: "/proc/self/task/\(thread)/sched", encoding: .utf8))?.split(separator: "\n") ?? []
+    let slice = lines.first { $0.hasPrefix("se.slice") }.flatMap {
+        Int($0.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "")
+    }
     return (policy, slice)
 }
 
@@ -86,7 +90,9 @@ private var kernelTakesCustomSlices: Bool {
         }
         defer { worker.stop() }
         let start = ContinuousClock.now
-        while worker.threadID == 0, ContinuousClock.now < start + .seconds(5) { try await Task.sleep(for: .milliseconds(1)) }
+        while worker.threadID == 0, ContinuousClock.now < start + .seconds(5) {
+            try await Task.sleep(for: .milliseconds(1))
+        }
 
         worker.hurry()
         #expect(await ran.waitOffThePool() == .success)

@@ -1,14 +1,21 @@
 import Foundation
-@testable import SuperwallCore
-import Testing
 import TestSupport
+import Testing
+
+@testable import SuperwallCore
 
 private func temporaryDatabasePath() -> String {
     FileManager.default.temporaryDirectory.appendingPathComponent("journal-\(UUID().uuidString).sqlite").path
 }
 
 private func row(_ name: String, _ time: Double, queued: Bool = false) -> PlacementRow {
-    PlacementRow(name: name, createdAtMs: time, params: Array(#"{"n":"\#(name)"}"#.utf8), eventId: queued ? UUID() : nil, queued: queued)
+    PlacementRow(
+        name: name,
+        createdAtMs: time,
+        params: Array(#"{"n":"\#(name)"}"#.utf8),
+        eventId: queued ? UUID() : nil,
+        queued: queued
+    )
 }
 
 @Suite struct PlacementJournalTests {
@@ -48,7 +55,13 @@ private func row(_ name: String, _ time: Double, queued: Bool = false) -> Placem
             // comes back to the first one, reusing it from its start.
             let journal = try PlacementJournal(besideDatabaseAt: path, capacity: 200)
             for sequence in 1...6 {
-                #expect(journal.append([row("r\(sequence)", Double(sequence))], from: UInt64(sequence), transferred: UInt64(sequence - 1)) == .appended)
+                #expect(
+                    journal.append(
+                        [row("r\(sequence)", Double(sequence))],
+                        from: UInt64(sequence),
+                        transferred: UInt64(sequence - 1)
+                    ) == .appended
+                )
             }
             #expect(journal.append([row("r7", 7)], from: 7, transferred: 6) == .appended)
         }
@@ -61,7 +74,9 @@ private func row(_ name: String, _ time: Double, queued: Bool = false) -> Placem
     @Test func neitherFileTakesARecordWhileBothHoldUntransferredOnes() throws {
         let journal = try PlacementJournal(besideDatabaseAt: temporaryDatabasePath(), capacity: 200)
         var sequence: UInt64 = 1
-        while journal.append([row("r", Double(sequence))], from: sequence, transferred: 0) == .appended { sequence += 1 }
+        while journal.append([row("r", Double(sequence))], from: sequence, transferred: 0) == .appended {
+            sequence += 1
+        }
         #expect(sequence > 2)
         #expect(journal.append([row("r", 0)], from: sequence, transferred: sequence - 1) == .appended)
     }
@@ -85,7 +100,9 @@ private func row(_ name: String, _ time: Double, queued: Bool = false) -> Placem
     @Test func aCommitWaitsForAnotherWriteHoldingItsRows() async throws {
         let store = try Store(path: temporaryDatabasePath())
         store.logPlacement("acknowledged", at: Date(timeIntervalSince1970: 1), params: [:])
-        let (holding, release, committed) = (DispatchSemaphore(value: 0), DispatchSemaphore(value: 0), DispatchSemaphore(value: 0))
+        let (holding, release, committed) = (
+            DispatchSemaphore(value: 0), DispatchSemaphore(value: 0), DispatchSemaphore(value: 0)
+        )
         let other = Thread {
             try? store.changing { _ in
                 holding.signal()
@@ -113,7 +130,9 @@ private func row(_ name: String, _ time: Double, queued: Bool = false) -> Placem
         let store = try Store(path: temporaryDatabasePath(), commitDelay: .seconds(2))
         // Past the backlog limit (512) the worker starts at once and steps while a full step
         // (64 rows) is journaled: 600 rows leave 24 for the timer.
-        for index in 0..<600 { store.logPlacement("p\(index)", at: Date(timeIntervalSince1970: Double(index)), params: [:]) }
+        for index in 0..<600 {
+            store.logPlacement("p\(index)", at: Date(timeIntervalSince1970: Double(index)), params: [:])
+        }
         try store.commitPendingWrites()
         let unwritten = await onAThreadOfItsOwn { () -> [Int] in
             let deadline = ContinuousClock.now + .seconds(30)

@@ -1,16 +1,25 @@
 import Foundation
-@testable import SuperwallCore
-import Testing
 import TestSupport
+import Testing
 
-private var preloadTriggers: [[String: Any]] { [
-    placement("gated", [audience("e1", rule: nil, variants: [treatment("v1", "pro-workouts-gated")])]),
-    placement("onboarding", [audience("e2", rule: nil, variants: [treatment("v2", "onboarding-annual")])]),
-    // A rule the user does not meet: its IF_TRUE audience keeps the experiment from preloading.
-    placement("pro_only", [audience("e3", rule: "user.plan == \"pro\"", variants: [treatment("v3", "onboarding-monthly-trial")])]),
-    placement("never", [audience("e4", rule: nil, variants: [treatment("v4", "limit-reached-promo-code")], preload: "NEVER")]),
-    placement("held_out", [audience("e5", rule: nil, variants: [holdout("h5")])]),
-] }
+@testable import SuperwallCore
+
+private var preloadTriggers: [[String: Any]] {
+    [
+        placement("gated", [audience("e1", rule: nil, variants: [treatment("v1", "pro-workouts-gated")])]),
+        placement("onboarding", [audience("e2", rule: nil, variants: [treatment("v2", "onboarding-annual")])]),
+        // A rule the user does not meet: its IF_TRUE audience keeps the experiment from preloading.
+        placement(
+            "pro_only",
+            [audience("e3", rule: "user.plan == \"pro\"", variants: [treatment("v3", "onboarding-monthly-trial")])]
+        ),
+        placement(
+            "never",
+            [audience("e4", rule: nil, variants: [treatment("v4", "limit-reached-promo-code")], preload: "NEVER")]
+        ),
+        placement("held_out", [audience("e5", rule: nil, variants: [holdout("h5")])]),
+    ]
+}
 
 private func preloadConfig(_ edit: (inout [String: Any]) -> Void = { _ in }) async throws -> String {
     try edited(try await presentationConfig(preloadTriggers)) { object in
@@ -28,12 +37,16 @@ private func preloadConfig(_ edit: (inout [String: Any]) -> Void = { _ in }) asy
         #expect(Set(presenter.preloads.map(\.paywall)) == Set(chosen))
         let page = try #require(presenter.preloads.first { $0.paywall == "pro-workouts-gated" }?.page)
         #expect(page.load?.url == "https://paywalls.pockettrainer.example/pro-workouts-gated")
-        #expect(harness.delegate.names == [
-            "paywallPreload_start", "paywallResponseLoad_start", "paywallResponseLoad_complete",
-            "paywallResponseLoad_start", "paywallResponseLoad_complete", "paywallPreload_complete",
-        ])
+        #expect(
+            harness.delegate.names == [
+                "paywallPreload_start", "paywallResponseLoad_start", "paywallResponseLoad_complete",
+                "paywallResponseLoad_start", "paywallResponseLoad_complete", "paywallPreload_complete",
+            ]
+        )
         #expect(harness.delegate.event("paywallPreload_start")?.delegateParameters["paywall_count"] == 2)
-        #expect(harness.delegate.event("paywallResponseLoad_start")?.delegateParameters["is_triggered_from_event"] == false)
+        #expect(
+            harness.delegate.event("paywallResponseLoad_start")?.delegateParameters["is_triggered_from_event"] == false
+        )
     }
 
     @Test func aSecondPreloadFindsEverythingLoadedAndAsksTheHostNothing() async throws {
@@ -49,14 +62,22 @@ private func preloadConfig(_ edit: (inout [String: Any]) -> Void = { _ in }) asy
     @Test func preloadPaywallsTakesOnlyTheNamedPlacements() async throws {
         let presenter = FakePresenter(canPreload: true)
         let harness = await PresentationHarness.make(try await preloadConfig(), presenter: presenter)
-        #expect(try await harness.superwall.preloadPaywalls(forPlacements: ["onboarding", "never", "nope"]) == ["onboarding-annual"])
+        #expect(
+            try await harness.superwall.preloadPaywalls(forPlacements: ["onboarding", "never", "nope"]) == [
+                "onboarding-annual"
+            ]
+        )
         #expect(presenter.preloads.map(\.paywall) == ["onboarding-annual"])
     }
 
     @Test func theConfigsDisablePreloadTurnsPlacementsOrEverythingOff() async throws {
-        let some = await PresentationHarness.make(try await preloadConfig { $0["disable_preload"] = ["all": false, "triggers": ["gated"]] })
+        let some = await PresentationHarness.make(
+            try await preloadConfig { $0["disable_preload"] = ["all": false, "triggers": ["gated"]] }
+        )
         #expect(try await some.superwall.preloadAllPaywalls() == ["onboarding-annual"])
-        let all = await PresentationHarness.make(try await preloadConfig { $0["disable_preload"] = ["all": true, "triggers": []] })
+        let all = await PresentationHarness.make(
+            try await preloadConfig { $0["disable_preload"] = ["all": true, "triggers": []] }
+        )
         #expect(try await all.superwall.preloadAllPaywalls() == [])
         #expect(all.delegate.event("paywallPreload_complete")?.delegateParameters["paywall_count"] == 0)
     }
@@ -64,7 +85,9 @@ private func preloadConfig(_ edit: (inout [String: Any]) -> Void = { _ in }) asy
     @Test func anIfTrueAudienceThatNowAdmitsTheUserPreloadsItsPaywall() async throws {
         let harness = await PresentationHarness.make(try await preloadConfig())
         _ = try await harness.superwall.setUserAttributes(["plan": "pro"])
-        #expect(try await harness.superwall.preloadPaywalls(forPlacements: ["pro_only"]) == ["onboarding-monthly-trial"])
+        #expect(
+            try await harness.superwall.preloadPaywalls(forPlacements: ["pro_only"]) == ["onboarding-monthly-trial"]
+        )
     }
 
     @Test func aHostWithoutTheCapabilityIsNotAskedButThePaywallsStillLoad() async throws {
@@ -79,8 +102,14 @@ private func preloadConfig(_ edit: (inout [String: Any]) -> Void = { _ in }) asy
         var timeouts = Superwall.Timeouts()
         timeouts.pageEffect = .milliseconds(50)
         let presenter = FakePresenter(canPreload: true, preloadBehavior: .hang)
-        let harness = await PresentationHarness.make(try await preloadConfig(), presenter: presenter, timeouts: timeouts)
-        let (preloaded, elapsed) = try await measuredOffThePool { try await harness.superwall.preloadAllPaywalls().count }
+        let harness = await PresentationHarness.make(
+            try await preloadConfig(),
+            presenter: presenter,
+            timeouts: timeouts
+        )
+        let (preloaded, elapsed) = try await measuredOffThePool {
+            try await harness.superwall.preloadAllPaywalls().count
+        }
         #expect(preloaded == 2)
         #expect(elapsed < .seconds(20))
         #expect(harness.delegate.names.last == "paywallPreload_complete")
@@ -102,8 +131,14 @@ private func preloadConfig(_ edit: (inout [String: Any]) -> Void = { _ in }) asy
         _ = try await harness.superwall.preloadAllPaywalls()
         harness.delegate.clear()
         _ = try await harness.superwall.presentationResult(for: "gated", params: [:])
-        #expect(harness.delegate.names.filter { $0.hasPrefix("paywallResponseLoad") } == ["paywallResponseLoad_start", "paywallResponseLoad_complete"])
-        #expect(harness.delegate.event("paywallResponseLoad_start")?.delegateParameters["is_triggered_from_event"] == true)
+        #expect(
+            harness.delegate.names.filter { $0.hasPrefix("paywallResponseLoad") } == [
+                "paywallResponseLoad_start", "paywallResponseLoad_complete",
+            ]
+        )
+        #expect(
+            harness.delegate.event("paywallResponseLoad_start")?.delegateParameters["is_triggered_from_event"] == true
+        )
         harness.delegate.clear()
         _ = try await harness.superwall.presentationResult(for: "gated", params: [:])
         #expect(harness.delegate.names.filter { $0.hasPrefix("paywallResponseLoad") }.isEmpty)

@@ -1,15 +1,18 @@
 import Foundation
-@testable import SuperwallCore
-import Testing
 import TestSupport
+import Testing
 
-private var demoTriggers: [[String: Any]] { [
-    placement("nongated", [audience("e1", rule: nil, variants: [treatment("v1", "onboarding-annual")])]),
-    placement("gated", [audience("e2", rule: nil, variants: [treatment("v2", "pro-workouts-gated")])]),
-    placement("held", [audience("e3", rule: nil, variants: [holdout("v3")])]),
-    placement("nomatch", [audience("e4", rule: "false", variants: [holdout("v4")])]),
-    placement("missing", [audience("e5", rule: nil, variants: [treatment("v5", "no-such-paywall")])]),
-] }
+@testable import SuperwallCore
+
+private var demoTriggers: [[String: Any]] {
+    [
+        placement("nongated", [audience("e1", rule: nil, variants: [treatment("v1", "onboarding-annual")])]),
+        placement("gated", [audience("e2", rule: nil, variants: [treatment("v2", "pro-workouts-gated")])]),
+        placement("held", [audience("e3", rule: nil, variants: [holdout("v3")])]),
+        placement("nomatch", [audience("e4", rule: "false", variants: [holdout("v4")])]),
+        placement("missing", [audience("e5", rule: nil, variants: [treatment("v5", "no-such-paywall")])]),
+    ]
+}
 
 @Suite struct PresentationPipelineTests {
     @Test func aPresentedPaywallClosedByTheUserIsDeclinedAndGrantsANonGatedFeature() async throws {
@@ -29,10 +32,18 @@ private var demoTriggers: [[String: Any]] { [
         }
         #expect(info.closeReason == .manualClose)
         #expect(outcome.featureGranted)
-        #expect(handler.calls == ["present onboarding-annual", "willDismiss onboarding-annual manualClose", "dismiss onboarding-annual manualClose"])
-        #expect(harness.delegate.calls == [
-            "willPresent onboarding-annual", "didPresent onboarding-annual", "willDismiss onboarding-annual", "didDismiss onboarding-annual",
-        ])
+        #expect(
+            handler.calls == [
+                "present onboarding-annual", "willDismiss onboarding-annual manualClose",
+                "dismiss onboarding-annual manualClose",
+            ]
+        )
+        #expect(
+            harness.delegate.calls == [
+                "willPresent onboarding-annual", "didPresent onboarding-annual", "willDismiss onboarding-annual",
+                "didDismiss onboarding-annual",
+            ]
+        )
         #expect(harness.presenter.dismissed.map { $0.closeReason } == [.manualClose])
     }
 
@@ -45,10 +56,13 @@ private var demoTriggers: [[String: Any]] { [
         _ = try await harness.superwall.perform(.close, inSession: shown.sessionId)
         _ = try await register.value
         await harness.superwall.awaitPresentationQueue()
-        #expect(harness.delegate.names == [
-            "paywallResponseLoad_start", "paywallResponseLoad_complete", "trigger_fire", "paywallPresentationRequest",
-            "paywallWebviewLoad_start", "paywall_open", "paywall_decline", "paywall_close",
-        ])
+        #expect(
+            harness.delegate.names == [
+                "paywallResponseLoad_start", "paywallResponseLoad_complete", "trigger_fire",
+                "paywallPresentationRequest",
+                "paywallWebviewLoad_start", "paywall_open", "paywall_decline", "paywall_close",
+            ]
+        )
         let fire = try #require(harness.delegate.event("trigger_fire"))
         #expect(fire.delegateParameters["result"] == "present")
         #expect(fire.delegateParameters["experiment_id"] == "e1")
@@ -116,7 +130,10 @@ private var demoTriggers: [[String: Any]] { [
         #expect(unknown.ending == .skipped(.placementNotFound))
         #expect(unknown.featureGranted)
         #expect(harness.delegate.names == ["paywallPresentationRequest"])
-        #expect(harness.delegate.event("paywallPresentationRequest")?.delegateParameters["status_reason"] == "event_not_found")
+        #expect(
+            harness.delegate.event("paywallPresentationRequest")?.delegateParameters["status_reason"]
+                == "event_not_found"
+        )
     }
 
     @Test func aPaywallMissingFromTheConfigIs404AndDoesNotGrant() async throws {
@@ -127,27 +144,43 @@ private var demoTriggers: [[String: Any]] { [
         #expect(!outcome.featureGranted)
         #expect(handler.calls == ["error 404"])
         #expect(harness.delegate.names.contains("paywallResponseLoad_notFound"))
-        #expect(harness.delegate.event("paywallPresentationRequest")?.delegateParameters["status_reason"] == "no_paywall_view_controller")
+        #expect(
+            harness.delegate.event("paywallPresentationRequest")?.delegateParameters["status_reason"]
+                == "no_paywall_view_controller"
+        )
     }
 
     @Test func withoutAPresenterThePipelineFailsWith103BeforeTriggerFire() async throws {
-        let harness = await PresentationHarness.make(try await presentationConfig(demoTriggers), presenter: FakePresenter(canPresent: false))
+        let harness = await PresentationHarness.make(
+            try await presentationConfig(demoTriggers),
+            presenter: FakePresenter(canPresent: false)
+        )
         let outcome = try await harness.superwall.register(placement: "nongated")
         #expect(errorCode(outcome) == .noPresenter)
         #expect(!outcome.featureGranted)
         #expect(!harness.delegate.names.contains("trigger_fire"))
-        #expect(harness.delegate.event("paywallPresentationRequest")?.delegateParameters["status_reason"] == "no_presenter")
+        #expect(
+            harness.delegate.event("paywallPresentationRequest")?.delegateParameters["status_reason"] == "no_presenter"
+        )
     }
 
     @Test func aHostThatRefusesOrNeverShowsIsAnErrorWithinTheDeadline() async throws {
-        let refusing = await PresentationHarness.make(try await presentationConfig(demoTriggers), presenter: FakePresenter(behavior: .refuse))
+        let refusing = await PresentationHarness.make(
+            try await presentationConfig(demoTriggers),
+            presenter: FakePresenter(behavior: .refuse)
+        )
         #expect(errorCode(try await refusing.superwall.register(placement: "nongated")) == .noPresenter)
         #expect(await refusing.superwall.openSessionId == nil)
         var timeouts = Superwall.Timeouts()
         timeouts.presentation = .milliseconds(100)
         let silent = await PresentationHarness.make(
-            try await presentationConfig(demoTriggers), presenter: FakePresenter(behavior: .hang), timeouts: timeouts)
-        let (outcome, elapsed) = try await measuredOffThePool { try await silent.superwall.register(placement: "nongated") }
+            try await presentationConfig(demoTriggers),
+            presenter: FakePresenter(behavior: .hang),
+            timeouts: timeouts
+        )
+        let (outcome, elapsed) = try await measuredOffThePool {
+            try await silent.superwall.register(placement: "nongated")
+        }
         #expect(errorCode(outcome) == .noPresenter)
         #expect(elapsed < .seconds(20), "the presenter never answers")
         // The slot is free again.
@@ -158,7 +191,9 @@ private var demoTriggers: [[String: Any]] { [
         let harness = await PresentationHarness.make("not json")
         let outcome = try await harness.superwall.register(placement: "nongated")
         #expect(errorCode(outcome) == .noConfig)
-        #expect(harness.delegate.event("paywallPresentationRequest")?.delegateParameters["status_reason"] == "no_config")
+        #expect(
+            harness.delegate.event("paywallPresentationRequest")?.delegateParameters["status_reason"] == "no_config"
+        )
         #expect(try await harness.superwall.presentationResult(for: "nongated") == .paywallNotAvailable)
     }
 
@@ -167,7 +202,11 @@ private var demoTriggers: [[String: Any]] { [
     @Test func anUnknownSubscriptionStatusTimesOutWith105() async throws {
         var timeouts = Superwall.Timeouts()
         timeouts.subscriptionStatus = .milliseconds(100)
-        let harness = await PresentationHarness.make(try await presentationConfig(demoTriggers), usingPurchaseController: true, timeouts: timeouts)
+        let harness = await PresentationHarness.make(
+            try await presentationConfig(demoTriggers),
+            usingPurchaseController: true,
+            timeouts: timeouts
+        )
         #expect(try await harness.superwall.subscriptionStatus() == .unknown)
         let outcome = try await harness.superwall.register(placement: "held")
         #expect(errorCode(outcome) == .subscriptionStatusTimeout)
@@ -183,7 +222,11 @@ private var demoTriggers: [[String: Any]] { [
     @Test func placementsQueuedBehindAStatusWaitShareItsBound() async throws {
         var timeouts = Superwall.Timeouts()
         timeouts.subscriptionStatus = .seconds(3)
-        let harness = await PresentationHarness.make(try await presentationConfig(demoTriggers), usingPurchaseController: true, timeouts: timeouts)
+        let harness = await PresentationHarness.make(
+            try await presentationConfig(demoTriggers),
+            usingPurchaseController: true,
+            timeouts: timeouts
+        )
         let first = Task { try await harness.superwall.register(placement: "held") }
         let second = Task { try await harness.superwall.register(placement: "held") }
         #expect(errorCode(try await first.value) == .subscriptionStatusTimeout)
@@ -193,7 +236,10 @@ private var demoTriggers: [[String: Any]] { [
     }
 
     @Test func aStatusSetWhileWaitingLetsThePresentationProceed() async throws {
-        let harness = await PresentationHarness.make(try await presentationConfig(demoTriggers), usingPurchaseController: true)
+        let harness = await PresentationHarness.make(
+            try await presentationConfig(demoTriggers),
+            usingPurchaseController: true
+        )
         let register = Task { try await harness.superwall.register(placement: "held") }
         try await Task.sleep(for: .milliseconds(50))
         try await harness.superwall.setSubscriptionStatus(.active([Entitlement(id: "pro")]))
@@ -202,11 +248,17 @@ private var demoTriggers: [[String: Any]] { [
             return
         }
         #expect(harness.delegate.calls.contains("status UNKNOWN -> ACTIVE"))
-        #expect(harness.delegate.event("subscriptionStatus_didChange")?.delegateParameters["active_entitlement_ids"] == "pro")
+        #expect(
+            harness.delegate.event("subscriptionStatus_didChange")?.delegateParameters["active_entitlement_ids"]
+                == "pro"
+        )
     }
 
     @Test func oneActiveEntitlementlessStatusIsInactiveAndRepeatsAreNotChanges() async throws {
-        let harness = await PresentationHarness.make(try await presentationConfig(demoTriggers), usingPurchaseController: true)
+        let harness = await PresentationHarness.make(
+            try await presentationConfig(demoTriggers),
+            usingPurchaseController: true
+        )
         #expect(try await harness.superwall.setSubscriptionStatus(.active([])) == .inactive)
         #expect(try await harness.superwall.setSubscriptionStatus(.inactive) == .inactive)
         #expect(harness.delegate.calls == ["status UNKNOWN -> INACTIVE"])
@@ -220,7 +272,10 @@ private var demoTriggers: [[String: Any]] { [
         let second = try await harness.superwall.register(placement: "gated")
         #expect(errorCode(second) == .paywallAlreadyPresented)
         #expect(!second.featureGranted)
-        #expect(harness.delegate.event("paywallPresentationRequest")?.delegateParameters["status_reason"] == "paywall_already_presented")
+        #expect(
+            harness.delegate.event("paywallPresentationRequest")?.delegateParameters["status_reason"]
+                == "paywall_already_presented"
+        )
         _ = try await harness.superwall.perform(.close, inSession: shown.sessionId)
         _ = try await first.value
         #expect(harness.presenter.presentations.count == 1)
@@ -233,7 +288,9 @@ private var demoTriggers: [[String: Any]] { [
         async let first = harness.superwall.register(placement: "nongated")
         async let second = harness.superwall.register(placement: "gated")
         let shown = try await harness.waitForPresentation()
-        try await eventually { harness.delegate.names.contains("paywallPresentationRequest") && harness.delegate.names.count >= 6 }
+        try await eventually {
+            harness.delegate.names.contains("paywallPresentationRequest") && harness.delegate.names.count >= 6
+        }
         await harness.superwall.dismiss()
         let outcomes = try await [first, second]
         #expect(outcomes.filter { errorCode($0) == .paywallAlreadyPresented }.count == 1)
@@ -274,7 +331,11 @@ private var demoTriggers: [[String: Any]] { [
             info.closeReason = reason
             return info
         }
-        let experiment = Experiment(id: "e", groupId: "g", variant: Variant(id: "v", kind: .holdout, percentage: 100, paywallIdentifier: nil))
+        let experiment = Experiment(
+            id: "e",
+            groupId: "g",
+            variant: Variant(id: "v", kind: .holdout, percentage: 100, paywallIdentifier: nil)
+        )
         #expect(FeatureGate.isGranted(.skipped(.holdout(experiment))))
         #expect(FeatureGate.isGranted(.skipped(.noAudienceMatch)))
         #expect(FeatureGate.isGranted(.skipped(.placementNotFound)))
@@ -310,25 +371,54 @@ func errorCode(_ outcome: PresentationOutcome) -> PresentationError.Code? {
 
 func samplePaywallInfo() -> PaywallInfo {
     PaywallInfo(
-        databaseId: "1", identifier: "p", name: "P", url: "https://example.com", cacheKey: "k", buildId: "b", experiment: nil, products: [],
-        presentedByPlacementWithName: "x", presentedByPlacementWithId: nil, presentedByPlacementAt: nil, presentationSourceType: "register",
-        isFreeTrialAvailable: false, featureGating: .nonGated, closeReason: .none, localNotifications: [], computedPropertyRequests: [],
-        presentationStyle: PresentationStyle(kind: .modal, height: nil, width: nil, cornerRadius: nil), presentationDelayMs: 0,
-        isScrollEnabled: true, presentationId: "id")
+        databaseId: "1",
+        identifier: "p",
+        name: "P",
+        url: "https://example.com",
+        cacheKey: "k",
+        buildId: "b",
+        experiment: nil,
+        products: [],
+        presentedByPlacementWithName: "x",
+        presentedByPlacementWithId: nil,
+        presentedByPlacementAt: nil,
+        presentationSourceType: "register",
+        isFreeTrialAvailable: false,
+        featureGating: .nonGated,
+        closeReason: .none,
+        localNotifications: [],
+        computedPropertyRequests: [],
+        presentationStyle: PresentationStyle(kind: .modal, height: nil, width: nil, cornerRadius: nil),
+        presentationDelayMs: 0,
+        isScrollEnabled: true,
+        presentationId: "id"
+    )
 }
 
 /// A placement skipped again for the same reasons tracks the same `trigger_fire` params (the
 /// bridge reuses them and their JSON text); another placement or a new app
 /// session give their own.
 @Suite struct RepeatedTriggerFireTests {
-    private static var triggers: [[String: Any]] { [
-        placement("gate", [
-            audience("g1", rule: #"user.plan == "gold""#, variants: [treatment("v1", "onboarding-annual")]),
-            audience("g2", rule: #"params.level > 10"#, variants: [treatment("v2", "onboarding-annual")],
-                     occurrence: ["key": "g2", "max_count": 1, "interval": ["type": "INFINITY"]]),
-        ]),
-        placement("other", [audience("o1", rule: #"user.plan == "gold""#, variants: [treatment("v3", "onboarding-annual")])]),
-    ] }
+    private static var triggers: [[String: Any]] {
+        [
+            placement(
+                "gate",
+                [
+                    audience("g1", rule: #"user.plan == "gold""#, variants: [treatment("v1", "onboarding-annual")]),
+                    audience(
+                        "g2",
+                        rule: #"params.level > 10"#,
+                        variants: [treatment("v2", "onboarding-annual")],
+                        occurrence: ["key": "g2", "max_count": 1, "interval": ["type": "INFINITY"]]
+                    ),
+                ]
+            ),
+            placement(
+                "other",
+                [audience("o1", rule: #"user.plan == "gold""#, variants: [treatment("v3", "onboarding-annual")])]
+            ),
+        ]
+    }
 
     private func fires(_ harness: PresentationHarness) -> [TrackedEvent] {
         harness.delegate.events.filter { $0.name == "trigger_fire" }
@@ -371,14 +461,24 @@ func samplePaywallInfo() -> PaywallInfo {
         let rows = try String(contentsOfFile: harness.directory + "/events.jsonl", encoding: .utf8)
             .split(separator: "\n").filter { $0.contains(#""event_name":"trigger_fire""#) }
         #expect(rows.count == 4)
-        #expect(rows.allSatisfy { $0.contains(#""$unmatched_audience_g1":"EXPRESSION""#) || $0.contains(#""$trigger_name":"other""#) })
+        #expect(
+            rows.allSatisfy {
+                $0.contains(#""$unmatched_audience_g1":"EXPRESSION""#) || $0.contains(#""$trigger_name":"other""#)
+            }
+        )
     }
 
     /// The placement registered again with other params is evaluated with those params.
     @Test func aPlacementRegisteredAgainWithOtherParamsIsEvaluatedWithThem() async throws {
         let harness = await PresentationHarness.make(try await presentationConfig(Self.triggers))
-        #expect(try await harness.superwall.register(placement: "gate", params: ["level": 1]).ending == .skipped(.noAudienceMatch))
-        #expect(try await harness.superwall.register(placement: "gate", params: ["level": 1]).ending == .skipped(.noAudienceMatch))
+        #expect(
+            try await harness.superwall.register(placement: "gate", params: ["level": 1]).ending
+                == .skipped(.noAudienceMatch)
+        )
+        #expect(
+            try await harness.superwall.register(placement: "gate", params: ["level": 1]).ending
+                == .skipped(.noAudienceMatch)
+        )
         let register = harness.registerInBackground("gate", params: ["level": 20])
         let shown = try await harness.waitForPresentation()
         #expect(shown.info.experiment?.id == "g2")

@@ -1,6 +1,7 @@
 import Foundation
-@testable import SuperwallCore
 import Testing
+
+@testable import SuperwallCore
 
 // Builders for configs with crafted placements, and fakes of the host: a presenter, a
 // handler and a delegate that record what they are told.
@@ -19,8 +20,13 @@ func placement(_ name: String, _ audiences: [[String: Any]]) -> [String: Any] {
 }
 
 func audience(
-    _ experiment: String, campaign: String? = nil, rule: String?, variants: [[String: Any]], occurrence: [String: Any]? = nil,
-    computed: [[String: Any]] = [], preload: String = "IF_TRUE"
+    _ experiment: String,
+    campaign: String? = nil,
+    rule: String?,
+    variants: [[String: Any]],
+    occurrence: [String: Any]? = nil,
+    computed: [[String: Any]] = [],
+    preload: String = "IF_TRUE"
 ) -> [String: Any] {
     var audience: [String: Any] = [
         "experiment_id": experiment, "experiment_group_id": campaign ?? "campaign-\(experiment)",
@@ -78,7 +84,12 @@ final class FakePresenter: PaywallPresenter, @unchecked Sendable {
     private let preloadBehavior: Behavior
     private var warmed: [(paywall: String, page: PageBootstrap)] = []
 
-    init(canPresent: Bool = true, behavior: Behavior = .show, canPreload: Bool = false, preloadBehavior: Behavior = .show) {
+    init(
+        canPresent: Bool = true,
+        behavior: Behavior = .show,
+        canPreload: Bool = false,
+        preloadBehavior: Behavior = .show
+    ) {
         self.canPresent = canPresent
         self.behavior = behavior
         self.canPreload = canPreload
@@ -120,7 +131,9 @@ final class FakePresenter: PaywallPresenter, @unchecked Sendable {
     /// Every event passed into a page, decoded from its `accept64` argument, in order.
     private var passed: [(sessionId: String, event: JSON)] = []
     func passToPage(_ accept64: String, sessionId: String) {
-        guard let data = Data(base64Encoded: accept64), case .array(let events)? = try? JSONDecoder().decode(JSON.self, from: data) else {
+        guard let data = Data(base64Encoded: accept64),
+            case .array(let events)? = try? JSONDecoder().decode(JSON.self, from: data)
+        else {
             lock.withLock { passed.append((sessionId, ["event_name": "(not base64 JSON)"])) }
             return
         }
@@ -160,7 +173,9 @@ final class FakePresenter: PaywallPresenter, @unchecked Sendable {
     func clearPageEvents() { lock.withLock { passed.removeAll() } }
 
     var presentations: [PaywallPresentation] { lock.withLock { shown } }
-    var dismissed: [(sessionId: String, result: PaywallResult, closeReason: PaywallCloseReason)] { lock.withLock { dismissals } }
+    var dismissed: [(sessionId: String, result: PaywallResult, closeReason: PaywallCloseReason)] {
+        lock.withLock { dismissals }
+    }
 }
 
 /// A `register` call's handler, recording each callback by name.
@@ -170,16 +185,24 @@ final class RecordingHandler: PresentationHandler, @unchecked Sendable {
     let handlesCustomCallbacks: Bool
     private let answer: @Sendable (CustomCallback) async -> CustomCallbackResult
 
-    init(handlesCustomCallbacks: Bool = false,
-         answer: @escaping @Sendable (CustomCallback) async -> CustomCallbackResult = { _ in CustomCallbackResult(status: .success) }) {
+    init(
+        handlesCustomCallbacks: Bool = false,
+        answer: @escaping @Sendable (CustomCallback) async -> CustomCallbackResult = { _ in
+            CustomCallbackResult(status: .success)
+        }
+    ) {
         self.handlesCustomCallbacks = handlesCustomCallbacks
         self.answer = answer
     }
 
     private func record(_ call: String) { lock.withLock { recorded.append(call) } }
     func onPresent(_ info: PaywallInfo) { record("present \(info.identifier)") }
-    func onWillDismiss(_ info: PaywallInfo, result: PaywallResult) { record("willDismiss \(info.identifier) \(info.closeReason.rawValue)") }
-    func onDismiss(_ info: PaywallInfo, result: PaywallResult) { record("dismiss \(info.identifier) \(info.closeReason.rawValue)") }
+    func onWillDismiss(_ info: PaywallInfo, result: PaywallResult) {
+        record("willDismiss \(info.identifier) \(info.closeReason.rawValue)")
+    }
+    func onDismiss(_ info: PaywallInfo, result: PaywallResult) {
+        record("dismiss \(info.identifier) \(info.closeReason.rawValue)")
+    }
     func onSkip(_ reason: PaywallSkipReason) { record("skip \(reason.statusReason)") }
     func onError(_ error: PresentationError) { record("error \(error.code.rawValue)") }
     func onCustomCallback(_ callback: CustomCallback) async -> CustomCallbackResult { await answer(callback) }
@@ -201,10 +224,16 @@ final class PaywallDelegate: SuperwallDelegate, @unchecked Sendable {
     func paywallWillOpenURL(_ url: String) { call("openURL \(url)") }
     func paywallWillOpenDeepLink(_ url: String) { call("openDeepLink \(url)") }
     func handleSuperwallDeepLink(url: String, pathComponents: [String], queryParameters: [String: String]) {
-        call("superwallDeepLink \(url) \(pathComponents) \(queryParameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })")
+        call(
+            "superwallDeepLink \(url) \(pathComponents) \(queryParameters.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" })"
+        )
     }
-    func userAttributesDidChange(_ attributes: [String: JSON]) { call("attributes \(attributes["plan"]?.stringValue ?? "-")") }
-    func subscriptionStatusDidChange(from old: SubscriptionStatus, to new: SubscriptionStatus) { call("status \(old.wireName) -> \(new.wireName)") }
+    func userAttributesDidChange(_ attributes: [String: JSON]) {
+        call("attributes \(attributes["plan"]?.stringValue ?? "-")")
+    }
+    func subscriptionStatusDidChange(from old: SubscriptionStatus, to new: SubscriptionStatus) {
+        call("status \(old.wireName) -> \(new.wireName)")
+    }
     func customerInfoDidChange(from old: CustomerInfo, to new: CustomerInfo) {
         call("customerInfo \(new.entitlements.filter(\.isActive).map(\.id))")
     }
@@ -219,7 +248,12 @@ final class PaywallDelegate: SuperwallDelegate, @unchecked Sendable {
     var names: [String] { lock.withLock { recorded.map(\.name) } }
     var events: [TrackedEvent] { lock.withLock { recorded } }
     var calls: [String] { lock.withLock { delegateCalls } }
-    func clear() { lock.withLock { recorded.removeAll(); delegateCalls.removeAll() } }
+    func clear() {
+        lock.withLock {
+            recorded.removeAll()
+            delegateCalls.removeAll()
+        }
+    }
     /// The latest event named `name`.
     func event(_ name: String) -> TrackedEvent? { events.last { $0.name == name } }
 }
@@ -233,32 +267,67 @@ struct PresentationHarness {
     let directory: String
 
     static func make(
-        _ config: String, presenter: FakePresenter = FakePresenter(), random: any RandomSource = CountingRandomSource(),
-        usingPurchaseController: Bool = false, timeouts: Superwall.Timeouts = Superwall.Timeouts(), directory: String? = nil,
-        source: (any ConfigSource)? = nil, purchaseController: (any PurchaseController)? = nil,
-        testModeBehavior: TestModeBehavior = .automatic, automaticallyDismiss: Bool = true, storeProducts: [StoreProductDetails] = [],
-        overrideProductsByName: [String: String] = [:], showsPurchaseFailureAlert: Bool = true, shouldPreload: Bool = false,
-        explainOnRefresh: [String] = [], device: [String: JSON] = [:]
+        _ config: String,
+        presenter: FakePresenter = FakePresenter(),
+        random: any RandomSource = CountingRandomSource(),
+        usingPurchaseController: Bool = false,
+        timeouts: Superwall.Timeouts = Superwall.Timeouts(),
+        directory: String? = nil,
+        source: (any ConfigSource)? = nil,
+        purchaseController: (any PurchaseController)? = nil,
+        testModeBehavior: TestModeBehavior = .automatic,
+        automaticallyDismiss: Bool = true,
+        storeProducts: [StoreProductDetails] = [],
+        overrideProductsByName: [String: String] = [:],
+        showsPurchaseFailureAlert: Bool = true,
+        shouldPreload: Bool = false,
+        explainOnRefresh: [String] = [],
+        device: [String: JSON] = [:]
     ) async -> PresentationHarness {
         let delegate = PaywallDelegate()
         let clock = FakeClock()
-        let directory = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("present-\(UUID().uuidString)").path
-        let superwall = Superwall(clock: clock, random: random, delegate: delegate, presenter: presenter, purchaseController: purchaseController)
+        let directory =
+            directory
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("present-\(UUID().uuidString)").path
+        let superwall = Superwall(
+            clock: clock,
+            random: random,
+            delegate: delegate,
+            presenter: presenter,
+            purchaseController: purchaseController
+        )
         var options = Superwall.ConfigureOptions(
-            configSource: source ?? TextConfigSource(body: config), dataDirectory: directory, usingPurchaseController: usingPurchaseController,
-            timeouts: timeouts, automaticallyDismiss: automaticallyDismiss, testModeBehavior: testModeBehavior,
-            overrideProductsByName: overrideProductsByName, showsPurchaseFailureAlert: showsPurchaseFailureAlert, shouldPreload: shouldPreload,
-            storeProducts: storeProducts)
+            configSource: source ?? TextConfigSource(body: config),
+            dataDirectory: directory,
+            usingPurchaseController: usingPurchaseController,
+            timeouts: timeouts,
+            automaticallyDismiss: automaticallyDismiss,
+            testModeBehavior: testModeBehavior,
+            overrideProductsByName: overrideProductsByName,
+            showsPurchaseFailureAlert: showsPurchaseFailureAlert,
+            shouldPreload: shouldPreload,
+            storeProducts: storeProducts
+        )
         options.explainOnRefresh = explainOnRefresh
         options.device = device
         _ = await superwall.configure(apiKey: "pk_test", options: options)
         await superwall.awaitPresentationQueue()
         delegate.clear()
-        return PresentationHarness(superwall: superwall, presenter: presenter, delegate: delegate, clock: clock, directory: directory)
+        return PresentationHarness(
+            superwall: superwall,
+            presenter: presenter,
+            delegate: delegate,
+            clock: clock,
+            directory: directory
+        )
     }
 
     /// Starts a `register` that runs until the paywall is dismissed.
-    func registerInBackground(_ placement: String, params: [String: JSON] = [:], handler: RecordingHandler? = nil) -> Task<PresentationOutcome, any Error> {
+    func registerInBackground(
+        _ placement: String,
+        params: [String: JSON] = [:],
+        handler: RecordingHandler? = nil
+    ) -> Task<PresentationOutcome, any Error> {
         Task { try await superwall.register(placement: placement, params: params, handler: handler) }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
-@testable import SuperwallCore
 import Testing
+
+@testable import SuperwallCore
 
 /// Records the redemption callbacks.
 final class RedemptionRecorder: SuperwallDelegate, @unchecked Sendable {
@@ -26,20 +27,34 @@ final class RedemptionRecorder: SuperwallDelegate, @unchecked Sendable {
 
     private func configured(_ server: ScriptedAPIServer, delegate: RedemptionRecorder) async -> Superwall {
         let superwall = Superwall(delegate: delegate)
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("redeem-\(UUID().uuidString)").path
-        _ = await superwall.configure(apiKey: "pk", options: Superwall.ConfigureOptions(
-            configSource: HTTPConfigSource(baseURL: server.baseURL), dataDirectory: directory, maxConfigRetryCount: 0))
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("redeem-\(UUID().uuidString)")
+            .path
+        _ = await superwall.configure(
+            apiKey: "pk",
+            options: Superwall.ConfigureOptions(
+                configSource: HTTPConfigSource(baseURL: server.baseURL),
+                dataDirectory: directory,
+                maxConfigRetryCount: 0
+            )
+        )
         return superwall
     }
 
     @Test func aRedeemedCodeBringsTheWebsEntitlementsIntoTheStatus() async throws {
-        let server = try await ScriptedAPIServer.start([.init(status: 200, body: EmbeddedDemoConfig.json)], posts: [.init(status: 200, body: Self.success)])
+        let server = try await ScriptedAPIServer.start(
+            [.init(status: 200, body: EmbeddedDemoConfig.json)],
+            posts: [.init(status: 200, body: Self.success)]
+        )
         let delegate = RedemptionRecorder()
         let superwall = await configured(server, delegate: delegate)
         #expect(await superwall.handleDeepLink("pockettrainer://superwall/redeem?code=WEB-1"))
         await superwall.awaitRedemptions()
         #expect(delegate.redemptions.map(\.status) == [.success])
-        #expect(delegate.names.filter { $0.hasPrefix("redemption_") || $0 == "willRedeemLink" } == ["redemption_start", "willRedeemLink", "redemption_complete"])
+        #expect(
+            delegate.names.filter { $0.hasPrefix("redemption_") || $0 == "willRedeemLink" } == [
+                "redemption_start", "willRedeemLink", "redemption_complete",
+            ]
+        )
         #expect(!delegate.names.contains("deepLink_open"))
         #expect(try await superwall.subscriptionStatus().activeEntitlements.map(\.id) == ["pro"])
         #expect(try await superwall.entitlements().web.map(\.id) == ["pro"])
@@ -61,18 +76,30 @@ final class RedemptionRecorder: SuperwallDelegate, @unchecked Sendable {
 
     @Test func aCodeTheServerRefusesFailsWithItsMessage() async throws {
         let refusal = #"{"codes": [{"status": "INVALID_CODE", "code": "BAD", "error": {"message": "no such code"}}]}"#
-        let server = try await ScriptedAPIServer.start([.init(status: 200, body: EmbeddedDemoConfig.json)], posts: [.init(status: 200, body: refusal)])
+        let server = try await ScriptedAPIServer.start(
+            [.init(status: 200, body: EmbeddedDemoConfig.json)],
+            posts: [.init(status: 200, body: refusal)]
+        )
         let delegate = RedemptionRecorder()
         let superwall = await configured(server, delegate: delegate)
-        #expect(await superwall.handleDeepLink("https://pockettrainer.superwall.app/app-link/superwall/redeem?code=BAD"))
+        #expect(
+            await superwall.handleDeepLink("https://pockettrainer.superwall.app/app-link/superwall/redeem?code=BAD")
+        )
         await superwall.awaitRedemptions()
-        #expect(delegate.redemptions == [RedemptionResult(code: "BAD", status: .invalidCode, message: "no such code", redemptionInfo: nil)])
+        #expect(
+            delegate.redemptions == [
+                RedemptionResult(code: "BAD", status: .invalidCode, message: "no such code", redemptionInfo: nil)
+            ]
+        )
         #expect(delegate.names.contains("redemption_fail"))
         #expect(try await superwall.subscriptionStatus() == .inactive)
     }
 
     @Test func aServerThatFailsIsARedemptionFailure() async throws {
-        let server = try await ScriptedAPIServer.start([.init(status: 200, body: EmbeddedDemoConfig.json)], posts: [.init(status: 404)])
+        let server = try await ScriptedAPIServer.start(
+            [.init(status: 200, body: EmbeddedDemoConfig.json)],
+            posts: [.init(status: 404)]
+        )
         let delegate = RedemptionRecorder()
         let superwall = await configured(server, delegate: delegate)
         #expect(await superwall.handleDeepLink("pockettrainer://superwall/redeem?code=WEB-2"))
@@ -84,7 +111,10 @@ final class RedemptionRecorder: SuperwallDelegate, @unchecked Sendable {
 
 extension RedemptionTests {
     @Test func identifyRedeemsTheCodesAlreadyRedeemedForTheIdentifiedUser() async throws {
-        let server = try await ScriptedAPIServer.start([.init(status: 200, body: EmbeddedDemoConfig.json)], posts: [.init(status: 200, body: Self.success)])
+        let server = try await ScriptedAPIServer.start(
+            [.init(status: 200, body: EmbeddedDemoConfig.json)],
+            posts: [.init(status: 200, body: Self.success)]
+        )
         let delegate = RedemptionRecorder()
         let superwall = await configured(server, delegate: delegate)
         #expect(await superwall.handleDeepLink("pockettrainer://superwall/redeem?code=WEB-1"))
@@ -104,7 +134,10 @@ extension RedemptionTests {
     }
 
     @Test func identifyWithNoRedeemedCodesPostsNothing() async throws {
-        let server = try await ScriptedAPIServer.start([.init(status: 200, body: EmbeddedDemoConfig.json)], posts: [.init(status: 200, body: Self.success)])
+        let server = try await ScriptedAPIServer.start(
+            [.init(status: 200, body: EmbeddedDemoConfig.json)],
+            posts: [.init(status: 200, body: Self.success)]
+        )
         let superwall = await configured(server, delegate: RedemptionRecorder())
         _ = try await superwall.identify(userId: "runner", restorePaywallAssignments: true)
         await superwall.awaitRedemptions()

@@ -1,6 +1,7 @@
 import Foundation
-@testable import SuperwallCore
 import Testing
+
+@testable import SuperwallCore
 
 /// A clock that stands still unless moved.
 final class FakeClock: WallClock, @unchecked Sendable {
@@ -43,7 +44,10 @@ private func temporaryDirectory() -> String {
     FileManager.default.temporaryDirectory.appendingPathComponent("superwall-\(UUID().uuidString)").path
 }
 
-private func makeSuperwall(_ delegate: RecordingDelegate = RecordingDelegate(), clock: FakeClock = FakeClock()) -> Superwall {
+private func makeSuperwall(
+    _ delegate: RecordingDelegate = RecordingDelegate(),
+    clock: FakeClock = FakeClock()
+) -> Superwall {
     Superwall(clock: clock, random: CountingRandomSource(), delegate: delegate)
 }
 
@@ -55,7 +59,11 @@ private func configureOnce(apiKey: String, options: Superwall.ConfigureOptions) 
     await superwall.awaitPresentationQueue()
 }
 
-private func options(_ directory: String, source: any ConfigSource = EmbeddedConfigSource(), device: [String: JSON] = [:]) -> Superwall.ConfigureOptions {
+private func options(
+    _ directory: String,
+    source: any ConfigSource = EmbeddedConfigSource(),
+    device: [String: JSON] = [:]
+) -> Superwall.ConfigureOptions {
     Superwall.ConfigureOptions(configSource: source, dataDirectory: directory, device: device, shouldPreload: false)
 }
 
@@ -83,10 +91,18 @@ private func options(_ directory: String, source: any ConfigSource = EmbeddedCon
         // The demo config's implicit triggers (on `app_launch` and `session_start`) run beside
         // `configure` and may have tracked their own events by now.
         let launchEvents = delegate.names.filter { !["trigger_fire", "paywallPresentationRequest"].contains($0) }
-        #expect(launchEvents == ["app_install", "app_launch", "first_seen", "session_start", "config_refresh", "device_attributes", "config_attributes"])
+        #expect(
+            launchEvents == [
+                "app_install", "app_launch", "first_seen", "session_start", "config_refresh", "device_attributes",
+                "config_attributes",
+            ]
+        )
         // SuperwallKit's options dump, defaults included; never the local data directory.
         let attributes = delegate.events.first { $0.name == "config_attributes" }?.superwallParameters ?? [:]
-        #expect(attributes["networkEnvironment"] == "release" && attributes["shouldPreload"] != nil && attributes["testModeBehavior"] == "automatic")
+        #expect(
+            attributes["networkEnvironment"] == "release" && attributes["shouldPreload"] != nil
+                && attributes["testModeBehavior"] == "automatic"
+        )
         #expect(attributes["dataDirectory"] == nil)
         #expect(!attributes.values.contains(.string(directory)))
         let refresh = delegate.events.first { $0.name == "config_refresh" }
@@ -107,7 +123,10 @@ private func options(_ directory: String, source: any ConfigSource = EmbeddedCon
         let second = await superwall.configure(apiKey: "pk_test", options: options(directory))
         #expect(second == first)
         // The first configure's implicit triggers may still be tracking their own events.
-        #expect(delegate.names.filter { !["trigger_fire", "paywallPresentationRequest"].contains($0) }.isEmpty, "\(delegate.names)")
+        #expect(
+            delegate.names.filter { !["trigger_fire", "paywallPresentationRequest"].contains($0) }.isEmpty,
+            "\(delegate.names)"
+        )
         let other = await superwall.configure(apiKey: "pk_other", options: options(directory))
         #expect(other.error?.kind == "apiKeyMismatch")
         #expect(other.status == .configured)
@@ -137,7 +156,10 @@ private func options(_ directory: String, source: any ConfigSource = EmbeddedCon
     @Test func anInvalidConfigFailsWithItsPathAndTracksConfigFail() async {
         let delegate = RecordingDelegate()
         let source = InMemoryConfigSource(body: #"{"build_id": 7}"#)
-        let outcome = await makeSuperwall(delegate).configure(apiKey: "pk_test", options: options(temporaryDirectory(), source: source))
+        let outcome = await makeSuperwall(delegate).configure(
+            apiKey: "pk_test",
+            options: options(temporaryDirectory(), source: source)
+        )
         #expect(outcome.status == .failed)
         // The same kind a refresh and `validate` give: an invalid config, not a failed fetch.
         #expect(outcome.error?.kind == "invalidConfig")
@@ -154,7 +176,10 @@ private func options(_ directory: String, source: any ConfigSource = EmbeddedCon
         try FileManager.default.removeItem(atPath: path)
         let delegate = RecordingDelegate()
         let superwall = makeSuperwall(delegate)
-        let outcome = await superwall.configure(apiKey: "pk_test", options: options(directory, source: FileConfigSource(path: path)))
+        let outcome = await superwall.configure(
+            apiKey: "pk_test",
+            options: options(directory, source: FileConfigSource(path: path))
+        )
         #expect(outcome.status == .configured)
         #expect(delegate.events.first { $0.name == "config_refresh" }?.delegateParameters["cache_status"] == "CACHED")
         #expect(await superwall.config?.buildId == "pt-2026-11-20.3")
@@ -166,7 +191,10 @@ private func options(_ directory: String, source: any ConfigSource = EmbeddedCon
         try await EmbeddedConfigSource().fetchConfig(ConfigRequest(apiKey: "pk")).write(to: URL(fileURLWithPath: path))
         do { await configureOnce(apiKey: "pk_one", options: options(directory, source: FileConfigSource(path: path))) }
         try FileManager.default.removeItem(atPath: path)
-        let outcome = await makeSuperwall().configure(apiKey: "pk_two", options: options(directory, source: FileConfigSource(path: path)))
+        let outcome = await makeSuperwall().configure(
+            apiKey: "pk_two",
+            options: options(directory, source: FileConfigSource(path: path))
+        )
         #expect(outcome.status == .failed)
         #expect(outcome.error?.description.contains("cannot read the config file") == true)
     }
@@ -190,7 +218,9 @@ private func options(_ directory: String, source: any ConfigSource = EmbeddedCon
         #expect(outcome.error?.kind == "dataDirectoryUnusable")
         #expect(await superwall.configurationStatus == .failed)
         // The client may fix the path and try again.
-        #expect(await superwall.configure(apiKey: "pk_test", options: options(temporaryDirectory())).status == .configured)
+        #expect(
+            await superwall.configure(apiKey: "pk_test", options: options(temporaryDirectory())).status == .configured
+        )
     }
 
     /// A FIFO was reported as "You don't have permission"; `/dev/zero` was read until memory ran out.
@@ -200,10 +230,14 @@ private func options(_ directory: String, source: any ConfigSource = EmbeddedCon
         let large = temporaryDirectory() + "-large.json"
         try Data(repeating: 0x20, count: 2_048).write(to: URL(fileURLWithPath: large))
         for (source, words) in [
-            (FileConfigSource(path: fifo), "it is a FIFO"), (FileConfigSource(path: "/dev/zero"), "it is a character device"),
+            (FileConfigSource(path: fifo), "it is a FIFO"),
+            (FileConfigSource(path: "/dev/zero"), "it is a character device"),
             (FileConfigSource(path: large, maximumSize: 1_024), "over the limit of 1024"),
         ] {
-            let outcome = await makeSuperwall().configure(apiKey: "pk_test", options: options(temporaryDirectory(), source: source))
+            let outcome = await makeSuperwall().configure(
+                apiKey: "pk_test",
+                options: options(temporaryDirectory(), source: source)
+            )
             #expect(outcome.status == .failed)
             #expect(outcome.error?.description.contains(words) == true, "\(String(describing: outcome.error))")
         }
@@ -266,7 +300,12 @@ private func options(_ directory: String, source: any ConfigSource = EmbeddedCon
         #expect(second.aliasId != first.aliasId)
         #expect(try await superwall.userAttributes()["plan"] == nil)
         // The reset within tracks the attributes once per id it changed, then the new user id's.
-        #expect(delegate.names == ["user_attributes", "user_attributes", "user_attributes", "first_seen", "user_attributes", "identity_alias"])
+        #expect(
+            delegate.names == [
+                "user_attributes", "user_attributes", "user_attributes", "first_seen", "user_attributes",
+                "identity_alias",
+            ]
+        )
     }
 
     /// The reset of a switch used to commit on its own: a crash between it and the new
@@ -279,7 +318,10 @@ private func options(_ directory: String, source: any ConfigSource = EmbeddedCon
         let assignmentsBefore = try store.assignments()
         // The switch's last write fails, as a crash just before its commit would leave it.
         try await store.database.write { db in
-            try db.execute(sql: "CREATE TRIGGER refuse BEFORE INSERT ON keyedValue WHEN NEW.key = 'userAttributes' BEGIN SELECT RAISE(ABORT, 'refused'); END")
+            try db.execute(
+                sql:
+                    "CREATE TRIGGER refuse BEFORE INSERT ON keyedValue WHEN NEW.key = 'userAttributes' BEGIN SELECT RAISE(ABORT, 'refused'); END"
+            )
         }
         await #expect(throws: SuperwallError.self) { try await superwall.identify(userId: "user_2") }
         #expect(try store.value(.appUserId) == "user_1")
@@ -338,7 +380,9 @@ private func options(_ directory: String, source: any ConfigSource = EmbeddedCon
     @Test func integrationAttributesAreAlsoUserAttributes() async throws {
         let superwall = makeSuperwall()
         _ = await superwall.configure(apiKey: "pk_test", options: options(temporaryDirectory()))
-        let integration = try await superwall.setIntegrationAttributes(["mixpanelDistinctId": "mp-1", "adjustId": "adj"])
+        let integration = try await superwall.setIntegrationAttributes([
+            "mixpanelDistinctId": "mp-1", "adjustId": "adj",
+        ])
         #expect(integration == ["mixpanelDistinctId": "mp-1", "adjustId": "adj"])
         #expect(try await superwall.userAttributes()["mixpanelDistinctId"] == "mp-1")
         #expect(try await superwall.setIntegrationAttributes(["adjustId": .null]) == ["mixpanelDistinctId": "mp-1"])
@@ -347,7 +391,13 @@ private func options(_ directory: String, source: any ConfigSource = EmbeddedCon
     @Test func deviceAttributesFollowTheTemplateAndTheClientsOverrides() async throws {
         let clock = FakeClock()
         let superwall = makeSuperwall(clock: clock)
-        _ = await superwall.configure(apiKey: "pk_test", options: options(temporaryDirectory(), device: ["platform": "iOS", "appVersion": "3.10.1-rc.30", "locale": "de_DE"]))
+        _ = await superwall.configure(
+            apiKey: "pk_test",
+            options: options(
+                temporaryDirectory(),
+                device: ["platform": "iOS", "appVersion": "3.10.1-rc.30", "locale": "de_DE"]
+            )
+        )
         clock.advance(by: 3 * 86_400 + 120)
         let device = await superwall.deviceAttributes()
         #expect(device["platform"] == "iOS")
@@ -370,7 +420,10 @@ private func options(_ directory: String, source: any ConfigSource = EmbeddedCon
         #expect(device["interfaceType"] == "unspecified")
         #expect(device["isMac"] == false)
         let mac = makeSuperwall()
-        _ = await mac.configure(apiKey: "pk_test", options: options(temporaryDirectory(), device: ["interfaceType": "mac"]))
+        _ = await mac.configure(
+            apiKey: "pk_test",
+            options: options(temporaryDirectory(), device: ["interfaceType": "mac"])
+        )
         device = await mac.deviceAttributes()
         #expect(device["interfaceType"] == "mac")
         #expect(device["isMac"] == true)
@@ -378,16 +431,37 @@ private func options(_ directory: String, source: any ConfigSource = EmbeddedCon
 
     @Test func experimentalDeviceVariablesDescribeTheLatestSubscription() {
         let older = SubscriptionTransaction(
-            transactionId: "t1", productId: "monthly", purchaseDate: Date(timeIntervalSince1970: 1_000), willRenew: false,
-            isActive: false, expirationDate: Date(timeIntervalSince1970: 2_000), store: .appStore)
+            transactionId: "t1",
+            productId: "monthly",
+            purchaseDate: Date(timeIntervalSince1970: 1_000),
+            willRenew: false,
+            isActive: false,
+            expirationDate: Date(timeIntervalSince1970: 2_000),
+            store: .appStore
+        )
         let latest = SubscriptionTransaction(
-            transactionId: "t2", productId: "annual", purchaseDate: Date(timeIntervalSince1970: 5_000), willRenew: true,
-            isInGracePeriod: true, isActive: true, expirationDate: nil, offerType: .trial, store: .appStore)
+            transactionId: "t2",
+            productId: "annual",
+            purchaseDate: Date(timeIntervalSince1970: 5_000),
+            willRenew: true,
+            isInGracePeriod: true,
+            isActive: true,
+            expirationDate: nil,
+            offerType: .trial,
+            store: .appStore
+        )
         let fields = DeviceTemplate.latestSubscriptionFields(CustomerInfo(subscriptions: [latest, older]))
-        #expect(fields == ["latestSubscriptionState": "inGracePeriod", "latestSubscriptionWillAutoRenew": true, "latestSubscriptionPeriodType": "trial"])
-        #expect(DeviceTemplate.latestSubscriptionFields(CustomerInfo(subscriptions: [older])) == [
-            "latestSubscriptionState": "expired", "latestSubscriptionWillAutoRenew": false,
-        ])
+        #expect(
+            fields == [
+                "latestSubscriptionState": "inGracePeriod", "latestSubscriptionWillAutoRenew": true,
+                "latestSubscriptionPeriodType": "trial",
+            ]
+        )
+        #expect(
+            DeviceTemplate.latestSubscriptionFields(CustomerInfo(subscriptions: [older])) == [
+                "latestSubscriptionState": "expired", "latestSubscriptionWillAutoRenew": false,
+            ]
+        )
         #expect(DeviceTemplate.latestSubscriptionFields(CustomerInfo()).isEmpty)
     }
 
@@ -425,7 +499,9 @@ private func options(_ directory: String, source: any ConfigSource = EmbeddedCon
         #expect(device["minutesSinceLastPaywallView"] == .int(2 * 1440))
     }
 
-    @Test(arguments: [("3.0.0-beta.1", "003.000.000-beta.001"), ("3.10.1-rc.30", "003.010.001-rc.030"), ("3.0", "003.000")])
+    @Test(arguments: [
+        ("3.0.0-beta.1", "003.000.000-beta.001"), ("3.10.1-rc.30", "003.010.001-rc.030"), ("3.0", "003.000"),
+    ])
     func versionsArePaddedAsSuperwallKitDoes(_ version: String, _ padded: String) {
         #expect(DeviceTemplate.paddedVersion(version) == padded)
     }
@@ -449,25 +525,46 @@ private func options(_ directory: String, source: any ConfigSource = EmbeddedCon
 @Suite struct TrackedEventTests {
     @Test func customParamsLoseDollarKeysNullsAndArraysAndKeepObjectsAndScalars() {
         let event = TrackedEvent(
-            id: UUID(), name: "tap", isSuperwallEvent: false,
-            customParameters: ["$sdk": 1, "none": .null, "list": [1, 2], "object": ["k": "v"], "text": "t", "flag": true, "number": 2.5],
-            createdAt: Date())
+            id: UUID(),
+            name: "tap",
+            isSuperwallEvent: false,
+            customParameters: [
+                "$sdk": 1, "none": .null, "list": [1, 2], "object": ["k": "v"], "text": "t", "flag": true,
+                "number": 2.5,
+            ],
+            createdAt: Date()
+        )
         #expect(event.customParameters == ["object": ["k": "v"], "text": "t", "flag": true, "number": 2.5])
         #expect(event.audienceParameters["$is_standard_event"] == false)
         #expect(event.audienceParameters["$event_name"] == "tap" && event.audienceParameters["event_name"] == "tap")
     }
 
     @Test func sdkParamsArePrefixedForAudiencesAndPlainWithIsSuperwallForTheDelegate() {
-        let event = TrackedEvent(id: UUID(), name: "paywall_open", superwallParameters: ["paywall_identifier": "p"], customParameters: ["plan": "free"], createdAt: Date())
-        #expect(event.audienceParameters["$paywall_identifier"] == "p" && event.audienceParameters["paywall_identifier"] == nil)
+        let event = TrackedEvent(
+            id: UUID(),
+            name: "paywall_open",
+            superwallParameters: ["paywall_identifier": "p"],
+            customParameters: ["plan": "free"],
+            createdAt: Date()
+        )
+        #expect(
+            event.audienceParameters["$paywall_identifier"] == "p"
+                && event.audienceParameters["paywall_identifier"] == nil
+        )
         #expect(event.audienceParameters["plan"] == "free" && event.audienceParameters["$is_standard_event"] == true)
         #expect(event.delegateParameters == ["paywall_identifier": "p", "plan": "free", "is_superwall": true])
     }
 
     @Test func theLoggedParamsTextIsTheAudienceParameters() throws {
         let event = TrackedEvent(
-            id: UUID(), name: "trigger_fire", superwallParameters: ["result": "no_rule_match", "event_name": "shadowed", "quote": "a\"b\n", "tab\tkey": "back\\slash \u{1}"],
-            customParameters: ["event_name": "also shadowed", "level": 5, "$sdk": "dropped", "ratio": 0.5], createdAt: Date())
+            id: UUID(),
+            name: "trigger_fire",
+            superwallParameters: [
+                "result": "no_rule_match", "event_name": "shadowed", "quote": "a\"b\n", "tab\tkey": "back\\slash \u{1}",
+            ],
+            customParameters: ["event_name": "also shadowed", "level": 5, "$sdk": "dropped", "ratio": 0.5],
+            createdAt: Date()
+        )
         let decoded = try JSONDecoder().decode([String: JSON].self, from: Data(event.audienceParametersJSON))
         #expect(decoded == event.audienceParameters)
         #expect(decoded["event_name"] == "trigger_fire")

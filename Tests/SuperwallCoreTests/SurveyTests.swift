@@ -1,31 +1,41 @@
 import Foundation
-@testable import SuperwallCore
-import Testing
 import TestSupport
+import Testing
+
+@testable import SuperwallCore
 
 // SuperwallKit's paywall surveys (`SurveyManager`): which close asks which survey, the
 // presentation probability drawn once per user and assignment key, the answers and their
 // events, and the host that does not answer.
 
 private func survey(
-    _ id: String = "survey-1", key: String = "key-1", condition: String = "ON_MANUAL_CLOSE", probability: Double = 1,
-    other: Bool = true, close: Bool = true
+    _ id: String = "survey-1",
+    key: String = "key-1",
+    condition: String = "ON_MANUAL_CLOSE",
+    probability: Double = 1,
+    other: Bool = true,
+    close: Bool = true
 ) -> [String: Any] {
     [
         "id": id, "assignment_key": key, "title": "Why not now?", "message": "Help us make it better",
-        "options": [["id": "opt-price", "title": "Too expensive"], ["id": "opt-later", "title": "Maybe later"],
-                    ["id": "opt-features", "title": "Missing features"]],
+        "options": [
+            ["id": "opt-price", "title": "Too expensive"], ["id": "opt-later", "title": "Maybe later"],
+            ["id": "opt-features", "title": "Missing features"],
+        ],
         "presentation_condition": condition, "presentation_probability": probability,
         "include_other_option": other, "include_close_option": close,
     ]
 }
 
-private var surveyTriggers: [[String: Any]] { [
-    placement("nongated", [audience("e1", rule: nil, variants: [treatment("v1", "onboarding-annual")])]),
-] }
+private var surveyTriggers: [[String: Any]] {
+    [
+        placement("nongated", [audience("e1", rule: nil, variants: [treatment("v1", "onboarding-annual")])])
+    ]
+}
 
 /// The test config, with `surveys` on the paywall `onboarding-annual`.
-private func surveyConfig(_ surveys: [[String: Any]], triggers: [[String: Any]] = surveyTriggers) async throws -> String {
+private func surveyConfig(_ surveys: [[String: Any]], triggers: [[String: Any]] = surveyTriggers) async throws -> String
+{
     try edited(try await presentationConfig(triggers)) { config in
         editPaywalls(&config) { paywall in
             var paywall = paywall
@@ -56,16 +66,27 @@ private struct SurveyRun {
 
 /// `nongated` on screen, with `surveys` on its paywall and the host answering `answer`.
 private func showing(
-    _ surveys: [[String: Any]], answer: (@Sendable (Survey) async throws -> SurveyAnswer)? = { _ in .response(optionId: "opt-price", customResponse: nil) },
-    triggers: [[String: Any]] = surveyTriggers, random: any RandomSource = CountingRandomSource(),
-    timeouts: Superwall.Timeouts = Superwall.Timeouts(), directory: String? = nil,
+    _ surveys: [[String: Any]],
+    answer: (@Sendable (Survey) async throws -> SurveyAnswer)? = { _ in
+        .response(optionId: "opt-price", customResponse: nil)
+    },
+    triggers: [[String: Any]] = surveyTriggers,
+    random: any RandomSource = CountingRandomSource(),
+    timeouts: Superwall.Timeouts = Superwall.Timeouts(),
+    directory: String? = nil,
     controller: ScriptedPurchaseController? = nil
 ) async throws -> SurveyRun {
     let presenter = FakePresenter()
     presenter.surveyAnswer = answer
     let harness = await PresentationHarness.make(
-        try await surveyConfig(surveys, triggers: triggers), presenter: presenter, random: random,
-        usingPurchaseController: controller != nil, timeouts: timeouts, directory: directory, purchaseController: controller)
+        try await surveyConfig(surveys, triggers: triggers),
+        presenter: presenter,
+        random: random,
+        usingPurchaseController: controller != nil,
+        timeouts: timeouts,
+        directory: directory,
+        purchaseController: controller
+    )
     if controller != nil { try await harness.superwall.setSubscriptionStatus(.inactive) }
     let register = harness.registerInBackground("nongated")
     return SurveyRun(harness: harness, shown: try await harness.waitForPresentation(), register: register)
@@ -73,13 +94,27 @@ private func showing(
 
 @Suite struct SurveyDecodingTests {
     @Test func aPaywallsSurveysDecodeWithEveryField() async throws {
-        let config = try Config.decode(from: Data(try await surveyConfig([survey(condition: "ON_PURCHASE", probability: 0.25, close: false)]).utf8))
+        let config = try Config.decode(
+            from: Data(try await surveyConfig([survey(condition: "ON_PURCHASE", probability: 0.25, close: false)]).utf8)
+        )
         let decoded = try #require(config.paywalls.first { $0.identifier == "onboarding-annual" }?.surveys.first)
-        #expect(decoded == Survey(
-            id: "survey-1", assignmentKey: "key-1", title: "Why not now?", message: "Help us make it better",
-            options: [.init(id: "opt-price", title: "Too expensive"), .init(id: "opt-later", title: "Maybe later"),
-                      .init(id: "opt-features", title: "Missing features")],
-            presentationCondition: .onPurchase, presentationProbability: 0.25, includeOtherOption: true, includeCloseOption: false))
+        #expect(
+            decoded
+                == Survey(
+                    id: "survey-1",
+                    assignmentKey: "key-1",
+                    title: "Why not now?",
+                    message: "Help us make it better",
+                    options: [
+                        .init(id: "opt-price", title: "Too expensive"), .init(id: "opt-later", title: "Maybe later"),
+                        .init(id: "opt-features", title: "Missing features"),
+                    ],
+                    presentationCondition: .onPurchase,
+                    presentationProbability: 0.25,
+                    includeOtherOption: true,
+                    includeCloseOption: false
+                )
+        )
         #expect(config.paywalls.first { $0.identifier == "summer-sale" }?.surveys == [])
     }
 
@@ -87,12 +122,18 @@ private func showing(
     @Test func aMalformedSurveyIsDroppedWithItsPath() async throws {
         var missingKey = survey("survey-2")
         missingKey["include_close_option"] = nil
-        let text = try await surveyConfig([survey("survey-1", condition: "ON_SOMETHING_ELSE"), missingKey, survey("survey-3")])
+        let text = try await surveyConfig([
+            survey("survey-1", condition: "ON_SOMETHING_ELSE"), missingKey, survey("survey-3"),
+        ])
         let config = try Config.decode(from: Data(text.utf8))
         let paywall = try #require(config.paywalls.first { $0.identifier == "onboarding-annual" })
         #expect(paywall.surveys.map(\.id) == ["survey-3"])
         let index = try #require(config.paywalls.firstIndex { $0.identifier == "onboarding-annual" })
-        #expect(config.droppedElements.map(\.path) == ["$.paywall_responses[\(index)].surveys[0]", "$.paywall_responses[\(index)].surveys[1]"])
+        #expect(
+            config.droppedElements.map(\.path) == [
+                "$.paywall_responses[\(index)].surveys[0]", "$.paywall_responses[\(index)].surveys[1]",
+            ]
+        )
     }
 }
 
@@ -126,7 +167,10 @@ private func showing(
         _ = try await run.register.value
         let shown = try #require(run.harness.presenter.surveys.first)
         #expect(shown.options.map(\.id) == ["opt-later", "opt-features", "opt-price"])
-        #expect(run.harness.delegate.event("survey_response")?.customParameters["survey_selected_option_title"] == "Too expensive")
+        #expect(
+            run.harness.delegate.event("survey_response")?.customParameters["survey_selected_option_title"]
+                == "Too expensive"
+        )
     }
 
     @Test func aPaywallWithoutSurveysSaysSoOnClose() async throws {
@@ -156,7 +200,8 @@ private func showing(
     /// Only the last assessed key is kept, as in SuperwallKit: a survey with another key is
     /// asked, and a return to the first key asks it again.
     @Test func aSurveyWithAnotherAssignmentKeyIsAsked() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("survey-\(UUID().uuidString)").path
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("survey-\(UUID().uuidString)")
+            .path
         for key in ["key-1", "key-2", "key-1"] {
             let run = try await showing([survey(key: key)], directory: directory)
             try await run.close()
@@ -220,9 +265,16 @@ private func showing(
     @Test func aPurchaseAsksThePurchaseSurveyBeforeThePaywallCloses() async throws {
         let controller = ScriptedPurchaseController(.purchase(.purchased))
         let run = try await showing(
-            [survey("on-close"), survey("on-purchase", key: "key-purchase", condition: "ON_PURCHASE")], controller: controller)
-        controller.beforeAnswering = { _ = try? await run.harness.superwall.setSubscriptionStatus(.active([Entitlement(id: "pro")])) }
-        _ = try await run.harness.superwall.perform(.purchase(productId: "com.pockettrainer.pro.annual"), inSession: run.shown.sessionId)
+            [survey("on-close"), survey("on-purchase", key: "key-purchase", condition: "ON_PURCHASE")],
+            controller: controller
+        )
+        controller.beforeAnswering = {
+            _ = try? await run.harness.superwall.setSubscriptionStatus(.active([Entitlement(id: "pro")]))
+        }
+        _ = try await run.harness.superwall.perform(
+            .purchase(productId: "com.pockettrainer.pro.annual"),
+            inSession: run.shown.sessionId
+        )
         let outcome = try await run.register.value
         guard case .dismissed(_, .purchased) = outcome.ending else {
             Issue.record("expected a purchase, got \(outcome.ending)")
@@ -255,7 +307,10 @@ private func showing(
     }
 
     @Test func theOtherOptionCarriesTheUsersText() async throws {
-        let run = try await showing([survey()], answer: { _ in .response(optionId: "000", customResponse: "  I only train in summer ") })
+        let run = try await showing(
+            [survey()],
+            answer: { _ in .response(optionId: "000", customResponse: "  I only train in summer ") }
+        )
         try await run.close()
         _ = try await run.register.value
         let response = try #require(run.harness.delegate.event("survey_response"))
@@ -282,10 +337,14 @@ private func showing(
     @Test func anUnansweredSurveyLetsThePaywallCloseAtItsDeadline() async throws {
         var timeouts = Superwall.Timeouts()
         timeouts.survey = .milliseconds(100)
-        let run = try await showing([survey()], answer: { _ in
-            try await Task.sleep(for: .seconds(3600))
-            return .close
-        }, timeouts: timeouts)
+        let run = try await showing(
+            [survey()],
+            answer: { _ in
+                try await Task.sleep(for: .seconds(3600))
+                return .close
+            },
+            timeouts: timeouts
+        )
         let (outcome, elapsed) = try await measuredOffThePool {
             try await run.close()
             return try await run.register.value
@@ -309,9 +368,19 @@ private func showing(
     /// `survey_response` is an implicit trigger that replaces the paywall: its campaign's
     /// paywall follows, no decline is tracked, and the `register` follows the new paywall.
     @Test func aResponseCampaignReplacesThePaywall() async throws {
-        let triggers = surveyTriggers + [placement("survey_response", [
-            audience("s", rule: #"params.survey_selected_option_title == "Too expensive""#, variants: [treatment("vs", "summer-sale")]),
-        ])]
+        let triggers =
+            surveyTriggers + [
+                placement(
+                    "survey_response",
+                    [
+                        audience(
+                            "s",
+                            rule: #"params.survey_selected_option_title == "Too expensive""#,
+                            variants: [treatment("vs", "summer-sale")]
+                        )
+                    ]
+                )
+            ]
         let run = try await showing([survey()], triggers: triggers)
         try await run.close()
         let offer = try await run.harness.waitForPresentation(2)
@@ -330,9 +399,19 @@ private func showing(
     }
 
     @Test func aResponseCampaignThatDoesNotMatchLetsThePaywallClose() async throws {
-        let triggers = surveyTriggers + [placement("survey_response", [
-            audience("s", rule: #"params.survey_selected_option_title == "Maybe later""#, variants: [treatment("vs", "summer-sale")]),
-        ])]
+        let triggers =
+            surveyTriggers + [
+                placement(
+                    "survey_response",
+                    [
+                        audience(
+                            "s",
+                            rule: #"params.survey_selected_option_title == "Maybe later""#,
+                            variants: [treatment("vs", "summer-sale")]
+                        )
+                    ]
+                )
+            ]
         let run = try await showing([survey()], triggers: triggers)
         try await run.close()
         _ = try await run.register.value

@@ -1,6 +1,7 @@
 import Foundation
-@testable import SuperwallCore
 import Testing
+
+@testable import SuperwallCore
 
 /// SuperwallKit's `pollWebEntitlements` with the `http` source: at the first config, then on
 /// foregrounds once `entitlements_max_age_ms` has passed.
@@ -16,15 +17,26 @@ import Testing
             """#
     }
 
-    private static let noEntitlements = #"{"customerInfo": {"subscriptions": [], "nonSubscriptions": [], "entitlements": []}}"#
+    private static let noEntitlements =
+        #"{"customerInfo": {"subscriptions": [], "nonSubscriptions": [], "entitlements": []}}"#
 
-    private func configured(_ server: ScriptedAPIServer, clock: FakeClock = FakeClock(),
-                            testMode: TestModeBehavior = .automatic) async -> Superwall {
+    private func configured(
+        _ server: ScriptedAPIServer,
+        clock: FakeClock = FakeClock(),
+        testMode: TestModeBehavior = .automatic
+    ) async -> Superwall {
         let superwall = Superwall(clock: clock, random: CountingRandomSource(), delegate: RedemptionRecorder())
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("web-ent-\(UUID().uuidString)").path
-        _ = await superwall.configure(apiKey: "pk", options: Superwall.ConfigureOptions(
-            configSource: HTTPConfigSource(baseURL: server.baseURL), dataDirectory: directory, maxConfigRetryCount: 0,
-            testModeBehavior: testMode))
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("web-ent-\(UUID().uuidString)")
+            .path
+        _ = await superwall.configure(
+            apiKey: "pk",
+            options: Superwall.ConfigureOptions(
+                configSource: HTTPConfigSource(baseURL: server.baseURL),
+                dataDirectory: directory,
+                maxConfigRetryCount: 0,
+                testModeBehavior: testMode
+            )
+        )
         await superwall.awaitRedemptions()
         return superwall
     }
@@ -36,12 +48,15 @@ import Testing
     @Test func theFirstConfigFetchesTheDevicesWebEntitlementsIntoTheStatus() async throws {
         let server = try await ScriptedAPIServer.start(
             [.init(status: 200, body: EmbeddedDemoConfig.json)],
-            paths: [Self.usersPath + "*": .init(status: 200, body: Self.customerInfo(entitlementExpiringAt: nil))])
+            paths: [Self.usersPath + "*": .init(status: 200, body: Self.customerInfo(entitlementExpiringAt: nil))]
+        )
         let superwall = await configured(server)
         let fetch = try #require(entitlementFetches(server).first)
         let deviceId = await superwall.webDeviceId
         #expect(fetch.path == Self.usersPath + deviceId + "/entitlements")
-        #expect(fetch.query == "deviceId=" + (deviceId.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? ""))
+        #expect(
+            fetch.query == "deviceId=" + (deviceId.addingPercentEncoding(withAllowedCharacters: .urlQueryAllowed) ?? "")
+        )
         #expect(try await superwall.subscriptionStatus().activeEntitlements.map(\.id) == ["pro"])
         #expect(try await superwall.entitlements().web.map(\.id) == ["pro"])
     }
@@ -49,7 +64,8 @@ import Testing
     @Test func aForegroundFetchesAgainOnlyOnceTheMaxAgeHasPassed() async throws {
         let server = try await ScriptedAPIServer.start(
             [.init(status: 200, body: EmbeddedDemoConfig.json)],
-            paths: [Self.usersPath + "*": .init(status: 200, body: Self.noEntitlements)])
+            paths: [Self.usersPath + "*": .init(status: 200, body: Self.noEntitlements)]
+        )
         let clock = FakeClock()
         let superwall = await configured(server, clock: clock)
         #expect(entitlementFetches(server).count == 1)
@@ -66,7 +82,8 @@ import Testing
     @Test func theFetchIsForTheIdentifiedUserOnceThereIsOne() async throws {
         let server = try await ScriptedAPIServer.start(
             [.init(status: 200, body: EmbeddedDemoConfig.json)],
-            paths: [Self.usersPath + "*": .init(status: 200, body: Self.noEntitlements)])
+            paths: [Self.usersPath + "*": .init(status: 200, body: Self.noEntitlements)]
+        )
         let clock = FakeClock()
         let superwall = await configured(server, clock: clock)
         _ = try await superwall.identify(userId: "runner", restorePaywallAssignments: false)
@@ -81,8 +98,13 @@ import Testing
         let inThreeDaysMs = Int64(clock.now().timeIntervalSince1970 * 1000) + 86_400_000 * 3
         let server = try await ScriptedAPIServer.start(
             [.init(status: 200, body: EmbeddedDemoConfig.json)],
-            pathSequences: [Self.usersPath + "*": [.init(status: 200, body: Self.customerInfo(entitlementExpiringAt: inThreeDaysMs)),
-                                                   .init(status: 200, body: Self.noEntitlements)]])
+            pathSequences: [
+                Self.usersPath + "*": [
+                    .init(status: 200, body: Self.customerInfo(entitlementExpiringAt: inThreeDaysMs)),
+                    .init(status: 200, body: Self.noEntitlements),
+                ]
+            ]
+        )
         let superwall = await configured(server, clock: clock)
         #expect(try await superwall.entitlements().web.map(\.id) == ["pro"])
         clock.advance(by: 86_401)
@@ -96,8 +118,13 @@ import Testing
     @Test func anEmptyAnswerRevokesWebEntitlementsWithoutAnExpiry() async throws {
         let server = try await ScriptedAPIServer.start(
             [.init(status: 200, body: EmbeddedDemoConfig.json)],
-            pathSequences: [Self.usersPath + "*": [.init(status: 200, body: Self.customerInfo(entitlementExpiringAt: nil)),
-                                                   .init(status: 200, body: Self.noEntitlements)]])
+            pathSequences: [
+                Self.usersPath + "*": [
+                    .init(status: 200, body: Self.customerInfo(entitlementExpiringAt: nil)),
+                    .init(status: 200, body: Self.noEntitlements),
+                ]
+            ]
+        )
         let clock = FakeClock()
         let superwall = await configured(server, clock: clock)
         #expect(try await superwall.entitlements().web.map(\.id) == ["pro"])
@@ -111,7 +138,8 @@ import Testing
     @Test func testModeFetchesNoWebEntitlements() async throws {
         let server = try await ScriptedAPIServer.start(
             [.init(status: 200, body: EmbeddedDemoConfig.json)],
-            paths: [Self.usersPath + "*": .init(status: 200, body: Self.customerInfo(entitlementExpiringAt: nil))])
+            paths: [Self.usersPath + "*": .init(status: 200, body: Self.customerInfo(entitlementExpiringAt: nil))]
+        )
         let superwall = await configured(server, testMode: .always)
         #expect(entitlementFetches(server).isEmpty)
         #expect(try await superwall.entitlements().web.isEmpty)

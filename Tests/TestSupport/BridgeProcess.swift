@@ -22,8 +22,10 @@ public final class BridgeProcess: @unchecked Sendable {
     /// traces its frames into that directory, where the Python suite checks each message
     /// the bridge sent against `protocol/openrpc.json`.
     static func wireTraceArguments(unless arguments: [String]) -> [String] {
-        guard !arguments.contains("--trace"), let directory = ProcessInfo.processInfo.environment["SUPERWALL_WIRE_TRACES"],
-              !directory.isEmpty else { return [] }
+        guard !arguments.contains("--trace"),
+            let directory = ProcessInfo.processInfo.environment["SUPERWALL_WIRE_TRACES"],
+            !directory.isEmpty
+        else { return [] }
         try? FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         return ["--trace", "\(directory)/swift-\(UUID().uuidString).jsonl"]
     }
@@ -32,7 +34,9 @@ public final class BridgeProcess: @unchecked Sendable {
     public init(arguments: [String] = [], framing: Framing = .newlineDelimited, launcher: [String] = []) throws {
         let stdin = Pipe2()
         let stdout = Pipe2()
-        let stderrPath = FileManager.default.temporaryDirectory.appendingPathComponent("bridge-stderr-\(UUID().uuidString).log").path
+        let stderrPath = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "bridge-stderr-\(UUID().uuidString).log"
+        ).path
         self.stderrPath = stderrPath
         let bridgeArguments = arguments + Self.wireTraceArguments(unless: arguments)
         let redirect: (inout posix_spawn_file_actions_t) -> Void = { actions in
@@ -40,7 +44,8 @@ public final class BridgeProcess: @unchecked Sendable {
             posix_spawn_file_actions_adddup2(&actions, stdout.write, 1)
             posix_spawn_file_actions_addopen(&actions, 2, stderrPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
         }
-        let child = launcher.isEmpty
+        let child =
+            launcher.isEmpty
             ? spawnBridge(bridgeArguments, redirect: redirect)
             : spawn(launcher[0], Array(launcher.dropFirst()) + [Self.binaryPath] + bridgeArguments, redirect: redirect)
         close(stdin.read)
@@ -72,7 +77,11 @@ public final class BridgeProcess: @unchecked Sendable {
 
     @discardableResult
     public func initialize(capabilities: JSONValue = [:]) async -> JSONValue? {
-        client.request(0, "initialize", ["protocolVersion": "1.0", "client": ["name": "e2e", "version": "1"], "capabilities": capabilities])
+        client.request(
+            0,
+            "initialize",
+            ["protocolVersion": "1.0", "client": ["name": "e2e", "version": "1"], "capabilities": capabilities]
+        )
         return await client.nextReply()
     }
 
@@ -128,7 +137,11 @@ private func spawnBridge(_ arguments: [String], redirect: (inout posix_spawn_fil
 /// Starts `executable` with `arguments`, its descriptors set up by `redirect`, and every
 /// signal unblocked (spawned from a worker thread, the child would inherit that thread's
 /// blocked signals). Answers the child's pid, or nil when it could not start.
-private func spawn(_ executable: String, _ arguments: [String], redirect: (inout posix_spawn_file_actions_t) -> Void) -> pid_t? {
+private func spawn(
+    _ executable: String,
+    _ arguments: [String],
+    redirect: (inout posix_spawn_file_actions_t) -> Void
+) -> pid_t? {
     var actions = posix_spawn_file_actions_t()
     posix_spawn_file_actions_init(&actions)
     defer { posix_spawn_file_actions_destroy(&actions) }
@@ -144,7 +157,7 @@ private func spawn(_ executable: String, _ arguments: [String], redirect: (inout
     posix_spawnattr_setsigmask(&attributes, &emptyMask)
     posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
     var cArguments = ([executable] + arguments).map { strdup($0) } + [nil]
-    defer { cArguments.forEach { free($0) } }
+    defer { for argument in cArguments { free(argument) } }
     var child: pid_t = 0
     return posix_spawn(&child, executable, &actions, &attributes, &cArguments, environ) == 0 ? child : nil
 }
@@ -161,10 +174,14 @@ public final class ChildProcess: @unchecked Sendable {
     /// closes its own copies.
     public init(_ executable: String, _ arguments: [String], stdin: Int32? = nil, stdout: Int32? = nil) throws {
         let child = spawn(executable, arguments) { actions in
-            if let stdin { posix_spawn_file_actions_adddup2(&actions, stdin, 0) } else {
+            if let stdin {
+                posix_spawn_file_actions_adddup2(&actions, stdin, 0)
+            } else {
                 posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
             }
-            if let stdout { posix_spawn_file_actions_adddup2(&actions, stdout, 1) } else {
+            if let stdout {
+                posix_spawn_file_actions_adddup2(&actions, stdout, 1)
+            } else {
                 posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
             }
         }

@@ -99,7 +99,10 @@ public final class FramedPeer: @unchecked Sendable {
         while true {
             while !queued.isEmpty {
                 if case .message(let body) = queued.removeFirst(),
-                   let message = try? JSONDecoding.decode(body), message["method"] == nil { return message }
+                    let message = try? JSONDecoding.decode(body), message["method"] == nil
+                {
+                    return message
+                }
             }
             let remaining = deadline - ContinuousClock.now
             guard !ended, remaining > .zero else { return nil }

@@ -9,12 +9,22 @@ public final class InProcessServer: @unchecked Sendable {
     public let connection: Connection
     private let status = LockedBox<Int32?>(nil)
 
-    public init(handler: any ConnectionHandler, options: Connection.Options = Connection.Options(), framing: Framing = .newlineDelimited) {
+    public init(
+        handler: any ConnectionHandler,
+        options: Connection.Options = Connection.Options(),
+        framing: Framing = .newlineDelimited
+    ) {
         let toServer = Pipe2()
         let fromServer = Pipe2()
         var logger = Logger(label: "test-connection")
         logger.logLevel = .critical
-        connection = Connection(input: toServer.read, output: fromServer.write, handler: handler, options: options, logger: logger)
+        connection = Connection(
+            input: toServer.read,
+            output: fromServer.write,
+            handler: handler,
+            options: options,
+            logger: logger
+        )
         client = FramedPeer(read: fromServer.read, write: toServer.write, framing: framing)
         let thread = Thread { [connection, status] in
             let code = connection.run()

@@ -24,7 +24,9 @@ extension DispatchSemaphore {
 /// A test that asserts a bound measures it so. Waiting on the cooperative pool, the test's own
 /// resumption would queue behind every other suite's jobs, and the bound would measure the
 /// machine's load rather than the bridge.
-public func measuredOffThePool<Result: Sendable>(_ body: () async throws -> Result) async rethrows -> (result: Result, elapsed: Duration) {
+public func measuredOffThePool<Result: Sendable>(
+    _ body: () async throws -> Result
+) async rethrows -> (result: Result, elapsed: Duration) {
     try await withTaskExecutorPreference(OffloadExecutor.shared) {
         let started = ContinuousClock.now
         let result = try await body()

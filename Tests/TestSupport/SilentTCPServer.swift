@@ -17,7 +17,8 @@ public final class SilentTCPServer: Sendable {
         var length = socklen_t(MemoryLayout<sockaddr_in>.size)
         let bound = withUnsafeMutablePointer(to: &address) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { pointer in
-                bind(descriptor, pointer, length) == 0 && listen(descriptor, 16) == 0 && getsockname(descriptor, pointer, &length) == 0
+                bind(descriptor, pointer, length) == 0 && listen(descriptor, 16) == 0
+                    && getsockname(descriptor, pointer, &length) == 0
             }
         }
         guard bound else {

@@ -10,7 +10,13 @@ public struct SpecExample: Sendable {
     public let expectIfMethodsAbsent: JSONValue?
 
     public static func all() throws -> [SpecExample] {
-        guard let url = Bundle.module.url(forResource: "jsonrpc-spec-examples", withExtension: "json", subdirectory: "Fixtures") else {
+        guard
+            let url = Bundle.module.url(
+                forResource: "jsonrpc-spec-examples",
+                withExtension: "json",
+                subdirectory: "Fixtures"
+            )
+        else {
             throw CocoaError(.fileNoSuchFile)
         }
         let cases = try JSONDecoding.decode(Array(Data(contentsOf: url)))
@@ -19,7 +25,8 @@ public struct SpecExample: Sendable {
                 name: entry["name"]?.stringValue ?? "?",
                 send: entry["send"]?.stringValue ?? "",
                 expect: entry["expect"] ?? .null,
-                expectIfMethodsAbsent: entry["expect_if_methods_absent"])
+                expectIfMethodsAbsent: entry["expect_if_methods_absent"]
+            )
         }
     }
 
@@ -57,8 +64,10 @@ public struct SpecExample: Sendable {
         guard actual["jsonrpc"] == "2.0" else { return "jsonrpc is not \"2.0\" in \(actual)" }
         guard actual["id"] == expected["id"] else { return "id: expected \(expected["id"] ?? .null), got \(actual)" }
         if let error = expected["error"] {
-            return actual["error"]?["code"] == error["code"] ? nil : "error code: expected \(error["code"] ?? .null), got \(actual)"
+            return actual["error"]?["code"] == error["code"]
+                ? nil : "error code: expected \(error["code"] ?? .null), got \(actual)"
         }
-        return actual["result"] == expected["result"] ? nil : "result: expected \(expected["result"] ?? .null), got \(actual)"
+        return actual["result"] == expected["result"]
+            ? nil : "result: expected \(expected["result"] ?? .null), got \(actual)"
     }
 }

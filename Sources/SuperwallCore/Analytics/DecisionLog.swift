@@ -15,11 +15,21 @@ enum DecisionLog {
 
     /// A placement's audiences and what they mean: which matched, the variant, the occurrence
     /// limit, the paywall or why none.
-    static func audiences(of placement: PlacementData, _ kind: PipelineKind, _ outcome: AudienceOutcome, _ result: TriggerResult) {
+    static func audiences(
+        of placement: PlacementData,
+        _ kind: PipelineKind,
+        _ outcome: AudienceOutcome,
+        _ result: TriggerResult
+    ) {
         paywallPresentation.debug("\(describe(placement, kind, outcome, result))")
     }
 
-    private static func describe(_ placement: PlacementData, _ kind: PipelineKind, _ outcome: AudienceOutcome, _ result: TriggerResult) -> String {
+    private static func describe(
+        _ placement: PlacementData,
+        _ kind: PipelineKind,
+        _ outcome: AudienceOutcome,
+        _ result: TriggerResult
+    ) -> String {
         // `register`, `getPaywall` or `implicit`; a check names its kind.
         let head = "\(kind.tracksOutcome ? placement.sourceType ?? kind.wireName : kind.wireName) \(placement.name):"
         var occurrence = ""
@@ -27,8 +37,11 @@ enum DecisionLog {
         case .placementNotFound:
             return "\(head) no campaign has this placement: skipped (placementNotFound)"
         case .noAudienceMatch(let unmatched):
-            let why = unmatched.map { "experiment \($0.experimentId) \($0.source == .occurrence ? "over its occurrence limit" : "rule not true")" }
-            return "\(head) no audience matched (\(why.isEmpty ? "none" : why.joined(separator: ", "))): skipped (noAudienceMatch)"
+            let why = unmatched.map {
+                "experiment \($0.experimentId) \($0.source == .occurrence ? "over its occurrence limit" : "rule not true")"
+            }
+            return
+                "\(head) no audience matched (\(why.isEmpty ? "none" : why.joined(separator: ", "))): skipped (noAudienceMatch)"
         case .matched(_, let unsaved?):
             occurrence = ", occurrence \(unsaved.key) allows another (at most \(unsaved.maxCount))"
         case .matched:
@@ -36,11 +49,14 @@ enum DecisionLog {
         }
         switch result {
         case .paywall(let experiment):
-            return "\(head) audience of experiment \(experiment.id) (campaign \(experiment.groupId)) matched\(occurrence); variant \(experiment.variant.id): paywall \(experiment.variant.paywallIdentifier ?? "none")"
+            return
+                "\(head) audience of experiment \(experiment.id) (campaign \(experiment.groupId)) matched\(occurrence); variant \(experiment.variant.id): paywall \(experiment.variant.paywallIdentifier ?? "none")"
         case .holdout(let experiment):
-            return "\(head) audience of experiment \(experiment.id) (campaign \(experiment.groupId)) matched\(occurrence); variant \(experiment.variant.id) is a holdout: skipped (holdout)"
+            return
+                "\(head) audience of experiment \(experiment.id) (campaign \(experiment.groupId)) matched\(occurrence); variant \(experiment.variant.id) is a holdout: skipped (holdout)"
         case .noAssignment(let experimentId):
-            return "\(head) audience of experiment \(experimentId) matched, but the user has no assignment in it: failed (paywallNotFound)"
+            return
+                "\(head) audience of experiment \(experimentId) matched, but the user has no assignment in it: failed (paywallNotFound)"
         case .placementNotFound, .noAudienceMatch:
             return "\(head) \(result)"
         }
@@ -55,7 +71,8 @@ enum DecisionLog {
             var read: [String] = []
             collectReads(rule.trace, into: &read)
             paywallPresentation.trace(
-                "\(explanation.placement): experiment \(audience.experimentId)'s rule is \(outcome(of: rule.trace)), reading \(read.isEmpty ? "nothing" : read.joined(separator: "; "))")
+                "\(explanation.placement): experiment \(audience.experimentId)'s rule is \(outcome(of: rule.trace)), reading \(read.isEmpty ? "nothing" : read.joined(separator: "; "))"
+            )
         }
     }
 
@@ -81,7 +98,10 @@ enum DecisionLog {
     /// `user`, `user.plan`, `device.activeEntitlements`: names joined by dots.
     private static func isPath(_ text: String) -> Bool {
         guard let first = text.unicodeScalars.first, first == "_" || first.properties.isAlphabetic,
-              !["true", "false", "null"].contains(text) else { return false }
-        return text.unicodeScalars.allSatisfy { $0 == "_" || $0 == "." || $0.properties.isAlphabetic || ("0"..."9").contains($0) }
+            !["true", "false", "null"].contains(text)
+        else { return false }
+        return text.unicodeScalars.allSatisfy {
+            $0 == "_" || $0 == "." || $0.properties.isAlphabetic || ("0"..."9").contains($0)
+        }
     }
 }

@@ -128,17 +128,24 @@ actor EventQueue {
     private func send() async {
         var position = storedPosition
         dropOldest(after: &position)
-        let (batchSize, batches) = sink.isRateLimited ? (Self.batchSize, Self.batchesPerFlush) : (Self.unlimitedBatchSize, Int.max)
+        let (batchSize, batches) =
+            sink.isRateLimited ? (Self.batchSize, Self.batchesPerFlush) : (Self.unlimitedBatchSize, Int.max)
         for _ in 0..<batches {
-            guard let batch = try? store.outgoingEvents(after: position, limit: batchSize), let last = batch.last else { return }
+            guard let batch = try? store.outgoingEvents(after: position, limit: batchSize), let last = batch.last else {
+                return
+            }
             let refused: Set<Int>
             do {
                 refused = try await sink.deliver(batch.map(\.json))
             } catch {
-                DecisionLog.analytics.debug("event flush: a batch of \(batch.count) was not delivered (\(error)); kept for the next flush")
-                return // kept: the next flush tries again
+                DecisionLog.analytics.debug(
+                    "event flush: a batch of \(batch.count) was not delivered (\(error)); kept for the next flush"
+                )
+                return  // kept: the next flush tries again
             }
-            DecisionLog.analytics.debug("event flush: \(batch.count - refused.count) events delivered\(refused.isEmpty ? "" : ", \(refused.count) refused as invalid")")
+            DecisionLog.analytics.debug(
+                "event flush: \(batch.count - refused.count) events delivered\(refused.isEmpty ? "" : ", \(refused.count) refused as invalid")"
+            )
             // Past the batch, or past what a check of the bound dropped while it was out.
             position = max(last.position, storedPosition)
             try? store.set(position, for: .eventQueuePosition)
@@ -163,7 +170,7 @@ actor EventQueue {
     /// flush counts exactly again.
     private func dropOldest(_ excess: Int) {
         guard let last = try? store.outgoingPosition(after: storedPosition, skipping: excess) else {
-            return enforceBound() // fewer wait than estimated
+            return enforceBound()  // fewer wait than estimated
         }
         try? store.set(last, for: .eventQueuePosition)
         estimatedWaiting = bound
@@ -200,7 +207,9 @@ struct CollectorEventSink: EventSink {
             var status: String?
             var invalid_indexes: [Int]?
         }
-        guard let response = try? JSONDecoder().decode(Response.self, from: answer), response.status == "partial_success" else { return [] }
+        guard let response = try? JSONDecoder().decode(Response.self, from: answer),
+            response.status == "partial_success"
+        else { return [] }
         return Set(response.invalid_indexes ?? [])
     }
 }

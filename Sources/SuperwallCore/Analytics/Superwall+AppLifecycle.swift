@@ -22,8 +22,11 @@ extension Superwall {
         tracking.appSessionId = random.uuid().uuidString
         track("session_start")
         trackDeviceAttributes()
-        track("user_attributes", ["application_installed_at": .string(ISO8601.string(from: session.appInstalledAt))],
-              custom: session.userAttributes)
+        track(
+            "user_attributes",
+            ["application_installed_at": .string(ISO8601.string(from: session.appInstalledAt))],
+            custom: session.userAttributes
+        )
         // SuperwallKit refreshes on a new app session only under the config's
         // `enable_config_refresh_v2`.
         if session.config?.featureFlags.enableConfigRefreshV2 == true, configLoading.backend != nil {

@@ -15,7 +15,8 @@ extension Superwall {
     func sends(_ event: TrackedEvent) -> Bool {
         switch tracking.behavior {
         case .none: return false
-        case .superwallOnly where !event.isSuperwallEvent || event.name == "trigger_fire" || event.name == "user_attributes": return false
+        case .superwallOnly
+        where !event.isSuperwallEvent || event.name == "trigger_fire" || event.name == "user_attributes": return false
         default: break
         }
         return !(tracking.suppressesVerboseEvents && Self.verboseEventNames.contains(event.name))
@@ -32,19 +33,27 @@ extension Superwall {
                 await self?.eventRequest() ?? ConfigRequest(apiKey: "")
             }
         } else {
-            sink = JSONLinesEventSink(path: URL(fileURLWithPath: session.directory.path).appendingPathComponent("events.jsonl").path)
+            sink = JSONLinesEventSink(
+                path: URL(fileURLWithPath: session.directory.path).appendingPathComponent("events.jsonl").path
+            )
         }
         let queue = EventQueue(store: session.store, sink: sink, bound: options.eventQueueBound)
         tracking.queue = queue
         let interval = options.eventFlushInterval
         // Detached and weak, as every task that reaches the queue: none may keep the session's
         // store open after the session is gone.
-        Task.detached(executorPreference: OffloadExecutor.shared) { [weak queue, clock] in await queue?.start(every: interval, on: clock) }
+        Task.detached(executorPreference: OffloadExecutor.shared) { [weak queue, clock] in
+            await queue?.start(every: interval, on: clock)
+        }
     }
 
     private func eventRequest() -> ConfigRequest {
-        ConfigRequest(apiKey: session?.apiKey ?? "", headers: requestHeaders(cachedBuildId: config?.buildId),
-                      retryPolicy: RetryPolicy(maxRetries: 6, delay: retryDelay), attemptTimeout: 30)
+        ConfigRequest(
+            apiKey: session?.apiKey ?? "",
+            headers: requestHeaders(cachedBuildId: config?.buildId),
+            retryPolicy: RetryPolicy(maxRetries: 6, delay: retryDelay),
+            attemptTimeout: 30
+        )
     }
 
     /// Sends the queued events now (after `transaction_complete`, at shutdown, at end of
@@ -59,7 +68,9 @@ extension Superwall {
         }
         if !finished {
             let waiting = await queue.waitingCount
-            Self.logger.warning("the event flush did not finish within \(limit): \(waiting) events wait on disk and go out in the next session")
+            Self.logger.warning(
+                "the event flush did not finish within \(limit): \(waiting) events wait on disk and go out in the next session"
+            )
         }
     }
 

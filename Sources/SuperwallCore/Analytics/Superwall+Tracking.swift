@@ -18,24 +18,43 @@ extension Superwall {
     /// placements) to the delegate. The events that may present a paywall are then offered
     /// to the implicit triggers.
     @discardableResult
-    func track(_ name: String, _ superwallParameters: consuming [String: JSON] = [:], custom: [String: JSON] = [:],
-               isSuperwallEvent: Bool = true, subject: EventSubject = .none) -> TrackedEvent {
-        record(makeEvent(name, superwallParameters, custom: custom, isSuperwallEvent: isSuperwallEvent, subject: subject))
+    func track(
+        _ name: String,
+        _ superwallParameters: consuming [String: JSON] = [:],
+        custom: [String: JSON] = [:],
+        isSuperwallEvent: Bool = true,
+        subject: EventSubject = .none
+    ) -> TrackedEvent {
+        record(
+            makeEvent(name, superwallParameters, custom: custom, isSuperwallEvent: isSuperwallEvent, subject: subject)
+        )
     }
 
     /// The parameters are consumed: the caller's dictionary gains `app_session_id` in place
     /// rather than being copied whole (twenty-odd entries for a `trigger_fire`).
     /// `stamped`: the parameters carry this app session's id already (a repeat's).
-    func makeEvent(_ name: String, _ superwallParameters: consuming [String: JSON] = [:], custom: [String: JSON] = [:],
-                   isSuperwallEvent: Bool = true, subject: EventSubject = .none, stamped: Bool = false) -> TrackedEvent {
+    func makeEvent(
+        _ name: String,
+        _ superwallParameters: consuming [String: JSON] = [:],
+        custom: [String: JSON] = [:],
+        isSuperwallEvent: Bool = true,
+        subject: EventSubject = .none,
+        stamped: Bool = false
+    ) -> TrackedEvent {
         var parameters = superwallParameters
         // Only when it differs: parameters shared with a memo are then not copied.
-        if !stamped, !tracking.appSessionId.isEmpty, parameters["app_session_id"]?.stringValue != tracking.appSessionId {
+        if !stamped, !tracking.appSessionId.isEmpty, parameters["app_session_id"]?.stringValue != tracking.appSessionId
+        {
             parameters["app_session_id"] = .string(tracking.appSessionId)
         }
         var event = TrackedEvent(
-            id: random.uuid(), name: name, isSuperwallEvent: isSuperwallEvent, superwallParameters: parameters,
-            customParameters: custom, createdAt: clock.now())
+            id: random.uuid(),
+            name: name,
+            isSuperwallEvent: isSuperwallEvent,
+            superwallParameters: parameters,
+            customParameters: custom,
+            createdAt: clock.now()
+        )
         event.subject = subject
         return event
     }
@@ -47,11 +66,21 @@ extension Superwall {
     /// time. `custom` and `isSuperwallEvent` are as for `track`; `custom` is part of `key`.
     @discardableResult
     func trackRepeating<Key: Equatable & Sendable>(
-        _ name: String, key: Key, remembered: RepeatedEvent<Key>?, custom: [String: JSON] = [:], isSuperwallEvent: Bool = true,
+        _ name: String,
+        key: Key,
+        remembered: RepeatedEvent<Key>?,
+        custom: [String: JSON] = [:],
+        isSuperwallEvent: Bool = true,
         _ parameters: () -> [String: JSON]
     ) -> (event: TrackedEvent, memo: RepeatedEvent<Key>) {
         if let remembered, remembered.matches(key, appSessionId: tracking.appSessionId) {
-            var event = makeEvent(name, remembered.parameters, custom: custom, isSuperwallEvent: isSuperwallEvent, stamped: true)
+            var event = makeEvent(
+                name,
+                remembered.parameters,
+                custom: custom,
+                isSuperwallEvent: isSuperwallEvent,
+                stamped: true
+            )
             event.delegateText = remembered.delegateText
             return (record(event, audienceJSON: remembered.audienceJSON), remembered)
         }
@@ -65,15 +94,26 @@ extension Superwall {
 
     /// `audienceJSON` is the event's `audienceParametersJSON`, when the caller has it already.
     @discardableResult
-    func record(_ event: TrackedEvent, offeringImplicitTrigger: Bool = true, audienceJSON: [UInt8]? = nil) -> TrackedEvent {
+    func record(
+        _ event: TrackedEvent,
+        offeringImplicitTrigger: Bool = true,
+        audienceJSON: [UInt8]? = nil
+    ) -> TrackedEvent {
         let queued = sends(event)
-        store?.logPlacement(event.name, at: event.createdAt, paramsJSON: audienceJSON ?? event.audienceParametersJSON, eventId: event.id,
-                            queued: queued)
+        store?.logPlacement(
+            event.name,
+            at: event.createdAt,
+            paramsJSON: audienceJSON ?? event.audienceParametersJSON,
+            eventId: event.id,
+            queued: queued
+        )
         if queued { tracking.queue?.noteArrival() }
         if event.name == "paywall_open" { device.templateInputsChanged() }
         if event.isSuperwallEvent {
             host.delegate?.handleSuperwallEvent(event)
-            if offeringImplicitTrigger, let trigger = ImplicitTrigger(eventName: event.name) { offerImplicitTrigger(trigger, event: event) }
+            if offeringImplicitTrigger, let trigger = ImplicitTrigger(eventName: event.name) {
+                offerImplicitTrigger(trigger, event: event)
+            }
         }
         return event
     }
@@ -101,7 +141,6 @@ extension Superwall {
     static func offloaded<Value: Sendable>(_ work: @escaping @Sendable () async throws -> Value) async throws -> Value {
         try await Task.detached(executorPreference: OffloadExecutor.shared, operation: work).value
     }
-
 
     func persisting<Result>(_ body: () throws -> Result) throws(SuperwallError) -> Result {
         do {

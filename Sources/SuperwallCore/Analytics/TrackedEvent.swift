@@ -25,13 +25,20 @@ public struct TrackedEvent: Sendable, Equatable {
     /// have the same params.
     var delegateText: ParametersText?
 
-    public init(id: UUID, name: String, isSuperwallEvent: Bool = true, superwallParameters: [String: JSON] = [:],
-                customParameters: [String: JSON] = [:], createdAt: Date) {
+    public init(
+        id: UUID,
+        name: String,
+        isSuperwallEvent: Bool = true,
+        superwallParameters: [String: JSON] = [:],
+        customParameters: [String: JSON] = [:],
+        createdAt: Date
+    ) {
         self.id = id
         self.name = name
         self.isSuperwallEvent = isSuperwallEvent
         self.superwallParameters = superwallParameters
-        self.customParameters = customParameters.allSatisfy { Self.keepsCustomParameter($0.key, $0.value) }
+        self.customParameters =
+            customParameters.allSatisfy { Self.keepsCustomParameter($0.key, $0.value) }
             ? customParameters : customParameters.filter { Self.keepsCustomParameter($0.key, $0.value) }
         self.createdAt = createdAt
         self.subject = .none
@@ -61,7 +68,8 @@ public struct TrackedEvent: Sendable, Equatable {
     var audienceParametersJSON: [UInt8] {
         var writer = JSONObjectWriter()
         for (key, value) in customParameters where !Self.isNamed(key, "event_name") { writer.add(key, value) }
-        for (key, value) in superwallParameters where !Self.isNamed(key, "is_standard_event") && !Self.isNamed(key, "event_name") {
+        for (key, value) in superwallParameters
+        where !Self.isNamed(key, "is_standard_event") && !Self.isNamed(key, "event_name") {
             writer.add(key, prefix: UInt8(ascii: "$"), value)
         }
         writer.add("$is_standard_event", .bool(isSuperwallEvent))
@@ -94,10 +102,13 @@ public struct TrackedEvent: Sendable, Equatable {
     private func writeDelegateParameters() -> [UInt8] {
         var members: [(key: String, value: JSON)] = []
         members.reserveCapacity(customParameters.count + superwallParameters.count + 1)
-        for (key, value) in customParameters where superwallParameters[key] == nil && !Self.isNamed(key, "is_superwall") {
+        for (key, value) in customParameters where superwallParameters[key] == nil && !Self.isNamed(key, "is_superwall")
+        {
             members.append((key, value))
         }
-        for (key, value) in superwallParameters where !Self.isNamed(key, "is_superwall") { members.append((key, value)) }
+        for (key, value) in superwallParameters where !Self.isNamed(key, "is_superwall") {
+            members.append((key, value))
+        }
         members.append(("is_superwall", .bool(true)))
         return JSON.sortedObjectText(members)
     }

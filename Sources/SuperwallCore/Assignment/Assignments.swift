@@ -41,14 +41,21 @@ enum AssignmentPlanner {
     /// assignment whose variant still exists is kept, confirmation state included; one whose
     /// variant vanished is drawn again, unconfirmed. Assignments of experiments no longer in
     /// the config are kept, as SuperwallKit keeps them.
-    static func plan(for config: Config, stored: [Store.Assignment], random: any RandomSource) -> [String: Store.Assignment] {
+    static func plan(
+        for config: Config,
+        stored: [Store.Assignment],
+        random: any RandomSource
+    ) -> [String: Store.Assignment] {
         var assignments = Dictionary(stored.map { ($0.experimentId, $0) }, uniquingKeysWith: { _, last in last })
         var campaigns: Set<String> = []
         for trigger in config.triggers {
-            guard let first = trigger.audiences.first, campaigns.insert(first.experimentGroupId).inserted else { continue }
+            guard let first = trigger.audiences.first, campaigns.insert(first.experimentGroupId).inserted else {
+                continue
+            }
             for audience in trigger.audiences {
                 if let existing = assignments[audience.experimentId],
-                   let variant = audience.variants.first(where: { $0.id == existing.variant.id }) {
+                    let variant = audience.variants.first(where: { $0.id == existing.variant.id })
+                {
                     assignments[audience.experimentId]?.variant = variant
                     continue
                 }

@@ -16,8 +16,12 @@ extension Superwall {
     /// failure the assignment stays unconfirmed and the next presentation tries again.
     func confirmAssignment(of experiment: Experiment) {
         guard let current = session, let assignment = current.assignments[experiment.id], !assignment.isSentToServer,
-              let server = configLoading.backend?.assignments, paywalls.confirmationsInFlight[experiment.id] == nil else { return }
-        let confirmation = AssignmentConfirmation(experimentId: assignment.experimentId, variantId: assignment.variant.id)
+            let server = configLoading.backend?.assignments, paywalls.confirmationsInFlight[experiment.id] == nil
+        else { return }
+        let confirmation = AssignmentConfirmation(
+            experimentId: assignment.experimentId,
+            variantId: assignment.variant.id
+        )
         let request = apiRequest(attemptTimeout: 10)
         paywalls.confirmationsInFlight[experiment.id] = startTask { superwall in
             let confirmed = (try? await server.confirmAssignments([confirmation], request: request)) != nil
@@ -28,7 +32,8 @@ extension Superwall {
     private func confirmationFinished(_ confirmation: AssignmentConfirmation, confirmed: Bool) {
         paywalls.confirmationsInFlight[confirmation.experimentId] = nil
         guard confirmed, var assignment = session?.assignments[confirmation.experimentId],
-              assignment.variant.id == confirmation.variantId else { return }
+            assignment.variant.id == confirmation.variantId
+        else { return }
         assignment.isSentToServer = true
         session?.assignments[confirmation.experimentId] = assignment
         try? store?.save(assignment)
@@ -40,13 +45,18 @@ extension Superwall {
     /// assignments has any; a config without triggers asks for none.
     func fetchServerAssignments() async {
         guard let current = session, let config = current.config, !config.triggers.isEmpty,
-              let server = configLoading.backend?.assignments else { return }
+            let server = configLoading.backend?.assignments
+        else { return }
         let request = apiRequest(attemptTimeout: 10)
         guard let served = try? await server.fetchAssignments(request: request) else { return }
         let variants = Dictionary(
-            config.triggers.flatMap(\.audiences).map { ($0.experimentId, $0.variants) }, uniquingKeysWith: { first, _ in first })
+            config.triggers.flatMap(\.audiences).map { ($0.experimentId, $0.variants) },
+            uniquingKeysWith: { first, _ in first }
+        )
         for entry in served {
-            guard let variant = variants[entry.experimentId]?.first(where: { $0.id == entry.variantId }) else { continue }
+            guard let variant = variants[entry.experimentId]?.first(where: { $0.id == entry.variantId }) else {
+                continue
+            }
             let assignment = Store.Assignment(experimentId: entry.experimentId, variant: variant, isSentToServer: true)
             session?.assignments[entry.experimentId] = assignment
             try? store?.save(assignment)

@@ -23,22 +23,35 @@ public final class AudienceContext: Activation, Sendable {
     private let remembered = Mutex<[(number: Int, value: Value?)]>([])
 
     public convenience init(
-        userAttributes: [String: JSON], isLoggedIn: Bool, deviceAttributes: [String: JSON], params: [String: JSON]?,
+        userAttributes: [String: JSON],
+        isLoggedIn: Bool,
+        deviceAttributes: [String: JSON],
+        params: [String: JSON]?,
         history: any PlacementHistory
     ) {
-        self.init(userAttributes: userAttributes, isLoggedIn: isLoggedIn, device: { deviceAttributes }, params: params, history: history)
+        self.init(
+            userAttributes: userAttributes,
+            isLoggedIn: isLoggedIn,
+            device: { deviceAttributes },
+            params: params,
+            history: history
+        )
     }
 
     /// `device` builds the device template; it is called at most once, when a rule first reads it.
     public convenience init(
-        userAttributes: [String: JSON], isLoggedIn: Bool, device: @escaping @Sendable () -> [String: JSON], params: [String: JSON]?,
+        userAttributes: [String: JSON],
+        isLoggedIn: Bool,
+        device: @escaping @Sendable () -> [String: JSON],
+        params: [String: JSON]?,
         history: any PlacementHistory
     ) {
         self.init(
             user: .map(ValueMap(view: JSONObjectView(members: userAttributes, isLoggedIn: isLoggedIn))),
             template: DeviceTemplateView(build: device, extra: [:]),
             params: params.map { .map(ValueMap(view: JSONObjectView(members: $0))) } ?? .string(""),
-            hostFunctions: PlacementFunctions(history: history))
+            hostFunctions: PlacementFunctions(history: history)
+        )
     }
 
     private init(user: Value, template: DeviceTemplateView, params: Value, hostFunctions: any HostFunctions) {
@@ -54,7 +67,12 @@ public final class AudienceContext: Activation, Sendable {
     /// (`daysSince_app_install`). The template is still built once for both.
     public func addingDeviceKeys(_ extra: [String: JSON]) -> AudienceContext {
         guard !extra.isEmpty, let hostFunctions else { return self }
-        return AudienceContext(user: user, template: template.adding(extra), params: params, hostFunctions: hostFunctions)
+        return AudienceContext(
+            user: user,
+            template: template.adding(extra),
+            params: params,
+            hostFunctions: hostFunctions
+        )
     }
 
     public func rememberedMember(_ path: MemberPath) -> Value?? {

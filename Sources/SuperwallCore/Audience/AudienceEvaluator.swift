@@ -26,22 +26,35 @@ struct AudienceEvaluator {
         var unmatched: [UnmatchedAudience] = []
         unmatched.reserveCapacity(trigger.audiences.count)
         // Computed properties give their audience a context of its own: no memo then.
-        let reading = trigger.audiences.contains { !$0.computedProperties.isEmpty }
+        let reading =
+            trigger.audiences.contains { !$0.computedProperties.isEmpty }
             ? nil : trigger.memo.reading(trigger.audiences, in: context)
         defer { if let reading { trigger.memo.keep(reading) } }
         // By index, reading only the fields needed: a `for in` loop, or passing an audience
         // along, copies the whole audience.
         for index in trigger.audiences.indices {
-            let ruleMatches = reading?.answer(index) { matches(trigger.audiences[index].rule, computing: []) }
+            let ruleMatches =
+                reading?.answer(index) { matches(trigger.audiences[index].rule, computing: []) }
                 ?? matches(trigger.audiences[index].rule, computing: trigger.audiences[index].computedProperties)
             guard ruleMatches else {
-                unmatched.append(UnmatchedAudience(source: .expression, experimentId: trigger.audiences[index].experimentId,
-                                                   parameterKey: trigger.audiences[index].unmatchedParameterKey))
+                unmatched.append(
+                    UnmatchedAudience(
+                        source: .expression,
+                        experimentId: trigger.audiences[index].experimentId,
+                        parameterKey: trigger.audiences[index].unmatchedParameterKey
+                    )
+                )
                 continue
             }
             let audience = trigger.audiences[index]
             if let occurrence = audience.occurrence, storedOccurrences(occurrence) + 1 > occurrence.maxCount {
-                unmatched.append(UnmatchedAudience(source: .occurrence, experimentId: audience.experimentId, parameterKey: audience.unmatchedParameterKey))
+                unmatched.append(
+                    UnmatchedAudience(
+                        source: .occurrence,
+                        experimentId: audience.experimentId,
+                        parameterKey: audience.unmatchedParameterKey
+                    )
+                )
                 continue
             }
             return .matched(audience, unsavedOccurrence: audience.occurrence)
@@ -77,7 +90,10 @@ extension ComputedPropertyRequest {
         let functions = PlacementFunctions(history: history)
         var keys: [String: JSON] = [:]
         for request in requests {
-            if case .int(let value) = functions.call(request.kind.functionName, arguments: [.string(request.placementName)]) {
+            if case .int(let value) = functions.call(
+                request.kind.functionName,
+                arguments: [.string(request.placementName)]
+            ) {
                 keys["\(request.kind.functionName)_\(request.placementName)"] = .int(value)
             }
         }

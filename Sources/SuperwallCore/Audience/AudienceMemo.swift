@@ -42,20 +42,31 @@ final class AudienceMemo: Sendable {
     /// than fields (its answers are not remembered).
     func reading(_ audiences: [Audience], in activation: any Activation) -> Reading? {
         let last = remembered.withLock { $0 }
-        if let last, last.rules.count == audiences.count, audiences.indices.allSatisfy({ last.rules[$0] === audiences[$0].rule }) {
+        if let last, last.rules.count == audiences.count,
+            audiences.indices.allSatisfy({ last.rules[$0] === audiences[$0].rule })
+        {
             var same = true
-            for index in last.paths.indices where FieldValue(of: last.paths[index], in: activation) != last.fields[index] {
+            for index in last.paths.indices
+            where FieldValue(of: last.paths[index], in: activation) != last.fields[index] {
                 same = false
                 break
             }
             if same { return Reading(last) }
-            return Reading(Remembered(rules: last.rules, paths: last.paths, fields: last.paths.map { FieldValue(of: $0, in: activation) },
-                                      answers: Array(repeating: nil, count: audiences.count)))
+            return Reading(
+                Remembered(
+                    rules: last.rules,
+                    paths: last.paths,
+                    fields: last.paths.map { FieldValue(of: $0, in: activation) },
+                    answers: Array(repeating: nil, count: audiences.count)
+                )
+            )
         }
         let rules = audiences.map(\.rule)
         guard let paths = Self.paths(of: rules) else { return nil }
         let fields = paths.map { FieldValue(of: $0, in: activation) }
-        return Reading(Remembered(rules: rules, paths: paths, fields: fields, answers: Array(repeating: nil, count: rules.count)))
+        return Reading(
+            Remembered(rules: rules, paths: paths, fields: fields, answers: Array(repeating: nil, count: rules.count))
+        )
     }
 
     /// Keeps what `reading` worked out for the next evaluation.

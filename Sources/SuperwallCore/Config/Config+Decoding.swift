@@ -27,8 +27,11 @@ public struct ConfigDecodingError: Error, Sendable, Equatable, CustomStringConve
         let before = text.prefix(offset)
         let lastNewline = before.lastIndex(of: UInt8(ascii: "\n"))
         self.init(
-            path: "$", reason: "not JSON: \(syntax.reason)", line: before.count { $0 == UInt8(ascii: "\n") } + 1,
-            column: offset - (lastNewline.map { $0 - text.startIndex + 1 } ?? 0) + 1)
+            path: "$",
+            reason: "not JSON: \(syntax.reason)",
+            line: before.count { $0 == UInt8(ascii: "\n") } + 1,
+            column: offset - (lastNewline.map { $0 - text.startIndex + 1 } ?? 0) + 1
+        )
     }
 }
 
@@ -159,7 +162,11 @@ extension KeyedDecodingContainer {
     /// An array whose malformed elements are dropped one by one, as SuperwallKit's
     /// `ThrowableDecodable` arrays are, each drop recorded in `log`. A missing key or null
     /// gives an empty array; a value that is not an array fails.
-    func decodeLossyArray<Element: Decodable>(_ type: Element.Type, forKey key: Key, log: DroppedElementLog?) throws -> [Element] {
+    func decodeLossyArray<Element: Decodable>(
+        _ type: Element.Type,
+        forKey key: Key,
+        log: DroppedElementLog?
+    ) throws -> [Element] {
         guard contains(key), try !decodeNil(forKey: key) else { return [] }
         var elements = try nestedUnkeyedContainer(forKey: key)
         var decoded: [Element] = []
@@ -171,8 +178,11 @@ extension KeyedDecodingContainer {
                 // A failed element does not advance the container; step over it.
                 _ = try? elements.decode(SkippedValue.self)
                 let prefix = log?.pathPrefix ?? "$"
-                let reason = (error as? DecodingError).map { ConfigDecodingError($0).under(prefix).description } ?? "\(error)"
-                let path = ConfigDecodingError(path: jsonPath(codingPath + [key]) + "[\(index)]", reason: "").under(prefix).path
+                let reason =
+                    (error as? DecodingError).map { ConfigDecodingError($0).under(prefix).description } ?? "\(error)"
+                let path = ConfigDecodingError(path: jsonPath(codingPath + [key]) + "[\(index)]", reason: "").under(
+                    prefix
+                ).path
                 log?.record(ConfigProblem(path: path, message: "dropped: \(reason)"))
             }
         }
@@ -181,14 +191,19 @@ extension KeyedDecodingContainer {
 
     /// A string-backed enum whose unknown values read as `fallback`; absent or null also gives
     /// `fallback`.
-    func decodeEnum<Value: RawRepresentable>(_ type: Value.Type, forKey key: Key, unknownAs fallback: Value) throws -> Value
+    func decodeEnum<Value: RawRepresentable>(
+        _ type: Value.Type,
+        forKey key: Key,
+        unknownAs fallback: Value
+    ) throws -> Value
     where Value.RawValue == String {
         guard let raw = try decodeIfPresent(String.self, forKey: key) else { return fallback }
         return Value(rawValue: raw) ?? fallback
     }
 
     /// A string-backed enum that must be one of its known values.
-    func decodeEnum<Value: RawRepresentable>(_ type: Value.Type, forKey key: Key) throws -> Value where Value.RawValue == String {
+    func decodeEnum<Value: RawRepresentable>(_ type: Value.Type, forKey key: Key) throws -> Value
+    where Value.RawValue == String {
         let raw = try decode(String.self, forKey: key)
         guard let value = Value(rawValue: raw) else {
             throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: "unknown value \"\(raw)\"")
@@ -242,8 +257,14 @@ struct TextDigest: Hashable, Sendable {
         }
         var tail: (UInt64, UInt64) = (0, 0)
         withUnsafeMutableBytes(of: &tail) { $0.copyMemory(from: UnsafeRawBufferPointer(rebasing: text[offset...])) }
-        first = Self.mix(Self.mix(tail.0 ^ first, tail.1 ^ 0xA076_1D64_78BD_642F), UInt64(text.count) ^ 0x8EBC_6AF0_9C88_C6E3)
-        second = Self.mix(Self.mix(tail.0 ^ second, tail.1 ^ 0xE703_7ED1_A0B4_28DB), UInt64(text.count) ^ 0x5899_65CC_7537_4CC3)
+        first = Self.mix(
+            Self.mix(tail.0 ^ first, tail.1 ^ 0xA076_1D64_78BD_642F),
+            UInt64(text.count) ^ 0x8EBC_6AF0_9C88_C6E3
+        )
+        second = Self.mix(
+            Self.mix(tail.0 ^ second, tail.1 ^ 0xE703_7ED1_A0B4_28DB),
+            UInt64(text.count) ^ 0x5899_65CC_7537_4CC3
+        )
         self.first = first
         self.second = second
     }

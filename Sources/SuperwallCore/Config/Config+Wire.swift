@@ -22,10 +22,19 @@ struct ConfigHeader: Decodable {
     var requestId: String?
 
     private enum Keys: String, CodingKey {
-        case buildId = "build_id", logLevel = "log_level", appSessionTimeoutMs = "app_session_timeout_ms", toggles
-        case disablePreload = "disable_preload", localization, attributionOptions = "attribution_options"
-        case web2appConfig = "web2app_config", prioritizedCampaignId = "prioritized_campaign_id", iosAppId = "ios_app_id"
-        case bundleIdConfig = "bundle_id_config", testModeUserIds = "test_mode_user_ids", requestId = "request_id"
+        case buildId = "build_id"
+        case logLevel = "log_level"
+        case appSessionTimeoutMs = "app_session_timeout_ms"
+        case toggles
+        case disablePreload = "disable_preload"
+        case localization
+        case attributionOptions = "attribution_options"
+        case web2appConfig = "web2app_config"
+        case prioritizedCampaignId = "prioritized_campaign_id"
+        case iosAppId = "ios_app_id"
+        case bundleIdConfig = "bundle_id_config"
+        case testModeUserIds = "test_mode_user_ids"
+        case requestId = "request_id"
     }
 
     /// Only the build id: SuperwallKit checks it before anything else.
@@ -49,7 +58,9 @@ struct ConfigHeader: Decodable {
         logLevel = try container.decode(Int.self, forKey: .logLevel)
         appSessionTimeoutMs = try container.decode(Int.self, forKey: .appSessionTimeoutMs)
         let toggles = try container.decode([Toggle].self, forKey: .toggles)
-        featureFlags = FeatureFlags(toggles: Dictionary(toggles.map { ($0.key, $0.enabled) }, uniquingKeysWith: { _, last in last }))
+        featureFlags = FeatureFlags(
+            toggles: Dictionary(toggles.map { ($0.key, $0.enabled) }, uniquingKeysWith: { _, last in last })
+        )
         preloadingDisabled = try container.decode(PreloadingDisabled.self, forKey: .disablePreload)
         locales = try container.decode(Localization.self, forKey: .localization).locales.map(\.locale)
         attribution = try container.decodeIfPresent(AttributionOptions.self, forKey: .attributionOptions)
@@ -64,7 +75,8 @@ struct ConfigHeader: Decodable {
 
 extension Trigger: Decodable {
     private enum Keys: String, CodingKey {
-        case eventName = "event_name", rules
+        case eventName = "event_name"
+        case rules
     }
 
     public init(from decoder: any Decoder) throws {
@@ -76,8 +88,13 @@ extension Trigger: Decodable {
 
 extension Audience: Decodable {
     private enum Keys: String, CodingKey {
-        case experimentId = "experiment_id", experimentGroupId = "experiment_group_id", variants
-        case expressionCel = "expression_cel", occurrence, computedProperties = "computed_properties", preload
+        case experimentId = "experiment_id"
+        case experimentGroupId = "experiment_group_id"
+        case variants
+        case expressionCel = "expression_cel"
+        case occurrence
+        case computedProperties = "computed_properties"
+        case preload
     }
 
     /// Only `expression_cel` is read; the legacy `expression` and `expression_js` are ignored.
@@ -90,14 +107,19 @@ extension Audience: Decodable {
         rule = try container.decodeIfPresent(String.self, forKey: .expressionCel).map { Rule($0) }
         occurrence = try container.decodeIfPresent(Occurrence.self, forKey: .occurrence)
         computedProperties = try container.decodeLossyArray(
-            ComputedPropertyRequest.self, forKey: .computedProperties, log: DroppedElementLog.of(decoder))
+            ComputedPropertyRequest.self,
+            forKey: .computedProperties,
+            log: DroppedElementLog.of(decoder)
+        )
         preload = try container.decode(Preload.self, forKey: .preload)
     }
 }
 
 extension Occurrence: Decodable {
     private enum Keys: String, CodingKey {
-        case key, maxCount = "max_count", interval
+        case key
+        case maxCount = "max_count"
+        case interval
     }
 
     private enum IntervalKeys: String, CodingKey {
@@ -121,7 +143,8 @@ extension Occurrence: Decodable {
 
 extension ComputedPropertyRequest: Decodable {
     private enum Keys: String, CodingKey {
-        case type, eventName = "event_name"
+        case type
+        case eventName = "event_name"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -133,7 +156,8 @@ extension ComputedPropertyRequest: Decodable {
 
 extension Preload: Decodable {
     private enum Keys: String, CodingKey {
-        case behavior, requiresReEvaluation = "requires_re_evaluation"
+        case behavior
+        case requiresReEvaluation = "requires_re_evaluation"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -146,7 +170,10 @@ extension Preload: Decodable {
 
 extension Variant: Decodable {
     private enum Keys: String, CodingKey {
-        case variantId = "variant_id", variantType = "variant_type", percentage, paywallIdentifier = "paywall_identifier"
+        case variantId = "variant_id"
+        case variantType = "variant_type"
+        case percentage
+        case paywallIdentifier = "paywall_identifier"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -185,7 +212,8 @@ extension AttributionOptions: Decodable {
 
 extension Web2AppConfig: Decodable {
     private enum Keys: String, CodingKey {
-        case entitlementsMaxAgeMs = "entitlements_max_age_ms", restoreAccessURL = "restore_access_url"
+        case entitlementsMaxAgeMs = "entitlements_max_age_ms"
+        case restoreAccessURL = "restore_access_url"
     }
 
     public init(from decoder: any Decoder) throws {

@@ -54,10 +54,15 @@ public struct Config: Sendable, Equatable {
     enum Duplicates { case first, last }
 
     /// Each element's position by `key`; of elements sharing a key, the first or the last.
-    static func positions<Element>(of elements: [Element], by key: KeyPath<Element, String>, keeping kept: Duplicates) -> [String: Int] {
+    static func positions<Element>(
+        of elements: [Element],
+        by key: KeyPath<Element, String>,
+        keeping kept: Duplicates
+    ) -> [String: Int] {
         var positions: [String: Int] = [:]
         positions.reserveCapacity(elements.count)
-        for (position, element) in elements.enumerated() where kept == .last || positions[element[keyPath: key]] == nil {
+        for (position, element) in elements.enumerated() where kept == .last || positions[element[keyPath: key]] == nil
+        {
             positions[element[keyPath: key]] = position
         }
         return positions
@@ -81,7 +86,8 @@ public func snakeCase(_ name: String) -> String {
         if index > 0 {
             let previous = characters[index - 1]
             let next = index + 1 < characters.count ? characters[index + 1] : nil
-            let startsWord = (character.isUppercase && (previous.isLowercase || (previous.isUppercase && next?.isLowercase == true)))
+            let startsWord =
+                (character.isUppercase && (previous.isLowercase || (previous.isUppercase && next?.isLowercase == true)))
                 || (character.isNumber && previous.isLetter)
             if startsWord { output.append("_") }
         }
@@ -125,7 +131,15 @@ public struct Audience: Sendable, Equatable {
     public var preload: Preload
     public var variants: [Variant]
 
-    public init(experimentId: String, experimentGroupId: String, expression: String?, occurrence: Occurrence?, computedProperties: [ComputedPropertyRequest], preload: Preload, variants: [Variant]) {
+    public init(
+        experimentId: String,
+        experimentGroupId: String,
+        expression: String?,
+        occurrence: Occurrence?,
+        computedProperties: [ComputedPropertyRequest],
+        preload: Preload,
+        variants: [Variant]
+    ) {
         self.experimentId = experimentId
         unmatchedParameterKey = UnmatchedAudience.parameterKey(for: experimentId)
         self.experimentGroupId = experimentGroupId

@@ -1,5 +1,6 @@
 import Dispatch
 import Foundation
+
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -39,7 +40,11 @@ public final class ConfigFileWatcher: @unchecked Sendable {
     }
 
     /// Starts watching `path`; `onChange` runs on a private queue.
-    public init(path: String, debounce: DispatchTimeInterval = ConfigFileWatcher.defaultDebounce, onChange: @escaping @Sendable () -> Void) throws(StartError) {
+    public init(
+        path: String,
+        debounce: DispatchTimeInterval = ConfigFileWatcher.defaultDebounce,
+        onChange: @escaping @Sendable () -> Void
+    ) throws(StartError) {
         self.path = URL(fileURLWithPath: path).standardizedFileURL.path
         self.debounce = debounce
         self.onChange = onChange
@@ -65,7 +70,9 @@ public final class ConfigFileWatcher: @unchecked Sendable {
         source.cancel()
     }
 
-    private static let mask = UInt32(IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_MODIFY | IN_DELETE | IN_MOVED_FROM | IN_ATTRIB)
+    private static let mask = UInt32(
+        IN_CLOSE_WRITE | IN_MOVED_TO | IN_CREATE | IN_MODIFY | IN_DELETE | IN_MOVED_FROM | IN_ATTRIB
+    )
 
     private struct WatchFailure: Error {
         let reason: String
@@ -76,7 +83,9 @@ public final class ConfigFileWatcher: @unchecked Sendable {
         let url = URL(fileURLWithPath: file)
         let directory = url.deletingLastPathComponent().path
         let watch = inotify_add_watch(descriptor, directory, mask)
-        guard watch >= 0 else { return .failure(WatchFailure(reason: "\(directory): \(String(cString: strerror(errno)))")) }
+        guard watch >= 0 else {
+            return .failure(WatchFailure(reason: "\(directory): \(String(cString: strerror(errno)))"))
+        }
         return .success((watch, url.lastPathComponent))
     }
 

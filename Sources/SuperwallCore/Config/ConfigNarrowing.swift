@@ -11,45 +11,65 @@ extension Config {
     /// is kept in case it is the one. Nothing is checked here; decoding the result checks what
     /// is left.
     public static func narrowedText(_ data: Data, toPlacement placement: String) throws(ConfigDecodingError) -> Data {
-        try data.withUnsafeBytes { bytes in Result { () throws(ConfigDecodingError) -> Data in
-            let text = try ConfigText(bytes)
-            let scanner = JSONTextScanner(bytes: bytes)
-            var triggers: [Range<Int>] = []
-            if let member = text.member("trigger_options"), let elements = try? ConfigText.elements(of: member.value, in: bytes, path: "") {
-                triggers = elements.filter { Self.names(scanner.memberText(named: "event_name", inObjectAt: $0.lowerBound), oneOf: [placement]) }
-            }
-            let paywalls = Set(triggers.flatMap { Self.paywallIdentifiers(in: Data(UnsafeRawBufferPointer(rebasing: bytes[$0]))) })
-            var narrowed = Data("{".utf8)
-            for member in text.members {
-                if narrowed.count > 1 { narrowed.append(UInt8(ascii: ",")) }
-                narrowed.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[member.rawKey]))
-                narrowed.append(UInt8(ascii: ":"))
-                let kept: [Range<Int>]
-                switch member.key {
-                case "trigger_options":
-                    kept = triggers
-                case "paywall_responses":
-                    guard let elements = try? ConfigText.elements(of: member.value, in: bytes, path: "") else { fallthrough }
-                    kept = elements.filter { Self.names(scanner.memberText(named: "identifier", inObjectAt: $0.lowerBound), oneOf: paywalls) }
-                default:
-                    narrowed.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[member.value]))
-                    continue
+        try data.withUnsafeBytes { bytes in
+            Result { () throws(ConfigDecodingError) -> Data in
+                let text = try ConfigText(bytes)
+                let scanner = JSONTextScanner(bytes: bytes)
+                var triggers: [Range<Int>] = []
+                if let member = text.member("trigger_options"),
+                    let elements = try? ConfigText.elements(of: member.value, in: bytes, path: "")
+                {
+                    triggers = elements.filter {
+                        Self.names(
+                            scanner.memberText(named: "event_name", inObjectAt: $0.lowerBound),
+                            oneOf: [placement]
+                        )
+                    }
                 }
-                narrowed.append(UInt8(ascii: "["))
-                for (index, element) in kept.enumerated() {
-                    if index > 0 { narrowed.append(UInt8(ascii: ",")) }
-                    narrowed.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[element]))
+                let paywalls = Set(
+                    triggers.flatMap { Self.paywallIdentifiers(in: Data(UnsafeRawBufferPointer(rebasing: bytes[$0]))) }
+                )
+                var narrowed = Data("{".utf8)
+                for member in text.members {
+                    if narrowed.count > 1 { narrowed.append(UInt8(ascii: ",")) }
+                    narrowed.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[member.rawKey]))
+                    narrowed.append(UInt8(ascii: ":"))
+                    let kept: [Range<Int>]
+                    switch member.key {
+                    case "trigger_options":
+                        kept = triggers
+                    case "paywall_responses":
+                        guard let elements = try? ConfigText.elements(of: member.value, in: bytes, path: "") else {
+                            fallthrough
+                        }
+                        kept = elements.filter {
+                            Self.names(
+                                scanner.memberText(named: "identifier", inObjectAt: $0.lowerBound),
+                                oneOf: paywalls
+                            )
+                        }
+                    default:
+                        narrowed.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[member.value]))
+                        continue
+                    }
+                    narrowed.append(UInt8(ascii: "["))
+                    for (index, element) in kept.enumerated() {
+                        if index > 0 { narrowed.append(UInt8(ascii: ",")) }
+                        narrowed.append(contentsOf: UnsafeRawBufferPointer(rebasing: bytes[element]))
+                    }
+                    narrowed.append(UInt8(ascii: "]"))
                 }
-                narrowed.append(UInt8(ascii: "]"))
+                narrowed.append(UInt8(ascii: "}"))
+                return narrowed
             }
-            narrowed.append(UInt8(ascii: "}"))
-            return narrowed
-        } }.get()
+        }.get()
     }
 
     /// Whether a member's text (a JSON string) is one of `names`, or may be (it has escapes).
     private static func names(_ text: ArraySlice<UInt8>?, oneOf names: Set<String>) -> Bool {
-        guard let text, text.count >= 2, text.first == UInt8(ascii: "\""), text.last == UInt8(ascii: "\"") else { return false }
+        guard let text, text.count >= 2, text.first == UInt8(ascii: "\""), text.last == UInt8(ascii: "\"") else {
+            return false
+        }
         let inner = text.dropFirst().dropLast()
         if inner.contains(UInt8(ascii: "\\")) { return true }
         return names.contains(String(decoding: inner, as: UTF8.self))
@@ -58,7 +78,10 @@ extension Config {
     /// The paywall identifiers a trigger's variants name.
     private static func paywallIdentifiers(in trigger: Data) -> [String] {
         guard let object = try? JSONSerialization.jsonObject(with: trigger) as? [String: Any],
-              let rules = object["rules"] as? [[String: Any]] else { return [] }
-        return rules.flatMap { ($0["variants"] as? [[String: Any]] ?? []).compactMap { $0["paywall_identifier"] as? String } }
+            let rules = object["rules"] as? [[String: Any]]
+        else { return [] }
+        return rules.flatMap {
+            ($0["variants"] as? [[String: Any]] ?? []).compactMap { $0["paywall_identifier"] as? String }
+        }
     }
 }

@@ -14,7 +14,9 @@ import JSONText
 struct ConfigReader {
     /// The large arrays, by their keys.
     private enum LargeArray: String {
-        case triggers = "trigger_options", paywalls = "paywall_responses", products = "products_v3"
+        case triggers = "trigger_options"
+        case paywalls = "paywall_responses"
+        case products = "products_v3"
     }
 
     private let previous: Config?
@@ -67,10 +69,17 @@ struct ConfigReader {
         /// Decodes an element, or takes it from `known` when its text is the same as one
         /// `known` decoded. An element that dropped something is not listed for reuse, so
         /// every drop is reported again.
-        mutating func add(_ document: JSONDocument, text: UnsafeRawBufferPointer, index: Int, reusing known: (elements: [Element], positions: [TextDigest: Int])?) {
+        mutating func add(
+            _ document: JSONDocument,
+            text: UnsafeRawBufferPointer,
+            index: Int,
+            reusing known: (elements: [Element], positions: [TextDigest: Int])?
+        ) {
             guard fault == nil else { return }
             let digest = TextDigest(text)
-            if let position = known?.positions[digest], let knownElements = known?.elements, position < knownElements.count {
+            if let position = known?.positions[digest], let knownElements = known?.elements,
+                position < knownElements.count
+            {
                 elements.append(knownElements[position])
                 reused += 1
                 positions[digest] = elements.count - 1
@@ -98,7 +107,8 @@ struct ConfigReader {
             // Of a key written twice, the first is read, as JSONDecoder reads it.
             guard let key = LargeArray(rawValue: name), seen.insert(key).inserted else {
                 let name = UnsafeRawBufferPointer(rebasing: bytes[stream.memberNameText])
-                try stream.readValue { _, range in appendToHeader(name, UnsafeRawBufferPointer(rebasing: bytes[range])) }
+                try stream.readValue { _, range in appendToHeader(name, UnsafeRawBufferPointer(rebasing: bytes[range]))
+                }
                 continue
             }
             switch stream.nextKind {
@@ -118,7 +128,11 @@ struct ConfigReader {
         return try assemble()
     }
 
-    private mutating func readElements(of key: LargeArray, from stream: inout JSONStream, in bytes: UnsafeRawBufferPointer) throws {
+    private mutating func readElements(
+        of key: LargeArray,
+        from stream: inout JSONStream,
+        in bytes: UnsafeRawBufferPointer
+    ) throws {
         try stream.open(.array)
         var index = 0
         while try stream.nextElement() {
@@ -126,9 +140,19 @@ struct ConfigReader {
                 let text = UnsafeRawBufferPointer(rebasing: bytes[range])
                 switch key {
                 case .triggers:
-                    triggers.add(document, text: text, index: index, reusing: previous.map { ($0.triggers, $0.decodedText.triggers) })
+                    triggers.add(
+                        document,
+                        text: text,
+                        index: index,
+                        reusing: previous.map { ($0.triggers, $0.decodedText.triggers) }
+                    )
                 case .paywalls:
-                    paywalls.add(document, text: text, index: index, reusing: previous.map { ($0.paywalls, $0.decodedText.paywalls) })
+                    paywalls.add(
+                        document,
+                        text: text,
+                        index: index,
+                        reusing: previous.map { ($0.paywalls, $0.decodedText.paywalls) }
+                    )
                 case .products:
                     addProduct(document, index: index)
                 }
@@ -144,7 +168,9 @@ struct ConfigReader {
         do {
             products.elements.append(try products.decoder.decode(Product.self, from: document))
         } catch {
-            products.dropped.record(ConfigProblem(path: path, message: "dropped: \(ConfigDecodingError(decoding: error).under(path))"))
+            products.dropped.record(
+                ConfigProblem(path: path, message: "dropped: \(ConfigDecodingError(decoding: error).under(path))")
+            )
         }
     }
 
@@ -173,9 +199,13 @@ struct ConfigReader {
         // A missing or null `products_v3` is no products, as SuperwallKit's lossy array reads it.
         let products = products.found == .missing || products.found == .null ? [] : try products.decoded()
         var config = Config(header: header, triggers: triggers, paywalls: paywalls, products: products)
-        config.droppedElements = self.triggers.dropped.elements + self.paywalls.dropped.elements + self.products.dropped.elements
+        config.droppedElements =
+            self.triggers.dropped.elements + self.paywalls.dropped.elements + self.products.dropped.elements
         config.decodedText = DecodedText(
-            triggers: self.triggers.positions, paywalls: self.paywalls.positions, reused: self.triggers.reused + self.paywalls.reused)
+            triggers: self.triggers.positions,
+            paywalls: self.paywalls.positions,
+            reused: self.triggers.reused + self.paywalls.reused
+        )
         return config
     }
 

@@ -28,8 +28,14 @@ public struct ConfigRequest: Sendable {
     /// Told the number of each retry as it starts.
     public var onRetry: @Sendable (Int) -> Void
 
-    public init(apiKey: String, headers: [String: String] = [:], retryPolicy: RetryPolicy = RetryPolicy(maxRetries: 0),
-                attemptTimeout: TimeInterval = 60, timeLimit: Duration? = nil, onRetry: @escaping @Sendable (Int) -> Void = { _ in }) {
+    public init(
+        apiKey: String,
+        headers: [String: String] = [:],
+        retryPolicy: RetryPolicy = RetryPolicy(maxRetries: 0),
+        attemptTimeout: TimeInterval = 60,
+        timeLimit: Duration? = nil,
+        onRetry: @escaping @Sendable (Int) -> Void = { _ in }
+    ) {
         self.apiKey = apiKey
         self.headers = headers
         self.retryPolicy = retryPolicy

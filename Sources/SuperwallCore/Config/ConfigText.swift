@@ -52,7 +52,9 @@ struct ConfigText {
                     index += 1
                     break
                 }
-                guard bytes[index] == UInt8(ascii: ",") else { throw Self.malformed("$", at: index, expected: "\",\" or \"}\"") }
+                guard bytes[index] == UInt8(ascii: ",") else {
+                    throw Self.malformed("$", at: index, expected: "\",\" or \"}\"")
+                }
                 index = scanner.skippingWhitespace(from: index + 1)
             }
         }
@@ -67,7 +69,11 @@ struct ConfigText {
     }
 
     /// Where each element of the array in `value` is; `path` names the array in errors.
-    static func elements(of value: Range<Int>, in bytes: UnsafeRawBufferPointer, path: String) throws(ConfigDecodingError) -> [Range<Int>] {
+    static func elements(
+        of value: Range<Int>,
+        in bytes: UnsafeRawBufferPointer,
+        path: String
+    ) throws(ConfigDecodingError) -> [Range<Int>] {
         guard bytes[value.lowerBound] == UInt8(ascii: "[") else {
             throw ConfigDecodingError(path: path, reason: "expected an array")
         }
@@ -104,6 +110,9 @@ struct ConfigText {
     }
 
     private static func malformed(_ path: String, at offset: Int, expected: String) -> ConfigDecodingError {
-        ConfigDecodingError(path: path, reason: "The given data was not valid JSON: expected \(expected) at byte \(offset).")
+        ConfigDecodingError(
+            path: path,
+            reason: "The given data was not valid JSON: expected \(expected) at byte \(offset)."
+        )
     }
 }

@@ -20,7 +20,9 @@ public enum LocalFile {
         guard descriptor >= 0 else { throw Failure(path: path, reason: String(cString: strerror(errno)).lowercased()) }
         defer { close(descriptor) }
         var status = stat()
-        guard fstat(descriptor, &status) == 0 else { throw Failure(path: path, reason: String(cString: strerror(errno)).lowercased()) }
+        guard fstat(descriptor, &status) == 0 else {
+            throw Failure(path: path, reason: String(cString: strerror(errno)).lowercased())
+        }
         guard status.st_mode & S_IFMT == S_IFREG else {
             throw Failure(path: path, reason: "it is \(kind(of: status.st_mode)), not a regular file")
         }
@@ -30,7 +32,9 @@ public enum LocalFile {
         var data = Data(count: Int(status.st_size))
         var filled = 0
         while filled < data.count {
-            let count = data.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + filled, $0.count - filled) }
+            let count = data.withUnsafeMutableBytes {
+                Glibc.read(descriptor, $0.baseAddress! + filled, $0.count - filled)
+            }
             if count < 0, errno == EINTR { continue }
             guard count > 0 else { break }
             filled += count

@@ -2,13 +2,24 @@ import Foundation
 
 extension Paywall: Decodable {
     private enum Keys: String, CodingKey {
-        case id, identifier, name, cacheKey = "cache_key", buildId = "build_id", url, urlConfig = "url_config"
-        case paywalljsEvent = "paywalljs_event", presentationStyleV3 = "presentation_style_v3"
-        case presentationDelay = "presentation_delay", backgroundColorHex = "background_color_hex"
-        case darkBackgroundColorHex = "dark_background_color_hex", productsV2 = "products_v2"
-        case featureGating = "feature_gating", onDeviceCache = "on_device_cache"
-        case localNotifications = "local_notifications", computedProperties = "computed_properties", surveys
-        case isScrollEnabled = "is_scroll_enabled", introductoryOfferEligibility = "introductory_offer_eligibility"
+        case id, identifier, name
+        case cacheKey = "cache_key"
+        case buildId = "build_id"
+        case url
+        case urlConfig = "url_config"
+        case paywalljsEvent = "paywalljs_event"
+        case presentationStyleV3 = "presentation_style_v3"
+        case presentationDelay = "presentation_delay"
+        case backgroundColorHex = "background_color_hex"
+        case darkBackgroundColorHex = "dark_background_color_hex"
+        case productsV2 = "products_v2"
+        case featureGating = "feature_gating"
+        case onDeviceCache = "on_device_cache"
+        case localNotifications = "local_notifications"
+        case computedProperties = "computed_properties"
+        case surveys
+        case isScrollEnabled = "is_scroll_enabled"
+        case introductoryOfferEligibility = "introductory_offer_eligibility"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -29,18 +40,30 @@ extension Paywall: Decodable {
         products = try container.decodeLossyArray(Product.self, forKey: .productsV2, log: log)
         featureGating = try container.decodeEnum(FeatureGating.self, forKey: .featureGating, unknownAs: .nonGated)
         onDeviceCacheEnabled = try container.decodeIfPresent(String.self, forKey: .onDeviceCache) == "ENABLED"
-        localNotifications = try container.decodeLossyArray(LocalNotification.self, forKey: .localNotifications, log: log)
-        computedProperties = try container.decodeLossyArray(ComputedPropertyRequest.self, forKey: .computedProperties, log: log)
+        localNotifications = try container.decodeLossyArray(
+            LocalNotification.self,
+            forKey: .localNotifications,
+            log: log
+        )
+        computedProperties = try container.decodeLossyArray(
+            ComputedPropertyRequest.self,
+            forKey: .computedProperties,
+            log: log
+        )
         surveys = try container.decodeLossyArray(Survey.self, forKey: .surveys, log: log)
         isScrollEnabled = try container.decodeIfPresent(Bool.self, forKey: .isScrollEnabled) ?? true
         introductoryOfferEligibility = try container.decodeEnum(
-            IntroductoryOfferEligibility.self, forKey: .introductoryOfferEligibility, unknownAs: .automatic)
+            IntroductoryOfferEligibility.self,
+            forKey: .introductoryOfferEligibility,
+            unknownAs: .automatic
+        )
     }
 }
 
 extension Paywall.URLConfig: Decodable {
     private enum Keys: String, CodingKey {
-        case endpoints, maxAttempts = "max_attempts"
+        case endpoints
+        case maxAttempts = "max_attempts"
     }
 
     public init(from decoder: any Decoder) throws {
@@ -52,7 +75,9 @@ extension Paywall.URLConfig: Decodable {
 
 extension Paywall.URLConfig.Endpoint: Decodable {
     private enum Keys: String, CodingKey {
-        case url, timeoutMs = "timeout_ms", percentage
+        case url
+        case timeoutMs = "timeout_ms"
+        case percentage
     }
 
     public init(from decoder: any Decoder) throws {
@@ -65,7 +90,8 @@ extension Paywall.URLConfig.Endpoint: Decodable {
 
 extension PresentationStyle: Decodable {
     private enum Keys: String, CodingKey {
-        case type, height, width, cornerRadius = "corner_radius"
+        case type, height, width
+        case cornerRadius = "corner_radius"
     }
 
     /// An unknown type is FULLSCREEN; a drawer needs a height and a corner radius, a popup a
@@ -92,14 +118,19 @@ extension PresentationStyle: Decodable {
 
 extension LocalNotification: Decodable {
     private enum Keys: String, CodingKey {
-        case type = "notification_type", title, subtitle, body, delay
+        case type = "notification_type"
+        case title, subtitle, body, delay
     }
 
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Keys.self)
         let type = try container.decode(String.self, forKey: .type)
         guard type == "TRIAL_STARTED" else {
-            throw DecodingError.dataCorruptedError(forKey: .type, in: container, debugDescription: "unsupported notification type \"\(type)\"")
+            throw DecodingError.dataCorruptedError(
+                forKey: .type,
+                in: container,
+                debugDescription: "unsupported notification type \"\(type)\""
+            )
         }
         title = try container.decode(String.self, forKey: .title)
         subtitle = try container.decodeIfPresent(String.self, forKey: .subtitle)
@@ -110,8 +141,10 @@ extension LocalNotification: Decodable {
 
 extension Product: Decodable {
     private enum Keys: String, CodingKey {
-        case referenceName = "reference_name", storeProduct = "store_product"
-        case compositeId = "sw_composite_product_id", entitlements
+        case referenceName = "reference_name"
+        case storeProduct = "store_product"
+        case compositeId = "sw_composite_product_id"
+        case entitlements
     }
 
     public init(from decoder: any Decoder) throws {
@@ -126,7 +159,10 @@ extension Product: Decodable {
 
 extension StoreProduct: Decodable {
     private enum Keys: String, CodingKey {
-        case store, productIdentifier = "product_identifier", billingPlanType = "billing_plan_type", trialDays = "trial_days"
+        case store
+        case productIdentifier = "product_identifier"
+        case billingPlanType = "billing_plan_type"
+        case trialDays = "trial_days"
     }
 
     /// App Store, Stripe, Paddle and custom products; any other store (`PLAY_STORE`) fails,
@@ -137,15 +173,25 @@ extension StoreProduct: Decodable {
         let identifier = try container.decode(String.self, forKey: .productIdentifier)
         switch store {
         case "APP_STORE":
-            self = .appStore(productIdentifier: identifier, billingPlanType: try container.decodeIfPresent(String.self, forKey: .billingPlanType))
+            self = .appStore(
+                productIdentifier: identifier,
+                billingPlanType: try container.decodeIfPresent(String.self, forKey: .billingPlanType)
+            )
         case "STRIPE":
-            self = .stripe(productIdentifier: identifier, trialDays: try container.decodeIfPresent(Int.self, forKey: .trialDays))
+            self = .stripe(
+                productIdentifier: identifier,
+                trialDays: try container.decodeIfPresent(Int.self, forKey: .trialDays)
+            )
         case "PADDLE":
             self = .paddle(productIdentifier: identifier)
         case "CUSTOM":
             self = .custom(productIdentifier: identifier)
         default:
-            throw DecodingError.dataCorruptedError(forKey: .store, in: container, debugDescription: "unsupported store \"\(store)\"")
+            throw DecodingError.dataCorruptedError(
+                forKey: .store,
+                in: container,
+                debugDescription: "unsupported store \"\(store)\""
+            )
         }
     }
 }

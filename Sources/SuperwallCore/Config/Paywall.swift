@@ -113,8 +113,13 @@ public struct Product: Sendable, Equatable {
     /// `sw_composite_product_id` when present, else the store's product identifier.
     public var id: String { compositeId ?? storeProduct.productIdentifier }
 
-    public init(referenceName: String?, storeProduct: StoreProduct, compositeId: String?, entitlements: [Entitlement],
-                storeDetails: StoreProductDetails? = nil) {
+    public init(
+        referenceName: String?,
+        storeProduct: StoreProduct,
+        compositeId: String?,
+        entitlements: [Entitlement],
+        storeDetails: StoreProductDetails? = nil
+    ) {
         self.referenceName = referenceName
         self.storeProduct = storeProduct
         self.compositeId = compositeId

@@ -11,11 +11,19 @@ extension Superwall {
     /// `onSessionOpened` is called once the session is open (or could not be), before the
     /// config loads: a host that answers calls concurrently holds the calls sent after
     /// `configure` until then, so they find it begun.
-    public func configure(apiKey: String, options: ConfigureOptions, onSessionOpened: @Sendable () -> Void = {}) async -> ConfigureOutcome {
+    public func configure(
+        apiKey: String,
+        options: ConfigureOptions,
+        onSessionOpened: @Sendable () -> Void = {}
+    ) async -> ConfigureOutcome {
         if let session {
             onSessionOpened()
             guard session.apiKey == apiKey else {
-                return ConfigureOutcome(status: session.status, userId: session.identity.userId, error: .apiKeyMismatch(configured: session.apiKey))
+                return ConfigureOutcome(
+                    status: session.status,
+                    userId: session.identity.userId,
+                    error: .apiKeyMismatch(configured: session.apiKey)
+                )
             }
             return outcome(of: session)
         }
@@ -41,7 +49,9 @@ extension Superwall {
 
     /// `failed` after a `configure` that could not open its session (the client may call
     /// `configure` again), `pending` before any.
-    public var configurationStatus: ConfigurationStatus { session?.status ?? (configLoading.failedConfigure == nil ? .pending : .failed) }
+    public var configurationStatus: ConfigurationStatus {
+        session?.status ?? (configLoading.failedConfigure == nil ? .pending : .failed)
+    }
 
     /// Why the last `configure` could not open a session, until one does.
     public var configureFailure: SuperwallError? { session == nil ? configLoading.failedConfigure : nil }
@@ -50,8 +60,13 @@ extension Superwall {
 
     private func outcome(of session: Session) -> ConfigureOutcome {
         ConfigureOutcome(
-            status: session.status, userId: session.identity.userId, error: session.configError,
-            storeProblems: session.store.problemsFound, testMode: testModeReason, dataDirectory: session.directory.path)
+            status: session.status,
+            userId: session.identity.userId,
+            error: session.configError,
+            storeProblems: session.store.problemsFound,
+            testMode: testModeReason,
+            dataDirectory: session.directory.path
+        )
     }
 
     /// At the end of a session: every commit into the main database file, and the store
@@ -91,17 +106,34 @@ extension Superwall {
             }
             var facts = DeviceFacts.ofThisProcess()
             facts.apply(options.device)
-            let status = try store.value(.subscriptionStatus) ?? (options.usingPurchaseController ? .unknown : .inactive)
+            let status =
+                try store.value(.subscriptionStatus) ?? (options.usingPurchaseController ? .unknown : .inactive)
             var session = Session(
-                apiKey: apiKey, options: options, subscriptionStatus: status,
+                apiKey: apiKey,
+                options: options,
+                subscriptionStatus: status,
                 purchaseHistory: try store.value(.purchaseHistory) ?? PurchaseHistory(),
                 webCustomerInfo: try store.value(.webCustomerInfo) ?? CustomerInfo(),
                 customerInfo: try store.value(.customerInfo) ?? .placeholder,
-                storeDetails: Dictionary(options.storeProducts.map { ($0.productIdentifier, $0) }, uniquingKeysWith: { _, last in last }),
-                assignments: Dictionary(try store.assignments().map { ($0.experimentId, $0) }, uniquingKeysWith: { _, last in last }),
-                directory: directory, status: .pending, configError: nil, config: nil, identity: identity,
-                userAttributes: try store.value(.userAttributes) ?? [:], integrationAttributes: try store.value(.integrationAttributes) ?? [:],
-                appInstalledAt: appInstalledAt, deviceFacts: facts, deviceOverrides: options.device)
+                storeDetails: Dictionary(
+                    options.storeProducts.map { ($0.productIdentifier, $0) },
+                    uniquingKeysWith: { _, last in last }
+                ),
+                assignments: Dictionary(
+                    try store.assignments().map { ($0.experimentId, $0) },
+                    uniquingKeysWith: { _, last in last }
+                ),
+                directory: directory,
+                status: .pending,
+                configError: nil,
+                config: nil,
+                identity: identity,
+                userAttributes: try store.value(.userAttributes) ?? [:],
+                integrationAttributes: try store.value(.integrationAttributes) ?? [:],
+                appInstalledAt: appInstalledAt,
+                deviceFacts: facts,
+                deviceOverrides: options.device
+            )
             let stored = session.userAttributes
             session.userAttributes = identityAttributes(session, merging: stored)
             // Written only when they changed: a restart on a full disk opens what it has.
@@ -116,9 +148,13 @@ extension Superwall {
         guard let session else { return }
         tracking.appSessionId = random.uuid().uuidString
         if (try? session.store.value(.didTrackAppInstall)) != true {
-            track("app_install", [
-                "application_installed_at": .string(ISO8601.string(from: session.appInstalledAt)), "using_purchase_controller": .bool(session.usingPurchaseController),
-            ])
+            track(
+                "app_install",
+                [
+                    "application_installed_at": .string(ISO8601.string(from: session.appInstalledAt)),
+                    "using_purchase_controller": .bool(session.usingPurchaseController),
+                ]
+            )
             try? session.store.set(true, for: .didTrackAppInstall)
         }
         track("app_launch")
@@ -140,14 +176,25 @@ extension Superwall {
     /// 3. otherwise the full retries, then the cache if there is one, else `config_fail`.
     private func loadConfig(from source: any ConfigSource, options: ConfigureOptions) async {
         defer {
-            track("config_attributes", SuperwallOptionsDump.make(options).merging(["using_purchase_controller": .bool(options.usingPurchaseController), "has_delegate": .bool(host.delegate != nil)]) { _, sdk in sdk })
+            track(
+                "config_attributes",
+                SuperwallOptionsDump.make(options).merging([
+                    "using_purchase_controller": .bool(options.usingPurchaseController),
+                    "has_delegate": .bool(host.delegate != nil),
+                ]) { _, sdk in sdk }
+            )
         }
-        let cached = (try? await Self.offloaded { [store] in Self.config(cached: (try? store?.document(.lastConfig)) ?? nil) }) ?? nil
+        let cached =
+            (try? await Self.offloaded { [store] in Self.config(cached: (try? store?.document(.lastConfig)) ?? nil) })
+            ?? nil
         let subscribed = (try? store?.value(.subscriptionStatus))??.isActive == true
         DecisionLog.configManager.debug(
-            "configure: the config comes from \(source.description)\(cached.map { "; a cached build \($0.buildId) is kept" } ?? "; nothing is cached")")
+            "configure: the config comes from \(source.description)\(cached.map { "; a cached build \($0.buildId) is kept" } ?? "; nothing is cached")"
+        )
         if let cached, subscribed {
-            DecisionLog.configManager.debug("configure: the user is subscribed, so the cached build \(cached.buildId) is used at once and refreshed in the background")
+            DecisionLog.configManager.debug(
+                "configure: the user is subscribed, so the cached build \(cached.buildId) is used at once and refreshed in the background"
+            )
             adopt(cached, refresh: nil)
             refreshInBackground(from: source, options: options)
             return
@@ -155,11 +202,16 @@ extension Superwall {
         let limited = cached?.featureFlags.enableConfigRefreshV2 == true
         do {
             try await fetchAndAdopt(
-                from: source, cachedBuildId: cached?.buildId, maxRetries: limited ? 0 : options.maxConfigRetryCount,
-                timeLimit: limited ? .seconds(1) : options.timeouts.config)
+                from: source,
+                cachedBuildId: cached?.buildId,
+                maxRetries: limited ? 0 : options.maxConfigRetryCount,
+                timeLimit: limited ? .seconds(1) : options.timeouts.config
+            )
         } catch {
             if let cached {
-                DecisionLog.configManager.debug("configure: the fetch failed (\(error)); the cached build \(cached.buildId) is used")
+                DecisionLog.configManager.debug(
+                    "configure: the fetch failed (\(error)); the cached build \(cached.buildId) is used"
+                )
                 adopt(cached, refresh: RefreshReport(cacheStatus: "CACHED", fetchSeconds: 0, retryCount: 0))
                 refreshInBackground(from: source, options: options)
             } else {
@@ -167,7 +219,8 @@ extension Superwall {
                 DecisionLog.configManager.debug("configure: no config: \(reason)")
                 session?.status = .failed
                 // An invalid config is the client's to fix, at a path: not a fetch that failed.
-                session?.configError = (error as? ConfigDecodingError).map(SuperwallError.invalidConfig) ?? .configUnavailable(reason)
+                session?.configError =
+                    (error as? ConfigDecodingError).map(SuperwallError.invalidConfig) ?? .configUnavailable(reason)
                 track("config_fail", ["error_message": .string(reason)])
                 configLoading.waiters.resumeAll(())
             }
@@ -176,12 +229,21 @@ extension Superwall {
 
     /// Fetches, decodes, caches and adopts a config, tracking `config_refresh`.
     /// `cachedBuildId` is sent as `X-Static-Config-Build-Id`.
-    func fetchAndAdopt(from source: any ConfigSource, cachedBuildId: String?, maxRetries: Int, timeLimit: Duration?) async throws {
+    func fetchAndAdopt(
+        from source: any ConfigSource,
+        cachedBuildId: String?,
+        maxRetries: Int,
+        timeLimit: Duration?
+    ) async throws {
         let started = clock.now()
         let retries = RetryCounter()
         let request = ConfigRequest(
-            apiKey: session?.apiKey ?? "", headers: requestHeaders(cachedBuildId: cachedBuildId),
-            retryPolicy: RetryPolicy(maxRetries: maxRetries, delay: retryDelay), timeLimit: timeLimit, onRetry: { retries.record($0) })
+            apiKey: session?.apiKey ?? "",
+            headers: requestHeaders(cachedBuildId: cachedBuildId),
+            retryPolicy: RetryPolicy(maxRetries: maxRetries, delay: retryDelay),
+            timeLimit: timeLimit,
+            onRetry: { retries.record($0) }
+        )
         let body = try await Self.offloaded { try await source.fetchConfig(request) }
         let config: Config
         do {
@@ -189,7 +251,13 @@ extension Superwall {
             config = try await Self.offloaded { try Config.decode(from: body, reusing: previous) }
         } catch {
             if source.backend.fetchesOverTheNetwork {
-                track("networkDecoding_fail", ["request_url": .string(source.description), "response": .string(String(decoding: body.prefix(1024), as: UTF8.self))])
+                track(
+                    "networkDecoding_fail",
+                    [
+                        "request_url": .string(source.description),
+                        "response": .string(String(decoding: body.prefix(1024), as: UTF8.self)),
+                    ]
+                )
             }
             throw error
         }
@@ -197,7 +265,14 @@ extension Superwall {
             // Megabytes into SQLite: offloaded too.
             _ = try? await Self.offloaded { try store.setDocument(body, for: .lastConfig) }
         }
-        adopt(config, refresh: RefreshReport(cacheStatus: "NOT_CACHED", fetchSeconds: clock.now().timeIntervalSince(started), retryCount: retries.count))
+        adopt(
+            config,
+            refresh: RefreshReport(
+                cacheStatus: "NOT_CACHED",
+                fetchSeconds: clock.now().timeIntervalSince(started),
+                retryCount: retries.count
+            )
+        )
     }
 
     /// A fetch with the full retries that replaces the config when it succeeds, and leaves
@@ -206,7 +281,11 @@ extension Superwall {
         configLoading.backgroundRefresh = startTask { superwall in
             await superwall.inTurn(of: superwall.configLoading.refreshes) {
                 try? await superwall.fetchAndAdopt(
-                    from: source, cachedBuildId: superwall.config?.buildId, maxRetries: options.maxConfigRetryCount, timeLimit: options.timeouts.config)
+                    from: source,
+                    cachedBuildId: superwall.config?.buildId,
+                    maxRetries: options.maxConfigRetryCount,
+                    timeLimit: options.timeouts.config
+                )
             }
         }
     }
@@ -219,9 +298,16 @@ extension Superwall {
 
     /// A request to the Superwall API beyond the config: the session's key, and SuperwallKit's
     /// headers with the build id of the config in use.
-    func apiRequest(retryPolicy: RetryPolicy = RetryPolicy(maxRetries: 0), attemptTimeout: TimeInterval) -> ConfigRequest {
-        ConfigRequest(apiKey: session?.apiKey ?? "", headers: requestHeaders(cachedBuildId: session?.config?.buildId),
-                      retryPolicy: retryPolicy, attemptTimeout: attemptTimeout)
+    func apiRequest(
+        retryPolicy: RetryPolicy = RetryPolicy(maxRetries: 0),
+        attemptTimeout: TimeInterval
+    ) -> ConfigRequest {
+        ConfigRequest(
+            apiKey: session?.apiKey ?? "",
+            headers: requestHeaders(cachedBuildId: session?.config?.buildId),
+            retryPolicy: retryPolicy,
+            attemptTimeout: attemptTimeout
+        )
     }
 
     /// SuperwallKit's headers for every API request (`DependencyContainer.makeHeaders`).
@@ -238,13 +324,17 @@ extension Superwall {
         }
         return [
             "Authorization": "Bearer \(session.apiKey)",
-            "X-Platform": text("platform"), "X-Platform-Environment": "SDK", "X-Platform-Wrapper": text("platformWrapper"),
+            "X-Platform": text("platform"), "X-Platform-Environment": "SDK",
+            "X-Platform-Wrapper": text("platformWrapper"),
             "X-Platform-Wrapper-Version": text("platformWrapperVersion"),
-            "X-App-User-ID": session.identity.appUserId ?? "", "X-Alias-ID": session.identity.aliasId, "X-URL-Scheme": "",
+            "X-App-User-ID": session.identity.appUserId ?? "", "X-Alias-ID": session.identity.aliasId,
+            "X-URL-Scheme": "",
             "X-Vendor-ID": text("vendorId"), "X-App-Version": text("appVersion"), "X-OS-Version": text("osVersion"),
             "X-Device-Model": text("deviceModel"), "X-Device-Locale": text("deviceLocale"),
-            "X-Device-Language-Code": text("deviceLanguageCode"), "X-Device-Currency-Code": "", "X-Device-Currency-Symbol": "",
-            "X-Device-Timezone-Offset": text("timezoneOffset"), "X-App-Install-Date": text("appInstallDate"), "X-Radio-Type": "Wifi",
+            "X-Device-Language-Code": text("deviceLanguageCode"), "X-Device-Currency-Code": "",
+            "X-Device-Currency-Symbol": "",
+            "X-Device-Timezone-Offset": text("timezoneOffset"), "X-App-Install-Date": text("appInstallDate"),
+            "X-Radio-Type": "Wifi",
             "X-Device-Interface-Style": text("interfaceStyle"), "X-SDK-Version": SuperwallSDK.referenceVersion,
             "X-Bundle-ID": text("bundleId"), "X-Low-Power-Mode": "false", "X-Is-Sandbox": text("isSandbox"),
             "X-Static-Config-Build-Id": cachedBuildId ?? "", "X-Current-Time": ISO8601.string(from: clock.now()),
@@ -269,21 +359,31 @@ extension Superwall {
     private func adopt(_ config: Config, refresh: RefreshReport?) {
         let isFirstConfig = session?.config == nil
         DecisionLog.configManager.debug(
-            "config build \(config.buildId) in use: \(config.triggers.count) placements, \(config.paywalls.count) paywalls, \(config.products.count) products\(refresh.map { ", \($0.cacheStatus == "CACHED" ? "from the cache" : "fetched in \(String(format: "%.3f", $0.fetchSeconds)) s after \($0.retryCount) retries")" } ?? ", from the cache")")
+            "config build \(config.buildId) in use: \(config.triggers.count) placements, \(config.paywalls.count) paywalls, \(config.products.count) products\(refresh.map { ", \($0.cacheStatus == "CACHED" ? "from the cache" : "fetched in \(String(format: "%.3f", $0.fetchSeconds)) s after \($0.retryCount) retries")" } ?? ", from the cache")"
+        )
         session?.config = config
-        rulesCallMatches.store(config.triggers.contains { $0.audiences.contains { $0.rule?.mayCallMatches == true } }, ordering: .relaxed)
+        rulesCallMatches.store(
+            config.triggers.contains { $0.audiences.contains { $0.rule?.mayCallMatches == true } },
+            ordering: .relaxed
+        )
         warnOfAnUnknownBundleId(against: config)
         announceTestMode()
         session?.status = .configured
-        tracking.suppressesVerboseEvents = config.featureFlags.disableVerboseEvents && session?.deviceFacts.isSandbox == false && !isTestModeActive
+        tracking.suppressesVerboseEvents =
+            config.featureFlags.disableVerboseEvents && session?.deviceFacts.isSandbox == false && !isTestModeActive
         session?.configError = nil
-        paywalls.loaded = paywalls.loaded.filter { config.paywall(identifier: $0.key)?.cacheKey == $0.value.paywall.cacheKey }
+        paywalls.loaded = paywalls.loaded.filter {
+            config.paywall(identifier: $0.key)?.cacheKey == $0.value.paywall.cacheKey
+        }
         chooseAssignments()
         if let refresh {
-            track("config_refresh", [
-                "config_build_id": .string(config.buildId), "retry_count": .int(Int64(refresh.retryCount)),
-                "cache_status": .string(refresh.cacheStatus), "fetch_duration": .double(refresh.fetchSeconds),
-            ])
+            track(
+                "config_refresh",
+                [
+                    "config_build_id": .string(config.buildId), "retry_count": .int(Int64(refresh.retryCount)),
+                    "cache_status": .string(refresh.cacheStatus), "fetch_duration": .double(refresh.fetchSeconds),
+                ]
+            )
         }
         trackDeviceAttributes()
         // The product → entitlement map may have changed.
@@ -298,10 +398,12 @@ extension Superwall {
     /// client gave none, so SuperwallKit's automatic test mode by bundle cannot apply.
     private func warnOfAnUnknownBundleId(against config: Config) {
         guard let session, !session.deviceFacts.isBundleIdFromClient, !configLoading.warnedOfUnknownBundleId,
-              let configured = config.bundleIdConfig, !configured.isEmpty else { return }
+            let configured = config.bundleIdConfig, !configured.isEmpty
+        else { return }
         configLoading.warnedOfUnknownBundleId = true
         Self.logger.warning(
-            "the config names the app's bundle id (bundle_id_config \(configured)) but configure gave none: automatic test mode by bundle mismatch is off; set configure's device.bundleId to the app's bundle id")
+            "the config names the app's bundle id (bundle_id_config \(configured)) but configure gave none: automatic test mode by bundle mismatch is off; set configure's device.bundleId to the app's bundle id"
+        )
     }
 
     static let logger = Logger(label: "superwall.config")
@@ -311,7 +413,9 @@ extension Superwall {
         track("device_attributes", deviceAttributes().filter { !Self.dateTimeKeys.contains($0.key) })
     }
 
-    private static let dateTimeKeys: Set = ["utcDate", "localDate", "utcTime", "localTime", "utcDateTime", "localDateTime"]
+    private static let dateTimeKeys: Set = [
+        "utcDate", "localDate", "utcTime", "localTime", "utcDateTime", "localDateTime",
+    ]
 
     /// Counts retries as a fetch reports them, from whatever task it runs on.
     private final class RetryCounter: Sendable {

@@ -48,7 +48,10 @@ extension Config {
     /// (`ConfigLogic.getRemovedOrChangedPaywallIds`, with the additions too).
     func paywallChanges(from old: Config?) -> ConfigDiff {
         func keys(_ config: Config?) -> [String: String] {
-            Dictionary((config?.paywalls ?? []).map { ($0.identifier, $0.cacheKey) }, uniquingKeysWith: { first, _ in first })
+            Dictionary(
+                (config?.paywalls ?? []).map { ($0.identifier, $0.cacheKey) },
+                uniquingKeysWith: { first, _ in first }
+            )
         }
         return ConfigDiff(from: keys(old), to: keys(self))
     }
@@ -78,7 +81,9 @@ extension Config {
         var grouped: [String: [PlacedAudience]] = [:]
         for trigger in config?.triggers ?? [] {
             for audience in trigger.audiences {
-                grouped[audience[keyPath: key], default: []].append(PlacedAudience(placement: trigger.placementName, audience: audience))
+                grouped[audience[keyPath: key], default: []].append(
+                    PlacedAudience(placement: trigger.placementName, audience: audience)
+                )
             }
         }
         return grouped
@@ -114,23 +119,42 @@ extension Superwall {
 
     private func refresh(from source: any ConfigSource) async -> ConfigRefresh {
         let old = session?.config
-        let before = old.map { old in configLoading.explainedOnRefresh.map { explanation(of: $0, in: old).decision } } ?? []
+        let before =
+            old.map { old in configLoading.explainedOnRefresh.map { explanation(of: $0, in: old).decision } } ?? []
         do {
             // Bounded as `configure`'s fetch is: without it, attempts of 60 s and their retries ran for minutes.
-            try await fetchAndAdopt(from: source, cachedBuildId: old?.buildId, maxRetries: configLoading.maxRetryCount, timeLimit: timeouts.config)
+            try await fetchAndAdopt(
+                from: source,
+                cachedBuildId: old?.buildId,
+                maxRetries: configLoading.maxRetryCount,
+                timeLimit: timeouts.config
+            )
             guard let new = session?.config else { throw SuperwallError.configUnavailable("the config is gone") }
             let changes = new.paywallChanges(from: old)
-            var report = ConfigRefresh(buildId: new.buildId, added: changes.added, changed: changes.changed, removed: changes.removed)
+            var report = ConfigRefresh(
+                buildId: new.buildId,
+                added: changes.added,
+                changed: changes.changed,
+                removed: changes.removed
+            )
             report.placements = new.placementChanges(from: old)
             report.campaigns = new.campaignChanges(from: old)
             report.experiments = new.experimentChanges(from: old)
             report.warnings = new.problems + new.warnings
             let problems = new.problems
-            for problem in problems.prefix(10) { Self.logger.warning("the refreshed config \(new.buildId) is in use, but \(problem)") }
-            if problems.count > 10 { Self.logger.warning("the refreshed config \(new.buildId) has \(problems.count - 10) more problems: see config/didRefresh's warnings") }
+            for problem in problems.prefix(10) {
+                Self.logger.warning("the refreshed config \(new.buildId) is in use, but \(problem)")
+            }
+            if problems.count > 10 {
+                Self.logger.warning(
+                    "the refreshed config \(new.buildId) has \(problems.count - 10) more problems: see config/didRefresh's warnings"
+                )
+            }
             for (placement, before) in zip(configLoading.explainedOnRefresh, before) {
                 let after = explanation(of: placement, in: new)
-                if after.decision != before { report.decisionChanges.append(DecisionChange(placement: placement, before: before, after: after)) }
+                if after.decision != before {
+                    report.decisionChanges.append(DecisionChange(placement: placement, before: before, after: after))
+                }
             }
             return report
         } catch let error as ConfigDecodingError {
@@ -152,7 +176,9 @@ extension Superwall {
                 Task(executorPreference: OffloadExecutor.shared) { await self?.refreshForWatchedFile() }
             }
         } catch {
-            host.delegate?.configDidRefresh(ConfigRefresh(buildId: config?.buildId, error: .configUnavailable("\(error)")))
+            host.delegate?.configDidRefresh(
+                ConfigRefresh(buildId: config?.buildId, error: .configUnavailable("\(error)"))
+            )
         }
     }
 

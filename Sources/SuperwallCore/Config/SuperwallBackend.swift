@@ -21,9 +21,14 @@ public struct SuperwallBackend: Sendable {
     public var fetchesOverTheNetwork: Bool
 
     public init(
-        config: any ConfigSource, paywalls: (any PaywallServer)? = nil, assignments: (any AssignmentServer)? = nil,
-        redemption: (any RedemptionServer)? = nil, webEntitlements: (any WebEntitlementServer)? = nil,
-        collector: HTTPConfigSource? = nil, watchedFile: String? = nil, fetchesOverTheNetwork: Bool = false
+        config: any ConfigSource,
+        paywalls: (any PaywallServer)? = nil,
+        assignments: (any AssignmentServer)? = nil,
+        redemption: (any RedemptionServer)? = nil,
+        webEntitlements: (any WebEntitlementServer)? = nil,
+        collector: HTTPConfigSource? = nil,
+        watchedFile: String? = nil,
+        fetchesOverTheNetwork: Bool = false
     ) {
         self.config = config
         self.paywalls = paywalls

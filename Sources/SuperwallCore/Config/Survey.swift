@@ -34,8 +34,17 @@ public struct Survey: Sendable, Equatable {
         case onPurchase = "ON_PURCHASE"
     }
 
-    public init(id: String, assignmentKey: String, title: String, message: String, options: [Option], presentationCondition: Condition,
-                presentationProbability: Double, includeOtherOption: Bool, includeCloseOption: Bool) {
+    public init(
+        id: String,
+        assignmentKey: String,
+        title: String,
+        message: String,
+        options: [Option],
+        presentationCondition: Condition,
+        presentationProbability: Double,
+        includeOtherOption: Bool,
+        includeCloseOption: Bool
+    ) {
         self.id = id
         self.assignmentKey = assignmentKey
         self.title = title
@@ -68,8 +77,12 @@ public struct Survey: Sendable, Equatable {
 
 extension Survey: Decodable {
     private enum Keys: String, CodingKey {
-        case id, assignmentKey = "assignment_key", title, message, options, presentationCondition = "presentation_condition"
-        case presentationProbability = "presentation_probability", includeOtherOption = "include_other_option"
+        case id
+        case assignmentKey = "assignment_key"
+        case title, message, options
+        case presentationCondition = "presentation_condition"
+        case presentationProbability = "presentation_probability"
+        case includeOtherOption = "include_other_option"
         case includeCloseOption = "include_close_option"
     }
 

@@ -11,8 +11,10 @@ public struct DeepLink: Sendable, Equatable {
     /// Nil for text that is not a URL with a scheme (bad percent-encoding, spaces, no scheme,
     /// longer than `maximumLength`).
     public init?(_ text: String) {
-        guard text.utf8.count <= Self.maximumLength, Self.isStrictURLText(text), let components = URLComponents(string: text),
-              let scheme = components.scheme, !scheme.isEmpty, let url = components.url else { return nil }
+        guard text.utf8.count <= Self.maximumLength, Self.isStrictURLText(text),
+            let components = URLComponents(string: text),
+            let scheme = components.scheme, !scheme.isEmpty, let url = components.url
+        else { return nil }
         self.url = url
         self.components = components
     }
@@ -27,7 +29,9 @@ public struct DeepLink: Sendable, Equatable {
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "%") {
-                guard index + 2 < bytes.count, isHexDigit(bytes[index + 1]), isHexDigit(bytes[index + 2]) else { return false }
+                guard index + 2 < bytes.count, isHexDigit(bytes[index + 1]), isHexDigit(bytes[index + 2]) else {
+                    return false
+                }
                 index += 3
                 continue
             }
@@ -43,7 +47,8 @@ public struct DeepLink: Sendable, Equatable {
     }
 
     private static let allowedBytes: Set<UInt8> = Set(
-        Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?#[]@!$&'()*+,;=".utf8))
+        Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~:/?#[]@!$&'()*+,;=".utf8)
+    )
 
     init(url: URL, components: URLComponents) {
         self.url = url
@@ -61,7 +66,8 @@ public struct DeepLink: Sendable, Equatable {
     /// `<scheme>://superwall/redeem?code=X`, or `https://<app>.superwall.app/app-link/superwall/redeem?code=X`
     /// (also `superwallapp.dev`): the web-checkout code to redeem. Nil without a code.
     public var redemptionCode: String? {
-        let isRedemption = (host == "superwall" && components.path == "/redeem")
+        let isRedemption =
+            (host == "superwall" && components.path == "/redeem")
             || (isSuperwallHost && components.path == "/app-link/superwall/redeem")
         guard isRedemption, let code = queryValue("code"), !code.isEmpty else { return nil }
         return code
@@ -80,12 +86,15 @@ public struct DeepLink: Sendable, Equatable {
     /// SuperwallKit's debugger, a screen of its own. Nil for every other link.
     public var unhandledReason: String? {
         guard debugToken != nil else { return nil }
-        return "Paywall previews (superwall_debug links) open SuperwallKit's debugger, which needs a screen of its own; this process has none. Show the paywall with getPaywall or register instead."
+        return
+            "Paywall previews (superwall_debug links) open SuperwallKit's debugger, which needs a screen of its own; this process has none. Show the paywall with getPaywall or register instead."
     }
 
     /// A debug (paywall preview) link: `superwall_debug=true` and a `token`.
     public var debugToken: String? {
-        guard queryValue("superwall_debug") == "true", let token = queryValue("token"), !token.isEmpty else { return nil }
+        guard queryValue("superwall_debug") == "true", let token = queryValue("token"), !token.isEmpty else {
+            return nil
+        }
         return token
     }
 
@@ -136,7 +145,9 @@ public struct DeepLink: Sendable, Equatable {
     static func coerce(_ value: String) -> JSON {
         if let flag = Bool(value) { return .bool(flag) }
         if let integer = Int64(value) { return .int(integer) }
-        if let number = Double(value), number.isFinite, value.first.map({ $0.isNumber || $0 == "-" || $0 == "." }) == true {
+        if let number = Double(value), number.isFinite,
+            value.first.map({ $0.isNumber || $0 == "-" || $0 == "." }) == true
+        {
             return .double(number)
         }
         return .string(value)

@@ -4,7 +4,10 @@ import Foundation
 /// How redeeming one web-checkout code ended (SuperwallKit's `RedemptionResult`).
 public struct RedemptionResult: Sendable, Equatable {
     public enum Status: String, Sendable {
-        case success = "SUCCESS", error = "ERROR", codeExpired = "CODE_EXPIRED", invalidCode = "INVALID_CODE"
+        case success = "SUCCESS"
+        case error = "ERROR"
+        case codeExpired = "CODE_EXPIRED"
+        case invalidCode = "INVALID_CODE"
         case expiredSubscription = "EXPIRED_SUBSCRIPTION"
     }
 
@@ -42,9 +45,14 @@ extension Superwall {
         track("redemption_start")
         host.delegate?.willRedeemLink()
         guard let server = configLoading.backend?.redemption, let session else {
-            finishRedemption(RedemptionResult(
-                code: code, status: .error,
-                message: "Redeeming the code \(code) needs Superwall's subscriptions API, which only the http config source reaches."))
+            finishRedemption(
+                RedemptionResult(
+                    code: code,
+                    status: .error,
+                    message:
+                        "Redeeming the code \(code) needs Superwall's subscriptions API, which only the http config source reaches."
+                )
+            )
             return
         }
         let body = redeemBody(session, codes: [(code, firstRedemption: !redeemedCodes.contains(code))])
@@ -53,16 +61,28 @@ extension Superwall {
             let result: RedemptionResult
             var webCustomerInfo: CustomerInfo?
             do {
-                let response = try JSONDecoder().decode(RedeemResponse.self, from: try await server.redeem(body, request: request))
+                let response = try JSONDecoder().decode(
+                    RedeemResponse.self,
+                    from: try await server.redeem(body, request: request)
+                )
                 let answer = response.codes.first { $0.code == code }
                 let status = answer.flatMap { RedemptionResult.Status(rawValue: $0.status) } ?? .error
                 result = RedemptionResult(
-                    code: code, status: status,
-                    message: status == .success ? nil : answer?.error?.message ?? (answer == nil ? "The answer has no result for the code." : status.rawValue),
-                    redemptionInfo: answer?.redemptionInfo)
+                    code: code,
+                    status: status,
+                    message: status == .success
+                        ? nil
+                        : answer?.error?.message
+                            ?? (answer == nil ? "The answer has no result for the code." : status.rawValue),
+                    redemptionInfo: answer?.redemptionInfo
+                )
                 if status == .success { webCustomerInfo = response.customerInfo }
             } catch {
-                result = RedemptionResult(code: code, status: .error, message: "The redemption request failed: \(error)")
+                result = RedemptionResult(
+                    code: code,
+                    status: .error,
+                    message: "The redemption request failed: \(error)"
+                )
             }
             superwall.finishRedemption(result, webCustomerInfo: webCustomerInfo)
         }
@@ -92,7 +112,10 @@ extension Superwall {
         let request = redeemRequest
         redemptions.begin()
         startTask { superwall in
-            let response = try? JSONDecoder().decode(RedeemResponse.self, from: try await server.redeem(body, request: request))
+            let response = try? JSONDecoder().decode(
+                RedeemResponse.self,
+                from: try await server.redeem(body, request: request)
+            )
             if let customerInfo = response?.customerInfo { superwall.adoptWebCustomerInfo(customerInfo) }
             superwall.endRedemptionWork()
         }
@@ -164,7 +187,9 @@ extension Superwall {
         defer { endRedemptionWork() }
         // A user who changed meanwhile is not the one asked about.
         guard let fetched, let session, (session.identity.appUserId ?? webDeviceId) == userId else { return }
-        let holdsUnexpired = session.webCustomerInfo.entitlements.contains { $0.isActive && ($0.expiresAt ?? .distantPast) > time }
+        let holdsUnexpired = session.webCustomerInfo.entitlements.contains {
+            $0.isActive && ($0.expiresAt ?? .distantPast) > time
+        }
         if fetched.entitlements.isEmpty && holdsUnexpired { return }
         try? session.store.set(time.timeIntervalSince1970 * 1000, for: .lastWebEntitlementsFetch)
         guard fetched != session.webCustomerInfo else { return }

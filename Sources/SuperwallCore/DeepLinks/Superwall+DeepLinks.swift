@@ -38,7 +38,10 @@ extension Superwall {
         var opened = link
         if let target = link.universalLinkTarget {
             host.delegate?.handleSuperwallDeepLink(
-                url: target.url.url.absoluteString, pathComponents: target.pathComponents, queryParameters: target.queryParameters)
+                url: target.url.url.absoluteString,
+                pathComponents: target.pathComponents,
+                queryParameters: target.queryParameters
+            )
             opened = target.url
         }
         track(ImplicitTrigger.deepLinkOpen.rawValue, opened.eventParameters, custom: opened.queryParameters)

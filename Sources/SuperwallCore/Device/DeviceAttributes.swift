@@ -25,7 +25,8 @@ public struct DeviceFacts: Sendable, Equatable {
 
     /// What this process can tell about itself: the OS from `uname`, the locale from the
     /// environment (`LC_ALL`, `LANG`), everything else a neutral default.
-    public static func ofThisProcess(environment: [String: String] = ProcessInfo.processInfo.environment) -> DeviceFacts {
+    public static func ofThisProcess(environment: [String: String] = ProcessInfo.processInfo.environment) -> DeviceFacts
+    {
         var system = utsname()
         uname(&system)
         func text<T>(_ field: T) -> String {
@@ -34,9 +35,16 @@ public struct DeviceFacts: Sendable, Equatable {
         let rawLocale = environment["LC_ALL"].flatMap { $0.isEmpty ? nil : $0 } ?? environment["LANG"] ?? "en_US"
         let locale = rawLocale.split(separator: ".").first.map(String.init) ?? "en_US"
         return DeviceFacts(
-            platform: text(system.sysname), appVersion: "1.0.0", osVersion: text(system.release), deviceModel: text(system.machine),
-            locale: locale == "C" || locale == "POSIX" ? "en_US" : locale, interfaceStyle: "Light", bundleId: "superwall-bridge",
-            isSandbox: false, vendorId: nil)
+            platform: text(system.sysname),
+            appVersion: "1.0.0",
+            osVersion: text(system.release),
+            deviceModel: text(system.machine),
+            locale: locale == "C" || locale == "POSIX" ? "en_US" : locale,
+            interfaceStyle: "Light",
+            bundleId: "superwall-bridge",
+            isSandbox: false,
+            vendorId: nil
+        )
     }
 
     /// Applies the fields a client gave, by their template names.
@@ -88,7 +96,9 @@ enum DeviceTemplate {
         let currency = currencyOf(locale: facts.locale)
         let activeEntitlements = inputs.subscriptionStatus.activeEntitlements
         // What the user holds: from the purchases recorded, and what the status says was bought last.
-        let activeProducts = Set(inputs.customerInfo.activeProductIds).union(activeEntitlements.compactMap(\.latestProductId)).sorted()
+        let activeProducts = Set(inputs.customerInfo.activeProductIds).union(
+            activeEntitlements.compactMap(\.latestProductId)
+        ).sorted()
         var attributes: [String: JSON] = [
             "publicApiKey": .string(inputs.apiKey),
             "platform": .string(facts.platform),
@@ -170,11 +180,17 @@ enum DeviceTemplate {
     /// `latestSubscriptionWillAutoRenew`. None without a subscription.
     static func latestSubscriptionFields(_ customerInfo: CustomerInfo) -> [String: JSON] {
         guard let latest = customerInfo.subscriptions.max(by: { $0.purchaseDate < $1.purchaseDate }) else { return [:] }
-        let state = latest.isRevoked ? "revoked"
-            : latest.isInBillingRetryPeriod ? "inBillingRetryPeriod"
-            : latest.isInGracePeriod ? "inGracePeriod"
-            : latest.isActive ? "subscribed" : "expired"
-        var fields: [String: JSON] = ["latestSubscriptionState": .string(state), "latestSubscriptionWillAutoRenew": .bool(latest.willRenew)]
+        let state =
+            latest.isRevoked
+            ? "revoked"
+            : latest.isInBillingRetryPeriod
+                ? "inBillingRetryPeriod"
+                : latest.isInGracePeriod
+                    ? "inGracePeriod"
+                    : latest.isActive ? "subscribed" : "expired"
+        var fields: [String: JSON] = [
+            "latestSubscriptionState": .string(state), "latestSubscriptionWillAutoRenew": .bool(latest.willRenew),
+        ]
         if let offer = latest.offerType { fields["latestSubscriptionPeriodType"] = .string(offer.rawValue) }
         return fields
     }
@@ -207,7 +223,9 @@ enum DeviceTemplate {
             calendar.timeZone = zone
             let c = calendar.dateComponents([.year, .month, .day, .hour, .minute, .second], from: now)
             func two(_ value: Int?) -> String { value.map { $0 < 10 ? "0\($0)" : "\($0)" } ?? "00" }
-            return ("\(c.year ?? 1970)-\(two(c.month))-\(two(c.day))", "\(two(c.hour)):\(two(c.minute)):\(two(c.second))")
+            return (
+                "\(c.year ?? 1970)-\(two(c.month))-\(two(c.day))", "\(two(c.hour)):\(two(c.minute)):\(two(c.second))"
+            )
         }
         let utc = parts(in: TimeZone(identifier: "UTC")!)
         let local = parts(in: timeZone)
@@ -228,7 +246,8 @@ public enum ISO8601 {
 
     /// With or without fractional seconds.
     public static func date(from text: String) -> Date? {
-        (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text)) ?? (try? Date.ISO8601FormatStyle().parse(text))
+        (try? Date.ISO8601FormatStyle(includingFractionalSeconds: true).parse(text))
+            ?? (try? Date.ISO8601FormatStyle().parse(text))
     }
 }
 

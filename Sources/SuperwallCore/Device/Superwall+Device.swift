@@ -33,9 +33,12 @@ extension Superwall {
     public func audienceContext(params: [String: JSON]?) throws(SuperwallError) -> AudienceContext {
         guard let session else { throw .notConfigured }
         return AudienceContext(
-            userAttributes: session.userAttributes, isLoggedIn: session.identity.isLoggedIn,
-            device: deviceTemplate(), params: params,
-            history: StorePlacementHistory(store: session.store, now: clock.now()))
+            userAttributes: session.userAttributes,
+            isLoggedIn: session.identity.isLoggedIn,
+            device: deviceTemplate(),
+            params: params,
+            history: StorePlacementHistory(store: session.store, now: clock.now())
+        )
     }
 
     public func deviceAttributes() -> [String: JSON] {
@@ -59,19 +62,32 @@ extension Superwall {
             overrides.removeValue(forKey: "isSandbox")
         }
         let store = session.store
-        let (apiKey, identity, installedAt, status) = (session.apiKey, session.identity, session.appInstalledAt, session.subscriptionStatus)
+        let (apiKey, identity, installedAt, status) = (
+            session.apiKey, session.identity, session.appInstalledAt, session.subscriptionStatus
+        )
         let customerInfo = session.customerInfo.read(by: identity.userId)
         let experimentalVariables = session.enableExperimentalDeviceVariables
         let (cache, version) = (device.templateCache, device.templateVersion)
         return { [facts, overrides] in
             cache.attributes(version: version, second: Self.templateSecond(now)) {
-            DeviceTemplate.attributes(DeviceTemplate.Inputs(
-                facts: facts, overrides: overrides, apiKey: apiKey, identity: identity,
-                appInstalledAt: installedAt, now: now, timeZone: .current, sdkVersion: SuperwallSDK.referenceVersion,
-                subscriptionStatus: status, customerInfo: customerInfo,
-                totalPaywallViews: (try? store.placementCount(named: "paywall_open", since: nil, until: now)) ?? 0,
-                lastPaywallView: try? store.lastPlacement(named: "paywall_open", before: now),
-                experimentalVariables: experimentalVariables))
+                DeviceTemplate.attributes(
+                    DeviceTemplate.Inputs(
+                        facts: facts,
+                        overrides: overrides,
+                        apiKey: apiKey,
+                        identity: identity,
+                        appInstalledAt: installedAt,
+                        now: now,
+                        timeZone: .current,
+                        sdkVersion: SuperwallSDK.referenceVersion,
+                        subscriptionStatus: status,
+                        customerInfo: customerInfo,
+                        totalPaywallViews: (try? store.placementCount(named: "paywall_open", since: nil, until: now))
+                            ?? 0,
+                        lastPaywallView: try? store.lastPlacement(named: "paywall_open", before: now),
+                        experimentalVariables: experimentalVariables
+                    )
+                )
             }
         }
     }

@@ -15,9 +15,20 @@ public struct SubscriptionTransaction: Sendable, Hashable, Codable {
     public var subscriptionGroupId: String?
     public var store: Entitlement.Store
 
-    public init(transactionId: String, productId: String, purchaseDate: Date, willRenew: Bool, isRevoked: Bool = false,
-                isInGracePeriod: Bool = false, isInBillingRetryPeriod: Bool = false, isActive: Bool, expirationDate: Date?,
-                offerType: Entitlement.OfferType? = nil, subscriptionGroupId: String? = nil, store: Entitlement.Store) {
+    public init(
+        transactionId: String,
+        productId: String,
+        purchaseDate: Date,
+        willRenew: Bool,
+        isRevoked: Bool = false,
+        isInGracePeriod: Bool = false,
+        isInBillingRetryPeriod: Bool = false,
+        isActive: Bool,
+        expirationDate: Date?,
+        offerType: Entitlement.OfferType? = nil,
+        subscriptionGroupId: String? = nil,
+        store: Entitlement.Store
+    ) {
         self.transactionId = transactionId
         self.productId = productId
         self.purchaseDate = purchaseDate
@@ -33,7 +44,8 @@ public struct SubscriptionTransaction: Sendable, Hashable, Codable {
     }
 
     private enum Keys: String, CodingKey {
-        case transactionId, productId, purchaseDate, willRenew, isRevoked, isInGracePeriod, isInBillingRetryPeriod, isActive
+        case transactionId, productId, purchaseDate, willRenew, isRevoked, isInGracePeriod, isInBillingRetryPeriod,
+            isActive
         case expirationDate, offerType, subscriptionGroupId, store
     }
 
@@ -80,8 +92,14 @@ public struct NonSubscriptionTransaction: Sendable, Hashable, Codable {
     public var isRevoked: Bool
     public var store: Entitlement.Store
 
-    public init(transactionId: String, productId: String, purchaseDate: Date, isConsumable: Bool, isRevoked: Bool = false,
-                store: Entitlement.Store) {
+    public init(
+        transactionId: String,
+        productId: String,
+        purchaseDate: Date,
+        isConsumable: Bool,
+        isRevoked: Bool = false,
+        store: Entitlement.Store
+    ) {
         self.transactionId = transactionId
         self.productId = productId
         self.purchaseDate = purchaseDate
@@ -126,8 +144,12 @@ public struct CustomerInfo: Sendable, Equatable, Codable {
     /// the value, so neither compared nor stored.
     public var userId = ""
 
-    public init(subscriptions: [SubscriptionTransaction] = [], nonSubscriptions: [NonSubscriptionTransaction] = [],
-                entitlements: [Entitlement] = [], isPlaceholder: Bool = false) {
+    public init(
+        subscriptions: [SubscriptionTransaction] = [],
+        nonSubscriptions: [NonSubscriptionTransaction] = [],
+        entitlements: [Entitlement] = [],
+        isPlaceholder: Bool = false
+    ) {
         self.subscriptions = subscriptions
         self.nonSubscriptions = nonSubscriptions
         self.entitlements = entitlements
@@ -143,7 +165,8 @@ public struct CustomerInfo: Sendable, Equatable, Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         subscriptions = try container.decodeIfPresent([SubscriptionTransaction].self, forKey: .subscriptions) ?? []
-        nonSubscriptions = try container.decodeIfPresent([NonSubscriptionTransaction].self, forKey: .nonSubscriptions) ?? []
+        nonSubscriptions =
+            try container.decodeIfPresent([NonSubscriptionTransaction].self, forKey: .nonSubscriptions) ?? []
         entitlements = try container.decodeIfPresent([Entitlement].self, forKey: .entitlements) ?? []
         isPlaceholder = try container.decodeIfPresent(Bool.self, forKey: .isPlaceholder) ?? false
     }
@@ -176,9 +199,14 @@ public struct CustomerInfo: Sendable, Equatable, Codable {
     /// new, each list by purchase date; the entitlements of both merged by priority.
     public func merging(with web: CustomerInfo) -> CustomerInfo {
         CustomerInfo(
-            subscriptions: Self.union(subscriptions, web.subscriptions, id: \.transactionId).sorted { $0.purchaseDate < $1.purchaseDate },
-            nonSubscriptions: Self.union(nonSubscriptions, web.nonSubscriptions, id: \.transactionId).sorted { $0.purchaseDate < $1.purchaseDate },
-            entitlements: (entitlements + web.entitlements).mergedByPriority())
+            subscriptions: Self.union(subscriptions, web.subscriptions, id: \.transactionId).sorted {
+                $0.purchaseDate < $1.purchaseDate
+            },
+            nonSubscriptions: Self.union(nonSubscriptions, web.nonSubscriptions, id: \.transactionId).sorted {
+                $0.purchaseDate < $1.purchaseDate
+            },
+            entitlements: (entitlements + web.entitlements).mergedByPriority()
+        )
     }
 
     /// SuperwallKit's `forExternalPurchaseController`: the app's purchase controller owns the
@@ -186,13 +214,19 @@ public struct CustomerInfo: Sendable, Equatable, Codable {
     /// inactive ones complete the picture. SuperwallKit keeps only the status's App Store
     /// entitlements, the rest being the web's; a bridge's host may be any platform, so only
     /// the web stores' are left to the web.
-    public static func forExternalPurchaseController(status: SubscriptionStatus, device: CustomerInfo, web: CustomerInfo) -> CustomerInfo {
+    public static func forExternalPurchaseController(
+        status: SubscriptionStatus,
+        device: CustomerInfo,
+        web: CustomerInfo
+    ) -> CustomerInfo {
         let transactions = device.merging(with: web)
         let statusEntitlements = status.activeEntitlements.filter { !($0.store?.isWebStore ?? false) }
         let inactiveDevice = device.entitlements.filter { !$0.isActive }
         return CustomerInfo(
-            subscriptions: transactions.subscriptions, nonSubscriptions: transactions.nonSubscriptions,
-            entitlements: (statusEntitlements + web.entitlements + inactiveDevice).mergedByPriority())
+            subscriptions: transactions.subscriptions,
+            nonSubscriptions: transactions.nonSubscriptions,
+            entitlements: (statusEntitlements + web.entitlements + inactiveDevice).mergedByPriority()
+        )
     }
 
     private static func union<T>(_ first: [T], _ second: [T], id: (T) -> String) -> [T] {

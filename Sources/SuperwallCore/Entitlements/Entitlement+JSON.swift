@@ -18,10 +18,14 @@ extension Entitlement.Store {
 extension Entitlement {
     public var json: JSON {
         [
-            "id": .string(id), "type": "serviceLevel", "isActive": .bool(isActive), "productIds": .array(productIds.sorted().map(JSON.string)),
-            "latestProductId": .optional(latestProductId), "store": .optional(store?.wireName), "startsAt": .date(startsAt),
-            "renewedAt": .date(renewedAt), "expiresAt": .date(expiresAt), "isLifetime": .optional(isLifetime), "willRenew": .optional(willRenew),
-            "state": .optional(state?.rawValue), "offerType": .optional(offerType?.rawValue), "renewsAt": .date(renewsAt),
+            "id": .string(id), "type": "serviceLevel", "isActive": .bool(isActive),
+            "productIds": .array(productIds.sorted().map(JSON.string)),
+            "latestProductId": .optional(latestProductId), "store": .optional(store?.wireName),
+            "startsAt": .date(startsAt),
+            "renewedAt": .date(renewedAt), "expiresAt": .date(expiresAt), "isLifetime": .optional(isLifetime),
+            "willRenew": .optional(willRenew),
+            "state": .optional(state?.rawValue), "offerType": .optional(offerType?.rawValue),
+            "renewsAt": .date(renewsAt),
             "isRevoked": .bool(isRevoked), "isInGracePeriod": .bool(isInGracePeriod),
         ]
     }
@@ -32,7 +36,8 @@ extension Entitlement {
     /// `type: SERVICE_LEVEL`, unknown fields left out), which is how events carry it.
     var encodedAsSuperwallKit: JSON {
         var fields: [String: JSON] = [
-            "identifier": .string(id), "type": "SERVICE_LEVEL", "isActive": .bool(isActive), "productIds": .array(productIds.sorted().map(JSON.string)),
+            "identifier": .string(id), "type": "SERVICE_LEVEL", "isActive": .bool(isActive),
+            "productIds": .array(productIds.sorted().map(JSON.string)),
         ]
         if let latestProductId { fields["latestProductId"] = .string(latestProductId) }
         if let store { fields["store"] = .string(store.rawValue) }
@@ -51,17 +56,22 @@ extension CustomerInfo {
     /// `customerInfo_didChange`'s `from` and `to`: the entitlements and the placeholder flag,
     /// as JSON text.
     var entitlementsSnapshot: String {
-        JSON.object(["entitlements": .array(entitlements.map(\.encodedAsSuperwallKit)), "isPlaceholder": .bool(isPlaceholder)]).jsonText
+        JSON.object([
+            "entitlements": .array(entitlements.map(\.encodedAsSuperwallKit)), "isPlaceholder": .bool(isPlaceholder),
+        ]).jsonText
     }
 }
 
 extension SubscriptionTransaction {
     public var json: JSON {
         [
-            "transactionId": .string(transactionId), "productId": .string(productId), "purchaseDate": .date(purchaseDate),
+            "transactionId": .string(transactionId), "productId": .string(productId),
+            "purchaseDate": .date(purchaseDate),
             "willRenew": .bool(willRenew), "isRevoked": .bool(isRevoked), "isInGracePeriod": .bool(isInGracePeriod),
-            "isInBillingRetryPeriod": .bool(isInBillingRetryPeriod), "isActive": .bool(isActive), "expirationDate": .date(expirationDate),
-            "offerType": .optional(offerType?.rawValue), "subscriptionGroupId": .optional(subscriptionGroupId), "store": .string(store.wireName),
+            "isInBillingRetryPeriod": .bool(isInBillingRetryPeriod), "isActive": .bool(isActive),
+            "expirationDate": .date(expirationDate),
+            "offerType": .optional(offerType?.rawValue), "subscriptionGroupId": .optional(subscriptionGroupId),
+            "store": .string(store.wireName),
         ]
     }
 }
@@ -69,7 +79,8 @@ extension SubscriptionTransaction {
 extension NonSubscriptionTransaction {
     public var json: JSON {
         [
-            "transactionId": .string(transactionId), "productId": .string(productId), "purchaseDate": .date(purchaseDate),
+            "transactionId": .string(transactionId), "productId": .string(productId),
+            "purchaseDate": .date(purchaseDate),
             "isConsumable": .bool(isConsumable), "isRevoked": .bool(isRevoked), "store": .string(store.wireName),
         ]
     }
@@ -78,9 +89,11 @@ extension NonSubscriptionTransaction {
 extension CustomerInfo {
     public var json: JSON {
         [
-            "subscriptions": .array(subscriptions.map(\.json)), "nonSubscriptions": .array(nonSubscriptions.map(\.json)),
+            "subscriptions": .array(subscriptions.map(\.json)),
+            "nonSubscriptions": .array(nonSubscriptions.map(\.json)),
             "entitlements": .array(entitlements.map(\.json)),
-            "activeSubscriptionProductIds": .array(activeSubscriptionProductIds.map(JSON.string)), "userId": .string(userId),
+            "activeSubscriptionProductIds": .array(activeSubscriptionProductIds.map(JSON.string)),
+            "userId": .string(userId),
         ]
     }
 }

@@ -4,8 +4,13 @@ import Foundation
 /// entitlements exist. Besides its id it carries what is known of the purchase behind it.
 public struct Entitlement: Sendable, Hashable {
     public enum Store: String, Sendable, Codable, CaseIterable {
-        case appStore = "APP_STORE", stripe = "STRIPE", paddle = "PADDLE", playStore = "PLAY_STORE"
-        case superwall = "SUPERWALL", custom = "CUSTOM", other = "OTHER"
+        case appStore = "APP_STORE"
+        case stripe = "STRIPE"
+        case paddle = "PADDLE"
+        case playStore = "PLAY_STORE"
+        case superwall = "SUPERWALL"
+        case custom = "CUSTOM"
+        case other = "OTHER"
 
         /// Unknown stores are `OTHER`, as SuperwallKit decodes them.
         public init(wireName: String) {
@@ -44,9 +49,20 @@ public struct Entitlement: Sendable, Hashable {
         self.init(id: id, isActive: true, store: .appStore)
     }
 
-    public init(id: String, isActive: Bool, productIds: Set<String> = [], latestProductId: String? = nil, store: Store? = nil,
-                startsAt: Date? = nil, renewedAt: Date? = nil, expiresAt: Date? = nil, isLifetime: Bool? = nil,
-                willRenew: Bool? = nil, state: State? = nil, offerType: OfferType? = nil) {
+    public init(
+        id: String,
+        isActive: Bool,
+        productIds: Set<String> = [],
+        latestProductId: String? = nil,
+        store: Store? = nil,
+        startsAt: Date? = nil,
+        renewedAt: Date? = nil,
+        expiresAt: Date? = nil,
+        isLifetime: Bool? = nil,
+        willRenew: Bool? = nil,
+        state: State? = nil,
+        offerType: OfferType? = nil
+    ) {
         self.id = id
         self.isActive = isActive
         self.productIds = productIds
@@ -78,7 +94,11 @@ extension Entitlement: Codable {
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: Keys.self)
         guard try container.decode(String.self, forKey: .type) == "SERVICE_LEVEL" else {
-            throw DecodingError.dataCorruptedError(forKey: .type, in: container, debugDescription: "only SERVICE_LEVEL entitlements exist")
+            throw DecodingError.dataCorruptedError(
+                forKey: .type,
+                in: container,
+                debugDescription: "only SERVICE_LEVEL entitlements exist"
+            )
         }
         id = try container.decode(String.self, forKey: .identifier)
         isActive = try container.decodeIfPresent(Bool.self, forKey: .isActive) ?? false
@@ -126,14 +146,21 @@ extension KeyedDecodingContainer {
         }
         let text = try decode(String.self, forKey: key)
         guard let date = ISO8601.date(from: text) else {
-            throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: "\"\(text)\" is not an ISO-8601 date")
+            throw DecodingError.dataCorruptedError(
+                forKey: key,
+                in: self,
+                debugDescription: "\"\(text)\" is not an ISO-8601 date"
+            )
         }
         return date
     }
 
     func decodeRequiredFlexibleDate(forKey key: Key) throws -> Date {
         guard let date = try decodeFlexibleDate(forKey: key) else {
-            throw DecodingError.valueNotFound(Date.self, .init(codingPath: codingPath + [key], debugDescription: "\(key.stringValue) is required"))
+            throw DecodingError.valueNotFound(
+                Date.self,
+                .init(codingPath: codingPath + [key], debugDescription: "\(key.stringValue) is required")
+            )
         }
         return date
     }

@@ -39,19 +39,38 @@ public struct PurchaseHistory: Sendable, Equatable, Codable {
             }
             entitlements += (entitlementsByProductId[transaction.productId] ?? []).map {
                 Entitlement(
-                    id: $0.id, isActive: transaction.isActive, productIds: [transaction.productId], latestProductId: transaction.productId,
-                    store: transaction.store, startsAt: transaction.purchaseDate, expiresAt: transaction.expirationDate, isLifetime: false,
-                    willRenew: transaction.willRenew && transaction.isActive, state: state, offerType: transaction.offerType)
+                    id: $0.id,
+                    isActive: transaction.isActive,
+                    productIds: [transaction.productId],
+                    latestProductId: transaction.productId,
+                    store: transaction.store,
+                    startsAt: transaction.purchaseDate,
+                    expiresAt: transaction.expirationDate,
+                    isLifetime: false,
+                    willRenew: transaction.willRenew && transaction.isActive,
+                    state: state,
+                    offerType: transaction.offerType
+                )
             }
         }
         for transaction in nonSubscriptions where !transaction.isConsumable {
             entitlements += (entitlementsByProductId[transaction.productId] ?? []).map {
                 Entitlement(
-                    id: $0.id, isActive: !transaction.isRevoked, productIds: [transaction.productId], latestProductId: transaction.productId,
-                    store: transaction.store, startsAt: transaction.purchaseDate, isLifetime: true,
-                    state: transaction.isRevoked ? .revoked : nil)
+                    id: $0.id,
+                    isActive: !transaction.isRevoked,
+                    productIds: [transaction.productId],
+                    latestProductId: transaction.productId,
+                    store: transaction.store,
+                    startsAt: transaction.purchaseDate,
+                    isLifetime: true,
+                    state: transaction.isRevoked ? .revoked : nil
+                )
             }
         }
-        return CustomerInfo(subscriptions: subscriptions, nonSubscriptions: nonSubscriptions, entitlements: entitlements.mergedByPriority())
+        return CustomerInfo(
+            subscriptions: subscriptions,
+            nonSubscriptions: nonSubscriptions,
+            entitlements: entitlements.mergedByPriority()
+        )
     }
 }

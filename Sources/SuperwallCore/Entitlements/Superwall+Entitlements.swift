@@ -32,8 +32,11 @@ extension Superwall {
         let activeIds = Set(active.map(\.id))
         let all = (byProductId.values.joined() + session.customerInfo.entitlements + active).mergedByPriority()
         return EntitlementsInfo(
-            active: active, inactive: all.filter { !activeIds.contains($0.id) }, all: all,
-            web: session.webCustomerInfo.entitlements.filter(\.isActive).sorted { $0.id < $1.id })
+            active: active,
+            inactive: all.filter { !activeIds.contains($0.id) },
+            all: all,
+            web: session.webCustomerInfo.entitlements.filter(\.isActive).sorted { $0.id < $1.id }
+        )
     }
 
     /// SuperwallKit's `byProductIds`: what the products unlock, as the user holds it now.
@@ -103,7 +106,10 @@ extension Superwall {
     /// web's entitlements leaves the user inactive.
     func refreshCustomerInfo(derivingStatus: Bool = true, webEntitlementsChanged: Bool = false) throws(SuperwallError) {
         guard let current = session else { return }
-        let device = current.purchaseHistory.customerInfo(entitlementsByProductId: configEntitlementsByProductId, now: clock.now())
+        let device = current.purchaseHistory.customerInfo(
+            entitlementsByProductId: configEntitlementsByProductId,
+            now: clock.now()
+        )
         let web = current.webCustomerInfo
         let updated: CustomerInfo
         if ownsSubscriptionStatus {
@@ -112,7 +118,8 @@ extension Superwall {
                 try applySubscriptionStatus(active.isEmpty ? .inactive : .active(Set(active)))
             }
             var merged = device.merging(with: web)
-            merged.entitlements = (merged.entitlements + (session?.subscriptionStatus.activeEntitlements ?? [])).mergedByPriority()
+            merged.entitlements = (merged.entitlements + (session?.subscriptionStatus.activeEntitlements ?? []))
+                .mergedByPriority()
             updated = merged
         } else {
             // The host has not said yet: the customer info stays the launch placeholder.
@@ -128,8 +135,14 @@ extension Superwall {
         var oldContent = old
         oldContent.isPlaceholder = false
         guard updated != oldContent else { return }
-        host.delegate?.customerInfoDidChange(from: old.read(by: current.identity.userId), to: updated.read(by: current.identity.userId))
-        track("customerInfo_didChange", ["from": .string(old.entitlementsSnapshot), "to": .string(updated.entitlementsSnapshot)])
+        host.delegate?.customerInfoDidChange(
+            from: old.read(by: current.identity.userId),
+            to: updated.read(by: current.identity.userId)
+        )
+        track(
+            "customerInfo_didChange",
+            ["from": .string(old.entitlementsSnapshot), "to": .string(updated.entitlementsSnapshot)]
+        )
     }
 
     /// Only the config's map: the customer info's own entitlements must not feed back into it.

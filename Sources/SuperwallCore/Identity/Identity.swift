@@ -1,7 +1,8 @@
-import Deadlines
 import Crypto
+import Deadlines
 import Foundation
 import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -2,9 +2,12 @@
 /// the attribution and analytics ids of the services it knows.
 public enum IntegrationAttributes {
     public static let names: [String] = [
-        "adjustId", "amplitudeDeviceId", "amplitudeUserId", "appsflyerId", "brazeAliasName", "brazeAliasLabel", "onesignalId",
-        "fbAnonId", "firebaseAppInstanceId", "firebaseInstallationId", "iterableUserId", "iterableCampaignId", "iterableTemplateId",
-        "mixpanelDistinctId", "mparticleId", "clevertapId", "airshipChannelId", "kochavaDeviceId", "tenjinId", "posthogUserId",
+        "adjustId", "amplitudeDeviceId", "amplitudeUserId", "appsflyerId", "brazeAliasName", "brazeAliasLabel",
+        "onesignalId",
+        "fbAnonId", "firebaseAppInstanceId", "firebaseInstallationId", "iterableUserId", "iterableCampaignId",
+        "iterableTemplateId",
+        "mixpanelDistinctId", "mparticleId", "clevertapId", "airshipChannelId", "kochavaDeviceId", "tenjinId",
+        "posthogUserId",
         "customerioId", "appstackId", "singularDeviceId",
     ]
 

@@ -60,7 +60,9 @@ public final class StoppableClock: WallClock, Sendable {
             try await DeadlineTimer.sleep(for: duration)
             return
         }
-        let deadline = stoppedAt.addingTimeInterval(Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
+        let deadline = stoppedAt.addingTimeInterval(
+            Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18
+        )
         let ticket = state.withLock { state in
             state.nextSleeper += 1
             return state.nextSleeper

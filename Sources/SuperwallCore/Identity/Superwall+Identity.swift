@@ -34,7 +34,9 @@ extension Superwall {
             try updated.store.changing { changes in
                 if switching {
                     try changes.resetUser()
-                    try changes.replaceAssignments(with: updated.assignments.values.sorted { $0.experimentId < $1.experimentId })
+                    try changes.replaceAssignments(
+                        with: updated.assignments.values.sorted { $0.experimentId < $1.experimentId }
+                    )
                 }
                 try save(updated.identity, in: changes)
                 try changes.set(updated.userAttributes, for: .userAttributes)
@@ -48,7 +50,8 @@ extension Superwall {
         // SuperwallKit saves its ids, and tracks the merged attributes, as each is set: the
         // user id, then (after the alias) the seed the user id gives.
         DecisionLog.identityManager.debug(
-            "identify: user \(userId)\(switching ? ", switching from another identified user (reset first: new alias, no attributes or assignments)" : ", keeping the anonymous user's alias, attributes and assignments")")
+            "identify: user \(userId)\(switching ? ", switching from another identified user (reset first: new alias, no attributes or assignments)" : ", keeping the anonymous user's alias, attributes and assignments")"
+        )
         trackIdentityAttributes()
         track("identity_alias")
         if reseeds { trackIdentityAttributes() }
@@ -96,7 +99,9 @@ extension Superwall {
             }
         }
         session = updated
-        DecisionLog.identityManager.debug("reset: a new anonymous user \(updated.identity.aliasId), seed \(updated.identity.seed)")
+        DecisionLog.identityManager.debug(
+            "reset: a new anonymous user \(updated.identity.aliasId), seed \(updated.identity.seed)"
+        )
         trackResetAttributes()
         announceTestMode()
         try userWasReset()
@@ -127,7 +132,11 @@ extension Superwall {
     /// `user_attributes` with the user's attributes as they are now.
     private func trackIdentityAttributes() {
         guard let session else { return }
-        track("user_attributes", ["application_installed_at": .string(ISO8601.string(from: session.appInstalledAt))], custom: session.userAttributes)
+        track(
+            "user_attributes",
+            ["application_installed_at": .string(ISO8601.string(from: session.appInstalledAt))],
+            custom: session.userAttributes
+        )
     }
 
     /// What follows a reset once it is on disk: the new user's assignments, customer info
@@ -141,7 +150,11 @@ extension Superwall {
     func save(_ identity: Identity, in changes: Store.Changes) throws {
         try changes.set(identity.aliasId, for: .aliasId)
         try changes.set(identity.seed, for: .seed)
-        if let appUserId = identity.appUserId { try changes.set(appUserId, for: .appUserId) } else { try changes.remove(.appUserId) }
+        if let appUserId = identity.appUserId {
+            try changes.set(appUserId, for: .appUserId)
+        } else {
+            try changes.remove(.appUserId)
+        }
     }
 
     func save(_ identity: Identity, to store: Store) throws {
@@ -171,9 +184,14 @@ extension Superwall {
     public func setUserAttributes(_ changes: [String: JSON?]) throws(SuperwallError) -> [String: JSON] {
         guard var current = session else { throw .notConfigured }
         let installedAt = ISO8601.string(from: current.appInstalledAt)
-        current.userAttributes = UserAttributes.merge(changes, into: current.userAttributes, applicationInstalledAt: installedAt)
+        current.userAttributes = UserAttributes.merge(
+            changes,
+            into: current.userAttributes,
+            applicationInstalledAt: installedAt
+        )
         DecisionLog.identityManager.debug(
-            "user attributes merged: \(changes.keys.sorted().map { changes[$0]! == nil || changes[$0]!! == .null ? "-\($0)" : $0 }.joined(separator: ", ")) (\(current.userAttributes.count) in all)")
+            "user attributes merged: \(changes.keys.sorted().map { changes[$0]! == nil || changes[$0]!! == .null ? "-\($0)" : $0 }.joined(separator: ", ")) (\(current.userAttributes.count) in all)"
+        )
         try Self.checkTotal(of: current.userAttributes)
         let updated = current
         try persisting { try updated.store.set(updated.userAttributes, for: .userAttributes) }
@@ -184,7 +202,9 @@ extension Superwall {
 
     private static func checkTotal(of attributes: [String: JSON]) throws(SuperwallError) {
         let count = UserAttributes.memberCount(attributes)
-        guard count <= UserAttributes.totalMemberLimit else { throw .attributesOverLimit(count: count, limit: UserAttributes.totalMemberLimit) }
+        guard count <= UserAttributes.totalMemberLimit else {
+            throw .attributesOverLimit(count: count, limit: UserAttributes.totalMemberLimit)
+        }
     }
 
     public func integrationAttributes() throws(SuperwallError) -> [String: JSON] {
@@ -199,7 +219,11 @@ extension Superwall {
         // They become user attributes too: checked against that bound before anything is stored.
         try Self.checkTotal(of: UserAttributes.merge(changes, into: current.userAttributes, applicationInstalledAt: ""))
         for (key, value) in changes {
-            if let value, value != .null { current.integrationAttributes[key] = value } else { current.integrationAttributes.removeValue(forKey: key) }
+            if let value, value != .null {
+                current.integrationAttributes[key] = value
+            } else {
+                current.integrationAttributes.removeValue(forKey: key)
+            }
         }
         let updated = current
         try persisting { try updated.store.set(updated.integrationAttributes, for: .integrationAttributes) }

@@ -5,7 +5,11 @@ public enum UserAttributes {
     /// What the app sets: `$`-keys are reserved and dropped, `nil` removes a key, an `email`
     /// that is not an address is treated as nil, arrays and objects are kept as they are.
     /// The merge is shallow, and `applicationInstalledAt` is always present.
-    public static func merge(_ changes: [String: JSON?], into current: [String: JSON], applicationInstalledAt: String) -> [String: JSON] {
+    public static func merge(
+        _ changes: [String: JSON?],
+        into current: [String: JSON],
+        applicationInstalledAt: String
+    ) -> [String: JSON] {
         var merged = current
         for (key, value) in changes where !key.hasPrefix("$") {
             var value = value

@@ -1,5 +1,5 @@
-import Deadlines
 import AsyncHTTPClient
+import Deadlines
 import Foundation
 import NIOCore
 import NIOHTTP1
@@ -17,7 +17,12 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
     /// The largest body accepted (`--max-config-size`).
     public let maximumBodySize: Int
 
-    public init(baseURL: URL, subscriptionsURL: URL? = nil, collectorURL: URL? = nil, maximumBodySize: Int = HTTPConfigSource.defaultMaximumBodySize) {
+    public init(
+        baseURL: URL,
+        subscriptionsURL: URL? = nil,
+        collectorURL: URL? = nil,
+        maximumBodySize: Int = HTTPConfigSource.defaultMaximumBodySize
+    ) {
         self.baseURL = baseURL
         self.subscriptionsURL = subscriptionsURL ?? baseURL
         self.collectorURL = collectorURL ?? baseURL
@@ -33,14 +38,21 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
         var hosts: (api: URL, subscriptions: URL, collector: URL) {
             switch self {
             case .release:
-                (URL(string: "https://api.superwall.me")!, URL(string: "https://subscriptions-api.superwall.com")!,
-                 URL(string: "https://collector.superwall.me")!)
+                (
+                    URL(string: "https://api.superwall.me")!, URL(string: "https://subscriptions-api.superwall.com")!,
+                    URL(string: "https://collector.superwall.me")!
+                )
             case .releaseCandidate:
-                (URL(string: "https://api.superwallcanary.com")!, URL(string: "https://subscriptions-api.superwallcanary.com")!,
-                 URL(string: "https://collector.superwallcanary.com")!)
+                (
+                    URL(string: "https://api.superwallcanary.com")!,
+                    URL(string: "https://subscriptions-api.superwallcanary.com")!,
+                    URL(string: "https://collector.superwallcanary.com")!
+                )
             case .developer:
-                (URL(string: "https://api.superwall.dev")!, URL(string: "https://subscriptions-api.superwall.dev")!,
-                 URL(string: "https://collector.superwall.dev")!)
+                (
+                    URL(string: "https://api.superwall.dev")!, URL(string: "https://subscriptions-api.superwall.dev")!,
+                    URL(string: "https://collector.superwall.dev")!
+                )
             }
         }
     }
@@ -48,7 +60,12 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
     /// SuperwallKit's own source: the Superwall API of `environment`.
     public init(_ environment: NetworkEnvironment, maximumBodySize: Int = HTTPConfigSource.defaultMaximumBodySize) {
         let hosts = environment.hosts
-        self.init(baseURL: hosts.api, subscriptionsURL: hosts.subscriptions, collectorURL: hosts.collector, maximumBodySize: maximumBodySize)
+        self.init(
+            baseURL: hosts.api,
+            subscriptionsURL: hosts.subscriptions,
+            collectorURL: hosts.collector,
+            maximumBodySize: maximumBodySize
+        )
     }
 
     /// A config of a thousand campaigns is about 5 MB.
@@ -62,24 +79,35 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
     /// with the first request.
     private static let client: HTTPClient = {
         var configuration = HTTPClient.Configuration(
-            redirectConfiguration: .follow(max: 5, allowCycles: false), decompression: .enabled(limit: .ratio(100)))
+            redirectConfiguration: .follow(max: 5, allowCycles: false),
+            decompression: .enabled(limit: .ratio(100))
+        )
         // A refused connection fails the attempt at once; the retry policy decides what next.
         configuration.connectionPool.retryConnectionEstablishment = false
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 
-
     /// `POST {collectorURL}/api/v1/events`; answers the response body.
     func postEvents(_ body: Data, request: ConfigRequest) async throws -> Data {
-        try await Attempts(bodyLimit: maximumBodySize, url: collectorURL.appendingPathComponent("api/v1/events"), method: "POST", body: body, request: request).run()
+        try await Attempts(
+            bodyLimit: maximumBodySize,
+            url: collectorURL.appendingPathComponent("api/v1/events"),
+            method: "POST",
+            body: body,
+            request: request
+        ).run()
     }
 
     /// `POST {subscriptionsURL}/subscriptions-api/public/v1/redeem`, the body in the
     /// subscriptions API's camelCase; answers the response body.
     public func redeem(_ body: JSON, request: ConfigRequest) async throws -> Data {
         let attempts = Attempts(
-            bodyLimit: maximumBodySize, url: subscriptionsURL.appendingPathComponent("subscriptions-api/public/v1/redeem"), method: "POST",
-            body: Data(body.jsonText.utf8), request: request)
+            bodyLimit: maximumBodySize,
+            url: subscriptionsURL.appendingPathComponent("subscriptions-api/public/v1/redeem"),
+            method: "POST",
+            body: Data(body.jsonText.utf8),
+            request: request
+        )
         return try await attempts.run()
     }
 
@@ -87,12 +115,23 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
 
     public var backend: SuperwallBackend {
         SuperwallBackend(
-            config: self, paywalls: self, assignments: self, redemption: self, webEntitlements: self, collector: self,
-            fetchesOverTheNetwork: true)
+            config: self,
+            paywalls: self,
+            assignments: self,
+            redemption: self,
+            webEntitlements: self,
+            collector: self,
+            fetchesOverTheNetwork: true
+        )
     }
 
     public func fetchConfig(_ request: ConfigRequest) async throws -> Data {
-        guard var components = URLComponents(url: baseURL.appendingPathComponent("api/v1/static_config"), resolvingAgainstBaseURL: false) else {
+        guard
+            var components = URLComponents(
+                url: baseURL.appendingPathComponent("api/v1/static_config"),
+                resolvingAgainstBaseURL: false
+            )
+        else {
             throw NetworkError.transport("the base URL \(baseURL) is not usable")
         }
         components.queryItems = [URLQueryItem(name: "pk", value: request.apiKey)]
@@ -110,15 +149,29 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
 
     /// `POST {baseURL}/api/v1/confirm_assignments` with `{"assignments": [{experiment_id, variant_id}]}`.
     public func confirmAssignments(_ confirmations: [AssignmentConfirmation], request: ConfigRequest) async throws {
-        let body: JSON = ["assignments": .array(confirmations.map { ["experiment_id": .string($0.experimentId), "variant_id": .string($0.variantId)] })]
+        let body: JSON = [
+            "assignments": .array(
+                confirmations.map { ["experiment_id": .string($0.experimentId), "variant_id": .string($0.variantId)] }
+            )
+        ]
         let attempts = Attempts(
-            bodyLimit: maximumBodySize, url: baseURL.appendingPathComponent("api/v1/confirm_assignments"), method: "POST",
-            body: Data(body.jsonText.utf8), request: request)
+            bodyLimit: maximumBodySize,
+            url: baseURL.appendingPathComponent("api/v1/confirm_assignments"),
+            method: "POST",
+            body: Data(body.jsonText.utf8),
+            request: request
+        )
         _ = try await attempts.run()
     }
 
     public func fetchAssignments(request: ConfigRequest) async throws -> [AssignmentConfirmation] {
-        let attempts = Attempts(bodyLimit: maximumBodySize, url: baseURL.appendingPathComponent("api/v1/assignments"), method: "GET", body: nil, request: request)
+        let attempts = Attempts(
+            bodyLimit: maximumBodySize,
+            url: baseURL.appendingPathComponent("api/v1/assignments"),
+            method: "GET",
+            body: nil,
+            request: request
+        )
         struct Response: Decodable {
             struct Entry: Decodable {
                 var experiment_id: String
@@ -127,30 +180,52 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
             var assignments: [Entry]
         }
         let response = try JSONDecoder().decode(Response.self, from: try await attempts.run())
-        return response.assignments.map { AssignmentConfirmation(experimentId: $0.experiment_id, variantId: $0.variant_id) }
+        return response.assignments.map {
+            AssignmentConfirmation(experimentId: $0.experiment_id, variantId: $0.variant_id)
+        }
     }
 
     /// `?pk=<apiKey>[&locale=...]`, in that order, as SuperwallKit sends it.
     public func fetchPaywall(identifier: String, locale: String?, request: ConfigRequest) async throws -> Data {
-        guard var components = URLComponents(url: baseURL.appendingPathComponent("api/v1/paywall/\(identifier)"), resolvingAgainstBaseURL: false) else {
+        guard
+            var components = URLComponents(
+                url: baseURL.appendingPathComponent("api/v1/paywall/\(identifier)"),
+                resolvingAgainstBaseURL: false
+            )
+        else {
             throw NetworkError.transport("the base URL \(baseURL) is not usable")
         }
-        components.queryItems = [URLQueryItem(name: "pk", value: request.apiKey)] + (locale.map { [URLQueryItem(name: "locale", value: $0)] } ?? [])
-        guard let url = components.url else { throw NetworkError.transport("the paywall identifier \(identifier) makes no URL") }
-        return try await Attempts(bodyLimit: maximumBodySize, url: url, method: "GET", body: nil, request: request).run()
+        components.queryItems =
+            [URLQueryItem(name: "pk", value: request.apiKey)]
+            + (locale.map { [URLQueryItem(name: "locale", value: $0)] } ?? [])
+        guard let url = components.url else {
+            throw NetworkError.transport("the paywall identifier \(identifier) makes no URL")
+        }
+        return try await Attempts(bodyLimit: maximumBodySize, url: url, method: "GET", body: nil, request: request)
+            .run()
     }
 
     /// `GET /subscriptions-api/public/v1/users/{userId}/entitlements?deviceId=`: `{customerInfo}`.
-    public func fetchWebCustomerInfo(userId: String, deviceId: String, request: ConfigRequest) async throws -> CustomerInfo {
-        let path = subscriptionsURL.appendingPathComponent("subscriptions-api/public/v1/users").appendingPathComponent(userId)
-            .appendingPathComponent("entitlements")
+    public func fetchWebCustomerInfo(
+        userId: String,
+        deviceId: String,
+        request: ConfigRequest
+    ) async throws -> CustomerInfo {
+        let path = subscriptionsURL.appendingPathComponent("subscriptions-api/public/v1/users").appendingPathComponent(
+            userId
+        )
+        .appendingPathComponent("entitlements")
         guard var components = URLComponents(url: path, resolvingAgainstBaseURL: false) else {
             throw NetworkError.transport("the subscriptions URL \(subscriptionsURL) is not usable")
         }
         components.queryItems = [URLQueryItem(name: "deviceId", value: deviceId)]
         guard let url = components.url else { throw NetworkError.transport("the user id \(userId) makes no URL") }
         struct Response: Decodable { var customerInfo: CustomerInfo }
-        return try JSONDecoder().decode(Response.self, from: try await Attempts(bodyLimit: maximumBodySize, url: url, method: "GET", body: nil, request: request).run()).customerInfo
+        return try JSONDecoder().decode(
+            Response.self,
+            from: try await Attempts(bodyLimit: maximumBodySize, url: url, method: "GET", body: nil, request: request)
+                .run()
+        ).customerInfo
     }
 
     /// The retry loop of one request.
@@ -169,7 +244,8 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
                 let failure: NetworkError
                 do {
                     // Each attempt races its own deadline, the body's arrival included.
-                    let (status, data) = try await withTimeLimit(.milliseconds(Int(request.attemptTimeout * 1000))) { [self, attempt] in
+                    let (status, data) = try await withTimeLimit(.milliseconds(Int(request.attemptTimeout * 1000))) {
+                        [self, attempt] in
                         try await send(attempt: attempt)
                     }
                     if (200..<300).contains(status) { return data }
@@ -208,7 +284,10 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
             for (name, value) in request.headers { http.headers.replaceOrAdd(name: name, value: value) }
             http.headers.replaceOrAdd(name: "X-Retry-Count", value: String(attempt))
             http.headers.replaceOrAdd(name: "X-Request-Id", value: UUID().uuidString)
-            let response = try await HTTPConfigSource.client.execute(http, timeout: .milliseconds(Int64(request.attemptTimeout * 1000)))
+            let response = try await HTTPConfigSource.client.execute(
+                http,
+                timeout: .milliseconds(Int64(request.attemptTimeout * 1000))
+            )
             if let declared = response.headers.first(name: "content-length").flatMap(Int.init), declared > bodyLimit {
                 throw NetworkError.tooLarge(limit: bodyLimit)
             }
@@ -248,6 +327,7 @@ extension HTTPConfigSource {
             ("remoteConnectionClosed", "the server closed the connection"),
             ("ioOnClosedChannel", "the server closed the connection"),
         ]
-        return known.first { text.range(of: $0.pattern, options: .caseInsensitive) != nil }?.words ?? "the connection failed"
+        return known.first { text.range(of: $0.pattern, options: .caseInsensitive) != nil }?.words
+            ?? "the connection failed"
     }
 }

@@ -8,7 +8,10 @@ public struct RetryPolicy: Sendable {
     /// The wait after failed attempt `attempt` (0-based).
     public var delay: @Sendable (_ attempt: Int, _ maxRetries: Int) -> Duration
 
-    public init(maxRetries: Int, delay: @escaping @Sendable (_ attempt: Int, _ maxRetries: Int) -> Duration = RetryPolicy.superwallBackoff) {
+    public init(
+        maxRetries: Int,
+        delay: @escaping @Sendable (_ attempt: Int, _ maxRetries: Int) -> Duration = RetryPolicy.superwallBackoff
+    ) {
         self.maxRetries = max(0, maxRetries)
         self.delay = delay
     }
@@ -49,7 +52,9 @@ public enum NetworkError: Error, Sendable, Equatable, CustomStringConvertible {
         case .http(let status): return "HTTP \(status)"
         case .transport(let reason): return "the request failed: \(reason)"
         case .timedOut: return "the request timed out"
-        case .gaveUp(let limit, let failure): return "no answer within the time limit of \(limit) (timeouts.configMs); the last attempt failed: \(failure)"
+        case .gaveUp(let limit, let failure):
+            return
+                "no answer within the time limit of \(limit) (timeouts.configMs); the last attempt failed: \(failure)"
         case .tooLarge(let limit): return "the body is larger than the limit of \(limit) bytes (--max-config-size)"
         }
     }

@@ -62,7 +62,9 @@ struct FreeTrialEligibility {
     /// Apple gives no intro offer on an upgrade or crossgrade; a product without a group passes.
     private func hasActiveSubscription(inGroup group: String?) -> Bool {
         guard let group else { return false }
-        return customerInfo.subscriptions.contains { $0.isActive && $0.store == .appStore && $0.subscriptionGroupId == group }
+        return customerInfo.subscriptions.contains {
+            $0.isActive && $0.store == .appStore && $0.subscriptionGroupId == group
+        }
     }
 
     private func hasActiveTrial(inGroup group: String?) -> Bool {

@@ -29,7 +29,8 @@ enum LocaleFormatting {
         let skeleton = Array("measure-unit/duration-\(unit.rawValue) unit-width-short".utf16)
         var status = U_ZERO_ERROR
         guard let formatter = swift_unumf_openForSkeletonAndLocale(skeleton, Int32(skeleton.count), locale, &status),
-              status.rawValue <= U_ZERO_ERROR.rawValue else { return "" }
+            status.rawValue <= U_ZERO_ERROR.rawValue
+        else { return "" }
         defer { swift_unumf_close(formatter) }
         guard let result = swift_unumf_openResult(&status) else { return "" }
         defer { swift_unumf_closeResult(result) }

@@ -51,7 +51,10 @@ struct PageLoader: Sendable {
         attempts += 1
         guard !endpoints.isEmpty else {
             // SuperwallKit's second event lists the attempts before the last one.
-            return (.failure(Failure(message: "Every paywall URL failed to load.", urls: Array(tried.dropLast()))), failedURL)
+            return (
+                .failure(Failure(message: "Every paywall URL failed to load.", urls: Array(tried.dropLast()))),
+                failedURL
+            )
         }
         return (draw(random: random), failedURL)
     }
@@ -60,7 +63,9 @@ struct PageLoader: Sendable {
         guard attempts < maxAttempts else {
             return .failure(Failure(message: "The webview has attempted to load too many times.", urls: tried))
         }
-        guard !endpoints.isEmpty else { return .failure(Failure(message: "There were no paywall URLs provided.", urls: tried)) }
+        guard !endpoints.isEmpty else {
+            return .failure(Failure(message: "There were no paywall URLs provided.", urls: tried))
+        }
         let total = endpoints.reduce(0) { $0 + max($1.percentage, 0) }
         var chosen = endpoints[0]
         if total <= 0 {

@@ -28,7 +28,8 @@ public enum PageMessage: Sendable, Equatable {
 
     /// The permissions a page may ask for.
     static let permissionTypes: Set<String> = [
-        "notification", "location", "background_location", "read_images", "contacts", "camera", "tracking", "microphone",
+        "notification", "location", "background_location", "read_images", "contacts", "camera", "tracking",
+        "microphone",
     ]
 }
 
@@ -55,8 +56,12 @@ extension PageMessage {
             }
             envelope = parsed
         }
-        guard case .object(let fields) = envelope else { throw PageMessageError(reason: "the message is not an object") }
-        guard case .int? = fields["version"] else { throw PageMessageError(reason: "version is required and must be an integer") }
+        guard case .object(let fields) = envelope else {
+            throw PageMessageError(reason: "the message is not an object")
+        }
+        guard case .int? = fields["version"] else {
+            throw PageMessageError(reason: "version is required and must be an integer")
+        }
         guard case .object(let payload)? = fields["payload"], case .array(let events)? = payload["events"] else {
             throw PageMessageError(reason: "payload.events is required and must be an array")
         }
@@ -78,11 +83,16 @@ extension PageMessage {
         case "close": return .close
         case "restore": return .restore
         case "purchase":
-            return .purchase(productIdentifier: try fields.string("product_identifier"), shouldDismiss: try fields.optionalBool("should_dismiss") ?? true)
+            return .purchase(
+                productIdentifier: try fields.string("product_identifier"),
+                shouldDismiss: try fields.optionalBool("should_dismiss") ?? true
+            )
         case "custom": return .custom(data: try fields.string("data"))
-        case "custom_placement": return .customPlacement(name: try fields.string("name"), params: try fields.object("params"))
+        case "custom_placement":
+            return .customPlacement(name: try fields.string("name"), params: try fields.object("params"))
         case "user_attribute_updated": return .userAttributesUpdated(try fields.attributes("attributes"))
-        case "open_url": return .openURL(try fields.string("url"), browserType: try fields.optionalString("browser_type"))
+        case "open_url":
+            return .openURL(try fields.string("url"), browserType: try fields.optionalString("browser_type"))
         case "open_url_external": return .openURLExternal(try fields.string("url"))
         case "open_deep_link": return .openDeepLink(try fields.string("link"))
         case "request_store_review":
@@ -94,7 +104,9 @@ extension PageMessage {
         case "request_permission":
             let type = try fields.string("permission_type")
             guard permissionTypes.contains(type) else {
-                throw PageFieldError(reason: "permission_type must be one of \(permissionTypes.sorted().joined(separator: ", "))")
+                throw PageFieldError(
+                    reason: "permission_type must be one of \(permissionTypes.sorted().joined(separator: ", "))"
+                )
             }
             return .requestPermission(type: type, requestId: try fields.string("request_id"))
         case "request_callback":
@@ -102,19 +114,34 @@ extension PageMessage {
             guard behavior == "blocking" || behavior == "non-blocking" else {
                 throw PageFieldError(reason: "behavior must be \"blocking\" or \"non-blocking\"")
             }
-            return .requestCallback(requestId: try fields.string("request_id"), name: try fields.string("name"),
-                                    isBlocking: behavior == "blocking", variables: try fields.optionalObject("variables"))
+            return .requestCallback(
+                requestId: try fields.string("request_id"),
+                name: try fields.string("name"),
+                isBlocking: behavior == "blocking",
+                variables: try fields.optionalObject("variables")
+            )
         case "schedule_notification":
-            guard try fields.string("type") == "TRIAL_STARTED" else { throw PageFieldError(reason: "type must be \"TRIAL_STARTED\"") }
-            return .scheduleNotification(title: try fields.string("title"), subtitle: try fields.optionalString("subtitle"),
-                                         body: try fields.string("body"), delayMs: try fields.number("delay"))
+            guard try fields.string("type") == "TRIAL_STARTED" else {
+                throw PageFieldError(reason: "type must be \"TRIAL_STARTED\"")
+            }
+            return .scheduleNotification(
+                title: try fields.string("title"),
+                subtitle: try fields.optionalString("subtitle"),
+                body: try fields.string("body"),
+                delayMs: try fields.number("delay")
+            )
         case "haptic_feedback": return .hapticFeedback(try fields.string("haptic_type"))
         case "page_view": return .pageView(try pageView(fields))
         case "initiate_web_checkout": return .initiateWebCheckout(contextId: try fields.string("checkout_context_id"))
         default:
-            if name.hasPrefix("stripe_checkout_"), let stage = StripeCheckoutStage(rawValue: String(name.dropFirst("stripe_checkout_".count))) {
-                return .stripeCheckout(stage, contextId: try fields.string("checkout_context_id"),
-                                       productIdentifier: try fields.string("product_identifier"))
+            if name.hasPrefix("stripe_checkout_"),
+                let stage = StripeCheckoutStage(rawValue: String(name.dropFirst("stripe_checkout_".count)))
+            {
+                return .stripeCheckout(
+                    stage,
+                    contextId: try fields.string("checkout_context_id"),
+                    productIdentifier: try fields.string("product_identifier")
+                )
             }
             throw PageFieldError(reason: "unknown event_name \"\(name)\"")
         }
@@ -123,17 +150,25 @@ extension PageMessage {
     /// `paywall_page_view`'s parameters, in snake_case whichever way the page spelled them.
     private static func pageView(_ fields: PageFields) throws(PageFieldError) -> [String: JSON] {
         var page: [String: JSON] = [
-            "page_node_id": .string(try fields.string("page_node_id")), "flow_position": .int(Int64(try fields.integer("flow_position"))),
-            "page_name": .string(try fields.string("page_name")), "navigation_node_id": .string(try fields.string("navigation_node_id")),
+            "page_node_id": .string(try fields.string("page_node_id")),
+            "flow_position": .int(Int64(try fields.integer("flow_position"))),
+            "page_name": .string(try fields.string("page_name")),
+            "navigation_node_id": .string(try fields.string("navigation_node_id")),
         ]
         let type = try fields.string("type")
         guard ["entry", "forward", "back", "auto_transition"].contains(type) else {
             throw PageFieldError(reason: "type must be entry, forward, back or auto_transition")
         }
         page["navigation_type"] = .string(type)
-        if let previous = try fields.optionalString("previous_page_node_id") { page["previous_page_node_id"] = .string(previous) }
-        if let position = try fields.optionalInteger("previous_flow_position") { page["previous_flow_position"] = .int(Int64(position)) }
-        if let time = try fields.optionalInteger("time_on_previous_page_ms") { page["time_on_previous_page_ms"] = .int(Int64(time)) }
+        if let previous = try fields.optionalString("previous_page_node_id") {
+            page["previous_page_node_id"] = .string(previous)
+        }
+        if let position = try fields.optionalInteger("previous_flow_position") {
+            page["previous_flow_position"] = .int(Int64(position))
+        }
+        if let time = try fields.optionalInteger("time_on_previous_page_ms") {
+            page["time_on_previous_page_ms"] = .int(Int64(time))
+        }
         return page
     }
 }
@@ -189,7 +224,9 @@ struct PageFields {
 
     func optionalInteger(_ name: String) throws(PageFieldError) -> Int? {
         guard let value = value(name) else { return nil }
-        guard case .int(let number) = value, let integer = Int(exactly: number) else { throw PageFieldError(reason: "\(name) must be an integer") }
+        guard case .int(let number) = value, let integer = Int(exactly: number) else {
+            throw PageFieldError(reason: "\(name) must be an integer")
+        }
         return integer
     }
 
@@ -211,7 +248,9 @@ struct PageFields {
 
     /// `[{"key": String, "value": any}]` as a dictionary.
     func attributes(_ name: String) throws(PageFieldError) -> [String: JSON] {
-        guard case .array(let entries)? = value(name) else { throw PageFieldError(reason: "\(name) must be an array of {key, value}") }
+        guard case .array(let entries)? = value(name) else {
+            throw PageFieldError(reason: "\(name) must be an array of {key, value}")
+        }
         var attributes: [String: JSON] = [:]
         for entry in entries {
             guard case .object(let pair) = entry, case .string(let key)? = pair["key"] else {

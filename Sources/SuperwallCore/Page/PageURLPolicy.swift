@@ -8,7 +8,9 @@ import Foundation
 /// `https`, and ignores a URL the system cannot open; its external browser and deep links go
 /// through `UIApplication.open`, which has no handler for those schemes.
 enum PageURLPolicy {
-    static let scriptOrLocalSchemes: Set<String> = ["javascript", "vbscript", "file", "data", "blob", "filesystem", "about", "content"]
+    static let scriptOrLocalSchemes: Set<String> = [
+        "javascript", "vbscript", "file", "data", "blob", "filesystem", "about", "content",
+    ]
 
     /// Why `url` may not be opened in `mode`, if it may not.
     static func refusal(of url: String, as mode: PageEffect.URLMode) -> String? {
@@ -18,7 +20,9 @@ enum PageURLPolicy {
         if scriptOrLocalSchemes.contains(scheme) { return "the \(scheme): scheme is never opened from a paywall" }
         switch mode {
         case .inApp, .paymentSheet:
-            guard scheme == "http" || scheme == "https" else { return "an in-app browser opens http and https only, not \(scheme):" }
+            guard scheme == "http" || scheme == "https" else {
+                return "an in-app browser opens http and https only, not \(scheme):"
+            }
         case .external, .deepLink:
             break
         }

@@ -64,7 +64,12 @@ struct PaywallTemplates {
         case .stripe, .paddle:
             return nil
         }
-        for (key, value) in ProductAttributes(details: details, deviceLocale: deviceLocale, now: now, timeZone: timeZone).strings {
+        for (key, value) in ProductAttributes(
+            details: details,
+            deviceLocale: deviceLocale,
+            now: now,
+            timeZone: timeZone
+        ).strings {
             attributes[key] = .string(value)
         }
         return attributes
@@ -95,7 +100,8 @@ enum PageEvents {
     /// paywall's `paywall_id` and `paywall_identifier`, and `payload`, which wins on collision.
     static func lifecycle(_ name: String, paywall: Paywall, payload: [String: JSON] = [:]) -> String {
         var event: [String: JSON] = [
-            "event_name": .string(name), "paywall_id": .string(paywall.id), "paywall_identifier": .string(paywall.identifier),
+            "event_name": .string(name), "paywall_id": .string(paywall.id),
+            "paywall_identifier": .string(paywall.identifier),
         ]
         event.merge(payload, uniquingKeysWith: { _, extra in extra })
         return accept64([.object(event)])

@@ -53,7 +53,9 @@ public struct ProductAttributes: Sendable {
             "trialPeriodMonths": "\(offer.map { Self.count(of: $0.period, in: .month) } ?? 0)",
             "trialPeriodYears": "\(offer.map { Self.count(of: $0.period, in: .year) } ?? 0)",
             "trialPeriodText": offer.map { "\(Self.count(of: $0.period, in: .day))-day" } ?? "",
-            "trialPeriodEndDate": trialEndDate.map { LocaleFormatting.mediumDate($0, locale: deviceLocale, timeZone: timeZone) } ?? "",
+            "trialPeriodEndDate": trialEndDate.map {
+                LocaleFormatting.mediumDate($0, locale: deviceLocale, timeZone: timeZone)
+            } ?? "",
             "periodDays": "\(period.map { Self.count(of: $0, in: .day) } ?? 0)",
             "periodWeeks": "\(period.map { Self.count(of: $0, in: .week) } ?? 0)",
             "periodMonths": "\(period.map { Self.count(of: $0, in: .month) } ?? 0)",
@@ -105,7 +107,9 @@ public struct ProductAttributes: Sendable {
     private func trialPricePer(_ target: Period.Unit) -> String {
         guard let offer = details.offer, offer.price != 0, offer.paymentMode != .freeTrial else { return formatted(0) }
         let cost = offer.price * Decimal(offer.periodCount)
-        let units = Self.discountUnitsPerPeriod(target, of: offer.period.unit) * Decimal(offer.periodCount) * Decimal(offer.period.count)
+        let units =
+            Self.discountUnitsPerPeriod(target, of: offer.period.unit) * Decimal(offer.periodCount)
+            * Decimal(offer.period.count)
         return formatted(units < 1 ? cost : Self.truncated(cost / units))
     }
 

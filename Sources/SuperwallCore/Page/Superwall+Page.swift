@@ -11,7 +11,9 @@ extension Superwall {
     @discardableResult
     public func handlePageMessage(_ posted: JSON, inSession sessionId: String) async throws(SuperwallError) -> Int {
         guard session != nil else { throw .notConfigured }
-        guard let current = paywalls.open, current.id == sessionId, !current.isClosing else { throw .paywallSessionNotFound(sessionId) }
+        guard let current = paywalls.open, current.id == sessionId, !current.isClosing else {
+            throw .paywallSessionNotFound(sessionId)
+        }
         let messages: [PageMessage]
         do {
             messages = try PageMessage.decodeEnvelope(posted)
@@ -49,7 +51,8 @@ extension Superwall {
             _ = try await perform(.pageView(page), inSession: paywall.id)
         case .requestCallback(let requestId, let name, let isBlocking, let variables):
             let callback = CustomCallback(name: name, variables: variables ?? [:], isBlocking: isBlocking)
-            guard case .callback(let result)? = try await perform(.requestCallback(callback), inSession: paywall.id) else { return }
+            guard case .callback(let result)? = try await perform(.requestCallback(callback), inSession: paywall.id)
+            else { return }
             var event: [String: JSON] = [
                 "event_name": "callback_result", "request_id": .string(requestId), "name": .string(name),
                 "status": .string(result.status.rawValue),
@@ -83,8 +86,12 @@ extension Superwall {
             if Self.hapticTypes.contains(type) { request(.haptic(type), on: paywall) }
         case .stripeCheckout(let stage, _, let productIdentifier):
             let parameters = paywall.info.placementParameters.merging(
-                ["store": "STRIPE", "product_identifier": .string(productIdentifier), "is_triggered_from_event": false],
-                uniquingKeysWith: { _, new in new })
+                [
+                    "store": "STRIPE", "product_identifier": .string(productIdentifier),
+                    "is_triggered_from_event": false,
+                ],
+                uniquingKeysWith: { _, new in new }
+            )
             let name = stage == .abandon ? "transaction_abandon" : "stripeCheckout_\(stage.rawValue)"
             track(name, parameters, subject: EventSubject(paywallInfo: paywall.info))
         case .initiateWebCheckout:
@@ -100,7 +107,11 @@ extension Superwall {
         guard let refusal = PageURLPolicy.refusal(of: url, as: mode) else { return true }
         Self.pageLogger.warning(
             "paywall \(paywall.info.identifier) asked to open \(url.prefix(200)) (\(mode.rawValue)); refused: \(refusal)",
-            metadata: ["paywallIdentifier": .string(paywall.info.identifier), "url": .string(String(url.prefix(2_048))), "mode": .string(mode.rawValue)])
+            metadata: [
+                "paywallIdentifier": .string(paywall.info.identifier), "url": .string(String(url.prefix(2_048))),
+                "mode": .string(mode.rawValue),
+            ]
+        )
         return false
     }
 
@@ -110,7 +121,9 @@ extension Superwall {
     /// host that does not answer within `timeouts.pageEffect` is given up on.
     func request(_ effect: PageEffect, on paywall: PaywallSession?) {
         guard let paywall, let presenter = host.presenter else { return }
-        if case .loadingState(let state) = effect, paywalls.open?.id == paywall.id { paywalls.open?.page.loadingState = state }
+        if case .loadingState(let state) = effect, paywalls.open?.id == paywall.id {
+            paywalls.open?.page.loadingState = state
+        }
         let (previous, limit, sessionId) = (paywalls.pageEffects, timeouts.pageEffect, paywall.id)
         paywalls.pageEffects = Task(executorPreference: OffloadExecutor.shared) {
             await previous?.value
@@ -131,7 +144,8 @@ extension Superwall {
             guard let appId = session?.config?.iosAppId, !appId.isEmpty else { return }
             url = "https://apps.apple.com/app/id\(appId)?action=write-review"
         }
-        let count = ((try? session?.store.placementCount(named: "review_requested", since: nil, until: clock.now())) ?? 0) + 1
+        let count =
+            ((try? session?.store.placementCount(named: "review_requested", since: nil, until: clock.now())) ?? 0) + 1
         track("review_requested", ["count": .int(Int64(count)), "type": .string(external ? "external" : "in-app")])
         request(.requestReview(external: external, url: url), on: paywall)
     }
@@ -140,7 +154,9 @@ extension Superwall {
     /// page as `permission_result`. A host that cannot ask, or does not answer within
     /// `timeouts.customCallback`, answers `unsupported`, which counts as denied.
     private func requestPermission(_ type: String, requestId: String, on paywall: PaywallSession) async {
-        let parameters: [String: JSON] = ["permission_name": .string(type), "paywall_identifier": .string(paywall.info.identifier)]
+        let parameters: [String: JSON] = [
+            "permission_name": .string(type), "paywall_identifier": .string(paywall.info.identifier),
+        ]
         track("permission_requested", parameters)
         await paywalls.pageEffects?.value
         var status = PermissionStatus.unsupported
@@ -151,19 +167,42 @@ extension Superwall {
             }
         }
         track(status == .granted ? "permission_granted" : "permission_denied", parameters)
-        host.presenter?.passToPage(PageEvents.lifecycle("permission_result", paywall: paywall.paywall, payload: [
-            "permission_type": .string(type), "request_id": .string(requestId), "status": .string(status.rawValue),
-        ]), sessionId: paywall.id)
+        host.presenter?.passToPage(
+            PageEvents.lifecycle(
+                "permission_result",
+                paywall: paywall.paywall,
+                payload: [
+                    "permission_type": .string(type), "request_id": .string(requestId),
+                    "status": .string(status.rawValue),
+                ]
+            ),
+            sessionId: paywall.id
+        )
     }
 
     /// `schedule_notification`: one trial reminder per paywall; a delay that is not positive is
     /// ignored, and in the sandbox a day passes in a minute, as SuperwallKit has it.
-    private func scheduleNotification(title: String, subtitle: String?, body: String, delayMs: Double, on paywall: PaywallSession) {
+    private func scheduleNotification(
+        title: String,
+        subtitle: String?,
+        body: String,
+        delayMs: Double,
+        on paywall: PaywallSession
+    ) {
         guard delayMs > 0 else { return }
         let isSandbox = deviceAttributes()["isSandbox"]?.stringValue == "true"
-        request(.scheduleNotification(PageNotification(
-            id: "com.superwall.ios-\(paywall.info.identifier)-TRIAL_STARTED", title: title, subtitle: subtitle, body: body,
-            delayMs: isSandbox ? delayMs / 1440 : delayMs)), on: paywall)
+        request(
+            .scheduleNotification(
+                PageNotification(
+                    id: "com.superwall.ios-\(paywall.info.identifier)-TRIAL_STARTED",
+                    title: title,
+                    subtitle: subtitle,
+                    body: body,
+                    delayMs: isSandbox ? delayMs / 1440 : delayMs
+                )
+            ),
+            on: paywall
+        )
     }
 
     /// The page is ready. It is told the event tracking behaviour, then the TEMPLATES and
@@ -172,16 +211,25 @@ extension Superwall {
         guard paywalls.open?.id == paywall.id else { return }
         paywalls.open?.page.paywalljsVersion = version
         paywalls.open?.info.paywalljsVersion = version
-        if paywalls.open?.info.loadTimes.webViewComplete == nil { paywalls.open?.info.loadTimes.webViewComplete = clock.now() }
+        if paywalls.open?.info.loadTimes.webViewComplete == nil {
+            paywalls.open?.info.loadTimes.webViewComplete = clock.now()
+        }
         let paywall = paywalls.open ?? paywall
-        track("paywallWebviewLoad_complete", paywall.info.placementParameters, subject: EventSubject(paywallInfo: paywall.info))
+        track(
+            "paywallWebviewLoad_complete",
+            paywall.info.placementParameters,
+            subject: EventSubject(paywallInfo: paywall.info)
+        )
         let held = paywalls.open?.page.held ?? []
         paywalls.open?.page.held = []
-        let events = [
-            PageEvents.accept64([["event_name": "event_tracking_behavior", "behavior": .string(tracking.behavior.rawValue)]]),
-            templates(for: paywall).accept64,
-            paywall.paywall.paywalljsEvent,
-        ] + held
+        let events =
+            [
+                PageEvents.accept64([
+                    ["event_name": "event_tracking_behavior", "behavior": .string(tracking.behavior.rawValue)]
+                ]),
+                templates(for: paywall).accept64,
+                paywall.paywall.paywalljsEvent,
+            ] + held
         for event in events { host.presenter?.passToPage(event, sessionId: paywall.id) }
         // The page is revealed `presentation_delay` after it has its data.
         let delay = Duration.milliseconds(paywall.info.presentationDelayMs)
@@ -202,15 +250,26 @@ extension Superwall {
         let now = clock.now()
         var device = deviceTemplate()()
         if let store = session?.store {
-            device.merge(ComputedPropertyRequest.deviceKeys(paywall.info.computedPropertyRequests, history: StorePlacementHistory(store: store, now: now)),
-                         uniquingKeysWith: { _, computed in computed })
+            device.merge(
+                ComputedPropertyRequest.deviceKeys(
+                    paywall.info.computedPropertyRequests,
+                    history: StorePlacementHistory(store: store, now: now)
+                ),
+                uniquingKeysWith: { _, computed in computed }
+            )
         }
         let customerInfo = session?.customerInfo ?? .placeholder
         return PaywallTemplates(
-            paywall: paywall.paywall, userAttributes: session?.userAttributes ?? [:], device: device,
-            params: paywall.placementParams, experiment: paywall.info.experiment,
-            isFreeTrialAvailable: paywall.info.isFreeTrialAvailable, subscribedProductIds: Self.subscribedProductIds(customerInfo),
-            deviceLocale: device["deviceLocale"]?.stringValue ?? "en_US", now: now)
+            paywall: paywall.paywall,
+            userAttributes: session?.userAttributes ?? [:],
+            device: device,
+            params: paywall.placementParams,
+            experiment: paywall.info.experiment,
+            isFreeTrialAvailable: paywall.info.isFreeTrialAvailable,
+            subscribedProductIds: Self.subscribedProductIds(customerInfo),
+            deviceLocale: device["deviceLocale"]?.stringValue ?? "en_US",
+            now: now
+        )
     }
 
     /// Product ids whose newest App Store purchase is active (`isSubscribed`).

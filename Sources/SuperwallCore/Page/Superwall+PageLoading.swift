@@ -55,14 +55,21 @@ extension Superwall {
     func startLoadingPage(of paywall: inout PaywallSession) -> PageBootstrap {
         var loader = pageLoader(for: paywall.paywall)
         paywall.info.loadTimes.webViewStart = clock.now()
-        track("paywallWebviewLoad_start", paywall.info.placementParameters, subject: EventSubject(paywallInfo: paywall.info))
+        track(
+            "paywallWebviewLoad_start",
+            paywall.info.placementParameters,
+            subject: EventSubject(paywallInfo: paywall.info)
+        )
         let first = loader.start(random: random)
         paywall.page.loader = loader
         return pageBootstrap(of: paywall.paywall, loading: try? first.get())
     }
 
     func pageLoader(for paywall: Paywall) -> PageLoader {
-        PageLoader(paywall: paywall, usesEndpoints: session?.config?.featureFlags.isEnabled("enable_multiple_paywall_urls") ?? false)
+        PageLoader(
+            paywall: paywall,
+            usesEndpoints: session?.config?.featureFlags.isEnabled("enable_multiple_paywall_urls") ?? false
+        )
     }
 
     /// What the host needs to load `paywall`'s page, starting with `first`.
@@ -71,20 +78,31 @@ extension Superwall {
         let locale = deviceAttributes()["deviceLocale"]?.stringValue ?? "en_US"
         let preload = JSON.object(["deviceLocale": .string(locale)]).jsonText
         return PageBootstrap(
-            load: first, documentStartScript: "window.__SW_DEVICE_PRELOAD__ = \(preload);",
-            documentEndStyle: "*{-webkit-touch-callout:none;-webkit-user-select:none;user-select:none}.w-webflow-badge{display:none!important}",
-            scrollEnabled: paywall.isScrollEnabled, textInteraction: flags.isEnabled("enable_text_interaction"),
-            allowsSubframeNavigation: flags.isEnabled("enable_iframe_navigation"), prefersCache: paywall.onDeviceCacheEnabled,
-            backgroundColorHex: paywall.backgroundColorHex, darkBackgroundColorHex: paywall.darkBackgroundColorHex,
-            loadingControlsAfterMs: 5000)
+            load: first,
+            documentStartScript: "window.__SW_DEVICE_PRELOAD__ = \(preload);",
+            documentEndStyle:
+                "*{-webkit-touch-callout:none;-webkit-user-select:none;user-select:none}.w-webflow-badge{display:none!important}",
+            scrollEnabled: paywall.isScrollEnabled,
+            textInteraction: flags.isEnabled("enable_text_interaction"),
+            allowsSubframeNavigation: flags.isEnabled("enable_iframe_navigation"),
+            prefersCache: paywall.onDeviceCacheEnabled,
+            backgroundColorHex: paywall.backgroundColorHex,
+            darkBackgroundColorHex: paywall.darkBackgroundColorHex,
+            loadingControlsAfterMs: 5000
+        )
     }
 
     /// The host reports how a load of paywall `sessionId`'s page went; answers what it does
     /// next. A page that cannot load closes the paywall as declined with
     /// `webViewFailedToLoad`, as SuperwallKit does: never a hang.
-    public func pageLoadDidEnd(_ outcome: PageLoadOutcome, inSession sessionId: String) async throws(SuperwallError) -> PageLoadInstruction {
+    public func pageLoadDidEnd(
+        _ outcome: PageLoadOutcome,
+        inSession sessionId: String
+    ) async throws(SuperwallError) -> PageLoadInstruction {
         guard session != nil else { throw .notConfigured }
-        guard let current = paywalls.open, current.id == sessionId, !current.isClosing else { throw .paywallSessionNotFound(sessionId) }
+        guard let current = paywalls.open, current.id == sessionId, !current.isClosing else {
+            throw .paywallSessionNotFound(sessionId)
+        }
         let subject = EventSubject(paywallInfo: current.info)
         switch outcome {
         case .finished(let status?) where status >= 400:
@@ -120,10 +138,16 @@ extension Superwall {
         trackLoadFailure(reason, urls: failedURL.map { [$0] } ?? [], current)
         switch next {
         case .success(let target):
-            track("paywallWebviewLoad_fallback", current.info.placementParameters, subject: EventSubject(paywallInfo: current.info))
+            track(
+                "paywallWebviewLoad_fallback",
+                current.info.placementParameters,
+                subject: EventSubject(paywallInfo: current.info)
+            )
             return .load(target)
         case .failure(let failure):
-            if failure.urls != [failedURL].compactMap({ $0 }) { trackLoadFailure(failure.message, urls: failure.urls, current) }
+            if failure.urls != [failedURL].compactMap({ $0 }) {
+                trackLoadFailure(failure.message, urls: failure.urls, current)
+            }
             await closePaywall(result: .declined, closeReason: .webViewFailedToLoad)
             return .close
         }

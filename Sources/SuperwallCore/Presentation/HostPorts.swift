@@ -81,7 +81,8 @@ public struct PaywallAlert: Sendable, Equatable {
     static let pendingApproval = PaywallAlert(
         title: "Waiting for Approval",
         message: "Thank you! This purchase is pending approval from your parent. Please try again once it is approved.",
-        closeActionTitle: "Done")
+        closeActionTitle: "Done"
+    )
 
     /// SuperwallKit's alert for a failed purchase, with the store's message.
     static func purchaseFailed(_ message: String) -> PaywallAlert {
@@ -90,9 +91,13 @@ public struct PaywallAlert: Sendable, Equatable {
 
     /// SuperwallKit's default `PaywallOptions.restoreFailed`.
     static let restoreFailed = PaywallAlert(
-        title: "No Subscription Found", message: "We couldn't find an active subscription for your account.", closeActionTitle: "Okay")
+        title: "No Subscription Found",
+        message: "We couldn't find an active subscription for your account.",
+        closeActionTitle: "Okay"
+    )
 
-    init(title: String, message: String, actionTitle: String? = nil, actionURL: String? = nil, closeActionTitle: String) {
+    init(title: String, message: String, actionTitle: String? = nil, actionURL: String? = nil, closeActionTitle: String)
+    {
         self.title = title
         self.message = message
         self.actionTitle = actionTitle

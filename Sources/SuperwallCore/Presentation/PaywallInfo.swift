@@ -67,7 +67,8 @@ public struct PaywallInfo: Sendable, Equatable {
     var placementParameters: [String: JSON] {
         var parameters = audienceFilterParameters
         var extra: [String: JSON] = [
-            "paywalljs_version": .string(paywalljsVersion ?? ""), "paywall_identifier": .string(identifier), "paywall_url": .string(url),
+            "paywalljs_version": .string(paywalljsVersion ?? ""), "paywall_identifier": .string(identifier),
+            "paywall_url": .string(url),
             "presented_by_event_id": presentedByPlacementWithId.map(JSON.string) ?? .null,
             "presented_by_event_timestamp": presentedByPlacementAt.map { .string(ISO8601.string(from: $0)) } ?? .null,
             "presentation_source_type": presentationSourceType.map(JSON.string) ?? .null,
@@ -101,12 +102,16 @@ public struct PaywallLoadTimes: Sendable, Equatable {
             return .double(end.timeIntervalSince(start))
         }
         return [
-            "paywall_response_load_start_time": time(responseStart), "paywall_response_load_complete_time": time(responseComplete),
+            "paywall_response_load_start_time": time(responseStart),
+            "paywall_response_load_complete_time": time(responseComplete),
             "paywall_response_load_duration": duration(responseStart, responseComplete),
-            "paywall_webview_load_start_time": time(webViewStart), "paywall_webview_load_complete_time": time(webViewComplete),
+            "paywall_webview_load_start_time": time(webViewStart),
+            "paywall_webview_load_complete_time": time(webViewComplete),
             "paywall_webview_load_duration": duration(webViewStart, webViewComplete),
-            "paywall_products_load_start_time": "", "paywall_products_load_complete_time": "", "paywall_products_load_fail_time": "",
-            "paywall_products_load_duration": "", "shimmerView_load_start_time": "", "shimmerView_load_complete_time": "",
+            "paywall_products_load_start_time": "", "paywall_products_load_complete_time": "",
+            "paywall_products_load_fail_time": "",
+            "paywall_products_load_duration": "", "shimmerView_load_start_time": "",
+            "shimmerView_load_complete_time": "",
         ]
     }
 }

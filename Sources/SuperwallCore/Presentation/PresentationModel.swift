@@ -54,7 +54,12 @@ struct PlacementData: Sendable {
     let requestedAt = ContinuousClock.now
 
     /// `audienceParameters` is the event's, when the caller has them already.
-    init(_ event: TrackedEvent, audienceParameters: [String: JSON]? = nil, sourceType: String?, implicitTrigger: ImplicitTrigger? = nil) {
+    init(
+        _ event: TrackedEvent,
+        audienceParameters: [String: JSON]? = nil,
+        sourceType: String?,
+        implicitTrigger: ImplicitTrigger? = nil
+    ) {
         name = event.name
         id = event.id
         createdAt = event.createdAt
@@ -171,7 +176,9 @@ enum ImplicitTrigger: String, Sendable, CaseIterable {
     }
 
     /// Every event is looked up here: one hash, where `init(rawValue:)` compares the names one by one.
-    private static let byEventName = Dictionary(uniqueKeysWithValues: allCases.filter { $0 != .customPlacement }.map { ($0.rawValue, $0) })
+    private static let byEventName = Dictionary(
+        uniqueKeysWithValues: allCases.filter { $0 != .customPlacement }.map { ($0.rawValue, $0) }
+    )
 
     /// These replace the paywall on screen when they would present one (closing it for the
     /// next paywall), rather than give way to it.
@@ -200,19 +207,25 @@ enum ImplicitTrigger: String, Sendable, CaseIterable {
 enum SuperwallEventNames {
     static let all: Set<String> = [
         "first_seen", "app_open", "app_launch", "app_close", "app_install", "session_start", "identity_alias", "reset",
-        "touches_began", "survey_close", "survey_response", "confirm_all_assignments", "testModeModal_open", "testModeModal_close",
+        "touches_began", "survey_close", "survey_response", "confirm_all_assignments", "testModeModal_open",
+        "testModeModal_close",
         "user_attributes", "device_attributes", "config_attributes", "config_refresh", "config_fail",
         "subscriptionStatus_didChange", "customerInfo_didChange", "trigger_fire", "paywallPresentationRequest",
         "paywall_open", "paywall_close", "paywall_decline", "paywall_page_view",
         "transaction_start", "transaction_abandon", "transaction_timeout", "transaction_complete", "transaction_fail",
         "transaction_restore", "subscription_start", "freeTrial_start", "nonRecurringProduct_purchase",
         "restore_start", "restore_complete", "restore_fail", "custom_placement", "deepLink_open",
-        "paywallResponseLoad_start", "paywallResponseLoad_notFound", "paywallResponseLoad_fail", "paywallResponseLoad_complete",
-        "paywallProductsLoad_start", "paywallProductsLoad_fail", "paywallProductsLoad_complete", "paywallProductsLoad_retry",
+        "paywallResponseLoad_start", "paywallResponseLoad_notFound", "paywallResponseLoad_fail",
+        "paywallResponseLoad_complete",
+        "paywallProductsLoad_start", "paywallProductsLoad_fail", "paywallProductsLoad_complete",
+        "paywallProductsLoad_retry",
         "paywallProductsLoad_missingProducts",
-        "paywallWebviewLoad_start", "paywallWebviewLoad_fail", "paywallWebviewLoad_complete", "paywallWebviewLoad_timeout",
-        "paywallWebviewLoad_fallback", "paywallWebviewLoad_processTerminated", "paywallPreload_start", "paywallPreload_complete",
-        "redemption_start", "redemption_complete", "redemption_fail", "enrichment_start", "enrichment_complete", "enrichment_fail",
+        "paywallWebviewLoad_start", "paywallWebviewLoad_fail", "paywallWebviewLoad_complete",
+        "paywallWebviewLoad_timeout",
+        "paywallWebviewLoad_fallback", "paywallWebviewLoad_processTerminated", "paywallPreload_start",
+        "paywallPreload_complete",
+        "redemption_start", "redemption_complete", "redemption_fail", "enrichment_start", "enrichment_complete",
+        "enrichment_fail",
         "permission_requested", "permission_granted", "permission_denied",
         "stripeCheckout_start", "stripeCheckout_submit", "stripeCheckout_complete", "stripeCheckout_fail",
         "review_requested", "networkDecoding_fail", "shimmerView_start", "shimmerView_complete",
@@ -273,7 +286,9 @@ struct UnmatchedPlacement: Equatable, Sendable {
         guard lhs.placement == rhs.placement, lhs.unmatched.count == rhs.unmatched.count else { return false }
         return lhs.unmatched.withUnsafeBufferPointer { left in
             rhs.unmatched.withUnsafeBufferPointer { right in
-                left.indices.allSatisfy { left[$0].source == right[$0].source && left[$0].experimentId == right[$0].experimentId }
+                left.indices.allSatisfy {
+                    left[$0].source == right[$0].source && left[$0].experimentId == right[$0].experimentId
+                }
             }
         }
     }

@@ -141,14 +141,22 @@ public struct PresentationError: Error, Sendable, Equatable, CustomStringConvert
 
     public var description: String { message }
 
-    static let alreadyPresented = PresentationError(.paywallAlreadyPresented, "Paywall Already Presented: a paywall is already being shown; one is shown at a time.")
-    static let noPresenter = PresentationError(.noPresenter, "No Presenter: the client did not declare the paywallPresenter capability, so no paywall can be shown.")
+    static let alreadyPresented = PresentationError(
+        .paywallAlreadyPresented,
+        "Paywall Already Presented: a paywall is already being shown; one is shown at a time."
+    )
+    static let noPresenter = PresentationError(
+        .noPresenter,
+        "No Presenter: the client did not declare the paywallPresenter capability, so no paywall can be shown."
+    )
     static func noConfig(_ reason: String) -> PresentationError {
         PresentationError(.noConfig, "No Config: the config could not be loaded (\(reason)).")
     }
     static func subscriptionStatusTimeout(after limit: Duration) -> PresentationError {
-        PresentationError(.subscriptionStatusTimeout,
-                          "Timeout: the subscription status was not set within \(limit); set it with setSubscriptionStatus before registering placements.")
+        PresentationError(
+            .subscriptionStatusTimeout,
+            "Timeout: the subscription status was not set within \(limit); set it with setSubscriptionStatus before registering placements."
+        )
     }
     static func paywallNotFound(_ what: String) -> PresentationError {
         PresentationError(.paywallNotFound, "There isn't a paywall configured to show in this context (\(what)).")

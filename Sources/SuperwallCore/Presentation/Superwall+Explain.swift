@@ -70,7 +70,11 @@ extension Superwall {
     /// What `register` would do for `placement` now, and why, with no side effect: nothing is
     /// tracked, no occurrence recorded, no assignment made or confirmed. `user` overlays the
     /// user's attributes for this call only.
-    public func explainPlacement(_ placement: String, params: [String: JSON] = [:], user overlay: [String: JSON] = [:]) async throws(SuperwallError) -> PlacementExplanation {
+    public func explainPlacement(
+        _ placement: String,
+        params: [String: JSON] = [:],
+        user overlay: [String: JSON] = [:]
+    ) async throws(SuperwallError) -> PlacementExplanation {
         guard sessionView != nil else { throw .notConfigured }
         if let error = await waitForConfig() { throw .configUnavailable(error.message) }
         guard let config = sessionView?.config else { throw .configUnavailable("the config is gone") }
@@ -78,16 +82,36 @@ extension Superwall {
     }
 
     /// `explainPlacement` against `config`, which need not be the one in use.
-    func explanation(of placement: String, params: [String: JSON] = [:], user overlay: [String: JSON] = [:], in config: Config) -> PlacementExplanation {
+    func explanation(
+        of placement: String,
+        params: [String: JSON] = [:],
+        user overlay: [String: JSON] = [:],
+        in config: Config
+    ) -> PlacementExplanation {
         // The params as `register` gives them to the rules, from an event that is never tracked.
         let event = TrackedEvent(
-            id: UUID(), name: placement, isSuperwallEvent: false,
-            superwallParameters: ["is_feature_gatable": .bool(false), "app_session_id": .string(tracking.appSessionId)],
-            customParameters: params, createdAt: clock.now())
+            id: UUID(),
+            name: placement,
+            isSuperwallEvent: false,
+            superwallParameters: [
+                "is_feature_gatable": .bool(false), "app_session_id": .string(tracking.appSessionId),
+            ],
+            customParameters: params,
+            createdAt: clock.now()
+        )
         var explanation = PlacementExplanation(
-            placement: placement, placementFound: false, audiences: [], outcome: .placementNotFound, featureGranted: true)
+            placement: placement,
+            placementFound: false,
+            audiences: [],
+            outcome: .placementNotFound,
+            featureGranted: true
+        )
         guard let trigger = config.trigger(for: placement),
-              let evaluator = audienceEvaluator(params: event.audienceParameters, placedAt: event.createdAt, userOverlay: overlay)
+            let evaluator = audienceEvaluator(
+                params: event.audienceParameters,
+                placedAt: event.createdAt,
+                userOverlay: overlay
+            )
         else { return explanation }
         explanation.placementFound = true
         explanation.audiences = evaluator.explain(trigger)
@@ -104,7 +128,11 @@ extension Superwall {
             explanation.reason = "the user has no assignment in experiment \(audience.experimentId)"
             return explanation
         }
-        explanation.variant = .init(experimentId: audience.experimentId, variant: assignment.variant, confirmed: assignment.isSentToServer)
+        explanation.variant = .init(
+            experimentId: audience.experimentId,
+            variant: assignment.variant,
+            confirmed: assignment.isSentToServer
+        )
         guard assignment.variant.kind == .treatment, let identifier = assignment.variant.paywallIdentifier else {
             explanation.outcome = .holdout
             return explanation
@@ -116,7 +144,12 @@ extension Superwall {
             explanation.reason = "the config has no paywall \(identifier)"
             return explanation
         }
-        explanation.paywall = .init(identifier: identifier, name: paywall.name, featureGating: paywall.featureGating, found: true)
+        explanation.paywall = .init(
+            identifier: identifier,
+            name: paywall.name,
+            featureGating: paywall.featureGating,
+            found: true
+        )
         explanation.outcome = .paywall
         explanation.featureGranted = paywall.featureGating == .nonGated
         return explanation
@@ -131,13 +164,20 @@ extension AudienceEvaluator {
         var decided = false
         for audience in trigger.audiences {
             var check = PlacementExplanation.AudienceCheck(
-                experimentId: audience.experimentId, experimentGroupId: audience.experimentGroupId, expression: audience.expression,
-                evaluated: !decided, rule: .none, occurrence: nil, matched: false)
+                experimentId: audience.experimentId,
+                experimentGroupId: audience.experimentGroupId,
+                expression: audience.expression,
+                evaluated: !decided,
+                rule: .none,
+                occurrence: nil,
+                matched: false
+            )
             defer { checks.append(check) }
             guard !decided else { continue }
             var ruleMatches = true
             if let expression = audience.expression {
-                let activation = audience.computedProperties.isEmpty
+                let activation =
+                    audience.computedProperties.isEmpty
                     ? context : context.addingDeviceKeys(computedDeviceKeys(audience.computedProperties))
                 do {
                     let explanation = try Program.explain(expression, activation)
@@ -150,7 +190,10 @@ extension AudienceEvaluator {
             }
             guard ruleMatches else { continue }
             if let limit = audience.occurrence {
-                let occurrence = PlacementExplanation.OccurrenceCheck(limit: limit, storedCount: storedOccurrences(limit))
+                let occurrence = PlacementExplanation.OccurrenceCheck(
+                    limit: limit,
+                    storedCount: storedOccurrences(limit)
+                )
                 check.occurrence = occurrence
                 guard occurrence.allowsAnother else { continue }
             }
@@ -173,8 +216,13 @@ extension PlacementExplanation {
     }
 
     public var decision: Decision {
-        Decision(outcome: outcome, experimentId: variant?.experimentId ?? unassignedExperimentId, variantId: variant?.variant.id,
-                 paywallIdentifier: paywall?.identifier, featureGranted: featureGranted)
+        Decision(
+            outcome: outcome,
+            experimentId: variant?.experimentId ?? unassignedExperimentId,
+            variantId: variant?.variant.id,
+            paywallIdentifier: paywall?.identifier,
+            featureGranted: featureGranted
+        )
     }
 }
 

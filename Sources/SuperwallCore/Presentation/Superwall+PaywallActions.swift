@@ -42,9 +42,14 @@ public enum PaywallActionResult: Sendable, Equatable {
 extension Superwall {
     /// Runs SuperwallKit's logic for a paywall action. Answers the custom callback's result,
     /// the purchase's or the restore's; nil for the rest.
-    public func perform(_ action: PaywallAction, inSession sessionId: String) async throws(SuperwallError) -> PaywallActionResult? {
+    public func perform(
+        _ action: PaywallAction,
+        inSession sessionId: String
+    ) async throws(SuperwallError) -> PaywallActionResult? {
         guard session != nil else { throw .notConfigured }
-        guard let current = paywalls.open, current.id == sessionId, !current.isClosing else { throw .paywallSessionNotFound(sessionId) }
+        guard let current = paywalls.open, current.id == sessionId, !current.isClosing else {
+            throw .paywallSessionNotFound(sessionId)
+        }
         switch action {
         case .purchase(let productId):
             return .purchase(try await purchase(productId: productId, from: current))
@@ -52,7 +57,10 @@ extension Superwall {
             let result = try await restore(from: current)
             guard result == .restored, paywalls.open?.id == current.id else { return .restore(result) }
             let locked = lockedEntitlements(of: current)
-            return .restore(result, paywallKept: locked.isEmpty ? .automaticallyDismissOff : .webRestoreOffered(lockedEntitlements: locked))
+            return .restore(
+                result,
+                paywallKept: locked.isEmpty ? .automaticallyDismissOff : .webRestoreOffered(lockedEntitlements: locked)
+            )
         case .close:
             await userClosed(current)
         case .custom(let name):
@@ -62,12 +70,18 @@ extension Superwall {
             guard !SuperwallEventNames.all.contains(name) else {
                 Self.pageLogger.warning(
                     "paywall \(current.info.identifier) fired the custom placement \"\(name.prefix(200))\", one of Superwall's own event names; ignored",
-                    metadata: ["paywallIdentifier": .string(current.info.identifier), "placement": .string(String(name.prefix(4_096)))])
+                    metadata: [
+                        "paywallIdentifier": .string(current.info.identifier),
+                        "placement": .string(String(name.prefix(4_096))),
+                    ]
+                )
                 return nil
             }
             let event = makeEvent(
-                name, current.info.placementParameters.merging(["name": .string(name)], uniquingKeysWith: { _, new in new }),
-                custom: params.merging(current.info.audienceFilterParameters, uniquingKeysWith: { own, _ in own }))
+                name,
+                current.info.placementParameters.merging(["name": .string(name)], uniquingKeysWith: { _, new in new }),
+                custom: params.merging(current.info.audienceFilterParameters, uniquingKeysWith: { own, _ in own })
+            )
             record(event, offeringImplicitTrigger: false)
             offerImplicitTrigger(.customPlacement, event: event, firedBy: current.id)
         case .openURL(let url):
@@ -81,8 +95,11 @@ extension Superwall {
         case .requestCallback(let callback):
             return .callback(await customCallback(callback, handler: current.flow.handler))
         case .pageView(let page):
-            track("paywall_page_view", current.info.placementParameters.merging(page, uniquingKeysWith: { _, new in new }),
-                  subject: EventSubject(paywallInfo: current.info))
+            track(
+                "paywall_page_view",
+                current.info.placementParameters.merging(page, uniquingKeysWith: { _, new in new }),
+                subject: EventSubject(paywallInfo: current.info)
+            )
         }
         return nil
     }
@@ -93,23 +110,40 @@ extension Superwall {
     /// trigger applies too), the implicit trigger replaces it; otherwise it closes as declined
     /// by the user.
     private func userClosed(_ current: PaywallSession) async {
-        guard await askSurvey(of: current, closingAs: .declined, for: .manualClose), paywalls.open?.id == current.id else { return }
+        guard await askSurvey(of: current, closingAs: .declined, for: .manualClose), paywalls.open?.id == current.id
+        else { return }
         let decline = makeEvent(
-            ImplicitTrigger.paywallDecline.rawValue, current.info.placementParameters, custom: current.info.audienceFilterParameters,
-            subject: EventSubject(paywallInfo: current.info))
-        let replaces = await implicitTriggerReplaces(current, with: decline, trigger: .paywallDecline, checkingAs: .declineCheck)
+            ImplicitTrigger.paywallDecline.rawValue,
+            current.info.placementParameters,
+            custom: current.info.audienceFilterParameters,
+            subject: EventSubject(paywallInfo: current.info)
+        )
+        let replaces = await implicitTriggerReplaces(
+            current,
+            with: decline,
+            trigger: .paywallDecline,
+            checkingAs: .declineCheck
+        )
         record(decline)
         if !replaces { await closePaywall(result: .declined, closeReason: .manualClose) }
     }
 
     /// Asks the presentation's handler, within `timeouts.customCallback`. No handler, a
     /// handler that takes no callbacks, and a deadline passed all answer failure.
-    private func customCallback(_ callback: CustomCallback, handler: (any PresentationHandler)?) async -> CustomCallbackResult {
+    private func customCallback(
+        _ callback: CustomCallback,
+        handler: (any PresentationHandler)?
+    ) async -> CustomCallbackResult {
         guard let handler, handler.handlesCustomCallbacks else {
-            return .failure("No handler takes custom callbacks for this paywall (the client did not declare customCallbacks).")
+            return .failure(
+                "No handler takes custom callbacks for this paywall (the client did not declare customCallbacks)."
+            )
         }
         let limit = timeouts.customCallback
-        return await withDeadline(limit, fallback: .failure("The custom callback \"\(callback.name)\" was not answered within \(limit).")) {
+        return await withDeadline(
+            limit,
+            fallback: .failure("The custom callback \"\(callback.name)\" was not answered within \(limit).")
+        ) {
             await handler.onCustomCallback(callback)
         }
     }

@@ -53,7 +53,10 @@ extension Superwall {
         // The prioritized campaign's paywalls first. SuperwallKit then waits 5 s to spare a
         // phone's network; here the rest follow at once (see the README's departures).
         if let prioritized = config.prioritizedCampaignId {
-            chosen = preloadablePaywallIds(triggers.filter { $0.audiences.contains { $0.experimentGroupId == prioritized } }, config: config)
+            chosen = preloadablePaywallIds(
+                triggers.filter { $0.audiences.contains { $0.experimentGroupId == prioritized } },
+                config: config
+            )
         }
         let prioritized = Set(chosen)
         chosen += preloadablePaywallIds(triggers, config: config).filter { !prioritized.contains($0) }
@@ -80,7 +83,9 @@ extension Superwall {
         var campaigns = Set<String>()
         var audiences: [Audience] = []
         for trigger in triggers where !disabled.contains(trigger.placementName) {
-            guard let first = trigger.audiences.first, campaigns.insert(first.experimentGroupId).inserted else { continue }
+            guard let first = trigger.audiences.first, campaigns.insert(first.experimentGroupId).inserted else {
+                continue
+            }
             audiences += trigger.audiences
         }
         let evaluator = audienceEvaluator(params: [:], placedAt: clock.now())
@@ -101,7 +106,8 @@ extension Superwall {
         var chosen = Set<String>()
         for experiment in experiments where !skipped.contains(experiment) {
             guard let variant = assignments[experiment]?.variant, variant.kind == .treatment,
-                  let paywall = variant.paywallIdentifier, chosen.insert(paywall).inserted else { continue }
+                let paywall = variant.paywallIdentifier, chosen.insert(paywall).inserted
+            else { continue }
             identifiers.append(paywall)
         }
         return identifiers

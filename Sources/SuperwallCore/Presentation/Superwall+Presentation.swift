@@ -12,9 +12,17 @@ extension Superwall {
     /// ends: skipped, dismissed (after the user is done with the paywall) or failed, with
     /// whether the feature is granted.
     public func register(
-        placement: String, params: [String: JSON] = [:], hasFeature: Bool = false, handler: (any PresentationHandler)? = nil
+        placement: String,
+        params: [String: JSON] = [:],
+        hasFeature: Bool = false,
+        handler: (any PresentationHandler)? = nil
     ) async throws(SuperwallError) -> PresentationOutcome {
-        let (placementData, flow, alreadyPresented) = try startRegister(placement, params: params, hasFeature: hasFeature, handler: handler)
+        let (placementData, flow, alreadyPresented) = try startRegister(
+            placement,
+            params: params,
+            hasFeature: hasFeature,
+            handler: handler
+        )
         await inPresentationQueue {
             await self.present(placementData, flow: flow, alreadyPresented: alreadyPresented)
         }
@@ -24,7 +32,10 @@ extension Superwall {
     /// `register`'s part before its turn. Not inlined, for the reason `audienceSteps` is not.
     @inline(never)
     private func startRegister(
-        _ placement: String, params: [String: JSON], hasFeature: Bool, handler: (any PresentationHandler)?
+        _ placement: String,
+        params: [String: JSON],
+        hasFeature: Bool,
+        handler: (any PresentationHandler)?
     ) throws(SuperwallError) -> (PlacementData, PresentationFlow, alreadyPresented: Bool) {
         guard sessionView != nil else { throw .notConfigured }
         guard !SuperwallEventNames.all.contains(placement) else { throw .reservedPlacementName(placement) }
@@ -39,8 +50,12 @@ extension Superwall {
     /// its params changed (`RepeatedEvent`), and answers it as the pipeline reads it.
     private func trackRegistered(_ name: String, params: [String: JSON], hasFeature: Bool) -> PlacementData {
         var (event, memo) = trackRepeating(
-            name, key: RegisteredPlacement(name: name, params: params, hasFeature: hasFeature), remembered: tracking.lastRegisteredPlacement,
-            custom: params, isSuperwallEvent: false) { ["is_feature_gatable": .bool(hasFeature)] }
+            name,
+            key: RegisteredPlacement(name: name, params: params, hasFeature: hasFeature),
+            remembered: tracking.lastRegisteredPlacement,
+            custom: params,
+            isSuperwallEvent: false
+        ) { ["is_feature_gatable": .bool(hasFeature)] }
         let audienceParameters = memo.audienceParameters ?? event.audienceParameters
         memo.audienceParameters = audienceParameters
         tracking.lastRegisteredPlacement = memo
@@ -50,7 +65,10 @@ extension Superwall {
     /// SuperwallKit's `getPresentationResult(forPlacement:params:)`: what `register` would
     /// do, without tracking the placement or showing anything. Assignments are confirmed
     /// (and a holdout's occurrence recorded) as SuperwallKit does.
-    public func presentationResult(for placement: String, params: [String: JSON] = [:]) async throws(SuperwallError) -> PresentationResult {
+    public func presentationResult(
+        for placement: String,
+        params: [String: JSON] = [:]
+    ) async throws(SuperwallError) -> PresentationResult {
         guard sessionView != nil else { throw .notConfigured }
         let event = makeEvent(placement, custom: params, isSuperwallEvent: false)
         switch await runPipeline(.getPresentationResult, PlacementData(event, sourceType: nil)) {
@@ -66,13 +84,18 @@ extension Superwall {
     /// itself. The session opens at once and is driven like any other (`perform`,
     /// `dismiss`); `handler` hears how it ends. Skips and errors throw.
     public func getPaywall(
-        placement: String, params: [String: JSON] = [:], overrides: PaywallOverrides? = nil, handler: (any PresentationHandler)? = nil
+        placement: String,
+        params: [String: JSON] = [:],
+        overrides: PaywallOverrides? = nil,
+        handler: (any PresentationHandler)? = nil
     ) async throws(SuperwallError) -> PaywallPresentation {
         guard session != nil else { throw .notConfigured }
         guard !SuperwallEventNames.all.contains(placement) else { throw .reservedPlacementName(placement) }
         if let overrides {
             _ = await waitForConfig()
-            if let unknown = overrides.productsByName.values.sorted().first(where: { knownProduct($0) == nil }) { throw .productNotFound(unknown) }
+            if let unknown = overrides.productsByName.values.sorted().first(where: { knownProduct($0) == nil }) {
+                throw .productNotFound(unknown)
+            }
         }
         let event = track(placement, ["is_feature_gatable": false], custom: params, isSuperwallEvent: false)
         var placementData = PlacementData(event, sourceType: "getPaywall")
@@ -80,11 +103,21 @@ extension Superwall {
         switch await runPipeline(.getPaywall, placementData) {
         case .skipped(let reason): throw .paywallSkipped(reason)
         case .failed(let error): throw .presentation(error)
-        case .presented(let info): throw .presentation(PresentationError(.paywallFailedToLoad, "Unexpected presentation of \(info.identifier)."))
-        case .confirmed(let experiment): throw .presentation(.paywallNotFound("experiment \(experiment.id) was only confirmed"))
+        case .presented(let info):
+            throw .presentation(
+                PresentationError(.paywallFailedToLoad, "Unexpected presentation of \(info.identifier).")
+            )
+        case .confirmed(let experiment):
+            throw .presentation(.paywallNotFound("experiment \(experiment.id) was only confirmed"))
         case .reached(_, let info, let paywall, let occurrence):
             guard paywalls.open == nil else { throw .presentation(.alreadyPresented) }
-            let (session, page) = open(info, paywall: paywall, flow: PresentationFlow(handler: handler), placement: placementData, presentedBy: nil)
+            let (session, page) = open(
+                info,
+                paywall: paywall,
+                flow: PresentationFlow(handler: handler),
+                placement: placementData,
+                presentedBy: nil
+            )
             didShow(session, occurrence: occurrence)
             return PaywallPresentation(sessionId: session.id, info: session.info, paywall: paywall, page: page)
         }
@@ -138,12 +171,19 @@ extension Superwall {
         case .confirmed(let experiment):
             flow.finish(.failed(.paywallNotFound("experiment \(experiment.id) was only confirmed")))
         case .reached(_, let info, _, _):
-            flow.finish(.failed(PresentationError(.noPresenter, "The paywall \(info.identifier) was found but not shown.")))
+            flow.finish(
+                .failed(PresentationError(.noPresenter, "The paywall \(info.identifier) was found but not shown."))
+            )
         }
     }
 
     /// The pipeline and the `paywallPresentationRequest` event that reports how it ended.
-    func runPipeline(_ kind: PipelineKind, _ placement: PlacementData, flow: PresentationFlow? = nil, alreadyPresented: Bool = false) async -> PipelineEnd {
+    func runPipeline(
+        _ kind: PipelineKind,
+        _ placement: PlacementData,
+        flow: PresentationFlow? = nil,
+        alreadyPresented: Bool = false
+    ) async -> PipelineEnd {
         let end = await pipelineSteps(kind, placement, flow: flow, alreadyPresented: alreadyPresented)
         guard kind.tracksOutcome else { return end }
         switch end {
@@ -160,18 +200,32 @@ extension Superwall {
     /// SuperwallKit's ordered checks: already presented (102), the config (104), a
     /// known subscription status within the bound (105), the audiences, the assignment, the
     /// paywall (404), the presenter (103), `trigger_fire`, confirmation, then showing it.
-    private func pipelineSteps(_ kind: PipelineKind, _ placement: PlacementData, flow: PresentationFlow?, alreadyPresented: Bool) async -> PipelineEnd {
+    private func pipelineSteps(
+        _ kind: PipelineKind,
+        _ placement: PlacementData,
+        flow: PresentationFlow?,
+        alreadyPresented: Bool
+    ) async -> PipelineEnd {
         if alreadyPresented { return .failed(.alreadyPresented) }
         if let error = await waitForConfig() { return .failed(error) }
         guard await waitForSubscriptionStatus(requestedAt: placement.requestedAt) else {
-            if kind.tracksOutcome { trackPresentationRequest(kind, placement, status: "timeout", reason: "subscriptionStatus_timeout") }
+            if kind.tracksOutcome {
+                trackPresentationRequest(kind, placement, status: "timeout", reason: "subscriptionStatus_timeout")
+            }
             return .failed(.subscriptionStatusTimeout(after: timeouts.subscriptionStatus))
         }
         switch audienceSteps(kind, placement) {
         case .ended(let end):
             return end
         case .paywall(let experiment, let result, let occurrence):
-            return await paywallSteps(kind, placement, experiment: experiment, result: result, occurrence: occurrence, flow: flow)
+            return await paywallSteps(
+                kind,
+                placement,
+                experiment: experiment,
+                result: result,
+                occurrence: occurrence,
+                flow: flow
+            )
         }
     }
 
@@ -222,7 +276,11 @@ extension Superwall {
     /// across its waits (the paywall, its info) has no place in the frame of every pipeline.
     @inline(never)
     private func paywallSteps(
-        _ kind: PipelineKind, _ placement: PlacementData, experiment: Experiment, result: TriggerResult, occurrence: Occurrence?,
+        _ kind: PipelineKind,
+        _ placement: PlacementData,
+        experiment: Experiment,
+        result: TriggerResult,
+        occurrence: Occurrence?,
         flow: PresentationFlow?
     ) async -> PipelineEnd {
         let loaded: LoadedPaywall
@@ -245,22 +303,41 @@ extension Superwall {
             confirmAssignment(of: experiment)
             trackPresentationRequest(kind, placement, status: "presentation", reason: nil)
             guard paywalls.open == nil else { return .failed(.alreadyPresented) }
-            return await show(info, paywall: loaded.paywall, flow: flow ?? PresentationFlow(handler: nil), placement: placement,
-                              occurrence: occurrence, presenter: presenter)
+            return await show(
+                info,
+                paywall: loaded.paywall,
+                flow: flow ?? PresentationFlow(handler: nil),
+                placement: placement,
+                occurrence: occurrence,
+                presenter: presenter
+            )
         }
     }
 
     /// Asks the host to show the paywall, within the presentation deadline. The session is
     /// open (so nothing else presents) from the moment it is asked.
-    private func show(
-        _ info: PaywallInfo, paywall: Paywall, flow: PresentationFlow, placement: PlacementData, occurrence: Occurrence?,
+    func show(
+        _ info: PaywallInfo,
+        paywall: Paywall,
+        flow: PresentationFlow,
+        placement: PlacementData,
+        occurrence: Occurrence?,
         presenter: any PaywallPresenter
     ) async -> PipelineEnd {
-        let (session, page) = open(info, paywall: paywall, flow: flow, placement: placement, presentedBy: placement.implicitTrigger)
+        let (session, page) = open(
+            info,
+            paywall: paywall,
+            flow: flow,
+            placement: placement,
+            presentedBy: placement.implicitTrigger
+        )
         host.delegate?.willPresentPaywall(session.info)
         let presentation = PaywallPresentation(sessionId: session.id, info: session.info, paywall: paywall, page: page)
         let limit = timeouts.presentation
-        let timedOut: PresentationError? = PresentationError(.noPresenter, "No Presenter: the host did not show the paywall within \(limit).")
+        let timedOut: PresentationError? = PresentationError(
+            .noPresenter,
+            "No Presenter: the host did not show the paywall within \(limit)."
+        )
         let failure = await withDeadline(limit, fallback: timedOut) { () async -> PresentationError? in
             do {
                 try await presenter.present(presentation)
@@ -280,13 +357,23 @@ extension Superwall {
         return .presented(session.info)
     }
 
-    private func open(_ info: PaywallInfo, paywall: Paywall, flow: PresentationFlow, placement: PlacementData,
-                      presentedBy: ImplicitTrigger?) -> (PaywallSession, PageBootstrap) {
+    private func open(
+        _ info: PaywallInfo,
+        paywall: Paywall,
+        flow: PresentationFlow,
+        placement: PlacementData,
+        presentedBy: ImplicitTrigger?
+    ) -> (PaywallSession, PageBootstrap) {
         var info = info
         info.featureGating = flow.featureGatingOverride ?? paywall.featureGating
         var session = PaywallSession(
-            id: random.uuid().uuidString.lowercased(), info: info, paywall: paywall, flow: flow, placementParams: placement.params,
-            presentedBy: presentedBy)
+            id: random.uuid().uuidString.lowercased(),
+            info: info,
+            paywall: paywall,
+            flow: flow,
+            placementParams: placement.params,
+            presentedBy: presentedBy
+        )
         let page = startLoadingPage(of: &session)
         paywalls.open = session
         return (session, page)
@@ -298,12 +385,17 @@ extension Superwall {
         if paywalls.open?.id == session.id { paywalls.open?.isShown = true }
         if let occurrence { recordOccurrence(occurrence) }
         DecisionLog.paywallPresentation.debug(
-            "presented paywall \(session.info.identifier) (session \(session.id)) for \(session.info.presentedByPlacementWithName ?? "getPaywall")")
+            "presented paywall \(session.info.identifier) (session \(session.id)) for \(session.info.presentedByPlacementWithName ?? "getPaywall")"
+        )
         passToPage("paywall_open", on: session)
         var parameters = session.info.placementParameters
         parameters["user_attributes"] = .object(sessionView?.userAttributes ?? [:])
-        track("paywall_open", parameters, custom: session.info.audienceFilterParameters,
-              subject: EventSubject(paywallInfo: session.info))
+        track(
+            "paywall_open",
+            parameters,
+            custom: session.info.audienceFilterParameters,
+            subject: EventSubject(paywallInfo: session.info)
+        )
         host.delegate?.didPresentPaywall(session.info)
         session.flow.handler?.onPresent(session.info)
     }
@@ -328,102 +420,6 @@ extension Superwall {
             request(.loadingState(.manualLoading), on: paywall)
         }
         return paywalls.open?.page.loadingState
-    }
-
-    // MARK: Dismissal
-
-    /// SuperwallKit's `Superwall.dismiss()`: closes the paywall on screen, if any, as
-    /// declined by the SDK (so a non-gated feature is granted).
-    public func dismiss() async {
-        await closePaywall(result: .declined, closeReason: .systemLogic)
-    }
-
-    /// The host is gone: the paywall on screen closes, so every wait on it ends.
-    public func hostDisconnected() async {
-        await closePaywall(result: .declined, closeReason: .systemLogic)
-    }
-
-    /// Takes the paywall down: `willDismiss`, the host, `paywall_close`, `didDismiss`, and
-    /// the flow's end unless another paywall replaces this one.
-    func closePaywall(result: PaywallResult, closeReason: PaywallCloseReason) async {
-        guard var closing = paywalls.open, !closing.isClosing else { return }
-        paywalls.open?.isClosing = true
-        closing.info.closeReason = closeReason
-        let info = closing.info
-        let sessionId = closing.id
-        closing.flow.handler?.onWillDismiss(info, result: result)
-        DecisionLog.paywallPresentation.debug("dismissing paywall \(info.identifier) (session \(sessionId)): \(result), close reason \(closeReason.rawValue)")
-        paywalls.lastDismissedInfo = info
-        host.delegate?.willDismissPaywall(info)
-        if let presenter = host.presenter {
-            await withDeadline(timeouts.presentation, fallback: ()) {
-                await presenter.dismiss(sessionId: sessionId, info: info, result: result, closeReason: closeReason)
-            }
-        }
-        if paywalls.open?.id == closing.id { paywalls.open = nil }
-        if closing.page.paywalljsVersion != nil { host.presenter?.passToPage(PageEvents.lifecycle("paywall_close", paywall: closing.paywall), sessionId: sessionId) }
-        var closeParameters = info.placementParameters
-        closeParameters["survey_attached"] = .bool(!info.surveys.isEmpty)
-        if let survey = closing.survey { closeParameters["survey_presentation"] = .string(survey.rawValue) }
-        track("paywall_close", closeParameters, custom: info.audienceFilterParameters, subject: EventSubject(paywallInfo: info))
-        host.delegate?.didDismissPaywall(info)
-        closing.flow.handler?.onDismiss(info, result: result)
-        if closeReason != .forNextPaywall { closing.flow.finish(.dismissed(info, result)) }
-    }
-
-    // MARK: Implicit triggers
-
-    /// Queues an event's implicit trigger. Loop protection looks at the paywall on
-    /// screen now, when the event happens, not when the queue gets to it.
-    /// `firedBy`: the paywall session whose page fired the event, which it may replace only
-    /// while that paywall is on screen.
-    func offerImplicitTrigger(_ trigger: ImplicitTrigger, event: TrackedEvent, firedBy: String? = nil) {
-        let onScreenPresentedBy = paywalls.open?.presentedBy
-        let placement = PlacementData(event, sourceType: "implicit", implicitTrigger: trigger)
-        // The place in the queue is taken now, so the trigger runs before any later register.
-        let ticket = paywalls.presentationQueue.reserve()
-        startTask { superwall in
-            await superwall.takeTurn(ticket, of: superwall.paywalls.presentationQueue) {
-                await superwall.handleImplicitTrigger(placement, trigger: trigger, onScreenPresentedBy: onScreenPresentedBy, firedBy: firedBy)
-            }
-        }
-    }
-
-    /// Whether `event`'s implicit trigger will close `current` for a paywall of its own
-    /// (SuperwallKit's `TrackingLogic.canTriggerPaywall` answering `closePaywallThenTriggerPaywall`).
-    func implicitTriggerReplaces(
-        _ current: PaywallSession, with event: TrackedEvent, trigger: ImplicitTrigger, checkingAs kind: PipelineKind = .implicitCheck
-    ) async -> Bool {
-        guard current.presentedBy?.isLoopProtected != true,
-              case .reached = await runPipeline(kind, PlacementData(event, sourceType: "implicit", implicitTrigger: trigger)) else {
-            return false
-        }
-        return paywalls.open?.id == current.id
-    }
-
-    private func handleImplicitTrigger(_ placement: PlacementData, trigger: ImplicitTrigger, onScreenPresentedBy: ImplicitTrigger?, firedBy: String?) async {
-        guard sessionView != nil else { return }
-        if trigger == .deepLinkOpen { await closePaywall(result: .declined, closeReason: .systemLogic) }
-        guard await waitForConfig() == nil, sessionView?.config?.trigger(for: placement.name) != nil else { return }
-        // Protected by the paywall on screen when the event happened, or by the one on screen
-        // now (SuperwallKit reads it when the trigger runs).
-        if onScreenPresentedBy?.isLoopProtected == true || paywalls.open?.presentedBy?.isLoopProtected == true { return }
-        // A paywall's custom placement replaces that paywall, and nothing once it is gone: a
-        // page that fired fifty at once offered each while its own paywall was up, and each
-        // replaced the paywall the one before it had shown.
-        if let firedBy, paywalls.open?.id != firedBy { return }
-        var flow = PresentationFlow(handler: nil)
-        if trigger.replacesOpenPaywall {
-            guard case .reached = await runPipeline(.implicitCheck, placement) else { return }
-            if let current = paywalls.open {
-                flow = current.flow
-                flow.featureGatingOverride = current.flow.featureGatingOverride ?? current.info.featureGating
-                await closePaywall(result: .declined, closeReason: .forNextPaywall)
-            }
-        } else if paywalls.open != nil {
-            return
-        }
-        await present(placement, flow: flow, alreadyPresented: false)
     }
 }
 

@@ -50,22 +50,33 @@ extension Superwall {
     }
 
     func evaluateAudiences(of placement: PlacementData, in config: Config) -> AudienceOutcome {
-        guard let trigger = config.trigger(for: placement.name), let evaluator = audienceEvaluator(params: placement.params, placedAt: placement.createdAt) else { return .placementNotFound }
+        guard let trigger = config.trigger(for: placement.name),
+            let evaluator = audienceEvaluator(params: placement.params, placedAt: placement.createdAt)
+        else { return .placementNotFound }
         return evaluator.evaluate(trigger)
     }
 
     /// The evaluator of audiences for a placement with `params` made at `placedAt`: the user,
     /// the device, the params and the placement log as of then.
     /// `userOverlay` replaces attributes for this evaluation only (`explainPlacement`).
-    func audienceEvaluator(params: [String: JSON], placedAt: Date, userOverlay: [String: JSON] = [:]) -> AudienceEvaluator? {
+    func audienceEvaluator(
+        params: [String: JSON],
+        placedAt: Date,
+        userOverlay: [String: JSON] = [:]
+    ) -> AudienceEvaluator? {
         guard let store, let inputs = sessionView else { return nil }
         let now = clock.now()
         let attributes = userOverlay.isEmpty ? inputs.userAttributes : inputs.userAttributes.merging(userOverlay) { $1 }
         let context = AudienceContext(
-            userAttributes: attributes, isLoggedIn: inputs.isLoggedIn, device: deviceTemplate(),
-            params: params, history: StorePlacementHistory(store: store, now: now))
+            userAttributes: attributes,
+            isLoggedIn: inputs.isLoggedIn,
+            device: deviceTemplate(),
+            params: params,
+            history: StorePlacementHistory(store: store, now: now)
+        )
         return AudienceEvaluator(
-            context: context, historyBeforePlacement: StorePlacementHistory(store: store, now: placedAt.addingTimeInterval(-0.001)),
+            context: context,
+            historyBeforePlacement: StorePlacementHistory(store: store, now: placedAt.addingTimeInterval(-0.001)),
             storedOccurrences: { occurrence in
                 let since: Date?
                 switch occurrence.interval {
@@ -73,7 +84,8 @@ extension Superwall {
                 case .infinity: since = nil
                 }
                 return (try? store.occurrenceCount(key: occurrence.key, since: since)) ?? 0
-            })
+            }
+        )
     }
 
     /// The matched audience's experiment with the user's variant in it.
@@ -82,8 +94,14 @@ extension Superwall {
         case .placementNotFound: return .placementNotFound
         case .noAudienceMatch(let unmatched): return .noAudienceMatch(unmatched)
         case .matched(let audience, _):
-            guard let assignment = sessionView?.assignments[audience.experimentId] else { return .noAssignment(experimentId: audience.experimentId) }
-            let experiment = Experiment(id: audience.experimentId, groupId: audience.experimentGroupId, variant: assignment.variant)
+            guard let assignment = sessionView?.assignments[audience.experimentId] else {
+                return .noAssignment(experimentId: audience.experimentId)
+            }
+            let experiment = Experiment(
+                id: audience.experimentId,
+                groupId: audience.experimentGroupId,
+                variant: assignment.variant
+            )
             return assignment.variant.kind == .holdout ? .holdout(experiment) : .paywall(experiment)
         }
     }
@@ -117,13 +135,21 @@ extension Superwall {
         if let locale, let server, session != nil {
             let request = apiRequest(retryPolicy: RetryPolicy(maxRetries: 6, delay: retryDelay), attemptTimeout: 15)
             do {
-                paywall = try JSONDecoder().decode(Paywall.self, from: try await server.fetchPaywall(identifier: identifier, locale: locale, request: request))
+                paywall = try JSONDecoder().decode(
+                    Paywall.self,
+                    from: try await server.fetchPaywall(identifier: identifier, locale: locale, request: request)
+                )
             } catch NetworkError.notFound {
                 track("paywallResponseLoad_notFound", triggered)
                 return .failure(.paywallNotFound("the server has no paywall \"\(identifier)\" in \(locale)"))
             } catch {
                 track("paywallResponseLoad_fail", triggered)
-                return .failure(PresentationError(.paywallFailedToLoad, "The paywall \(identifier) failed to load in \(locale): \(error)."))
+                return .failure(
+                    PresentationError(
+                        .paywallFailedToLoad,
+                        "The paywall \(identifier) failed to load in \(locale): \(error)."
+                    )
+                )
             }
         } else {
             guard let configured = session?.config?.paywall(identifier: identifier) else {
@@ -133,8 +159,13 @@ extension Superwall {
             paywall = configured
         }
         let loaded = LoadedPaywall(
-            paywall: paywall, presentationId: random.uuid().uuidString.lowercased(), locale: locale, requestedFor: [request],
-            loadStarted: loadStarted, loadCompleted: clock.now())
+            paywall: paywall,
+            presentationId: random.uuid().uuidString.lowercased(),
+            locale: locale,
+            requestedFor: [request],
+            loadStarted: loadStarted,
+            loadCompleted: clock.now()
+        )
         paywalls.loaded[identifier] = loaded
         track("paywallResponseLoad_complete", triggered)
         return .success(loaded)
@@ -145,7 +176,8 @@ extension Superwall {
     /// else its language, when the config lists that and it is not English.
     func paywallLocale() -> String? {
         guard let locales = session?.config?.locales, !locales.isEmpty,
-              let deviceLocale = deviceAttributes()["deviceLocale"]?.stringValue else { return nil }
+            let deviceLocale = deviceAttributes()["deviceLocale"]?.stringValue
+        else { return nil }
         if locales.contains(deviceLocale) { return deviceLocale }
         let language = String(deviceLocale.prefix { $0 != "_" && $0 != "-" })
         return language != "en" && locales.contains(language) ? language : nil
@@ -154,14 +186,31 @@ extension Superwall {
     func paywallInfo(_ loaded: LoadedPaywall, experiment: Experiment, placement: PlacementData) -> PaywallInfo {
         let paywall = loaded.paywall
         var info = PaywallInfo(
-            databaseId: paywall.id, identifier: paywall.identifier, name: paywall.name, url: paywall.url, cacheKey: paywall.cacheKey,
-            buildId: paywall.buildId, experiment: experiment, products: paywall.products,
-            presentedByPlacementWithName: placement.name, presentedByPlacementWithId: placement.id.uuidString.lowercased(),
-            presentedByPlacementAt: placement.createdAt, presentationSourceType: placement.sourceType,
-            isFreeTrialAvailable: FreeTrialEligibility(customerInfo: session?.customerInfo ?? .placeholder).isAvailable(on: paywall),
-            featureGating: paywall.featureGating, closeReason: .none, localNotifications: paywall.localNotifications,
-            computedPropertyRequests: paywall.computedProperties, surveys: paywall.surveys, presentationStyle: paywall.presentationStyle,
-            presentationDelayMs: paywall.presentationDelayMs, isScrollEnabled: paywall.isScrollEnabled, presentationId: loaded.presentationId)
+            databaseId: paywall.id,
+            identifier: paywall.identifier,
+            name: paywall.name,
+            url: paywall.url,
+            cacheKey: paywall.cacheKey,
+            buildId: paywall.buildId,
+            experiment: experiment,
+            products: paywall.products,
+            presentedByPlacementWithName: placement.name,
+            presentedByPlacementWithId: placement.id.uuidString.lowercased(),
+            presentedByPlacementAt: placement.createdAt,
+            presentationSourceType: placement.sourceType,
+            isFreeTrialAvailable: FreeTrialEligibility(customerInfo: session?.customerInfo ?? .placeholder).isAvailable(
+                on: paywall
+            ),
+            featureGating: paywall.featureGating,
+            closeReason: .none,
+            localNotifications: paywall.localNotifications,
+            computedPropertyRequests: paywall.computedProperties,
+            surveys: paywall.surveys,
+            presentationStyle: paywall.presentationStyle,
+            presentationDelayMs: paywall.presentationDelayMs,
+            isScrollEnabled: paywall.isScrollEnabled,
+            presentationId: loaded.presentationId
+        )
         info.introOfferEligibility = paywall.introductoryOfferEligibility
         info.loadTimes.responseStart = loaded.loadStarted
         info.loadTimes.responseComplete = loaded.loadCompleted
@@ -172,9 +221,12 @@ extension Superwall {
 
     func trackTriggerFire(_ placement: PlacementData, _ result: TriggerResult) {
         if case .noAudienceMatch(let unmatched) = result {
-            tracking.lastUnmatchedTriggerFire = trackRepeating(
-                "trigger_fire", key: UnmatchedPlacement(placement: placement.name, unmatched: unmatched),
-                remembered: tracking.lastUnmatchedTriggerFire) { triggerFireParameters(placement, result) }.memo
+            tracking.lastUnmatchedTriggerFire =
+                trackRepeating(
+                    "trigger_fire",
+                    key: UnmatchedPlacement(placement: placement.name, unmatched: unmatched),
+                    remembered: tracking.lastUnmatchedTriggerFire
+                ) { triggerFireParameters(placement, result) }.memo
         } else {
             track("trigger_fire", triggerFireParameters(placement, result))
         }
@@ -207,7 +259,8 @@ extension Superwall {
     func trackPresentationRequest(_ kind: PipelineKind, _ placement: PlacementData, status: String, reason: String?) {
         let parameters: () -> [String: JSON] = {
             [
-                "source_event_name": .string(placement.name), "pipeline_type": .string(kind.wireName), "status": .string(status),
+                "source_event_name": .string(placement.name), "pipeline_type": .string(kind.wireName),
+                "status": .string(status),
                 "status_reason": reason.map(JSON.string) ?? "",
             ]
         }
@@ -217,8 +270,12 @@ extension Superwall {
             track("paywallPresentationRequest", withExpression)
             return
         }
-        tracking.lastPresentationRequest = trackRepeating(
-            "paywallPresentationRequest", key: [placement.name, kind.wireName, status, reason ?? ""],
-            remembered: tracking.lastPresentationRequest, parameters).memo
+        tracking.lastPresentationRequest =
+            trackRepeating(
+                "paywallPresentationRequest",
+                key: [placement.name, kind.wireName, status, reason ?? ""],
+                remembered: tracking.lastPresentationRequest,
+                parameters
+            ).memo
     }
 }

@@ -15,10 +15,15 @@ extension Superwall {
     ///
     /// Answers false when the user's response presents another paywall in this one's place:
     /// `survey_response`'s implicit trigger then closes this one for the next.
-    func askSurvey(of current: PaywallSession, closingAs result: PaywallResult, for closeReason: PaywallCloseReason) async -> Bool {
+    func askSurvey(
+        of current: PaywallSession,
+        closingAs result: PaywallResult,
+        for closeReason: PaywallCloseReason
+    ) async -> Bool {
         guard let survey = current.paywall.surveys.first(where: { $0.isAsked(whenClosing: result, for: closeReason) }),
-              let presenter = host.presenter, presenter.canPresent, let store,
-              (try? store.value(.surveyAssignmentKey)) != survey.assignmentKey else { return true }
+            let presenter = host.presenter, presenter.canPresent, let store,
+            (try? store.value(.surveyAssignmentKey)) != survey.assignmentKey
+        else { return true }
         try? store.set(survey.assignmentKey, for: .surveyAssignmentKey)
         guard drawsSurvey(survey.presentationProbability) else {
             noteSurvey(.holdout, on: current)
@@ -69,7 +74,11 @@ extension Superwall {
             custom["survey_selected_option_title"] = .string(option.title)
             custom["survey_custom_response"] = text.map(JSON.string) ?? .null
             let response = makeEvent(
-                ImplicitTrigger.surveyResponse.rawValue, parameters, custom: custom, subject: EventSubject(paywallInfo: current.info))
+                ImplicitTrigger.surveyResponse.rawValue,
+                parameters,
+                custom: custom,
+                subject: EventSubject(paywallInfo: current.info)
+            )
             let replaces = await implicitTriggerReplaces(current, with: response, trigger: .surveyResponse)
             record(response)
             return !replaces

@@ -28,9 +28,15 @@ extension Superwall {
         if let style = call?.presentationStyle, style.kind != .none { paywall.presentationStyle = style }
         paywall.products = paywall.products.map { product in
             guard let name = product.referenceName, let identifier = overrides[name],
-                  let replacement = knownProduct(identifier) else { return product }
-            return Product(referenceName: name, storeProduct: replacement.storeProduct, compositeId: nil,
-                           entitlements: replacement.entitlements, storeDetails: replacement.storeDetails)
+                let replacement = knownProduct(identifier)
+            else { return product }
+            return Product(
+                referenceName: name,
+                storeProduct: replacement.storeProduct,
+                compositeId: nil,
+                entitlements: replacement.entitlements,
+                storeDetails: replacement.storeDetails
+            )
         }
         var changed = loaded
         changed.paywall = paywall
@@ -44,7 +50,11 @@ extension Superwall {
             return listed
         }
         guard session?.storeDetails[identifier] != nil else { return nil }
-        return Product(referenceName: nil, storeProduct: .appStore(productIdentifier: identifier, billingPlanType: nil),
-                       compositeId: nil, entitlements: [])
+        return Product(
+            referenceName: nil,
+            storeProduct: .appStore(productIdentifier: identifier, billingPlanType: nil),
+            compositeId: nil,
+            entitlements: []
+        )
     }
 }

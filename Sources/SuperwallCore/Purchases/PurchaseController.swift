@@ -31,8 +31,14 @@ public struct TransactionReport: Sendable, Equatable {
     public var offerType: Entitlement.OfferType?
     public var store: Entitlement.Store?
 
-    public init(transactionId: String? = nil, purchaseDate: Date? = nil, expirationDate: Date? = nil, willRenew: Bool? = nil,
-                offerType: Entitlement.OfferType? = nil, store: Entitlement.Store? = nil) {
+    public init(
+        transactionId: String? = nil,
+        purchaseDate: Date? = nil,
+        expirationDate: Date? = nil,
+        willRenew: Bool? = nil,
+        offerType: Entitlement.OfferType? = nil,
+        store: Entitlement.Store? = nil
+    ) {
         self.transactionId = transactionId
         self.purchaseDate = purchaseDate
         self.expirationDate = expirationDate

@@ -82,9 +82,19 @@ public struct StoreProductDetails: Sendable, Equatable {
         }
     }
 
-    public init(productIdentifier: String, price: Double? = nil, currencyCode: String? = nil, localizedPrice: String? = nil,
-                period: Period? = nil, trialPeriodDays: Int? = nil, isConsumable: Bool = false, priceLocale: String? = nil,
-                introductoryOffer: IntroductoryOffer? = nil, subscriptionGroupId: String? = nil, isEligibleForIntroOffer: Bool? = nil) {
+    public init(
+        productIdentifier: String,
+        price: Double? = nil,
+        currencyCode: String? = nil,
+        localizedPrice: String? = nil,
+        period: Period? = nil,
+        trialPeriodDays: Int? = nil,
+        isConsumable: Bool = false,
+        priceLocale: String? = nil,
+        introductoryOffer: IntroductoryOffer? = nil,
+        subscriptionGroupId: String? = nil,
+        isEligibleForIntroOffer: Bool? = nil
+    ) {
         self.productIdentifier = productIdentifier
         self.price = price
         self.currencyCode = currencyCode

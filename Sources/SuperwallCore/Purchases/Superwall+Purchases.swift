@@ -8,7 +8,11 @@ extension Superwall {
 
     /// A paywall's `purchase` action; `dismissing` false keeps the paywall up after a purchase
     /// (the page's `should_dismiss`).
-    func purchase(productId: String, from paywall: PaywallSession, dismissing: Bool = true) async throws(SuperwallError) -> PurchaseResult {
+    func purchase(
+        productId: String,
+        from paywall: PaywallSession,
+        dismissing: Bool = true
+    ) async throws(SuperwallError) -> PurchaseResult {
         let purchaser = try purchaser()
         guard let product = product(withId: productId, on: paywall.paywall) else {
             // SuperwallKit: `productUnavailable`, with no events and nothing on screen changing.
@@ -27,12 +31,18 @@ extension Superwall {
         guard session != nil else { throw .notConfigured }
         let purchaser = try purchaser()
         guard let product = product(withId: productId, on: nil) else { throw .productNotFound(productId) }
-        guard case .controller(let controller) = purchaser else { return try await buy(product, with: purchaser, from: nil) }
+        guard case .controller(let controller) = purchaser else {
+            return try await buy(product, with: purchaser, from: nil)
+        }
         guard !purchases.inFlight else { throw .purchaseInProgress }
         purchases.inFlight = true
         defer { purchases.inFlight = false }
-        let answer = await withDeadline(timeouts.purchase, fallback: PurchaseAnswer(.timedOut)) { await controller.purchase(product, paywallInfo: nil) }
-        DecisionLog.transactions.debug("the app's purchase of \(product.id) by the purchase controller: \(answer.result)")
+        let answer = await withDeadline(timeouts.purchase, fallback: PurchaseAnswer(.timedOut)) {
+            await controller.purchase(product, paywallInfo: nil)
+        }
+        DecisionLog.transactions.debug(
+            "the app's purchase of \(product.id) by the purchase controller: \(answer.result)"
+        )
         if answer.result == .purchased {
             try recordPurchase(transaction(of: product, reported: answer.transaction, simulated: false))
             expectStatusToCover(product)
@@ -54,7 +64,10 @@ extension Superwall {
         let purchaser = try purchaser()
         guard case .controller(let controller) = purchaser else { return try await restore(with: purchaser, from: nil) }
         let limit = timeouts.restore
-        return await withDeadline(limit, fallback: .failed("The purchase controller did not finish restoring within \(limit).")) {
+        return await withDeadline(
+            limit,
+            fallback: .failed("The purchase controller did not finish restoring within \(limit).")
+        ) {
             await controller.restorePurchases()
         }
     }
@@ -82,7 +95,8 @@ extension Superwall {
         case .automatic:
             if let listed { return .testModeUser(listed.value) }
             guard session.deviceFacts.isBundleIdFromClient, let configured = session.config?.bundleIdConfig,
-                  Self.isBundleMismatch(configured: configured, actual: session.deviceFacts.bundleId) else { return nil }
+                Self.isBundleMismatch(configured: configured, actual: session.deviceFacts.bundleId)
+            else { return nil }
             return .bundleIdMismatch(expected: configured, actual: session.deviceFacts.bundleId)
         }
     }
@@ -95,7 +109,8 @@ extension Superwall {
         purchases.announcedTestMode = reason
         if let reason {
             Self.logger.warning(
-                "test mode is on (\(reason.message)): purchases and restores are simulated, entitlements are granted without a store, the purchase controller is not called, and device.isSandbox is \"true\"")
+                "test mode is on (\(reason.message)): purchases and restores are simulated, entitlements are granted without a store, the purchase controller is not called, and device.isSandbox is \"true\""
+            )
         } else {
             Self.logger.notice("test mode is off: purchases go to the purchase controller again")
         }
@@ -110,20 +125,27 @@ extension Superwall {
     private func purchaser() throws(SuperwallError) -> Purchaser {
         guard let session else { throw .notConfigured }
         if isTestModeActive { return .testMode }
-        if session.usingPurchaseController, let purchaseController = host.purchaseController { return .controller(purchaseController) }
+        if session.usingPurchaseController, let purchaseController = host.purchaseController {
+            return .controller(purchaseController)
+        }
         throw .noPurchaseController
     }
 
     /// The paywall's product first (it carries the reference name), else the config's, with
     /// what the host's store said of it.
     private func product(withId id: String, on paywall: Paywall?) -> Product? {
-        (paywall?.products.first { $0.isNamed(id) } ?? session?.config?.products.first { $0.isNamed(id) }).map(withStoreDetails)
+        (paywall?.products.first { $0.isNamed(id) } ?? session?.config?.products.first { $0.isNamed(id) }).map(
+            withStoreDetails
+        )
     }
 
     // MARK: Purchase
 
     private func buy(
-        _ product: Product, with purchaser: Purchaser, from paywall: PaywallSession?, dismissing: Bool = true
+        _ product: Product,
+        with purchaser: Purchaser,
+        from paywall: PaywallSession?,
+        dismissing: Bool = true
     ) async throws(SuperwallError) -> PurchaseResult {
         guard !purchases.inFlight else { throw .purchaseInProgress }
         purchases.inFlight = true
@@ -139,28 +161,43 @@ extension Superwall {
         switch purchaser {
         case .controller(let controller):
             let info = paywall?.info
-            answer = await withDeadline(timeouts.purchase, fallback: PurchaseAnswer(.timedOut)) { await controller.purchase(product, paywallInfo: info) }
+            answer = await withDeadline(timeouts.purchase, fallback: PurchaseAnswer(.timedOut)) {
+                await controller.purchase(product, paywallInfo: info)
+            }
         case .testMode:
             host.delegate?.testModeTransaction(.purchase(product))
             answer = PurchaseAnswer(.purchased)
         }
         let result = answer.result
         DecisionLog.transactions.debug(
-            "purchase of \(product.id)\(paywall.map { " from paywall \($0.info.identifier)" } ?? "") by \(purchaser.isTestMode ? "test mode (simulated)" : "the purchase controller"): \(result)")
+            "purchase of \(product.id)\(paywall.map { " from paywall \($0.info.identifier)" } ?? "") by \(purchaser.isTestMode ? "test mode (simulated)" : "the purchase controller"): \(result)"
+        )
         switch result {
         case .purchased:
             let transaction = transaction(of: product, reported: answer.transaction, simulated: purchaser.isTestMode)
             try recordPurchase(transaction)
             if !purchaser.isTestMode { expectStatusToCover(product) }
             passPurchaseToPage(product, on: paywall)
-            track("transaction_complete", parameters.merging(completionParameters(transaction, product: product)) { _, new in new }, custom: custom, subject: subject)
+            track(
+                "transaction_complete",
+                parameters.merging(completionParameters(transaction, product: product)) { _, new in new },
+                custom: custom,
+                subject: subject
+            )
             // SuperwallKit flushes its queue right after a completed transaction.
-            Task.detached(executorPreference: OffloadExecutor.shared) { [weak queue = tracking.queue] in await queue?.flush() }
+            Task.detached(executorPreference: OffloadExecutor.shared) { [weak queue = tracking.queue] in
+                await queue?.flush()
+            }
             track(product.purchaseEventName, parameters, custom: custom, subject: subject)
             if dismissing { await dismissIfAutomatic(paywall, result: .purchased(productId: product.id)) }
         case .restored:
             passToPage("transaction_restore", on: paywall)
-            track("transaction_restore", parameters.merging(["restore_via_purchase_attempt": true]) { _, new in new }, custom: custom, subject: subject)
+            track(
+                "transaction_restore",
+                parameters.merging(["restore_via_purchase_attempt": true]) { _, new in new },
+                custom: custom,
+                subject: subject
+            )
             if dismissing { await dismissIfAutomatic(paywall, result: .restored) }
         case .cancelled:
             var abandoned = custom
@@ -170,13 +207,25 @@ extension Superwall {
             track("transaction_abandon", parameters, custom: abandoned, subject: subject)
         case .pending:
             passToPage("transaction_fail", on: paywall)
-            track("transaction_fail", parameters.merging(["message": "Needs parental approval"]) { _, new in new }, custom: custom, subject: subject)
+            track(
+                "transaction_fail",
+                parameters.merging(["message": "Needs parental approval"]) { _, new in new },
+                custom: custom,
+                subject: subject
+            )
             show(.pendingApproval, on: paywall)
         case .failed(let message):
             passToPage("transaction_fail", on: paywall)
-            track("transaction_fail", parameters.merging(["message": .string(message)]) { _, new in new }, custom: custom, subject: subject)
+            track(
+                "transaction_fail",
+                parameters.merging(["message": .string(message)]) { _, new in new },
+                custom: custom,
+                subject: subject
+            )
             // A `transaction_fail` campaign shows a paywall instead.
-            if session?.showsPurchaseFailureAlert == true, session?.config?.trigger(for: ImplicitTrigger.transactionFail.rawValue) == nil {
+            if session?.showsPurchaseFailureAlert == true,
+                session?.config?.trigger(for: ImplicitTrigger.transactionFail.rawValue) == nil
+            {
                 show(.purchaseFailed(message), on: paywall)
             }
         case .timedOut:
@@ -189,137 +238,43 @@ extension Superwall {
     /// The transaction a completed purchase adds to the history: what the store reported,
     /// completed from the product. A simulated subscription lasts one period when the host
     /// gave the product's period, else until the history is reset.
-    private func transaction(of product: Product, reported: TransactionReport?, simulated: Bool) -> PurchaseTransaction {
+    private func transaction(of product: Product, reported: TransactionReport?, simulated: Bool) -> PurchaseTransaction
+    {
         let now = clock.now()
         let purchased = reported?.purchaseDate ?? now
         let id = reported?.transactionId ?? random.uuid().uuidString.lowercased()
         let store = reported?.store ?? Entitlement.Store(wireName: product.storeProduct.store)
         guard product.isSubscription || reported?.expirationDate != nil else {
-            return .nonSubscription(NonSubscriptionTransaction(
-                transactionId: id, productId: product.storeProduct.productIdentifier, purchaseDate: purchased,
-                isConsumable: product.storeDetails?.isConsumable ?? false, store: store))
+            return .nonSubscription(
+                NonSubscriptionTransaction(
+                    transactionId: id,
+                    productId: product.storeProduct.productIdentifier,
+                    purchaseDate: purchased,
+                    isConsumable: product.storeDetails?.isConsumable ?? false,
+                    store: store
+                )
+            )
         }
-        let simulatedExpiry = simulated ? product.storeDetails?.period.map { purchased.addingTimeInterval(Double($0.days) * 86_400) } : nil
-        return .subscription(SubscriptionTransaction(
-            transactionId: id, productId: product.storeProduct.productIdentifier, purchaseDate: purchased,
-            willRenew: reported?.willRenew ?? true, isActive: true, expirationDate: reported?.expirationDate ?? simulatedExpiry,
-            offerType: reported?.offerType ?? (product.trialPeriodDays == nil ? nil : .trial), store: store))
-    }
-
-    // MARK: Restore
-
-    private func restore(with purchaser: Purchaser, from paywall: PaywallSession?) async throws(SuperwallError) -> RestorationResult {
-        let parameters = paywall?.info.placementParameters ?? [:]
-        // SuperwallKit's `transaction_restore` of a restore: the App Store, no product.
-        let restoreParameters = parameters.merging(
-            ["store": "APP_STORE", "source": paywall == nil ? "APP" : "SUPERWALL", "restore_via_purchase_attempt": false]) { _, new in new }
-        let custom = paywall?.info.audienceFilterParameters ?? [:]
-        let subject = EventSubject(paywallInfo: paywall?.info)
-        track("restore_start", parameters, custom: custom, subject: subject)
-        passToPage("restore_start", on: paywall)
-        request(.loadingState(.loadingPurchase), on: paywall)
-        defer { endLoading(on: paywall) }
-        let result: RestorationResult
-        switch purchaser {
-        case .controller(let controller):
-            let limit = timeouts.restore
-            result = await withDeadline(limit, fallback: .failed("The purchase controller did not finish restoring within \(limit).")) {
-                await controller.restorePurchases()
-            }
-        case .testMode:
-            // What test mode bought is in the purchase history; restoring re-derives from it.
-            host.delegate?.testModeTransaction(.restore)
-            try refreshCustomerInfo()
-            result = .restored
-        }
-        let active = activeEntitlementIds
-        DecisionLog.transactions.debug(
-            "restore\(paywall.map { " from paywall \($0.info.identifier)" } ?? "") by \(purchaser.isTestMode ? "test mode (simulated)" : "the purchase controller"): \(result); active entitlements: \(active.isEmpty ? "none" : active.sorted().joined(separator: ", "))")
-        // SuperwallKit: with a web restore URL, a restore from a paywall that leaves part of
-        // what it sells locked offers the web restore instead (an alert), and the paywall stays.
-        if result == .restored, let paywall, let web = session?.config?.web2appConfig, !lockedEntitlements(of: paywall).isEmpty {
-            Self.logger.warning(
-                "the restore from paywall \(paywall.info.identifier) succeeded, but it leaves \(lockedEntitlements(of: paywall).joined(separator: ", ")) locked: as in SuperwallKit, the web restore (\(web.restoreAccessURL)) is offered in an alert and the paywall stays up")
-            await offerWebRestore(web.restoreAccessURL, on: paywall, hasEntitlements: !active.isEmpty)
-            return .restored
-        }
-        // Otherwise a restore succeeds when the controller restored *and* the status it set has
-        // an active entitlement.
-        guard result == .restored, !active.isEmpty else {
-            let message: String
-            switch result {
-            case .restored: message = "The restore finished but the user has no active entitlements."
-            case .failed(let reason): message = reason ?? "The restore failed."
-            }
-            track("restore_fail", parameters.merging(["error_message": .string(message)]) { _, new in new }, custom: custom, subject: subject)
-            passToPage("restore_fail", on: paywall)
-            show(.restoreFailed, on: paywall)
-            return result == .restored ? .failed(message) : result
-        }
-        track("restore_complete", parameters, custom: custom, subject: subject)
-        track("transaction_restore", restoreParameters, custom: custom, subject: subject)
-        // The page hears of the restore before its completion, and the dismissal starts
-        // between the two.
-        passToPage("transaction_restore", on: paywall)
-        passToPage("restore_complete", on: paywall)
-        await dismissIfAutomatic(paywall, result: .restored)
-        return .restored
-    }
-
-    /// A controller that answers `purchased` owns the status: when, `timeouts.subscriptionStatusMs`
-    /// later, the status the client set does not cover the product's entitlements, the feature
-    /// was granted but the user's status says otherwise. Said at warning level.
-    private func expectStatusToCover(_ product: Product) {
-        let expected = Set(product.entitlements.map(\.id))
-        guard !expected.isEmpty, let limit = session?.timeouts.subscriptionStatus else { return }
-        Task(executorPreference: OffloadExecutor.shared) { [weak self] in
-            try? await DeadlineTimer.sleep(for: limit)
-            await self?.warnIfStatusDoesNotCover(expected, bought: product.id, after: limit)
-        }
-    }
-
-    private func warnIfStatusDoesNotCover(_ expected: Set<String>, bought productId: String, after limit: Duration) {
-        let missing = expected.subtracting(activeEntitlementIds)
-        guard session != nil, !missing.isEmpty else { return }
-        Self.logger.warning(
-            "the purchase controller answered purchased for \(productId), but \(limit) later the subscription status does not have \(missing.sorted().joined(separator: ", ")) active: call setSubscriptionStatus with the entitlements the purchase granted")
-    }
-
-    /// The entitlements `paywall` sells that are not active, with a web restore URL in the
-    /// config (SuperwallKit's condition for offering the web restore); empty otherwise.
-    func lockedEntitlements(of paywall: PaywallSession) -> [String] {
-        guard session?.config?.web2appConfig != nil else { return [] }
-        return Set(paywall.paywall.products.flatMap(\.entitlements).map(\.id)).subtracting(activeEntitlementIds).sorted()
-    }
-
-    /// Asks the host to offer the web restore page, within the presentation deadline.
-    private func offerWebRestore(_ url: String, on paywall: PaywallSession, hasEntitlements: Bool) async {
-        guard let presenter = host.presenter, presenter.canPresent else { return }
-        let alert = PaywallAlert(
-            title: hasEntitlements ? "Some purchases were not restored" : "No purchases found",
-            message: hasEntitlements
-                ? "Part of what this offer includes was not found in this store. If you bought it on the web, restore it there."
-                : "Nothing to restore was found in this store. If you subscribed on the web, restore your purchase there.",
-            actionTitle: "Restore on the web", actionURL: url, closeActionTitle: "Not now")
-        await withDeadline(timeouts.presentation, fallback: ()) { [presenter] in
-            try? await presenter.showAlert(alert, sessionId: paywall.id)
-        }
-    }
-
-    /// An alert over `paywall`, asked of the host in turn with the page's effects; nothing
-    /// waits for it. Nothing without a paywall or a host that shows them.
-    private func show(_ alert: PaywallAlert, on paywall: PaywallSession?) {
-        guard let paywall, let presenter = host.presenter, presenter.canPresent else { return }
-        let (previous, limit, sessionId) = (paywalls.pageEffects, timeouts.presentation, paywall.id)
-        paywalls.pageEffects = Task(executorPreference: OffloadExecutor.shared) {
-            await previous?.value
-            await withDeadline(limit, fallback: ()) { try? await presenter.showAlert(alert, sessionId: sessionId) }
-        }
+        let simulatedExpiry =
+            simulated
+            ? product.storeDetails?.period.map { purchased.addingTimeInterval(Double($0.days) * 86_400) } : nil
+        return .subscription(
+            SubscriptionTransaction(
+                transactionId: id,
+                productId: product.storeProduct.productIdentifier,
+                purchaseDate: purchased,
+                willRenew: reported?.willRenew ?? true,
+                isActive: true,
+                expirationDate: reported?.expirationDate ?? simulatedExpiry,
+                offerType: reported?.offerType ?? (product.trialPeriodDays == nil ? nil : .trial),
+                store: store
+            )
+        )
     }
 
     // MARK: Helpers
 
-    private var activeEntitlementIds: Set<String> {
+    var activeEntitlementIds: Set<String> {
         Set(session?.subscriptionStatus.activeEntitlements.map(\.id) ?? [])
     }
 
@@ -348,23 +303,25 @@ extension Superwall {
         passToPage("transaction_complete", on: paywall, payload: identifier)
         var trial = identifier
         if let details = product.storeDetails,
-           let end = ProductAttributes(details: details, deviceLocale: "en_US", now: clock.now()).trialEndDate {
+            let end = ProductAttributes(details: details, deviceLocale: "en_US", now: clock.now()).trialEndDate
+        {
             trial["trial_end_date"] = .int(Int64((end.timeIntervalSince1970 * 1000).rounded()))
         }
         passToPage("freeTrial_start", on: paywall, payload: trial)
     }
 
     /// The spinner goes once a purchase or restore is over, if the paywall is still up.
-    private func endLoading(on paywall: PaywallSession?) {
+    func endLoading(on paywall: PaywallSession?) {
         guard let paywall, paywalls.open?.id == paywall.id else { return }
         request(.loadingState(.ready), on: paywall)
     }
 
     /// SuperwallKit's `dismiss(result:closeReason: .systemLogic)` after a purchase or restore:
     /// a purchase's survey may be asked first.
-    private func dismissIfAutomatic(_ paywall: PaywallSession?, result: PaywallResult) async {
+    func dismissIfAutomatic(_ paywall: PaywallSession?, result: PaywallResult) async {
         guard let paywall, session?.automaticallyDismiss == true, paywalls.open?.id == paywall.id,
-              await askSurvey(of: paywall, closingAs: result, for: .systemLogic), paywalls.open?.id == paywall.id else { return }
+            await askSurvey(of: paywall, closingAs: result, for: .systemLogic), paywalls.open?.id == paywall.id
+        else { return }
         await closePaywall(result: result, closeReason: .systemLogic)
     }
 
@@ -383,7 +340,9 @@ extension Superwall {
     /// host's store has not described has only its identifier (and the config's trial days).
     func productParameters(_ product: Product, prefix: String) -> [String: JSON] {
         let identifier = product.storeProduct.productIdentifier
-        var parameters: [String: JSON] = ["\(prefix)id": .string(identifier), "\(prefix)identifier": .string(identifier)]
+        var parameters: [String: JSON] = [
+            "\(prefix)id": .string(identifier), "\(prefix)identifier": .string(identifier),
+        ]
         guard let details = product.storeDetails, details.price != nil else {
             if let days = product.trialPeriodDays { parameters["\(prefix)trial_period_days"] = .string("\(days)") }
             return parameters
@@ -408,7 +367,9 @@ extension Superwall {
         var expiration: Date?
         switch transaction {
         case .subscription(let subscription):
-            (purchaseDate, transactionId, expiration) = (subscription.purchaseDate, subscription.transactionId, subscription.expirationDate)
+            (purchaseDate, transactionId, expiration) = (
+                subscription.purchaseDate, subscription.transactionId, subscription.expirationDate
+            )
             if let group = subscription.subscriptionGroupId { parameters["subscription_group_id"] = .string(group) }
         case .nonSubscription(let purchase):
             (purchaseDate, transactionId) = (purchase.purchaseDate, purchase.transactionId)
@@ -428,8 +389,10 @@ extension Superwall {
 
     /// SuperwallKit's `Date.isoFormatter`: milliseconds, UTC, `+00:00`.
     static func storeTransactionDate(_ date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt).dateTimeSeparator(.standard))
-            .replacingOccurrences(of: "Z", with: "+00:00")
+        date.formatted(
+            Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt).dateTimeSeparator(.standard)
+        )
+        .replacingOccurrences(of: "Z", with: "+00:00")
     }
 }
 

@@ -22,7 +22,11 @@ struct CleanCloseMark {
         var buffer = [UInt8](repeating: 0, count: 16)
         let count = buffer.withUnsafeMutableBytes { pread(descriptor, $0.baseAddress, $0.count, 0) }
         guard count > 0 else { return nil }
-        return State(rawValue: String(decoding: buffer.prefix(count), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        return State(
+            rawValue: String(decoding: buffer.prefix(count), as: UTF8.self).trimmingCharacters(
+                in: .whitespacesAndNewlines
+            )
+        )
     }
 
     func write(_ state: State) throws {

@@ -26,7 +26,8 @@ public final class DataDirectory: Sendable {
         public var description: String {
             switch self {
             case .inUse(let path, let pid):
-                return "the data directory \(path) is in use by another superwall-bridge process\(pid.map { " (pid \($0))" } ?? ""); give each bridge its own dataDirectory"
+                return
+                    "the data directory \(path) is in use by another superwall-bridge process\(pid.map { " (pid \($0))" } ?? ""); give each bridge its own dataDirectory"
             case .unusable(let path, let reason):
                 return "the data directory \(path) cannot be used: \(reason)"
             case .full(let path, let reason):
@@ -57,7 +58,10 @@ public final class DataDirectory: Sendable {
         if let reason = Self.refusal(of: path) { throw .unusable(path: path, reason: reason) }
         do {
             try FileManager.default.createDirectory(
-                atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                atPath: path,
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
         } catch {
             throw .unusable(path: path, reason: error.localizedDescription)
         }
@@ -85,7 +89,8 @@ public final class DataDirectory: Sendable {
             store = try Store(path: (path as NSString).appendingPathComponent("superwall.sqlite"))
         } catch {
             close(descriptor)
-            throw StoreFault.isFull(error) ? .full(path: path, reason: "\(error)") : .unusable(path: path, reason: "\(error)")
+            throw StoreFault.isFull(error)
+                ? .full(path: path, reason: "\(error)") : .unusable(path: path, reason: "\(error)")
         }
         self.path = path
         lockDescriptor = descriptor
@@ -93,7 +98,8 @@ public final class DataDirectory: Sendable {
 
     /// Folders no app's state belongs in, whoever runs the bridge: it wrote its files into `/`.
     static let systemFolders: Set<String> = [
-        "/", "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib64", "/opt", "/proc", "/root", "/run", "/sbin", "/srv", "/sys",
+        "/", "/bin", "/boot", "/dev", "/etc", "/home", "/lib", "/lib64", "/opt", "/proc", "/root", "/run", "/sbin",
+        "/srv", "/sys",
         "/tmp", "/usr", "/var", "/var/tmp",
     ]
 
@@ -118,7 +124,8 @@ public final class DataDirectory: Sendable {
         guard stat(path, &status) == 0 else { return String(cString: strerror(errno)) }
         guard status.st_mode & S_IFMT == S_IFDIR else { return "it is not a directory" }
         guard status.st_uid == getuid() else {
-            return "it belongs to another user (uid \(status.st_uid)); the bridge keeps its state only in a directory of its own user"
+            return
+                "it belongs to another user (uid \(status.st_uid)); the bridge keeps its state only in a directory of its own user"
         }
         if status.st_mode & 0o077 != 0, chmod(path, 0o700) != 0 {
             return "it is open to other users and its mode cannot be made private: \(String(cString: strerror(errno)))"
@@ -132,11 +139,17 @@ public final class DataDirectory: Sendable {
 
     /// `$XDG_DATA_HOME/superwall-bridge/<api key>`, or `~/.local/share/...` without it: one
     /// folder per API key, so two apps on one machine never share state.
-    public static func defaultPath(apiKey: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        let base = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+    public static func defaultPath(
+        apiKey: String,
+        environment: [String: String] = ProcessInfo.processInfo.environment
+    ) -> String {
+        let base =
+            environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? ((environment["HOME"] ?? NSHomeDirectory()) as NSString).appendingPathComponent(".local/share")
         let safeKey = String(apiKey.map { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "-" ? $0 : "_" })
-        return ((base as NSString).appendingPathComponent("superwall-bridge") as NSString).appendingPathComponent(safeKey.isEmpty ? "default" : safeKey)
+        return ((base as NSString).appendingPathComponent("superwall-bridge") as NSString).appendingPathComponent(
+            safeKey.isEmpty ? "default" : safeKey
+        )
     }
 
     /// Written over the old pid, then cut to length, so the file never reads empty: a reader

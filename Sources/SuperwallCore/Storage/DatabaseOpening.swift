@@ -31,9 +31,15 @@ enum DatabaseOpening {
         }
         if previous == .open {
             if let log = WriteAheadLog.inspect(atPath: path + "-wal") {
-                if let damage = log.damage { findings.append("the database's write-ahead log is damaged: \(damage); the commits in it from there on are lost") }
+                if let damage = log.damage {
+                    findings.append(
+                        "the database's write-ahead log is damaged: \(damage); the commits in it from there on are lost"
+                    )
+                }
             } else {
-                findings.append("the database's write-ahead log, which held its latest commits, is missing; they are lost")
+                findings.append(
+                    "the database's write-ahead log, which held its latest commits, is missing; they are lost"
+                )
             }
             if !findings.isEmpty { keepAside(moving: false) }
         }
@@ -43,16 +49,21 @@ enum DatabaseOpening {
         do {
             database = try DatabaseQueue(path: path, configuration: configuration)
             // The first read is where a file that is not a database fails.
-            isEmpty = try database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0 } == 0
+            isEmpty =
+                try database.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM sqlite_master") ?? 0 } == 0
         } catch let error as DatabaseError where [.SQLITE_NOTADB, .SQLITE_CORRUPT].contains(error.resultCode) {
             keepAside(moving: true)
-            findings.append("the database could not be read (\(error.message ?? "\(error.resultCode)")); a new one was started")
+            findings.append(
+                "the database could not be read (\(error.message ?? "\(error.resultCode)")); a new one was started"
+            )
             close(try PrivateFile.open(path, O_RDWR | O_CREAT))
             return (try DatabaseQueue(path: path, configuration: configuration), findings.withPlace(keptAside))
         }
         if existed, isEmpty {
             keepAside(moving: false)
-            findings.append("the database opened empty although this data directory held one before: everything it held is lost (a new user, install and assignments start now)")
+            findings.append(
+                "the database opened empty although this data directory held one before: everything it held is lost (a new user, install and assignments start now)"
+            )
         }
         try mark.write(.open)
         return (database, findings.withPlace(keptAside))
@@ -61,7 +72,9 @@ enum DatabaseOpening {
     /// Copies (or moves) the database's files into a new `damaged-<time>` folder beside
     /// them; its path, or nil when nothing could be kept.
     private static func setAside(_ path: String, moving: Bool) -> String? {
-        let folder = (path as NSString).deletingLastPathComponent + "/damaged-" + ISO8601.string(from: Date()).replacingOccurrences(of: ":", with: "-")
+        let folder =
+            (path as NSString).deletingLastPathComponent + "/damaged-"
+            + ISO8601.string(from: Date()).replacingOccurrences(of: ":", with: "-")
         guard mkdir(folder, 0o700) == 0 || errno == EEXIST else { return nil }
         let manager = FileManager.default
         for suffix in fileSuffixes where manager.fileExists(atPath: path + suffix) {
@@ -77,9 +90,9 @@ enum DatabaseOpening {
     }
 }
 
-private extension Array where Element == String {
+extension Array where Element == String {
     /// The findings, the last naming where the files were kept.
-    func withPlace(_ folder: String?) -> [String] {
+    fileprivate func withPlace(_ folder: String?) -> [String] {
         guard let folder, !isEmpty else { return self }
         var findings = self
         findings[findings.count - 1] += "; the files as they were are kept in \(folder)"

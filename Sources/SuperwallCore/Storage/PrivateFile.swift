@@ -28,7 +28,8 @@ enum PrivateFile {
 
     /// What `errno` means here, with a link named as one.
     static func reason(_ code: Int32) -> String {
-        code == ELOOP ? "it is a symbolic link, which the data directory never follows" : String(cString: strerror(code))
+        code == ELOOP
+            ? "it is a symbolic link, which the data directory never follows" : String(cString: strerror(code))
     }
 
     /// Appends `bytes` to `path`, creating it `0600`.

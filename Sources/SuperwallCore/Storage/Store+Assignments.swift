@@ -30,11 +30,13 @@ extension Store {
     /// stores thousands, and GRDB's argument handling costs several times SQLite's own work
     /// per row.
     static func upsert(_ assignments: [Assignment], in db: Database) throws {
-        let statement = try db.cachedStatement(sql: """
-            INSERT INTO assignment (experimentId, variantId, variantKind, paywallIdentifier, isSentToServer) VALUES (?, ?, ?, ?, ?)
-            ON CONFLICT(experimentId) DO UPDATE SET variantId = excluded.variantId, variantKind = excluded.variantKind,
-            paywallIdentifier = excluded.paywallIdentifier, isSentToServer = excluded.isSentToServer
-            """).sqliteStatement
+        let statement = try db.cachedStatement(
+            sql: """
+                INSERT INTO assignment (experimentId, variantId, variantKind, paywallIdentifier, isSentToServer) VALUES (?, ?, ?, ?, ?)
+                ON CONFLICT(experimentId) DO UPDATE SET variantId = excluded.variantId, variantKind = excluded.variantKind,
+                paywallIdentifier = excluded.paywallIdentifier, isSentToServer = excluded.isSentToServer
+                """
+        ).sqliteStatement
         defer { sqlite3_reset(statement) }
         for assignment in assignments {
             sqlite3_reset(statement)
@@ -53,7 +55,13 @@ extension Store {
         guard let text else { return sqlite3_bind_null(statement, index) }
         let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
         return text.utf8.withContiguousStorageIfAvailable { bytes in
-            sqlite3_bind_text(statement, index, bytes.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) }, Int32(bytes.count), transient)
+            sqlite3_bind_text(
+                statement,
+                index,
+                bytes.baseAddress.map { UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self) },
+                Int32(bytes.count),
+                transient
+            )
         } ?? sqlite3_bind_text(statement, index, text, -1, transient)
     }
 
@@ -62,9 +70,14 @@ extension Store {
             try Row.fetchAll(db, sql: "SELECT * FROM assignment ORDER BY experimentId").map { row in
                 Assignment(
                     experimentId: row["experimentId"],
-                    variant: Variant(id: row["variantId"], kind: Variant.Kind(rawValue: row["variantKind"]) ?? .treatment,
-                                     percentage: 0, paywallIdentifier: row["paywallIdentifier"]),
-                    isSentToServer: row["isSentToServer"])
+                    variant: Variant(
+                        id: row["variantId"],
+                        kind: Variant.Kind(rawValue: row["variantKind"]) ?? .treatment,
+                        percentage: 0,
+                        paywallIdentifier: row["paywallIdentifier"]
+                    ),
+                    isSentToServer: row["isSentToServer"]
+                )
             }
         }
     }

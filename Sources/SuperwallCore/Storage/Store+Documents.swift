@@ -9,15 +9,26 @@ extension Store {
     public func setDocument(_ bytes: Data, for key: DocumentKey) throws {
         try write { db in
             try db.execute(
-                sql: "INSERT INTO keyedValue (key, scope, value) VALUES (?, ?, zeroblob(?)) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                arguments: [key.name, key.scope.rawValue, bytes.count])
-            guard let row = try Int64.fetchOne(db, sql: "SELECT rowid FROM keyedValue WHERE key = ?", arguments: [key.name]) else { return }
+                sql:
+                    "INSERT INTO keyedValue (key, scope, value) VALUES (?, ?, zeroblob(?)) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                arguments: [key.name, key.scope.rawValue, bytes.count]
+            )
+            guard
+                let row = try Int64.fetchOne(
+                    db,
+                    sql: "SELECT rowid FROM keyedValue WHERE key = ?",
+                    arguments: [key.name]
+                )
+            else { return }
             try Self.withBlob(of: row, writable: true, in: db) { blob in
                 try bytes.withUnsafeBytes { raw in
                     var offset = 0
                     while offset < raw.count {
                         let length = min(Self.documentChunk, raw.count - offset)
-                        try Self.check(sqlite3_blob_write(blob, raw.baseAddress! + offset, Int32(length), Int32(offset)), in: db)
+                        try Self.check(
+                            sqlite3_blob_write(blob, raw.baseAddress! + offset, Int32(length), Int32(offset)),
+                            in: db
+                        )
                         offset += length
                     }
                 }
@@ -28,7 +39,13 @@ extension Store {
     /// The bytes stored under `key`, read straight into the answer.
     public func document(_ key: DocumentKey) throws -> Data? {
         try database.read { db in
-            guard let row = try Int64.fetchOne(db, sql: "SELECT rowid FROM keyedValue WHERE key = ?", arguments: [key.name]) else { return nil }
+            guard
+                let row = try Int64.fetchOne(
+                    db,
+                    sql: "SELECT rowid FROM keyedValue WHERE key = ?",
+                    arguments: [key.name]
+                )
+            else { return nil }
             return try Self.withBlob(of: row, writable: false, in: db) { blob in
                 var bytes = Data(count: Int(sqlite3_blob_bytes(blob)))
                 try bytes.withUnsafeMutableBytes { raw in
@@ -42,9 +59,17 @@ extension Store {
 
     static let documentChunk = 256 * 1024
 
-    static func withBlob<T>(of row: Int64, writable: Bool, in db: Database, _ body: (OpaquePointer) throws -> T) throws -> T {
+    static func withBlob<T>(
+        of row: Int64,
+        writable: Bool,
+        in db: Database,
+        _ body: (OpaquePointer) throws -> T
+    ) throws -> T {
         var blob: OpaquePointer?
-        try check(sqlite3_blob_open(db.sqliteConnection, "main", "keyedValue", "value", row, writable ? 1 : 0, &blob), in: db)
+        try check(
+            sqlite3_blob_open(db.sqliteConnection, "main", "keyedValue", "value", row, writable ? 1 : 0, &blob),
+            in: db
+        )
         defer { sqlite3_blob_close(blob) }
         return try body(blob!)
     }
@@ -52,7 +77,10 @@ extension Store {
     /// Throws SQLite's error unless its own API answered `expected`.
     static func check(_ code: Int32, is expected: Int32 = SQLITE_OK, in db: Database) throws {
         guard code == expected else {
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+            throw DatabaseError(
+                resultCode: ResultCode(rawValue: code),
+                message: String(cString: sqlite3_errmsg(db.sqliteConnection))
+            )
         }
     }
 }

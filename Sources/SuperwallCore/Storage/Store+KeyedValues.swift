@@ -35,8 +35,10 @@ extension Store {
 
         public func set<Value>(_ value: Value, for key: StorageKey<Value>) throws {
             try db.execute(
-                sql: "INSERT INTO keyedValue (key, scope, value) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                arguments: [key.name, key.scope.rawValue, try JSONEncoder().encode(value)])
+                sql:
+                    "INSERT INTO keyedValue (key, scope, value) VALUES (?, ?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                arguments: [key.name, key.scope.rawValue, try JSONEncoder().encode(value)]
+            )
         }
 
         public func remove<Value>(_ key: StorageKey<Value>) throws {
@@ -51,8 +53,13 @@ extension Store {
         /// occurrences go, and the placement log keeps only the install's own history
         /// (`app_install`, `app_launch`).
         public func resetUser() throws {
-            try db.execute(sql: "DELETE FROM keyedValue WHERE scope = ?", arguments: [StorageKey<Bool>.Scope.user.rawValue])
-            try db.execute(sql: "UPDATE placement SET forgotten = 1 WHERE forgotten = 0 AND name NOT IN \(Store.installHistorySQL)")
+            try db.execute(
+                sql: "DELETE FROM keyedValue WHERE scope = ?",
+                arguments: [StorageKey<Bool>.Scope.user.rawValue]
+            )
+            try db.execute(
+                sql: "UPDATE placement SET forgotten = 1 WHERE forgotten = 0 AND name NOT IN \(Store.installHistorySQL)"
+            )
             try db.execute(sql: "DELETE FROM occurrence")
             try db.execute(sql: "DELETE FROM assignment")
             resetsUser = true
@@ -78,7 +85,6 @@ extension Store {
     /// The placement log's rows a reset keeps.
     static let installHistory: Set<String> = ["app_install", "app_launch"]
     static let installHistorySQL = "('app_install', 'app_launch')"
-
 
     /// What SuperwallKit's storage reset does: the user's values, assignments and occurrences
     /// go, and the placement log keeps only the install's own history (`app_install`,

@@ -38,18 +38,20 @@ extension Store {
         migrator.registerMigration("v3: logs without AUTOINCREMENT") { db in
             // AUTOINCREMENT's counter is one more page written by every commit; the rowid alone
             // is increasing as the logs need (rows are only deleted by a reset).
-            try db.execute(sql: """
-                CREATE TABLE placement_v3 (id INTEGER PRIMARY KEY, name TEXT NOT NULL, createdAtMs DOUBLE NOT NULL, params BLOB NOT NULL);
-                INSERT INTO placement_v3 SELECT id, name, createdAtMs, params FROM placement;
-                DROP TABLE placement;
-                ALTER TABLE placement_v3 RENAME TO placement;
-                CREATE INDEX placementByNameAndTime ON placement (name, createdAtMs);
-                CREATE TABLE occurrence_v3 (id INTEGER PRIMARY KEY, key TEXT NOT NULL, createdAtMs DOUBLE NOT NULL);
-                INSERT INTO occurrence_v3 SELECT id, key, createdAtMs FROM occurrence;
-                DROP TABLE occurrence;
-                ALTER TABLE occurrence_v3 RENAME TO occurrence;
-                CREATE INDEX occurrenceByKeyAndTime ON occurrence (key, createdAtMs);
-                """)
+            try db.execute(
+                sql: """
+                    CREATE TABLE placement_v3 (id INTEGER PRIMARY KEY, name TEXT NOT NULL, createdAtMs DOUBLE NOT NULL, params BLOB NOT NULL);
+                    INSERT INTO placement_v3 SELECT id, name, createdAtMs, params FROM placement;
+                    DROP TABLE placement;
+                    ALTER TABLE placement_v3 RENAME TO placement;
+                    CREATE INDEX placementByNameAndTime ON placement (name, createdAtMs);
+                    CREATE TABLE occurrence_v3 (id INTEGER PRIMARY KEY, key TEXT NOT NULL, createdAtMs DOUBLE NOT NULL);
+                    INSERT INTO occurrence_v3 SELECT id, key, createdAtMs FROM occurrence;
+                    DROP TABLE occurrence;
+                    ALTER TABLE occurrence_v3 RENAME TO occurrence;
+                    CREATE INDEX occurrenceByKeyAndTime ON occurrence (key, createdAtMs);
+                    """
+            )
         }
         migrator.registerMigration("v4: the placement log's times in memory") { db in
             // `PlacementTimeline` answers by name and time; the index only cost writes.
@@ -59,19 +61,23 @@ extension Store {
             // Events go out in id order from a persisted cursor, so the log is append-only: a
             // reset marks rows forgotten instead of deleting them (a deleted last row would let
             // SQLite hand its id out again, behind the cursor).
-            try db.execute(sql: """
-                ALTER TABLE placement ADD COLUMN eventId TEXT;
-                ALTER TABLE placement ADD COLUMN queued INTEGER NOT NULL DEFAULT 0;
-                ALTER TABLE placement ADD COLUMN forgotten INTEGER NOT NULL DEFAULT 0;
-                """)
+            try db.execute(
+                sql: """
+                    ALTER TABLE placement ADD COLUMN eventId TEXT;
+                    ALTER TABLE placement ADD COLUMN queued INTEGER NOT NULL DEFAULT 0;
+                    ALTER TABLE placement ADD COLUMN forgotten INTEGER NOT NULL DEFAULT 0;
+                    """
+            )
         }
         migrator.registerMigration("v6: the cached config as its bytes") { db in
             // It was a JSON string holding the config's text; `document(_:)` reads the text
             // itself, a chunk at a time.
-            try db.execute(sql: """
-                UPDATE keyedValue SET value = CAST(json_extract(CAST(value AS TEXT), '$') AS BLOB)
-                WHERE key = 'lastConfig' AND json_valid(CAST(value AS TEXT)) AND json_type(CAST(value AS TEXT)) = 'text'
-                """)
+            try db.execute(
+                sql: """
+                    UPDATE keyedValue SET value = CAST(json_extract(CAST(value AS TEXT), '$') AS BLOB)
+                    WHERE key = 'lastConfig' AND json_valid(CAST(value AS TEXT)) AND json_type(CAST(value AS TEXT)) = 'text'
+                    """
+            )
         }
         return migrator
     }

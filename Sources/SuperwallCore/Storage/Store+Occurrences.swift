@@ -5,7 +5,10 @@ import GRDB
 extension Store {
     public func recordOccurrence(key: String, at time: Date) throws {
         try write { db in
-            try db.execute(sql: "INSERT INTO occurrence (key, createdAtMs) VALUES (?, ?)", arguments: [key, time.timeIntervalSince1970 * 1000])
+            try db.execute(
+                sql: "INSERT INTO occurrence (key, createdAtMs) VALUES (?, ?)",
+                arguments: [key, time.timeIntervalSince1970 * 1000]
+            )
         }
     }
 
@@ -13,8 +16,10 @@ extension Store {
     public func occurrenceCount(key: String, since: Date?) throws -> Int {
         try database.read { db in
             try Int.fetchOne(
-                db, sql: "SELECT COUNT(*) FROM occurrence WHERE key = ? AND createdAtMs >= ?",
-                arguments: [key, (since?.timeIntervalSince1970 ?? -.infinity) * 1000]) ?? 0
+                db,
+                sql: "SELECT COUNT(*) FROM occurrence WHERE key = ? AND createdAtMs >= ?",
+                arguments: [key, (since?.timeIntervalSince1970 ?? -.infinity) * 1000]
+            ) ?? 0
         }
     }
 }

@@ -16,17 +16,24 @@ extension Store {
     public func outgoingEvents(after position: Int64, limit: Int) throws -> [OutgoingEvent] {
         try transferPendingWrites()
         return try database.read { db in
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT id, eventId, name, createdAtMs, params FROM placement
-                WHERE id > ? AND queued = 1 ORDER BY id LIMIT ?
-                """, arguments: [position, limit])
+            let rows = try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT id, eventId, name, createdAtMs, params FROM placement
+                    WHERE id > ? AND queued = 1 ORDER BY id LIMIT ?
+                    """,
+                arguments: [position, limit]
+            )
             return rows.map { row in
                 let name: String = row["name"]
                 let params: Data = row["params"]
                 let eventId = (row["eventId"] as Data?).map(Self.uuidText) ?? ""
                 let createdAt = ISO8601.string(from: Date(timeIntervalSince1970: (row["createdAtMs"] as Double) / 1000))
-                var json = #"{"event_id":"# + JSON.string(eventId).jsonText + #","event_name":"# + JSON.string(name).jsonText
-                json += #","parameters":"# + String(decoding: params, as: UTF8.self) + #","created_at":"# + JSON.string(createdAt).jsonText + "}"
+                var json =
+                    #"{"event_id":"# + JSON.string(eventId).jsonText + #","event_name":"# + JSON.string(name).jsonText
+                json +=
+                    #","parameters":"# + String(decoding: params, as: UTF8.self) + #","created_at":"#
+                    + JSON.string(createdAt).jsonText + "}"
                 return OutgoingEvent(position: row["id"], json: json)
             }
         }
@@ -44,7 +51,11 @@ extension Store {
     public func outgoingEventCount(after position: Int64) throws -> Int {
         try transferPendingWrites()
         return try database.read { db in
-            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM placement WHERE id > ? AND queued = 1", arguments: [position]) ?? 0
+            try Int.fetchOne(
+                db,
+                sql: "SELECT COUNT(*) FROM placement WHERE id > ? AND queued = 1",
+                arguments: [position]
+            ) ?? 0
         }
     }
 
@@ -52,15 +63,22 @@ extension Store {
     public func outgoingPosition(after position: Int64, skipping count: Int) throws -> Int64? {
         try transferPendingWrites()
         return try database.read { db in
-            try Int64.fetchOne(db, sql: "SELECT id FROM placement WHERE id > ? AND queued = 1 ORDER BY id LIMIT 1 OFFSET ?",
-                               arguments: [position, count - 1])
+            try Int64.fetchOne(
+                db,
+                sql: "SELECT id FROM placement WHERE id > ? AND queued = 1 ORDER BY id LIMIT 1 OFFSET ?",
+                arguments: [position, count - 1]
+            )
         }
     }
 
     /// The position that leaves the newest `count` queued events after it.
     public func outgoingPosition(keepingNewest count: Int) throws -> Int64? {
         try database.read { db in
-            try Int64.fetchOne(db, sql: "SELECT id FROM placement WHERE queued = 1 ORDER BY id DESC LIMIT 1 OFFSET ?", arguments: [count])
+            try Int64.fetchOne(
+                db,
+                sql: "SELECT id FROM placement WHERE queued = 1 ORDER BY id DESC LIMIT 1 OFFSET ?",
+                arguments: [count]
+            )
         }
     }
 }

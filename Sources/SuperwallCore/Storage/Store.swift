@@ -1,8 +1,8 @@
+import DequeModule
 import Foundation
 import GRDB
-import Logging
 import GRDBSQLite
-import DequeModule
+import Logging
 import Synchronization
 
 /// Everything the core persists, in one SQLite database (WAL) per data directory.
@@ -125,7 +125,9 @@ public final class Store: Sendable {
             try closeMark.write(.closed)
             isClosedCleanly.store(true, ordering: .releasing)
         } catch {
-            report("the database could not be closed cleanly (\(error)); its latest commits stay in its write-ahead log")
+            report(
+                "the database could not be closed cleanly (\(error)); its latest commits stay in its write-ahead log"
+            )
         }
     }
 

@@ -63,12 +63,25 @@ struct WriteAheadLog {
         while offset + frameSize <= bytes.count {
             // Frames of an earlier round of the log, past where this one reached, carry
             // other salts: the end, not damage.
-            guard (Self.word(bytes, at: offset + 8, bigEndian: true), Self.word(bytes, at: offset + 12, bigEndian: true)) == salts else { return }
+            guard
+                (Self.word(bytes, at: offset + 8, bigEndian: true), Self.word(bytes, at: offset + 12, bigEndian: true))
+                    == salts
+            else { return }
             sums = Self.checksum(bytes[offset..<(offset + 8)], bigEndian: bigEndian, from: sums)
-            sums = Self.checksum(bytes[(offset + Self.frameHeaderSize)..<(offset + frameSize)], bigEndian: bigEndian, from: sums)
-            guard sums == (Self.word(bytes, at: offset + 16, bigEndian: true), Self.word(bytes, at: offset + 20, bigEndian: true)) else {
+            sums = Self.checksum(
+                bytes[(offset + Self.frameHeaderSize)..<(offset + frameSize)],
+                bigEndian: bigEndian,
+                from: sums
+            )
+            guard
+                sums == (
+                    Self.word(bytes, at: offset + 16, bigEndian: true),
+                    Self.word(bytes, at: offset + 20, bigEndian: true)
+                )
+            else {
                 let remaining = (bytes.count - offset) / frameSize
-                damage = "frame \(validFrames + 1) fails its checksum, so SQLite ignores it and the \(remaining - 1) after it"
+                damage =
+                    "frame \(validFrames + 1) fails its checksum, so SQLite ignores it and the \(remaining - 1) after it"
                 return
             }
             validFrames += 1
@@ -82,7 +95,11 @@ struct WriteAheadLog {
     }
 
     /// SQLite's log checksum over `bytes` (a multiple of eight), continuing from `start`.
-    private static func checksum(_ bytes: ArraySlice<UInt8>, bigEndian: Bool, from start: (UInt32, UInt32)) -> (UInt32, UInt32) {
+    private static func checksum(
+        _ bytes: ArraySlice<UInt8>,
+        bigEndian: Bool,
+        from start: (UInt32, UInt32)
+    ) -> (UInt32, UInt32) {
         var (first, second) = start
         bytes.withUnsafeBytes { raw in
             var offset = 0

@@ -43,7 +43,12 @@ final class CheckpointRequests: Sendable {
     }
 }
 
-private func walHook(context: UnsafeMutableRawPointer?, connection: OpaquePointer?, database: UnsafePointer<CChar>?, pages: Int32) -> Int32 {
+private func walHook(
+    context: UnsafeMutableRawPointer?,
+    connection: OpaquePointer?,
+    database: UnsafePointer<CChar>?,
+    pages: Int32
+) -> Int32 {
     if let context {
         Unmanaged<CheckpointRequests>.fromOpaque(context).takeUnretainedValue().walGrew(to: pages)
     }

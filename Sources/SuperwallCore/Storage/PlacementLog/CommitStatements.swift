@@ -15,18 +15,31 @@ final class CommitStatements: @unchecked Sendable {
     init(_ db: Database) throws {
         func prepare(_ sql: String) throws -> OpaquePointer {
             var statement: OpaquePointer?
-            let code = sqlite3_prepare_v3(db.sqliteConnection, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+            let code = sqlite3_prepare_v3(
+                db.sqliteConnection,
+                sql,
+                -1,
+                UInt32(SQLITE_PREPARE_PERSISTENT),
+                &statement,
+                nil
+            )
             try Store.check(code, in: db)
-            guard let statement else { throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "no statement for \(sql)") }
+            guard let statement else {
+                throw DatabaseError(resultCode: .SQLITE_MISUSE, message: "no statement for \(sql)")
+            }
             return statement
         }
         begin = try prepare("BEGIN IMMEDIATE TRANSACTION")
         commit = try prepare("COMMIT TRANSACTION")
-        insert = try prepare("INSERT INTO placement (name, createdAtMs, params, eventId, queued) VALUES (?, ?, ?, ?, ?)")
-        setTransferred = try prepare("""
+        insert = try prepare(
+            "INSERT INTO placement (name, createdAtMs, params, eventId, queued) VALUES (?, ?, ?, ?, ?)"
+        )
+        setTransferred = try prepare(
+            """
             INSERT INTO keyedValue (key, scope, value) VALUES ('\(Store.transferredKey)', 'app', ?)
             ON CONFLICT(key) DO UPDATE SET value = excluded.value
-            """)
+            """
+        )
     }
 
     func run(_ statement: OpaquePointer, in db: Database) throws {

@@ -111,7 +111,8 @@ final class PlacementJournal: Sendable {
                     ? StoreFault.full("cannot reserve \(capacity) bytes for \(path): \(reason)")
                     : StoreFault.journal("cannot reserve \(capacity) bytes for \(path): \(reason)")
             }
-            guard let base = mmap(nil, capacity, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0), base != MAP_FAILED else {
+            guard let base = mmap(nil, capacity, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0), base != MAP_FAILED
+            else {
                 let reason = String(cString: strerror(errno))
                 close(descriptor)
                 for descriptor in descriptors { close(descriptor) }
@@ -147,7 +148,8 @@ final class PlacementJournal: Sendable {
                 var offset = 0
                 reading: while true {
                     switch Self.read(at: offset, in: state.segments[index].base, capacity: capacity) {
-                    case .record(let record, let next) where records.last.map({ record.sequence == $0.sequence + 1 }) ?? true:
+                    case .record(let record, let next)
+                    where records.last.map({ record.sequence == $0.sequence + 1 }) ?? true:
                         records.append(record)
                         offset = next
                     case .rejected(let reason):
@@ -195,7 +197,8 @@ final class PlacementJournal: Sendable {
             }
             var segment = state.segments[state.active]
             guard guarded_copy(segment.base + segment.end, scratch, bytes) == 0 else {
-                state.damage = "a copy into placement file \(state.active) faulted: the file was cut short or its blocks released under the bridge"
+                state.damage =
+                    "a copy into placement file \(state.active) faulted: the file was cut short or its blocks released under the bridge"
                 return .damaged
             }
             segment.isReleased = false
@@ -216,7 +219,9 @@ final class PlacementJournal: Sendable {
             }
             // A file with nothing to keep gives its pages back: the process's resident memory
             // does not keep what a burst wrote (the data stays in the file).
-            for index in state.segments.indices where state.segments[index].last <= transferred && !state.segments[index].isReleased && state.damage == nil {
+            for index in state.segments.indices
+            where state.segments[index].last <= transferred && !state.segments[index].isReleased && state.damage == nil
+            {
                 guard index != state.active || state.segments[index].end == 0 else { continue }
                 madvise(state.segments[index].base, capacity, MADV_DONTNEED)
                 state.segments[index].isReleased = true
@@ -231,7 +236,12 @@ final class PlacementJournal: Sendable {
     }
 
     /// Writes the record of `row` at `offset`, straight into the mapping; the offset past it.
-    private static func write(_ row: PlacementRow, numbered sequence: UInt64, at offset: Int, in base: UnsafeMutableRawPointer) -> Int {
+    private static func write(
+        _ row: PlacementRow,
+        numbered sequence: UInt64,
+        at offset: Int,
+        in base: UnsafeMutableRawPointer
+    ) -> Int {
         let payload = base + offset + headerSize
         var cursor = 0
         func put<Value>(_ value: Value) {
@@ -287,22 +297,31 @@ final class PlacementJournal: Sendable {
             defer { cursor += count }
             return UnsafeRawBufferPointer(rebasing: payload[cursor..<(cursor + count)])
         }
-        guard let sequence = take(8)?.loadUnaligned(as: UInt64.self), let time = take(8)?.loadUnaligned(as: UInt64.self),
-              let queued = take(1)?.first, let id = take(16), let nameLength = take(4)?.loadUnaligned(as: UInt32.self),
-              let name = take(Int(UInt32(littleEndian: nameLength))), let paramsLength = take(4)?.loadUnaligned(as: UInt32.self),
-              let params = take(Int(UInt32(littleEndian: paramsLength))), cursor == payload.count else {
+        guard let sequence = take(8)?.loadUnaligned(as: UInt64.self),
+            let time = take(8)?.loadUnaligned(as: UInt64.self),
+            let queued = take(1)?.first, let id = take(16), let nameLength = take(4)?.loadUnaligned(as: UInt32.self),
+            let name = take(Int(UInt32(littleEndian: nameLength))),
+            let paramsLength = take(4)?.loadUnaligned(as: UInt32.self),
+            let params = take(Int(UInt32(littleEndian: paramsLength))), cursor == payload.count
+        else {
             return .rejected("its lengths do not add up to its size")
         }
         let number = UInt64(littleEndian: sequence)
-        guard number > 0, number <= largestSequence else { return .rejected("sequence number \(number) is out of range") }
+        guard number > 0, number <= largestSequence else {
+            return .rejected("sequence number \(number) is out of range")
+        }
         let createdAtMs = Double(bitPattern: UInt64(littleEndian: time))
         guard createdAtMs.isFinite else { return .rejected("its time is not a finite number") }
         guard queued <= 1 else { return .rejected("its queued flag is \(queued)") }
         var uuid = UUID.nilBytes
         withUnsafeMutableBytes(of: &uuid) { $0.copyMemory(from: id) }
         let row = PlacementRow(
-            name: String(decoding: name, as: UTF8.self), createdAtMs: createdAtMs,
-            params: Array(params), eventId: id.allSatisfy { $0 == 0 } ? nil : UUID(uuid: uuid), queued: queued == 1)
+            name: String(decoding: name, as: UTF8.self),
+            createdAtMs: createdAtMs,
+            params: Array(params),
+            eventId: id.allSatisfy { $0 == 0 } ? nil : UUID(uuid: uuid),
+            queued: queued == 1
+        )
         return .record(Record(sequence: number, row: row), next: offset + headerSize + length)
     }
 

@@ -37,7 +37,15 @@ struct PlacementTimeline {
                     buckets[buckets.count - 1].lastMs = max(last.lastMs, time)
                     buckets[buckets.count - 1].cumulativeCount += 1
                 } else if buckets.last.map({ $0.second < second }) ?? true {
-                    buckets.append(Bucket(second: second, count: 1, firstMs: time, lastMs: time, cumulativeCount: (buckets.last?.cumulativeCount ?? 0) + 1))
+                    buckets.append(
+                        Bucket(
+                            second: second,
+                            count: 1,
+                            firstMs: time,
+                            lastMs: time,
+                            cumulativeCount: (buckets.last?.cumulativeCount ?? 0) + 1
+                        )
+                    )
                 } else {
                     foldOutOfOrder(time, second: second)
                 }
@@ -53,7 +61,10 @@ struct PlacementTimeline {
                 buckets[position].firstMs = min(buckets[position].firstMs, time)
                 buckets[position].lastMs = max(buckets[position].lastMs, time)
             } else {
-                buckets.insert(Bucket(second: second, count: 1, firstMs: time, lastMs: time, cumulativeCount: 0), at: position)
+                buckets.insert(
+                    Bucket(second: second, count: 1, firstMs: time, lastMs: time, cumulativeCount: 0),
+                    at: position
+                )
             }
             var running = position > 0 ? buckets[position - 1].cumulativeCount : 0
             for index in position..<buckets.count {
@@ -118,14 +129,17 @@ struct PlacementTimeline {
         guard let list = times[name], from <= to else { return 0 }
         let exact = Self.firstIndex(in: list, after: to) - Self.firstIndex(in: list, notBefore: from)
         guard let older = folded[name] else { return exact }
-        let low = older.first { $0 >= from }, high = older.first { $0 > to }
+        let low = older.first { $0 >= from }
+        let high = older.first { $0 > to }
         guard high > low else { return exact }
         let before = low > 0 ? older.buckets[low - 1].cumulativeCount : 0
         return exact + older.buckets[high - 1].cumulativeCount - before
     }
 
     /// How many times are kept, exactly or in buckets (for tests of the bound).
-    var storedCount: Int { times.values.reduce(0) { $0 + $1.count } + folded.values.reduce(0) { $0 + $1.buckets.count } }
+    var storedCount: Int {
+        times.values.reduce(0) { $0 + $1.count } + folded.values.reduce(0) { $0 + $1.buckets.count }
+    }
 
     /// Forgets every name but `kept`.
     mutating func keepOnly(_ kept: Set<String>) {

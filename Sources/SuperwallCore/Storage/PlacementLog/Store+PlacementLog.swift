@@ -42,7 +42,9 @@ extension Store {
         let recovery = journal.recover()
         let records = recovery.records
         for rejected in recovery.rejected {
-            report("the placement journal holds a record that is not valid (\(rejected)); it and the records after it in its file were skipped")
+            report(
+                "the placement journal holds a record that is not valid (\(rejected)); it and the records after it in its file were skipped"
+            )
         }
         // Untrusted like the journal: a mark no journal can have written counts as none.
         let mark = try database.read { db in try Int64.fetchOne(db, sql: Self.transferredQuery) } ?? 0
@@ -59,12 +61,14 @@ extension Store {
     func loadTimeline() throws {
         var loaded = PlacementTimeline()
         try database.read { db in
-            let rows = try Row.fetchCursor(db, sql: "SELECT name, createdAtMs FROM placement WHERE forgotten = 0 ORDER BY id")
+            let rows = try Row.fetchCursor(
+                db,
+                sql: "SELECT name, createdAtMs FROM placement WHERE forgotten = 0 ORDER BY id"
+            )
             while let row = try rows.next() { loaded.insert(row[0], atMs: row[1]) }
         }
         timeline.withLock { $0 = loaded }
     }
-
 
     /// Records that a placement (or event) happened, for `*Since` and `placementsIn*` rules,
     /// which see it at once (`PlacementTimeline`).
@@ -82,7 +86,13 @@ extension Store {
     /// an event to send (`outgoingEvents`), under `eventId`, stored as its 16 bytes: the text
     /// form made every row 20 bytes longer, and commits measurably slower.
     func logPlacement(_ name: String, at time: Date, paramsJSON: [UInt8], eventId: UUID? = nil, queued: Bool = false) {
-        let row = PlacementRow(name: name, createdAtMs: time.timeIntervalSince1970 * 1000, params: paramsJSON, eventId: eventId, queued: queued)
+        let row = PlacementRow(
+            name: name,
+            createdAtMs: time.timeIntervalSince1970 * 1000,
+            params: paramsJSON,
+            eventId: eventId,
+            queued: queued
+        )
         timeline.withLock { $0.insert(name, atMs: row.createdAtMs) }
         let startTimer = unwritten.withLock { unwritten -> Bool in
             unwritten.rows.append(row)
@@ -133,10 +143,12 @@ extension Store {
             return unwritten.journaled.count
         }
         guard let backlog else {
-            let firstSign = appended == .damaged && journalDamageReported.withLock { reported in
-                defer { reported = true }
-                return !reported
-            }
+            let firstSign =
+                appended == .damaged
+                && journalDamageReported.withLock { reported in
+                    defer { reported = true }
+                    return !reported
+                }
             if firstSign, let damage = journal.damage {
                 report("\(damage); each answer now commits its rows to SQLite instead")
             }
@@ -198,7 +210,10 @@ extension Store {
     /// then holds the only copy of them, and counts in `transactionsHoldingRows` until it ends
     /// (the caller takes it off).
     func writeUnwritten(
-        _ db: Database, with prepared: CommitStatements? = nil, journaledAtMost limit: Int? = nil, tookRows: inout Bool
+        _ db: Database,
+        with prepared: CommitStatements? = nil,
+        journaledAtMost limit: Int? = nil,
+        tookRows: inout Bool
     ) throws -> UInt64? {
         let (records, rows) = unwritten.withLock { unwritten -> ([PlacementJournal.Record], [PlacementRow]) in
             if let limit {
@@ -252,17 +267,24 @@ extension Store {
         let code = name.withUTF8 { name in
             row.params.withUnsafeBytes { params in
                 withUnsafeBytes(of: id) { id in
-                    var code = if let text = UnsafeRawPointer(name.baseAddress)?.assumingMemoryBound(to: CChar.self) {
-                        sqlite3_bind_text(statement, 1, text, Int32(name.count), nil)
-                    } else {
-                        sqlite3_bind_text(statement, 1, "", 0, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
-                    }
+                    var code =
+                        if let text = UnsafeRawPointer(name.baseAddress)?.assumingMemoryBound(to: CChar.self) {
+                            sqlite3_bind_text(statement, 1, text, Int32(name.count), nil)
+                        } else {
+                            sqlite3_bind_text(statement, 1, "", 0, unsafeBitCast(-1, to: sqlite3_destructor_type.self))
+                        }
                     if code == SQLITE_OK { code = sqlite3_bind_double(statement, 2, row.createdAtMs) }
                     if code == SQLITE_OK {
-                        code = params.isEmpty ? sqlite3_bind_zeroblob(statement, 3, 0) : sqlite3_bind_blob(statement, 3, params.baseAddress, Int32(params.count), nil)
+                        code =
+                            params.isEmpty
+                            ? sqlite3_bind_zeroblob(statement, 3, 0)
+                            : sqlite3_bind_blob(statement, 3, params.baseAddress, Int32(params.count), nil)
                     }
                     if code == SQLITE_OK {
-                        code = row.eventId == nil ? sqlite3_bind_null(statement, 4) : sqlite3_bind_blob(statement, 4, id.baseAddress, Int32(id.count), nil)
+                        code =
+                            row.eventId == nil
+                            ? sqlite3_bind_null(statement, 4)
+                            : sqlite3_bind_blob(statement, 4, id.baseAddress, Int32(id.count), nil)
                     }
                     if code == SQLITE_OK { code = sqlite3_bind_int(statement, 5, row.queued ? 1 : 0) }
                     return code == SQLITE_OK ? sqlite3_step(statement) : code
@@ -295,7 +317,11 @@ extension Store {
     /// How often `name` happened in `[since, until]`; all of its history when `since` is nil.
     public func placementCount(named name: String, since: Date?, until: Date) throws -> Int {
         timeline.withLock {
-            $0.count(named: name, from: (since?.timeIntervalSince1970 ?? -.infinity) * 1000, to: until.timeIntervalSince1970 * 1000)
+            $0.count(
+                named: name,
+                from: (since?.timeIntervalSince1970 ?? -.infinity) * 1000,
+                to: until.timeIntervalSince1970 * 1000
+            )
         }
     }
 
@@ -303,6 +329,8 @@ extension Store {
     /// accepted rows are committed first.
     public func placementNames() throws -> [String] {
         try transferPendingWrites()
-        return try database.read { db in try String.fetchAll(db, sql: "SELECT name FROM placement WHERE forgotten = 0 ORDER BY id") }
+        return try database.read { db in
+            try String.fetchAll(db, sql: "SELECT name FROM placement WHERE forgotten = 0 ORDER BY id")
+        }
     }
 }
