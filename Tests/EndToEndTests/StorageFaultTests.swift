@@ -7,62 +7,6 @@ import Testing
 import Glibc
 #endif
 
-/// A tmpfs of a few megabytes mounted for one test (root, as CI runs), unmounted after.
-private final class SmallDisk {
-    let path: String
-
-    /// Nil where mounting is refused (not root, or no mount rights in this namespace).
-    init?(megabytes: Int) {
-        path = FileManager.default.temporaryDirectory.appendingPathComponent("small-disk-\(UUID().uuidString)").path
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        guard mount("tmpfs", path, "tmpfs", 0, "size=\(megabytes)m,mode=0700") == 0 else {
-            try? FileManager.default.removeItem(atPath: path)
-            return nil
-        }
-    }
-
-    deinit {
-        umount2(path, Int32(MNT_DETACH))
-        try? FileManager.default.removeItem(atPath: path)
-    }
-
-    static var canMount: Bool { SmallDisk(megabytes: 1) != nil }
-
-    /// Writes a file until the disk refuses more.
-    func fill(named name: String = "filler") {
-        let descriptor = open(path + "/" + name, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        guard descriptor >= 0 else { return }
-        defer { close(descriptor) }
-        let block = [UInt8](repeating: 0xAB, count: 4096)
-        while block.withUnsafeBytes({ write(descriptor, $0.baseAddress, $0.count) }) > 0 {}
-    }
-
-    func free(named name: String = "filler") {
-        unlink(path + "/" + name)
-    }
-}
-
-private func reply(to id: JSONValue, from bridge: BridgeProcess) async -> JSONValue? {
-    while let message = await bridge.client.next() {
-        if message["id"] == id, message["method"] == nil { return message }
-    }
-    return nil
-}
-
-private func call(
-    _ bridge: BridgeProcess,
-    _ id: JSONValue,
-    _ method: String,
-    _ params: JSONValue? = nil
-) async -> JSONValue? {
-    bridge.client.request(id, method, params)
-    return await reply(to: id, from: bridge)
-}
-
-private func configureParams(_ directory: String) -> JSONValue {
-    ["apiKey": "pk_faults", "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(directory)]]
-}
-
 @Suite(.serialized) struct StorageFaultTests {
     /// The journal's files were sparse and mapped shared: the first write to a page the full
     /// disk could not allocate killed the bridge with SIGBUS, and every restart died again.
@@ -260,43 +204,5 @@ private func configureParams(_ directory: String) -> JSONValue {
         #expect(after.appUserId == "crash_user")
         #expect(after.warnings.isEmpty, "\(after.warnings)")
         #expect(damagedFolders(in: directory).isEmpty)
-    }
-}
-
-@Suite struct UnknownBundleIdTests {
-    /// A config naming the app's bundle id, and a client that gave none, used to switch test
-    /// mode on without a word; now it stays off, and the log says what to set.
-    @Test func aConfigNamingTheBundleIdWhenTheClientGaveNoneIsWarnedOfAtTheDefaultLevel() async throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bundle-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let demo = try await runBridge(["demo-config"]).stdout
-        guard case .object(var config) = try JSONDecoding.decode(demo) else {
-            Issue.record("the demo config is not an object")
-            return
-        }
-        config["bundle_id_config"] = "com.pockettrainer"
-        let path = folder.appendingPathComponent("config.json").path
-        try Data(JSONWriter.encode(.object(config))).write(to: URL(fileURLWithPath: path))
-        let bridge = try BridgeProcess()
-        await bridge.initialize()
-        let configured = await call(
-            bridge,
-            1,
-            "configure",
-            [
-                "apiKey": "pk_bundle",
-                "options": [
-                    "configSource": ["type": "file", "path": .string(path)],
-                    "dataDirectory": .string(folder.appendingPathComponent("data").path),
-                ],
-            ]
-        )
-        #expect(configured?["result"]?["configurationStatus"] == "configured")
-        bridge.client.closeWriting()
-        #expect(await bridge.waitForExit() == 0)
-        #expect(
-            bridge.stderr.contains("bundle_id_config com.pockettrainer") && bridge.stderr.contains("device.bundleId"),
-            "\(bridge.stderr)"
-        )
     }
 }

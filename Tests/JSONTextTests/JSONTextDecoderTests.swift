@@ -3,57 +3,6 @@ import JSONText
 import TestSupport
 import Testing
 
-/// A value with every shape the config decodes: nested objects, arrays, optionals, a
-/// dictionary, integers of several widths, doubles, booleans and strings with escapes.
-private struct Sample: Codable, Equatable {
-    struct Item: Codable, Equatable {
-        var name: String
-        var weight: Double
-        var tags: [String]
-    }
-
-    var id: Int
-    var small: UInt8
-    var big: Int64
-    var ratio: Double
-    var flag: Bool
-    var title: String
-    var note: String?
-    var missing: String?
-    var items: [Item]
-    var table: [String: Int]
-    var nested: [[Int]]
-}
-
-private let sampleText = #"""
-    { "id": 42, "small": 255, "big": -9223372036854775808, "ratio": 1.5e-3, "flag": true,
-      "title": "tab\there \"quoted\" \\ \/ \u00e9 \ud83d\ude00 é ✓ 😀", "note": null,
-      "items": [ {"name": "a", "weight": 2, "tags": []}, {"name": "b\n", "weight": -0.25, "tags": ["x", "y"]} ],
-      "table": {"one": 1, "two": 2, "tw\u006f": 3}, "nested": [[], [1, 2], [3]], "ignored": {"deep": [null, false]} }
-    """#
-
-private func foundation<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
-    try JSONDecoder().decode(type, from: Data(text.utf8))
-}
-
-private func ours<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
-    try JSONTextDecoder().decode(type, from: Array(text.utf8))
-}
-
-/// A decoding error as case name and JSON path, the parts of it the config reports.
-private func summary(_ error: any Error) -> String {
-    func path(_ keys: [any CodingKey]) -> String {
-        keys.reduce("$") { text, key in key.intValue.map { text + "[\($0)]" } ?? text + "." + key.stringValue }
-    }
-    switch error as? DecodingError {
-    case .keyNotFound(let key, let context): return "keyNotFound \(path(context.codingPath + [key]))"
-    case .typeMismatch(let type, let context): return "typeMismatch \(type) \(path(context.codingPath))"
-    case .valueNotFound(let type, let context): return "valueNotFound \(type) \(path(context.codingPath))"
-    case .dataCorrupted(let context): return "dataCorrupted \(path(context.codingPath))"
-    default: return "\(error)"
-    }
-}
-
 @Suite struct JSONTextDecoderTests {
     @Test func itDecodesWhatFoundationsDecoderDecodes() throws {
         let expected = try foundation(Sample.self, sampleText)
@@ -186,54 +135,5 @@ private func summary(_ error: any Error) -> String {
             return
         }
         #expect(context.debugDescription.contains("at byte 6"), "\(context.debugDescription)")
-    }
-}
-
-@Suite struct JSONStreamTests {
-    @Test func itReadsAnObjectsMembersAndAnArraysElementsOneByOneWithWhereEachIs() throws {
-        let text = Array(#" {"a": [1, {"b": "c"} , "d"], "e": null} "#.utf8)
-        var read: [String] = []
-        try text.withUnsafeBytes { bytes in
-            var stream = try JSONStream(bytes)
-            try stream.open(.object)
-            while let name = try stream.nextMember() {
-                if stream.nextKind == .array {
-                    try stream.open(.array)
-                    while try stream.nextElement() {
-                        let (kind, written) = try stream.readValue { document, range in
-                            (document.kind, String(decoding: bytes[range], as: UTF8.self))
-                        }
-                        read.append("\(name)[]: \(kind) \(written)")
-                    }
-                } else {
-                    try stream.skipValue()
-                    read.append("\(name): skipped")
-                }
-            }
-            try stream.finish()
-        }
-        #expect(read == ["a[]: number 1", #"a[]: object {"b": "c"}"#, #"a[]: string "d""#, "e: skipped"])
-    }
-
-    @Test(arguments: [
-        #"{"a": [1 2]}"#, #"{"a": [1,]}"#, #"{"a": 1,}"#, #"{"a": 1} x"#, #"{"a" 1}"#, #"{"a": [1}"#, #"{"#,
-    ])
-    func punctuationBetweenValuesIsCheckedAsStrictlyAsInsideThem(_ text: String) {
-        let bytes = Array(text.utf8)
-        #expect(throws: DecodingError.self, "\(text)") {
-            try bytes.withUnsafeBytes { bytes in
-                var stream = try JSONStream(bytes)
-                try stream.open(.object)
-                while try stream.nextMember() != nil {
-                    if stream.nextKind == .array {
-                        try stream.open(.array)
-                        while try stream.nextElement() { try stream.skipValue() }
-                    } else {
-                        try stream.skipValue()
-                    }
-                }
-                try stream.finish()
-            }
-        }
     }
 }

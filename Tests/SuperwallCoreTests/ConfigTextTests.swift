@@ -5,15 +5,6 @@ import Testing
 
 @testable import SuperwallCore
 
-/// A minimal valid config, compact, whose text the tests below edit byte by byte.
-private let minimalConfig = #"""
-    {"build_id":"b","log_level":10,"app_session_timeout_ms":3600000,"toggles":[],"disable_preload":{"all":false,"triggers":[]},"localization":{"locales":[]},"trigger_options":[{"event_name":"p","rules":[{"experiment_id":"1","experiment_group_id":"2","preload":{"behavior":"ALWAYS"},"variants":[{"variant_id":"v","variant_type":"TREATMENT","percentage":100,"paywall_identifier":"w"}]}]}],"paywall_responses":[{"id":"9","identifier":"w","name":"W","cache_key":"k","build_id":"b","url":"https://example.com","url_config":{"endpoints":[],"max_attempts":1},"paywalljs_event":"","presentation_style_v3":{"type":"MODAL"},"presentation_delay":0,"background_color_hex":"#FFF","products_v2":[]}],"products_v3":[{"store_product":{"store":"APP_STORE","product_identifier":"a"},"entitlements":[{"identifier":"pro","type":"SERVICE_LEVEL"}]}]}
-    """#
-
-private func decode(_ text: String) throws(ConfigDecodingError) -> Config {
-    try Config.decode(from: Data(text.utf8))
-}
-
 @Suite struct ConfigTextTests {
     @Test func theMinimalConfigDecodes() throws {
         let config = try decode(minimalConfig)
@@ -142,38 +133,5 @@ private func decode(_ text: String) throws(ConfigDecodingError) -> Config {
         #expect(
             config.droppedElements.first?.message.contains("$.products_v3[0].store_product.product_identifier") == true
         )
-    }
-}
-
-@Suite struct CachedConfigStorageTests {
-    @Test func theCachedConfigIsKeptAsItsBytes() throws {
-        let store = try Store()
-        let body = Data((minimalConfig + String(repeating: " ", count: 700_000)).utf8)
-        try store.setDocument(body, for: .lastConfig)
-        #expect(try store.document(.lastConfig) == body)
-        try store.setDocument(Data("{}".utf8), for: .lastConfig)
-        #expect(try store.document(.lastConfig) == Data("{}".utf8))
-        try store.remove(DocumentKey.lastConfig)
-        #expect(try store.document(.lastConfig) == nil)
-    }
-
-    @Test func aConfigCachedByTheLastVersionAsAJSONStringIsReadAfterTheUpgrade() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString + ".sqlite").path
-        do {
-            let store = try Store(path: path)
-            // What versions before v6 wrote: the body as a JSON string, and no v6 yet.
-            let old = try JSONEncoder().encode(minimalConfig)
-            try store.database.write { db in
-                try db.execute(
-                    sql: "INSERT INTO keyedValue (key, scope, value) VALUES ('lastConfig', 'app', ?)",
-                    arguments: [old]
-                )
-                try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier LIKE 'v6%'")
-            }
-        }
-        let upgraded = try Store(path: path)
-        let body = try #require(try upgraded.document(.lastConfig))
-        #expect(String(decoding: body, as: UTF8.self) == minimalConfig)
-        #expect(try Config.decode(from: body).buildId == "b")
     }
 }

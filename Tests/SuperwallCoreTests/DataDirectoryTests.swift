@@ -1,101 +1,87 @@
 import Foundation
+import GRDB
+import TestSupport
 import Testing
 
 @testable import SuperwallCore
 
-#if canImport(Glibc)
-import Glibc
-#endif
+@Suite struct DataDirectoryTests {
+    private func temporaryPath() -> String {
+        FileManager.default.temporaryDirectory.appendingPathComponent("swdata-\(UUID().uuidString)").path
+    }
 
-private func temporaryPath(_ name: String) -> String {
-    FileManager.default.temporaryDirectory.appendingPathComponent("\(name)-\(UUID().uuidString)").path
-}
-
-/// A file outside the data directory that a planted link aims at.
-private func victim() throws -> (path: String, contents: Data) {
-    let path = temporaryPath("victim")
-    let contents = Data("the victim's own bytes\n".utf8)
-    try contents.write(to: URL(fileURLWithPath: path))
-    return (path, contents)
-}
-
-@Suite struct HostileDataDirectoryTests {
-    /// Each name was followed: the lock truncated its target to the pid, the journal's files
-    /// extended theirs to 2 MiB, and SQLite's files took theirs over.
-    @Test(arguments: [
-        "bridge.lock", "superwall.sqlite", "superwall.sqlite-wal", "superwall.sqlite-placements-0",
-        "superwall.sqlite-placements-1",
-    ])
-    func aLinkPlantedAsOneOfItsFilesIsRefusedAndItsTargetUntouched(_ name: String) throws {
-        let directory = temporaryPath("planted")
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let target = try victim()
-        #expect(symlink(target.path, directory + "/" + name) == 0)
-        #expect(throws: DataDirectory.OpenError.self) { _ = try DataDirectory(path: directory) }
-        #expect(FileManager.default.contents(atPath: target.path) == target.contents)
+    @Test func stateSurvivesReopening() throws {
+        let path = temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
         do {
-            _ = try DataDirectory(path: directory)
-        } catch {
-            #expect("\(error)".contains("symbolic link"), "\(error)")
+            let directory = try DataDirectory(path: path)
+            try directory.store.set("$SuperwallAlias:KEEP", for: .aliasId)
         }
+        let reopened = try DataDirectory(path: path)
+        #expect(try reopened.store.value(.aliasId) == "$SuperwallAlias:KEEP")
     }
 
-    @Test func aLinkPlantedAsTheEventsFileIsNotWrittenThrough() async throws {
-        let directory = temporaryPath("planted-events")
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let target = try victim()
-        #expect(symlink(target.path, directory + "/events.jsonl") == 0)
-        let sink = JSONLinesEventSink(path: directory + "/events.jsonl")
-        await #expect(throws: (any Error).self) { _ = try await sink.deliver([#"{"event_name":"x"}"#]) }
-        #expect(FileManager.default.contents(atPath: target.path) == target.contents)
-    }
-
-    @Test func itsFolderAndFilesAreTheOwnersAlone() async throws {
-        let directory = temporaryPath("private") + "/nested"
-        let opened = try DataDirectory(path: directory)
-        defer { withExtendedLifetime(opened) {} }
-        try opened.store.set("x", for: .aliasId)
-        _ = try await JSONLinesEventSink(path: directory + "/events.jsonl").deliver(["{}"])
-        for name in [
-            "", "/bridge.lock", "/superwall.sqlite", "/superwall.sqlite-wal", "/superwall.sqlite-placements-0",
-            "/superwall.sqlite-state", "/events.jsonl",
-        ] {
-            var status = stat()
-            #expect(stat(directory + name, &status) == 0, "\(name)")
-            #expect(status.st_mode & 0o077 == 0, "\(name) is \(String(status.st_mode & 0o777, radix: 8))")
+    /// Held by this process, the directory is waited for (a closing session lets go within
+    /// moments), then refused: waited for on a thread of its own, not the cooperative pool's.
+    @Test func aSecondHolderIsRefusedWithTheFirstOnesPid() async throws {
+        let path = temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let first = try DataDirectory(path: path)
+        let second = await onAThreadOfItsOwn { () -> DataDirectory.OpenError? in
+            do throws(DataDirectory.OpenError) {
+                _ = try DataDirectory(path: path)
+                return nil
+            } catch {
+                return error
+            }
         }
+        #expect(second == .inUse(path: path, holderPid: getpid()))
+        _ = first
     }
 
-    @Test func anExistingFolderOfOursOpenToOthersIsMadePrivate() throws {
-        let directory = temporaryPath("open-to-others")
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        #expect(chmod(directory, 0o777) == 0)
-        let opened = try DataDirectory(path: directory)
-        defer { withExtendedLifetime(opened) {} }
-        var status = stat()
-        #expect(stat(directory, &status) == 0)
-        #expect(status.st_mode & 0o777 == 0o700)
-    }
-
-    /// `/` was accepted, and six files were written into it.
-    @Test(arguments: ["/", "/tmp", "/etc/", "/usr/../usr"])
-    func aSystemFolderIsRefused(_ path: String) throws {
-        let names = ["bridge.lock", "superwall.sqlite", "superwall.sqlite-placements-0", "superwall.sqlite-state"]
-        let before = names.filter { FileManager.default.fileExists(atPath: path + "/" + $0) }
-        #expect(throws: DataDirectory.OpenError.self) { _ = try DataDirectory(path: path) }
-        #expect(names.filter { FileManager.default.fileExists(atPath: path + "/" + $0) } == before)
-    }
-
-    @Test(.enabled(if: getuid() == 0)) func anotherUsersFolderIsRefused() throws {
-        let directory = temporaryPath("someone-elses")
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        #expect(chown(directory, 65_534, 65_534) == 0)
-        do {
-            _ = try DataDirectory(path: directory)
-            Issue.record("another user's folder was accepted")
-        } catch {
-            #expect("\(error)".contains("another user"), "\(error)")
+    @Test func aSessionOfThisProcessThatLetsGoIsWaitedFor() async throws {
+        let path = temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let first = LockedBox<DataDirectory?>(try DataDirectory(path: path))
+        let reopened = await onAThreadOfItsOwn { () -> Bool in
+            Thread.detachNewThread {
+                usleep(50_000)
+                first.set(nil)
+            }
+            return (try? DataDirectory(path: path)) != nil
         }
-        #expect(try FileManager.default.contentsOfDirectory(atPath: directory).isEmpty)
+        #expect(reopened)
+    }
+
+    /// The pid was missing from 17 of 20 `dataDirectoryInUse` messages when two bridges
+    /// started together: the loser read the lock file before the winner wrote it.
+    @Test func theHoldersPidIsNamedEvenIfItIsWrittenJustAfterTheLock() throws {
+        let path = temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        let descriptor = open(path + "/bridge.lock", O_RDWR | O_CREAT, 0o644)
+        defer { close(descriptor) }
+        #expect(flock(descriptor, LOCK_EX | LOCK_NB) == 0)
+        let writer = Thread {
+            usleep(20_000)
+            _ = "4242\n".withCString { pwrite(descriptor, $0, 5, 0) }
+        }
+        writer.start()
+        #expect(throws: DataDirectory.OpenError.inUse(path: path, holderPid: 4242)) { try DataDirectory(path: path) }
+    }
+
+    @Test func theDefaultPathIsPerAPIKeyUnderXDGDataHome() {
+        #expect(
+            DataDirectory.defaultPath(apiKey: "pk_abc123", environment: ["XDG_DATA_HOME": "/data", "HOME": "/home/u"])
+                == "/data/superwall-bridge/pk_abc123"
+        )
+        #expect(
+            DataDirectory.defaultPath(apiKey: "pk/../x", environment: ["HOME": "/home/u"])
+                == "/home/u/.local/share/superwall-bridge/pk____x"
+        )
+    }
+
+    @Test func anUnwritableLocationIsAClearError() {
+        #expect(throws: DataDirectory.OpenError.self) { try DataDirectory(path: "/proc/superwall-cannot-be-here") }
     }
 }

@@ -63,16 +63,6 @@ private struct EventRow {
     var params: Set<String>
 }
 
-private let annual = "com.pockettrainer.pro.annual"
-private let annualDetails = StoreProductDetails(
-    productIdentifier: annual,
-    price: 59.99,
-    currencyCode: "USD",
-    period: .init(unit: .year),
-    trialPeriodDays: 7,
-    priceLocale: "en_US"
-)
-
 private var catalogueTriggers: [[String: Any]] {
     [
         placement("gated", [audience("e2", rule: nil, variants: [treatment("v2", "pro-workouts-gated")])]),
@@ -81,10 +71,6 @@ private var catalogueTriggers: [[String: Any]] {
             [audience("e3", rule: "user.plan == \"never\"", variants: [treatment("v3", "pro-workouts-gated")])]
         ),
     ]
-}
-
-private func envelope(_ events: JSON...) -> JSON {
-    ["version": 1, "payload": ["events": .array(events)]]
 }
 
 /// Runs the catalogue's scenario on a configured core and returns every row it wrote.

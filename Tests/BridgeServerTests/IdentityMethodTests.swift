@@ -1,0 +1,65 @@
+import BridgeServer
+import Foundation
+import JSONRPC
+import Logging
+import TestSupport
+import Testing
+
+@Suite struct IdentityMethodTests {
+    @Test func identifyGetUserIdAndResetFollowTheContract() async {
+        let process = await bridgeProcess()
+        _ = await call(process, "configure", configureParams(temporaryDirectory()))
+        #expect(await call(process, "identify", ["userId": " user_7 "])?["result"] == ["userId": "user_7"])
+        let user = await call(process, "getUserId")?["result"]
+        #expect(user?["userId"] == "user_7")
+        #expect(user?["appUserId"] == "user_7")
+        #expect(user?["isLoggedIn"] == true)
+        #expect(user?["aliasId"]?.stringValue?.hasPrefix("$SuperwallAlias:") == true)
+        #expect(user?["seed"]?.int64Value.map { (0..<100).contains($0) } == true)
+        let reset = await call(process, "reset")?["result"]?["userId"]?.stringValue
+        #expect(reset?.hasPrefix("$SuperwallAlias:") == true)
+        #expect(reset != user?["aliasId"]?.stringValue)
+        #expect(await call(process, "getUserId")?["result"]?["appUserId"] == .null)
+        #expect(await call(process, "identify", ["userId": "  "])?["error"]?["data"]?["kind"] == "invalidUserId")
+    }
+
+    @Test func attributesMergeAndNullRemoves() async {
+        let process = await bridgeProcess()
+        _ = await call(process, "configure", configureParams(temporaryDirectory()))
+        let merged = await call(
+            process,
+            "setUserAttributes",
+            ["attributes": ["plan": "pro", "tags": ["a", "b"], "$x": 1]]
+        )?["result"]?["attributes"]
+        #expect(merged?["plan"] == "pro")
+        #expect(merged?["tags"] == ["a", "b"])
+        #expect(merged?["$x"] == nil)
+        #expect(merged?["applicationInstalledAt"]?.stringValue?.hasSuffix("Z") == true)
+        let removed = await call(process, "setUserAttributes", ["attributes": ["plan": nil]])?["result"]?["attributes"]
+        #expect(removed?["plan"] == nil)
+        #expect(await call(process, "getUserAttributes")?["result"]?["attributes"] == removed)
+        let notAnObject = await call(process, "setUserAttributes", ["attributes": ["a", "b"]])?["error"]
+        #expect(notAnObject?["data"]?["path"] == "params.attributes")
+        #expect(
+            await call(process, "setIntegrationAttributes", ["attributes": ["adjustId": "adj-1"]])?["result"] == [
+                "attributes": ["adjustId": "adj-1"]
+            ]
+        )
+        #expect(await call(process, "getIntegrationAttributes")?["result"] == ["attributes": ["adjustId": "adj-1"]])
+        // SuperwallKit takes its own list of keys; a misspelt one was stored without a word.
+        let misspelt = await call(process, "setIntegrationAttributes", ["attributes": ["adjustID": "adj-2"]])?["error"]
+        #expect(misspelt?["code"] == -32602)
+        #expect(misspelt?["data"]?["path"] == "params.attributes.adjustID")
+        #expect(misspelt?["message"]?.stringValue?.contains("adjustId, amplitudeDeviceId") == true)
+        #expect(await call(process, "getIntegrationAttributes")?["result"] == ["attributes": ["adjustId": "adj-1"]])
+    }
+
+    @Test func deviceAttributesReportTheClientsDevice() async {
+        let process = await bridgeProcess()
+        _ = await call(process, "configure", configureParams(temporaryDirectory()))
+        let device = await call(process, "getDeviceAttributes")?["result"]?["attributes"]
+        #expect(device?["platform"] == "iOS")
+        #expect(device?["publicApiKey"] == "pk_test")
+        #expect(device?["sdkVersion"] == "4.16.4")
+    }
+}

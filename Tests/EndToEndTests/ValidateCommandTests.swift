@@ -1,0 +1,92 @@
+import Foundation
+import JSONRPC
+import TestSupport
+import Testing
+
+@Suite struct ValidateCommandTests {
+    /// The conformance suite's demo config, edited by `change` and written to a file.
+    private func configFile(_ change: (inout [String: Any]) -> Void = { _ in }) throws -> String {
+        let source = conformanceConfig("demo-holdout.json")
+        var config = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: source)) as? [String: Any])
+        change(&config)
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("validate-\(UUID().uuidString).json")
+            .path
+        try JSONSerialization.data(withJSONObject: config).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test func aValidConfigPrintsASummaryAndExitsZero() async throws {
+        let path = try configFile()
+        let result = try await runBridge(["validate", path])
+        #expect(result.status == 0)
+        #expect(result.stdout.contains("valid: build pt-conformance-holdout, 7 placements, 6 paywalls"))
+        // A warning does not fail the file.
+        #expect(
+            result.stdout.contains(#"warning: placement "workout_shared" has no campaign: register always skips it"#)
+        )
+        #expect(result.stdout.hasSuffix(", 1 warning\n"))
+    }
+
+    @Test func everyProblemIsPrintedWithItsJSONPathAndTheExitIsOne() async throws {
+        let path = try configFile { config in
+            var triggers = config["trigger_options"] as! [[String: Any]]
+            var rules = triggers[0]["rules"] as! [[String: Any]]
+            rules[0]["expression_cel"] = "user.plan =="
+            triggers[0]["rules"] = rules
+            config["trigger_options"] = triggers
+            config["products_v3"] = (config["products_v3"] as! [Any]) + [["no": "store_product"]]
+        }
+        let result = try await runBridge(["validate", path])
+        #expect(result.status == 1)
+        let lines = result.stdout.split(separator: "\n").map(String.init).filter { !$0.contains(": warning: ") }
+        #expect(lines.count == 2)
+        #expect(
+            lines.contains {
+                $0.hasPrefix("\(path):$.trigger_options[0].rules[0].expression_cel: the rule does not compile")
+            }
+        )
+        #expect(lines.contains { $0.hasPrefix("\(path):$.products_v3[3]: dropped") })
+    }
+
+    /// A file that is not JSON used to say "expected Array<Any>" with no position.
+    @Test func aFileThatIsNotJSONGetsTheLineAndColumnInPlainWords() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("validate-\(UUID().uuidString).json")
+            .path
+        try Data("{\n  \"build_id\": \"b1\",\n  \"trigger_options\": [,]\n}\n".utf8).write(
+            to: URL(fileURLWithPath: path)
+        )
+        let result = try await runBridge(["validate", path])
+        #expect(result.status == 1)
+        #expect(result.stdout.hasPrefix("\(path):3:23: not JSON: "), "\(result.stdout)")
+        #expect(!result.stdout.contains("Array<Any>"))
+    }
+
+    /// jansson's message quotes the text where it failed: a token of a file that may hold secrets.
+    @Test func aFileThatIsNotJSONIsNamedByPositionNeverByContent() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("secret-\(UUID().uuidString).env").path
+        try Data("API_TOKEN=sk_live_0123456789\n".utf8).write(to: URL(fileURLWithPath: path))
+        let validated = try await runBridge(["validate", path])
+        #expect(validated.status == 1)
+        #expect(validated.stdout.hasPrefix("\(path):1:"), "\(validated.stdout)")
+        let evaluated = try await runBridge(["eval", "--context", path, "true"])
+        #expect(evaluated.status != 0)
+        #expect(evaluated.stderr.contains("line 1, column"), "\(evaluated.stderr)")
+        for output in [validated.stdout, validated.stderr, evaluated.stdout, evaluated.stderr] {
+            #expect(!output.contains("API_TOKEN") && !output.contains("sk_live"), "\(output)")
+        }
+    }
+
+    @Test func aConfigThatDoesNotDecodeNamesThePathOfTheError() async throws {
+        let path = try configFile { $0["build_id"] = 7 }
+        let result = try await runBridge(["validate", path])
+        #expect(result.status == 1)
+        #expect(result.stdout == "\(path):$.build_id: expected a string\n")
+    }
+}
+
+/// A config of the conformance suite (`protocol/conformance/configs`).
+func conformanceConfig(_ name: String) -> URL {
+    URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
+        "../../protocol/conformance/configs/\(name)"
+    )
+}

@@ -1,0 +1,39 @@
+import Foundation
+import GRDB
+import TestSupport
+import Testing
+
+@testable import SuperwallCore
+
+@Suite struct CachedConfigStorageTests {
+    @Test func theCachedConfigIsKeptAsItsBytes() throws {
+        let store = try Store()
+        let body = Data((minimalConfig + String(repeating: " ", count: 700_000)).utf8)
+        try store.setDocument(body, for: .lastConfig)
+        #expect(try store.document(.lastConfig) == body)
+        try store.setDocument(Data("{}".utf8), for: .lastConfig)
+        #expect(try store.document(.lastConfig) == Data("{}".utf8))
+        try store.remove(DocumentKey.lastConfig)
+        #expect(try store.document(.lastConfig) == nil)
+    }
+
+    @Test func aConfigCachedByTheLastVersionAsAJSONStringIsReadAfterTheUpgrade() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString + ".sqlite").path
+        do {
+            let store = try Store(path: path)
+            // What versions before v6 wrote: the body as a JSON string, and no v6 yet.
+            let old = try JSONEncoder().encode(minimalConfig)
+            try store.database.write { db in
+                try db.execute(
+                    sql: "INSERT INTO keyedValue (key, scope, value) VALUES ('lastConfig', 'app', ?)",
+                    arguments: [old]
+                )
+                try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier LIKE 'v6%'")
+            }
+        }
+        let upgraded = try Store(path: path)
+        let body = try #require(try upgraded.document(.lastConfig))
+        #expect(String(decoding: body, as: UTF8.self) == minimalConfig)
+        #expect(try Config.decode(from: body).buildId == "b")
+    }
+}

@@ -1,0 +1,25 @@
+import Foundation
+import Testing
+
+@testable import SuperwallCore
+
+/// A sink that keeps what it is given, refusing some indexes or failing when told to.
+final class RecordingSink: EventSink, @unchecked Sendable {
+    private let lock = NSLock()
+    private var batches: [[String]] = []
+    var refuse: Set<Int> = []
+    var failing = false
+    func deliver(_ events: [String]) async throws -> Set<Int> {
+        try lock.withLock {
+            if failing { throw URLError(.notConnectedToInternet) }
+            batches.append(events)
+            return refuse
+        }
+    }
+    var delivered: [[String]] { lock.withLock { batches } }
+    var names: [String] {
+        delivered.joined().compactMap { text in
+            (try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])?["event_name"] as? String
+        }
+    }
+}

@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+
+@testable import SuperwallCore
+
+@Suite struct TestModeTests {
+    @Test func withTestModeAskedForPurchasesAreSimulatedAndGrantTheProductsEntitlements() async throws {
+        let (harness, shown, register) = try await showing("gated", controller: nil, testMode: .always)
+        #expect(await harness.superwall.isTestModeActive)
+        #expect(
+            try await harness.superwall.perform(.purchase(productId: annual), inSession: shown.sessionId)
+                == .purchase(.purchased)
+        )
+        #expect(try await harness.superwall.subscriptionStatus().activeEntitlements.map(\.id) == ["pro"])
+        #expect(harness.delegate.calls.contains("testMode purchase \(annual)"))
+        #expect(harness.delegate.names.contains("transaction_complete"))
+        #expect(try await register.value.featureGranted)
+    }
+
+    @Test func withoutAControllerOrTestModeAPurchaseIsRefusedAndGrantsNothing() async throws {
+        let (harness, shown, _) = try await showing("gated", controller: nil)
+        #expect(await harness.superwall.isTestModeActive == false)
+        await #expect(throws: SuperwallError.noPurchaseController) {
+            try await harness.superwall.perform(.purchase(productId: annual), inSession: shown.sessionId)
+        }
+        await #expect(throws: SuperwallError.noPurchaseController) {
+            try await harness.superwall.purchase(productId: annual)
+        }
+        #expect(try await harness.superwall.subscriptionStatus().activeEntitlements.isEmpty)
+        #expect(!harness.delegate.names.contains("transaction_complete"))
+        await harness.superwall.dismiss()
+    }
+
+    @Test func automaticTestModeIsForTheConfigsTestUsersAndAMismatchedBundle() async throws {
+        let listed = try edited(try await presentationConfig([])) {
+            $0["test_mode_user_ids"] = [["type": "userId", "value": "tester"]]
+        }
+        let harness = await PresentationHarness.make(listed)
+        #expect(await harness.superwall.isTestModeActive == false)
+        _ = try await harness.superwall.identify(userId: "tester")
+        #expect(await harness.superwall.isTestModeActive)
+        #expect(Superwall.isBundleMismatch(configured: "com.pockettrainer", actual: "superwall-bridge"))
+        #expect(!Superwall.isBundleMismatch(configured: "com.pockettrainer", actual: "com.pockettrainer.widget"))
+        #expect(!Superwall.isBundleMismatch(configured: nil, actual: "anything"))
+        let bundled = try edited(try await presentationConfig([])) { $0["bundle_id_config"] = "com.pockettrainer" }
+        let mismatched = await PresentationHarness.make(bundled, device: ["bundleId": "com.other"])
+        #expect(await mismatched.superwall.isTestModeActive)
+        let matched = await PresentationHarness.make(bundled, device: ["bundleId": "com.pockettrainer"])
+        #expect(await matched.superwall.isTestModeActive == false)
+    }
+
+    /// The device's bundle id defaulted to a placeholder, so every config carrying
+    /// `bundle_id_config` switched test mode on: purchases simulated and granted, the
+    /// purchase controller never asked, and nothing said.
+    @Test func aBundleIdTheClientNeverGaveCannotMismatch() async throws {
+        let bundled = try edited(try await presentationConfig([])) { $0["bundle_id_config"] = "com.pockettrainer" }
+        let harness = await PresentationHarness.make(bundled)
+        #expect(await harness.superwall.isTestModeActive == false)
+    }
+
+    /// Test mode used to turn on without a word; SuperwallKit makes the device a sandbox one.
+    @Test func testModeSaysWhyItIsOnAndMakesTheDeviceASandbox() async throws {
+        let bundled = try edited(try await presentationConfig([])) { $0["bundle_id_config"] = "com.pockettrainer" }
+        let mismatched = await PresentationHarness.make(bundled, device: ["bundleId": "com.other"])
+        #expect(
+            await mismatched.superwall.testModeReason
+                == .bundleIdMismatch(expected: "com.pockettrainer", actual: "com.other")
+        )
+        #expect(await mismatched.superwall.deviceAttributes()["isSandbox"] == "true")
+        let always = await PresentationHarness.make(try await presentationConfig([]), testModeBehavior: .always)
+        #expect(await always.superwall.testModeReason == .testModeBehavior)
+        let off = await PresentationHarness.make(bundled, device: ["bundleId": "com.pockettrainer"])
+        #expect(await off.superwall.testModeReason == nil)
+        #expect(await off.superwall.deviceAttributes()["isSandbox"] == "false")
+        let listed = try edited(try await presentationConfig([])) {
+            $0["test_mode_user_ids"] = [["type": "userId", "value": "tester"]]
+        }
+        let user = await PresentationHarness.make(listed)
+        _ = try await user.superwall.identify(userId: "tester")
+        #expect(await user.superwall.testModeReason == .testModeUser("tester"))
+        #expect(await user.superwall.deviceAttributes()["isSandbox"] == "true")
+    }
+
+    @Test func withTestModeOffAndNoControllerAPurchaseIsAClearError() async throws {
+        let (harness, shown, _) = try await showing("gated", controller: nil, testMode: .never)
+        await #expect(throws: SuperwallError.noPurchaseController) {
+            try await harness.superwall.perform(.purchase(productId: annual), inSession: shown.sessionId)
+        }
+        await harness.superwall.dismiss()
+    }
+
+    @Test func alwaysSimulatesEvenWithAController() async throws {
+        let controller = ScriptedPurchaseController(.purchase(.cancelled))
+        let (harness, shown, _) = try await showing("gated", controller: controller, testMode: .always)
+        #expect(
+            try await harness.superwall.perform(.purchase(productId: annual), inSession: shown.sessionId)
+                == .purchase(.purchased)
+        )
+        #expect(controller.asked.isEmpty)
+    }
+}
