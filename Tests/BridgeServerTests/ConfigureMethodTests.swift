@@ -142,8 +142,8 @@ import Testing
         #expect(noKey?["error"]?["data"]?["path"] == "params.apiKey")
     }
 
-    /// A misplaced `configSource` used to be ignored, and the bridge fetched from the
-    /// Superwall API instead (68 s to fail without a network).
+    /// A misplaced `configSource` is refused, naming where it belongs, rather than ignored (the
+    /// bridge would fetch from the Superwall API instead, 68 s to fail without a network).
     @Test func aKnownKeyAtTheWrongLevelIsRefusedNamingWhereItBelongs() async {
         let process = await bridgeProcess()
         let misplaced = await call(

@@ -20,7 +20,7 @@ import Testing
         FileManager.default.temporaryDirectory.appendingPathComponent("notices-\(UUID().uuidString)").path
     }
 
-    /// Test mode used to turn on without a word, and then simulated and granted every purchase.
+    /// Test mode is said when it turns on: silently, it simulated and granted every purchase.
     @Test func testModeIsSaidInConfiguresAnswerTheLogAndTheDevice() async throws {
         var client = try await Self.start()
         let directory = Self.directory()

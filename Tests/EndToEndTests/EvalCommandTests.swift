@@ -23,7 +23,7 @@ import Testing
         #expect(result.stdout == "{\"value\":{\"type\":\"bool\",\"value\":true}}\n")
     }
 
-    /// `{"user": {"plan": "pro"}}` used to give `Null` and exit 0.
+    /// `{"user": {"plan": "pro"}}` is read as plain JSON: not `Null` with exit 0.
     @Test func evalReadsAPlainJSONContext() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("context-\(UUID().uuidString).json")
             .path

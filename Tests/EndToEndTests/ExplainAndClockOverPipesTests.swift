@@ -169,8 +169,8 @@ import Testing
         )
         #expect(text.stdout.contains("└─ !(\"pro\" in device.activeEntitlements)  (not evaluated)"))
         #expect(text.stdout.hasSuffix("outcome: noAudienceMatch, feature granted\n"))
-        // Its throwaway store is closed before its directory goes: it used to warn, at its end,
-        // that the files it had just removed could not be closed.
+        // Its throwaway store is closed before its directory goes, so it does not warn, at its
+        // end, that the files it had just removed could not be closed.
         #expect(text.stderr.isEmpty, "\(text.stderr)")
 
         let json = try await runBridge([

@@ -13,8 +13,8 @@ import Testing
         #expect(await bridge.waitForExit() == 0)
     }
 
-    /// Pipelined, as a wrapper's first frame often is: only initialize, the status and
-    /// shutdown used to be answered, and exit ended the process with 1 about half the time.
+    /// Pipelined, as a wrapper's first frame often is: every request before `shutdown` is
+    /// answered, not only initialize, the status and shutdown, and exit ends with 0.
     @Test func everyRequestPipelinedBeforeShutdownIsAnsweredAndExitEndsWithZero() async throws {
         let bridge = try BridgeProcess()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pipelined-\(UUID().uuidString)")
@@ -45,8 +45,8 @@ import Testing
         #expect(await bridge.waitForExit() == 0)
     }
 
-    /// `configure` moves to the shared pool before it reaches the core, and a call pipelined
-    /// behind it used to get there first about one time in seven: "not configured".
+    /// `configure` moves to the offload executor before it reaches the core; a call pipelined
+    /// behind it still finds it begun, never "not configured".
     @Test func callsPipelinedBehindConfigureFindItBegun() async throws {
         for attempt in 1...12 {
             let bridge = try BridgeProcess()

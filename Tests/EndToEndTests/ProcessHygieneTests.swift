@@ -60,7 +60,7 @@ import Testing
         #expect(help.stdout.contains("--log-level"))
     }
 
-    /// The serving flags used to appear only under `help serve`.
+    /// The serving flags appear in the top-level help, not only under `help serve`.
     @Test func theTopLevelHelpShowsTheServingFlagsAndTheSubcommands() async throws {
         let help = try await runBridge(["--help"])
         #expect(help.status == 0)
@@ -82,8 +82,8 @@ import Testing
         #expect(result.stderr.contains("cannot open trace file"))
     }
 
-    /// SIGTERM used to end the process at once, leaving a third of 2,001 pipelined requests
-    /// unanswered. Now it ends the session as end of input does.
+    /// SIGTERM ends the session as end of input does: ended at once, the process left a third
+    /// of 2,001 pipelined requests unanswered.
     @Test(arguments: [SIGTERM, SIGINT, SIGHUP])
     func aSignalFinishesWhatWasReadThenExitsZero(_ number: Int32) async throws {
         let bridge = try BridgeProcess()

@@ -8,8 +8,8 @@ import Glibc
 #endif
 
 @Suite struct UnknownBundleIdTests {
-    /// A config naming the app's bundle id, and a client that gave none, used to switch test
-    /// mode on without a word; now it stays off, and the log says what to set.
+    /// A config naming the app's bundle id, and a client that gave none: test mode stays off,
+    /// and the log says what to set, rather than test mode switching on without a word.
     @Test func aConfigNamingTheBundleIdWhenTheClientGaveNoneIsWarnedOfAtTheDefaultLevel() async throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("bundle-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)

@@ -48,7 +48,8 @@ import Testing
         #expect(lines.contains { $0.hasPrefix("\(path):$.products_v3[3]: dropped") })
     }
 
-    /// A file that is not JSON used to say "expected Array<Any>" with no position.
+    /// A file that is not JSON gets the line and column in plain words, not Foundation's
+    /// "expected Array<Any>" with no position.
     @Test func aFileThatIsNotJSONGetsTheLineAndColumnInPlainWords() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("validate-\(UUID().uuidString).json")
             .path

@@ -131,8 +131,8 @@ import Testing
         }
     }
 
-    /// A lying header used to cost the rest of the session: every well-framed message after
-    /// it was answered `invalidHeader`, and a length of 2^62 swallowed the stream.
+    /// A lying header costs only its own message: every well-framed message after it is
+    /// answered, and a length of 2^62 does not swallow the stream.
     @Test(arguments: ["-5", "ten", "", "3", "1000", "4611686018427387904"])
     func aHeaderThatLiesCostsOnlyItsOwnMessage(_ declared: String) {
         var decoder = FrameDecoder(maximumMessageSize: 64 * 1024)

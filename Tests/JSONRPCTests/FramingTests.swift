@@ -34,9 +34,9 @@ import Testing
         #expect(await server.client.next()?["id"] == 0)
     }
 
-    /// A client that stops reading used to grow the output queue without bound (2.75 GB after
-    /// a minute of `debug/echo`). Past the limit the bridge stops reading instead: the client's
-    /// own writes block, and once it reads, every answer arrives.
+    /// A client that stops reading does not grow the output queue without bound (unbounded,
+    /// a minute of `debug/echo` queued 2.75 GB). Past the limit the bridge stops reading: the
+    /// client's own writes block, and once it reads, every answer arrives.
     @Test func aClientThatStopsReadingIsHeldBackNotBufferedAndLosesNothing() async throws {
         var options = Connection.Options()
         options.maximumQueuedOutput = 256 * 1024

@@ -28,7 +28,7 @@ import Testing
         #expect(body.hasPrefix(#"{"jsonrpc":"2.0","id":\#(idText),"result""#), "\(body)")
     }
 
-    /// `"id":25\0` used to be echoed with its NUL: invalid JSON on stdout.
+    /// `"id":25\0` is not echoed with its NUL, which would put invalid JSON on stdout.
     @Test func anIdWhoseTextHoldsAControlByteIsRefusedWithANullId() async throws {
         let server = await initializedServer()
         server.client.writeRaw(

@@ -42,8 +42,8 @@ import Testing
         #expect(sink.delivered.joined().count == 600)
     }
 
-    /// A shutdown used to write at most 550 events to `events.jsonl`; a queue of 43k took
-    /// some 80 restarts to drain. Nothing rate-limits a local file.
+    /// A flush to `events.jsonl` writes the whole queue, not a batch: nothing rate-limits a
+    /// local file, and a batch at a time took a queue of 43k some 80 restarts to drain.
     @Test func aFlushToALocalFileWritesTheWholeQueue() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("events-\(UUID().uuidString).jsonl")
             .path

@@ -59,8 +59,8 @@ import Testing
         )
     }
 
-    /// The reset of a switch used to commit on its own: a crash between it and the new
-    /// identity left an anonymous user with nothing of either.
+    /// A switch of users commits its reset and the new identity together: a crash between
+    /// them cannot leave an anonymous user with nothing of either.
     @Test func aSwitchOfUsersThatCannotFinishLeavesTheOldUserWhole() async throws {
         let superwall = await configured()
         _ = try await superwall.identify(userId: "user_1")

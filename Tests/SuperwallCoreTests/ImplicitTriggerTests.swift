@@ -30,9 +30,9 @@ import Testing
         #expect(harness.delegate.names.filter { $0 == "paywall_decline" }.count == 2)
     }
 
-    /// A paywall a custom placement presented used to ignore its close while a
-    /// `paywall_decline` campaign matched: the close expected the decline paywall to replace
-    /// it, and the implicit trigger refused it as loop-protected. One rule decides both.
+    /// A paywall a custom placement presented closes to the `paywall_decline` campaign's
+    /// paywall: the close and the implicit trigger's loop protection are decided by one rule,
+    /// so the close cannot wait for a replacement that the trigger refuses.
     @Test func closingACustomPlacementsPaywallShowsTheDeclinePaywall() async throws {
         var triggers = actionTriggers
         triggers.append(

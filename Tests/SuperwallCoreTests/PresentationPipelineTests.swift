@@ -207,8 +207,8 @@ import Testing
     }
 
     /// The bound counts from the call: a placement queued behind another that is waiting for
-    /// the status shares that wait instead of adding its own (the first `register` after
-    /// `configure` used to wait twice, behind `session_start`).
+    /// the status shares that wait instead of adding its own (so the first `register` after
+    /// `configure` does not wait twice, once behind `session_start`).
     @Test func placementsQueuedBehindAStatusWaitShareItsBound() async throws {
         var timeouts = Superwall.Timeouts()
         timeouts.subscriptionStatus = .seconds(3)

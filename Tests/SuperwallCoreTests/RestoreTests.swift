@@ -76,7 +76,7 @@ import Testing
         controller.beforeAnswering = {
             _ = try? await harness.superwall.setSubscriptionStatus(.active([Entitlement(id: "pro")]))
         }
-        // The answer used to look like a plain success while the paywall stayed up.
+        // The answer says the paywall stayed up, and why: not a plain success.
         #expect(
             try await harness.superwall.perform(.restore, inSession: shown.sessionId)
                 == .restore(.restored, paywallKept: .webRestoreOffered(lockedEntitlements: ["coach"]))

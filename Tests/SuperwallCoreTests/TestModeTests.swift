@@ -58,7 +58,7 @@ import Testing
         #expect(await harness.superwall.isTestModeActive == false)
     }
 
-    /// Test mode used to turn on without a word; SuperwallKit makes the device a sandbox one.
+    /// Test mode says why it is on, and makes the device a sandbox one, as SuperwallKit does.
     @Test func testModeSaysWhyItIsOnAndMakesTheDeviceASandbox() async throws {
         let bundled = try edited(try await presentationConfig([])) { $0["bundle_id_config"] = "com.pockettrainer" }
         let mismatched = await PresentationHarness.make(bundled, device: ["bundleId": "com.other"])
