@@ -51,7 +51,8 @@ def core_boundaries() -> list[str]:
             for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
                 if "ReaderExecutor" in line:
                     problems.append(f"{path.relative_to(ROOT)}:{number}: names the JSON-RPC reader executor")
-                if module == "SuperwallCore" and re.search(r"\b(as\?|as!|is)\s+\w*(ConfigSource|Server)\b", line):
+                code = line.split("//", 1)[0]
+                if module == "SuperwallCore" and re.search(r"\b(as\?|as!|is)\s+\w*(ConfigSource|Server)\b", code):
                     problems.append(f"{path.relative_to(ROOT)}:{number}: casts a config source (ask its backend)")
     return problems
 
