@@ -122,7 +122,7 @@ struct ConfigureRequest {
             watchConfigFile: watch && source.backend.watchedFile != nil,
             eventTrackingBehavior: try Self.eventTrackingBehavior(options),
             eventFlushInterval: flushInterval.map { .milliseconds($0) }
-                ?? (environment == "release" ? .seconds(20) : .seconds(1))
+                ?? (network == .release ? .seconds(20) : .seconds(1))
         )
         configureOptions.explainOnRefresh = explainOnRefresh
         configureOptions.networkEnvironment = environment

@@ -28,7 +28,7 @@ extension Superwall {
         guard let session else { return }
         tracking.behavior = options.eventTrackingBehavior
         let sink: any EventSink
-        if let collector = options.configSource.backend.collector {
+        if let collector = configLoading.backend?.collector {
             sink = CollectorEventSink(source: collector) { [weak self] in
                 await self?.eventRequest() ?? ConfigRequest(apiKey: "")
             }

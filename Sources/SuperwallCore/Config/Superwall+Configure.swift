@@ -31,13 +31,14 @@ extension Superwall {
             session = try openSession(apiKey: apiKey, options: options)
             onSessionOpened()
             configLoading.failedConfigure = nil
-            configLoading.backend = options.configSource.backend
+            let backend = options.configSource.backend
+            configLoading.backend = backend
             configLoading.maxRetryCount = options.maxConfigRetryCount
             configLoading.explainedOnRefresh = options.explainOnRefresh
             startEventQueue(options)
             trackLaunchEvents()
             await loadConfig(from: options.configSource, options: options)
-            if options.watchConfigFile { watchConfigFile(of: options.configSource.backend) }
+            if options.watchConfigFile { watchConfigFile(of: backend) }
             try refreshCustomerInfo()
             return outcome(of: session!)
         } catch {
