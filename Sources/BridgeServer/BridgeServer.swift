@@ -73,11 +73,11 @@ public final class BridgeServer: ConnectionHandler {
     }
 
     public func handle(_ request: IncomingRequest, connection: Connection) async throws -> JSONValue {
-        if let method = methods.implemented[request.method] {
+        if let method = methods[request.method] {
             if let configure = methods.configureOrder.starting, request.method != "configure" { await configure.value }
             let answer: JSONValue
             do {
-                answer = try await method(request, connection)
+                answer = try await method(request)
             } catch {
                 commitTrackedEvents()
                 throw await explained(error)
@@ -92,9 +92,7 @@ public final class BridgeServer: ConnectionHandler {
             }
             return answer
         }
-        if MethodTable.contract.contains(request.method) {
-            throw MethodTable.notImplemented(request.method)
-        }
+        if MethodTable.unbuilt.contains(request.method) { throw MethodTable.notImplemented(request.method) }
         throw RPCError.methodNotFound(request.method)
     }
 
@@ -117,7 +115,7 @@ public final class BridgeServer: ConnectionHandler {
         switch notification.method {
         case "app/didBecomeActive": await superwall.appDidBecomeActive()
         case "app/willResignActive": await superwall.appWillResignActive()
-        case let method where methods.implemented[method] != nil || method == "initialize" || method == "shutdown":
+        case let method where methods[method] != nil || method == "initialize" || method == "shutdown":
             // A request sent without an id (a client whose id 0 was dropped by `omitempty`):
             // JSON-RPC forbids answering it, so the log says why nothing happened.
             logger.warning(

@@ -67,6 +67,13 @@ public enum ClientLimits {
         )
     }
 
+    /// `attributes` of `params`, within the limits.
+    static func checkedAttributes(_ params: Params) throws(RPCError) -> JSONObject {
+        let attributes = try params.jsonObject("attributes")
+        try checkAttributes(attributes, at: params.path(of: "attributes"))
+        return attributes
+    }
+
     /// Attributes within the depth, count and string limits.
     static func checkAttributes(_ attributes: JSONObject, at path: String) throws(RPCError) {
         var count = 0

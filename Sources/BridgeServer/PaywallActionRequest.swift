@@ -16,7 +16,8 @@ enum PaywallActionRequest {
             )
         case "openUrl": return .openURL(try fields.string("url"))
         case "openDeepLink": return .openDeepLink(try fields.string("url"))
-        case "setUserAttributes": return .setUserAttributes(attributeChanges(try checkedAttributes(fields)))
+        case "setUserAttributes":
+            return .setUserAttributes(attributeChanges(try ClientLimits.checkedAttributes(fields)))
         case "requestCallback":
             let behavior = try fields.optionalString("behavior") ?? "blocking"
             guard ["blocking", "nonBlocking", "non-blocking"].contains(behavior) else {

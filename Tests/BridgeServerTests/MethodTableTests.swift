@@ -8,8 +8,9 @@ import Testing
 
 @Suite struct MethodTableTests {
     /// The requests a client may send, as `protocol/openrpc.json` lists them: its methods that
-    /// are not the bridge's and not notifications.
-    private static func specifiedRequests() throws -> Set<String> {
+    /// are not the bridge's and not notifications; `built: false` gives those it marks
+    /// `x-implemented: false` instead.
+    private static func specifiedRequests(built: Bool = true) throws -> Set<String> {
         let spec = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent("protocol/openrpc.json")
         let document = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: spec)) as? [String: Any])
@@ -17,15 +18,17 @@ import Testing
         return Set(
             methods.compactMap { method -> String? in
                 let tags = (method["tags"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String }
-                guard !tags.contains("bridge-to-client"), method["x-notification"] as? Bool != true else { return nil }
+                guard !tags.contains("bridge-to-client"), method["x-notification"] as? Bool != true,
+                    (method["x-implemented"] as? Bool != false) == built
+                else { return nil }
                 return method["name"] as? String
             }
         )
     }
 
-    /// The three lists of methods agree: the spec's, the contract's and what `initialize`
-    /// advertises, in both directions.
-    @Test func initializeAdvertisesExactlyTheSpecsRequestsAndTheContractNamesThemAll() async throws {
+    /// What `initialize` advertises is the spec's list of requests, in both directions: the
+    /// table is the one list of methods, and each of its `BridgeMethod`s names itself.
+    @Test func initializeAdvertisesExactlyTheSpecsRequests() async throws {
         let specified = try Self.specifiedRequests()
         let (process, _) = bridge()
         let advertised = Set(
@@ -39,24 +42,29 @@ import Testing
             specified.subtracting(advertised).isEmpty,
             "in openrpc.json, not advertised: \(specified.subtracting(advertised).sorted())"
         )
-        let lifecycle: Set = ["initialize", "shutdown", "$/ping", "debug/echo"]
-        #expect(
-            Set(MethodTable.contract) == specified.subtracting(lifecycle),
-            "contract and openrpc.json differ: \(Set(MethodTable.contract).symmetricDifference(specified.subtracting(lifecycle)).sorted())"
-        )
     }
 
-    /// A contract method `initialize` does not advertise answers `notImplemented`; one it
-    /// advertises never does.
-    @Test(arguments: MethodTable.contract)
-    func everyContractMethodIsEitherAdvertisedOrSaysItIsNotBuilt(_ method: String) async {
+    /// Every request of the spec reaches a method: whatever its params, it is never answered
+    /// as unknown or not built.
+    @Test(arguments: try specifiedRequests().subtracting(["initialize", "shutdown"]).sorted())
+    func everySpecifiedRequestReachesAMethod(_ method: String) async {
         let (process, _) = bridge()
-        let advertised = await process.initialize()?["result"]?["methods"]?.arrayValue?.compactMap(\.stringValue) ?? []
+        await process.initialize()
         process.client.request(1, method, [:])
         let error = await process.client.next()?["error"]
-        if advertised.contains(method) {
-            #expect(error?["data"]?["kind"] != "notImplemented")
-        } else {
+        #expect(error?["code"] != -32601)
+        #expect(error?["data"]?["kind"] != "notImplemented")
+        #expect(error?["data"]?["kind"] != "methodNotFound")
+    }
+
+    /// The generated list of unbuilt methods is the spec's: each answers `notImplemented`.
+    @Test func theMethodsTheSpecMarksUnbuiltAreTheOnesAnsweredNotImplemented() async throws {
+        #expect(try Self.specifiedRequests(built: false) == MethodTable.unbuilt)
+        for method in MethodTable.unbuilt {
+            let (process, _) = bridge()
+            await process.initialize()
+            process.client.request(1, method, [:])
+            let error = await process.client.next()?["error"]
             #expect(error?["code"] == -32601)
             #expect(error?["data"]?["kind"] == "notImplemented")
             #expect(error?["data"]?["method"] == .string(method))

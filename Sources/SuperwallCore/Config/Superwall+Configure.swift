@@ -7,44 +7,70 @@ extension Superwall {
     /// Opens the data directory, restores the user, tracks the launch events, and loads the
     /// config. A second call with the same key changes nothing and answers the current status,
     /// as SuperwallKit does; a different key is an error.
-    ///
-    /// `onSessionOpened` is called once the session is open (or could not be), before the
-    /// config loads: a host that answers calls concurrently holds the calls sent after
-    /// `configure` until then, so they find it begun.
-    public func configure(
-        apiKey: String,
-        options: ConfigureOptions,
-        onSessionOpened: @Sendable () -> Void = {}
-    ) async -> ConfigureOutcome {
+    public func configure(apiKey: String, options: ConfigureOptions) async -> ConfigureOutcome {
+        await finishConfiguring(startConfiguring(apiKey: apiKey, options: options))
+    }
+
+    /// What `startConfiguring` leaves for `finishConfiguring`.
+    public struct ConfigureStart: Sendable {
+        fileprivate enum Stage: Sendable {
+            /// Nothing is left to load: the SDK was configured before, or the session could not open.
+            case done(ConfigureOutcome)
+            case loading(ConfigureOptions, SuperwallBackend)
+        }
+
+        fileprivate let stage: Stage
+    }
+
+    /// `configure` up to the config: the session opens, the user is restored and the launch
+    /// events are tracked, without waiting on anything. As SuperwallKit's `configure` returns
+    /// before its config loads, calls made from here on find the SDK configuring.
+    public func startConfiguring(apiKey: String, options: ConfigureOptions) -> ConfigureStart {
         if let session {
-            onSessionOpened()
             guard session.apiKey == apiKey else {
-                return ConfigureOutcome(
-                    status: session.status,
-                    userId: session.identity.userId,
-                    error: .apiKeyMismatch(configured: session.apiKey)
+                return ConfigureStart(
+                    stage: .done(
+                        ConfigureOutcome(
+                            status: session.status,
+                            userId: session.identity.userId,
+                            error: .apiKeyMismatch(configured: session.apiKey)
+                        )
+                    )
                 )
             }
-            return outcome(of: session)
+            return ConfigureStart(stage: .done(outcome(of: session)))
         }
         do {
             session = try openSession(apiKey: apiKey, options: options)
-            onSessionOpened()
-            configLoading.failedConfigure = nil
-            let backend = options.configSource.backend
-            configLoading.backend = backend
-            configLoading.maxRetryCount = options.maxConfigRetryCount
-            configLoading.explainedOnRefresh = options.explainOnRefresh
-            startEventQueue(options)
-            trackLaunchEvents()
+        } catch {
+            configLoading.failedConfigure = error
+            return ConfigureStart(stage: .done(ConfigureOutcome(status: .failed, userId: nil, error: error)))
+        }
+        configLoading.failedConfigure = nil
+        let backend = options.configSource.backend
+        configLoading.backend = backend
+        configLoading.maxRetryCount = options.maxConfigRetryCount
+        configLoading.explainedOnRefresh = options.explainOnRefresh
+        startEventQueue(options)
+        trackLaunchEvents()
+        return ConfigureStart(stage: .loading(options, backend))
+    }
+
+    /// The rest of `configure`: loads the config (or adopts the cached one), and answers the
+    /// outcome, as SuperwallKit's configure completion reports it.
+    public func finishConfiguring(_ start: ConfigureStart) async -> ConfigureOutcome {
+        switch start.stage {
+        case .done(let outcome):
+            return outcome
+        case .loading(let options, let backend):
             await loadConfig(from: options.configSource, options: options)
             if options.watchConfigFile { watchConfigFile(of: backend) }
-            try refreshCustomerInfo()
+            do {
+                try refreshCustomerInfo()
+            } catch {
+                return ConfigureOutcome(status: .failed, userId: nil, error: error)
+            }
             return outcome(of: session!)
-        } catch {
-            if session == nil { configLoading.failedConfigure = error }
-            onSessionOpened()
-            return ConfigureOutcome(status: .failed, userId: nil, error: error)
         }
     }
 

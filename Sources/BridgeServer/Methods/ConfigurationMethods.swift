@@ -1,0 +1,236 @@
+import JSONRPC
+import Logging
+import SuperwallCore
+
+/// `configure` and the calls that set how the SDK and the process behave.
+enum ConfigurationMethods {
+    struct Configure: BridgeMethod {
+        static let name = "configure"
+
+        /// `configure`'s answer: the core's outcome, with what the bridge found in the params.
+        struct Answer: WireAnswer {
+            let outcome: Superwall.ConfigureOutcome
+            let warnings: [ConfigureKeys.Warning]
+
+            var wireValue: JSONValue {
+                [
+                    "configurationStatus": .string(outcome.status.rawValue),
+                    "userId": outcome.userId.map(JSONValue.string) ?? .null,
+                    "error": outcome.error?.jsonValue ?? .null,
+                    "warnings": .array(
+                        warnings.map(\.jsonValue)
+                            + outcome.storeProblems.map { problem in
+                                ConfigureKeys.Warning(path: "options.dataDirectory", message: problem).jsonValue
+                            }
+                    ),
+                    "testMode": [
+                        "active": .bool(outcome.testMode != nil),
+                        "reason": outcome.testMode.map { .string($0.kind) } ?? .null,
+                        "message": outcome.testMode.map { .string($0.message) } ?? .null,
+                    ],
+                    "dataDirectory": outcome.dataDirectory.map(JSONValue.string) ?? .null,
+                ]
+            }
+        }
+
+        let context: MethodContext
+
+        init(_ context: MethodContext) { self.context = context }
+
+        /// The params are read in `answer`: what they may hold depends on the client's
+        /// capabilities and the process's flags, and the configure must announce itself first.
+        static func parameters(of request: IncomingRequest) -> IncomingRequest { request }
+
+        func answer(_ request: IncomingRequest) async throws -> Answer {
+            let order = context.configureOrder
+            let starting = order.announce()
+            defer { order.started(starting) }
+            let configure = try ConfigureRequest(
+                Params(request),
+                capabilities: context.host.capabilities,
+                watchFiles: context.watchConfigFiles,
+                maximumConfigSize: context.maximumConfigSize
+            )
+            let superwall = context.superwall
+            if let level = configure.logLevel { context.logLevel.setLevel(level) }
+            if let locale = configure.localeIdentifier { await superwall.setLocaleIdentifier(locale) }
+            if configure.usesManualClock { context.clock.stop() }
+            for warning in configure.warnings { context.logger.warning("configure: \(warning.message)") }
+            // Opening the data directory and loading a large config stall no one's messages.
+            let start = await offTheReader {
+                await superwall.startConfiguring(apiKey: configure.apiKey, options: configure.options)
+            }
+            order.started(starting)
+            let outcome = await offTheReader { await superwall.finishConfiguring(start) }
+            if let error = outcome.error, case .apiKeyMismatch = error { throw error.rpcError }
+            return Answer(outcome: outcome, warnings: configure.warnings)
+        }
+    }
+
+    struct GetConfigurationStatus: BridgeMethod {
+        static let name = "getConfigurationStatus"
+
+        struct Answer: WireAnswer {
+            let status: Superwall.ConfigurationStatus
+
+            var wireValue: JSONValue { ["status": .string(status.rawValue)] }
+        }
+
+        let superwall: Superwall
+
+        init(_ context: MethodContext) { superwall = context.superwall }
+
+        func answer(_ parameters: NoParameters) async -> Answer {
+            Answer(status: await superwall.configurationStatus)
+        }
+    }
+
+    struct RefreshConfiguration: BridgeMethod {
+        static let name = "refreshConfiguration"
+
+        let superwall: Superwall
+
+        init(_ context: MethodContext) { superwall = context.superwall }
+
+        func answer(_ parameters: NoParameters) async throws -> ConfigRefresh {
+            try await offTheReader { try await core { try await superwall.refreshConfiguration() } }
+        }
+    }
+
+    struct SetDelegate: BridgeMethod {
+        static let name = "setDelegate"
+
+        let delegate: DelegateChannel
+
+        init(_ context: MethodContext) { delegate = context.delegate }
+
+        static func parameters(of request: IncomingRequest) throws(RPCError) -> Bool {
+            try Params(request).bool("enabled")
+        }
+
+        func answer(_ enabled: Bool) -> Done {
+            delegate.bind(enabled)
+            return Done()
+        }
+    }
+
+    struct SetLogLevel: BridgeMethod {
+        static let name = "setLogLevel"
+
+        let logLevel: any LogLevelControl
+
+        init(_ context: MethodContext) { logLevel = context.logLevel }
+
+        static func parameters(of request: IncomingRequest) throws(RPCError) -> Logger.Level {
+            let name = try Params(request).string("level")
+            guard let level = Logger.Level(superwallName: name) else {
+                throw RPCError.invalidParams(
+                    "params.level must be debug, info, warn, error or none (or trace, notice, warning, critical), not \"\(name)\".",
+                    details: ["path": "params.level"]
+                )
+            }
+            return level
+        }
+
+        func answer(_ level: Logger.Level) -> Done {
+            logLevel.setLevel(level)
+            return Done()
+        }
+    }
+
+    struct SetLocaleIdentifier: BridgeMethod {
+        static let name = "setLocaleIdentifier"
+
+        let superwall: Superwall
+
+        init(_ context: MethodContext) { superwall = context.superwall }
+
+        /// Nil is the device's locale.
+        static func parameters(of request: IncomingRequest) throws(RPCError) -> String? {
+            let params = try Params(request)
+            try params.requirePresent("localeIdentifier", "a string, or null for the device's locale")
+            let identifier = try params.optionalString("localeIdentifier")
+            if let identifier {
+                try ClientLimits.check(identifier, at: "params.localeIdentifier", atMost: ClientLimits.nameBytes)
+            }
+            return identifier
+        }
+
+        func answer(_ identifier: String?) async -> Done {
+            await superwall.setLocaleIdentifier(identifier)
+            return Done()
+        }
+    }
+
+    struct SetInterfaceStyle: BridgeMethod {
+        static let name = "setInterfaceStyle"
+
+        let superwall: Superwall
+
+        init(_ context: MethodContext) { superwall = context.superwall }
+
+        /// Nil is the device's style.
+        static func parameters(of request: IncomingRequest) throws(RPCError) -> Superwall.InterfaceStyle? {
+            let params = try Params(request)
+            try params.requirePresent("style", "\"light\", \"dark\", or null for the device's")
+            switch try params.optionalString("style")?.lowercased() {
+            case nil: return nil
+            case "light": return .light
+            case "dark": return .dark
+            default:
+                throw RPCError.invalidParams(
+                    "params.style must be \"light\", \"dark\" or null.",
+                    details: ["path": "params.style"]
+                )
+            }
+        }
+
+        func answer(_ style: Superwall.InterfaceStyle?) async -> Done {
+            await superwall.setInterfaceStyle(style)
+            return Done()
+        }
+    }
+
+    /// Allowed before `configure`, as wrappers say who they are first.
+    struct SetPlatformWrapper: BridgeMethod {
+        static let name = "setPlatformWrapper"
+
+        struct Parameters: Sendable {
+            let name: String
+            let version: String
+        }
+
+        let superwall: Superwall
+
+        init(_ context: MethodContext) { superwall = context.superwall }
+
+        static func parameters(of request: IncomingRequest) throws(RPCError) -> Parameters {
+            let params = try Params(request)
+            let name = try params.string("platformWrapper")
+            let version = try params.string("version")
+            try ClientLimits.check(name, at: "params.platformWrapper", atMost: ClientLimits.nameBytes)
+            try ClientLimits.check(version, at: "params.version", atMost: ClientLimits.nameBytes)
+            return Parameters(name: name, version: version)
+        }
+
+        func answer(_ wrapper: Parameters) async -> Done {
+            await superwall.setPlatformWrapper(wrapper.name, version: wrapper.version)
+            return Done()
+        }
+    }
+}
+
+extension ConfigRefresh: WireAnswer {}
+
+extension MethodTable {
+    mutating func registerConfigurationMethods(_ context: MethodContext) {
+        register(ConfigurationMethods.Configure.self, context)
+        register(ConfigurationMethods.GetConfigurationStatus.self, context)
+        register(ConfigurationMethods.RefreshConfiguration.self, context)
+        register(ConfigurationMethods.SetDelegate.self, context)
+        register(ConfigurationMethods.SetLogLevel.self, context)
+        register(ConfigurationMethods.SetLocaleIdentifier.self, context)
+        register(ConfigurationMethods.SetInterfaceStyle.self, context)
+        register(ConfigurationMethods.SetPlatformWrapper.self, context)
+    }
+}

@@ -1,0 +1,69 @@
+import JSONRPC
+import Logging
+import SuperwallCore
+
+/// The client-to-bridge methods this build answers, each a `BridgeMethod`, by name.
+struct MethodTable: Sendable {
+    typealias Handler = @Sendable (IncomingRequest) async throws -> JSONValue
+
+    private(set) var handlers: [String: Handler] = [:]
+    /// Every call but `configure` itself waits here for a configure sent before it to begin.
+    let configureOrder: ConfigureOrder
+
+    /// Names reported by `initialize`, including the lifecycle methods.
+    var advertised: [String] {
+        (["initialize", "shutdown"] + handlers.keys).sorted()
+    }
+
+    init(
+        superwall: Superwall,
+        clock: StoppableClock,
+        delegate: DelegateChannel,
+        host: ClientHost,
+        logLevel: any LogLevelControl,
+        logger: Logger,
+        watchConfigFiles: Bool = false,
+        maximumConfigSize: Int = FileConfigSource.defaultMaximumSize
+    ) {
+        configureOrder = ConfigureOrder()
+        let context = MethodContext(
+            superwall: superwall,
+            clock: clock,
+            delegate: delegate,
+            host: host,
+            logLevel: logLevel,
+            logger: logger,
+            watchConfigFiles: watchConfigFiles,
+            maximumConfigSize: maximumConfigSize,
+            configureOrder: configureOrder
+        )
+        registerDebugMethods(context)
+        registerConfigurationMethods(context)
+        registerIdentityMethods(context)
+        registerPresentationMethods(context)
+        registerPaywallPageMethods(context)
+        registerPurchaseMethods(context)
+        registerEventMethods(context)
+    }
+
+    subscript(name: String) -> Handler? { handlers[name] }
+
+    /// Generic over the method so that each handler is specialised for its types.
+    mutating func register<Method: BridgeMethod>(_: Method.Type, _ context: MethodContext) {
+        precondition(handlers[Method.name] == nil, "\(Method.name) is registered twice")
+        let method = Method(context)
+        handlers[Method.name] = { request in
+            try await method.answer(Method.parameters(of: request)).wireValue
+        }
+    }
+
+    static func notImplemented(_ method: String) -> RPCError {
+        RPCError(
+            code: -32601,
+            message:
+                "Method not implemented yet: \(method) is part of the protocol but this build does not provide it.",
+            kind: "notImplemented",
+            details: ["method": .string(method)]
+        )
+    }
+}
