@@ -196,15 +196,15 @@ struct ClientPresentationHandler: PresentationHandler {
         notify("handler/onDismiss", ["paywallInfo": info.wireValue, "result": result.wireValue])
     }
 
-    /// Written straight to JSON text: every skipped `register` sends one.
+    /// Written member by member, without a dictionary: every skipped `register` sends one.
     func onSkip(_ reason: PaywallSkipReason) {
         guard let connection = host.connection else { return }
-        var params = Array(#"{"reason":"#.utf8)
-        params.append(contentsOf: JSONWriter.encode(reason.wireValue))
-        params.append(contentsOf: #","registerId":"#.utf8)
-        params.append(contentsOf: JSONWriter.encode(registerId))
-        params.append(UInt8(ascii: "}"))
-        connection.notify("handler/onSkip", encodedParams: params)
+        var params = JSONWriter()
+        params.beginObject()
+        params.member("reason", reason.wireValue)
+        params.member("registerId", registerId)
+        params.endObject()
+        connection.notify("handler/onSkip", encodedParams: params.bytes)
     }
 
     func onError(_ error: PresentationError) {

@@ -21,6 +21,7 @@ final class DelegateChannel: SuperwallDelegate, Sendable {
     }
 
     private let state = Mutex(State())
+    private let eventParameters = DelegateParametersText()
 
     /// The connection notifications go out on; set at `initialize`.
     func attach(_ connection: Connection) {
@@ -103,12 +104,12 @@ final class DelegateChannel: SuperwallDelegate, Sendable {
         sendEncoded(
             "delegate/handleSuperwallEvent",
             {
-                var params: [UInt8] = Array(#"{"event":"#.utf8)
-                params.append(contentsOf: JSONWriter.encode(event.typedWireValue))
-                params.append(contentsOf: #","params":"#.utf8)
-                params.append(contentsOf: event.delegateParametersJSON)
-                params.append(UInt8(ascii: "}"))
-                return params
+                var params = JSONWriter()
+                params.beginObject()
+                params.member("event", event.typedWireValue)
+                params.member("params", text: eventParameters.text(of: event))
+                params.endObject()
+                return params.bytes
             }()
         )
     }

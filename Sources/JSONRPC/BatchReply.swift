@@ -33,12 +33,6 @@ final class BatchReply: Sendable {
             return answers.remaining == 0 ? answers.slots.compactMap { $0 } : nil
         }
         guard let complete else { return }
-        var body: [UInt8] = [UInt8(ascii: "[")]
-        for (index, response) in complete.enumerated() {
-            if index > 0 { body.append(UInt8(ascii: ",")) }
-            body.append(contentsOf: response)
-        }
-        body.append(UInt8(ascii: "]"))
-        connection.send(body)
+        connection.send(JSONWriter.array(ofTexts: complete))
     }
 }

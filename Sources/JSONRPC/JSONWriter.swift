@@ -54,9 +54,51 @@ public struct JSONWriter {
         }
     }
 
-    /// Appends bytes that are already JSON text (a verbatim request id, for one).
-    public mutating func writeRaw<Bytes: Sequence>(_ raw: Bytes) where Bytes.Element == UInt8 {
-        bytes.append(contentsOf: raw)
+    // MARK: Objects written member by member
+
+    /// Starts an object whose members follow one at a time, each a value or JSON text written
+    /// before: the one way text is spliced into a message (a request id as the client wrote it,
+    /// an event's params kept from the event it repeats), and a way to write an object without
+    /// building its dictionary first.
+    public mutating func beginObject() {
+        bytes.append(UInt8(ascii: "{"))
+    }
+
+    /// A member of the object begun last. `key` is a literal written as it is: it must need
+    /// no escaping.
+    public mutating func member(_ key: StaticString, _ value: JSONValue) {
+        writeKey(key)
+        write(value)
+    }
+
+    /// A member whose value is JSON text already written (one whole value).
+    public mutating func member<Text: Sequence>(_ key: StaticString, text: Text) where Text.Element == UInt8 {
+        writeKey(key)
+        bytes.append(contentsOf: text)
+    }
+
+    public mutating func endObject() {
+        bytes.append(UInt8(ascii: "}"))
+    }
+
+    /// An array of values each already JSON text (a batch's responses).
+    public static func array(ofTexts elements: [[UInt8]]) -> [UInt8] {
+        var writer = JSONWriter(reservingCapacity: elements.reduce(2) { $0 + $1.count + 1 })
+        writer.bytes.append(UInt8(ascii: "["))
+        for (index, element) in elements.enumerated() {
+            if index > 0 { writer.bytes.append(UInt8(ascii: ",")) }
+            writer.bytes.append(contentsOf: element)
+        }
+        writer.bytes.append(UInt8(ascii: "]"))
+        return writer.bytes
+    }
+
+    /// A value never ends in `{`, so the object's first member is the one that follows it.
+    private mutating func writeKey(_ key: StaticString) {
+        if bytes.last != UInt8(ascii: "{") { bytes.append(UInt8(ascii: ",")) }
+        bytes.append(UInt8(ascii: "\""))
+        key.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
     }
 
     public mutating func appendASCII(_ text: StaticString) {

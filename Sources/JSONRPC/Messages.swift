@@ -157,17 +157,14 @@ enum IncomingMessage: Sendable {
 enum OutgoingMessage {
     static func response(id: RequestID?, outcome: Result<JSONValue, RPCError>) -> [UInt8] {
         var writer = JSONWriter()
-        writer.appendASCII("{\"jsonrpc\":\"2.0\",\"id\":")
-        if let id { writer.writeRaw(id.verbatim) } else { writer.appendASCII("null") }
+        writer.beginObject()
+        writer.member("jsonrpc", "2.0")
+        if let id { writer.member("id", text: id.verbatim) } else { writer.member("id", .null) }
         switch outcome {
-        case .success(let result):
-            writer.appendASCII(",\"result\":")
-            writer.write(result)
-        case .failure(let error):
-            writer.appendASCII(",\"error\":")
-            writer.write(error.jsonValue)
+        case .success(let result): writer.member("result", result)
+        case .failure(let error): writer.member("error", error.jsonValue)
         }
-        writer.appendASCII("}")
+        writer.endObject()
         return writer.bytes
     }
 
@@ -179,14 +176,13 @@ enum OutgoingMessage {
 
     /// A notification whose params are already JSON text (an object).
     static func notification(method: String, encodedParams: [UInt8]) -> [UInt8] {
-        var message: [UInt8] = []
-        message.reserveCapacity(encodedParams.count + method.utf8.count + 40)
-        message.append(contentsOf: #"{"jsonrpc":"2.0","method":"#.utf8)
-        message.append(contentsOf: JSONWriter.encode(.string(method)))
-        message.append(contentsOf: #","params":"#.utf8)
-        message.append(contentsOf: encodedParams)
-        message.append(UInt8(ascii: "}"))
-        return message
+        var writer = JSONWriter(reservingCapacity: encodedParams.count + method.utf8.count + 40)
+        writer.beginObject()
+        writer.member("jsonrpc", "2.0")
+        writer.member("method", .string(method))
+        writer.member("params", text: encodedParams)
+        writer.endObject()
+        return writer.bytes
     }
 
     static func notification(method: String, params: JSONValue?) -> [UInt8] {

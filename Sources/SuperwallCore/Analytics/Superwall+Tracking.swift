@@ -81,13 +81,13 @@ extension Superwall {
                 isSuperwallEvent: isSuperwallEvent,
                 stamped: true
             )
-            event.delegateText = remembered.delegateText
+            event.sharedParameters = remembered.shared
             return (record(event, audienceJSON: remembered.audienceJSON), remembered)
         }
         var event = makeEvent(name, parameters(), custom: custom, isSuperwallEvent: isSuperwallEvent)
         let audienceJSON = event.audienceParametersJSON
         let memo = RepeatedEvent(key: key, parameters: event.superwallParameters, audienceJSON: audienceJSON)
-        event.delegateText = memo.delegateText
+        event.sharedParameters = memo.shared
         record(event, audienceJSON: audienceJSON)
         return (event, memo)
     }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// One event the SDK tracked: a Superwall event (`app_launch`, `user_attributes`, ...) or a
 /// placement the app registered.
@@ -21,9 +20,8 @@ public struct TrackedEvent: Sendable, Equatable {
     /// What the event is about, as SuperwallKit's `SuperwallEvent` carries it in its
     /// associated values (the paywall, the product): for a delegate's typed fields.
     public var subject: EventSubject
-    /// `delegateParametersJSON`, shared by the events that repeat one (`RepeatedEvent`): they
-    /// have the same params.
-    var delegateText: ParametersText?
+    /// The same for the events that repeat one (`RepeatedEvent`): they have the same params.
+    public internal(set) var sharedParameters: SharedParameters?
 
     public init(
         id: UUID,
@@ -91,42 +89,14 @@ public struct TrackedEvent: Sendable, Equatable {
         parameters["is_superwall"] = .bool(true)
         return parameters
     }
-
-    /// `delegateParameters` as JSON text, keys in order at every level, written without
-    /// merging the dictionaries first: every event a bound delegate hears pays for this.
-    public var delegateParametersJSON: [UInt8] {
-        if let delegateText { return delegateText.text { writeDelegateParameters() } }
-        return writeDelegateParameters()
-    }
-
-    private func writeDelegateParameters() -> [UInt8] {
-        var members: [(key: String, value: JSON)] = []
-        members.reserveCapacity(customParameters.count + superwallParameters.count + 1)
-        for (key, value) in customParameters where superwallParameters[key] == nil && !Self.isNamed(key, "is_superwall")
-        {
-            members.append((key, value))
-        }
-        for (key, value) in superwallParameters where !Self.isNamed(key, "is_superwall") {
-            members.append((key, value))
-        }
-        members.append(("is_superwall", .bool(true)))
-        return JSON.sortedObjectText(members)
-    }
 }
 
-/// An event's params as JSON text, written once for all the events that repeat it. Not part
-/// of an event's value: two events are equal whatever their caches hold.
-final class ParametersText: Sendable, Equatable {
-    private let written = Mutex<[UInt8]?>(nil)
-
-    func text(_ write: () -> [UInt8]) -> [UInt8] {
-        if let text = written.withLock({ $0 }) { return text }
-        let text = write()
-        written.withLock { $0 = text }
-        return text
-    }
-
-    static func == (lhs: ParametersText, rhs: ParametersText) -> Bool { true }
+/// Marks the events whose parameters are the same: a placement registered again with the same
+/// params, a skip repeated for the same reasons (`RepeatedEvent`). A host that writes events'
+/// parameters out can write them once for all the events that share one. Not part of an
+/// event's value: two events are equal whatever they share.
+public final class SharedParameters: Sendable, Equatable {
+    public static func == (lhs: SharedParameters, rhs: SharedParameters) -> Bool { true }
 }
 
 /// The objects an event concerns, beyond its parameters. Boxed: most events have none, and

@@ -246,7 +246,7 @@ extension PaywallSkipReason {
 }
 
 /// An event as last tracked, to be tracked again as it is (its params shared, not rebuilt;
-/// their JSON text reused) when what decided its params, `key`, and the app session are the
+/// their audience JSON text reused) when what decided its params, `key`, and the app session are the
 /// same: a placement registered again with the same params, and, when it is skipped again for
 /// the same reasons, the same `trigger_fire` (twenty-three keys for twenty unmatched
 /// audiences) and `paywallPresentationRequest`.
@@ -257,8 +257,8 @@ struct RepeatedEvent<Key: Equatable & Sendable>: Sendable {
     /// `parameters`' `app_session_id`, read once: each repeat compares it.
     let appSessionId: String
     let audienceJSON: [UInt8]
-    /// The params as a delegate hears them, once one has.
-    let delegateText = ParametersText()
+    /// What the events that repeat this one share.
+    let shared = SharedParameters()
     /// The params as audience rules read them, once the caller has needed them.
     var audienceParameters: [String: JSON]?
 

@@ -117,7 +117,7 @@ extension JSON {
 
     /// An object of `members` as JSON text, keys in order at every level: the same members
     /// always read the same way.
-    static func sortedObjectText(_ members: [(key: String, value: JSON)]) -> [UInt8] {
+    public static func sortedObjectText(_ members: [(key: String, value: JSON)]) -> [UInt8] {
         var bytes: [UInt8] = [UInt8(ascii: "{")]
         bytes.reserveCapacity(64 * members.count)
         for (index, member) in members.sorted(by: { $0.key < $1.key }).enumerated() {
