@@ -75,22 +75,13 @@ public final class BridgeServer: ConnectionHandler {
     public func handle(_ request: IncomingRequest, connection: Connection) async throws -> JSONValue {
         if let method = methods[request.method] {
             if let configure = methods.configureOrder.starting, request.method != "configure" { await configure.value }
-            let answer: JSONValue
+            // What the call tracked is durable before it returns (the core's `answering`):
+            // the answer never reports an event a crash could lose.
             do {
-                answer = try await method(request)
+                return try await method(request)
             } catch {
-                commitTrackedEvents()
                 throw await explained(error)
             }
-            // An answer promises that what the call tracked is on disk: when it cannot be put
-            // there (a full disk), the call is answered with why, and its rows wait in memory
-            // for the next commit.
-            do {
-                try superwall.commitTrackedEvents()
-            } catch {
-                throw error.rpcError
-            }
-            return answer
         }
         if MethodTable.unbuilt.contains(request.method) { throw MethodTable.notImplemented(request.method) }
         throw RPCError.methodNotFound(request.method)
@@ -113,8 +104,8 @@ public final class BridgeServer: ConnectionHandler {
     /// The client's notifications: the app's foreground and background (UIKit's names).
     public func handle(_ notification: IncomingNotification, connection: Connection) async {
         switch notification.method {
-        case "app/didBecomeActive": await superwall.appDidBecomeActive()
-        case "app/willResignActive": await superwall.appWillResignActive()
+        case "app/didBecomeActive": await reportingFailure { try await superwall.appDidBecomeActive() }
+        case "app/willResignActive": await reportingFailure { try await superwall.appWillResignActive() }
         case let method where methods[method] != nil || method == "initialize" || method == "shutdown":
             // A request sent without an id (a client whose id 0 was dropped by `omitempty`):
             // JSON-RPC forbids answering it, so the log says why nothing happened.
@@ -124,14 +115,11 @@ public final class BridgeServer: ConnectionHandler {
             return
         default:
             logger.debug("ignored notification \(notification.method)")
-            return
         }
-        commitTrackedEvents()
     }
 
     public func shutdown(connection: Connection) async {
         logger.info("shutdown requested")
-        commitTrackedEvents()
         await flushEventsAtTheEnd()
         await superwall.closeStore()
     }
@@ -139,8 +127,7 @@ public final class BridgeServer: ConnectionHandler {
     /// The client is gone: a paywall on screen closes, so the `register` waiting on it ends;
     /// queued events get a last chance to go out (what does not stays on disk).
     public func inputDidClose(connection: Connection) async {
-        await superwall.hostDisconnected()
-        commitTrackedEvents()
+        await reportingFailure { try await superwall.hostDisconnected() }
         await flushEventsAtTheEnd()
         await superwall.closeStore()
     }
@@ -155,10 +142,11 @@ public final class BridgeServer: ConnectionHandler {
         await superwall.flushEvents(within: remaining)
     }
 
-    /// What a request tracked is on disk before its answer goes out.
-    private func commitTrackedEvents() {
+    /// A notification has no answer to carry a failure (events that could not be made
+    /// durable): the log says it.
+    private func reportingFailure(_ call: () async throws -> Void) async {
         do {
-            try superwall.commitTrackedEvents()
+            try await call()
         } catch {
             logger.error("could not commit tracked events: \(error)")
         }

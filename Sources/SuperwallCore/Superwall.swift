@@ -154,9 +154,7 @@ public actor Superwall {
     var session: Session? {
         didSet {
             device.templateInputsChanged()
-            let previousStore = store
             sessionView = session.map(SessionView.init)
-            if store !== previousStore { storeOfSession.withLock { [store] in $0 = store } }
         }
     }
     /// What every placement and every event read of the session, kept beside it (see
@@ -164,8 +162,6 @@ public actor Superwall {
     private(set) var sessionView: SessionView?
     /// The session's store.
     var store: Store? { sessionView?.store }
-    /// The session's store, for `commitTrackedEvents` on any thread.
-    nonisolated let storeOfSession = Mutex<Store?>(nil)
 
     // The components: each owns the state of one area (see its type).
     let device = DeviceOverrides()

@@ -82,17 +82,23 @@ struct Explain: ParsableCommand {
             return .failure(.configUnavailable("\(error)"))
         }
         let superwall = Superwall()
-        let configured = await superwall.configure(
-            apiKey: "pk_explain",
-            options: Superwall.ConfigureOptions(
-                configSource: NarrowedConfig(text: narrowed, path: config),
-                dataDirectory: directory,
-                maxConfigRetryCount: 0,
-                shouldPreload: false,
-                eventTrackingBehavior: .none,
-                eventFlushInterval: .seconds(86_400)
+        let configured: Superwall.ConfigureOutcome
+        do {
+            configured = try await superwall.configure(
+                apiKey: "pk_explain",
+                options: Superwall.ConfigureOptions(
+                    configSource: NarrowedConfig(text: narrowed, path: config),
+                    dataDirectory: directory,
+                    maxConfigRetryCount: 0,
+                    shouldPreload: false,
+                    eventTrackingBehavior: .none,
+                    eventFlushInterval: .seconds(86_400)
+                )
             )
-        )
+        } catch {
+            await superwall.closeStore()
+            return .failure(error)
+        }
         let result: Result<PlacementExplanation, SuperwallError>
         if let error = configured.error {
             result = .failure(error)

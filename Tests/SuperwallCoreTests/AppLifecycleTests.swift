@@ -12,23 +12,23 @@ private func sessionCampaignConfig() async throws -> String {
 
 @Suite struct AppLifecycleTests {
     @Test func everyEventCarriesTheAppSessionIdAndAShortBackgroundKeepsIt() async throws {
-        let harness = await PresentationHarness.make(try await presentationConfig([]))
+        let harness = try await PresentationHarness.make(try await presentationConfig([]))
         _ = try await harness.superwall.setUserAttributes(["plan": "free"])
         let first = try #require(
             harness.delegate.event("user_attributes")?.delegateParameters["app_session_id"]?.stringValue
         )
         #expect(!first.isEmpty)
         #expect(harness.delegate.event("user_attributes")?.audienceParameters["$app_session_id"] == .string(first))
-        await harness.superwall.appWillResignActive()
+        try await harness.superwall.appWillResignActive()
         harness.clock.advance(by: 30 * 60)
-        await harness.superwall.appDidBecomeActive()
+        try await harness.superwall.appDidBecomeActive()
         #expect(harness.delegate.names.suffix(2) == ["app_close", "app_open"])
         #expect(harness.delegate.event("app_open")?.delegateParameters["app_session_id"] == .string(first))
         #expect(!harness.delegate.names.contains("session_start"))
     }
 
     @Test func aBackgroundLongerThanTheTimeoutStartsANewSessionWhoseCampaignPresents() async throws {
-        let harness = await PresentationHarness.make(try await sessionCampaignConfig())
+        let harness = try await PresentationHarness.make(try await sessionCampaignConfig())
         // configure's own session_start presented the campaign once; close it.
         let launch = try await harness.waitForPresentation()
         _ = try await harness.superwall.perform(.close, inSession: launch.sessionId)
@@ -37,9 +37,9 @@ private func sessionCampaignConfig() async throws -> String {
                 ?? harness.delegate.events.first?.delegateParameters["app_session_id"]
         )
         harness.delegate.clear()
-        await harness.superwall.appWillResignActive()
+        try await harness.superwall.appWillResignActive()
         harness.clock.advance(by: 2 * 3600)
-        await harness.superwall.appDidBecomeActive()
+        try await harness.superwall.appDidBecomeActive()
         #expect(harness.delegate.names.prefix(4) == ["app_close", "app_open", "session_start", "device_attributes"])
         #expect(harness.delegate.names.contains("user_attributes"))
         let newSession = try #require(harness.delegate.event("session_start")?.delegateParameters["app_session_id"])
@@ -57,24 +57,24 @@ private func sessionCampaignConfig() async throws -> String {
         let config = try edited(try await presentationConfig([])) {
             $0["toggles"] = [["key": "enable_config_refresh_v2", "enabled": enabled]]
         }
-        let harness = await PresentationHarness.make(config)
-        await harness.superwall.appWillResignActive()
+        let harness = try await PresentationHarness.make(config)
+        try await harness.superwall.appWillResignActive()
         harness.clock.advance(by: 2 * 3600)
-        await harness.superwall.appDidBecomeActive()
+        try await harness.superwall.appDidBecomeActive()
         await harness.superwall.awaitBackgroundRefresh()
         #expect(harness.delegate.names.contains("config_refresh") == enabled)
     }
 
     @Test func anActivationWithoutABackgroundStartsNothing() async throws {
-        let harness = await PresentationHarness.make(try await presentationConfig([]))
-        await harness.superwall.appDidBecomeActive()
+        let harness = try await PresentationHarness.make(try await presentationConfig([]))
+        try await harness.superwall.appDidBecomeActive()
         #expect(harness.delegate.names == ["app_open"])
     }
 }
 
 extension AppLifecycleTests {
     @Test func theEventsFileCarriesTheAppSessionIdOnEveryRow() async throws {
-        let harness = await PresentationHarness.make(try await presentationConfig([]))
+        let harness = try await PresentationHarness.make(try await presentationConfig([]))
         _ = try await harness.superwall.setUserAttributes(["plan": "free"])
         await harness.superwall.flushEvents()
         let text = try String(contentsOfFile: harness.directory + "/events.jsonl", encoding: .utf8)

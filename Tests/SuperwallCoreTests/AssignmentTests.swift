@@ -104,14 +104,14 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("assign-\(UUID().uuidString)")
             .path
         do {
-            let first = await PresentationHarness.make(
+            let first = try await PresentationHarness.make(
                 config,
                 random: ScriptedRandomSource(draws: [70]),
                 directory: directory
             )
             #expect(try await first.superwall.assignments().map { $0.variant.id } == ["b"])
         }
-        let restarted = await PresentationHarness.make(
+        let restarted = try await PresentationHarness.make(
             config,
             random: ScriptedRandomSource(draws: [10]),
             directory: directory
@@ -126,7 +126,7 @@ import Testing
         let config = try await presentationConfig([
             placement("gate", [audience("e", rule: nil, variants: [holdout("h")])])
         ])
-        let harness = await PresentationHarness.make(config)
+        let harness = try await PresentationHarness.make(config)
         let confirmed = try await harness.superwall.confirmAllAssignments()
         #expect(confirmed.map { $0.experimentId } == ["e"])
         #expect(confirmed.map { $0.isSentToServer } == [false])
@@ -140,7 +140,7 @@ import Testing
             placement("held", [audience("e", rule: nil, variants: [holdout("h")])]),
             placement("nobody", [audience("f", rule: "user.plan == \"never\"", variants: [holdout("g")])]),
         ])
-        let harness = await PresentationHarness.make(config)
+        let harness = try await PresentationHarness.make(config)
         harness.delegate.clear()
         _ = try await harness.superwall.confirmAllAssignments()
         #expect(harness.delegate.names == ["confirm_all_assignments"])
@@ -159,7 +159,7 @@ import Testing
         )
         // The event queue's timer may post events meanwhile, on a slow run: only confirmations count.
         let confirmations = { server.posts.filter { $0.path == confirm } }
-        let harness = await PresentationHarness.make(body, source: HTTPConfigSource(baseURL: server.baseURL))
+        let harness = try await PresentationHarness.make(body, source: HTTPConfigSource(baseURL: server.baseURL))
         _ = try await harness.superwall.register(placement: "gate")
         try await eventually { confirmations().count == 1 }
         try await eventually { await harness.superwall.confirmationsPending == 0 }

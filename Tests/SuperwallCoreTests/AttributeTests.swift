@@ -7,7 +7,7 @@ import Testing
     @Test func userAttributesMergeAndTrackAnEvent() async throws {
         let delegate = RecordingDelegate()
         let superwall = makeSuperwall(delegate)
-        _ = await superwall.configure(apiKey: "pk_test", options: options(temporaryDirectory()))
+        _ = try await superwall.configure(apiKey: "pk_test", options: options(temporaryDirectory()))
         // The launch events' implicit triggers settle first.
         await superwall.awaitPresentationQueue()
         delegate.clear()
@@ -24,7 +24,7 @@ import Testing
 
     @Test func integrationAttributesAreAlsoUserAttributes() async throws {
         let superwall = makeSuperwall()
-        _ = await superwall.configure(apiKey: "pk_test", options: options(temporaryDirectory()))
+        _ = try await superwall.configure(apiKey: "pk_test", options: options(temporaryDirectory()))
         let integration = try await superwall.setIntegrationAttributes([
             "mixpanelDistinctId": "mp-1", "adjustId": "adj",
         ])
@@ -36,7 +36,7 @@ import Testing
     @Test func deviceAttributesFollowTheTemplateAndTheClientsOverrides() async throws {
         let clock = FakeClock()
         let superwall = makeSuperwall(clock: clock)
-        _ = await superwall.configure(
+        _ = try await superwall.configure(
             apiKey: "pk_test",
             options: options(
                 temporaryDirectory(),
@@ -60,12 +60,12 @@ import Testing
 
     @Test func theInterfaceTypeIsUnspecifiedUntilTheClientSaysAndAMacIsAMac() async throws {
         let plain = makeSuperwall()
-        _ = await plain.configure(apiKey: "pk_test", options: options(temporaryDirectory()))
+        _ = try await plain.configure(apiKey: "pk_test", options: options(temporaryDirectory()))
         var device = await plain.deviceAttributes()
         #expect(device["interfaceType"] == "unspecified")
         #expect(device["isMac"] == false)
         let mac = makeSuperwall()
-        _ = await mac.configure(
+        _ = try await mac.configure(
             apiKey: "pk_test",
             options: options(temporaryDirectory(), device: ["interfaceType": "mac"])
         )
@@ -116,7 +116,7 @@ import Testing
             var configureOptions = options(temporaryDirectory())
             configureOptions.enableExperimentalDeviceVariables = enabled
             configureOptions.testModeBehavior = .always
-            _ = await superwall.configure(apiKey: "pk_test", options: configureOptions)
+            _ = try await superwall.configure(apiKey: "pk_test", options: configureOptions)
             _ = try await superwall.purchase(productId: "com.pockettrainer.pro.annual")
             let device = await superwall.deviceAttributes()
             #expect((device["latestSubscriptionState"] == "subscribed") == enabled, "enabled: \(enabled)")
@@ -128,7 +128,7 @@ import Testing
         let clock = FakeClock()
         let directory = temporaryDirectory()
         let superwall = makeSuperwall(clock: clock)
-        _ = await superwall.configure(apiKey: "pk_test", options: options(directory, device: ["locale": "de_DE"]))
+        _ = try await superwall.configure(apiKey: "pk_test", options: options(directory, device: ["locale": "de_DE"]))
         var device = await superwall.deviceAttributes()
         #expect(device["totalPaywallViews"] == 0)
         #expect(device["daysSinceLastPaywallView"] == nil)
@@ -151,10 +151,10 @@ import Testing
         #expect(DeviceTemplate.paddedVersion(version) == padded)
     }
 
-    @Test func dateAndTimeFieldsFollowSuperwallKitsFormats() async {
+    @Test func dateAndTimeFieldsFollowSuperwallKitsFormats() async throws {
         let clock = FakeClock(Date(timeIntervalSince1970: 1_790_000_000))  // 2026-09-21 14:13:20 UTC
         let superwall = makeSuperwall(clock: clock)
-        _ = await superwall.configure(apiKey: "pk_test", options: options(temporaryDirectory()))
+        _ = try await superwall.configure(apiKey: "pk_test", options: options(temporaryDirectory()))
         let device = await superwall.deviceAttributes()
         #expect(device["utcDate"] == "2026-09-21")
         #expect(device["utcTime"] == "14:13:20")

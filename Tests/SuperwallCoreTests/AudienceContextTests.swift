@@ -9,7 +9,7 @@ import Testing
         let superwall = Superwall(clock: clock, random: CountingRandomSource())
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("audience-\(UUID().uuidString)")
             .path
-        let outcome = await superwall.configure(
+        let outcome = try await superwall.configure(
             apiKey: "pk_test",
             options: Superwall.ConfigureOptions(
                 configSource: EmbeddedConfigSource(),

@@ -15,7 +15,7 @@ import Testing
                 ]
             )
         ])
-        let harness = await PresentationHarness.make(config)
+        let harness = try await PresentationHarness.make(config)
         #expect(
             try await harness.superwall.presentationResult(for: "gate", params: ["level": 5])
                 == .holdout(
@@ -43,7 +43,7 @@ import Testing
         let config = try await presentationConfig([
             placement("gate", [audience("1", rule: nil, variants: [holdout("h")])])
         ])
-        let harness = await PresentationHarness.make(config)
+        let harness = try await PresentationHarness.make(config)
         guard case .holdout = try await harness.superwall.presentationResult(for: "gate") else {
             Issue.record("expected a holdout")
             return
@@ -65,7 +65,7 @@ import Testing
                 ]
             )
         ])
-        let harness = await PresentationHarness.make(config)
+        let harness = try await PresentationHarness.make(config)
         let outcome = try await harness.superwall.register(placement: "gate")
         #expect(outcome.ending == .skipped(.noAudienceMatch))
         #expect(outcome.featureGranted)
@@ -82,7 +82,7 @@ import Testing
         let config = try await presentationConfig([
             placement("gate", [audience("1", rule: rule, variants: [holdout("h")])])
         ])
-        let harness = await PresentationHarness.make(config)
+        let harness = try await PresentationHarness.make(config)
         _ = try await harness.superwall.identify(userId: "u1")
         _ = try await harness.superwall.setUserAttributes(["plan": "pro"])
         #expect(
@@ -105,7 +105,7 @@ import Testing
         let config = try await presentationConfig([
             placement("gate", [audience("1", rule: rule, variants: [holdout("h")])])
         ])
-        let harness = await PresentationHarness.make(config)
+        let harness = try await PresentationHarness.make(config)
         #expect(try await harness.superwall.presentationResult(for: "gate") == .noAudienceMatch)
         try await harness.superwall.setSubscriptionStatus(.active([Entitlement(id: "pro")]))
         #expect(try await harness.superwall.presentationResult(for: "gate") == .noAudienceMatch)
@@ -146,7 +146,7 @@ import Testing
         let config = try await presentationConfig([
             placement("gate", [audience("1", rule: nil, variants: [holdout("h")], occurrence: occurrence)])
         ])
-        let harness = await PresentationHarness.make(config)
+        let harness = try await PresentationHarness.make(config)
         for _ in 0..<2 {
             guard case .skipped(.holdout) = try await harness.superwall.register(placement: "gate").ending else {
                 Issue.record("expected a holdout")
@@ -164,7 +164,7 @@ import Testing
         let config = try await presentationConfig([
             placement("gate", [audience("1", rule: nil, variants: [holdout("h")], occurrence: occurrence)])
         ])
-        let harness = await PresentationHarness.make(config)
+        let harness = try await PresentationHarness.make(config)
         guard case .skipped(.holdout) = try await harness.superwall.register(placement: "gate").ending else {
             Issue.record("expected a holdout")
             return
@@ -184,11 +184,11 @@ import Testing
         ])
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("occ-\(UUID().uuidString)").path
         do {
-            let first = await PresentationHarness.make(config, directory: directory)
+            let first = try await PresentationHarness.make(config, directory: directory)
             _ = try await first.superwall.register(placement: "gate")
             await first.superwall.awaitPresentationQueue()
         }
-        let restarted = await PresentationHarness.make(config, directory: directory)
+        let restarted = try await PresentationHarness.make(config, directory: directory)
         #expect(try await restarted.superwall.register(placement: "gate").ending == .skipped(.noAudienceMatch))
     }
 
@@ -203,7 +203,7 @@ import Testing
             placement("workout", [audience("1", rule: "false", variants: [holdout("h")])]),
             placement("gate", [audience("2", rule: rule, variants: [holdout("h2")], computed: computed)]),
         ])
-        let harness = await PresentationHarness.make(config)
+        let harness = try await PresentationHarness.make(config)
         _ = try await harness.superwall.register(placement: "workout")
         #expect(try await harness.superwall.register(placement: "gate").ending == .skipped(.noAudienceMatch))
         harness.clock.advance(by: 1)
@@ -222,7 +222,7 @@ import Testing
                 [audience("1", rule: #"device.minutesSince("app_install") >= 30"#, variants: [holdout("h")])]
             )
         ])
-        let harness = await PresentationHarness.make(config)
+        let harness = try await PresentationHarness.make(config)
         #expect(try await harness.superwall.presentationResult(for: "gate") == .noAudienceMatch)
         harness.clock.advance(by: 30 * 60)
         guard case .holdout = try await harness.superwall.presentationResult(for: "gate") else {

@@ -6,7 +6,7 @@ import Testing
 /// `AudienceMemo`: a placement's rule answers remembered with the fields they read.
 @Suite struct AudienceMemoTests {
     private func harness(_ rule: String) async throws -> PresentationHarness {
-        await PresentationHarness.make(
+        try await PresentationHarness.make(
             try await presentationConfig([
                 placement(
                     "gate",

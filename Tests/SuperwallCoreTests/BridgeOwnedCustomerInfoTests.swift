@@ -7,7 +7,7 @@ import Testing
 /// Entitlements and customer info when the bridge owns the status: test mode, no controller.
 @Suite struct BridgeOwnedCustomerInfoTests {
     @Test func atLaunchWithoutAControllerTheCustomerInfoIsKnownAndEmpty() async throws {
-        let harness = await PresentationHarness.make(
+        let harness = try await PresentationHarness.make(
             try await presentationConfig(upsellTriggers),
             testModeBehavior: .always
         )
@@ -18,7 +18,7 @@ import Testing
     }
 
     @Test func aTestModePurchaseIsRecordedAndDerivesTheStatusEntitlementsAndCustomerInfo() async throws {
-        let harness = await PresentationHarness.make(
+        let harness = try await PresentationHarness.make(
             try await presentationConfig(upsellTriggers),
             testModeBehavior: .always
         )
@@ -37,7 +37,7 @@ import Testing
     }
 
     @Test func entitlementsListActiveInactiveAndAllFromTheProductMap() async throws {
-        let harness = await PresentationHarness.make(
+        let harness = try await PresentationHarness.make(
             try await presentationConfig(upsellTriggers),
             testModeBehavior: .always
         )
@@ -58,7 +58,7 @@ import Testing
     }
 
     @Test func rulesSeeTheStatusEntitlementsProductsAndCustomerInfoAtOnce() async throws {
-        let harness = await PresentationHarness.make(
+        let harness = try await PresentationHarness.make(
             try await presentationConfig(upsellTriggers),
             testModeBehavior: .always
         )
@@ -86,12 +86,12 @@ import Testing
             .path
         let before: CustomerInfo
         do {
-            let first = await PresentationHarness.make(config, directory: directory, testModeBehavior: .always)
+            let first = try await PresentationHarness.make(config, directory: directory, testModeBehavior: .always)
             _ = try await first.superwall.purchase(productId: coach)
             before = try await first.superwall.customerInfo()
             await first.superwall.awaitPresentationQueue()
         }
-        let second = await PresentationHarness.make(config, directory: directory, testModeBehavior: .always)
+        let second = try await PresentationHarness.make(config, directory: directory, testModeBehavior: .always)
         #expect(try await second.superwall.customerInfo() == before)
         #expect(try await second.superwall.subscriptionStatus().activeEntitlements.map(\.id) == ["coach", "pro"])
     }
@@ -103,7 +103,7 @@ import Testing
             currencyCode: "USD",
             period: .init(unit: .month)
         )
-        let harness = await PresentationHarness.make(
+        let harness = try await PresentationHarness.make(
             try await presentationConfig(upsellTriggers),
             testModeBehavior: .always,
             storeProducts: [monthly]

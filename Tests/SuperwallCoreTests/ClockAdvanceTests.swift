@@ -14,7 +14,7 @@ import Testing
             localizedPrice: "$9.99",
             period: .init(unit: .month)
         )
-        let harness = await PresentationHarness.make(
+        let harness = try await PresentationHarness.make(
             try await presentationConfig(upsellTriggers),
             testModeBehavior: .always,
             storeProducts: [monthly]
@@ -25,13 +25,13 @@ import Testing
             return
         }
         harness.clock.advance(by: 20 * 86_400)
-        await harness.superwall.clockDidAdvance()
+        try await harness.superwall.clockDidAdvance()
         guard case .active = try await harness.superwall.subscriptionStatus() else {
             Issue.record("the subscription ended before its month was out")
             return
         }
         harness.clock.advance(by: 20 * 86_400)
-        await harness.superwall.clockDidAdvance()
+        try await harness.superwall.clockDidAdvance()
         #expect(try await harness.superwall.subscriptionStatus() == .inactive)
         #expect(harness.delegate.event("subscriptionStatus_didChange") != nil)
     }

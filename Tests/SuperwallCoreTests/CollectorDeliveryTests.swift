@@ -14,7 +14,7 @@ import Testing
         let superwall = Superwall(retryDelay: { _, _ in .milliseconds(10) })
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("collector-\(UUID().uuidString)")
             .path
-        _ = await superwall.configure(
+        _ = try await superwall.configure(
             apiKey: "pk_collector",
             options: Superwall.ConfigureOptions(
                 configSource: HTTPConfigSource(baseURL: server.baseURL),

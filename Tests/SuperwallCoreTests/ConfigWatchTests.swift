@@ -34,7 +34,7 @@ final class RefreshRecorder: SuperwallDelegate, @unchecked Sendable {
         try config(buildId: "b1").write(to: file)
         let recorder = RefreshRecorder()
         let superwall = Superwall(delegate: recorder)
-        let outcome = await superwall.configure(
+        let outcome = try await superwall.configure(
             apiKey: "pk",
             options: Superwall.ConfigureOptions(
                 configSource: FileConfigSource(path: file.path),
@@ -84,7 +84,7 @@ final class RefreshRecorder: SuperwallDelegate, @unchecked Sendable {
         let link = folder.appendingPathComponent("linked.json")
         try FileManager.default.createSymbolicLink(at: link, withDestinationURL: target)
         let superwall = Superwall()
-        let outcome = await superwall.configure(
+        let outcome = try await superwall.configure(
             apiKey: "pk",
             options: Superwall.ConfigureOptions(
                 configSource: FileConfigSource(path: link.path),

@@ -17,10 +17,10 @@ import Testing
         #expect(config.droppedElements.isEmpty)
     }
 
-    @Test func aFirstConfigureTracksTheLaunchEventsInOrder() async {
+    @Test func aFirstConfigureTracksTheLaunchEventsInOrder() async throws {
         let delegate = RecordingDelegate()
         let directory = temporaryDirectory()
-        let outcome = await makeSuperwall(delegate).configure(apiKey: "pk_test", options: options(directory))
+        let outcome = try await makeSuperwall(delegate).configure(apiKey: "pk_test", options: options(directory))
         #expect(outcome.status == .configured)
         #expect(outcome.error == nil)
         #expect(outcome.userId?.hasPrefix("$SuperwallAlias:") == true)
@@ -50,20 +50,20 @@ import Testing
         #expect(refresh?.audienceParameters["event_name"] == "config_refresh")
     }
 
-    @Test func aSecondConfigureChangesNothingAndAnotherKeyIsRefused() async {
+    @Test func aSecondConfigureChangesNothingAndAnotherKeyIsRefused() async throws {
         let delegate = RecordingDelegate()
         let superwall = makeSuperwall(delegate)
         let directory = temporaryDirectory()
-        let first = await superwall.configure(apiKey: "pk_test", options: options(directory))
+        let first = try await superwall.configure(apiKey: "pk_test", options: options(directory))
         delegate.clear()
-        let second = await superwall.configure(apiKey: "pk_test", options: options(directory))
+        let second = try await superwall.configure(apiKey: "pk_test", options: options(directory))
         #expect(second == first)
         // The first configure's implicit triggers may still be tracking their own events.
         #expect(
             delegate.names.filter { !["trigger_fire", "paywallPresentationRequest"].contains($0) }.isEmpty,
             "\(delegate.names)"
         )
-        let other = await superwall.configure(apiKey: "pk_other", options: options(directory))
+        let other = try await superwall.configure(apiKey: "pk_other", options: options(directory))
         #expect(other.error?.kind == "apiKeyMismatch")
         #expect(other.status == .configured)
     }
@@ -73,14 +73,14 @@ import Testing
         let firstUser: String?
         do {
             let superwall = makeSuperwall()
-            firstUser = await superwall.configure(apiKey: "pk_test", options: options(directory)).userId
+            firstUser = try await superwall.configure(apiKey: "pk_test", options: options(directory)).userId
             _ = try await superwall.identify(userId: "user_42")
             _ = try await superwall.setUserAttributes(["plan": "pro"])
             await superwall.awaitPresentationQueue()
         }
         let delegate = RecordingDelegate()
         let restarted = makeSuperwall(delegate)
-        let outcome = await restarted.configure(apiKey: "pk_test", options: options(directory))
+        let outcome = try await restarted.configure(apiKey: "pk_test", options: options(directory))
         #expect(outcome.userId == "user_42")
         #expect(firstUser != outcome.userId)
         #expect(try await restarted.userAttributes()["plan"] == "pro")
@@ -89,10 +89,10 @@ import Testing
         #expect(!delegate.names.contains("first_seen"))
     }
 
-    @Test func anInvalidConfigFailsWithItsPathAndTracksConfigFail() async {
+    @Test func anInvalidConfigFailsWithItsPathAndTracksConfigFail() async throws {
         let delegate = RecordingDelegate()
         let source = InMemoryConfigSource(body: #"{"build_id": 7}"#)
-        let outcome = await makeSuperwall(delegate).configure(
+        let outcome = try await makeSuperwall(delegate).configure(
             apiKey: "pk_test",
             options: options(temporaryDirectory(), source: source)
         )
@@ -108,11 +108,16 @@ import Testing
         let directory = temporaryDirectory()
         let path = directory + "-config.json"
         try await EmbeddedConfigSource().fetchConfig(ConfigRequest(apiKey: "pk")).write(to: URL(fileURLWithPath: path))
-        do { await configureOnce(apiKey: "pk_test", options: options(directory, source: FileConfigSource(path: path))) }
+        do {
+            try await configureOnce(
+                apiKey: "pk_test",
+                options: options(directory, source: FileConfigSource(path: path))
+            )
+        }
         try FileManager.default.removeItem(atPath: path)
         let delegate = RecordingDelegate()
         let superwall = makeSuperwall(delegate)
-        let outcome = await superwall.configure(
+        let outcome = try await superwall.configure(
             apiKey: "pk_test",
             options: options(directory, source: FileConfigSource(path: path))
         )
@@ -125,9 +130,11 @@ import Testing
         let directory = temporaryDirectory()
         let path = directory + "-config.json"
         try await EmbeddedConfigSource().fetchConfig(ConfigRequest(apiKey: "pk")).write(to: URL(fileURLWithPath: path))
-        do { await configureOnce(apiKey: "pk_one", options: options(directory, source: FileConfigSource(path: path))) }
+        do {
+            try await configureOnce(apiKey: "pk_one", options: options(directory, source: FileConfigSource(path: path)))
+        }
         try FileManager.default.removeItem(atPath: path)
-        let outcome = await makeSuperwall().configure(
+        let outcome = try await makeSuperwall().configure(
             apiKey: "pk_two",
             options: options(directory, source: FileConfigSource(path: path))
         )
@@ -135,11 +142,11 @@ import Testing
         #expect(outcome.error?.description.contains("cannot read the config file") == true)
     }
 
-    @Test func aDataDirectoryInUseFailsConfigureClearly() async {
+    @Test func aDataDirectoryInUseFailsConfigureClearly() async throws {
         let directory = temporaryDirectory()
         let holder = makeSuperwall()
-        _ = await holder.configure(apiKey: "pk_test", options: options(directory))
-        let outcome = await makeSuperwall().configure(apiKey: "pk_test", options: options(directory))
+        _ = try await holder.configure(apiKey: "pk_test", options: options(directory))
+        let outcome = try await makeSuperwall().configure(apiKey: "pk_test", options: options(directory))
         #expect(outcome.status == .failed)
         #expect(outcome.error?.kind == "dataDirectoryInUse")
         _ = holder
@@ -150,12 +157,13 @@ import Testing
         let file = temporaryDirectory() + "-file"
         try Data("x".utf8).write(to: URL(fileURLWithPath: file))
         let superwall = makeSuperwall()
-        let outcome = await superwall.configure(apiKey: "pk_test", options: options(file + "/data"))
+        let outcome = try await superwall.configure(apiKey: "pk_test", options: options(file + "/data"))
         #expect(outcome.error?.kind == "dataDirectoryUnusable")
         #expect(await superwall.configurationStatus == .failed)
         // The client may fix the path and try again.
         #expect(
-            await superwall.configure(apiKey: "pk_test", options: options(temporaryDirectory())).status == .configured
+            try await superwall.configure(apiKey: "pk_test", options: options(temporaryDirectory())).status
+                == .configured
         )
     }
 
@@ -170,7 +178,7 @@ import Testing
             (FileConfigSource(path: "/dev/zero"), "it is a character device"),
             (FileConfigSource(path: large, maximumSize: 1_024), "over the limit of 1024"),
         ] {
-            let outcome = await makeSuperwall().configure(
+            let outcome = try await makeSuperwall().configure(
                 apiKey: "pk_test",
                 options: options(temporaryDirectory(), source: source)
             )

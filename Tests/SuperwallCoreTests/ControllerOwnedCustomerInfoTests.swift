@@ -7,7 +7,7 @@ import Testing
 /// Entitlements and customer info when the host's purchase controller owns the status.
 @Suite struct ControllerOwnedCustomerInfoTests {
     @Test func getCustomerInfoWaitsForTheFirstStatusTheHostSets() async throws {
-        let harness = await PresentationHarness.make(
+        let harness = try await PresentationHarness.make(
             try await presentationConfig(upsellTriggers),
             usingPurchaseController: true
         )
@@ -23,7 +23,7 @@ import Testing
     @Test func getCustomerInfoGivesUpAtTheStatusDeadline() async throws {
         var timeouts = Superwall.Timeouts()
         timeouts.subscriptionStatus = .milliseconds(100)
-        let harness = await PresentationHarness.make(
+        let harness = try await PresentationHarness.make(
             try await presentationConfig(upsellTriggers),
             usingPurchaseController: true,
             timeouts: timeouts
@@ -34,7 +34,7 @@ import Testing
     }
 
     @Test func theCustomerInfoFollowsEveryStatusTheHostSets() async throws {
-        let harness = await PresentationHarness.make(
+        let harness = try await PresentationHarness.make(
             try await presentationConfig(upsellTriggers),
             usingPurchaseController: true
         )
@@ -49,7 +49,7 @@ import Testing
         let controller = ScriptedPurchaseController(.purchase(.purchased))
         let expiry = Date(timeIntervalSince1970: 1_900_000_000)
         controller.transaction = TransactionReport(transactionId: "store-42", expirationDate: expiry, offerType: .trial)
-        let harness = await PresentationHarness.make(
+        let harness = try await PresentationHarness.make(
             try await presentationConfig(upsellTriggers),
             usingPurchaseController: true,
             purchaseController: controller

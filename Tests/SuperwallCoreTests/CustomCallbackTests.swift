@@ -20,7 +20,7 @@ import Testing
         #expect(
             result == .callback(CustomCallbackResult(status: .success, data: ["echo": "SUMMER", "name": "validate"]))
         )
-        await harness.superwall.dismiss()
+        try await harness.superwall.dismiss()
         _ = try await register.value
     }
 
@@ -34,7 +34,7 @@ import Testing
             inSession: shown.sessionId
         )
         #expect(result == .callback(CustomCallbackResult(status: .failure, data: ["reason": "nope"])))
-        await harness.superwall.dismiss()
+        try await harness.superwall.dismiss()
     }
 
     @Test func withoutACustomCallbackHandlerTheAnswerIsFailureAtOnce() async throws {
@@ -47,7 +47,7 @@ import Testing
             inSession: shown.sessionId
         )
         #expect(result?.callbackResult?.status == .failure)
-        await harness.superwall.dismiss()
+        try await harness.superwall.dismiss()
     }
 
     @Test func anUnansweredCallbackFailsAtItsDeadline() async throws {
@@ -69,6 +69,6 @@ import Testing
         #expect(elapsed < .seconds(20), "the handler would answer after an hour")
         // The session goes on.
         #expect(await harness.superwall.openSessionId == shown.sessionId)
-        await harness.superwall.dismiss()
+        try await harness.superwall.dismiss()
     }
 }

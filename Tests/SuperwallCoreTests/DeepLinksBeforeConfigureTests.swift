@@ -7,14 +7,14 @@ import Testing
     @Test func theLatestLinkBeforeConfigureIsRoutedOnceTheConfigIsReady() async throws {
         let delegate = PaywallDelegate()
         let superwall = Superwall(delegate: delegate, presenter: FakePresenter())
-        #expect(await superwall.handleDeepLink("https://myapp.superwall.app/app-link/first") == true)
+        #expect(try await superwall.handleDeepLink("https://myapp.superwall.app/app-link/first") == true)
         #expect(
-            await superwall.handleDeepLink("myapp://plain") == false,
+            try await superwall.handleDeepLink("myapp://plain") == false,
             "no config, cached or loaded, has a deepLink_open campaign yet"
         )
-        #expect(await superwall.handleDeepLink("myapp://second?offer=summer") == false)
+        #expect(try await superwall.handleDeepLink("myapp://second?offer=summer") == false)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("links-\(UUID().uuidString)").path
-        _ = await superwall.configure(
+        _ = try await superwall.configure(
             apiKey: "pk",
             options: Superwall.ConfigureOptions(configSource: EmbeddedConfigSource(), dataDirectory: directory)
         )
@@ -34,7 +34,7 @@ import Testing
         do {
             let first = Superwall()
             ended = first
-            _ = await first.configure(
+            _ = try await first.configure(
                 apiKey: "pk",
                 options: Superwall.ConfigureOptions(configSource: EmbeddedConfigSource(), dataDirectory: directory)
             )
@@ -44,7 +44,7 @@ import Testing
         try await eventually { ended == nil }
         let second = Superwall()
         let loading = Task {
-            await second.configure(
+            try await second.configure(
                 apiKey: "pk",
                 options: Superwall.ConfigureOptions(
                     configSource: NeverLoadingSource(),
@@ -55,7 +55,10 @@ import Testing
         }
         try await eventually { await second.store != nil }
         #expect(await second.configurationStatus == .pending)
-        #expect(await second.handleDeepLink("myapp://anything"), "the cached demo config has a deepLink_open campaign")
+        #expect(
+            try await second.handleDeepLink("myapp://anything"),
+            "the cached demo config has a deepLink_open campaign"
+        )
         loading.cancel()
     }
 }

@@ -80,7 +80,7 @@ private func eventsOfACatalogueRun() async throws -> [EventRow] {
         transactionId: "t-1",
         purchaseDate: Date(timeIntervalSince1970: 1_700_000_000)
     )
-    let harness = await PresentationHarness.make(
+    let harness = try await PresentationHarness.make(
         try await presentationConfig(catalogueTriggers),
         usingPurchaseController: true,
         purchaseController: controller,
@@ -90,8 +90,8 @@ private func eventsOfACatalogueRun() async throws -> [EventRow] {
     controller.beforeAnswering = { _ = try? await superwall.setSubscriptionStatus(.active([Entitlement(id: "pro")])) }
     try await superwall.setSubscriptionStatus(.inactive)
 
-    await superwall.appWillResignActive()
-    await superwall.appDidBecomeActive()
+    try await superwall.appWillResignActive()
+    try await superwall.appDidBecomeActive()
     _ = try await superwall.identify(userId: "catalogue-user", restorePaywallAssignments: false)
     _ = try await superwall.setUserAttributes(["plan": "free"])
     _ = try await superwall.setIntegrationAttributes(["adjustId": "a-1"])
@@ -139,7 +139,7 @@ private func eventsOfACatalogueRun() async throws -> [EventRow] {
     try await superwall.handlePageMessage(envelope(["event_name": "close"]), inSession: second.sessionId)
     _ = try await declined.value
 
-    _ = await superwall.handleDeepLink("pockettrainer://workouts/today?ref=mail#top")
+    _ = try await superwall.handleDeepLink("pockettrainer://workouts/today?ref=mail#top")
     _ = try await superwall.confirmAllAssignments()
     _ = try await superwall.reset()
     return try await rows(of: harness)
@@ -149,7 +149,7 @@ private func eventsOfACatalogueRun() async throws -> [EventRow] {
 /// a denied permission; then, with a controller whose user cancels, an abandoned purchase.
 private func eventsOfFailures() async throws -> [EventRow] {
     let failing = ScriptedPurchaseController(.purchase(.failed("card declined")), restoration: .failed("no receipts"))
-    let harness = await PresentationHarness.make(
+    let harness = try await PresentationHarness.make(
         try await presentationConfig(catalogueTriggers),
         usingPurchaseController: true,
         purchaseController: failing,
@@ -176,7 +176,7 @@ private func eventsOfFailures() async throws -> [EventRow] {
     var failures = try await rows(of: harness)
 
     let cancelling = ScriptedPurchaseController(.purchase(.cancelled))
-    let abandoned = await PresentationHarness.make(
+    let abandoned = try await PresentationHarness.make(
         try await presentationConfig(catalogueTriggers),
         usingPurchaseController: true,
         purchaseController: cancelling,
@@ -197,7 +197,7 @@ private func eventsOfPurchasesOutsideAPaywall() async throws -> [EventRow] {
         period: .init(unit: .month),
         priceLocale: "en_US"
     )
-    let harness = await PresentationHarness.make(
+    let harness = try await PresentationHarness.make(
         try await presentationConfig(catalogueTriggers),
         testModeBehavior: .always,
         storeProducts: [monthly]
@@ -227,7 +227,7 @@ private func eventsOfSurveys() async throws -> [EventRow] {
             return paywall
         }
     }
-    let harness = await PresentationHarness.make(config)
+    let harness = try await PresentationHarness.make(config)
     for answer in [SurveyAnswer.response(optionId: "000", customResponse: "Later"), .close] {
         harness.presenter.surveyAnswer = { _ in answer }
         // Counted before the register starts: it may have presented by the time the count is read.

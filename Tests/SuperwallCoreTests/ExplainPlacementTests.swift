@@ -9,8 +9,8 @@ import Testing
 @Suite struct ExplainPlacementTests {
     /// The demo config; `CountingRandomSource` draws 7 of 100, so `start_workout`'s 20 %
     /// holdout takes the user.
-    private func demo() async -> PresentationHarness {
-        await PresentationHarness.make(EmbeddedDemoConfig.json)
+    private func demo() async throws -> PresentationHarness {
+        try await PresentationHarness.make(EmbeddedDemoConfig.json)
     }
 
     private func ruleExplanation(_ check: PlacementExplanation.AudienceCheck) throws -> RuleExplanation {
@@ -21,7 +21,7 @@ import Testing
     private struct ExplanationMissing: Error {}
 
     @Test func aUserPastTheDailyLimitIsExplainedIntoThePromoPaywall() async throws {
-        let harness = await demo()
+        let harness = try await demo()
         _ = try await harness.superwall.setUserAttributes(["workouts_completed": 5])
         let explanation = try await harness.superwall.explainPlacement("daily_limit_reached")
         #expect(explanation.outcome == .paywall)
@@ -51,7 +51,7 @@ import Testing
     }
 
     @Test func aProWorkoutIsExplainedIntoTheHoldoutTheUserWasDrawnInto() async throws {
-        let harness = await demo()
+        let harness = try await demo()
         let explanation = try await harness.superwall.explainPlacement("start_workout", params: ["workout_tier": "pro"])
         #expect(explanation.outcome == .holdout)
         #expect(explanation.featureGranted)
@@ -64,7 +64,7 @@ import Testing
     }
 
     @Test func anActiveSubscriberIsExplainedOutOfEveryAudience() async throws {
-        let harness = await demo()
+        let harness = try await demo()
         _ = try await harness.superwall.setSubscriptionStatus(.active([Entitlement(id: "pro")]))
         let explanation = try await harness.superwall.explainPlacement("start_workout", params: ["workout_tier": "pro"])
         #expect(explanation.outcome == .noAudienceMatch)
@@ -80,7 +80,7 @@ import Testing
     }
 
     @Test func aRuleThatErrorsShowsTheErrorAtTheNodeWhereItHappened() async throws {
-        let harness = await demo()
+        let harness = try await demo()
         _ = try await harness.superwall.setUserAttributes(["workouts_completed": "many"])
         let explanation = try await harness.superwall.explainPlacement("daily_limit_reached")
         #expect(explanation.outcome == .noAudienceMatch)
@@ -95,7 +95,7 @@ import Testing
     }
 
     @Test func theUserOverlayHoldsForTheCallOnly() async throws {
-        let harness = await demo()
+        let harness = try await demo()
         let overlaid = try await harness.superwall.explainPlacement(
             "daily_limit_reached",
             user: ["workouts_completed": 9]
@@ -107,7 +107,7 @@ import Testing
     }
 
     @Test func explainingTracksNothingRecordsNoOccurrenceAndConfirmsNoAssignment() async throws {
-        let harness = await demo()
+        let harness = try await demo()
         _ = try await harness.superwall.setUserAttributes(["workouts_completed": 5])
         harness.delegate.clear()
         let assignments = try await harness.superwall.assignments()
@@ -119,7 +119,7 @@ import Testing
     }
 
     @Test func aPlacementTheConfigLacksIsExplainedAsNotFound() async throws {
-        let harness = await demo()
+        let harness = try await demo()
         let explanation = try await harness.superwall.explainPlacement("no_such_placement")
         #expect(explanation.outcome == .placementNotFound)
         #expect(!explanation.placementFound)
@@ -129,7 +129,7 @@ import Testing
     @Test func aRefreshListsTheExplainedPlacementsWhoseDecisionChanged() async throws {
         let before = EmbeddedDemoConfig.json
         let source = MutableConfigSource(before)
-        let harness = await PresentationHarness.make(
+        let harness = try await PresentationHarness.make(
             before,
             source: source,
             explainOnRefresh: ["open_coach_chat", "daily_limit_reached"]
@@ -162,8 +162,8 @@ import Testing
         let config = try Config.decode(from: narrowed)
         #expect(config.triggers.allSatisfy { $0.placementName == placement })
         #expect(config.paywalls.count <= 2)
-        let whole = await demo()
-        let part = await PresentationHarness.make(String(decoding: narrowed, as: UTF8.self))
+        let whole = try await demo()
+        let part = try await PresentationHarness.make(String(decoding: narrowed, as: UTF8.self))
         for harness in [whole, part] { _ = try await harness.superwall.setUserAttributes(["workouts_completed": 5]) }
         let params: [String: JSON] = ["workout_tier": "pro", "path": "promo", "offer": "summer"]
         let expected = try await whole.superwall.explainPlacement(placement, params: params)
@@ -194,7 +194,7 @@ import Testing
             }
         )
         let presenter = FakePresenter(behavior: .refuse)
-        let harness = await PresentationHarness.make(config, presenter: presenter)
+        let harness = try await PresentationHarness.make(config, presenter: presenter)
         var seen: Set<PlacementExplanation.Outcome> = []
         for (index, testCase) in cases.enumerated() {
             _ = try await harness.superwall.setUserAttributes(testCase.user.mapValues { $0 })

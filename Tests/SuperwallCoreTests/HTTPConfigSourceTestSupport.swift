@@ -133,14 +133,14 @@ func configure(
     directory: String = FileManager.default.temporaryDirectory.appendingPathComponent("http-\(UUID().uuidString)").path,
     retries: Int = 6,
     delegate: RecordingDelegate = RecordingDelegate()
-) async -> (Superwall, Superwall.ConfigureOutcome) {
+) async throws -> (Superwall, Superwall.ConfigureOutcome) {
     let superwall = Superwall(
         clock: FakeClock(),
         random: CountingRandomSource(),
         delegate: delegate,
         retryDelay: { _, _ in .milliseconds(5) }
     )
-    let outcome = await superwall.configure(
+    let outcome = try await superwall.configure(
         apiKey: "pk_http_test",
         options: Superwall.ConfigureOptions(
             configSource: HTTPConfigSource(baseURL: server.baseURL),

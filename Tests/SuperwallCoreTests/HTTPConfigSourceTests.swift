@@ -7,7 +7,7 @@ import Testing
 @Suite struct HTTPConfigSourceTests {
     @Test func aConfigIsFetchedWithSuperwallsEndpointAndHeaders() async throws {
         let server = try await ScriptedAPIServer.start([.init(status: 200, body: try await demoConfigBody())])
-        let (_, outcome) = await configure(server)
+        let (_, outcome) = try await configure(server)
         #expect(outcome.status == .configured)
         let request = try #require(server.configRequests.first)
         #expect(request.path == "/api/v1/static_config")
@@ -31,7 +31,7 @@ import Testing
             retryDelay: { _, _ in .milliseconds(5) }
         )
         await superwall.setPlatformWrapper("Expo", version: "1.2.0")
-        _ = await superwall.configure(
+        _ = try await superwall.configure(
             apiKey: "pk_http_test",
             options: Superwall.ConfigureOptions(
                 configSource: HTTPConfigSource(baseURL: server.baseURL),
@@ -52,7 +52,7 @@ import Testing
         let server = try await ScriptedAPIServer.start([
             .init(status: 503), .init(status: 429), .init(status: 200, body: try await demoConfigBody()),
         ])
-        let (_, outcome) = await configure(server, delegate: delegate)
+        let (_, outcome) = try await configure(server, delegate: delegate)
         #expect(outcome.status == .configured)
         #expect(server.configRequests.map { $0.headers["x-retry-count"] ?? "" } == ["0", "1", "2"])
         #expect(delegate.events.first { $0.name == "config_refresh" }?.delegateParameters["retry_count"] == 2)
@@ -62,7 +62,7 @@ import Testing
     func terminalStatusesAreNotRetried(_ status: Int, _ message: String) async throws {
         let delegate = RecordingDelegate()
         let server = try await ScriptedAPIServer.start([.init(status: status)])
-        let (_, outcome) = await configure(server, delegate: delegate)
+        let (_, outcome) = try await configure(server, delegate: delegate)
         #expect(outcome.status == .failed)
         #expect(outcome.error?.description.contains(message) == true)
         #expect(server.configRequests.count == 1)
@@ -71,7 +71,7 @@ import Testing
 
     @Test func retriesStopAtTheConfiguredCount() async throws {
         let server = try await ScriptedAPIServer.start([.init(status: 500)])
-        let (_, outcome) = await configure(server, retries: 2)
+        let (_, outcome) = try await configure(server, retries: 2)
         #expect(outcome.status == .failed)
         #expect(outcome.error?.description.contains("HTTP 500") == true)
         #expect(server.configRequests.count == 3)
@@ -80,7 +80,7 @@ import Testing
     @Test func anInvalidBodyIsADecodingFailure() async throws {
         let delegate = RecordingDelegate()
         let server = try await ScriptedAPIServer.start([.init(status: 200, body: "<html>gateway</html>")])
-        let (_, outcome) = await configure(server, delegate: delegate)
+        let (_, outcome) = try await configure(server, delegate: delegate)
         #expect(outcome.status == .failed)
         #expect(delegate.names.contains("networkDecoding_fail"))
         #expect(server.configRequests.count == 1)
@@ -92,11 +92,11 @@ import Testing
             let good = try await ScriptedAPIServer.start([
                 .init(status: 200, body: try await configBodyWithoutRefreshV2())
             ])
-            _ = await configure(good, directory: directory)
+            _ = try await configure(good, directory: directory)
         }
         let delegate = RecordingDelegate()
         let failing = try await ScriptedAPIServer.start([.init(status: 502)])
-        let (superwall, outcome) = await configure(failing, directory: directory, retries: 1, delegate: delegate)
+        let (superwall, outcome) = try await configure(failing, directory: directory, retries: 1, delegate: delegate)
         #expect(outcome.status == .configured)
         #expect(await superwall.config?.buildId == "pt-2026-11-20.3")
         #expect(delegate.events.first { $0.name == "config_refresh" }?.delegateParameters["cache_status"] == "CACHED")
@@ -113,7 +113,7 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("http-\(UUID().uuidString)").path
         do {
             let good = try await ScriptedAPIServer.start([.init(status: 200, body: try await demoConfigBody())])
-            _ = await configure(good, directory: directory)
+            _ = try await configure(good, directory: directory)
         }
         let newer = try await demoConfigBody().replacingOccurrences(of: "pt-2026-11-20.3", with: "pt-2026-11-21.1")
         // The one-second attempt of the refresh-v2 path times out; the background refresh succeeds.
@@ -121,7 +121,7 @@ import Testing
             .init(status: 200, body: newer, delay_ms: 4000), .init(status: 200, body: newer),
         ])
         let delegate = RecordingDelegate()
-        let (superwall, outcome) = await configure(server, directory: directory, delegate: delegate)
+        let (superwall, outcome) = try await configure(server, directory: directory, delegate: delegate)
         #expect(outcome.status == .configured)
         // The cached build first (the refresh may already have replaced it: it runs at once).
         await superwall.awaitBackgroundRefresh()
@@ -138,7 +138,7 @@ import Testing
             let good = try await ScriptedAPIServer.start([
                 .init(status: 200, body: try await configBodyWithoutRefreshV2())
             ])
-            let (first, _) = await configure(good, directory: directory)
+            let (first, _) = try await configure(good, directory: directory)
             _ = try await first.setSubscriptionStatus(.active([Entitlement(id: "pro")]))
         }
         let newer = try await configBodyWithoutRefreshV2().replacingOccurrences(
@@ -149,8 +149,8 @@ import Testing
         // machine busy with every suite at once.
         let server = try await ScriptedAPIServer.start([.init(status: 200, body: newer, delay_ms: 6000)])
         let delegate = RecordingDelegate()
-        let ((superwall, outcome), elapsed) = await measuredOffThePool {
-            await configure(server, directory: directory, delegate: delegate)
+        let ((superwall, outcome), elapsed) = try await measuredOffThePool {
+            try await configure(server, directory: directory, delegate: delegate)
         }
         #expect(outcome.status == .configured)
         #expect(elapsed < .milliseconds(4500))
@@ -167,12 +167,14 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("http-\(UUID().uuidString)").path
         do {
             let good = try await ScriptedAPIServer.start([.init(status: 200, body: try await demoConfigBody())])
-            _ = await configure(good, directory: directory)
+            _ = try await configure(good, directory: directory)
         }
         let slow = try await ScriptedAPIServer.start([
             .init(status: 200, body: try await demoConfigBody(), delay_ms: 6000)
         ])
-        let ((superwall, outcome), elapsed) = await measuredOffThePool { await configure(slow, directory: directory) }
+        let ((superwall, outcome), elapsed) = try await measuredOffThePool {
+            try await configure(slow, directory: directory)
+        }
         #expect(outcome.status == .configured)
         #expect(elapsed < .milliseconds(4500), "the answer takes six seconds")
         #expect(slow.requests.first?.headers["x-retry-count"] == "0")
@@ -189,7 +191,7 @@ import Testing
             random: CountingRandomSource(),
             retryDelay: { _, _ in .milliseconds(5) }
         )
-        let outcome = await superwall.configure(
+        let outcome = try await superwall.configure(
             apiKey: "pk_http_test",
             options: Superwall.ConfigureOptions(
                 configSource: HTTPConfigSource(baseURL: silent.baseURL),

@@ -21,7 +21,7 @@ import Testing
                 )
             ]
             : [placement("other", [audience("o", rule: nil, variants: [treatment("o-t", "summer-sale")])])]
-        return await PresentationHarness.make(try await presentationConfig(triggers))
+        return try await PresentationHarness.make(try await presentationConfig(triggers))
     }
 
     @Test(arguments: [
@@ -30,12 +30,12 @@ import Testing
     ])
     func superwallKitsUnhandledLinksAreNotHandled(_ url: String) async throws {
         let harness = try await harness(withDeepLinkCampaign: false)
-        #expect(await harness.superwall.handleDeepLink(url) == false)
+        #expect(try await harness.superwall.handleDeepLink(url) == false)
     }
 
     @Test func aDeepLinkCampaignMakesEveryLinkHandledAndTracksTheEvent() async throws {
         let harness = try await harness(withDeepLinkCampaign: true)
-        #expect(await harness.superwall.handleDeepLink("myapp://superwall/premium?x=1"))
+        #expect(try await harness.superwall.handleDeepLink("myapp://superwall/premium?x=1"))
         let event = try #require(harness.delegate.event("deepLink_open"))
         #expect(event.superwallParameters["host"] == "superwall")
         #expect(event.superwallParameters["path"] == "/premium")
@@ -44,7 +44,7 @@ import Testing
 
     @Test func aRedemptionLinkIsHandledWithoutDeepLinkOpenAndFailsClearly() async throws {
         let harness = try await harness(withDeepLinkCampaign: true)
-        #expect(await harness.superwall.handleDeepLink("myapp://superwall/redeem?code=WEB-123"))
+        #expect(try await harness.superwall.handleDeepLink("myapp://superwall/redeem?code=WEB-123"))
         #expect(harness.delegate.names.contains("redemption_start"))
         let failure = try #require(harness.delegate.event("redemption_fail"))
         #expect(failure.superwallParameters["error_message"]?.stringValue?.contains("WEB-123") == true)
@@ -53,7 +53,7 @@ import Testing
 
     @Test func aUniversalLinkIsReportedMappedAndHandled() async throws {
         let harness = try await harness(withDeepLinkCampaign: false)
-        #expect(await harness.superwall.handleDeepLink("https://myapp.superwall.app/app-link/promo?offer=summer"))
+        #expect(try await harness.superwall.handleDeepLink("https://myapp.superwall.app/app-link/promo?offer=summer"))
         #expect(
             harness.delegate.calls.contains(
                 "superwallDeepLink myapp://promo?offer=summer [\"promo\"] [\"offer=summer\"]"
@@ -65,7 +65,7 @@ import Testing
     @Test func aDebugLinkIsTrackedButNotClaimedAsHandledAndSaysWhy() async throws {
         let harness = try await harness(withDeepLinkCampaign: false)
         let link = "myapp://?superwall_debug=true&token=abc&paywall_id=1"
-        #expect(await harness.superwall.handleDeepLink(link) == false)
+        #expect(try await harness.superwall.handleDeepLink(link) == false)
         #expect(harness.delegate.event("deepLink_open") != nil)
         #expect(DeepLink(link)?.unhandledReason?.contains("debugger") == true)
         #expect(DeepLink("myapp://promo")?.unhandledReason == nil)
@@ -85,10 +85,10 @@ import Testing
             ),
             placement("gate", [audience("g", rule: nil, variants: [treatment("g-t", "coach-upsell-gated")])]),
         ]
-        let harness = await PresentationHarness.make(try await presentationConfig(triggers))
+        let harness = try await PresentationHarness.make(try await presentationConfig(triggers))
         let register = harness.registerInBackground("gate")
         _ = try await harness.waitForPresentation()
-        #expect(await harness.superwall.handleDeepLink("pockettrainer://open?path=promo&offer=summer"))
+        #expect(try await harness.superwall.handleDeepLink("pockettrainer://open?path=promo&offer=summer"))
         let summer = try await harness.waitForPresentation(2)
         #expect(summer.info.identifier == "summer-sale")
         #expect(summer.info.presentedByPlacementWithName == "deepLink_open")
@@ -105,10 +105,10 @@ import Testing
             ),
             placement("gate", [audience("g", rule: nil, variants: [treatment("g-t", "coach-upsell-gated")])]),
         ]
-        let harness = await PresentationHarness.make(try await presentationConfig(triggers))
+        let harness = try await PresentationHarness.make(try await presentationConfig(triggers))
         let register = harness.registerInBackground("gate")
         _ = try await harness.waitForPresentation()
-        #expect(await harness.superwall.handleDeepLink("pockettrainer://open?offer=winter"))
+        #expect(try await harness.superwall.handleDeepLink("pockettrainer://open?offer=winter"))
         _ = try await register.value
         #expect(harness.presenter.presentations.count == 1)
         #expect(await harness.superwall.openSessionId == nil)

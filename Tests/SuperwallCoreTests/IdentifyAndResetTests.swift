@@ -4,9 +4,9 @@ import Testing
 @testable import SuperwallCore
 
 @Suite struct IdentifyAndResetTests {
-    private func configured(_ delegate: RecordingDelegate = RecordingDelegate()) async -> Superwall {
+    private func configured(_ delegate: RecordingDelegate = RecordingDelegate()) async throws -> Superwall {
         let superwall = makeSuperwall(delegate)
-        _ = await superwall.configure(apiKey: "pk_test", options: options(temporaryDirectory()))
+        _ = try await superwall.configure(apiKey: "pk_test", options: options(temporaryDirectory()))
         // The launch events' implicit triggers run in a task of their own: let them end first.
         await superwall.awaitPresentationQueue()
         delegate.clear()
@@ -15,7 +15,7 @@ import Testing
 
     @Test func identifyingAnAnonymousUserKeepsAliasAndAttributes() async throws {
         let delegate = RecordingDelegate()
-        let superwall = await configured(delegate)
+        let superwall = try await configured(delegate)
         let before = try await superwall.identity()
         _ = try await superwall.setUserAttributes(["plan": "free"])
         let after = try await superwall.identify(userId: "  user_1 \n")
@@ -33,7 +33,7 @@ import Testing
 
     @Test func identifyingTheSameUserAgainDoesNothing() async throws {
         let delegate = RecordingDelegate()
-        let superwall = await configured(delegate)
+        let superwall = try await configured(delegate)
         _ = try await superwall.identify(userId: "user_1")
         delegate.clear()
         _ = try await superwall.identify(userId: "user_1")
@@ -42,7 +42,7 @@ import Testing
 
     @Test func switchingIdentifiedUsersResetsFirst() async throws {
         let delegate = RecordingDelegate()
-        let superwall = await configured(delegate)
+        let superwall = try await configured(delegate)
         let first = try await superwall.identify(userId: "user_1")
         _ = try await superwall.setUserAttributes(["plan": "pro"])
         delegate.clear()
@@ -62,7 +62,7 @@ import Testing
     /// A switch of users commits its reset and the new identity together: a crash between
     /// them cannot leave an anonymous user with nothing of either.
     @Test func aSwitchOfUsersThatCannotFinishLeavesTheOldUserWhole() async throws {
-        let superwall = await configured()
+        let superwall = try await configured()
         _ = try await superwall.identify(userId: "user_1")
         _ = try await superwall.setUserAttributes(["plan": "pro"])
         let store = try #require(await superwall.store)
@@ -85,14 +85,14 @@ import Testing
         #expect(try store.value(.userAttributes)?["plan"] == nil)
     }
 
-    @Test func anEmptyUserIdIsRefused() async {
-        let superwall = await configured()
+    @Test func anEmptyUserIdIsRefused() async throws {
+        let superwall = try await configured()
         await #expect(throws: SuperwallError.invalidUserId) { try await superwall.identify(userId: " \n ") }
     }
 
     @Test func resetMakesANewAnonymousUserAndTracksFirstSeenThenReset() async throws {
         let delegate = RecordingDelegate()
-        let superwall = await configured(delegate)
+        let superwall = try await configured(delegate)
         let identified = try await superwall.identify(userId: "user_1")
         _ = try await superwall.setUserAttributes(["plan": "pro"])
         _ = try await superwall.setIntegrationAttributes(["adjustId": "adj-1"])

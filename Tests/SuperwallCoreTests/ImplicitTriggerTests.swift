@@ -74,7 +74,7 @@ import Testing
             delegate: delegate,
             presenter: presenter
         )
-        _ = await superwall.configure(
+        _ = try await superwall.configure(
             apiKey: "pk_test",
             options: Superwall.ConfigureOptions(
                 configSource: TextConfigSource(body: try await presentationConfig(triggers)),
@@ -87,7 +87,7 @@ import Testing
         #expect(presenter.presentations.first?.info.presentedByPlacementWithName == "session_start")
         #expect(presenter.presentations.first?.info.presentationSourceType == "implicit")
         await superwall.awaitPresentationQueue()
-        await superwall.dismiss()
+        try await superwall.dismiss()
         #expect(delegate.names.contains("paywall_close"))
     }
 }

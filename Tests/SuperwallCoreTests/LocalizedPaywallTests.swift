@@ -26,19 +26,19 @@ import Testing
             [.init(status: 200, body: config)],
             paths: ["/api/v1/paywall/coach-upsell-gated": .init(status: 200, body: german)]
         )
-        let (superwall, _) = await configure(server)
+        let (superwall, _) = try await configure(server)
         _ = try await superwall.setSubscriptionStatus(.inactive)
         // English, the device's default here: the config's own paywall, no request.
         let english = try await superwall.getPaywall(placement: "open_coach_chat")
         #expect(english.paywall.name == "Coach chat upsell (gated)")
         #expect(!server.requests.contains { $0.path.hasPrefix("/api/v1/paywall/") })
-        await superwall.dismiss()
+        try await superwall.dismiss()
         await superwall.setLocaleIdentifier("de_DE")
         let shown = try await superwall.getPaywall(placement: "open_coach_chat")
         #expect(shown.paywall.name == "Coach-Chat (Deutsch)")
         let request = try #require(server.requests.first { $0.path == "/api/v1/paywall/coach-upsell-gated" })
         #expect(request.query == "pk=pk_http_test&locale=de_DE")
-        await superwall.dismiss()
+        try await superwall.dismiss()
     }
 
     @Test func aPaywallTheServerCannotServeFailsWith107InTheDevicesLanguage() async throws {
@@ -48,7 +48,7 @@ import Testing
             paths: ["/api/v1/paywall/coach-upsell-gated": .init(status: 500)]
         )
         let delegate = RecordingDelegate()
-        let (superwall, _) = await configure(server, delegate: delegate)
+        let (superwall, _) = try await configure(server, delegate: delegate)
         _ = try await superwall.setSubscriptionStatus(.inactive)
         // de_AT is not listed, its language is: the paywall is asked for in German.
         await superwall.setLocaleIdentifier("de_AT")

@@ -154,7 +154,7 @@ func showingLoadablePage(
             return changed
         }
     }
-    let harness = await PresentationHarness.make(config)
+    let harness = try await PresentationHarness.make(config)
     let register = harness.registerInBackground("gated")
     return (harness, try await harness.waitForPresentation(), register)
 }

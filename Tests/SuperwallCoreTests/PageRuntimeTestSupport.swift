@@ -15,7 +15,7 @@ func showingPage(
     automaticallyDismiss: Bool = true,
     showsPurchaseFailureAlert: Bool = true
 ) async throws -> (PresentationHarness, PaywallPresentation, Task<PresentationOutcome, any Error>) {
-    let harness = await PresentationHarness.make(
+    let harness = try await PresentationHarness.make(
         try await presentationConfig(pageTriggers),
         usingPurchaseController: controller != nil,
         purchaseController: controller,

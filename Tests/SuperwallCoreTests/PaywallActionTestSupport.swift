@@ -22,7 +22,7 @@ func showing(
     handler: RecordingHandler = RecordingHandler(),
     timeouts: Superwall.Timeouts = Superwall.Timeouts()
 ) async throws -> (PresentationHarness, PaywallPresentation, Task<PresentationOutcome, any Error>) {
-    let harness = await PresentationHarness.make(try await presentationConfig(triggers), timeouts: timeouts)
+    let harness = try await PresentationHarness.make(try await presentationConfig(triggers), timeouts: timeouts)
     let register = harness.registerInBackground(placement, handler: handler)
     return (harness, try await harness.waitForPresentation(), register)
 }

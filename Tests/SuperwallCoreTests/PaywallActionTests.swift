@@ -11,7 +11,7 @@ import Testing
         _ = try await harness.superwall.perform(.openURL("https://example.com/terms"), inSession: shown.sessionId)
         #expect(harness.delegate.calls.suffix(2) == ["custom show_terms", "openURL https://example.com/terms"])
         #expect(await harness.superwall.openSessionId == shown.sessionId)
-        await harness.superwall.dismiss()
+        try await harness.superwall.dismiss()
     }
 
     /// A deep link dismisses the paywall (declined by the SDK, so no `paywall_decline`, and a
@@ -36,7 +36,7 @@ import Testing
             inSession: shown.sessionId
         )
         #expect(await harness.superwall.openSessionId == shown.sessionId)
-        await harness.superwall.dismiss()
+        try await harness.superwall.dismiss()
     }
 
     @Test func attributesSetByThePaywallMergeAndNotifyTheDelegate() async throws {
@@ -48,7 +48,7 @@ import Testing
         #expect(try await harness.superwall.userAttributes()["plan"] == "trial")
         #expect(harness.delegate.calls.last == "attributes trial")
         #expect(harness.delegate.names.last == "user_attributes")
-        await harness.superwall.dismiss()
+        try await harness.superwall.dismiss()
     }
 
     @Test func aPageViewIsTrackedWithThePaywallsParams() async throws {
@@ -60,7 +60,7 @@ import Testing
         let view = try #require(harness.delegate.event("paywall_page_view"))
         #expect(view.delegateParameters["page_node_id"] == "n2")
         #expect(view.delegateParameters["paywall_identifier"] == "onboarding-annual")
-        await harness.superwall.dismiss()
+        try await harness.superwall.dismiss()
     }
 
     @Test func anActionForASessionNotOnScreenIsRefused() async throws {
@@ -68,7 +68,7 @@ import Testing
         await #expect(throws: SuperwallError.paywallSessionNotFound("nope")) {
             try await harness.superwall.perform(.close, inSession: "nope")
         }
-        await harness.superwall.dismiss()
+        try await harness.superwall.dismiss()
         _ = try await register.value
         await #expect(throws: SuperwallError.paywallSessionNotFound(shown.sessionId)) {
             try await harness.superwall.perform(.close, inSession: shown.sessionId)

@@ -31,7 +31,7 @@ private func preloadConfig(_ edit: (inout [String: Any]) -> Void = { _ in }) asy
 @Suite struct PreloadingTests {
     @Test func preloadAllPaywallsLoadsTheTreatmentPaywallsAnAudienceCouldReachAndWarmsTheHost() async throws {
         let presenter = FakePresenter(canPreload: true)
-        let harness = await PresentationHarness.make(try await preloadConfig(), presenter: presenter)
+        let harness = try await PresentationHarness.make(try await preloadConfig(), presenter: presenter)
         let chosen = try await harness.superwall.preloadAllPaywalls()
         #expect(Set(chosen) == ["pro-workouts-gated", "onboarding-annual"])
         #expect(Set(presenter.preloads.map(\.paywall)) == Set(chosen))
@@ -51,7 +51,7 @@ private func preloadConfig(_ edit: (inout [String: Any]) -> Void = { _ in }) asy
 
     @Test func aSecondPreloadFindsEverythingLoadedAndAsksTheHostNothing() async throws {
         let presenter = FakePresenter(canPreload: true)
-        let harness = await PresentationHarness.make(try await preloadConfig(), presenter: presenter)
+        let harness = try await PresentationHarness.make(try await preloadConfig(), presenter: presenter)
         _ = try await harness.superwall.preloadAllPaywalls()
         harness.delegate.clear()
         _ = try await harness.superwall.preloadAllPaywalls()
@@ -61,7 +61,7 @@ private func preloadConfig(_ edit: (inout [String: Any]) -> Void = { _ in }) asy
 
     @Test func preloadPaywallsTakesOnlyTheNamedPlacements() async throws {
         let presenter = FakePresenter(canPreload: true)
-        let harness = await PresentationHarness.make(try await preloadConfig(), presenter: presenter)
+        let harness = try await PresentationHarness.make(try await preloadConfig(), presenter: presenter)
         #expect(
             try await harness.superwall.preloadPaywalls(forPlacements: ["onboarding", "never", "nope"]) == [
                 "onboarding-annual"
@@ -71,11 +71,11 @@ private func preloadConfig(_ edit: (inout [String: Any]) -> Void = { _ in }) asy
     }
 
     @Test func theConfigsDisablePreloadTurnsPlacementsOrEverythingOff() async throws {
-        let some = await PresentationHarness.make(
+        let some = try await PresentationHarness.make(
             try await preloadConfig { $0["disable_preload"] = ["all": false, "triggers": ["gated"]] }
         )
         #expect(try await some.superwall.preloadAllPaywalls() == ["onboarding-annual"])
-        let all = await PresentationHarness.make(
+        let all = try await PresentationHarness.make(
             try await preloadConfig { $0["disable_preload"] = ["all": true, "triggers": []] }
         )
         #expect(try await all.superwall.preloadAllPaywalls() == [])
@@ -83,7 +83,7 @@ private func preloadConfig(_ edit: (inout [String: Any]) -> Void = { _ in }) asy
     }
 
     @Test func anIfTrueAudienceThatNowAdmitsTheUserPreloadsItsPaywall() async throws {
-        let harness = await PresentationHarness.make(try await preloadConfig())
+        let harness = try await PresentationHarness.make(try await preloadConfig())
         _ = try await harness.superwall.setUserAttributes(["plan": "pro"])
         #expect(
             try await harness.superwall.preloadPaywalls(forPlacements: ["pro_only"]) == ["onboarding-monthly-trial"]
@@ -92,7 +92,7 @@ private func preloadConfig(_ edit: (inout [String: Any]) -> Void = { _ in }) asy
 
     @Test func aHostWithoutTheCapabilityIsNotAskedButThePaywallsStillLoad() async throws {
         let presenter = FakePresenter(canPreload: false)
-        let harness = await PresentationHarness.make(try await preloadConfig(), presenter: presenter)
+        let harness = try await PresentationHarness.make(try await preloadConfig(), presenter: presenter)
         #expect(try await harness.superwall.preloadAllPaywalls().count == 2)
         #expect(presenter.preloads.isEmpty)
         #expect(harness.delegate.names.filter { $0 == "paywallResponseLoad_complete" }.count == 2)
@@ -102,7 +102,7 @@ private func preloadConfig(_ edit: (inout [String: Any]) -> Void = { _ in }) asy
         var timeouts = Superwall.Timeouts()
         timeouts.pageEffect = .milliseconds(50)
         let presenter = FakePresenter(canPreload: true, preloadBehavior: .hang)
-        let harness = await PresentationHarness.make(
+        let harness = try await PresentationHarness.make(
             try await preloadConfig(),
             presenter: presenter,
             timeouts: timeouts
@@ -117,17 +117,17 @@ private func preloadConfig(_ edit: (inout [String: Any]) -> Void = { _ in }) asy
 
     @Test func withShouldPreloadTheConfigIsFollowedByAPreloadAndWithoutItNothingIs() async throws {
         let presenter = FakePresenter(canPreload: true)
-        _ = await PresentationHarness.make(try await preloadConfig(), presenter: presenter, shouldPreload: true)
+        _ = try await PresentationHarness.make(try await preloadConfig(), presenter: presenter, shouldPreload: true)
         try await eventually { presenter.preloads.count == 2 }
         let quiet = FakePresenter(canPreload: true)
-        let off = await PresentationHarness.make(try await preloadConfig(), presenter: quiet, shouldPreload: false)
+        let off = try await PresentationHarness.make(try await preloadConfig(), presenter: quiet, shouldPreload: false)
         _ = try await off.superwall.register(placement: "held_out", params: [:], handler: nil)
         #expect(quiet.preloads.isEmpty)
         #expect(!off.delegate.names.contains("paywallPreload_start"))
     }
 
     @Test func aPlacementsFirstLoadOfAPreloadedPaywallStillTracksItsLoadAndItsSecondDoesNot() async throws {
-        let harness = await PresentationHarness.make(try await preloadConfig())
+        let harness = try await PresentationHarness.make(try await preloadConfig())
         _ = try await harness.superwall.preloadAllPaywalls()
         harness.delegate.clear()
         _ = try await harness.superwall.presentationResult(for: "gated", params: [:])
@@ -147,7 +147,7 @@ private func preloadConfig(_ edit: (inout [String: Any]) -> Void = { _ in }) asy
     @Test func aRefreshPreloadsOnlyTheNewAndChangedPaywalls() async throws {
         let presenter = FakePresenter(canPreload: true)
         let source = MutableConfigSource(try await preloadConfig())
-        let harness = await PresentationHarness.make("", presenter: presenter, source: source, shouldPreload: true)
+        let harness = try await PresentationHarness.make("", presenter: presenter, source: source, shouldPreload: true)
         try await eventually { presenter.preloads.count == 2 }
         source.body = try await preloadConfig { object in
             editPaywalls(&object) { paywall in
@@ -167,11 +167,11 @@ private func preloadConfig(_ edit: (inout [String: Any]) -> Void = { _ in }) asy
 
     @Test func thePaywallOnScreenIsNotPreloadedUnderTheUser() async throws {
         let presenter = FakePresenter(canPreload: true)
-        let harness = await PresentationHarness.make(try await preloadConfig(), presenter: presenter)
+        let harness = try await PresentationHarness.make(try await preloadConfig(), presenter: presenter)
         let register = harness.registerInBackground("gated")
         _ = try await harness.waitForPresentation()
         #expect(try await harness.superwall.preloadAllPaywalls() == ["onboarding-annual"])
-        await harness.superwall.dismiss()
+        try await harness.superwall.dismiss()
         _ = try await register.value
     }
 

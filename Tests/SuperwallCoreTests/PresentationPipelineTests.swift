@@ -6,7 +6,7 @@ import Testing
 
 @Suite struct PresentationPipelineTests {
     @Test func aPresentedPaywallClosedByTheUserIsDeclinedAndGrantsANonGatedFeature() async throws {
-        let harness = await PresentationHarness.make(try await presentationConfig(demoTriggers))
+        let harness = try await PresentationHarness.make(try await presentationConfig(demoTriggers))
         let handler = RecordingHandler()
         let register = harness.registerInBackground("nongated", handler: handler)
         let shown = try await harness.waitForPresentation()
@@ -40,7 +40,7 @@ import Testing
     /// SuperwallKit's order; the registered placement is logged but, being the
     /// app's own, is not handed to the delegate.
     @Test func eventsFollowSuperwallKitsOrder() async throws {
-        let harness = await PresentationHarness.make(try await presentationConfig(demoTriggers))
+        let harness = try await PresentationHarness.make(try await presentationConfig(demoTriggers))
         let register = harness.registerInBackground("nongated")
         let shown = try await harness.waitForPresentation()
         _ = try await harness.superwall.perform(.close, inSession: shown.sessionId)
@@ -70,7 +70,7 @@ import Testing
     }
 
     @Test func aGatedPaywallClosedByTheUserDoesNotGrantTheFeature() async throws {
-        let harness = await PresentationHarness.make(try await presentationConfig(demoTriggers))
+        let harness = try await PresentationHarness.make(try await presentationConfig(demoTriggers))
         let register = harness.registerInBackground("gated")
         let shown = try await harness.waitForPresentation()
         #expect(shown.info.featureGating == .gated)
@@ -79,10 +79,10 @@ import Testing
     }
 
     @Test func dismissClosesBySystemLogicWithoutADecline() async throws {
-        let harness = await PresentationHarness.make(try await presentationConfig(demoTriggers))
+        let harness = try await PresentationHarness.make(try await presentationConfig(demoTriggers))
         let register = harness.registerInBackground("nongated")
         _ = try await harness.waitForPresentation()
-        await harness.superwall.dismiss()
+        try await harness.superwall.dismiss()
         let outcome = try await register.value
         guard case .dismissed(let info, .declined) = outcome.ending else {
             Issue.record("expected a dismissal")
@@ -91,11 +91,11 @@ import Testing
         #expect(info.closeReason == .systemLogic)
         #expect(outcome.featureGranted)
         #expect(!harness.delegate.names.contains("paywall_decline"))
-        await harness.superwall.dismiss()
+        try await harness.superwall.dismiss()
     }
 
     @Test func aHoldoutSkipsGrantsAndIsReported() async throws {
-        let harness = await PresentationHarness.make(try await presentationConfig(demoTriggers))
+        let harness = try await PresentationHarness.make(try await presentationConfig(demoTriggers))
         let handler = RecordingHandler()
         let outcome = try await harness.superwall.register(placement: "held", handler: handler)
         guard case .skipped(.holdout(let experiment)) = outcome.ending else {
@@ -111,7 +111,7 @@ import Testing
     }
 
     @Test func noMatchAndAnUnknownPlacementSkipAndGrant() async throws {
-        let harness = await PresentationHarness.make(try await presentationConfig(demoTriggers))
+        let harness = try await PresentationHarness.make(try await presentationConfig(demoTriggers))
         let noMatch = try await harness.superwall.register(placement: "nomatch")
         #expect(noMatch.ending == .skipped(.noAudienceMatch))
         #expect(noMatch.featureGranted)
@@ -127,7 +127,7 @@ import Testing
     }
 
     @Test func aPaywallMissingFromTheConfigIs404AndDoesNotGrant() async throws {
-        let harness = await PresentationHarness.make(try await presentationConfig(demoTriggers))
+        let harness = try await PresentationHarness.make(try await presentationConfig(demoTriggers))
         let handler = RecordingHandler()
         let outcome = try await harness.superwall.register(placement: "missing", handler: handler)
         #expect(errorCode(outcome) == .paywallNotFound)
@@ -141,7 +141,7 @@ import Testing
     }
 
     @Test func withoutAPresenterThePipelineFailsWith103BeforeTriggerFire() async throws {
-        let harness = await PresentationHarness.make(
+        let harness = try await PresentationHarness.make(
             try await presentationConfig(demoTriggers),
             presenter: FakePresenter(canPresent: false)
         )
@@ -155,7 +155,7 @@ import Testing
     }
 
     @Test func aHostThatRefusesOrNeverShowsIsAnErrorWithinTheDeadline() async throws {
-        let refusing = await PresentationHarness.make(
+        let refusing = try await PresentationHarness.make(
             try await presentationConfig(demoTriggers),
             presenter: FakePresenter(behavior: .refuse)
         )
@@ -163,7 +163,7 @@ import Testing
         #expect(await refusing.superwall.openSessionId == nil)
         var timeouts = Superwall.Timeouts()
         timeouts.presentation = .milliseconds(100)
-        let silent = await PresentationHarness.make(
+        let silent = try await PresentationHarness.make(
             try await presentationConfig(demoTriggers),
             presenter: FakePresenter(behavior: .hang),
             timeouts: timeouts
@@ -178,7 +178,7 @@ import Testing
     }
 
     @Test func aFailedConfigIs104() async throws {
-        let harness = await PresentationHarness.make("not json")
+        let harness = try await PresentationHarness.make("not json")
         let outcome = try await harness.superwall.register(placement: "nongated")
         #expect(errorCode(outcome) == .noConfig)
         #expect(
@@ -192,7 +192,7 @@ import Testing
     @Test func anUnknownSubscriptionStatusTimesOutWith105() async throws {
         var timeouts = Superwall.Timeouts()
         timeouts.subscriptionStatus = .milliseconds(100)
-        let harness = await PresentationHarness.make(
+        let harness = try await PresentationHarness.make(
             try await presentationConfig(demoTriggers),
             usingPurchaseController: true,
             timeouts: timeouts
@@ -212,7 +212,7 @@ import Testing
     @Test func placementsQueuedBehindAStatusWaitShareItsBound() async throws {
         var timeouts = Superwall.Timeouts()
         timeouts.subscriptionStatus = .seconds(3)
-        let harness = await PresentationHarness.make(
+        let harness = try await PresentationHarness.make(
             try await presentationConfig(demoTriggers),
             usingPurchaseController: true,
             timeouts: timeouts
@@ -226,7 +226,7 @@ import Testing
     }
 
     @Test func aStatusSetWhileWaitingLetsThePresentationProceed() async throws {
-        let harness = await PresentationHarness.make(
+        let harness = try await PresentationHarness.make(
             try await presentationConfig(demoTriggers),
             usingPurchaseController: true
         )
@@ -245,7 +245,7 @@ import Testing
     }
 
     @Test func oneActiveEntitlementlessStatusIsInactiveAndRepeatsAreNotChanges() async throws {
-        let harness = await PresentationHarness.make(
+        let harness = try await PresentationHarness.make(
             try await presentationConfig(demoTriggers),
             usingPurchaseController: true
         )
@@ -256,7 +256,7 @@ import Testing
     }
 
     @Test func onlyOnePaywallIsOnScreenAtATime() async throws {
-        let harness = await PresentationHarness.make(try await presentationConfig(demoTriggers))
+        let harness = try await PresentationHarness.make(try await presentationConfig(demoTriggers))
         let first = harness.registerInBackground("nongated")
         let shown = try await harness.waitForPresentation()
         let second = try await harness.superwall.register(placement: "gated")
@@ -274,28 +274,28 @@ import Testing
     /// Registers are serialised: two at once do not both present; the second runs after
     /// the first is on screen and finds it there.
     @Test func concurrentRegistersRunOneAfterAnother() async throws {
-        let harness = await PresentationHarness.make(try await presentationConfig(demoTriggers))
+        let harness = try await PresentationHarness.make(try await presentationConfig(demoTriggers))
         async let first = harness.superwall.register(placement: "nongated")
         async let second = harness.superwall.register(placement: "gated")
         let shown = try await harness.waitForPresentation()
         try await eventually {
             harness.delegate.names.contains("paywallPresentationRequest") && harness.delegate.names.count >= 6
         }
-        await harness.superwall.dismiss()
+        try await harness.superwall.dismiss()
         let outcomes = try await [first, second]
         #expect(outcomes.filter { errorCode($0) == .paywallAlreadyPresented }.count == 1)
         #expect(harness.presenter.presentations.map(\.sessionId) == [shown.sessionId])
     }
 
     @Test func superwallsOwnEventNamesCannotBeRegistered() async throws {
-        let harness = await PresentationHarness.make(try await presentationConfig(demoTriggers))
+        let harness = try await PresentationHarness.make(try await presentationConfig(demoTriggers))
         await #expect(throws: SuperwallError.reservedPlacementName("paywall_open")) {
             try await harness.superwall.register(placement: "paywall_open")
         }
     }
 
     @Test func getPresentationResultTracksNoPlacementAndMapsEachOutcome() async throws {
-        let harness = await PresentationHarness.make(try await presentationConfig(demoTriggers))
+        let harness = try await PresentationHarness.make(try await presentationConfig(demoTriggers))
         guard case .paywall(let experiment) = try await harness.superwall.presentationResult(for: "nongated") else {
             Issue.record("expected a paywall")
             return
@@ -341,10 +341,10 @@ import Testing
     }
 
     @Test func theHostGoingAwayEndsThePresentation() async throws {
-        let harness = await PresentationHarness.make(try await presentationConfig(demoTriggers))
+        let harness = try await PresentationHarness.make(try await presentationConfig(demoTriggers))
         let register = harness.registerInBackground("gated")
         _ = try await harness.waitForPresentation()
-        await harness.superwall.hostDisconnected()
+        try await harness.superwall.hostDisconnected()
         let outcome = try await register.value
         guard case .dismissed(_, .declined) = outcome.ending else {
             Issue.record("expected the paywall to close")

@@ -283,7 +283,7 @@ struct PresentationHarness {
         shouldPreload: Bool = false,
         explainOnRefresh: [String] = [],
         device: [String: JSON] = [:]
-    ) async -> PresentationHarness {
+    ) async throws -> PresentationHarness {
         let delegate = PaywallDelegate()
         let clock = FakeClock()
         let directory =
@@ -310,7 +310,7 @@ struct PresentationHarness {
         )
         options.explainOnRefresh = explainOnRefresh
         options.device = device
-        _ = await superwall.configure(apiKey: "pk_test", options: options)
+        _ = try await superwall.configure(apiKey: "pk_test", options: options)
         await superwall.awaitPresentationQueue()
         delegate.clear()
         return PresentationHarness(

@@ -14,7 +14,7 @@ import Testing
             localizedPrice: "$59.99",
             period: .init(unit: .year)
         )
-        let harness = await PresentationHarness.make(
+        let harness = try await PresentationHarness.make(
             try await presentationConfig(actionTriggers),
             storeProducts: [annual]
         )
@@ -25,7 +25,7 @@ import Testing
         )
         #expect(product.storeDetails == annual)
         #expect(shown.info.products.first { $0.id == product.id }?.storeDetails == annual)
-        await harness.superwall.dismiss()
+        try await harness.superwall.dismiss()
         _ = try await register.value
     }
 }

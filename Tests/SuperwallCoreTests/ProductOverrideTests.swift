@@ -8,7 +8,7 @@ import Testing
 
     @Test func anOverriddenProductIsShownAndSoldInItsNamesPlace() async throws {
         let controller = ScriptedPurchaseController(.purchase(.cancelled))
-        let harness = await PresentationHarness.make(
+        let harness = try await PresentationHarness.make(
             try await presentationConfig(purchaseTriggers),
             usingPurchaseController: true,
             purchaseController: controller,
@@ -26,12 +26,12 @@ import Testing
         #expect(shown.info.products.first?.storeProduct.productIdentifier == Self.coach)
         _ = try await harness.superwall.perform(.purchase(productId: Self.coach), inSession: shown.sessionId)
         #expect(controller.asked == ["\(Self.coach) from pro-workouts-gated"])
-        await harness.superwall.dismiss()
+        try await harness.superwall.dismiss()
     }
 
     @Test func getPaywallsOverridesReplaceProductsOverTheOptionAndThePresentationStyle() async throws {
         let controller = ScriptedPurchaseController(.purchase(.cancelled))
-        let harness = await PresentationHarness.make(
+        let harness = try await PresentationHarness.make(
             try await presentationConfig(purchaseTriggers),
             usingPurchaseController: true,
             purchaseController: controller,
@@ -51,16 +51,16 @@ import Testing
         #expect(templates.paywall.products.first?.storeProduct.productIdentifier == Self.coach)
         _ = try await harness.superwall.perform(.purchase(productId: Self.coach), inSession: shown.sessionId)
         #expect(controller.asked == ["\(Self.coach) from pro-workouts-gated"])
-        await harness.superwall.dismiss()
+        try await harness.superwall.dismiss()
     }
 
     @Test func aPresentationStyleOfNoneKeepsThePaywallsOwn() async throws {
-        let harness = await PresentationHarness.make(
+        let harness = try await PresentationHarness.make(
             try await presentationConfig(purchaseTriggers),
             testModeBehavior: .always
         )
         let plain = try await harness.superwall.getPaywall(placement: "gated")
-        await harness.superwall.dismiss()
+        try await harness.superwall.dismiss()
         let kept = try await harness.superwall.getPaywall(
             placement: "gated",
             overrides: PaywallOverrides(
@@ -68,11 +68,11 @@ import Testing
             )
         )
         #expect(kept.paywall.presentationStyle == plain.paywall.presentationStyle)
-        await harness.superwall.dismiss()
+        try await harness.superwall.dismiss()
     }
 
     @Test func getPaywallRefusesAnOverrideWithAProductNobodyKnowsBeforeTrackingAnything() async throws {
-        let harness = await PresentationHarness.make(
+        let harness = try await PresentationHarness.make(
             try await presentationConfig(purchaseTriggers),
             testModeBehavior: .always
         )
@@ -86,13 +86,13 @@ import Testing
     }
 
     @Test func withoutOverridesThePaywallsOwnProductsStand() async throws {
-        let harness = await PresentationHarness.make(
+        let harness = try await PresentationHarness.make(
             try await presentationConfig(purchaseTriggers),
             testModeBehavior: .always
         )
         _ = harness.registerInBackground("gated")
         let shown = try await harness.waitForPresentation()
         #expect(shown.paywall.products.first?.storeProduct.productIdentifier == annual)
-        await harness.superwall.dismiss()
+        try await harness.superwall.dismiss()
     }
 }

@@ -61,7 +61,7 @@ import Testing
                 placement("transaction_fail", [audience("tf", rule: nil, variants: [treatment("tf-v", "summer-sale")])])
             ]
         let controller = ScriptedPurchaseController(.purchase(.failed("declined")))
-        let harness = await PresentationHarness.make(
+        let harness = try await PresentationHarness.make(
             try await presentationConfig(triggers),
             usingPurchaseController: true,
             purchaseController: controller,

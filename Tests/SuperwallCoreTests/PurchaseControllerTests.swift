@@ -103,7 +103,7 @@ import Testing
         let (harness, shown, _) = try await showing("gated", controller: controller, automaticallyDismiss: false)
         _ = try await harness.superwall.perform(.purchase(productId: annual), inSession: shown.sessionId)
         #expect(await harness.superwall.openSessionId == shown.sessionId)
-        await harness.superwall.dismiss()
+        try await harness.superwall.dismiss()
     }
 
     @Test func aCancelledPurchaseIsAbandonedAndAGatedFeatureStaysLocked() async throws {
@@ -139,7 +139,7 @@ import Testing
             #expect(harness.delegate.names == ["transaction_start", "transaction_fail"])
             #expect(harness.delegate.event("transaction_fail")?.delegateParameters["message"] == .string(message))
             #expect(await harness.superwall.openSessionId == shown.sessionId)
-            await harness.superwall.dismiss()
+            try await harness.superwall.dismiss()
         }
     }
 
@@ -169,7 +169,7 @@ import Testing
             try await harness.superwall.perform(.purchase(productId: annual), inSession: shown.sessionId)
         }
         first.cancel()
-        await harness.superwall.dismiss()
+        try await harness.superwall.dismiss()
     }
 
     @Test func anUnknownProductFailsWithNoEvents() async throws {
@@ -186,14 +186,14 @@ import Testing
         }
         #expect(harness.delegate.names.isEmpty)
         #expect(controller.asked.isEmpty)
-        await harness.superwall.dismiss()
+        try await harness.superwall.dismiss()
     }
 
     /// SuperwallKit hands an app's own purchase to the store and tracks nothing; the bridge
     /// tracked a whole transaction. Here the controller is the store.
     @Test func anAppPurchaseOutsideAPaywallWithAControllerTracksNothing() async throws {
         let controller = ScriptedPurchaseController(.purchase(.purchased))
-        let harness = await PresentationHarness.make(
+        let harness = try await PresentationHarness.make(
             try await presentationConfig(purchaseTriggers),
             usingPurchaseController: true,
             purchaseController: controller
@@ -211,7 +211,7 @@ import Testing
     /// answered `failed` when the status set had no active entitlement, with restore events.
     @Test func anAppRestoreOutsideAPaywallWithAControllerAnswersTheControllersResultAndTracksNothing() async throws {
         let controller = ScriptedPurchaseController(.purchase(.purchased), restoration: .restored)
-        let harness = await PresentationHarness.make(
+        let harness = try await PresentationHarness.make(
             try await presentationConfig(purchaseTriggers),
             usingPurchaseController: true,
             purchaseController: controller
@@ -222,7 +222,7 @@ import Testing
     }
 
     @Test func aTestModePurchaseOutsideAPaywallIsSourcedAPP() async throws {
-        let harness = await PresentationHarness.make(
+        let harness = try await PresentationHarness.make(
             try await presentationConfig(purchaseTriggers),
             testModeBehavior: .always
         )

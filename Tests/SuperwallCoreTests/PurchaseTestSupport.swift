@@ -68,7 +68,7 @@ func showing(
     let config = try edited(try await presentationConfig(purchaseTriggers)) {
         if !webRestore { $0["web2app_config"] = nil }
     }
-    let harness = await PresentationHarness.make(
+    let harness = try await PresentationHarness.make(
         config,
         usingPurchaseController: controller != nil,
         timeouts: timeouts,

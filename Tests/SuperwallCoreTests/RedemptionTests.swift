@@ -25,11 +25,11 @@ final class RedemptionRecorder: SuperwallDelegate, @unchecked Sendable {
                                             "productIds": ["com.pockettrainer.pro.annual"]}]}}
         """#
 
-    private func configured(_ server: ScriptedAPIServer, delegate: RedemptionRecorder) async -> Superwall {
+    private func configured(_ server: ScriptedAPIServer, delegate: RedemptionRecorder) async throws -> Superwall {
         let superwall = Superwall(delegate: delegate)
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("redeem-\(UUID().uuidString)")
             .path
-        _ = await superwall.configure(
+        _ = try await superwall.configure(
             apiKey: "pk",
             options: Superwall.ConfigureOptions(
                 configSource: HTTPConfigSource(baseURL: server.baseURL),
@@ -46,8 +46,8 @@ final class RedemptionRecorder: SuperwallDelegate, @unchecked Sendable {
             posts: [.init(status: 200, body: Self.success)]
         )
         let delegate = RedemptionRecorder()
-        let superwall = await configured(server, delegate: delegate)
-        #expect(await superwall.handleDeepLink("pockettrainer://superwall/redeem?code=WEB-1"))
+        let superwall = try await configured(server, delegate: delegate)
+        #expect(try await superwall.handleDeepLink("pockettrainer://superwall/redeem?code=WEB-1"))
         await superwall.awaitRedemptions()
         #expect(delegate.redemptions.map(\.status) == [.success])
         #expect(
@@ -67,7 +67,7 @@ final class RedemptionRecorder: SuperwallDelegate, @unchecked Sendable {
         #expect((body["aliasId"] as? String)?.hasPrefix("$SuperwallAlias:") == true)
         #expect((body["deviceId"] as? String)?.hasPrefix("$SuperwallDevice:") == true)
 
-        #expect(await superwall.handleDeepLink("pockettrainer://superwall/redeem?code=WEB-1"))
+        #expect(try await superwall.handleDeepLink("pockettrainer://superwall/redeem?code=WEB-1"))
         await superwall.awaitRedemptions()
         let last = try #require(server.posts.last { $0.path == "/subscriptions-api/public/v1/redeem" })
         let again = try #require(try JSONSerialization.jsonObject(with: Data(last.body.utf8)) as? [String: Any])
@@ -81,9 +81,9 @@ final class RedemptionRecorder: SuperwallDelegate, @unchecked Sendable {
             posts: [.init(status: 200, body: refusal)]
         )
         let delegate = RedemptionRecorder()
-        let superwall = await configured(server, delegate: delegate)
+        let superwall = try await configured(server, delegate: delegate)
         #expect(
-            await superwall.handleDeepLink("https://pockettrainer.superwall.app/app-link/superwall/redeem?code=BAD")
+            try await superwall.handleDeepLink("https://pockettrainer.superwall.app/app-link/superwall/redeem?code=BAD")
         )
         await superwall.awaitRedemptions()
         #expect(
@@ -101,8 +101,8 @@ final class RedemptionRecorder: SuperwallDelegate, @unchecked Sendable {
             posts: [.init(status: 404)]
         )
         let delegate = RedemptionRecorder()
-        let superwall = await configured(server, delegate: delegate)
-        #expect(await superwall.handleDeepLink("pockettrainer://superwall/redeem?code=WEB-2"))
+        let superwall = try await configured(server, delegate: delegate)
+        #expect(try await superwall.handleDeepLink("pockettrainer://superwall/redeem?code=WEB-2"))
         await superwall.awaitRedemptions()
         #expect(delegate.redemptions.first?.status == .error)
         #expect(delegate.redemptions.first?.message?.contains("failed") == true)
@@ -116,8 +116,8 @@ extension RedemptionTests {
             posts: [.init(status: 200, body: Self.success)]
         )
         let delegate = RedemptionRecorder()
-        let superwall = await configured(server, delegate: delegate)
-        #expect(await superwall.handleDeepLink("pockettrainer://superwall/redeem?code=WEB-1"))
+        let superwall = try await configured(server, delegate: delegate)
+        #expect(try await superwall.handleDeepLink("pockettrainer://superwall/redeem?code=WEB-1"))
         await superwall.awaitRedemptions()
         _ = try await superwall.identify(userId: "runner", restorePaywallAssignments: false)
         await superwall.awaitRedemptions()
@@ -138,7 +138,7 @@ extension RedemptionTests {
             [.init(status: 200, body: EmbeddedDemoConfig.json)],
             posts: [.init(status: 200, body: Self.success)]
         )
-        let superwall = await configured(server, delegate: RedemptionRecorder())
+        let superwall = try await configured(server, delegate: RedemptionRecorder())
         _ = try await superwall.identify(userId: "runner", restorePaywallAssignments: true)
         await superwall.awaitRedemptions()
         #expect(!server.posts.contains { $0.path == "/subscriptions-api/public/v1/redeem" })

@@ -4,9 +4,9 @@ import Testing
 @testable import SuperwallCore
 
 @Suite struct RefreshConfigurationTests {
-    private func start(_ config: String) async -> (PresentationHarness, MutableConfigSource) {
+    private func start(_ config: String) async throws -> (PresentationHarness, MutableConfigSource) {
         let source = MutableConfigSource(config)
-        return (await PresentationHarness.make(config, source: source), source)
+        return (try await PresentationHarness.make(config, source: source), source)
     }
 
     private static var triggers: [[String: Any]] {
@@ -15,7 +15,7 @@ import Testing
 
     @Test func aRefreshAnswersTheDiffTracksConfigRefreshAndUsesTheNewConfig() async throws {
         let before = try await presentationConfig(Self.triggers)
-        let (harness, source) = await start(before)
+        let (harness, source) = try await start(before)
         source.body = try edited(before) { object in
             object["build_id"] = "build-2"
             editPaywalls(&object) { paywall in
@@ -40,7 +40,7 @@ import Testing
             placement("gate", [audience("exp-gate", rule: nil, variants: [treatment("v-1", "coach-upsell-gated")])]),
             placement("other", [audience("exp-other", rule: nil, variants: [treatment("o-1", "summer-sale")])]),
         ])
-        let (harness, source) = await start(before)
+        let (harness, source) = try await start(before)
         source.body = try await presentationConfig([
             placement("gate", [audience("exp-gate", rule: nil, variants: [treatment("v-2", "coach-upsell-gated")])]),
             placement("other", [audience("exp-other", rule: nil, variants: [treatment("o-1", "summer-sale")])]),
@@ -54,7 +54,7 @@ import Testing
 
     @Test func anInvalidConfigKeepsTheOneInUseAndNamesThePath() async throws {
         let before = try await presentationConfig(Self.triggers)
-        let (harness, source) = await start(before)
+        let (harness, source) = try await start(before)
         source.body = try edited(before) { $0["trigger_options"] = [["event_name": 42]] }
         let refresh = try await harness.superwall.refreshConfiguration()
         guard case .invalidConfig(let error)? = refresh.error else {
@@ -71,7 +71,7 @@ import Testing
 
     @Test func aRefreshWhileAPaywallIsUpLeavesThatSessionWorking() async throws {
         let before = try await presentationConfig(Self.triggers)
-        let (harness, source) = await start(before)
+        let (harness, source) = try await start(before)
         let register = harness.registerInBackground("gate")
         let shown = try await harness.waitForPresentation()
         source.body = try edited(before) { object in
@@ -95,7 +95,7 @@ import Testing
     @Test func refreshesRunInTurnSoAnOlderReadNeverReplacesANewerConfig() async throws {
         let before = try await presentationConfig(Self.triggers)
         let source = HeldConfigSource(before)
-        let harness = await PresentationHarness.make(before, source: source)
+        let harness = try await PresentationHarness.make(before, source: source)
         source.body = try edited(before) { $0["build_id"] = "build-2" }
         source.holdNextFetch()
         let first = Task { try await harness.superwall.refreshConfiguration() }
@@ -119,7 +119,7 @@ import Testing
         let superwall = Superwall()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("refresh-\(UUID().uuidString)")
             .path
-        let outcome = await superwall.configure(
+        let outcome = try await superwall.configure(
             apiKey: "pk",
             options: Superwall.ConfigureOptions(configSource: source, dataDirectory: directory, maxConfigRetryCount: 0)
         )

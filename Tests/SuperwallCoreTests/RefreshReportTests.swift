@@ -18,7 +18,7 @@ import Testing
             ),
         ])
         let source = MutableConfigSource(before)
-        let harness = await PresentationHarness.make(before, source: source)
+        let harness = try await PresentationHarness.make(before, source: source)
         source.body = try await presentationConfig([
             placement(
                 "gate",

@@ -33,7 +33,7 @@ import Testing
     }
 
     @Test func theSameSkipTracksTheSameParamsAndAnotherPlacementOrSessionItsOwn() async throws {
-        let harness = await PresentationHarness.make(try await presentationConfig(Self.triggers))
+        let harness = try await PresentationHarness.make(try await presentationConfig(Self.triggers))
         _ = try await harness.superwall.register(placement: "gate", params: ["level": 1])
         _ = try await harness.superwall.register(placement: "gate", params: ["level": 1])
         var events = fires(harness)
@@ -50,9 +50,9 @@ import Testing
         #expect(requests[2].superwallParameters["source_event_name"] == "other")
 
         let session = events[0].superwallParameters["app_session_id"]
-        await harness.superwall.appWillResignActive()
+        try await harness.superwall.appWillResignActive()
         harness.clock.advance(by: 2 * 3600)
-        await harness.superwall.appDidBecomeActive()
+        try await harness.superwall.appDidBecomeActive()
         _ = try await harness.superwall.register(placement: "gate", params: ["level": 1])
         events = fires(harness)
         #expect(events.last?.superwallParameters["app_session_id"] != session)
@@ -74,7 +74,7 @@ import Testing
 
     /// The placement registered again with other params is evaluated with those params.
     @Test func aPlacementRegisteredAgainWithOtherParamsIsEvaluatedWithThem() async throws {
-        let harness = await PresentationHarness.make(try await presentationConfig(Self.triggers))
+        let harness = try await PresentationHarness.make(try await presentationConfig(Self.triggers))
         #expect(
             try await harness.superwall.register(placement: "gate", params: ["level": 1]).ending
                 == .skipped(.noAudienceMatch)
@@ -86,7 +86,7 @@ import Testing
         let register = harness.registerInBackground("gate", params: ["level": 20])
         let shown = try await harness.waitForPresentation()
         #expect(shown.info.experiment?.id == "g2")
-        await harness.superwall.dismiss()
+        try await harness.superwall.dismiss()
         _ = try await register.value
         await harness.superwall.flushEvents()
         let rows = try String(contentsOfFile: harness.directory + "/events.jsonl", encoding: .utf8)

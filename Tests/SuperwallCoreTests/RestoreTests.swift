@@ -37,7 +37,7 @@ import Testing
                 ]
             )
         ) { $0["web2app_config"] = nil }
-        let harness = await PresentationHarness.make(
+        let harness = try await PresentationHarness.make(
             config,
             usingPurchaseController: true,
             purchaseController: controller
@@ -60,7 +60,7 @@ import Testing
 
     @Test func withAWebRestoreURLAPartialRestoreOffersTheWebRestoreAndKeepsThePaywall() async throws {
         let controller = ScriptedPurchaseController(.purchase(.cancelled), restoration: .restored)
-        let harness = await PresentationHarness.make(
+        let harness = try await PresentationHarness.make(
             try await presentationConfig(
                 purchaseTriggers + [
                     placement("sale", [audience("e3", rule: nil, variants: [treatment("v3", "summer-sale")])])
@@ -85,7 +85,7 @@ import Testing
         #expect(harness.presenter.alerts.first?.title == "Some purchases were not restored")
         #expect(await harness.superwall.openSessionId == shown.sessionId)
         #expect(!harness.delegate.names.contains("restore_complete"))
-        await harness.superwall.dismiss()
+        try await harness.superwall.dismiss()
     }
 
     @Test func aRestoreWithNoActiveEntitlementIsAFailure() async throws {
@@ -106,7 +106,7 @@ import Testing
         #expect(message.contains("no active entitlements"))
         #expect(harness.delegate.names == ["restore_start", "restore_fail"])
         #expect(await harness.superwall.openSessionId == shown.sessionId)
-        await harness.superwall.dismiss()
+        try await harness.superwall.dismiss()
     }
 
     @Test func aFailedRestoreSaysWhy() async throws {
@@ -117,6 +117,6 @@ import Testing
                 == .restore(.failed("store unreachable"))
         )
         #expect(harness.delegate.event("restore_fail")?.delegateParameters["error_message"] == "store unreachable")
-        await harness.superwall.dismiss()
+        try await harness.superwall.dismiss()
     }
 }

@@ -15,7 +15,7 @@ import Testing
             [.init(status: 200, body: try await demoConfigBody())],
             paths: ["/api/v1/assignments": .init(status: 200, body: Self.served, delay_ms: 300)]
         )
-        let (superwall, outcome) = await configure(server)
+        let (superwall, outcome) = try await configure(server)
         #expect(outcome.status == .configured)
         _ = try await superwall.setSubscriptionStatus(.inactive)
         #expect(try await superwall.assignments().first { $0.experimentId == "2002" }?.variant.id == "3003")
@@ -41,7 +41,7 @@ import Testing
             [.init(status: 200, body: try await demoConfigBody())],
             paths: ["/api/v1/assignments": .init(status: 200, body: Self.served)]
         )
-        let (superwall, _) = await configure(server)
+        let (superwall, _) = try await configure(server)
         _ = try await superwall.identify(userId: "runner_10", restorePaywallAssignments: false)
         try await eventually {
             (try? await superwall.assignments().first { $0.experimentId == "2002" }?.variant.id) == "3004"
@@ -50,7 +50,7 @@ import Testing
     }
 
     @Test func aLocalConfigSourceAsksNoServer() async throws {
-        let harness = await PresentationHarness.make(try await presentationConfig([]))
+        let harness = try await PresentationHarness.make(try await presentationConfig([]))
         _ = try await harness.superwall.identify(userId: "runner_11", restorePaywallAssignments: true)
         #expect(try await harness.superwall.identity().appUserId == "runner_11")
     }

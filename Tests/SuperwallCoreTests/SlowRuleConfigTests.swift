@@ -6,7 +6,7 @@ import Testing
 
 @Suite struct SlowRuleConfigTests {
     @Test func aConfigWhoseRulesCallMatchesIsEvaluatedOffTheReader() async throws {
-        let plain = await PresentationHarness.make(try await presentationConfig(actionTriggers))
+        let plain = try await PresentationHarness.make(try await presentationConfig(actionTriggers))
         #expect(!plain.superwall.evaluatesSlowRules)
         var triggers = actionTriggers
         triggers.append(
@@ -15,7 +15,7 @@ import Testing
                 [audience("e9", rule: #"user.name.matches("^A")"#, variants: [treatment("v9", "summer-sale")])]
             )
         )
-        let slow = await PresentationHarness.make(try await presentationConfig(triggers))
+        let slow = try await PresentationHarness.make(try await presentationConfig(triggers))
         #expect(slow.superwall.evaluatesSlowRules)
     }
 }

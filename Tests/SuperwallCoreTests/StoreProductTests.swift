@@ -14,7 +14,7 @@ import Testing
             localizedPrice: "$59.99",
             period: .init(unit: .year)
         )
-        let harness = await PresentationHarness.make(
+        let harness = try await PresentationHarness.make(
             try await presentationConfig(upsellTriggers),
             storeProducts: [details]
         )
@@ -34,7 +34,7 @@ import Testing
             currencyCode: "USD",
             localizedPrice: "$149.00"
         )
-        let harness = await PresentationHarness.make(
+        let harness = try await PresentationHarness.make(
             try await presentationConfig(upsellTriggers),
             testModeBehavior: .always,
             storeProducts: [lifetime]
@@ -57,7 +57,7 @@ import Testing
             period: .init(unit: .year),
             trialPeriodDays: 7
         )
-        let harness = await PresentationHarness.make(
+        let harness = try await PresentationHarness.make(
             try await presentationConfig(upsellTriggers),
             testModeBehavior: .always,
             storeProducts: [trial]

@@ -7,7 +7,7 @@ import Testing
 /// Events whose params SuperwallKit fills and the bridge did not.
 @Suite struct SuperwallKitEventParamsTests {
     @Test func paywallOpenCarriesTheUsersAttributes() async throws {
-        let harness = await PresentationHarness.make(try await presentationConfig(demoTriggers))
+        let harness = try await PresentationHarness.make(try await presentationConfig(demoTriggers))
         _ = try await harness.superwall.setUserAttributes(["plan": "free"])
         let register = harness.registerInBackground("nongated")
         let shown = try await harness.waitForPresentation()
@@ -18,8 +18,8 @@ import Testing
     }
 
     @Test func settingTheInterfaceStyleTracksTheDeviceAttributes() async throws {
-        let harness = await PresentationHarness.make(try await presentationConfig([]))
-        await harness.superwall.setInterfaceStyle(.dark)
+        let harness = try await PresentationHarness.make(try await presentationConfig([]))
+        try await harness.superwall.setInterfaceStyle(.dark)
         #expect(harness.delegate.names == ["device_attributes"])
         #expect(harness.delegate.event("device_attributes")?.superwallParameters["interfaceStyle"] == "Dark")
     }

@@ -53,9 +53,9 @@ func makeSuperwall(
 
 /// Configures an instance and lets it go once its launch events' implicit triggers have
 /// settled (until then they hold it, and its data directory).
-func configureOnce(apiKey: String, options: Superwall.ConfigureOptions) async {
+func configureOnce(apiKey: String, options: Superwall.ConfigureOptions) async throws {
     let superwall = makeSuperwall()
-    _ = await superwall.configure(apiKey: apiKey, options: options)
+    _ = try await superwall.configure(apiKey: apiKey, options: options)
     await superwall.awaitPresentationQueue()
 }
 

@@ -123,7 +123,7 @@ import Testing
 
     @Test func aDismissalByTheSDKAsksNoSurvey() async throws {
         let run = try await showing([survey()])
-        await run.harness.superwall.dismiss()
+        try await run.harness.superwall.dismiss()
         _ = try await run.register.value
         #expect(run.harness.presenter.surveys.isEmpty)
     }

@@ -77,7 +77,7 @@ func showing(
 ) async throws -> SurveyRun {
     let presenter = FakePresenter()
     presenter.surveyAnswer = answer
-    let harness = await PresentationHarness.make(
+    let harness = try await PresentationHarness.make(
         try await surveyConfig(surveys, triggers: triggers),
         presenter: presenter,
         random: random,

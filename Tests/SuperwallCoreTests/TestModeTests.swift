@@ -28,14 +28,14 @@ import Testing
         }
         #expect(try await harness.superwall.subscriptionStatus().activeEntitlements.isEmpty)
         #expect(!harness.delegate.names.contains("transaction_complete"))
-        await harness.superwall.dismiss()
+        try await harness.superwall.dismiss()
     }
 
     @Test func automaticTestModeIsForTheConfigsTestUsersAndAMismatchedBundle() async throws {
         let listed = try edited(try await presentationConfig([])) {
             $0["test_mode_user_ids"] = [["type": "userId", "value": "tester"]]
         }
-        let harness = await PresentationHarness.make(listed)
+        let harness = try await PresentationHarness.make(listed)
         #expect(await harness.superwall.isTestModeActive == false)
         _ = try await harness.superwall.identify(userId: "tester")
         #expect(await harness.superwall.isTestModeActive)
@@ -43,9 +43,9 @@ import Testing
         #expect(!Superwall.isBundleMismatch(configured: "com.pockettrainer", actual: "com.pockettrainer.widget"))
         #expect(!Superwall.isBundleMismatch(configured: nil, actual: "anything"))
         let bundled = try edited(try await presentationConfig([])) { $0["bundle_id_config"] = "com.pockettrainer" }
-        let mismatched = await PresentationHarness.make(bundled, device: ["bundleId": "com.other"])
+        let mismatched = try await PresentationHarness.make(bundled, device: ["bundleId": "com.other"])
         #expect(await mismatched.superwall.isTestModeActive)
-        let matched = await PresentationHarness.make(bundled, device: ["bundleId": "com.pockettrainer"])
+        let matched = try await PresentationHarness.make(bundled, device: ["bundleId": "com.pockettrainer"])
         #expect(await matched.superwall.isTestModeActive == false)
     }
 
@@ -54,28 +54,28 @@ import Testing
     /// purchase controller never asked, and nothing said.
     @Test func aBundleIdTheClientNeverGaveCannotMismatch() async throws {
         let bundled = try edited(try await presentationConfig([])) { $0["bundle_id_config"] = "com.pockettrainer" }
-        let harness = await PresentationHarness.make(bundled)
+        let harness = try await PresentationHarness.make(bundled)
         #expect(await harness.superwall.isTestModeActive == false)
     }
 
     /// Test mode says why it is on, and makes the device a sandbox one, as SuperwallKit does.
     @Test func testModeSaysWhyItIsOnAndMakesTheDeviceASandbox() async throws {
         let bundled = try edited(try await presentationConfig([])) { $0["bundle_id_config"] = "com.pockettrainer" }
-        let mismatched = await PresentationHarness.make(bundled, device: ["bundleId": "com.other"])
+        let mismatched = try await PresentationHarness.make(bundled, device: ["bundleId": "com.other"])
         #expect(
             await mismatched.superwall.testModeReason
                 == .bundleIdMismatch(expected: "com.pockettrainer", actual: "com.other")
         )
         #expect(await mismatched.superwall.deviceAttributes()["isSandbox"] == "true")
-        let always = await PresentationHarness.make(try await presentationConfig([]), testModeBehavior: .always)
+        let always = try await PresentationHarness.make(try await presentationConfig([]), testModeBehavior: .always)
         #expect(await always.superwall.testModeReason == .testModeBehavior)
-        let off = await PresentationHarness.make(bundled, device: ["bundleId": "com.pockettrainer"])
+        let off = try await PresentationHarness.make(bundled, device: ["bundleId": "com.pockettrainer"])
         #expect(await off.superwall.testModeReason == nil)
         #expect(await off.superwall.deviceAttributes()["isSandbox"] == "false")
         let listed = try edited(try await presentationConfig([])) {
             $0["test_mode_user_ids"] = [["type": "userId", "value": "tester"]]
         }
-        let user = await PresentationHarness.make(listed)
+        let user = try await PresentationHarness.make(listed)
         _ = try await user.superwall.identify(userId: "tester")
         #expect(await user.superwall.testModeReason == .testModeUser("tester"))
         #expect(await user.superwall.deviceAttributes()["isSandbox"] == "true")
@@ -86,7 +86,7 @@ import Testing
         await #expect(throws: SuperwallError.noPurchaseController) {
             try await harness.superwall.perform(.purchase(productId: annual), inSession: shown.sessionId)
         }
-        await harness.superwall.dismiss()
+        try await harness.superwall.dismiss()
     }
 
     @Test func alwaysSimulatesEvenWithAController() async throws {

@@ -11,7 +11,7 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("events-\(UUID().uuidString)")
             .path
         let superwall = Superwall()
-        _ = await superwall.configure(
+        _ = try await superwall.configure(
             apiKey: "pk",
             options: Superwall.ConfigureOptions(
                 configSource: TextConfigSource(body: config),
@@ -42,7 +42,7 @@ import Testing
             eventFlushInterval: .seconds(3600)
         )
         options.eventQueueBound = 50
-        _ = await superwall.configure(apiKey: "pk", options: options)
+        _ = try await superwall.configure(apiKey: "pk", options: options)
         for index in 0..<60 {
             _ = try await superwall.register(placement: "workout_shared", params: ["n": .int(Int64(index))])
         }

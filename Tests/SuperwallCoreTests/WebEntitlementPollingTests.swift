@@ -24,11 +24,11 @@ import Testing
         _ server: ScriptedAPIServer,
         clock: FakeClock = FakeClock(),
         testMode: TestModeBehavior = .automatic
-    ) async -> Superwall {
+    ) async throws -> Superwall {
         let superwall = Superwall(clock: clock, random: CountingRandomSource(), delegate: RedemptionRecorder())
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("web-ent-\(UUID().uuidString)")
             .path
-        _ = await superwall.configure(
+        _ = try await superwall.configure(
             apiKey: "pk",
             options: Superwall.ConfigureOptions(
                 configSource: HTTPConfigSource(baseURL: server.baseURL),
@@ -50,7 +50,7 @@ import Testing
             [.init(status: 200, body: EmbeddedDemoConfig.json)],
             paths: [Self.usersPath + "*": .init(status: 200, body: Self.customerInfo(entitlementExpiringAt: nil))]
         )
-        let superwall = await configured(server)
+        let superwall = try await configured(server)
         let fetch = try #require(entitlementFetches(server).first)
         let deviceId = await superwall.webDeviceId
         #expect(fetch.path == Self.usersPath + deviceId + "/entitlements")
@@ -67,14 +67,14 @@ import Testing
             paths: [Self.usersPath + "*": .init(status: 200, body: Self.noEntitlements)]
         )
         let clock = FakeClock()
-        let superwall = await configured(server, clock: clock)
+        let superwall = try await configured(server, clock: clock)
         #expect(entitlementFetches(server).count == 1)
         clock.advance(by: 3600)
-        await superwall.appDidBecomeActive()
+        try await superwall.appDidBecomeActive()
         await superwall.awaitRedemptions()
         #expect(entitlementFetches(server).count == 1)
         clock.advance(by: 86_400)
-        await superwall.appDidBecomeActive()
+        try await superwall.appDidBecomeActive()
         await superwall.awaitRedemptions()
         #expect(entitlementFetches(server).count == 2)
     }
@@ -85,10 +85,10 @@ import Testing
             paths: [Self.usersPath + "*": .init(status: 200, body: Self.noEntitlements)]
         )
         let clock = FakeClock()
-        let superwall = await configured(server, clock: clock)
+        let superwall = try await configured(server, clock: clock)
         _ = try await superwall.identify(userId: "runner", restorePaywallAssignments: false)
         clock.advance(by: 86_401)
-        await superwall.appDidBecomeActive()
+        try await superwall.appDidBecomeActive()
         await superwall.awaitRedemptions()
         #expect(entitlementFetches(server).last?.path == Self.usersPath + "runner/entitlements")
     }
@@ -105,10 +105,10 @@ import Testing
                 ]
             ]
         )
-        let superwall = await configured(server, clock: clock)
+        let superwall = try await configured(server, clock: clock)
         #expect(try await superwall.entitlements().web.map(\.id) == ["pro"])
         clock.advance(by: 86_401)
-        await superwall.appDidBecomeActive()
+        try await superwall.appDidBecomeActive()
         await superwall.awaitRedemptions()
         #expect(entitlementFetches(server).count == 2)
         #expect(try await superwall.entitlements().web.map(\.id) == ["pro"])
@@ -126,10 +126,10 @@ import Testing
             ]
         )
         let clock = FakeClock()
-        let superwall = await configured(server, clock: clock)
+        let superwall = try await configured(server, clock: clock)
         #expect(try await superwall.entitlements().web.map(\.id) == ["pro"])
         clock.advance(by: 86_401)
-        await superwall.appDidBecomeActive()
+        try await superwall.appDidBecomeActive()
         await superwall.awaitRedemptions()
         #expect(try await superwall.entitlements().web.isEmpty)
         #expect(try await superwall.subscriptionStatus() == .inactive)
@@ -140,7 +140,7 @@ import Testing
             [.init(status: 200, body: EmbeddedDemoConfig.json)],
             paths: [Self.usersPath + "*": .init(status: 200, body: Self.customerInfo(entitlementExpiringAt: nil))]
         )
-        let superwall = await configured(server, testMode: .always)
+        let superwall = try await configured(server, testMode: .always)
         #expect(entitlementFetches(server).isEmpty)
         #expect(try await superwall.entitlements().web.isEmpty)
     }

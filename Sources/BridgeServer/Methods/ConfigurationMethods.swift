@@ -57,11 +57,13 @@ enum ConfigurationMethods {
             if configure.usesManualClock { context.clock.stop() }
             for warning in configure.warnings { context.logger.warning("configure: \(warning.message)") }
             // Opening the data directory and loading a large config stall no one's messages.
-            let start = await offTheReader {
-                await superwall.startConfiguring(apiKey: configure.apiKey, options: configure.options)
+            let start = try await offTheReader {
+                try await core {
+                    try await superwall.startConfiguring(apiKey: configure.apiKey, options: configure.options)
+                }
             }
             order.started(starting)
-            let outcome = await offTheReader { await superwall.finishConfiguring(start) }
+            let outcome = try await offTheReader { try await core { try await superwall.finishConfiguring(start) } }
             if let error = outcome.error, case .apiKeyMismatch = error { throw error.rpcError }
             return Answer(outcome: outcome, warnings: configure.warnings)
         }
@@ -185,8 +187,8 @@ enum ConfigurationMethods {
             }
         }
 
-        func answer(_ style: Superwall.InterfaceStyle?) async -> Done {
-            await superwall.setInterfaceStyle(style)
+        func answer(_ style: Superwall.InterfaceStyle?) async throws -> Done {
+            try await core { try await superwall.setInterfaceStyle(style) }
             return Done()
         }
     }

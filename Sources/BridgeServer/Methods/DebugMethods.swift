@@ -153,7 +153,7 @@ enum DebugMethods {
                     details: [:]
                 )
             }
-            await superwall.clockDidAdvance()
+            try await core { try await superwall.clockDidAdvance() }
             return Answer(now: now)
         }
     }

@@ -46,8 +46,8 @@ enum EventMethods {
             try Params(request).string("url")
         }
 
-        func answer(_ url: String) async -> Answer {
-            let handled = await superwall.handleDeepLink(url)
+        func answer(_ url: String) async throws -> Answer {
+            let handled = try await core { try await superwall.handleDeepLink(url) }
             guard !handled, let reason = DeepLink(url)?.unhandledReason else {
                 return Answer(handled: handled, reason: nil)
             }

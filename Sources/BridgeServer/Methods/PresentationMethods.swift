@@ -131,8 +131,8 @@ enum PresentationMethods {
 
         init(_ context: MethodContext) { superwall = context.superwall }
 
-        func answer(_ parameters: NoParameters) async -> Done {
-            await superwall.dismiss()
+        func answer(_ parameters: NoParameters) async throws -> Done {
+            try await core { try await superwall.dismiss() }
             return Done()
         }
     }

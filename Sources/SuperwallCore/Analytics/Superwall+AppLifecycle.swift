@@ -11,34 +11,40 @@ extension Superwall {
     /// The session `configure` started is the first one, so an activation the host reports
     /// without a background before it starts nothing new (SuperwallKit would see its launch
     /// activation here).
-    public func appDidBecomeActive() {
-        guard let session else { return }
-        track("app_open")
-        pollWebEntitlements(force: false)
-        guard let closedAt = tracking.lastAppClose else { return }
-        tracking.lastAppClose = nil
-        let timeoutMs = Double(session.config?.appSessionTimeoutMs ?? 3_600_000)
-        guard clock.now().timeIntervalSince(closedAt) * 1000 > timeoutMs else { return }
-        tracking.appSessionId = random.uuid().uuidString
-        track("session_start")
-        trackDeviceAttributes()
-        track(
-            "user_attributes",
-            ["application_installed_at": .string(ISO8601.string(from: session.appInstalledAt))],
-            custom: session.userAttributes
-        )
-        // SuperwallKit refreshes on a new app session only under the config's
-        // `enable_config_refresh_v2`.
-        if session.config?.featureFlags.enableConfigRefreshV2 == true, configLoading.backend != nil {
-            configLoading.backgroundRefresh = startTask { superwall in _ = try? await superwall.refreshConfiguration() }
+    public func appDidBecomeActive() throws(SuperwallError) {
+        try answeringWithoutSuspending { () throws(SuperwallError) -> Void in
+            guard let session else { return }
+            track("app_open")
+            pollWebEntitlements(force: false)
+            guard let closedAt = tracking.lastAppClose else { return }
+            tracking.lastAppClose = nil
+            let timeoutMs = Double(session.config?.appSessionTimeoutMs ?? 3_600_000)
+            guard clock.now().timeIntervalSince(closedAt) * 1000 > timeoutMs else { return }
+            tracking.appSessionId = random.uuid().uuidString
+            track("session_start")
+            trackDeviceAttributes()
+            track(
+                "user_attributes",
+                ["application_installed_at": .string(ISO8601.string(from: session.appInstalledAt))],
+                custom: session.userAttributes
+            )
+            // SuperwallKit refreshes on a new app session only under the config's
+            // `enable_config_refresh_v2`.
+            if session.config?.featureFlags.enableConfigRefreshV2 == true, configLoading.backend != nil {
+                configLoading.backgroundRefresh = startTask { superwall in
+                    _ = try? await superwall.refreshConfiguration()
+                }
+            }
         }
     }
 
     /// The app went to the background: `app_close`; its time decides whether the next
     /// activation starts a new session.
-    public func appWillResignActive() {
-        guard session != nil else { return }
-        track("app_close")
-        tracking.lastAppClose = clock.now()
+    public func appWillResignActive() throws(SuperwallError) {
+        try answeringWithoutSuspending { () throws(SuperwallError) -> Void in
+            guard session != nil else { return }
+            track("app_close")
+            tracking.lastAppClose = clock.now()
+        }
     }
 }

@@ -82,7 +82,7 @@ extension Superwall {
     /// The outgoing queue: how many events wait to be sent, and how many were dropped unsent.
     public func eventQueueStatus() async throws(SuperwallError) -> (waiting: Int, dropped: Int) {
         guard session != nil, let queue = tracking.queue else { throw .notConfigured }
-        try commitTrackedEvents()
+        try commitTracked()
         await queue.enforceBound()
         return (await queue.waitingCount, await queue.droppedCount)
     }

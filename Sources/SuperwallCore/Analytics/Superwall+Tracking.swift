@@ -4,13 +4,55 @@ import Logging
 import Synchronization
 
 extension Superwall {
-    /// Commits the events tracked so far to the placement log. Call it before answering the
-    /// call that tracked them: they are then durable by the time anyone hears of the answer.
-    public nonisolated func commitTrackedEvents() throws(SuperwallError) {
+    /// "Accepted means answered": what a public call tracked is durable before the call
+    /// returns, so a host that answers with its result never reports an event a crash could
+    /// lose. When the rows cannot be made durable (a full disk), the call throws why, and they
+    /// wait in memory for the next commit. A call that fails commits what it tracked before it
+    /// failed, and throws its own error.
+    func answering<Result>(
+        _ call: () async throws(SuperwallError) -> Result
+    ) async throws(SuperwallError) -> Result {
+        let result: Result
         do {
-            try storeOfSession.withLock { $0 }?.commitPendingWrites()
+            result = try await call()
+        } catch {
+            commitTrackedAfterFailure()
+            throw error
+        }
+        try commitTracked()
+        return result
+    }
+
+    /// `answering` for a call that does not suspend.
+    func answeringWithoutSuspending<Result>(
+        _ call: () throws(SuperwallError) -> Result
+    ) throws(SuperwallError) -> Result {
+        let result: Result
+        do {
+            result = try call()
+        } catch {
+            commitTrackedAfterFailure()
+            throw error
+        }
+        try commitTracked()
+        return result
+    }
+
+    /// Commits the events tracked so far to the placement log.
+    func commitTracked() throws(SuperwallError) {
+        do {
+            try store?.commitPendingWrites()
         } catch {
             throw .storage(from: error)
+        }
+    }
+
+    /// The call's own error is the one to throw; the commit's is said in the log.
+    private func commitTrackedAfterFailure() {
+        do {
+            try commitTracked()
+        } catch {
+            Store.logger.error("could not commit tracked events: \(error)")
         }
     }
 

@@ -75,10 +75,12 @@ extension Superwall {
     /// The host sets the status: it is applied, and the customer info recomputed from it.
     @discardableResult
     public func setSubscriptionStatus(_ status: SubscriptionStatus) throws(SuperwallError) -> SubscriptionStatus {
-        guard session != nil else { throw .notConfigured }
-        let applied = try applySubscriptionStatus(status)
-        try refreshCustomerInfo(derivingStatus: false)
-        return applied
+        try answeringWithoutSuspending { () throws(SuperwallError) -> SubscriptionStatus in
+            guard session != nil else { throw .notConfigured }
+            let applied = try applySubscriptionStatus(status)
+            try refreshCustomerInfo(derivingStatus: false)
+            return applied
+        }
     }
 
     /// Sets the status (`.active([])` is inactive), persists it, and on a change tells the

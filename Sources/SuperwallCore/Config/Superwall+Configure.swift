@@ -6,9 +6,10 @@ import Synchronization
 extension Superwall {
     /// Opens the data directory, restores the user, tracks the launch events, and loads the
     /// config. A second call with the same key changes nothing and answers the current status,
-    /// as SuperwallKit does; a different key is an error.
-    public func configure(apiKey: String, options: ConfigureOptions) async -> ConfigureOutcome {
-        await finishConfiguring(startConfiguring(apiKey: apiKey, options: options))
+    /// as SuperwallKit does; a different key is an error. Every failure is the outcome's but
+    /// one: what it tracked could not be made durable (see `answering`).
+    public func configure(apiKey: String, options: ConfigureOptions) async throws(SuperwallError) -> ConfigureOutcome {
+        try await finishConfiguring(startConfiguring(apiKey: apiKey, options: options))
     }
 
     /// What `startConfiguring` leaves for `finishConfiguring`.
@@ -25,7 +26,13 @@ extension Superwall {
     /// `configure` up to the config: the session opens, the user is restored and the launch
     /// events are tracked, without waiting on anything. As SuperwallKit's `configure` returns
     /// before its config loads, calls made from here on find the SDK configuring.
-    public func startConfiguring(apiKey: String, options: ConfigureOptions) -> ConfigureStart {
+    public func startConfiguring(apiKey: String, options: ConfigureOptions) throws(SuperwallError) -> ConfigureStart {
+        try answeringWithoutSuspending { () throws(SuperwallError) -> ConfigureStart in
+            beginConfiguring(apiKey: apiKey, options: options)
+        }
+    }
+
+    private func beginConfiguring(apiKey: String, options: ConfigureOptions) -> ConfigureStart {
         if let session {
             guard session.apiKey == apiKey else {
                 return ConfigureStart(
@@ -58,7 +65,13 @@ extension Superwall {
 
     /// The rest of `configure`: loads the config (or adopts the cached one), and answers the
     /// outcome, as SuperwallKit's configure completion reports it.
-    public func finishConfiguring(_ start: ConfigureStart) async -> ConfigureOutcome {
+    public func finishConfiguring(_ start: ConfigureStart) async throws(SuperwallError) -> ConfigureOutcome {
+        try await answering { () async throws(SuperwallError) -> ConfigureOutcome in
+            await loadConfig(after: start)
+        }
+    }
+
+    private func loadConfig(after start: ConfigureStart) async -> ConfigureOutcome {
         switch start.stage {
         case .done(let outcome):
             return outcome

@@ -102,7 +102,9 @@ extension Superwall {
     /// Refreshes run one at a time, in the order they were asked for, so each report compares
     /// against the config the one before it left, and an older read never replaces a newer one.
     public func refreshConfiguration() async throws(SuperwallError) -> ConfigRefresh {
-        try await refreshConfiguration(onTurn: {})
+        try await answering { () async throws(SuperwallError) -> ConfigRefresh in
+            try await refreshConfiguration(onTurn: {})
+        }
     }
 
     /// `onTurn` runs when this refresh's turn comes, before the source is read.

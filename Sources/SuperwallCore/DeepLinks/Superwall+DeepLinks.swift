@@ -8,15 +8,17 @@ extension Superwall {
     /// is, and the answer comes from what is known now: a Superwall link is handled, and so is
     /// any link when the cached config has a `deepLink_open` campaign. Text that is not a URL
     /// is not handled.
-    public func handleDeepLink(_ text: String) -> Bool {
-        guard let link = DeepLink(text) else { return false }
-        guard session?.status == .configured else {
-            redemptions.pendingDeepLink = link
-            if link.isUniversalLink || link.redemptionCode != nil { return true }
-            if link.debugToken != nil { return false }
-            return cachedConfig()?.trigger(for: ImplicitTrigger.deepLinkOpen.rawValue) != nil
+    public func handleDeepLink(_ text: String) throws(SuperwallError) -> Bool {
+        try answeringWithoutSuspending { () throws(SuperwallError) -> Bool in
+            guard let link = DeepLink(text) else { return false }
+            guard session?.status == .configured else {
+                redemptions.pendingDeepLink = link
+                if link.isUniversalLink || link.redemptionCode != nil { return true }
+                if link.debugToken != nil { return false }
+                return cachedConfig()?.trigger(for: ImplicitTrigger.deepLinkOpen.rawValue) != nil
+            }
+            return route(link)
         }
-        return route(link)
     }
 
     /// Routes the link kept before the config was ready.

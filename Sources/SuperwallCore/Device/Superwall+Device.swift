@@ -24,9 +24,11 @@ extension Superwall {
 
     /// SuperwallKit's `setInterfaceStyle(to:)`: forces light or dark; nil follows the device.
     /// Tracks `device_attributes` after the change, as SuperwallKit does.
-    public func setInterfaceStyle(_ style: InterfaceStyle?) {
-        device.interfaceStyle = style?.rawValue
-        if session != nil { trackDeviceAttributes() }
+    public func setInterfaceStyle(_ style: InterfaceStyle?) throws(SuperwallError) {
+        try answeringWithoutSuspending { () throws(SuperwallError) -> Void in
+            device.interfaceStyle = style?.rawValue
+            if session != nil { trackDeviceAttributes() }
+        }
     }
 
     /// The context audience rules see now, for `params` (nil outside a placement).

@@ -95,8 +95,10 @@ extension Superwall {
 
     /// The wall clock moved on at once (`debug/advanceClock`): entitlements that expired
     /// meanwhile end now, as they would have on the way.
-    public func clockDidAdvance() {
-        try? refreshCustomerInfo()
+    public func clockDidAdvance() throws(SuperwallError) {
+        try answeringWithoutSuspending { () throws(SuperwallError) -> Void in
+            try? refreshCustomerInfo()
+        }
     }
 
     /// Recomputes the customer info from its sources; when the bridge owns the status and has

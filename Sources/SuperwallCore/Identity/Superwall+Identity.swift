@@ -17,75 +17,81 @@ extension Superwall {
     /// its first assignments): after a crash at any moment the data directory holds the old
     /// user or the new one, whole.
     public func identify(userId: String) throws(SuperwallError) -> Identity {
-        guard var current = session else { throw .notConfigured }
-        guard let userId = Identity.normalizedUserId(userId) else { throw .invalidUserId }
-        if current.identity.appUserId == userId { return current.identity }
-        let switching = current.identity.appUserId != nil
-        if switching { current = anonymized(current) }
-        current.identity.appUserId = userId
-        let reseeds = current.config?.featureFlags.enableUserIdSeed == true
-        if reseeds { current.identity.seed = Identity.seed(forUserId: userId) }
-        current.userAttributes = identityAttributes(current, merging: current.userAttributes)
-        if switching, let config = current.config {
-            current.assignments = AssignmentPlanner.plan(for: config, stored: [], random: random)
-        }
-        let updated = current
-        try persisting {
-            try updated.store.changing { changes in
-                if switching {
-                    try changes.resetUser()
-                    try changes.replaceAssignments(
-                        with: updated.assignments.values.sorted { $0.experimentId < $1.experimentId }
-                    )
-                }
-                try save(updated.identity, in: changes)
-                try changes.set(updated.userAttributes, for: .userAttributes)
+        try answeringWithoutSuspending { () throws(SuperwallError) -> Identity in
+            guard var current = session else { throw .notConfigured }
+            guard let userId = Identity.normalizedUserId(userId) else { throw .invalidUserId }
+            if current.identity.appUserId == userId { return current.identity }
+            let switching = current.identity.appUserId != nil
+            if switching { current = anonymized(current) }
+            current.identity.appUserId = userId
+            let reseeds = current.config?.featureFlags.enableUserIdSeed == true
+            if reseeds { current.identity.seed = Identity.seed(forUserId: userId) }
+            current.userAttributes = identityAttributes(current, merging: current.userAttributes)
+            if switching, let config = current.config {
+                current.assignments = AssignmentPlanner.plan(for: config, stored: [], random: random)
             }
+            let updated = current
+            try persisting {
+                try updated.store.changing { changes in
+                    if switching {
+                        try changes.resetUser()
+                        try changes.replaceAssignments(
+                            with: updated.assignments.values.sorted { $0.experimentId < $1.experimentId }
+                        )
+                    }
+                    try save(updated.identity, in: changes)
+                    try changes.set(updated.userAttributes, for: .userAttributes)
+                }
+            }
+            session = updated
+            if switching {
+                trackResetAttributes()
+                try userWasReset()
+            }
+            // SuperwallKit saves its ids, and tracks the merged attributes, as each is set: the
+            // user id, then (after the alias) the seed the user id gives.
+            DecisionLog.identityManager.debug(
+                "identify: user \(userId)\(switching ? ", switching from another identified user (reset first: new alias, no attributes or assignments)" : ", keeping the anonymous user's alias, attributes and assignments")"
+            )
+            trackIdentityAttributes()
+            track("identity_alias")
+            if reseeds { trackIdentityAttributes() }
+            announceTestMode()
+            return updated.identity
         }
-        session = updated
-        if switching {
-            trackResetAttributes()
-            try userWasReset()
-        }
-        // SuperwallKit saves its ids, and tracks the merged attributes, as each is set: the
-        // user id, then (after the alias) the seed the user id gives.
-        DecisionLog.identityManager.debug(
-            "identify: user \(userId)\(switching ? ", switching from another identified user (reset first: new alias, no attributes or assignments)" : ", keeping the anonymous user's alias, attributes and assignments")"
-        )
-        trackIdentityAttributes()
-        track("identity_alias")
-        if reseeds { trackIdentityAttributes() }
-        announceTestMode()
-        return updated.identity
     }
 
     /// `identify` with SuperwallKit's `IdentityOptions`: the server's assignments for the user
     /// are fetched (with a config source that keeps them), before answering when
     /// `restorePaywallAssignments`, in the background otherwise.
     public func identify(userId: String, restorePaywallAssignments: Bool) async throws(SuperwallError) -> Identity {
-        let previous = session?.identity.appUserId
-        let identity = try identify(userId: userId)
-        guard identity.appUserId != previous else { return identity }
-        redeemExistingCodes()
-        if restorePaywallAssignments {
-            _ = await waitForConfig()
-            await fetchServerAssignments()
-        } else {
-            startTask { superwall in
-                _ = await superwall.waitForConfig()
-                await superwall.fetchServerAssignments()
+        try await answering { () async throws(SuperwallError) -> Identity in
+            let previous = session?.identity.appUserId
+            let identity = try identify(userId: userId)
+            guard identity.appUserId != previous else { return identity }
+            redeemExistingCodes()
+            if restorePaywallAssignments {
+                _ = await waitForConfig()
+                await fetchServerAssignments()
+            } else {
+                startTask { superwall in
+                    _ = await superwall.waitForConfig()
+                    await superwall.fetchServerAssignments()
+                }
             }
+            return session?.identity ?? identity
         }
-        return session?.identity ?? identity
     }
 
     /// SuperwallKit's `reset`: a new anonymous user with a new alias and seed and no
     /// attributes; the placement log keeps only `app_install` and `app_launch`. Tracks
     /// `first_seen` again, then `reset`.
     public func reset() throws(SuperwallError) -> Identity {
-        guard session != nil else { throw .notConfigured }
-        try resetUser(trackingReset: true)
-        return session!.identity
+        try answeringWithoutSuspending { () throws(SuperwallError) -> Identity in
+            guard session != nil else { throw .notConfigured }
+            try resetUser(trackingReset: true)
+            return session!.identity
+        }
     }
 
     private func resetUser(trackingReset: Bool) throws(SuperwallError) {
@@ -182,22 +188,24 @@ extension Superwall {
     /// Merges with SuperwallKit's rules (see `UserAttributes.merge`), persists, and tracks
     /// `user_attributes` with the merged attributes.
     public func setUserAttributes(_ changes: [String: JSON?]) throws(SuperwallError) -> [String: JSON] {
-        guard var current = session else { throw .notConfigured }
-        let installedAt = ISO8601.string(from: current.appInstalledAt)
-        current.userAttributes = UserAttributes.merge(
-            changes,
-            into: current.userAttributes,
-            applicationInstalledAt: installedAt
-        )
-        DecisionLog.identityManager.debug(
-            "user attributes merged: \(changes.keys.sorted().map { changes[$0]! == nil || changes[$0]!! == .null ? "-\($0)" : $0 }.joined(separator: ", ")) (\(current.userAttributes.count) in all)"
-        )
-        try Self.checkTotal(of: current.userAttributes)
-        let updated = current
-        try persisting { try updated.store.set(updated.userAttributes, for: .userAttributes) }
-        session = updated
-        track("user_attributes", ["application_installed_at": .string(installedAt)], custom: updated.userAttributes)
-        return updated.userAttributes
+        try answeringWithoutSuspending { () throws(SuperwallError) -> [String: JSON] in
+            guard var current = session else { throw .notConfigured }
+            let installedAt = ISO8601.string(from: current.appInstalledAt)
+            current.userAttributes = UserAttributes.merge(
+                changes,
+                into: current.userAttributes,
+                applicationInstalledAt: installedAt
+            )
+            DecisionLog.identityManager.debug(
+                "user attributes merged: \(changes.keys.sorted().map { changes[$0]! == nil || changes[$0]!! == .null ? "-\($0)" : $0 }.joined(separator: ", ")) (\(current.userAttributes.count) in all)"
+            )
+            try Self.checkTotal(of: current.userAttributes)
+            let updated = current
+            try persisting { try updated.store.set(updated.userAttributes, for: .userAttributes) }
+            session = updated
+            track("user_attributes", ["application_installed_at": .string(installedAt)], custom: updated.userAttributes)
+            return updated.userAttributes
+        }
     }
 
     private static func checkTotal(of attributes: [String: JSON]) throws(SuperwallError) {
@@ -215,21 +223,25 @@ extension Superwall {
     /// Merges integration ids (a null removes one), persists them, and, as SuperwallKit does,
     /// also writes them into the user's attributes. Tracks `integration_attributes`.
     public func setIntegrationAttributes(_ changes: [String: JSON?]) throws(SuperwallError) -> [String: JSON] {
-        guard var current = session else { throw .notConfigured }
-        // They become user attributes too: checked against that bound before anything is stored.
-        try Self.checkTotal(of: UserAttributes.merge(changes, into: current.userAttributes, applicationInstalledAt: ""))
-        for (key, value) in changes {
-            if let value, value != .null {
-                current.integrationAttributes[key] = value
-            } else {
-                current.integrationAttributes.removeValue(forKey: key)
+        try answeringWithoutSuspending { () throws(SuperwallError) -> [String: JSON] in
+            guard var current = session else { throw .notConfigured }
+            // They become user attributes too: checked against that bound before anything is stored.
+            try Self.checkTotal(
+                of: UserAttributes.merge(changes, into: current.userAttributes, applicationInstalledAt: "")
+            )
+            for (key, value) in changes {
+                if let value, value != .null {
+                    current.integrationAttributes[key] = value
+                } else {
+                    current.integrationAttributes.removeValue(forKey: key)
+                }
             }
+            let updated = current
+            try persisting { try updated.store.set(updated.integrationAttributes, for: .integrationAttributes) }
+            session = updated
+            track("integration_attributes", [:], custom: updated.integrationAttributes)
+            _ = try setUserAttributes(changes)
+            return updated.integrationAttributes
         }
-        let updated = current
-        try persisting { try updated.store.set(updated.integrationAttributes, for: .integrationAttributes) }
-        session = updated
-        track("integration_attributes", [:], custom: updated.integrationAttributes)
-        _ = try setUserAttributes(changes)
-        return updated.integrationAttributes
     }
 }

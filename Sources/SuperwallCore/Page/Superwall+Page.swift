@@ -10,22 +10,24 @@ extension Superwall {
     /// order. A message that does not decode changes nothing; answers how many events ran.
     @discardableResult
     public func handlePageMessage(_ posted: JSON, inSession sessionId: String) async throws(SuperwallError) -> Int {
-        guard session != nil else { throw .notConfigured }
-        guard let current = paywalls.open, current.id == sessionId, !current.isClosing else {
-            throw .paywallSessionNotFound(sessionId)
+        try await answering { () async throws(SuperwallError) -> Int in
+            guard session != nil else { throw .notConfigured }
+            guard let current = paywalls.open, current.id == sessionId, !current.isClosing else {
+                throw .paywallSessionNotFound(sessionId)
+            }
+            let messages: [PageMessage]
+            do throws(PageMessageError) {
+                messages = try PageMessage.decodeEnvelope(posted)
+            } catch {
+                throw .invalidPageMessage(error)
+            }
+            for message in messages {
+                // A message that closed the paywall ends the rest: there is no page left to act for.
+                guard let current = paywalls.open, current.id == sessionId else { break }
+                try await perform(message, on: current)
+            }
+            return messages.count
         }
-        let messages: [PageMessage]
-        do {
-            messages = try PageMessage.decodeEnvelope(posted)
-        } catch {
-            throw .invalidPageMessage(error)
-        }
-        for message in messages {
-            // A message that closed the paywall ends the rest: there is no page left to act for.
-            guard let current = paywalls.open, current.id == sessionId else { break }
-            try await perform(message, on: current)
-        }
-        return messages.count
     }
 
     private func perform(_ message: PageMessage, on paywall: PaywallSession) async throws(SuperwallError) {

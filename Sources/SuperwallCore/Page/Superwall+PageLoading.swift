@@ -99,31 +99,33 @@ extension Superwall {
         _ outcome: PageLoadOutcome,
         inSession sessionId: String
     ) async throws(SuperwallError) -> PageLoadInstruction {
-        guard session != nil else { throw .notConfigured }
-        guard let current = paywalls.open, current.id == sessionId, !current.isClosing else {
-            throw .paywallSessionNotFound(sessionId)
-        }
-        let subject = EventSubject(paywallInfo: current.info)
-        switch outcome {
-        case .finished(let status?) where status >= 400:
-            return await loadFailed("The network failed with error code \(status).", current)
-        case .finished:
-            return .wait
-        case .failed(let reason):
-            return await loadFailed(reason, current)
-        case .processTerminated:
-            track("paywallWebviewLoad_processTerminated", current.info.placementParameters, subject: subject)
-            let reloads = current.page.loader?.processReloads ?? 0
-            guard current.isShown, reloads < 3 else {
-                await closePaywall(result: .declined, closeReason: .webViewFailedToLoad)
+        try await answering { () async throws(SuperwallError) -> PageLoadInstruction in
+            guard session != nil else { throw .notConfigured }
+            guard let current = paywalls.open, current.id == sessionId, !current.isClosing else {
+                throw .paywallSessionNotFound(sessionId)
+            }
+            let subject = EventSubject(paywallInfo: current.info)
+            switch outcome {
+            case .finished(let status?) where status >= 400:
+                return await loadFailed("The network failed with error code \(status).", current)
+            case .finished:
+                return .wait
+            case .failed(let reason):
+                return await loadFailed(reason, current)
+            case .processTerminated:
+                track("paywallWebviewLoad_processTerminated", current.info.placementParameters, subject: subject)
+                let reloads = current.page.loader?.processReloads ?? 0
+                guard current.isShown, reloads < 3 else {
+                    await closePaywall(result: .declined, closeReason: .webViewFailedToLoad)
+                    return .close
+                }
+                paywalls.open?.page.loader?.processReloads = reloads + 1
+                paywalls.open?.page.paywalljsVersion = nil
+                return .reload
+            case .exit:
+                await closePaywall(result: .declined, closeReason: .systemLogic)
                 return .close
             }
-            paywalls.open?.page.loader?.processReloads = reloads + 1
-            paywalls.open?.page.paywalljsVersion = nil
-            return .reload
-        case .exit:
-            await closePaywall(result: .declined, closeReason: .systemLogic)
-            return .close
         }
     }
 

@@ -6,13 +6,17 @@ import Rules
 extension Superwall {
     /// SuperwallKit's `Superwall.dismiss()`: closes the paywall on screen, if any, as
     /// declined by the SDK (so a non-gated feature is granted).
-    public func dismiss() async {
-        await closePaywall(result: .declined, closeReason: .systemLogic)
+    public func dismiss() async throws(SuperwallError) {
+        try await answering { () async throws(SuperwallError) -> Void in
+            await closePaywall(result: .declined, closeReason: .systemLogic)
+        }
     }
 
     /// The host is gone: the paywall on screen closes, so every wait on it ends.
-    public func hostDisconnected() async {
-        await closePaywall(result: .declined, closeReason: .systemLogic)
+    public func hostDisconnected() async throws(SuperwallError) {
+        try await answering { () async throws(SuperwallError) -> Void in
+            await closePaywall(result: .declined, closeReason: .systemLogic)
+        }
     }
 
     /// Takes the paywall down: `willDismiss`, the host, `paywall_close`, `didDismiss`, and

@@ -46,62 +46,68 @@ extension Superwall {
         _ action: PaywallAction,
         inSession sessionId: String
     ) async throws(SuperwallError) -> PaywallActionResult? {
-        guard session != nil else { throw .notConfigured }
-        guard let current = paywalls.open, current.id == sessionId, !current.isClosing else {
-            throw .paywallSessionNotFound(sessionId)
-        }
-        switch action {
-        case .purchase(let productId):
-            return .purchase(try await purchase(productId: productId, from: current))
-        case .restore:
-            let result = try await restore(from: current)
-            guard result == .restored, paywalls.open?.id == current.id else { return .restore(result) }
-            let locked = lockedEntitlements(of: current)
-            return .restore(
-                result,
-                paywallKept: locked.isEmpty ? .automaticallyDismissOff : .webRestoreOffered(lockedEntitlements: locked)
-            )
-        case .close:
-            await userClosed(current)
-        case .custom(let name):
-            host.delegate?.handleCustomPaywallAction(name: name)
-        case .customPlacement(let name, let params):
-            // SuperwallKit's `track` refuses its own events' names, with a log line.
-            guard !SuperwallEventNames.all.contains(name) else {
-                Self.pageLogger.warning(
-                    "paywall \(current.info.identifier) fired the custom placement \"\(name.prefix(200))\", one of Superwall's own event names; ignored",
-                    metadata: [
-                        "paywallIdentifier": .string(current.info.identifier),
-                        "placement": .string(String(name.prefix(4_096))),
-                    ]
-                )
-                return nil
+        try await answering { () async throws(SuperwallError) -> PaywallActionResult? in
+            guard session != nil else { throw .notConfigured }
+            guard let current = paywalls.open, current.id == sessionId, !current.isClosing else {
+                throw .paywallSessionNotFound(sessionId)
             }
-            let event = makeEvent(
-                name,
-                current.info.placementParameters.merging(["name": .string(name)], uniquingKeysWith: { _, new in new }),
-                custom: params.merging(current.info.audienceFilterParameters, uniquingKeysWith: { own, _ in own })
-            )
-            record(event, offeringImplicitTrigger: false)
-            offerImplicitTrigger(.customPlacement, event: event, firedBy: current.id)
-        case .openURL(let url):
-            host.delegate?.paywallWillOpenURL(url)
-        case .openDeepLink(let url):
-            // A redemption link is handled where the paywall stays up.
-            if !Self.isRedemptionLink(url) { await closePaywall(result: .declined, closeReason: .systemLogic) }
-            host.delegate?.paywallWillOpenDeepLink(url)
-        case .setUserAttributes(let changes):
-            host.delegate?.userAttributesDidChange(try setUserAttributes(changes))
-        case .requestCallback(let callback):
-            return .callback(await customCallback(callback, handler: current.flow.handler))
-        case .pageView(let page):
-            track(
-                "paywall_page_view",
-                current.info.placementParameters.merging(page, uniquingKeysWith: { _, new in new }),
-                subject: EventSubject(paywallInfo: current.info)
-            )
+            switch action {
+            case .purchase(let productId):
+                return .purchase(try await purchase(productId: productId, from: current))
+            case .restore:
+                let result = try await restore(from: current)
+                guard result == .restored, paywalls.open?.id == current.id else { return .restore(result) }
+                let locked = lockedEntitlements(of: current)
+                return .restore(
+                    result,
+                    paywallKept: locked.isEmpty
+                        ? .automaticallyDismissOff : .webRestoreOffered(lockedEntitlements: locked)
+                )
+            case .close:
+                await userClosed(current)
+            case .custom(let name):
+                host.delegate?.handleCustomPaywallAction(name: name)
+            case .customPlacement(let name, let params):
+                // SuperwallKit's `track` refuses its own events' names, with a log line.
+                guard !SuperwallEventNames.all.contains(name) else {
+                    Self.pageLogger.warning(
+                        "paywall \(current.info.identifier) fired the custom placement \"\(name.prefix(200))\", one of Superwall's own event names; ignored",
+                        metadata: [
+                            "paywallIdentifier": .string(current.info.identifier),
+                            "placement": .string(String(name.prefix(4_096))),
+                        ]
+                    )
+                    return nil
+                }
+                let event = makeEvent(
+                    name,
+                    current.info.placementParameters.merging(
+                        ["name": .string(name)],
+                        uniquingKeysWith: { _, new in new }
+                    ),
+                    custom: params.merging(current.info.audienceFilterParameters, uniquingKeysWith: { own, _ in own })
+                )
+                record(event, offeringImplicitTrigger: false)
+                offerImplicitTrigger(.customPlacement, event: event, firedBy: current.id)
+            case .openURL(let url):
+                host.delegate?.paywallWillOpenURL(url)
+            case .openDeepLink(let url):
+                // A redemption link is handled where the paywall stays up.
+                if !Self.isRedemptionLink(url) { await closePaywall(result: .declined, closeReason: .systemLogic) }
+                host.delegate?.paywallWillOpenDeepLink(url)
+            case .setUserAttributes(let changes):
+                host.delegate?.userAttributesDidChange(try setUserAttributes(changes))
+            case .requestCallback(let callback):
+                return .callback(await customCallback(callback, handler: current.flow.handler))
+            case .pageView(let page):
+                track(
+                    "paywall_page_view",
+                    current.info.placementParameters.merging(page, uniquingKeysWith: { _, new in new }),
+                    subject: EventSubject(paywallInfo: current.info)
+                )
+            }
+            return nil
         }
-        return nil
     }
 
     /// SuperwallKit's `dismiss(result: .declined, closeReason: .manualClose)`: the paywall's

@@ -8,14 +8,18 @@ extension Superwall {
     /// `preloadAllPaywalls`: every placement's. Answers the paywalls chosen, in the order
     /// they were preloaded (the config's prioritized campaign first).
     public func preloadAllPaywalls() async throws(SuperwallError) -> [String] {
-        try await preloadPaywalls(forPlacements: nil)
+        try await answering { () async throws(SuperwallError) -> [String] in
+            try await preloadPaywalls(forPlacements: nil)
+        }
     }
 
     /// `preloadPaywalls {placements}`: only those placements' paywalls (nil: all of them).
     public func preloadPaywalls(forPlacements placements: Set<String>?) async throws(SuperwallError) -> [String] {
-        guard session != nil else { throw .notConfigured }
-        _ = await waitForConfig()
-        return await preload(placements: placements)
+        try await answering { () async throws(SuperwallError) -> [String] in
+            guard session != nil else { throw .notConfigured }
+            _ = await waitForConfig()
+            return await preload(placements: placements)
+        }
     }
 
     /// SuperwallKit's automatic preload: after the config loads or refreshes, after `reset`

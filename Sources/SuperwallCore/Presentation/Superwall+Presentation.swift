@@ -17,16 +17,18 @@ extension Superwall {
         hasFeature: Bool = false,
         handler: (any PresentationHandler)? = nil
     ) async throws(SuperwallError) -> PresentationOutcome {
-        let (placementData, flow, alreadyPresented) = try startRegister(
-            placement,
-            params: params,
-            hasFeature: hasFeature,
-            handler: handler
-        )
-        await inPresentationQueue {
-            await self.present(placementData, flow: flow, alreadyPresented: alreadyPresented)
+        try await answering { () async throws(SuperwallError) -> PresentationOutcome in
+            let (placementData, flow, alreadyPresented) = try startRegister(
+                placement,
+                params: params,
+                hasFeature: hasFeature,
+                handler: handler
+            )
+            await inPresentationQueue {
+                await self.present(placementData, flow: flow, alreadyPresented: alreadyPresented)
+            }
+            return await flow.completion.value
         }
-        return await flow.completion.value
     }
 
     /// `register`'s part before its turn. Not inlined, for the reason `audienceSteps` is not.
@@ -89,37 +91,39 @@ extension Superwall {
         overrides: PaywallOverrides? = nil,
         handler: (any PresentationHandler)? = nil
     ) async throws(SuperwallError) -> PaywallPresentation {
-        guard session != nil else { throw .notConfigured }
-        guard !SuperwallEventNames.all.contains(placement) else { throw .reservedPlacementName(placement) }
-        if let overrides {
-            _ = await waitForConfig()
-            if let unknown = overrides.productsByName.values.sorted().first(where: { knownProduct($0) == nil }) {
-                throw .productNotFound(unknown)
+        try await answering { () async throws(SuperwallError) -> PaywallPresentation in
+            guard session != nil else { throw .notConfigured }
+            guard !SuperwallEventNames.all.contains(placement) else { throw .reservedPlacementName(placement) }
+            if let overrides {
+                _ = await waitForConfig()
+                if let unknown = overrides.productsByName.values.sorted().first(where: { knownProduct($0) == nil }) {
+                    throw .productNotFound(unknown)
+                }
             }
-        }
-        let event = track(placement, ["is_feature_gatable": false], custom: params, isSuperwallEvent: false)
-        var placementData = PlacementData(event, sourceType: "getPaywall")
-        placementData.overrides = overrides
-        switch await runPipeline(.getPaywall, placementData) {
-        case .skipped(let reason): throw .paywallSkipped(reason)
-        case .failed(let error): throw .presentation(error)
-        case .presented(let info):
-            throw .presentation(
-                PresentationError(.paywallFailedToLoad, "Unexpected presentation of \(info.identifier).")
-            )
-        case .confirmed(let experiment):
-            throw .presentation(.paywallNotFound("experiment \(experiment.id) was only confirmed"))
-        case .reached(_, let info, let paywall, let occurrence):
-            guard paywalls.open == nil else { throw .presentation(.alreadyPresented) }
-            let (session, page) = open(
-                info,
-                paywall: paywall,
-                flow: PresentationFlow(handler: handler),
-                placement: placementData,
-                presentedBy: nil
-            )
-            didShow(session, occurrence: occurrence)
-            return PaywallPresentation(sessionId: session.id, info: session.info, paywall: paywall, page: page)
+            let event = track(placement, ["is_feature_gatable": false], custom: params, isSuperwallEvent: false)
+            var placementData = PlacementData(event, sourceType: "getPaywall")
+            placementData.overrides = overrides
+            switch await runPipeline(.getPaywall, placementData) {
+            case .skipped(let reason): throw .paywallSkipped(reason)
+            case .failed(let error): throw .presentation(error)
+            case .presented(let info):
+                throw .presentation(
+                    PresentationError(.paywallFailedToLoad, "Unexpected presentation of \(info.identifier).")
+                )
+            case .confirmed(let experiment):
+                throw .presentation(.paywallNotFound("experiment \(experiment.id) was only confirmed"))
+            case .reached(_, let info, let paywall, let occurrence):
+                guard paywalls.open == nil else { throw .presentation(.alreadyPresented) }
+                let (session, page) = open(
+                    info,
+                    paywall: paywall,
+                    flow: PresentationFlow(handler: handler),
+                    placement: placementData,
+                    presentedBy: nil
+                )
+                didShow(session, occurrence: occurrence)
+                return PaywallPresentation(sessionId: session.id, info: session.info, paywall: paywall, page: page)
+            }
         }
     }
 
@@ -127,15 +131,17 @@ extension Superwall {
     /// and confirms the assignments they resolve to, then answers all assignments. Waits for
     /// the confirmations it started.
     public func confirmAllAssignments() async throws(SuperwallError) -> [Store.Assignment] {
-        guard session != nil else { throw .notConfigured }
-        if await waitForConfig() == nil, let triggers = session?.config?.triggers {
-            track("confirm_all_assignments")
-            for trigger in triggers {
-                _ = await runPipeline(.confirmAll, PlacementData(makeEvent(trigger.placementName), sourceType: nil))
+        try await answering { () async throws(SuperwallError) -> [Store.Assignment] in
+            guard session != nil else { throw .notConfigured }
+            if await waitForConfig() == nil, let triggers = session?.config?.triggers {
+                track("confirm_all_assignments")
+                for trigger in triggers {
+                    _ = await runPipeline(.confirmAll, PlacementData(makeEvent(trigger.placementName), sourceType: nil))
+                }
+                for task in paywalls.confirmationsInFlight.values { await task.value }
             }
-            for task in paywalls.confirmationsInFlight.values { await task.value }
+            return try assignments()
         }
-        return try assignments()
     }
 
     /// The stored assignments, by experiment id.

@@ -21,7 +21,9 @@ extension Superwall {
     /// The host tells what its store says of products (price, period, trial); later details
     /// for the same store identifier replace earlier ones.
     public func setStoreProducts(_ details: [StoreProductDetails]) throws(SuperwallError) {
-        guard session != nil else { throw .notConfigured }
-        for product in details { session?.storeDetails[product.productIdentifier] = product }
+        try answeringWithoutSuspending { () throws(SuperwallError) -> Void in
+            guard session != nil else { throw .notConfigured }
+            for product in details { session?.storeDetails[product.productIdentifier] = product }
+        }
     }
 }

@@ -28,26 +28,28 @@ extension Superwall {
     /// controller, SuperwallKit hands the product to the store and returns its answer without
     /// a single event; here the controller is the store.
     public func purchase(productId: String) async throws(SuperwallError) -> PurchaseResult {
-        guard session != nil else { throw .notConfigured }
-        let purchaser = try purchaser()
-        guard let product = product(withId: productId, on: nil) else { throw .productNotFound(productId) }
-        guard case .controller(let controller) = purchaser else {
-            return try await buy(product, with: purchaser, from: nil)
+        try await answering { () async throws(SuperwallError) -> PurchaseResult in
+            guard session != nil else { throw .notConfigured }
+            let purchaser = try purchaser()
+            guard let product = product(withId: productId, on: nil) else { throw .productNotFound(productId) }
+            guard case .controller(let controller) = purchaser else {
+                return try await buy(product, with: purchaser, from: nil)
+            }
+            guard !purchases.inFlight else { throw .purchaseInProgress }
+            purchases.inFlight = true
+            defer { purchases.inFlight = false }
+            let answer = await withDeadline(timeouts.purchase, fallback: PurchaseAnswer(.timedOut)) {
+                await controller.purchase(product, paywallInfo: nil)
+            }
+            DecisionLog.transactions.debug(
+                "the app's purchase of \(product.id) by the purchase controller: \(answer.result)"
+            )
+            if answer.result == .purchased {
+                try recordPurchase(transaction(of: product, reported: answer.transaction, simulated: false))
+                expectStatusToCover(product)
+            }
+            return answer.result
         }
-        guard !purchases.inFlight else { throw .purchaseInProgress }
-        purchases.inFlight = true
-        defer { purchases.inFlight = false }
-        let answer = await withDeadline(timeouts.purchase, fallback: PurchaseAnswer(.timedOut)) {
-            await controller.purchase(product, paywallInfo: nil)
-        }
-        DecisionLog.transactions.debug(
-            "the app's purchase of \(product.id) by the purchase controller: \(answer.result)"
-        )
-        if answer.result == .purchased {
-            try recordPurchase(transaction(of: product, reported: answer.transaction, simulated: false))
-            expectStatusToCover(product)
-        }
-        return answer.result
     }
 
     /// A paywall's `restore` action.
@@ -59,16 +61,20 @@ extension Superwall {
     /// the events of a restore. With a purchase controller, SuperwallKit returns the store's
     /// own result without an event or a check of the entitlements; here the controller is the store.
     public func restorePurchases() async throws(SuperwallError) -> RestorationResult {
-        guard session != nil else { throw .notConfigured }
-        _ = await waitForConfig()
-        let purchaser = try purchaser()
-        guard case .controller(let controller) = purchaser else { return try await restore(with: purchaser, from: nil) }
-        let limit = timeouts.restore
-        return await withDeadline(
-            limit,
-            fallback: .failed("The purchase controller did not finish restoring within \(limit).")
-        ) {
-            await controller.restorePurchases()
+        try await answering { () async throws(SuperwallError) -> RestorationResult in
+            guard session != nil else { throw .notConfigured }
+            _ = await waitForConfig()
+            let purchaser = try purchaser()
+            guard case .controller(let controller) = purchaser else {
+                return try await restore(with: purchaser, from: nil)
+            }
+            let limit = timeouts.restore
+            return await withDeadline(
+                limit,
+                fallback: .failed("The purchase controller did not finish restoring within \(limit).")
+            ) {
+                await controller.restorePurchases()
+            }
         }
     }
 
