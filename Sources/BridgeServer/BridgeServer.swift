@@ -3,7 +3,7 @@ import Logging
 import SuperwallCore
 import Synchronization
 
-/// The bridge's side of the connection: the method table and the client's session.
+/// The bridge's side of the connection: the method table and what the client said of itself.
 public final class BridgeServer: ConnectionHandler {
     public static let name = "superwall-bridge"
     public static let version = BridgeVersion.current
@@ -11,7 +11,7 @@ public final class BridgeServer: ConnectionHandler {
     public static let protocolVersion = "1.0"
 
     private let logger: Logger
-    private let session = Mutex<ClientSession?>(nil)
+    private let client = Mutex<ClientInfo?>(nil)
     private let delegate = DelegateChannel()
     private let host = ClientHost()
     private let superwall: Superwall
@@ -50,12 +50,12 @@ public final class BridgeServer: ConnectionHandler {
         )
     }
 
-    /// The client's session, once `initialize` has been answered.
-    public var clientSession: ClientSession? { session.withLock { $0 } }
+    /// Who the client said it is, once `initialize` has been answered.
+    public var clientInfo: ClientInfo? { client.withLock { $0 } }
 
     public func initialize(_ request: IncomingRequest, connection: Connection) async throws -> JSONValue {
-        let client = try ClientSession(initializeParams: Params(request))
-        session.withLock { $0 = client }
+        let client = try ClientInfo(initializeParams: Params(request))
+        self.client.withLock { $0 = client }
         delegate.attach(connection)
         host.attach(connection, capabilities: client.capabilities)
         delegate.bind(client.capabilities.delegate)
@@ -132,13 +132,13 @@ public final class BridgeServer: ConnectionHandler {
         await superwall.closeStore()
     }
 
-    /// The end of a session waits for the event flush at most `SessionEnd.flushLimit` in all:
+    /// The end of the connection waits for the event flush at most `ConnectionEnd.flushLimit` in all:
     /// a `shutdown` and the end of input that follows it each waited that long, twice the
     /// documented bound with a collector that fails.
-    private let sessionEnd = SessionEnd()
+    private let connectionEnd = ConnectionEnd()
 
     private func flushEventsAtTheEnd() async {
-        guard let remaining = sessionEnd.remainingFlushTime(at: .now) else { return }
+        guard let remaining = connectionEnd.remainingFlushTime(at: .now) else { return }
         await superwall.flushEvents(within: remaining)
     }
 
@@ -153,8 +153,8 @@ public final class BridgeServer: ConnectionHandler {
     }
 }
 
-/// The flush budget of a session's end, started by the first flush that asks for it.
-final class SessionEnd: Sendable {
+/// The flush budget of the connection's end, started by the first flush that asks for it.
+final class ConnectionEnd: Sendable {
     static let flushLimit = Duration.seconds(2)
     private let deadline = Mutex<ContinuousClock.Instant?>(nil)
 

@@ -7,17 +7,17 @@ import Synchronization
 final class ClientHost: Sendable {
     private struct State {
         var connection: Connection?
-        var capabilities = ClientSession.Capabilities()
+        var capabilities = ClientInfo.Capabilities()
     }
 
     private let state = Mutex(State())
 
-    func attach(_ connection: Connection, capabilities: ClientSession.Capabilities) {
+    func attach(_ connection: Connection, capabilities: ClientInfo.Capabilities) {
         state.withLock { $0 = State(connection: connection, capabilities: capabilities) }
     }
 
     var connection: Connection? { state.withLock { $0.connection } }
-    var capabilities: ClientSession.Capabilities { state.withLock { $0.capabilities } }
+    var capabilities: ClientInfo.Capabilities { state.withLock { $0.capabilities } }
 
     /// A bound on the bridge's own requests, past the core's deadline for them: the core
     /// gives up first (and the request is cancelled); this only guards against a core that

@@ -24,7 +24,7 @@ struct ConfigureRequest {
     /// `watch: false`.
     init(
         _ params: Params,
-        capabilities: ClientSession.Capabilities,
+        capabilities: ClientInfo.Capabilities,
         watchFiles: Bool = false,
         maximumConfigSize: Int = FileConfigSource.defaultMaximumSize
     ) throws(RPCError) {

@@ -165,7 +165,7 @@ public actor Superwall {
 
     // The components: each owns the state of one area (see its type).
     let device = DeviceOverrides()
-    let paywalls = PaywallSessions()
+    let paywalls = Paywalls()
     let tracking = EventTracking()
     let configLoading = ConfigLoading()
     let purchases = Purchases()

@@ -40,7 +40,7 @@ import Testing
             ]
         )
         #expect(await process.client.next()?["result"] != nil)
-        let session = server.clientSession
+        let session = server.clientInfo
         #expect(session?.clientName == "flutter-wrapper")
         #expect(session?.clientVersion == "2.0.0")
         #expect(session?.capabilities.purchaseController == true)
@@ -66,8 +66,8 @@ import Testing
         )
         #expect(warnings.first?["message"]?.stringValue?.hasSuffix("Did you mean purchaseController?") == true)
         #expect(warnings.last?["message"]?.stringValue?.contains("Did you mean") == false)
-        #expect(server.clientSession?.capabilities.purchaseController == false)
-        #expect(server.clientSession?.capabilities.delegate == true)
+        #expect(server.clientInfo?.capabilities.purchaseController == false)
+        #expect(server.clientInfo?.capabilities.delegate == true)
     }
 
     @Test(
@@ -88,7 +88,7 @@ import Testing
         #expect(reply?["error"]?["code"] == -32602)
         #expect(reply?["error"]?["data"]?["kind"] == "invalidParams")
         #expect(reply?["error"]?["data"]?["path"] == .string(path))
-        #expect(server.clientSession == nil)
+        #expect(server.clientInfo == nil)
         // The failure leaves the gate closed, and a corrected initialize opens it.
         process.client.request(2, "$/ping")
         #expect(await process.client.next()?["error"]?["code"] == -32002)
@@ -102,7 +102,7 @@ import Testing
         #expect(reply?["error"]?["code"] == -32602)
         #expect(reply?["error"]?["data"]?["kind"] == "unsupportedProtocolVersion")
         #expect(reply?["error"]?["data"]?["supported"] == "1.0")
-        #expect(server.clientSession == nil)
+        #expect(server.clientInfo == nil)
         process.client.request(2, "initialize", ["protocolVersion": "1.7"])
         #expect(await process.client.next()?["result"]?["protocolVersion"] == "1.0")
     }

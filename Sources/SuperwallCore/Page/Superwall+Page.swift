@@ -30,7 +30,7 @@ extension Superwall {
         }
     }
 
-    private func perform(_ message: PageMessage, on paywall: PaywallSession) async throws(SuperwallError) {
+    private func perform(_ message: PageMessage, on paywall: PresentedPaywall) async throws(SuperwallError) {
         switch message {
         case .ping(let version):
             pageDidPing(version, paywall)
@@ -105,7 +105,7 @@ extension Superwall {
 
     /// Whether the page's link may be opened (`PageURLPolicy`); a refused one is logged as a
     /// warning, which a bound delegate hears as `delegate/handleLog`, and nothing else happens.
-    private func opens(_ url: String, as mode: PageEffect.URLMode, from paywall: PaywallSession) -> Bool {
+    private func opens(_ url: String, as mode: PageEffect.URLMode, from paywall: PresentedPaywall) -> Bool {
         guard let refusal = PageURLPolicy.refusal(of: url, as: mode) else { return true }
         Self.pageLogger.warning(
             "paywall \(paywall.info.identifier) asked to open \(url.prefix(200)) (\(mode.rawValue)); refused: \(refusal)",
@@ -121,7 +121,7 @@ extension Superwall {
 
     /// Asks the host for `effect` behind the effects before it; nothing waits for it, and a
     /// host that does not answer within `timeouts.pageEffect` is given up on.
-    func request(_ effect: PageEffect, on paywall: PaywallSession?) {
+    func request(_ effect: PageEffect, on paywall: PresentedPaywall?) {
         guard let paywall, let presenter = host.presenter else { return }
         if case .loadingState(let state) = effect, paywalls.open?.id == paywall.id {
             paywalls.open?.page.loadingState = state
@@ -134,13 +134,13 @@ extension Superwall {
     }
 
     /// SuperwallKit's medium impact on a close, a purchase, a restore or a link.
-    private func hapticFeedback(on paywall: PaywallSession) {
+    private func hapticFeedback(on paywall: PresentedPaywall) {
         request(.haptic("medium"), on: paywall)
     }
 
     /// `request_store_review`: the prompt in the app, or the store's review page, which needs
     /// the app's id from the config (without it, nothing happens, as in SuperwallKit).
-    private func requestReview(external: Bool, on paywall: PaywallSession) {
+    private func requestReview(external: Bool, on paywall: PresentedPaywall) {
         var url: String?
         if external {
             guard let appId = session?.config?.iosAppId, !appId.isEmpty else { return }
@@ -155,7 +155,7 @@ extension Superwall {
     /// `request_permission`: the host asks the user; the answer is tracked and passed into the
     /// page as `permission_result`. A host that cannot ask, or does not answer within
     /// `timeouts.customCallback`, answers `unsupported`, which counts as denied.
-    private func requestPermission(_ type: String, requestId: String, on paywall: PaywallSession) async {
+    private func requestPermission(_ type: String, requestId: String, on paywall: PresentedPaywall) async {
         let parameters: [String: JSON] = [
             "permission_name": .string(type), "paywall_identifier": .string(paywall.info.identifier),
         ]
@@ -189,7 +189,7 @@ extension Superwall {
         subtitle: String?,
         body: String,
         delayMs: Double,
-        on paywall: PaywallSession
+        on paywall: PresentedPaywall
     ) {
         guard delayMs > 0 else { return }
         let isSandbox = deviceAttributes()["isSandbox"]?.stringValue == "true"
@@ -209,7 +209,7 @@ extension Superwall {
 
     /// The page is ready. It is told the event tracking behaviour, then the TEMPLATES and
     /// the editor's text, then what was held for it.
-    private func pageDidPing(_ version: String, _ paywall: PaywallSession) {
+    private func pageDidPing(_ version: String, _ paywall: PresentedPaywall) {
         guard paywalls.open?.id == paywall.id else { return }
         paywalls.open?.page.paywalljsVersion = version
         paywalls.open?.info.paywalljsVersion = version
@@ -241,14 +241,14 @@ extension Superwall {
         }
     }
 
-    private func revealPage(_ paywall: PaywallSession) {
+    private func revealPage(_ paywall: PresentedPaywall) {
         guard paywalls.open?.id == paywall.id else { return }
         request(.loadingState(.ready), on: paywall)
     }
 
     /// The TEMPLATES for the paywall on screen, from the user, the device and the store as
     /// they are now.
-    func templates(for paywall: PaywallSession) -> PaywallTemplates {
+    func templates(for paywall: PresentedPaywall) -> PaywallTemplates {
         let now = clock.now()
         var device = deviceTemplate()()
         if let store = session?.store {
@@ -286,7 +286,7 @@ extension Superwall {
 
     /// A lifecycle event into the page of `paywall`: `paywall_open` and `paywall_close`
     /// wait for the page's first `ping`; the rest go at once.
-    func passToPage(_ name: String, on paywall: PaywallSession?, payload: [String: JSON] = [:]) {
+    func passToPage(_ name: String, on paywall: PresentedPaywall?, payload: [String: JSON] = [:]) {
         guard let paywall, let presenter = host.presenter else { return }
         let event = PageEvents.lifecycle(name, paywall: paywall.paywall, payload: payload)
         let isHeld = name == "paywall_open" || name == "paywall_close"

@@ -52,7 +52,7 @@ public enum PageLoadInstruction: Sendable, Equatable {
 extension Superwall {
     /// The page of a paywall being opened: its loader, its first target, and what the host
     /// needs to load it; tracks `paywallWebviewLoad_start`.
-    func startLoadingPage(of paywall: inout PaywallSession) -> PageBootstrap {
+    func startLoadingPage(of paywall: inout PresentedPaywall) -> PageBootstrap {
         var loader = pageLoader(for: paywall.paywall)
         paywall.info.loadTimes.webViewStart = clock.now()
         track(
@@ -130,7 +130,7 @@ extension Superwall {
     }
 
     /// A load failed: another endpoint, or the end of the paywall.
-    private func loadFailed(_ reason: String, _ current: PaywallSession) async -> PageLoadInstruction {
+    private func loadFailed(_ reason: String, _ current: PresentedPaywall) async -> PageLoadInstruction {
         guard var loader = current.page.loader else {
             await closePaywall(result: .declined, closeReason: .webViewFailedToLoad)
             return .close
@@ -155,7 +155,7 @@ extension Superwall {
         }
     }
 
-    private func trackLoadFailure(_ message: String, urls: [String], _ paywall: PaywallSession) {
+    private func trackLoadFailure(_ message: String, urls: [String], _ paywall: PresentedPaywall) {
         var parameters = paywall.info.placementParameters
         parameters["error_message"] = .string(message)
         for (index, url) in urls.enumerated() { parameters["url_\(index)"] = .string(url) }

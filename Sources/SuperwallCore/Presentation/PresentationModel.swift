@@ -109,7 +109,7 @@ struct PresentationFlow: Sendable {
 }
 
 /// The paywall on screen.
-struct PaywallSession: Sendable {
+struct PresentedPaywall: Sendable {
     let id: String
     var info: PaywallInfo
     let paywall: Paywall

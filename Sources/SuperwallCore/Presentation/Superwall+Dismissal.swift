@@ -85,7 +85,7 @@ extension Superwall {
     /// Whether `event`'s implicit trigger will close `current` for a paywall of its own
     /// (SuperwallKit's `TrackingLogic.canTriggerPaywall` answering `closePaywallThenTriggerPaywall`).
     func implicitTriggerReplaces(
-        _ current: PaywallSession,
+        _ current: PresentedPaywall,
         with event: TrackedEvent,
         trigger: ImplicitTrigger,
         checkingAs kind: PipelineKind = .implicitCheck

@@ -115,7 +115,7 @@ extension Superwall {
     /// `paywall_decline` paywall (and this paywall is not loop-protected, the rule the implicit
     /// trigger applies too), the implicit trigger replaces it; otherwise it closes as declined
     /// by the user.
-    private func userClosed(_ current: PaywallSession) async {
+    private func userClosed(_ current: PresentedPaywall) async {
         guard await askSurvey(of: current, closingAs: .declined, for: .manualClose), paywalls.open?.id == current.id
         else { return }
         let decline = makeEvent(

@@ -369,10 +369,10 @@ extension Superwall {
         flow: PresentationFlow,
         placement: PlacementData,
         presentedBy: ImplicitTrigger?
-    ) -> (PaywallSession, PageBootstrap) {
+    ) -> (PresentedPaywall, PageBootstrap) {
         var info = info
         info.featureGating = flow.featureGatingOverride ?? paywall.featureGating
-        var session = PaywallSession(
+        var session = PresentedPaywall(
             id: random.uuid().uuidString.lowercased(),
             info: info,
             paywall: paywall,
@@ -387,7 +387,7 @@ extension Superwall {
 
     /// What happens once a paywall is on screen: its occurrence counts, `paywall_open`,
     /// the delegate, then the handler.
-    private func didShow(_ session: PaywallSession, occurrence: Occurrence?) {
+    private func didShow(_ session: PresentedPaywall, occurrence: Occurrence?) {
         if paywalls.open?.id == session.id { paywalls.open?.isShown = true }
         if let occurrence { recordOccurrence(occurrence) }
         DecisionLog.paywallPresentation.debug(

@@ -16,7 +16,7 @@ extension Superwall {
     /// Answers false when the user's response presents another paywall in this one's place:
     /// `survey_response`'s implicit trigger then closes this one for the next.
     func askSurvey(
-        of current: PaywallSession,
+        of current: PresentedPaywall,
         closingAs result: PaywallResult,
         for closeReason: PaywallCloseReason
     ) async -> Bool {
@@ -57,7 +57,7 @@ extension Superwall {
     /// `survey_close`, or `survey_response` with its implicit trigger. An answer the survey
     /// does not allow (an unknown option, "Other" without text, a close it does not offer)
     /// records nothing.
-    private func record(_ answer: SurveyAnswer, to survey: Survey, on current: PaywallSession) async -> Bool {
+    private func record(_ answer: SurveyAnswer, to survey: Survey, on current: PresentedPaywall) async -> Bool {
         switch answer {
         case .close:
             if survey.includeCloseOption { track("survey_close") }
@@ -85,7 +85,7 @@ extension Superwall {
         }
     }
 
-    private func noteSurvey(_ presentation: SurveyPresentation, on current: PaywallSession) {
+    private func noteSurvey(_ presentation: SurveyPresentation, on current: PresentedPaywall) {
         if paywalls.open?.id == current.id { paywalls.open?.survey = presentation }
     }
 

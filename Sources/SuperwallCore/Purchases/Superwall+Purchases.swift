@@ -10,7 +10,7 @@ extension Superwall {
     /// (the page's `should_dismiss`).
     func purchase(
         productId: String,
-        from paywall: PaywallSession,
+        from paywall: PresentedPaywall,
         dismissing: Bool = true
     ) async throws(SuperwallError) -> PurchaseResult {
         let purchaser = try purchaser()
@@ -53,7 +53,7 @@ extension Superwall {
     }
 
     /// A paywall's `restore` action.
-    func restore(from paywall: PaywallSession) async throws(SuperwallError) -> RestorationResult {
+    func restore(from paywall: PresentedPaywall) async throws(SuperwallError) -> RestorationResult {
         try await restore(with: purchaser(), from: paywall)
     }
 
@@ -150,7 +150,7 @@ extension Superwall {
     private func buy(
         _ product: Product,
         with purchaser: Purchaser,
-        from paywall: PaywallSession?,
+        from paywall: PresentedPaywall?,
         dismissing: Bool = true
     ) async throws(SuperwallError) -> PurchaseResult {
         guard !purchases.inFlight else { throw .purchaseInProgress }
@@ -304,7 +304,7 @@ extension Superwall {
 
     /// `transaction_complete`, then `freeTrial_start` (always, as SuperwallKit sends it, with
     /// the trial's end when the product has an intro offer).
-    private func passPurchaseToPage(_ product: Product, on paywall: PaywallSession?) {
+    private func passPurchaseToPage(_ product: Product, on paywall: PresentedPaywall?) {
         let identifier: [String: JSON] = ["product_identifier": .string(product.storeProduct.productIdentifier)]
         passToPage("transaction_complete", on: paywall, payload: identifier)
         var trial = identifier
@@ -317,14 +317,14 @@ extension Superwall {
     }
 
     /// The spinner goes once a purchase or restore is over, if the paywall is still up.
-    func endLoading(on paywall: PaywallSession?) {
+    func endLoading(on paywall: PresentedPaywall?) {
         guard let paywall, paywalls.open?.id == paywall.id else { return }
         request(.loadingState(.ready), on: paywall)
     }
 
     /// SuperwallKit's `dismiss(result:closeReason: .systemLogic)` after a purchase or restore:
     /// a purchase's survey may be asked first.
-    func dismissIfAutomatic(_ paywall: PaywallSession?, result: PaywallResult) async {
+    func dismissIfAutomatic(_ paywall: PresentedPaywall?, result: PaywallResult) async {
         guard let paywall, session?.automaticallyDismiss == true, paywalls.open?.id == paywall.id,
             await askSurvey(of: paywall, closingAs: result, for: .systemLogic), paywalls.open?.id == paywall.id
         else { return }
@@ -333,7 +333,7 @@ extension Superwall {
 
     /// `store`, `source` (`SUPERWALL` from a paywall, `APP` otherwise), the paywall's
     /// placement params and the product's (`productParameters(_:prefix:)`).
-    private func transactionParameters(_ product: Product, paywall: PaywallSession?) -> [String: JSON] {
+    private func transactionParameters(_ product: Product, paywall: PresentedPaywall?) -> [String: JSON] {
         var parameters = paywall?.info.placementParameters ?? [:]
         parameters["store"] = .string(product.storeProduct.store)
         parameters["source"] = paywall == nil ? "APP" : "SUPERWALL"

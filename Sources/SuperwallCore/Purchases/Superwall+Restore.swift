@@ -5,7 +5,7 @@ import Foundation
 extension Superwall {
     func restore(
         with purchaser: Purchaser,
-        from paywall: PaywallSession?
+        from paywall: PresentedPaywall?
     ) async throws(SuperwallError) -> RestorationResult {
         let parameters = paywall?.info.placementParameters ?? [:]
         // SuperwallKit's `transaction_restore` of a restore: the App Store, no product.
@@ -101,14 +101,14 @@ extension Superwall {
 
     /// The entitlements `paywall` sells that are not active, with a web restore URL in the
     /// config (SuperwallKit's condition for offering the web restore); empty otherwise.
-    func lockedEntitlements(of paywall: PaywallSession) -> [String] {
+    func lockedEntitlements(of paywall: PresentedPaywall) -> [String] {
         guard session?.config?.web2appConfig != nil else { return [] }
         return Set(paywall.paywall.products.flatMap(\.entitlements).map(\.id)).subtracting(activeEntitlementIds)
             .sorted()
     }
 
     /// Asks the host to offer the web restore page, within the presentation deadline.
-    private func offerWebRestore(_ url: String, on paywall: PaywallSession, hasEntitlements: Bool) async {
+    private func offerWebRestore(_ url: String, on paywall: PresentedPaywall, hasEntitlements: Bool) async {
         guard let presenter = host.presenter, presenter.canPresent else { return }
         let alert = PaywallAlert(
             title: hasEntitlements ? "Some purchases were not restored" : "No purchases found",
@@ -126,7 +126,7 @@ extension Superwall {
 
     /// An alert over `paywall`, asked of the host in turn with the page's effects; nothing
     /// waits for it. Nothing without a paywall or a host that shows them.
-    func show(_ alert: PaywallAlert, on paywall: PaywallSession?) {
+    func show(_ alert: PaywallAlert, on paywall: PresentedPaywall?) {
         guard let paywall, let presenter = host.presenter, presenter.canPresent else { return }
         let (previous, limit, sessionId) = (paywalls.pageEffects, timeouts.presentation, paywall.id)
         paywalls.pageEffects = Task(executorPreference: OffloadExecutor.shared) {

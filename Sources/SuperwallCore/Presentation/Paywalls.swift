@@ -4,9 +4,9 @@ import Foundation
 /// their turn, and the work around them (page effects, assignment confirmations).
 ///
 /// Owned by the `Superwall` actor, which is the only one to touch it.
-final class PaywallSessions {
+final class Paywalls {
     /// The paywall on screen; one at a time.
-    var open: PaywallSession?
+    var open: PresentedPaywall?
     /// The info of the last paywall dismissed, as it was when it began to close.
     var lastDismissedInfo: PaywallInfo?
     /// Presentations, one at a time in the order they were asked for.
@@ -24,5 +24,5 @@ final class PaywallSessions {
 
 extension Superwall {
     /// The paywall on screen, as it stands.
-    var openPaywall: PaywallSession? { paywalls.open }
+    var openPaywall: PresentedPaywall? { paywalls.open }
 }

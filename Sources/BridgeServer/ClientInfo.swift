@@ -1,7 +1,7 @@
 import JSONRPC
 
 /// Who the client said it is at `initialize`, and what it can do.
-public struct ClientSession: Sendable, Equatable {
+public struct ClientInfo: Sendable, Equatable {
     public struct Capabilities: Sendable, Equatable {
         /// The client performs purchases and restores (`purchaseController/*` requests).
         public var purchaseController = false
