@@ -152,16 +152,10 @@ public actor Superwall {
     /// The wait between config retries; SuperwallKit's backoff unless a test shortens it.
     let retryDelay: @Sendable (Int, Int) -> Duration
     var session: Session? {
-        didSet {
-            device.templateInputsChanged()
-            sessionView = session.map(SessionView.init)
-        }
+        didSet { device.templateInputsChanged() }
     }
-    /// What every placement and every event read of the session, kept beside it (see
-    /// `SessionView`); nil without a session.
-    private(set) var sessionView: SessionView?
     /// The session's store.
-    var store: Store? { sessionView?.store }
+    var store: Store? { session?.store }
 
     // The components: each owns the state of one area (see its type).
     let device = DeviceOverrides()
@@ -170,69 +164,6 @@ public actor Superwall {
     let configLoading = ConfigLoading()
     let purchases = Purchases()
     let redemptions = Redemptions()
-
-    /// The session's fields that every placement's pipeline and every event read, as one
-    /// reference: a field read through the optional `session` copies the whole session first.
-    final class SessionView: Sendable {
-        let store: Store
-        let status: ConfigurationStatus
-        let configError: SuperwallError?
-        let config: Config?
-        let subscriptionStatus: SubscriptionStatus
-        let timeouts: Timeouts
-        let userAttributes: [String: JSON]
-        let isLoggedIn: Bool
-        let assignments: [String: Store.Assignment]
-
-        init(_ session: Session) {
-            store = session.store
-            status = session.status
-            configError = session.configError
-            config = session.config
-            subscriptionStatus = session.subscriptionStatus
-            timeouts = session.timeouts
-            userAttributes = session.userAttributes
-            isLoggedIn = session.identity.isLoggedIn
-            assignments = session.assignments
-        }
-    }
-
-    /// What exists once `configure` has opened the data directory.
-    struct Session {
-        let apiKey: String
-        /// What `configure` was given; the fields below read it.
-        let options: ConfigureOptions
-        var timeouts: Timeouts { options.timeouts }
-        var usingPurchaseController: Bool { options.usingPurchaseController }
-        var automaticallyDismiss: Bool { options.automaticallyDismiss }
-        var testModeBehavior: TestModeBehavior { options.testModeBehavior }
-        var overrideProductsByName: [String: String] { options.overrideProductsByName }
-        var showsPurchaseFailureAlert: Bool { options.showsPurchaseFailureAlert }
-        var enableExperimentalDeviceVariables: Bool { options.enableExperimentalDeviceVariables }
-        var shouldPreload: Bool { options.shouldPreload }
-        var subscriptionStatus: SubscriptionStatus
-        /// The purchases recorded here, the device's half of the customer info.
-        var purchaseHistory: PurchaseHistory
-        /// The web's half, from redeemed web purchases.
-        var webCustomerInfo: CustomerInfo
-        /// The last customer info computed; the placeholder until one is.
-        var customerInfo: CustomerInfo
-        /// What the host's store says of products, by store identifier.
-        var storeDetails: [String: StoreProductDetails]
-        /// The user's variant per experiment, as stored.
-        var assignments: [String: Store.Assignment]
-        let directory: DataDirectory
-        var status: ConfigurationStatus
-        var configError: SuperwallError?
-        var config: Config?
-        var identity: Identity
-        var userAttributes: [String: JSON]
-        var integrationAttributes: [String: JSON]
-        let appInstalledAt: Date
-        var deviceFacts: DeviceFacts
-        let deviceOverrides: [String: JSON]
-        var store: Store { directory.store }
-    }
 
     public init(
         clock: any WallClock = SystemWallClock(),

@@ -149,30 +149,32 @@ extension Superwall {
             let status =
                 try store.value(.subscriptionStatus) ?? (options.usingPurchaseController ? .unknown : .inactive)
             var session = Session(
-                apiKey: apiKey,
-                options: options,
-                subscriptionStatus: status,
-                purchaseHistory: try store.value(.purchaseHistory) ?? PurchaseHistory(),
-                webCustomerInfo: try store.value(.webCustomerInfo) ?? CustomerInfo(),
-                customerInfo: try store.value(.customerInfo) ?? .placeholder,
-                storeDetails: Dictionary(
-                    options.storeProducts.map { ($0.productIdentifier, $0) },
-                    uniquingKeysWith: { _, last in last }
-                ),
-                assignments: Dictionary(
-                    try store.assignments().map { ($0.experimentId, $0) },
-                    uniquingKeysWith: { _, last in last }
-                ),
-                directory: directory,
-                status: .pending,
-                configError: nil,
-                config: nil,
-                identity: identity,
-                userAttributes: try store.value(.userAttributes) ?? [:],
-                integrationAttributes: try store.value(.integrationAttributes) ?? [:],
-                appInstalledAt: appInstalledAt,
-                deviceFacts: facts,
-                deviceOverrides: options.device
+                Session.Fields(
+                    apiKey: apiKey,
+                    options: options,
+                    subscriptionStatus: status,
+                    purchaseHistory: try store.value(.purchaseHistory) ?? PurchaseHistory(),
+                    webCustomerInfo: try store.value(.webCustomerInfo) ?? CustomerInfo(),
+                    customerInfo: try store.value(.customerInfo) ?? .placeholder,
+                    storeDetails: Dictionary(
+                        options.storeProducts.map { ($0.productIdentifier, $0) },
+                        uniquingKeysWith: { _, last in last }
+                    ),
+                    assignments: Dictionary(
+                        try store.assignments().map { ($0.experimentId, $0) },
+                        uniquingKeysWith: { _, last in last }
+                    ),
+                    directory: directory,
+                    status: .pending,
+                    configError: nil,
+                    config: nil,
+                    identity: identity,
+                    userAttributes: try store.value(.userAttributes) ?? [:],
+                    integrationAttributes: try store.value(.integrationAttributes) ?? [:],
+                    appInstalledAt: appInstalledAt,
+                    deviceFacts: facts,
+                    deviceOverrides: options.device
+                )
             )
             let stored = session.userAttributes
             session.userAttributes = identityAttributes(session, merging: stored)

@@ -107,9 +107,9 @@ extension Superwall {
         onScreenPresentedBy: ImplicitTrigger?,
         firedBy: String?
     ) async {
-        guard sessionView != nil else { return }
+        guard session != nil else { return }
         if trigger == .deepLinkOpen { await closePaywall(result: .declined, closeReason: .systemLogic) }
-        guard await waitForConfig() == nil, sessionView?.config?.trigger(for: placement.name) != nil else { return }
+        guard await waitForConfig() == nil, session?.config?.trigger(for: placement.name) != nil else { return }
         // Protected by the paywall on screen when the event happened, or by the one on screen
         // now (SuperwallKit reads it when the trigger runs).
         if onScreenPresentedBy?.isLoopProtected == true || paywalls.open?.presentedBy?.isLoopProtected == true {

@@ -75,9 +75,9 @@ extension Superwall {
         params: [String: JSON] = [:],
         user overlay: [String: JSON] = [:]
     ) async throws(SuperwallError) -> PlacementExplanation {
-        guard sessionView != nil else { throw .notConfigured }
+        guard session != nil else { throw .notConfigured }
         if let error = await waitForConfig() { throw .configUnavailable(error.message) }
-        guard let config = sessionView?.config else { throw .configUnavailable("the config is gone") }
+        guard let config = session?.config else { throw .configUnavailable("the config is gone") }
         return explanation(of: placement, params: params, user: overlay, in: config)
     }
 
@@ -121,7 +121,7 @@ extension Superwall {
             return explanation
         }
         let audience = trigger.audiences[matched]
-        guard let assignment = sessionView?.assignments[audience.experimentId] else {
+        guard let assignment = session?.assignments[audience.experimentId] else {
             explanation.unassignedExperimentId = audience.experimentId
             explanation.outcome = .paywallNotAvailable
             explanation.featureGranted = false

@@ -39,7 +39,7 @@ extension Superwall {
         hasFeature: Bool,
         handler: (any PresentationHandler)?
     ) throws(SuperwallError) -> (PlacementData, PresentationFlow, alreadyPresented: Bool) {
-        guard sessionView != nil else { throw .notConfigured }
+        guard session != nil else { throw .notConfigured }
         guard !SuperwallEventNames.all.contains(placement) else { throw .reservedPlacementName(placement) }
         // SuperwallKit decides "already presented" when register is called, not when its
         // turn in the queue comes.
@@ -71,7 +71,7 @@ extension Superwall {
         for placement: String,
         params: [String: JSON] = [:]
     ) async throws(SuperwallError) -> PresentationResult {
-        guard sessionView != nil else { throw .notConfigured }
+        guard session != nil else { throw .notConfigured }
         let event = makeEvent(placement, custom: params, isSuperwallEvent: false)
         switch await runPipeline(.getPresentationResult, PlacementData(event, sourceType: nil)) {
         case .skipped(.placementNotFound): return .placementNotFound
@@ -114,15 +114,15 @@ extension Superwall {
                 throw .presentation(.paywallNotFound("experiment \(experiment.id) was only confirmed"))
             case .reached(_, let info, let paywall, let occurrence):
                 guard paywalls.open == nil else { throw .presentation(.alreadyPresented) }
-                let (session, page) = open(
+                let (presented, page) = open(
                     info,
                     paywall: paywall,
                     flow: PresentationFlow(handler: handler),
                     placement: placementData,
                     presentedBy: nil
                 )
-                didShow(session, occurrence: occurrence)
-                return PaywallPresentation(sessionId: session.id, info: session.info, paywall: paywall, page: page)
+                didShow(presented, occurrence: occurrence)
+                return PaywallPresentation(sessionId: presented.id, info: presented.info, paywall: paywall, page: page)
             }
         }
     }
@@ -246,7 +246,7 @@ extension Superwall {
     /// rules build would have a place in it (a skipped `register`'s frame was 7 KB).
     @inline(never)
     private func audienceSteps(_ kind: PipelineKind, _ placement: PlacementData) -> AudienceStepsEnd {
-        guard let config = sessionView?.config else { return .ended(.failed(.noConfig("the config is gone"))) }
+        guard let config = session?.config else { return .ended(.failed(.noConfig("the config is gone"))) }
         let outcome = evaluateAudiences(of: placement, in: config)
         let result = triggerResult(outcome)
         DecisionLog.audiences(of: placement, kind, outcome, result)
@@ -320,7 +320,7 @@ extension Superwall {
         }
     }
 
-    /// Asks the host to show the paywall, within the presentation deadline. The session is
+    /// Asks the host to show the paywall, within the presentation deadline. The paywall is
     /// open (so nothing else presents) from the moment it is asked.
     func show(
         _ info: PaywallInfo,
@@ -330,15 +330,20 @@ extension Superwall {
         occurrence: Occurrence?,
         presenter: any PaywallPresenter
     ) async -> PipelineEnd {
-        let (session, page) = open(
+        let (presented, page) = open(
             info,
             paywall: paywall,
             flow: flow,
             placement: placement,
             presentedBy: placement.implicitTrigger
         )
-        host.delegate?.willPresentPaywall(session.info)
-        let presentation = PaywallPresentation(sessionId: session.id, info: session.info, paywall: paywall, page: page)
+        host.delegate?.willPresentPaywall(presented.info)
+        let presentation = PaywallPresentation(
+            sessionId: presented.id,
+            info: presented.info,
+            paywall: paywall,
+            page: page
+        )
         let limit = timeouts.presentation
         let timedOut: PresentationError? = PresentationError(
             .noPresenter,
@@ -353,14 +358,14 @@ extension Superwall {
             }
         }
         if let failure {
-            if paywalls.open?.id == session.id { paywalls.open = nil }
+            if paywalls.open?.id == presented.id { paywalls.open = nil }
             return .failed(failure)
         }
-        guard paywalls.open?.id == session.id else { return .presented(session.info) }
-        didShow(session, occurrence: occurrence)
+        guard paywalls.open?.id == presented.id else { return .presented(presented.info) }
+        didShow(presented, occurrence: occurrence)
         // A paywall with no URL to load fails as a page that does not load.
         if page.load == nil { await closePaywall(result: .declined, closeReason: .webViewFailedToLoad) }
-        return .presented(session.info)
+        return .presented(presented.info)
     }
 
     private func open(
@@ -372,7 +377,7 @@ extension Superwall {
     ) -> (PresentedPaywall, PageBootstrap) {
         var info = info
         info.featureGating = flow.featureGatingOverride ?? paywall.featureGating
-        var session = PresentedPaywall(
+        var presented = PresentedPaywall(
             id: random.uuid().uuidString.lowercased(),
             info: info,
             paywall: paywall,
@@ -380,30 +385,30 @@ extension Superwall {
             placementParams: placement.params,
             presentedBy: presentedBy
         )
-        let page = startLoadingPage(of: &session)
-        paywalls.open = session
-        return (session, page)
+        let page = startLoadingPage(of: &presented)
+        paywalls.open = presented
+        return (presented, page)
     }
 
     /// What happens once a paywall is on screen: its occurrence counts, `paywall_open`,
     /// the delegate, then the handler.
-    private func didShow(_ session: PresentedPaywall, occurrence: Occurrence?) {
-        if paywalls.open?.id == session.id { paywalls.open?.isShown = true }
+    private func didShow(_ presented: PresentedPaywall, occurrence: Occurrence?) {
+        if paywalls.open?.id == presented.id { paywalls.open?.isShown = true }
         if let occurrence { recordOccurrence(occurrence) }
         DecisionLog.paywallPresentation.debug(
-            "presented paywall \(session.info.identifier) (session \(session.id)) for \(session.info.presentedByPlacementWithName ?? "getPaywall")"
+            "presented paywall \(presented.info.identifier) (presented \(presented.id)) for \(presented.info.presentedByPlacementWithName ?? "getPaywall")"
         )
-        passToPage("paywall_open", on: session)
-        var parameters = session.info.placementParameters
-        parameters["user_attributes"] = .object(sessionView?.userAttributes ?? [:])
+        passToPage("paywall_open", on: presented)
+        var parameters = presented.info.placementParameters
+        parameters["user_attributes"] = .object(session?.userAttributes ?? [:])
         track(
             "paywall_open",
             parameters,
-            custom: session.info.audienceFilterParameters,
-            subject: EventSubject(paywallInfo: session.info)
+            custom: presented.info.audienceFilterParameters,
+            subject: EventSubject(paywallInfo: presented.info)
         )
-        host.delegate?.didPresentPaywall(session.info)
-        session.flow.handler?.onPresent(session.info)
+        host.delegate?.didPresentPaywall(presented.info)
+        presented.flow.handler?.onPresent(presented.info)
     }
 
     // MARK: What is on screen

@@ -7,17 +7,17 @@ extension Superwall {
     // MARK: Steps
 
     /// The bounds of the waits on the host: the configured ones, the defaults before configure.
-    var timeouts: Timeouts { sessionView?.timeouts ?? Timeouts() }
+    var timeouts: Timeouts { session?.timeouts ?? Timeouts() }
 
     /// Waits while the config is loading; nil once it is loaded, `noConfig` if it failed.
     func waitForConfig() async -> PresentationError? {
-        while sessionView?.status == .pending {
+        while session?.status == .pending {
             let ticket = configLoading.waiters.ticket()
             await withCheckedContinuation { configLoading.waiters.park($0, ticket: ticket) }
         }
-        switch sessionView?.status {
+        switch session?.status {
         case nil: return .noConfig("Superwall is not configured")
-        case .failed: return .noConfig(sessionView?.configError?.description ?? "the config failed to load")
+        case .failed: return .noConfig(session?.configError?.description ?? "the config failed to load")
         default: return nil
         }
     }
@@ -25,7 +25,7 @@ extension Superwall {
     /// Waits for the status to be known, until `timeouts.subscriptionStatus` after the call
     /// was made: a placement queued behind another that waited does not wait twice.
     func waitForSubscriptionStatus(requestedAt: ContinuousClock.Instant) async -> Bool {
-        guard let status = sessionView?.subscriptionStatus else { return false }
+        guard let status = session?.subscriptionStatus else { return false }
         if status != .unknown { return true }
         let remaining = timeouts.subscriptionStatus - (ContinuousClock.now - requestedAt)
         guard remaining > .zero else { return false }
@@ -64,12 +64,13 @@ extension Superwall {
         placedAt: Date,
         userOverlay: [String: JSON] = [:]
     ) -> AudienceEvaluator? {
-        guard let store, let inputs = sessionView else { return nil }
+        guard let store, let current = session else { return nil }
         let now = clock.now()
-        let attributes = userOverlay.isEmpty ? inputs.userAttributes : inputs.userAttributes.merging(userOverlay) { $1 }
+        let attributes =
+            userOverlay.isEmpty ? current.userAttributes : current.userAttributes.merging(userOverlay) { $1 }
         let context = AudienceContext(
             userAttributes: attributes,
-            isLoggedIn: inputs.isLoggedIn,
+            isLoggedIn: current.identity.isLoggedIn,
             device: deviceTemplate(),
             params: params,
             history: StorePlacementHistory(store: store, now: now)
@@ -94,7 +95,7 @@ extension Superwall {
         case .placementNotFound: return .placementNotFound
         case .noAudienceMatch(let unmatched): return .noAudienceMatch(unmatched)
         case .matched(let audience, _):
-            guard let assignment = sessionView?.assignments[audience.experimentId] else {
+            guard let assignment = session?.assignments[audience.experimentId] else {
                 return .noAssignment(experimentId: audience.experimentId)
             }
             let experiment = Experiment(
@@ -264,7 +265,7 @@ extension Superwall {
                 "status_reason": reason.map(JSON.string) ?? "",
             ]
         }
-        guard sessionView?.config?.featureFlags.enableExpressionParams != true else {
+        guard session?.config?.featureFlags.enableExpressionParams != true else {
             var withExpression = parameters()
             withExpression["expression_params"] = .string(JSON.object(placement.params).jsonText)
             track("paywallPresentationRequest", withExpression)

@@ -1,0 +1,73 @@
+import Foundation
+
+extension Superwall {
+    /// What exists once `configure` has opened the data directory.
+    ///
+    /// A value whose fields live in one reference, copied on write (as `Array` is): a read
+    /// through the optional `session` (`session?.config`) copies one pointer rather than some
+    /// twenty fields, and a copy changed and not yet assigned back changes nothing.
+    ///
+    /// Sendable as `Array` is: its storage is changed in place only when no other value shares it.
+    @dynamicMemberLookup
+    struct Session: @unchecked Sendable {
+        struct Fields: Sendable {
+            let apiKey: String
+            /// What `configure` was given; the fields below read it.
+            let options: ConfigureOptions
+            var timeouts: Timeouts { options.timeouts }
+            var usingPurchaseController: Bool { options.usingPurchaseController }
+            var automaticallyDismiss: Bool { options.automaticallyDismiss }
+            var testModeBehavior: TestModeBehavior { options.testModeBehavior }
+            var overrideProductsByName: [String: String] { options.overrideProductsByName }
+            var showsPurchaseFailureAlert: Bool { options.showsPurchaseFailureAlert }
+            var enableExperimentalDeviceVariables: Bool { options.enableExperimentalDeviceVariables }
+            var shouldPreload: Bool { options.shouldPreload }
+            var subscriptionStatus: SubscriptionStatus
+            /// The purchases recorded here, the device's half of the customer info.
+            var purchaseHistory: PurchaseHistory
+            /// The web's half, from redeemed web purchases.
+            var webCustomerInfo: CustomerInfo
+            /// The last customer info computed; the placeholder until one is.
+            var customerInfo: CustomerInfo
+            /// What the host's store says of products, by store identifier.
+            var storeDetails: [String: StoreProductDetails]
+            /// The user's variant per experiment, as stored.
+            var assignments: [String: Store.Assignment]
+            let directory: DataDirectory
+            var status: ConfigurationStatus
+            var configError: SuperwallError?
+            var config: Config?
+            var identity: Identity
+            var userAttributes: [String: JSON]
+            var integrationAttributes: [String: JSON]
+            let appInstalledAt: Date
+            var deviceFacts: DeviceFacts
+            let deviceOverrides: [String: JSON]
+            var store: Store { directory.store }
+        }
+
+        private final class Storage {
+            var fields: Fields
+
+            init(_ fields: Fields) { self.fields = fields }
+        }
+
+        private var storage: Storage
+
+        init(_ fields: Fields) {
+            storage = Storage(fields)
+        }
+
+        subscript<Value>(dynamicMember field: KeyPath<Fields, Value>) -> Value {
+            storage.fields[keyPath: field]
+        }
+
+        subscript<Value>(dynamicMember field: WritableKeyPath<Fields, Value>) -> Value {
+            get { storage.fields[keyPath: field] }
+            _modify {
+                if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields) }
+                yield &storage.fields[keyPath: field]
+            }
+        }
+    }
+}
