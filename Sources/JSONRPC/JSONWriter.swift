@@ -72,9 +72,17 @@ public struct JSONWriter {
     }
 
     /// A member whose value is JSON text already written (one whole value).
-    public mutating func member<Text: Sequence>(_ key: StaticString, text: Text) where Text.Element == UInt8 {
+    public mutating func member(_ key: StaticString, text: [UInt8]) {
         writeKey(key)
         bytes.append(contentsOf: text)
+    }
+
+    /// A member whose value is a string literal that needs no escaping (`"2.0"`).
+    public mutating func member(_ key: StaticString, literal: StaticString) {
+        writeKey(key)
+        bytes.append(UInt8(ascii: "\""))
+        literal.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(UInt8(ascii: "\""))
     }
 
     public mutating func endObject() {
@@ -98,7 +106,8 @@ public struct JSONWriter {
         if bytes.last != UInt8(ascii: "{") { bytes.append(UInt8(ascii: ",")) }
         bytes.append(UInt8(ascii: "\""))
         key.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(contentsOf: [UInt8(ascii: "\""), UInt8(ascii: ":")])
+        bytes.append(UInt8(ascii: "\""))
+        bytes.append(UInt8(ascii: ":"))
     }
 
     public mutating func appendASCII(_ text: StaticString) {

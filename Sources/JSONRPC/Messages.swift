@@ -158,7 +158,7 @@ enum OutgoingMessage {
     static func response(id: RequestID?, outcome: Result<JSONValue, RPCError>) -> [UInt8] {
         var writer = JSONWriter()
         writer.beginObject()
-        writer.member("jsonrpc", "2.0")
+        writer.member("jsonrpc", literal: "2.0")
         if let id { writer.member("id", text: id.verbatim) } else { writer.member("id", .null) }
         switch outcome {
         case .success(let result): writer.member("result", result)
@@ -178,7 +178,7 @@ enum OutgoingMessage {
     static func notification(method: String, encodedParams: [UInt8]) -> [UInt8] {
         var writer = JSONWriter(reservingCapacity: encodedParams.count + method.utf8.count + 40)
         writer.beginObject()
-        writer.member("jsonrpc", "2.0")
+        writer.member("jsonrpc", literal: "2.0")
         writer.member("method", .string(method))
         writer.member("params", text: encodedParams)
         writer.endObject()
