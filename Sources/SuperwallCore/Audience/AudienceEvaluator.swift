@@ -26,7 +26,7 @@ struct AudienceEvaluator {
         var unmatched: [UnmatchedAudience] = []
         unmatched.reserveCapacity(trigger.audiences.count)
         // Computed properties give their audience a context of its own: no memo then.
-        let reading =
+        var reading =
             trigger.audiences.contains { !$0.computedProperties.isEmpty }
             ? nil : trigger.memo.reading(trigger.audiences, in: context)
         defer { if let reading { trigger.memo.keep(reading) } }

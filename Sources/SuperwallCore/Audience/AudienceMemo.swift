@@ -22,14 +22,15 @@ final class AudienceMemo: Sendable {
     private let remembered = Mutex<Remembered?>(nil)
 
     /// One evaluation's view: the answers remembered for the fields it has, and the ones it
-    /// works out, kept for the next evaluation by `keep()`.
-    final class Reading {
+    /// works out, kept for the next evaluation by `keep()`. A value, not a class: a class's
+    /// `var` pays a dynamic exclusivity check on each audience's answer.
+    struct Reading {
         fileprivate var state: Remembered
         /// Whether it worked out an answer the memo did not have.
         fileprivate var learned = false
         fileprivate init(_ state: Remembered) { self.state = state }
 
-        func answer(_ index: Int, otherwise evaluate: () -> Bool) -> Bool {
+        mutating func answer(_ index: Int, otherwise evaluate: () -> Bool) -> Bool {
             if let known = state.answers[index] { return known }
             let answer = evaluate()
             state.answers[index] = answer
