@@ -16,11 +16,9 @@ extension Superwall {
             guard let session else { return }
             track("app_open")
             pollWebEntitlements(force: false)
-            guard let closedAt = tracking.lastAppClose else { return }
-            tracking.lastAppClose = nil
-            let timeoutMs = Double(session.config?.appSessionTimeoutMs ?? 3_600_000)
-            guard clock.now().timeIntervalSince(closedAt) * 1000 > timeoutMs else { return }
-            tracking.appSessionId = random.uuid().uuidString
+            let timeout = Double(session.config?.appSessionTimeoutMs ?? 3_600_000) / 1000
+            guard tracking.appCameBack(at: clock.now(), startsAnAppSessionAfter: timeout) else { return }
+            tracking.startAppSession(random.uuid().uuidString)
             track("session_start")
             trackDeviceAttributes()
             track(
@@ -44,7 +42,7 @@ extension Superwall {
         try answeringWithoutSuspending { () throws(SuperwallError) -> Void in
             guard session != nil else { return }
             track("app_close")
-            tracking.lastAppClose = clock.now()
+            tracking.appWentToBackground(at: clock.now())
         }
     }
 }

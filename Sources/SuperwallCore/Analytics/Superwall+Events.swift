@@ -2,26 +2,6 @@ import Deadlines
 import Foundation
 
 extension Superwall {
-    /// SuperwallKit's verbose events, kept off the network when the config says
-    /// `disable_verbose_events` (`TrackingLogic.isNotDisabledVerbosePlacement`).
-    static let verboseEventNames: Set<String> = [
-        "paywallPresentationRequest", "paywallResponseLoad_start", "paywallResponseLoad_complete", "shimmerView_start",
-        "shimmerView_complete", "paywallProductsLoad_start", "paywallProductsLoad_complete", "paywallWebviewLoad_start",
-        "paywallWebviewLoad_complete",
-    ]
-
-    /// Whether an event goes out, by the tracking behaviour and verbose suppression; every
-    /// event still reaches the placement log and the delegate.
-    func sends(_ event: TrackedEvent) -> Bool {
-        switch tracking.behavior {
-        case .none: return false
-        case .superwallOnly
-        where !event.isSuperwallEvent || event.name == "trigger_fire" || event.name == "user_attributes": return false
-        default: break
-        }
-        return !(tracking.suppressesVerboseEvents && Self.verboseEventNames.contains(event.name))
-    }
-
     /// The queue for the session's source: Superwall's collector for the `http` source, the
     /// data directory's `events.jsonl` for the others.
     func startEventQueue(_ options: ConfigureOptions) {

@@ -115,7 +115,7 @@ extension Superwall {
         isSuperwallEvent: Bool = true,
         _ parameters: () -> [String: JSON]
     ) -> (event: TrackedEvent, memo: RepeatedEvent<Key>) {
-        if let remembered, remembered.matches(key, appSessionId: tracking.appSessionId) {
+        if let remembered = tracking.repeats(remembered, for: key) {
             var event = makeEvent(
                 name,
                 remembered.parameters,
@@ -141,7 +141,7 @@ extension Superwall {
         offeringImplicitTrigger: Bool = true,
         audienceJSON: [UInt8]? = nil
     ) -> TrackedEvent {
-        let queued = sends(event)
+        let queued = tracking.sends(event)
         store?.logPlacement(
             event.name,
             at: event.createdAt,

@@ -4,13 +4,13 @@
 /// Owned by the `Superwall` actor, which is the only one to touch it.
 final class ConfigLoading {
     /// Where the session's config comes from, and the servers it reaches; set with the session.
-    var backend: SuperwallBackend?
+    private(set) var backend: SuperwallBackend?
     /// Why the last `configure` could not open a session, until one does.
     var failedConfigure: SuperwallError?
     /// The retries of a config fetch, as `configure` was told.
-    var maxRetryCount = 6
+    private(set) var maxRetryCount = 6
     /// `ConfigureOptions.explainOnRefresh`.
-    var explainedOnRefresh: [String] = []
+    private(set) var explainedOnRefresh: [String] = []
     /// Refreshes the config when its file changes, once `configure` asked for it.
     var watcher: ConfigFileWatcher?
     /// Config refreshes, one at a time.
@@ -23,4 +23,12 @@ final class ConfigLoading {
     var warnedOfUnknownBundleId = false
     /// Calls waiting for the config to load (or fail to).
     let waiters = ParkedContinuations<Void>()
+
+    /// A session opened: its config comes from `backend`, as `options` say to load it.
+    func start(from backend: SuperwallBackend, options: Superwall.ConfigureOptions) {
+        failedConfigure = nil
+        self.backend = backend
+        maxRetryCount = options.maxConfigRetryCount
+        explainedOnRefresh = options.explainOnRefresh
+    }
 }

@@ -53,11 +53,8 @@ extension Superwall {
             configLoading.failedConfigure = error
             return ConfigureStart(stage: .done(ConfigureOutcome(status: .failed, userId: nil, error: error)))
         }
-        configLoading.failedConfigure = nil
         let backend = options.configSource.backend
-        configLoading.backend = backend
-        configLoading.maxRetryCount = options.maxConfigRetryCount
-        configLoading.explainedOnRefresh = options.explainOnRefresh
+        configLoading.start(from: backend, options: options)
         startEventQueue(options)
         trackLaunchEvents()
         return ConfigureStart(stage: .loading(options, backend))
@@ -188,7 +185,7 @@ extension Superwall {
     /// per user, and a new session.
     private func trackLaunchEvents() {
         guard let session else { return }
-        tracking.appSessionId = random.uuid().uuidString
+        tracking.startAppSession(random.uuid().uuidString)
         if (try? session.store.value(.didTrackAppInstall)) != true {
             track(
                 "app_install",

@@ -3,12 +3,22 @@
 ///
 /// Owned by the `Superwall` actor, which is the only one to touch it.
 final class Purchases {
-    /// One purchase at a time; a second one while this is set is refused.
-    var inFlight = false
+    /// One purchase at a time: `begin()` refuses a second while one is in flight.
+    private(set) var inFlight = false
     /// The test mode last logged, so that each change is said once.
     var announcedTestMode: TestModeReason?
     /// Calls waiting for the subscription status to be known.
     let statusWaiters = ParkedContinuations<Bool>()
     /// Calls waiting for the host's customer info.
     let customerInfoWaiters = ParkedContinuations<Bool>()
+
+    /// Starts a purchase; `purchaseInProgress` while another is in flight.
+    func begin() throws(SuperwallError) {
+        guard !inFlight else { throw .purchaseInProgress }
+        inFlight = true
+    }
+
+    func end() {
+        inFlight = false
+    }
 }

@@ -35,9 +35,8 @@ extension Superwall {
             guard case .controller(let controller) = purchaser else {
                 return try await buy(product, with: purchaser, from: nil)
             }
-            guard !purchases.inFlight else { throw .purchaseInProgress }
-            purchases.inFlight = true
-            defer { purchases.inFlight = false }
+            try purchases.begin()
+            defer { purchases.end() }
             let answer = await withDeadline(timeouts.purchase, fallback: PurchaseAnswer(.timedOut)) {
                 await controller.purchase(product, paywallInfo: nil)
             }
@@ -153,9 +152,8 @@ extension Superwall {
         from paywall: PresentedPaywall?,
         dismissing: Bool = true
     ) async throws(SuperwallError) -> PurchaseResult {
-        guard !purchases.inFlight else { throw .purchaseInProgress }
-        purchases.inFlight = true
-        defer { purchases.inFlight = false }
+        try purchases.begin()
+        defer { purchases.end() }
         let parameters = transactionParameters(product, paywall: paywall)
         let custom = paywall?.info.audienceFilterParameters ?? [:]
         let subject = EventSubject(paywallInfo: paywall?.info, product: product)
