@@ -39,14 +39,17 @@ public final class BridgeServer: ConnectionHandler {
             purchaseController: ClientPurchaseController(host: host)
         )
         methods = MethodTable(
-            superwall: superwall,
-            clock: clock,
-            delegate: delegate,
-            host: host,
-            logLevel: logLevel,
-            logger: logger,
-            watchConfigFiles: watchConfigFiles,
-            maximumConfigSize: maximumConfigSize
+            MethodContext(
+                superwall: superwall,
+                clock: clock,
+                delegate: delegate,
+                host: host,
+                logLevel: logLevel,
+                logger: logger,
+                watchConfigFiles: watchConfigFiles,
+                maximumConfigSize: maximumConfigSize,
+                configureOrder: ConfigureOrder()
+            )
         )
     }
 

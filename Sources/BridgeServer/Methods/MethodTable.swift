@@ -1,5 +1,4 @@
 import JSONRPC
-import Logging
 import SuperwallCore
 
 /// The client-to-bridge methods this build answers, each a `BridgeMethod`, by name.
@@ -15,28 +14,8 @@ struct MethodTable: Sendable {
         (["initialize", "shutdown"] + handlers.keys).sorted()
     }
 
-    init(
-        superwall: Superwall,
-        clock: StoppableClock,
-        delegate: DelegateChannel,
-        host: ClientHost,
-        logLevel: any LogLevelControl,
-        logger: Logger,
-        watchConfigFiles: Bool = false,
-        maximumConfigSize: Int = FileConfigSource.defaultMaximumSize
-    ) {
-        configureOrder = ConfigureOrder()
-        let context = MethodContext(
-            superwall: superwall,
-            clock: clock,
-            delegate: delegate,
-            host: host,
-            logLevel: logLevel,
-            logger: logger,
-            watchConfigFiles: watchConfigFiles,
-            maximumConfigSize: maximumConfigSize,
-            configureOrder: configureOrder
-        )
+    init(_ context: MethodContext) {
+        configureOrder = context.configureOrder
         registerDebugMethods(context)
         registerConfigurationMethods(context)
         registerIdentityMethods(context)

@@ -15,6 +15,15 @@ enum PresentationMethods {
         }
     }
 
+    /// Runs a call that evaluates the config's audience rules where it was asked, or off the
+    /// reader when a rule of the config may be slow (`Superwall.evaluatesSlowRules`).
+    static func evaluatingRules<Result: Sendable>(
+        of superwall: Superwall,
+        _ call: () async throws(RPCError) -> Result
+    ) async throws(RPCError) -> Result {
+        superwall.evaluatesSlowRules ? try await offTheReader(call) : try await call()
+    }
+
     struct Register: BridgeMethod {
         static let name = "register"
 
@@ -47,7 +56,7 @@ enum PresentationMethods {
 
         func answer(_ parameters: Parameters) async throws -> PresentationOutcome {
             let handler = ClientPresentationHandler(host: host, registerId: parameters.requestId.value)
-            func register() async throws(RPCError) -> PresentationOutcome {
+            return try await evaluatingRules(of: superwall) { () async throws(RPCError) in
                 try await core {
                     try await superwall.register(
                         placement: parameters.placement.placement,
@@ -57,7 +66,6 @@ enum PresentationMethods {
                     )
                 }
             }
-            return superwall.evaluatesSlowRules ? try await offTheReader(register) : try await register()
         }
     }
 
@@ -73,12 +81,11 @@ enum PresentationMethods {
         }
 
         func answer(_ parameters: PlacementParameters) async throws -> PresentationResult {
-            func result() async throws(RPCError) -> PresentationResult {
+            try await evaluatingRules(of: superwall) { () async throws(RPCError) in
                 try await core {
                     try await superwall.presentationResult(for: parameters.placement, params: parameters.params)
                 }
             }
-            return superwall.evaluatesSlowRules ? try await offTheReader(result) : try await result()
         }
     }
 
@@ -110,7 +117,7 @@ enum PresentationMethods {
 
         func answer(_ parameters: Parameters) async throws -> PaywallPresentation {
             let handler = ClientPresentationHandler(host: host, registerId: parameters.requestId.value)
-            func paywall() async throws(RPCError) -> PaywallPresentation {
+            return try await evaluatingRules(of: superwall) { () async throws(RPCError) in
                 try await core {
                     try await superwall.getPaywall(
                         placement: parameters.placement.placement,
@@ -120,7 +127,6 @@ enum PresentationMethods {
                     )
                 }
             }
-            return superwall.evaluatesSlowRules ? try await offTheReader(paywall) : try await paywall()
         }
     }
 
