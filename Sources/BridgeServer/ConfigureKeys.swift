@@ -22,7 +22,7 @@ enum ConfigureKeys {
                 "paywalls",
                 "timeouts", "eventTrackingBehavior", "isExternalDataCollectionEnabled", "eventFlushIntervalMs",
                 "logging",
-                "localeIdentifier", "enableExperimentalDeviceVariables", "clock", "explainOnRefresh",
+                "localeIdentifier", "enableExperimentalDeviceVariables", "clock", "explainOnRefresh", "randomSeed",
             ]
         ),
         ("params.options.logging", ["level", "scopes"]),

@@ -74,6 +74,8 @@ extension SuperwallError {
                 kind: kind,
                 details: ["path": "params.attributes", "limit": .int(Int64(limit))]
             )
+        case .notInConfig(let path, _):
+            return RPCError(code: -32602, message: description, kind: kind, details: ["path": .string(path)])
         case .purchaseInProgress: code = -32004
         case .customerInfoTimeout: code = -32003
         case .noPurchaseController: code = -32005

@@ -58,6 +58,8 @@ public actor Superwall {
         /// Placements whose decision each refresh compares before and after
         /// (`ConfigRefresh.decisionChanges`).
         public var explainOnRefresh: [String] = []
+        /// Seeds every random draw of the session (`SeededRandomSource`): a test option.
+        public var randomSeed: UInt64?
 
         public init(
             configSource: any ConfigSource,
@@ -147,7 +149,8 @@ public actor Superwall {
     public nonisolated var unownedExecutor: UnownedSerialExecutor { lane.asUnownedSerialExecutor() }
 
     let clock: any WallClock
-    let random: any RandomSource
+    /// The system's, or a seeded one once `configure` is given `randomSeed`.
+    var random: any RandomSource
     let host: HostPorts
     /// The wait between config retries; SuperwallKit's backoff unless a test shortens it.
     let retryDelay: @Sendable (Int, Int) -> Duration

@@ -38,6 +38,9 @@ public enum SuperwallError: Error, Sendable, Equatable, CustomStringConvertible 
     /// The user's attributes would hold more members than `UserAttributes.totalMemberLimit`;
     /// nothing was changed.
     case attributesOverLimit(count: Int, limit: Int)
+    /// A call named something the config does not have (an experiment, a variant); `path`
+    /// is the param that named it.
+    case notInConfig(path: String, message: String)
 
     public var kind: String {
         switch self {
@@ -59,7 +62,7 @@ public enum SuperwallError: Error, Sendable, Equatable, CustomStringConvertible 
         case .purchaseInProgress: return "purchaseInProgress"
         case .customerInfoTimeout: return "customerInfoTimeout"
         case .invalidPageMessage: return "invalidPageMessage"
-        case .attributesOverLimit: return "invalidParams"
+        case .attributesOverLimit, .notInConfig: return "invalidParams"
         }
     }
 
@@ -101,6 +104,7 @@ public enum SuperwallError: Error, Sendable, Equatable, CustomStringConvertible 
         case .attributesOverLimit(let count, let limit):
             return
                 "The user's attributes would hold \(count > limit ? "more than \(limit)" : "\(count)") members and elements in all (every depth counted); the limit is \(limit). Nothing was changed: remove attributes (set them to null) first."
+        case .notInConfig(let path, let message): return "\(path): \(message)."
         }
     }
 }

@@ -56,6 +56,11 @@ enum ConfigurationMethods {
             if let locale = configure.localeIdentifier { await superwall.setLocaleIdentifier(locale) }
             if configure.usesManualClock { context.clock.stop() }
             for warning in configure.warnings { context.logger.warning("configure: \(warning.message)") }
+            if let seed = configure.options.randomSeed {
+                context.logger.warning(
+                    "configure: options.randomSeed is \(Int64(bitPattern: seed)): every random draw (variants, holdouts, surveys, ids) is seeded and predictable; a test option, never for production"
+                )
+            }
             // Opening the data directory and loading a large config stall no one's messages.
             let start = try await offTheReader {
                 try await core {

@@ -159,6 +159,49 @@ enum DebugMethods {
     }
 }
 
+extension DebugMethods {
+    /// Gives the user a chosen variant, as a server assignment would: for tests of one branch
+    /// of an experiment.
+    struct OverrideAssignment: BridgeMethod {
+        static let name = "debug/overrideAssignment"
+
+        struct Parameters: Sendable {
+            let experimentId: String
+            let variantId: String
+        }
+
+        struct Answer: WireAnswer {
+            let assignment: Store.Assignment
+
+            var wireValue: JSONValue { ["assignment": assignment.wireValue] }
+        }
+
+        let superwall: Superwall
+
+        init(_ context: MethodContext) { superwall = context.superwall }
+
+        static func parameters(of request: IncomingRequest) throws(RPCError) -> Parameters {
+            let params = try Params(request)
+            let experimentId = try params.string("experimentId")
+            let variantId = try params.string("variantId")
+            try ClientLimits.check(experimentId, at: "params.experimentId", atMost: ClientLimits.nameBytes)
+            try ClientLimits.check(variantId, at: "params.variantId", atMost: ClientLimits.nameBytes)
+            return Parameters(experimentId: experimentId, variantId: variantId)
+        }
+
+        func answer(_ parameters: Parameters) async throws -> Answer {
+            Answer(
+                assignment: try await core {
+                    try await superwall.overrideAssignment(
+                        experimentId: parameters.experimentId,
+                        variantId: parameters.variantId
+                    )
+                }
+            )
+        }
+    }
+}
+
 extension PlacementExplanation: WireAnswer {
     var wireValue: JSONValue { jsonValue }
 }
@@ -170,5 +213,6 @@ extension MethodTable {
         register(DebugMethods.EvaluateExpression.self, context)
         register(DebugMethods.ExplainPlacement.self, context)
         register(DebugMethods.AdvanceClock.self, context)
+        register(DebugMethods.OverrideAssignment.self, context)
     }
 }

@@ -23,6 +23,28 @@ enum EventMethods {
         }
     }
 
+    /// Sends the queued events now rather than at the next flush interval.
+    struct FlushEvents: BridgeMethod {
+        static let name = "flushEvents"
+        /// A collector that does not answer holds the call no longer than this; what is not
+        /// sent stays queued on disk.
+        static let timeLimit = Duration.seconds(10)
+
+        struct Answer: WireAnswer {
+            let flushed: Int
+
+            var wireValue: JSONValue { ["flushed": .int(Int64(flushed))] }
+        }
+
+        let superwall: Superwall
+
+        init(_ context: MethodContext) { superwall = context.superwall }
+
+        func answer(_ parameters: NoParameters) async throws -> Answer {
+            Answer(flushed: try await core { try await superwall.flushQueuedEvents(within: Self.timeLimit) })
+        }
+    }
+
     /// Allowed before `configure`: the link is kept and routed once the config is ready.
     struct HandleDeepLink: BridgeMethod {
         static let name = "handleDeepLink"
@@ -59,6 +81,7 @@ enum EventMethods {
 extension MethodTable {
     mutating func registerEventMethods(_ context: MethodContext) {
         register(EventMethods.GetEventQueueStatus.self, context)
+        register(EventMethods.FlushEvents.self, context)
         register(EventMethods.HandleDeepLink.self, context)
     }
 }

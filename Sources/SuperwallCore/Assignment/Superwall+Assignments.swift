@@ -65,6 +65,32 @@ extension Superwall {
         if !served.isEmpty { preloadIfEnabled() }
     }
 
+    /// `debug/overrideAssignment`: the user is given `variantId` of `experimentId`, as a server
+    /// assignment gives it: confirmed, and kept until the experiment or the variant leaves the
+    /// config. Either one the config does not have is refused, by name.
+    public func overrideAssignment(experimentId: String, variantId: String) throws(SuperwallError) -> Store.Assignment {
+        guard let current = session else { throw .notConfigured }
+        guard let config = current.config else { throw .configUnavailable("the config has not loaded yet") }
+        let audiences = config.triggers.flatMap(\.audiences)
+        guard let variants = audiences.first(where: { $0.experimentId == experimentId })?.variants else {
+            throw .notInConfig(
+                path: "params.experimentId",
+                message: "experiment \(experimentId.prefix(64)) is in no audience of the config"
+            )
+        }
+        guard let variant = variants.first(where: { $0.id == variantId }) else {
+            throw .notInConfig(
+                path: "params.variantId",
+                message:
+                    "experiment \(experimentId.prefix(64)) has no variant \(variantId.prefix(64)); its variants are \(variants.map(\.id).joined(separator: ", "))"
+            )
+        }
+        let assignment = Store.Assignment(experimentId: experimentId, variant: variant, isSentToServer: true)
+        try persisting { try current.store.save(assignment) }
+        session?.assignments[experimentId] = assignment
+        return assignment
+    }
+
     // MARK: Subscription status
 
     public func subscriptionStatus() throws(SuperwallError) -> SubscriptionStatus {

@@ -47,6 +47,7 @@ extension Superwall {
             }
             return ConfigureStart(stage: .done(outcome(of: session)))
         }
+        if let seed = options.randomSeed { random = SeededRandomSource(seed: seed) }
         do {
             session = try openSession(apiKey: apiKey, options: options)
         } catch {

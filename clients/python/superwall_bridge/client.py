@@ -349,6 +349,12 @@ class Superwall:
         """The outgoing event queue: ``{"waiting": n, "dropped": n}``."""
         return {key: int(value) for key, value in (await self.call("getEventQueueStatus")).items()}
 
+    async def flush_events(self) -> int:
+        """``flushEvents``: sends the queued events now (to the collector, or the data directory's
+        ``events.jsonl``) rather than at the next flush interval; answers how many went out. Waits
+        at most 10 s for a collector; what is not sent stays queued."""
+        return int((await self.call("flushEvents"))["flushed"])
+
     async def handle_deep_link(self, url: str) -> bool:
         """SuperwallKit's ``handleDeepLink``: whether Superwall handled the link. Tracks
         ``deepLink_open`` (which closes the paywall on screen and may present one); a link sent
@@ -429,6 +435,13 @@ class Superwall:
         """``debug/advanceClock``: moves the bridge's clock on, when ``configure`` asked for
         ``options={"clock": "manual"}``; otherwise raises with ``kind == "clockNotManual"``."""
         return ClockReading.from_wire(await self.call("debug/advanceClock", {"seconds": seconds}))
+
+    async def override_assignment(self, experiment_id: str, variant_id: str) -> Assignment:
+        """``debug/overrideAssignment``: gives the user that variant, as a server assignment would
+        (confirmed, kept while the config has it). For tests of one branch of an experiment; an
+        experiment or variant the config lacks raises ``InvalidParamsError`` naming it."""
+        answer = await self.call("debug/overrideAssignment", {"experimentId": experiment_id, "variantId": variant_id})
+        return Assignment.from_wire(answer["assignment"])
 
     async def set_log_level(self, level: str) -> None:
         await self.call("setLogLevel", {"level": level})

@@ -514,3 +514,38 @@ def test_a_manual_clock_moves_only_when_advanced_and_a_system_one_refuses(bridge
                 await sw.advance_clock(1)
 
     run(scenario())
+
+
+def test_a_seed_repeats_the_variants_and_a_forced_variant_decides_the_placement(bridge: str, bridge_arguments: list[str], tmp_path: Path) -> None:
+    async def variants(directory: Path) -> list[tuple[str, str]]:
+        async with Superwall.start(bridge, arguments=bridge_arguments) as sw:
+            await sw.configure("pk_test", options={**embedded(str(directory)), "randomSeed": 2026})
+            return sorted((assignment.experiment_id, assignment.variant.id) for assignment in await sw.assignments())
+
+    async def scenario() -> None:
+        first = await variants(tmp_path / "first")
+        assert first and first == await variants(tmp_path / "second")
+        async with Superwall.start(bridge, arguments=bridge_arguments) as sw:
+            await sw.configure("pk_test", options=embedded(str(tmp_path / "forced")))
+            forced = await sw.override_assignment("2001", "3002")
+            assert forced.variant.id == "3002" and forced.is_sent_to_server
+            result = await sw.presentation_result("onboarding_complete")
+            assert result.experiment is not None and result.experiment.variant.id == "3002"
+            with pytest.raises(InvalidParamsError) as refused:
+                await sw.override_assignment("2001", "nope")
+            assert refused.value.data["path"] == "params.variantId"
+
+    run(scenario())
+
+
+def test_flush_events_writes_the_queue_out_at_once(bridge: str, bridge_arguments: list[str], tmp_path: Path) -> None:
+    async def scenario() -> None:
+        async with Superwall.start(bridge, arguments=bridge_arguments) as sw:
+            await sw.configure("pk_test", options={**embedded(str(tmp_path)), "eventFlushIntervalMs": 86_400_000})
+            await sw.set_user_attributes({"plan": "gold"})
+            flushed = await sw.flush_events()
+            assert flushed > 0
+            assert len((tmp_path / "events.jsonl").read_text().splitlines()) == flushed
+            assert await sw.flush_events() == 0
+
+    run(scenario())

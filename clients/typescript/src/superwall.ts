@@ -6,7 +6,7 @@ import type {
     Attributes, ConfigRefresh, ConfigureOptions, ConfigureResult, CustomCallbackResult, CustomerInfo, DeviceOverrides,
     Entitlement, EntitlementsInfo, InitializeResult, PaywallInfo, PaywallPresentation, PaywallResult, PresentationResult,
     Product, PurchaseResult, RegisterResult, SkipReason, StoreDetails, SubscriptionStatusInput, SubscriptionStatus, TrackedEvent,
-    PaywallPageLoadResult, PreloadedPaywall, GetPaywallParams, PlacementExplanation, DebugAdvanceClockResult, PaywallPresentSurveyParams, SurveyAnswer, ErrorObject, DelegateHandleSuperwallEventParams, DelegateTestModeTransactionParams, DelegateDidRedeemLinkParams,
+    PaywallPageLoadResult, PreloadedPaywall, GetPaywallParams, PlacementExplanation, DebugAdvanceClockResult, Assignment, DebugOverrideAssignmentResult, FlushEventsResult, PaywallPresentSurveyParams, SurveyAnswer, ErrorObject, DelegateHandleSuperwallEventParams, DelegateTestModeTransactionParams, DelegateDidRedeemLinkParams,
 } from "./generated/protocol";
 
 /** The protocol version this client speaks. */
@@ -389,6 +389,19 @@ export class Superwall {
      * "manual"`; otherwise rejects with kind `clockNotManual`. */
     advanceClock(seconds: number): Promise<DebugAdvanceClockResult> {
         return this.call("debug/advanceClock", { seconds });
+    }
+
+    /** Gives the user that variant of the experiment, as a server assignment would (confirmed,
+     * kept while the config has it): for tests of one branch. An experiment or variant the
+     * config lacks rejects with kind `invalidParams` and `data.path` naming it. */
+    async overrideAssignment(experimentId: string, variantId: string): Promise<Assignment> {
+        return (await this.call<DebugOverrideAssignmentResult>("debug/overrideAssignment", { experimentId, variantId })).assignment;
+    }
+
+    /** Sends the queued events now (to the collector, or the data directory's `events.jsonl`)
+     * rather than at the next flush interval; resolves to how many went out. */
+    async flushEvents(): Promise<number> {
+        return (await this.call<FlushEventsResult>("flushEvents", {})).flushed;
     }
 
     /** Ends the session: `shutdown`, `exit`, and the bridge's exit code. */

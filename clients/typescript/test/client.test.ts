@@ -1,12 +1,12 @@
 // The TypeScript client against the real binary (SUPERWALL_BRIDGE, or the checkout's debug build).
 import { test } from "node:test";
 import * as assert from "node:assert/strict";
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import {
     BridgeClosedError, BridgeError, BridgeTimeoutError, Connection, Superwall, findBridge, type PaywallPresentation, type PaywallPresenter,
-    type PaywallPresentSurveyParams, type PurchaseController, type TrackedEvent,
+    type PaywallPresentSurveyParams, type PurchaseController, type TrackedEvent, type Assignment,
 } from "../src/index";
 
 function dataDirectory(): string {
@@ -338,6 +338,41 @@ test("advanceClock on the system clock rejects with kind clockNotManual", async 
     const superwall = await Superwall.configure({ apiKey: "pk_ts", options: embedded() });
     try {
         await assert.rejects(superwall.advanceClock(1), (error: unknown) => error instanceof BridgeError && error.kind === "clockNotManual");
+    } finally {
+        assert.equal(await superwall.close(), 0);
+    }
+});
+
+test("a seed repeats the variants, a forced variant decides the placement, and flushEvents writes the queue out", async () => {
+    const variants = async (): Promise<string[]> => {
+        const superwall = await Superwall.configure({ apiKey: "pk_ts", options: { ...embedded(), randomSeed: 2026 } });
+        try {
+            const assignments = await superwall.call<{ assignments: Assignment[] }>("getAssignments");
+            return assignments.assignments.map((assignment) => `${assignment.experimentId}:${assignment.variant.id}`).sort();
+        } finally {
+            assert.equal(await superwall.close(), 0);
+        }
+    };
+    const first = await variants();
+    assert.ok(first.length > 0);
+    assert.deepEqual(await variants(), first);
+
+    const options = embedded();
+    const superwall = await Superwall.configure({ apiKey: "pk_ts", options: { ...options, eventFlushIntervalMs: 86_400_000 } });
+    try {
+        const forced = await superwall.overrideAssignment("2001", "3002");
+        assert.equal(forced.variant.id, "3002");
+        assert.equal(forced.isSentToServer, true);
+        const result = await superwall.getPresentationResult("onboarding_complete");
+        assert.equal(result.experiment?.variant.id, "3002");
+        await assert.rejects(superwall.overrideAssignment("9999", "3002"),
+            (error: unknown) => error instanceof BridgeError && error.kind === "invalidParams" && (error.data as { path?: string }).path === "params.experimentId");
+        await superwall.setUserAttributes({ plan: "gold" });
+        const flushed = await superwall.flushEvents();
+        assert.ok(flushed > 0);
+        const lines = readFileSync(join(String(options.dataDirectory), "events.jsonl"), "utf8").trim().split("\n");
+        assert.equal(lines.length, flushed);
+        assert.equal(await superwall.flushEvents(), 0);
     } finally {
         assert.equal(await superwall.close(), 0);
     }

@@ -486,6 +486,8 @@ export interface ConfigureOptions {
     clock?: "system" | "manual";
     /** Placements whose decision each refresh compares, before and after; config/didRefresh's decisionChanges lists those that changed. */
     explainOnRefresh?: Array<string>;
+    /** A test option, never for production: every random draw of the session (variants, holdouts, survey presentation, ids) comes from a generator seeded by it, so the same seed, config and calls give the same variants in any process and fresh data directory. Logged as a warning when set. */
+    randomSeed?: number;
 }
 
 export interface IntroductoryOffer {
@@ -990,6 +992,12 @@ export type GetEventQueueStatusResult = {
     dropped: number;
 };
 
+/** Sends the queued events now (an extension, for tests and demos): to the events collector with the http source, to the data directory's events.jsonl otherwise. */
+export type FlushEventsParams = Record<string, never>;
+export type FlushEventsResult = {
+    flushed: number;
+};
+
 /** SuperwallKit's refreshConfiguration: re-fetches the config from its source. A failure keeps the config in use and is in `error`. */
 export type RefreshConfigurationParams = Record<string, never>;
 export type RefreshConfigurationResult = ConfigRefresh;
@@ -1050,6 +1058,15 @@ export interface DebugAdvanceClockParams {
 export type DebugAdvanceClockResult = {
     now: string;
     nowMs: number;
+};
+
+/** Gives the user a chosen variant of an experiment, as a server assignment would: confirmed, and kept while the config has the experiment and the variant. */
+export interface DebugOverrideAssignmentParams {
+    experimentId: string;
+    variantId: string;
+}
+export type DebugOverrideAssignmentResult = {
+    assignment: Assignment;
 };
 
 /** The app came to the foreground (UIKit's applicationDidBecomeActive): app_open, and a new session (session_start and its campaign) after app_session_timeout_ms in the background. */
@@ -1360,6 +1377,7 @@ export interface ClientToBridgeMethods {
     "restorePurchases": { params: RestorePurchasesParams; result: RestorePurchasesResult };
     "handleDeepLink": { params: HandleDeepLinkParams; result: HandleDeepLinkResult };
     "getEventQueueStatus": { params: GetEventQueueStatusParams; result: GetEventQueueStatusResult };
+    "flushEvents": { params: FlushEventsParams; result: FlushEventsResult };
     "refreshConfiguration": { params: RefreshConfigurationParams; result: RefreshConfigurationResult };
     "setLogLevel": { params: SetLogLevelParams; result: SetLogLevelResult };
     "setLocaleIdentifier": { params: SetLocaleIdentifierParams; result: SetLocaleIdentifierResult };
@@ -1368,6 +1386,7 @@ export interface ClientToBridgeMethods {
     "debug/evaluateExpression": { params: DebugEvaluateExpressionParams; result: DebugEvaluateExpressionResult };
     "debug/explainPlacement": { params: DebugExplainPlacementParams; result: DebugExplainPlacementResult };
     "debug/advanceClock": { params: DebugAdvanceClockParams; result: DebugAdvanceClockResult };
+    "debug/overrideAssignment": { params: DebugOverrideAssignmentParams; result: DebugOverrideAssignmentResult };
     "app/didBecomeActive": { params: AppDidBecomeActiveParams };
     "app/willResignActive": { params: AppWillResignActiveParams };
 }
@@ -1418,6 +1437,6 @@ export interface BridgeToClientNotifications {
     "config/didRefresh": { params: ConfigDidRefreshParams };
 }
 
-export const CLIENT_TO_BRIDGE = ["initialize", "shutdown", "exit", "$/ping", "debug/echo", "configure", "getConfigurationStatus", "setDelegate", "identify", "reset", "getUserId", "setUserAttributes", "getUserAttributes", "setIntegrationAttributes", "getIntegrationAttributes", "getDeviceAttributes", "register", "getPresentationResult", "getPaywall", "paywall/action", "paywall/pageMessage", "paywall/pageLoad", "dismiss", "togglePaywallSpinner", "isPaywallPresented", "latestPaywallInfo", "preloadAllPaywalls", "preloadPaywalls", "confirmAllAssignments", "getAssignments", "setSubscriptionStatus", "getSubscriptionStatus", "getEntitlements", "getEntitlementsByProductIds", "getCustomerInfo", "getProducts", "setStoreProducts", "purchase", "restorePurchases", "handleDeepLink", "getEventQueueStatus", "refreshConfiguration", "setLogLevel", "setLocaleIdentifier", "setInterfaceStyle", "setPlatformWrapper", "debug/evaluateExpression", "debug/explainPlacement", "debug/advanceClock", "app/didBecomeActive", "app/willResignActive"] as const;
+export const CLIENT_TO_BRIDGE = ["initialize", "shutdown", "exit", "$/ping", "debug/echo", "configure", "getConfigurationStatus", "setDelegate", "identify", "reset", "getUserId", "setUserAttributes", "getUserAttributes", "setIntegrationAttributes", "getIntegrationAttributes", "getDeviceAttributes", "register", "getPresentationResult", "getPaywall", "paywall/action", "paywall/pageMessage", "paywall/pageLoad", "dismiss", "togglePaywallSpinner", "isPaywallPresented", "latestPaywallInfo", "preloadAllPaywalls", "preloadPaywalls", "confirmAllAssignments", "getAssignments", "setSubscriptionStatus", "getSubscriptionStatus", "getEntitlements", "getEntitlementsByProductIds", "getCustomerInfo", "getProducts", "setStoreProducts", "purchase", "restorePurchases", "handleDeepLink", "getEventQueueStatus", "flushEvents", "refreshConfiguration", "setLogLevel", "setLocaleIdentifier", "setInterfaceStyle", "setPlatformWrapper", "debug/evaluateExpression", "debug/explainPlacement", "debug/advanceClock", "debug/overrideAssignment", "app/didBecomeActive", "app/willResignActive"] as const;
 export const BRIDGE_TO_CLIENT_REQUESTS = ["purchaseController/purchase", "purchaseController/restorePurchases", "paywall/present", "paywall/dismiss", "paywall/showAlert", "paywall/presentSurvey", "paywall/preload", "paywall/openUrl", "paywall/requestReview", "paywall/requestPermission", "paywall/scheduleNotification", "paywall/haptic", "paywall/loadingState", "handler/onCustomCallback"] as const;
 export const BRIDGE_TO_CLIENT_NOTIFICATIONS = ["$/cancelRequest", "paywall/pageEvent", "handler/onPresent", "handler/onWillDismiss", "handler/onDismiss", "handler/onSkip", "handler/onError", "delegate/handleSuperwallEvent", "delegate/subscriptionStatusDidChange", "delegate/customerInfoDidChange", "delegate/willPresentPaywall", "delegate/didPresentPaywall", "delegate/willDismissPaywall", "delegate/didDismissPaywall", "delegate/handleCustomPaywallAction", "delegate/paywallWillOpenURL", "delegate/paywallWillOpenDeepLink", "delegate/userAttributesDidChange", "delegate/testModeTransaction", "delegate/willRedeemLink", "delegate/didRedeemLink", "delegate/handleLog", "delegate/handleSuperwallDeepLink", "config/didRefresh"] as const;
