@@ -104,7 +104,7 @@ python-test: $(PY_VENV)/bin/pytest
 	$(PY_VENV)/bin/pip install -q --no-deps --force-reinstall ./clients/python
 	cd clients/python && $(CURDIR)/$(PY_VENV)/bin/mypy --strict superwall_bridge
 	SUPERWALL_BRIDGE=$(CURDIR)/$(BIN_DEBUG) SUPERWALL_WIRE_TRACES=$(WIRE_TRACES) $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider clients/python/tests
-	SUPERWALL_BRIDGE=$(CURDIR)/$(BIN_DEBUG) $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider docs/examples/test_integration_example.py
+	SUPERWALL_BRIDGE=$(CURDIR)/$(BIN_DEBUG) $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider docs/examples/test_integration_example.py docs/examples/test_app_with_the_plugin.py
 	SUPERWALL_BRIDGE=$(CURDIR)/$(BIN_DEBUG) $(PY_VENV)/bin/python docs/examples/hot_reload.py > /dev/null
 
 # The TypeScript client: built by Debian's TypeScript compiler (npm's registry is out of

@@ -1,0 +1,86 @@
+"""The pytest plugin: each test gets a configured bridge of its own, with test doubles.
+
+Registered by installing the package (entry point ``pytest11``). Fixtures:
+
+- ``superwall``: a :class:`~superwall_bridge.SyncSuperwall`, configured in a data directory of
+  the test's own, on the manual clock (``advance_clock`` moves it) and with ``randomSeed``
+  ``superwall_seed`` (0), so every run draws the same variants. It is wired to the three below.
+- ``fake_store``: a :class:`~superwall_bridge.testing.FakeStore` purchase controller, which
+  has reported the user's status (inactive) by the time the test starts.
+- ``paywall_driver``: a :class:`~superwall_bridge.testing.PaywallDriver` presenter that closes
+  a paywall no script acted on; an action that fails fails the test.
+- ``event_recorder``: a :class:`~superwall_bridge.testing.EventRecorder` delegate.
+- ``superwall_config``: the config source, the embedded demo app's by default. Override it in
+  a ``conftest.py`` with ``{"type": "file", "path": ...}`` to test your own config.
+- ``superwall_options``: the rest of ``configure``'s options, to extend in the same way.
+
+The bridge is found as the client finds it: ``$SUPERWALL_BRIDGE``, then ``PATH``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+from .sync import SyncSuperwall
+from .testing import EventRecorder, FakeStore, PaywallDriver
+
+
+@pytest.fixture
+def superwall_config() -> dict[str, Any]:
+    """The config source of each test's bridge (``configure``'s ``options.configSource``)."""
+    return {"type": "embedded"}
+
+
+@pytest.fixture
+def superwall_seed() -> int:
+    """``configure``'s ``options.randomSeed``: the same seed draws the same variants."""
+    return 0
+
+
+@pytest.fixture
+def superwall_options(tmp_path: Path, superwall_config: dict[str, Any], superwall_seed: int) -> dict[str, Any]:
+    """``configure``'s options: the config, a data directory of the test's own, the manual clock, the seed."""
+    return {
+        "configSource": superwall_config,
+        "dataDirectory": str(tmp_path / "superwall-data"),
+        "clock": "manual",
+        "randomSeed": superwall_seed,
+    }
+
+
+@pytest.fixture
+def fake_store() -> FakeStore:
+    return FakeStore()
+
+
+@pytest.fixture
+def paywall_driver() -> PaywallDriver:
+    """Closes a paywall no script acted on: a blocking ``register`` would otherwise wait for ever."""
+    return PaywallDriver(unscripted="close")
+
+
+@pytest.fixture
+def event_recorder() -> EventRecorder:
+    return EventRecorder()
+
+
+@pytest.fixture
+def superwall(
+    superwall_options: dict[str, Any], fake_store: FakeStore, paywall_driver: PaywallDriver,
+    event_recorder: EventRecorder,
+) -> Iterator[SyncSuperwall]:
+    """A bridge of the test's own, configured with ``superwall_options`` and wired to the doubles."""
+    with SyncSuperwall.start(delegate=event_recorder, purchase_controller=fake_store,
+                             paywall_presenter=paywall_driver) as sw:
+        fake_store.attach(sw.client)
+        paywall_driver.attach(sw.client)
+        result = sw.configure("pk_test", options=superwall_options)
+        if result.configuration_status != "configured":
+            pytest.fail(f"the bridge could not be configured: {result.error}")
+        sw.run(fake_store.report_status())
+        yield sw
+        if paywall_driver.failures:
+            pytest.fail("paywall actions failed: " + "; ".join(paywall_driver.failures))

@@ -1,0 +1,292 @@
+"""Test doubles for an app's integration tests against the bridge.
+
+- :class:`FakeStore`, a purchase controller with scripted outcomes that sets the subscription
+  status a real store would;
+- :class:`PaywallDriver`, a paywall presenter that acts on each paywall shown as a test scripts
+  it (purchase, restore, close, a custom action), or hands the paywall to an async test;
+- :class:`EventRecorder`, a delegate that records every event and asserts on them.
+
+The pytest plugin (``superwall_bridge.pytest_plugin``, registered by installing the package)
+gives each test these and a configured bridge; see docs/testing.md.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections import deque
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Coroutine, Literal, Mapping
+
+from .callbacks import SuperwallDelegate
+from .models import (
+    PaywallDismissal, PaywallPresentation, Product, PurchaseResult, RestorationResult, SubscriptionStatus,
+    SuperwallEvent,
+)
+
+if TYPE_CHECKING:
+    from .client import Superwall
+    from .models import PaywallInfo
+
+__all__ = ["EventRecorder", "FakeStore", "PaywallAction", "PaywallDriver"]
+
+Outcome = Literal["purchased", "cancelled", "pending", "failed"]
+
+
+class FakeStore:
+    """A purchase controller whose purchases end as scripted: ``purchased`` unless
+    :meth:`will` says otherwise for a product. A purchase that goes through makes the user
+    active with the product's entitlements (what a store's transaction listener does), and
+    :meth:`restore_purchases` restores what was bought here, or ``restores`` when given."""
+
+    def __init__(self, *, default: Outcome = "purchased", restores: list[str] | None = None) -> None:
+        self.default: Outcome = default
+        self.outcomes: dict[str, Outcome] = {}
+        self.restorable = restores
+        #: Every purchase asked of the store, by product identifier, in order.
+        self.purchases: list[str] = []
+        #: How many restores were asked.
+        self.restores = 0
+        self._owned: set[str] = set()
+        self._client: Superwall | None = None
+
+    def will(self, product_identifier: str, outcome: Outcome) -> FakeStore:
+        """The next purchases of ``product_identifier`` end with ``outcome``."""
+        self.outcomes[product_identifier] = outcome
+        return self
+
+    def attach(self, client: Superwall) -> None:
+        """The bridge this store reports its subscription status to. Call :meth:`report_status`
+        once it is configured, as a store's listener reports at launch: with a purchase
+        controller, the bridge waits for the host to say the status before presenting."""
+        self._client = client
+
+    async def report_status(self) -> SubscriptionStatus:
+        """Tells the bridge what the user owns here: active with those entitlements, else inactive."""
+        return await self._report()
+
+    async def purchase(self, product: Product, paywall_info: PaywallInfo | None) -> PurchaseResult:
+        self.purchases.append(product.product_identifier)
+        outcome = self.outcomes.get(product.product_identifier, self.default)
+        if outcome == "purchased":
+            self._owned.update(entitlement.id for entitlement in product.entitlements)
+            await self._report()
+            return PurchaseResult.purchased()
+        if outcome == "failed":
+            return PurchaseResult.failed(f"FakeStore: the purchase of {product.product_identifier} failed, as scripted")
+        return PurchaseResult(outcome)
+
+    async def restore_purchases(self) -> RestorationResult:
+        self.restores += 1
+        if self.restorable is not None:
+            self._owned = set(self.restorable)
+        await self._report()
+        return RestorationResult.restored()
+
+    async def _report(self) -> SubscriptionStatus:
+        if self._client is None:
+            raise RuntimeError("FakeStore is not attached to a bridge: call attach(client) first")
+        status = SubscriptionStatus.active(*sorted(self._owned)) if self._owned else SubscriptionStatus.inactive()
+        return await self._client.set_subscription_status(status)
+
+
+@dataclass(frozen=True)
+class PaywallAction:
+    """What the driver does on a paywall shown: ``paywall/action``'s ``action``."""
+
+    action: dict[str, Any]
+
+    @classmethod
+    def purchase(cls, product_id: str) -> PaywallAction:
+        return cls({"type": "purchase", "productId": product_id})
+
+    @classmethod
+    def restore(cls) -> PaywallAction:
+        return cls({"type": "restore"})
+
+    @classmethod
+    def close(cls) -> PaywallAction:
+        return cls({"type": "close"})
+
+    @classmethod
+    def custom(cls, name: str) -> PaywallAction:
+        return cls({"type": "custom", "name": name})
+
+
+@dataclass
+class _Shown:
+    presentation: PaywallPresentation
+    answers: list[dict[str, Any]] = field(default_factory=list)
+
+
+class PaywallDriver:
+    """A paywall presenter for tests. Each paywall shown is recorded in :attr:`shown`, and the
+    actions scripted for it (:meth:`then`) are performed on it in order, as a user would, once
+    the bridge has its answer to ``paywall/present``.
+
+    A paywall with no script is closed at once with ``unscripted="close"``; with ``"wait"`` (the
+    default) an async test takes it with :meth:`next_paywall` and acts with :meth:`act`. An
+    action that fails is kept in :attr:`failures` (the pytest plugin fails the test with it).
+    """
+
+    def __init__(self, *, unscripted: Literal["wait", "close"] = "wait") -> None:
+        self.unscripted = unscripted
+        #: Every paywall shown, in order.
+        self.shown: list[PaywallPresentation] = []
+        #: What each action answered (``paywall/action``'s result), in order.
+        self.answers: list[dict[str, Any]] = []
+        #: Dismissals the bridge asked for.
+        self.dismissals: list[PaywallDismissal] = []
+        #: Actions that failed, with why.
+        self.failures: list[str] = []
+        self._script: deque[tuple[PaywallAction, ...]] = deque()
+        self._waiting: asyncio.Queue[PaywallPresentation] | None = None
+        self._client: Superwall | None = None
+        self._tasks: set[asyncio.Task[Any]] = set()
+
+    def attach(self, client: Superwall) -> None:
+        """The bridge the driver acts through."""
+        self._client = client
+
+    def then(self, *actions: PaywallAction) -> PaywallDriver:
+        """What to do on the next paywall shown, in order; call it again for the paywall after."""
+        self._script.append(actions)
+        return self
+
+    async def present(self, presentation: PaywallPresentation) -> None:
+        self.shown.append(presentation)
+        if self._script:
+            self._start(self._perform(self._script.popleft(), presentation))
+        elif self.unscripted == "close":
+            self._start(self._perform((PaywallAction.close(),), presentation))
+        else:
+            self._queue().put_nowait(presentation)
+
+    def dismiss(self, dismissal: PaywallDismissal) -> None:
+        self.dismissals.append(dismissal)
+
+    async def next_paywall(self, timeout: float = 10) -> PaywallPresentation:
+        """The next paywall shown that no script acted on."""
+        return await asyncio.wait_for(self._queue().get(), timeout)
+
+    async def act(self, action: PaywallAction, *, on: PaywallPresentation | None = None) -> dict[str, Any]:
+        """Performs ``action`` on ``on`` (the last paywall shown by default)."""
+        if self._client is None:
+            raise RuntimeError("PaywallDriver is not attached to a bridge: call attach(client) first")
+        target = on or (self.shown[-1] if self.shown else None)
+        if target is None:
+            raise AssertionError("no paywall was shown to act on")
+        answer = await self._client.paywall_action(target.session_id, action.action)
+        self.answers.append(answer)
+        return answer
+
+    async def _perform(self, actions: tuple[PaywallAction, ...], presentation: PaywallPresentation) -> None:
+        for action in actions:
+            try:
+                await self.act(action, on=presentation)
+            except Exception as error:  # noqa: BLE001 - kept for the test to see
+                self.failures.append(f"{action.action} on paywall {presentation.paywall.info.identifier}: {error}")
+                return
+
+    def _start(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _queue(self) -> asyncio.Queue[PaywallPresentation]:
+        if self._waiting is None:
+            self._waiting = asyncio.Queue()
+        return self._waiting
+
+
+class EventRecorder(SuperwallDelegate):
+    """A delegate that records every event the bridge tracks, with assertions on them. The
+    assertions wait up to ``within`` seconds for an event still on its way (events are
+    notifications, which may arrive just after the answer of the call that tracked them)."""
+
+    def __init__(self) -> None:
+        self.events: list[SuperwallEvent] = []
+        self._changed = threading.Condition()
+
+    def handle_superwall_event(self, event: SuperwallEvent) -> None:
+        with self._changed:
+            self.events.append(event)
+            self._changed.notify_all()
+
+    @property
+    def names(self) -> list[str]:
+        with self._changed:
+            return [event.name for event in self.events]
+
+    def count(self, name: str, **params: Any) -> int:
+        """How many events named ``name`` (with these params) were tracked."""
+        with self._changed:
+            return sum(1 for event in self.events if _matches(event, name, params))
+
+    def clear(self) -> None:
+        with self._changed:
+            self.events.clear()
+
+    def assert_tracked(self, name: str, *, within: float = 2.0, times: int | None = None, **params: Any) -> SuperwallEvent:
+        """The first event named ``name`` whose params include ``params`` (delegate names,
+        un-prefixed: ``paywall_id=...``); ``times`` also pins how many there are. Fails with
+        what was tracked instead. From a coroutine, use :meth:`tracked`."""
+        _refuse_on_event_loop("assert_tracked", "tracked")
+        deadline = time.monotonic() + within
+        with self._changed:
+            while True:
+                found = [event for event in self.events if _matches(event, name, params)]
+                if found and (times is None or len(found) == times):
+                    return found[0]
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    raise AssertionError(self._describe_miss(name, params, len(found), times))
+                self._changed.wait(remaining)
+
+    async def tracked(self, name: str, *, within: float = 2.0, times: int | None = None, **params: Any) -> SuperwallEvent:
+        """:meth:`assert_tracked` for async tests."""
+        deadline = time.monotonic() + within
+        while True:
+            with self._changed:
+                found = [event for event in self.events if _matches(event, name, params)]
+                if found and (times is None or len(found) == times):
+                    return found[0]
+                if time.monotonic() >= deadline:
+                    raise AssertionError(self._describe_miss(name, params, len(found), times))
+            await asyncio.sleep(0.01)
+
+    def assert_not_tracked(self, name: str, **params: Any) -> None:
+        found = self.count(name, **params)
+        if found:
+            raise AssertionError(f"{name}{_describe(params)} was tracked {found} time(s); tracked: {self.names}")
+
+    def assert_order(self, *names: str) -> None:
+        """``names`` were tracked in this order (others may come between them)."""
+        tracked = iter(self.names)
+        for name in names:
+            if not any(candidate == name for candidate in tracked):
+                raise AssertionError(f"expected {list(names)} in this order; tracked: {self.names}")
+
+    def _describe_miss(self, name: str, params: Mapping[str, Any], found: int, times: int | None) -> str:
+        if found and times is not None:
+            return f"{name}{_describe(params)} was tracked {found} time(s), not {times}"
+        same_name = [event.params for event in self.events if event.name == name]
+        hint = f"; {name} was tracked with params {same_name}" if same_name else ""
+        return f"{name}{_describe(params)} was not tracked; tracked: {[event.name for event in self.events]}{hint}"
+
+
+def _matches(event: SuperwallEvent, name: str, params: Mapping[str, Any]) -> bool:
+    return event.name == name and all(event.params.get(key) == value for key, value in params.items())
+
+
+def _describe(params: Mapping[str, Any]) -> str:
+    return f" with {dict(params)}" if params else ""
+
+
+def _refuse_on_event_loop(method: str, instead: str) -> None:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    raise RuntimeError(f"{method} blocks while it waits, and would block this event loop: await {instead}() instead")
