@@ -8,7 +8,15 @@ import Testing
     @Test func queuedEventsReachEventsJsonlAtOnceAndAreCounted() async throws {
         let process = await bridgeProcess()
         let directory = temporaryDirectory()
-        _ = await call(process, "configure", configureParams(directory, options: ["eventFlushIntervalMs": 86_400_000]))
+        _ = await call(
+            process,
+            "configure",
+            configureParams(
+                directory,
+                // Nothing tracked in the background (the automatic preload) between the flushes.
+                options: ["eventFlushIntervalMs": 86_400_000, "paywalls": ["shouldPreload": false]]
+            )
+        )
         _ = await call(process, "setUserAttributes", ["attributes": ["plan": "gold"]])
         let flushed = try #require(await call(process, "flushEvents")?["result"]?["flushed"]?.int64Value)
         #expect(flushed > 0)

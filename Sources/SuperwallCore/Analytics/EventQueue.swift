@@ -125,6 +125,9 @@ actor EventQueue {
         (try? store.outgoingEventCount(after: storedPosition)) ?? 0
     }
 
+    /// How many events this queue has delivered since it started.
+    private(set) var deliveredCount = 0
+
     private func send() async {
         var position = storedPosition
         dropOldest(after: &position)
@@ -150,6 +153,7 @@ actor EventQueue {
             position = max(last.position, storedPosition)
             try? store.set(position, for: .eventQueuePosition)
             estimatedWaiting = estimatedWaiting.map { max(0, $0 - batch.count) }
+            deliveredCount += batch.count - refused.count
             if !refused.isEmpty { countDropped(refused.count) }
         }
     }

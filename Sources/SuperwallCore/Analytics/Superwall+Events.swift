@@ -55,14 +55,14 @@ extension Superwall {
     }
 
     /// `flushEvents`: sends the queued events now, to the collector or `events.jsonl`, waiting
-    /// at most `limit`, and answers how many went out; what is not sent stays queued on disk.
+    /// at most `limit`, and answers how many went out meanwhile (a flush already under way
+    /// counts); what is not sent stays queued on disk.
     public func flushQueuedEvents(within limit: Duration) async throws(SuperwallError) -> Int {
         guard session != nil, let queue = tracking.queue else { throw .notConfigured }
         try commitTracked()
-        let (waiting, dropped) = (await queue.waitingCount, await queue.droppedCount)
+        let delivered = await queue.deliveredCount
         await flushEvents(within: limit)
-        let (stillWaiting, droppedNow) = (await queue.waitingCount, await queue.droppedCount)
-        return max(0, waiting - stillWaiting - (droppedNow - dropped))
+        return await queue.deliveredCount - delivered
     }
 
     /// How many queued events were dropped unsent (the queue's bound, refused by the collector).

@@ -20,6 +20,9 @@ final class Paywalls {
     var pageEffects: Task<Void, Never>?
     /// Confirmations of assignments being posted, by experiment id.
     var confirmationsInFlight: [String: Task<Void, Never>] = [:]
+    /// Actions on a paywall the host has shown but the SDK has not yet marked shown (its
+    /// `paywall_open` not yet tracked): they wait, as a user cannot tap what has not appeared.
+    let shownWaiters = ParkedContinuations<Bool>()
 }
 
 extension Superwall {

@@ -48,6 +48,11 @@ extension Superwall {
     ) async throws(SuperwallError) -> PaywallActionResult? {
         try await answering { () async throws(SuperwallError) -> PaywallActionResult? in
             guard session != nil else { throw .notConfigured }
+            // The host's answer to `paywall/present` and the user's first action may reach the
+            // SDK in either order; the action goes after `paywall_open`, as on a device.
+            if let opening = paywalls.open, opening.id == sessionId, !opening.isShown {
+                _ = await wait(on: paywalls.shownWaiters, within: timeouts.presentation)
+            }
             guard let current = paywalls.open, current.id == sessionId, !current.isClosing else {
                 throw .paywallSessionNotFound(sessionId)
             }

@@ -359,6 +359,7 @@ extension Superwall {
         }
         if let failure {
             if paywalls.open?.id == presented.id { paywalls.open = nil }
+            paywalls.shownWaiters.resumeAll(false)
             return .failed(failure)
         }
         guard paywalls.open?.id == presented.id else { return .presented(presented.info) }
@@ -394,9 +395,10 @@ extension Superwall {
     /// the delegate, then the handler.
     private func didShow(_ presented: PresentedPaywall, occurrence: Occurrence?) {
         if paywalls.open?.id == presented.id { paywalls.open?.isShown = true }
+        defer { paywalls.shownWaiters.resumeAll(true) }
         if let occurrence { recordOccurrence(occurrence) }
         DecisionLog.paywallPresentation.debug(
-            "presented paywall \(presented.info.identifier) (presented \(presented.id)) for \(presented.info.presentedByPlacementWithName ?? "getPaywall")"
+            "presented paywall \(presented.info.identifier) (session \(presented.id)) for \(presented.info.presentedByPlacementWithName ?? "getPaywall")"
         )
         passToPage("paywall_open", on: presented)
         var parameters = presented.info.placementParameters

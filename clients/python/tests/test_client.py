@@ -541,7 +541,9 @@ def test_a_seed_repeats_the_variants_and_a_forced_variant_decides_the_placement(
 def test_flush_events_writes_the_queue_out_at_once(bridge: str, bridge_arguments: list[str], tmp_path: Path) -> None:
     async def scenario() -> None:
         async with Superwall.start(bridge, arguments=bridge_arguments) as sw:
-            await sw.configure("pk_test", options={**embedded(str(tmp_path)), "eventFlushIntervalMs": 86_400_000})
+            # No automatic preload: nothing is tracked in the background between the flushes.
+            await sw.configure("pk_test", options={**embedded(str(tmp_path)), "eventFlushIntervalMs": 86_400_000,
+                                                   "paywalls": {"shouldPreload": False}})
             await sw.set_user_attributes({"plan": "gold"})
             flushed = await sw.flush_events()
             assert flushed > 0

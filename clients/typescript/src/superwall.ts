@@ -38,7 +38,8 @@ export type RestoreAnswer = { type: "restored" } | { type: "failed"; error?: str
 
 /** Everything the bridge tells a delegate (SuperwallKit's `SuperwallDelegate`); implement what you need. */
 export interface SuperwallDelegate {
-    handleSuperwallEvent?(event: TrackedEvent): void | Promise<void>;
+    /** An event the SDK tracked, and its params as SuperwallKit hands them to a delegate. */
+    handleSuperwallEvent?(event: TrackedEvent, params: Record<string, unknown>): void | Promise<void>;
     subscriptionStatusDidChange?(from: SubscriptionStatus, to: SubscriptionStatus): void | Promise<void>;
     customerInfoDidChange?(from: CustomerInfo, to: CustomerInfo): void | Promise<void>;
     willPresentPaywall?(info: PaywallInfo): void | Promise<void>;
@@ -297,6 +298,14 @@ export class Superwall {
         return (await this.call<{ paywallInfo: PaywallInfo | null }>("latestPaywallInfo")).paywallInfo;
     }
 
+    /** Forwards what the user did on a paywall (`paywall/action`): `{type: "close"}`,
+     * `{type: "purchase", productId}`, `{type: "restore"}`, `{type: "custom", name}`, ... Answers
+     * `{}`, or for a purchase `{result}`, for a restore `{result, paywallClosed, paywallKept}`,
+     * for a callback `{status, data}`. */
+    paywallAction(sessionId: string, action: { type: string } & Record<string, unknown>): Promise<Record<string, unknown>> {
+        return this.call("paywall/action", { sessionId, action }, INTERACTIVE_TIMEOUT_MS);
+    }
+
     /** Forwards what a paywall's page posted; answers how many events ran. */
     async pageMessage(sessionId: string, message: string | object): Promise<number> {
         return (await this.call<{ events: number }>("paywall/pageMessage", { sessionId, message }, INTERACTIVE_TIMEOUT_MS)).events;
@@ -501,7 +510,10 @@ export class Superwall {
         const delegate = this.options.delegate;
         if (!delegate || !method.startsWith("delegate/")) return;
         switch (method.slice("delegate/".length)) {
-            case "handleSuperwallEvent": return delegate.handleSuperwallEvent?.((params as DelegateHandleSuperwallEventParams).event);
+            case "handleSuperwallEvent": {
+                const { event, params: eventParams } = params as DelegateHandleSuperwallEventParams;
+                return delegate.handleSuperwallEvent?.(event, eventParams ?? {});
+            }
             case "subscriptionStatusDidChange": return delegate.subscriptionStatusDidChange?.(fields.from, fields.to);
             case "customerInfoDidChange": return delegate.customerInfoDidChange?.(fields.from, fields.to);
             case "willPresentPaywall": return delegate.willPresentPaywall?.(fields.paywallInfo);

@@ -358,7 +358,7 @@ test("a seed repeats the variants, a forced variant decides the placement, and f
     assert.deepEqual(await variants(), first);
 
     const options = embedded();
-    const superwall = await Superwall.configure({ apiKey: "pk_ts", options: { ...options, eventFlushIntervalMs: 86_400_000 } });
+    const superwall = await Superwall.configure({ apiKey: "pk_ts", options: { ...options, eventFlushIntervalMs: 86_400_000, paywalls: { shouldPreload: false } } });
     try {
         const forced = await superwall.overrideAssignment("2001", "3002");
         assert.equal(forced.variant.id, "3002");

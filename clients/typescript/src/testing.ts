@@ -1,0 +1,268 @@
+/**
+ * Test doubles for an app's integration tests against the bridge, for `node:test` (or any
+ * runner): `import { startTestBridge, PaywallActions } from "superwall-bridge/testing"`.
+ *
+ * - `FakeStore`: a purchase controller with scripted outcomes that sets the subscription
+ *   status a real store would;
+ * - `PaywallDriver`: a paywall presenter that acts on each paywall shown as the test scripts;
+ * - `EventRecorder`: a delegate that records every event, with assertions on them;
+ * - `startTestBridge()`: a bridge configured for one test (its own data directory, the manual
+ *   clock, a fixed seed) and wired to the three.
+ */
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { ConfigureOptions, PaywallPresentation, Product, TrackedEvent } from "./generated/protocol";
+import { Superwall, type PaywallPresenter, type PurchaseAnswer, type PurchaseController, type RestoreAnswer, type SuperwallDelegate } from "./superwall";
+
+export type StoreOutcome = "purchased" | "cancelled" | "pending" | "failed";
+
+/** A purchase controller whose purchases end as scripted: `purchased` unless `will()` says
+ * otherwise. One that goes through makes the user active with the product's entitlements;
+ * a restore restores what was bought here, or `restorable` when set. */
+export class FakeStore implements PurchaseController {
+    /** Every purchase asked of the store, by product identifier, in order. */
+    readonly purchases: string[] = [];
+    /** How many restores were asked. */
+    restores = 0;
+    /** The entitlements a restore finds; unset, those bought here. */
+    restorable: string[] | undefined;
+    private readonly outcomes = new Map<string, StoreOutcome>();
+    private readonly owned = new Set<string>();
+    private superwall: Superwall | undefined;
+
+    constructor(private readonly fallback: StoreOutcome = "purchased") {}
+
+    /** The next purchases of `productIdentifier` end with `outcome`. */
+    will(productIdentifier: string, outcome: StoreOutcome): this {
+        this.outcomes.set(productIdentifier, outcome);
+        return this;
+    }
+
+    /** The bridge the store reports the subscription status to. */
+    attach(superwall: Superwall): void {
+        this.superwall = superwall;
+    }
+
+    /** Tells the bridge what the user owns here, as a store's listener does at launch: with a
+     * purchase controller, the bridge waits for the host's status before presenting. */
+    async reportStatus(): Promise<void> {
+        if (!this.superwall) throw new Error("FakeStore is not attached to a bridge: call attach(superwall) first");
+        const entitlements = [...this.owned].sort();
+        await this.superwall.setSubscriptionStatus(entitlements.length
+            ? { type: "active", entitlements: entitlements.map((id) => ({ id })) }
+            : { type: "inactive" });
+    }
+
+    async purchase(product: Product): Promise<PurchaseAnswer> {
+        this.purchases.push(product.productIdentifier);
+        const outcome = this.outcomes.get(product.productIdentifier) ?? this.fallback;
+        switch (outcome) {
+            case "purchased":
+                for (const entitlement of product.entitlements) this.owned.add(entitlement.id);
+                await this.reportStatus();
+                return { type: "purchased" };
+            case "failed": return { type: "failed", error: `FakeStore: the purchase of ${product.productIdentifier} failed, as scripted` };
+            default: return { type: outcome };
+        }
+    }
+
+    async restorePurchases(): Promise<RestoreAnswer> {
+        this.restores += 1;
+        if (this.restorable) {
+            this.owned.clear();
+            for (const id of this.restorable) this.owned.add(id);
+        }
+        await this.reportStatus();
+        return { type: "restored" };
+    }
+}
+
+/** What the driver does on a paywall: `paywall/action`'s `action`. */
+export type PaywallAction = { type: string } & Record<string, unknown>;
+
+export const PaywallActions = {
+    purchase: (productId: string): PaywallAction => ({ type: "purchase", productId }),
+    restore: (): PaywallAction => ({ type: "restore" }),
+    close: (): PaywallAction => ({ type: "close" }),
+    custom: (name: string): PaywallAction => ({ type: "custom", name }),
+};
+
+/** A paywall presenter for tests. Each paywall shown is kept in `shown`, and the actions
+ * scripted for it (`then()`) are performed in order, once the bridge has its answer to
+ * `paywall/present`. A paywall with no script is closed (`unscripted: "close"`, the default),
+ * or kept for `nextPaywall()` (`"wait"`). Failed actions are kept in `failures`. */
+export class PaywallDriver implements PaywallPresenter {
+    readonly shown: PaywallPresentation[] = [];
+    readonly answers: Record<string, unknown>[] = [];
+    readonly failures: string[] = [];
+    private readonly script: PaywallAction[][] = [];
+    private readonly waiting: PaywallPresentation[] = [];
+    private readonly waiters: ((presentation: PaywallPresentation) => void)[] = [];
+    private superwall: Superwall | undefined;
+
+    constructor(private readonly unscripted: "close" | "wait" = "close") {}
+
+    attach(superwall: Superwall): void {
+        this.superwall = superwall;
+    }
+
+    /** What to do on the next paywall shown, in order; call it again for the paywall after. */
+    then(...actions: PaywallAction[]): this {
+        this.script.push(actions);
+        return this;
+    }
+
+    present(presentation: PaywallPresentation): void {
+        this.shown.push(presentation);
+        const actions = this.script.shift() ?? (this.unscripted === "close" ? [PaywallActions.close()] : undefined);
+        if (actions) {
+            // After the answer to `paywall/present`, as a user acts on a paywall already up.
+            setImmediate(() => void this.perform(actions, presentation));
+            return;
+        }
+        const waiter = this.waiters.shift();
+        if (waiter) waiter(presentation); else this.waiting.push(presentation);
+    }
+
+    dismiss(): void {}
+
+    /** The next paywall shown that no script acted on. */
+    nextPaywall(timeoutMs = 10_000): Promise<PaywallPresentation> {
+        const ready = this.waiting.shift();
+        if (ready) return Promise.resolve(ready);
+        return new Promise((resolve, reject) => {
+            const timer = setTimeout(() => reject(new Error(`no paywall was shown within ${timeoutMs} ms`)), timeoutMs);
+            this.waiters.push((presentation) => { clearTimeout(timer); resolve(presentation); });
+        });
+    }
+
+    /** Performs `action` on `on` (the last paywall shown by default). */
+    async act(action: PaywallAction, on?: PaywallPresentation): Promise<Record<string, unknown>> {
+        if (!this.superwall) throw new Error("PaywallDriver is not attached to a bridge: call attach(superwall) first");
+        const target = on ?? this.shown.at(-1);
+        if (!target) throw new Error("no paywall was shown to act on");
+        const answer = await this.superwall.paywallAction(target.sessionId, action);
+        this.answers.push(answer);
+        return answer;
+    }
+
+    private async perform(actions: PaywallAction[], presentation: PaywallPresentation): Promise<void> {
+        for (const action of actions) {
+            try {
+                await this.act(action, presentation);
+            } catch (error) {
+                this.failures.push(`${JSON.stringify(action)} on paywall ${presentation.paywall.info.identifier}: ${String(error)}`);
+                return;
+            }
+        }
+    }
+}
+
+export interface RecordedEvent {
+    event: TrackedEvent;
+    params: Record<string, unknown>;
+}
+
+/** A delegate that records every event, with assertions that wait up to `withinMs` for an event
+ * still on its way (events are notifications, which may arrive just after an answer). */
+export class EventRecorder implements SuperwallDelegate {
+    readonly events: RecordedEvent[] = [];
+
+    handleSuperwallEvent(event: TrackedEvent, params: Record<string, unknown>): void {
+        this.events.push({ event, params });
+    }
+
+    get names(): string[] {
+        return this.events.map((recorded) => recorded.event.name);
+    }
+
+    count(name: string, params: Record<string, unknown> = {}): number {
+        return this.events.filter((recorded) => matches(recorded, name, params)).length;
+    }
+
+    /** The first event named `name` whose params include `params`; `times` pins how many. */
+    async assertTracked(name: string, params: Record<string, unknown> = {}, options: { withinMs?: number; times?: number } = {}): Promise<RecordedEvent> {
+        const deadline = Date.now() + (options.withinMs ?? 2000);
+        for (;;) {
+            const found = this.events.filter((recorded) => matches(recorded, name, params));
+            if (found.length && (options.times === undefined || found.length === options.times)) return found[0];
+            if (Date.now() >= deadline) {
+                const described = Object.keys(params).length ? ` with ${JSON.stringify(params)}` : "";
+                throw new Error(found.length
+                    ? `${name}${described} was tracked ${found.length} time(s), not ${options.times}`
+                    : `${name}${described} was not tracked; tracked: ${JSON.stringify(this.names)}`);
+            }
+            await new Promise((resolve) => setTimeout(resolve, 10));
+        }
+    }
+
+    assertNotTracked(name: string, params: Record<string, unknown> = {}): void {
+        const found = this.count(name, params);
+        if (found) throw new Error(`${name} was tracked ${found} time(s); tracked: ${JSON.stringify(this.names)}`);
+    }
+
+    /** `names` were tracked in this order (others may come between them). */
+    assertOrder(...names: string[]): void {
+        const tracked = this.names[Symbol.iterator]();
+        for (const name of names) {
+            let seen = false;
+            for (const candidate of tracked) if (candidate === name) { seen = true; break; }
+            if (!seen) throw new Error(`expected ${JSON.stringify(names)} in this order; tracked: ${JSON.stringify(this.names)}`);
+        }
+    }
+}
+
+function matches(recorded: RecordedEvent, name: string, params: Record<string, unknown>): boolean {
+    return recorded.event.name === name
+        && Object.entries(params).every(([key, value]) => JSON.stringify(recorded.params[key]) === JSON.stringify(value));
+}
+
+export interface TestBridge {
+    superwall: Superwall;
+    store: FakeStore;
+    driver: PaywallDriver;
+    events: EventRecorder;
+    dataDirectory: string;
+    /** Shuts the bridge down; rejects with the driver's failed actions, if any. */
+    close(): Promise<void>;
+}
+
+/** A bridge for one test: configured in a data directory of its own, on the manual clock, with
+ * `randomSeed` (0 unless given), wired to a `FakeStore`, a `PaywallDriver` and an
+ * `EventRecorder`. `config` is the config source (the embedded demo app by default). */
+export async function startTestBridge(options: {
+    config?: ConfigureOptions["configSource"];
+    seed?: number;
+    options?: ConfigureOptions;
+    bridgePath?: string;
+} = {}): Promise<TestBridge> {
+    const store = new FakeStore();
+    const driver = new PaywallDriver();
+    const events = new EventRecorder();
+    const dataDirectory = mkdtempSync(join(tmpdir(), "superwall-test-"));
+    const superwall = await Superwall.configure({
+        apiKey: "pk_test",
+        bridgePath: options.bridgePath,
+        purchaseController: store,
+        paywallPresenter: driver,
+        delegate: events,
+        options: {
+            configSource: options.config ?? { type: "embedded" },
+            dataDirectory,
+            clock: "manual",
+            randomSeed: options.seed ?? 0,
+            ...options.options,
+        },
+    });
+    store.attach(superwall);
+    driver.attach(superwall);
+    await store.reportStatus();
+    return {
+        superwall, store, driver, events, dataDirectory,
+        async close() {
+            await superwall.close();
+            if (driver.failures.length) throw new Error(`paywall actions failed: ${driver.failures.join("; ")}`);
+        },
+    };
+}

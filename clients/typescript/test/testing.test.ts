@@ -1,0 +1,73 @@
+import { test } from "node:test";
+import * as assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { PaywallActions, startTestBridge } from "../src/testing";
+
+const ANNUAL = "com.pockettrainer.pro.annual";
+const PRO_WORKOUT = { workout_tier: "pro" };
+
+test("a free user buys through the gate: the driver purchases, the store reports, the events say so", async () => {
+    const bridge = await startTestBridge();
+    try {
+        await bridge.superwall.overrideAssignment("2002", "3004");
+        bridge.driver.then(PaywallActions.purchase(ANNUAL));
+        const result = await bridge.superwall.register({ placement: "start_workout", params: PRO_WORKOUT });
+        assert.equal(result.outcome, "dismissed");
+        assert.equal(result.featureGranted, true);
+        assert.deepEqual(bridge.driver.shown.map((shown) => shown.paywall.info.identifier), ["pro-workouts-gated"]);
+        assert.deepEqual(bridge.store.purchases, [ANNUAL]);
+        await bridge.events.assertTracked("transaction_complete", { paywall_identifier: "pro-workouts-gated" });
+        bridge.events.assertOrder("paywall_open", "transaction_start", "transaction_complete", "paywall_close");
+        assert.equal((await bridge.superwall.getSubscriptionStatus()).type, "active");
+    } finally {
+        await bridge.close();
+    }
+});
+
+test("an abandoned purchase leaves the gate closed, and an unscripted paywall is closed", async () => {
+    const bridge = await startTestBridge();
+    try {
+        await bridge.superwall.overrideAssignment("2002", "3004");
+        bridge.store.will(ANNUAL, "cancelled");
+        bridge.driver.then(PaywallActions.purchase(ANNUAL), PaywallActions.close());
+        const abandoned = await bridge.superwall.register({ placement: "start_workout", params: PRO_WORKOUT });
+        assert.equal(abandoned.featureGranted, false);
+        await bridge.events.assertTracked("transaction_abandon", {}, { times: 1 });
+        bridge.events.assertNotTracked("transaction_complete");
+        const unscripted = await bridge.superwall.register({ placement: "start_workout", params: PRO_WORKOUT });
+        assert.equal(unscripted.outcome, "dismissed");
+        assert.equal(bridge.driver.shown.length, 2);
+    } finally {
+        await bridge.close();
+    }
+});
+
+test("the recorder says what was tracked when an event is missing; flushEvents writes them out", async () => {
+    const bridge = await startTestBridge({ options: { eventFlushIntervalMs: 86_400_000, paywalls: { shouldPreload: false } } });
+    try {
+        await bridge.superwall.setUserAttributes({ plan: "gold" });
+        await bridge.events.assertTracked("user_attributes");
+        await assert.rejects(bridge.events.assertTracked("paywall_open", {}, { withinMs: 50 }), /paywall_open was not tracked; tracked: .*user_attributes/);
+        const flushed = await bridge.superwall.flushEvents();
+        const rows = readFileSync(join(bridge.dataDirectory, "events.jsonl"), "utf8").trim().split("\n");
+        assert.equal(rows.length, flushed);
+    } finally {
+        await bridge.close();
+    }
+});
+
+test("the same seed draws the same variants in two test bridges", async () => {
+    const variants = async (): Promise<string[]> => {
+        const bridge = await startTestBridge({ seed: 11 });
+        try {
+            const { assignments } = await bridge.superwall.call<{ assignments: { experimentId: string; variant: { id: string } }[] }>("getAssignments");
+            return assignments.map((assignment) => `${assignment.experimentId}:${assignment.variant.id}`).sort();
+        } finally {
+            await bridge.close();
+        }
+    };
+    const first = await variants();
+    assert.ok(first.length > 0);
+    assert.deepEqual(await variants(), first);
+});
