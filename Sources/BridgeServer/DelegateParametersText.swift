@@ -25,25 +25,8 @@ final class DelegateParametersText: Sendable {
         return text
     }
 
-    /// `TrackedEvent.delegateParameters` as text, without merging its dictionaries first.
+    /// `TrackedEvent.delegateParameters` as text, keys in order at every level.
     static func write(_ event: TrackedEvent) -> [UInt8] {
-        let custom = event.customParameters
-        let superwall = event.superwallParameters
-        var members: [(key: String, value: JSON)] = []
-        members.reserveCapacity(custom.count + superwall.count + 1)
-        for (key, value) in custom where superwall[key] == nil && !isNamed(key, "is_superwall") {
-            members.append((key, value))
-        }
-        for (key, value) in superwall where !isNamed(key, "is_superwall") {
-            members.append((key, value))
-        }
-        members.append(("is_superwall", .bool(true)))
-        return JSON.sortedObjectText(members)
-    }
-
-    /// `key == name`, with the lengths compared first: a comparison of two different strings
-    /// otherwise takes Swift's slow path (Unicode-aware), and most keys differ.
-    private static func isNamed(_ key: String, _ name: String) -> Bool {
-        key.utf8.count == name.utf8.count && key == name
+        JSON.sortedObjectText(event.delegateMembers)
     }
 }

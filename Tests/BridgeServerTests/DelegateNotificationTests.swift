@@ -6,6 +6,23 @@ import TestSupport
 import Testing
 
 @Suite struct DelegateNotificationTests {
+    /// An initialized bridge whose log lines go to the client (`delegate/handleLog`), as the
+    /// command line wires it.
+    private static func loggingBridge(delegate: Bool) async -> InProcessServer {
+        let clientLog = ClientLog()
+        let logger = Logger(label: "bridge-tests") { ClientLog.Handler(label: $0, log: clientLog) }
+        let process = InProcessServer(
+            handler: BridgeServer(logger: logger, logLevel: RecordingLogLevel(), clientLog: clientLog)
+        )
+        process.client.request(
+            0,
+            "initialize",
+            ["protocolVersion": "1.0", "capabilities": ["delegate": .bool(delegate)]]
+        )
+        _ = await process.client.nextReply()
+        return process
+    }
+
     @Test func eventsAreBufferedUntilADelegateIsBoundThenDeliveredInOrder() async {
         let process = await bridgeProcess(delegate: false)
         var early: [JSONValue] = []
@@ -30,13 +47,7 @@ import Testing
     /// A request sent without an id (a Go client's `omitempty` drops id 0) was dropped with a
     /// line at debug level only.
     @Test func aRequestSentAsANotificationIsWarnedOfAndNotRun() async {
-        let clientLog = ClientLog()
-        let logger = Logger(label: "bridge-tests") { ClientLog.Handler(label: $0, log: clientLog) }
-        let process = InProcessServer(
-            handler: BridgeServer(logger: logger, logLevel: RecordingLogLevel(), clientLog: clientLog)
-        )
-        process.client.request(0, "initialize", ["protocolVersion": "1.0", "capabilities": ["delegate": true]])
-        _ = await process.client.nextReply()
+        let process = await Self.loggingBridge(delegate: true)
         process.client.notify("getUserId")
         process.client.notify("vendor/somethingElse")
         var notifications: [JSONValue] = []
@@ -62,13 +73,7 @@ import Testing
     }
 
     @Test func aBoundDelegateHearsTheLogAsHandleLogAndAnUnboundOneNothingOfIt() async {
-        let clientLog = ClientLog()
-        let logger = Logger(label: "bridge-tests") { ClientLog.Handler(label: $0, log: clientLog) }
-        let process = InProcessServer(
-            handler: BridgeServer(logger: logger, logLevel: RecordingLogLevel(), clientLog: clientLog)
-        )
-        process.client.request(0, "initialize", ["protocolVersion": "1.0", "capabilities": ["delegate": false]])
-        _ = await process.client.nextReply()
+        let process = await Self.loggingBridge(delegate: false)
         let unknownKey: JSONValue = [
             "apiKey": "pk_test", "colour": "blue",
             "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(temporaryDirectory())],
@@ -89,13 +94,7 @@ import Testing
     /// Each of 50,000 unknown notifications became a `delegate/handleLog`, and the next answer
     /// waited 8–11 s behind them.
     @Test func aFloodOfIgnoredNotificationsReachesTheDelegateAsACountNotLineByLine() async {
-        let clientLog = ClientLog()
-        let logger = Logger(label: "bridge-tests") { ClientLog.Handler(label: $0, log: clientLog) }
-        let process = InProcessServer(
-            handler: BridgeServer(logger: logger, logLevel: RecordingLogLevel(), clientLog: clientLog)
-        )
-        process.client.request(0, "initialize", ["protocolVersion": "1.0", "capabilities": ["delegate": true]])
-        _ = await process.client.nextReply()
+        let process = await Self.loggingBridge(delegate: true)
         for index in 0..<5_000 { process.client.notify("vendor/unknown\(index % 7)") }
         var notifications: [JSONValue] = []
         _ = await call(process, "$/ping", notifications: &notifications)

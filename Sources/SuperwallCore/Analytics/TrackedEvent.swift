@@ -84,10 +84,23 @@ public struct TrackedEvent: Sendable, Equatable {
 
     /// The parameters as a delegate sees them.
     public var delegateParameters: [String: JSON] {
-        var parameters = customParameters
-        parameters.merge(superwallParameters, uniquingKeysWith: { _, sdk in sdk })
-        parameters["is_superwall"] = .bool(true)
-        return parameters
+        Dictionary(uniqueKeysWithValues: delegateMembers)
+    }
+
+    /// `delegateParameters` as members, in no order, gathered without merging the dictionaries:
+    /// a host writes them out for every event its delegate hears. The SDK's win over the app's.
+    public var delegateMembers: [(key: String, value: JSON)] {
+        var members: [(key: String, value: JSON)] = []
+        members.reserveCapacity(customParameters.count + superwallParameters.count + 1)
+        for (key, value) in customParameters
+        where superwallParameters[key] == nil && !Self.isNamed(key, "is_superwall") {
+            members.append((key, value))
+        }
+        for (key, value) in superwallParameters where !Self.isNamed(key, "is_superwall") {
+            members.append((key, value))
+        }
+        members.append(("is_superwall", .bool(true)))
+        return members
     }
 }
 
