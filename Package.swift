@@ -85,6 +85,16 @@ let package = Package(
             // cannot (short durations); its symbols are `swift_`-prefixed.
             linkerSettings: [.linkedLibrary("_FoundationICU", .when(platforms: [.linux]))]
         ),
+        // A local stand-in for the Superwall API, for tests and demos (`superwall-bridge fake-api`).
+        .target(
+            name: "FakeAPI",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .target(
             name: "BridgeServer",
             dependencies: [
@@ -102,6 +112,7 @@ let package = Package(
             dependencies: [
                 "BridgeServer",
                 .target(name: "CMalloc", condition: .when(platforms: [.linux])),
+                "FakeAPI",
                 "JSONRPC",
                 "Rules",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -137,7 +148,9 @@ let package = Package(
         ),
         .testTarget(
             name: "SuperwallCoreTests",
-            dependencies: ["SuperwallCore", "TestSupport", .product(name: "GRDB", package: "GRDB.swift")],
+            dependencies: [
+                "FakeAPI", "SuperwallCore", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
+            ],
             resources: [.copy("Fixtures")],
             swiftSettings: strictSettings
         ),

@@ -32,7 +32,7 @@ struct SuperwallBridgeCommand: ParsableCommand {
             wrapper SDK or a test harness. Logs go to stderr.
             """,
         version: "\(BridgeServer.name) \(BridgeServer.version) (protocol \(BridgeServer.protocolVersion))",
-        subcommands: [Serve.self, Eval.self, Validate.self, Explain.self, DemoConfig.self]
+        subcommands: [Serve.self, Eval.self, Validate.self, Explain.self, DemoConfig.self, FakeAPICommand.self]
     )
 
     @OptionGroup var serving: ServingOptions

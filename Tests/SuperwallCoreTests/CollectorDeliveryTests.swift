@@ -7,8 +7,11 @@ import Testing
     @Test func theHTTPSourcesEventsArePostedToTheCollectorRetriedAndPartlyRefused() async throws {
         let server = try await ScriptedAPIServer.start(
             [.init(status: 200, body: EmbeddedDemoConfig.json)],
-            posts: [
-                .init(status: 503), .init(status: 200, body: #"{"status": "partial_success", "invalid_indexes": [0]}"#),
+            pathSequences: [
+                "/api/v1/events": [
+                    .init(status: 503),
+                    .init(status: 200, body: #"{"status": "partial_success", "invalid_indexes": [0]}"#),
+                ]
             ]
         )
         let superwall = Superwall(retryDelay: { _, _ in .milliseconds(10) })

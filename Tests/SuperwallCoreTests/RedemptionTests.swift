@@ -16,6 +16,7 @@ final class RedemptionRecorder: SuperwallDelegate, @unchecked Sendable {
 }
 
 @Suite struct RedemptionTests {
+    private static let redeemPath = "/subscriptions-api/public/v1/redeem"
     private static let success = #"""
         {"codes": [{"status": "SUCCESS", "code": "WEB-1", "redemptionInfo": {"ownership": {"type": "APP_USER", "appUserId": "runner"}}}],
          "customerInfo": {"subscriptions": [{"transactionId": "stripe-1", "productId": "com.pockettrainer.pro.annual",
@@ -37,13 +38,15 @@ final class RedemptionRecorder: SuperwallDelegate, @unchecked Sendable {
                 maxConfigRetryCount: 0
             )
         )
+        // The first config's fetch of the web entitlements, which a redemption must come after.
+        await superwall.awaitRedemptions()
         return superwall
     }
 
     @Test func aRedeemedCodeBringsTheWebsEntitlementsIntoTheStatus() async throws {
         let server = try await ScriptedAPIServer.start(
             [.init(status: 200, body: EmbeddedDemoConfig.json)],
-            posts: [.init(status: 200, body: Self.success)]
+            paths: [Self.redeemPath: .init(status: 200, body: Self.success)]
         )
         let delegate = RedemptionRecorder()
         let superwall = try await configured(server, delegate: delegate)
@@ -78,7 +81,7 @@ final class RedemptionRecorder: SuperwallDelegate, @unchecked Sendable {
         let refusal = #"{"codes": [{"status": "INVALID_CODE", "code": "BAD", "error": {"message": "no such code"}}]}"#
         let server = try await ScriptedAPIServer.start(
             [.init(status: 200, body: EmbeddedDemoConfig.json)],
-            posts: [.init(status: 200, body: refusal)]
+            paths: [Self.redeemPath: .init(status: 200, body: refusal)]
         )
         let delegate = RedemptionRecorder()
         let superwall = try await configured(server, delegate: delegate)
@@ -98,7 +101,7 @@ final class RedemptionRecorder: SuperwallDelegate, @unchecked Sendable {
     @Test func aServerThatFailsIsARedemptionFailure() async throws {
         let server = try await ScriptedAPIServer.start(
             [.init(status: 200, body: EmbeddedDemoConfig.json)],
-            posts: [.init(status: 404)]
+            paths: [Self.redeemPath: .init(status: 404)]
         )
         let delegate = RedemptionRecorder()
         let superwall = try await configured(server, delegate: delegate)
@@ -113,7 +116,7 @@ extension RedemptionTests {
     @Test func identifyRedeemsTheCodesAlreadyRedeemedForTheIdentifiedUser() async throws {
         let server = try await ScriptedAPIServer.start(
             [.init(status: 200, body: EmbeddedDemoConfig.json)],
-            posts: [.init(status: 200, body: Self.success)]
+            paths: [Self.redeemPath: .init(status: 200, body: Self.success)]
         )
         let delegate = RedemptionRecorder()
         let superwall = try await configured(server, delegate: delegate)
@@ -136,7 +139,7 @@ extension RedemptionTests {
     @Test func identifyWithNoRedeemedCodesPostsNothing() async throws {
         let server = try await ScriptedAPIServer.start(
             [.init(status: 200, body: EmbeddedDemoConfig.json)],
-            posts: [.init(status: 200, body: Self.success)]
+            paths: [Self.redeemPath: .init(status: 200, body: Self.success)]
         )
         let superwall = try await configured(server, delegate: RedemptionRecorder())
         _ = try await superwall.identify(userId: "runner", restorePaywallAssignments: true)

@@ -22,7 +22,8 @@ public final class BridgeProcess: @unchecked Sendable {
     /// traces its frames into that directory, where the Python suite checks each message
     /// the bridge sent against `protocol/openrpc.json`.
     static func wireTraceArguments(unless arguments: [String]) -> [String] {
-        guard !arguments.contains("--trace"),
+        // `fake-api` is not a bridge: it speaks HTTP, not the protocol.
+        guard !arguments.contains("--trace"), arguments.first != "fake-api",
             let directory = ProcessInfo.processInfo.environment["SUPERWALL_WIRE_TRACES"],
             !directory.isEmpty
         else { return [] }
