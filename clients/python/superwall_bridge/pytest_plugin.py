@@ -13,6 +13,9 @@ Registered by installing the package (entry point ``pytest11``). Fixtures:
 - ``superwall_config``: the config source, the embedded demo app's by default. Override it in
   a ``conftest.py`` with ``{"type": "file", "path": ...}`` to test your own config.
 - ``superwall_options``: the rest of ``configure``'s options, to extend in the same way.
+- ``fake_superwall_api``: a :class:`~superwall_bridge.testing.FakeSuperwallAPI` started with
+  ``superwall_api_script`` (none by default); for an HTTP-mode test, make ``superwall_config``
+  return its ``config_source``.
 
 The bridge is found as the client finds it: ``$SUPERWALL_BRIDGE``, then ``PATH``.
 """
@@ -25,7 +28,7 @@ from typing import Any, Iterator
 import pytest
 
 from .sync import SyncSuperwall
-from .testing import EventRecorder, FakeStore, PaywallDriver
+from .testing import EventRecorder, FakeStore, FakeSuperwallAPI, PaywallDriver
 
 
 @pytest.fixture
@@ -49,6 +52,19 @@ def superwall_options(tmp_path: Path, superwall_config: dict[str, Any], superwal
         "clock": "manual",
         "randomSeed": superwall_seed,
     }
+
+
+@pytest.fixture
+def superwall_api_script() -> dict[str, Any] | None:
+    """The fake API's script: scripted answers and starting state (docs/testing.md)."""
+    return None
+
+
+@pytest.fixture
+def fake_superwall_api(superwall_api_script: dict[str, Any] | None) -> Iterator[FakeSuperwallAPI]:
+    """A local Superwall API serving the embedded demo app's config."""
+    with FakeSuperwallAPI(script=superwall_api_script) as api:
+        yield api
 
 
 @pytest.fixture

@@ -4,7 +4,8 @@
   status a real store would;
 - :class:`PaywallDriver`, a paywall presenter that acts on each paywall shown as a test scripts
   it (purchase, restore, close, a custom action), or hands the paywall to an async test;
-- :class:`EventRecorder`, a delegate that records every event and asserts on them.
+- :class:`EventRecorder`, a delegate that records every event and asserts on them;
+- :class:`FakeSuperwallAPI`, a local Superwall API for HTTP-mode tests, with what the bridge sent it.
 
 The pytest plugin (``superwall_bridge.pytest_plugin``, registered by installing the package)
 gives each test these and a configured bridge; see docs/testing.md.
@@ -20,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Coroutine, Literal, Mapping
 
 from .callbacks import SuperwallDelegate
+from .fake_api import FakeSuperwallAPI, RecordedRequest
 from .models import (
     PaywallDismissal, PaywallPresentation, Product, PurchaseResult, RestorationResult, SubscriptionStatus,
     SuperwallEvent,
@@ -29,7 +31,7 @@ if TYPE_CHECKING:
     from .client import Superwall
     from .models import PaywallInfo
 
-__all__ = ["EventRecorder", "FakeStore", "PaywallAction", "PaywallDriver"]
+__all__ = ["EventRecorder", "FakeStore", "FakeSuperwallAPI", "PaywallAction", "PaywallDriver", "RecordedRequest"]
 
 Outcome = Literal["purchased", "cancelled", "pending", "failed"]
 

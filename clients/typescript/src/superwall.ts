@@ -6,7 +6,7 @@ import type {
     Attributes, ConfigRefresh, ConfigureOptions, ConfigureResult, CustomCallbackResult, CustomerInfo, DeviceOverrides,
     Entitlement, EntitlementsInfo, InitializeResult, PaywallInfo, PaywallPresentation, PaywallResult, PresentationResult,
     Product, PurchaseResult, RegisterResult, SkipReason, StoreDetails, SubscriptionStatusInput, SubscriptionStatus, TrackedEvent,
-    PaywallPageLoadResult, PreloadedPaywall, GetPaywallParams, PlacementExplanation, DebugAdvanceClockResult, Assignment, DebugOverrideAssignmentResult, FlushEventsResult, PaywallPresentSurveyParams, SurveyAnswer, ErrorObject, DelegateHandleSuperwallEventParams, DelegateTestModeTransactionParams, DelegateDidRedeemLinkParams,
+    PaywallPageLoadResult, PreloadedPaywall, GetPaywallParams, PlacementExplanation, DebugAdvanceClockResult, Assignment, DebugOverrideAssignmentResult, FlushEventsResult, GetAssignmentsResult, ConfirmAllAssignmentsResult, PaywallPresentSurveyParams, SurveyAnswer, ErrorObject, DelegateHandleSuperwallEventParams, DelegateTestModeTransactionParams, DelegateDidRedeemLinkParams,
 } from "./generated/protocol";
 
 /** The protocol version this client speaks. */
@@ -398,6 +398,17 @@ export class Superwall {
      * "manual"`; otherwise rejects with kind `clockNotManual`. */
     advanceClock(seconds: number): Promise<DebugAdvanceClockResult> {
         return this.call("debug/advanceClock", { seconds });
+    }
+
+    /** The user's variant of each experiment, with whether the server has been told. */
+    async getAssignments(): Promise<Assignment[]> {
+        return (await this.call<GetAssignmentsResult>("getAssignments", {})).assignments;
+    }
+
+    /** SuperwallKit's `confirmAllAssignments()`: evaluates every placement and confirms each
+     * assignment an audience matched; resolves to the user's assignments. */
+    async confirmAllAssignments(): Promise<Assignment[]> {
+        return (await this.call<ConfirmAllAssignmentsResult>("confirmAllAssignments", {})).assignments;
     }
 
     /** Gives the user that variant of the experiment, as a server assignment would (confirmed,

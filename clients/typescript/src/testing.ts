@@ -7,13 +7,15 @@
  * - `PaywallDriver`: a paywall presenter that acts on each paywall shown as the test scripts;
  * - `EventRecorder`: a delegate that records every event, with assertions on them;
  * - `startTestBridge()`: a bridge configured for one test (its own data directory, the manual
- *   clock, a fixed seed) and wired to the three.
+ *   clock, a fixed seed) and wired to the three;
+ * - `FakeSuperwallAPI`: a local Superwall API for HTTP-mode tests, with what the bridge sent it.
  */
-import { mkdtempSync } from "node:fs";
+import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ConfigureOptions, PaywallPresentation, Product, TrackedEvent } from "./generated/protocol";
-import { Superwall, type PaywallPresenter, type PurchaseAnswer, type PurchaseController, type RestoreAnswer, type SuperwallDelegate } from "./superwall";
+import { findBridge, Superwall, type PaywallPresenter, type PurchaseAnswer, type PurchaseController, type RestoreAnswer, type SuperwallDelegate } from "./superwall";
 
 export type StoreOutcome = "purchased" | "cancelled" | "pending" | "failed";
 
@@ -265,4 +267,114 @@ export async function startTestBridge(options: {
             if (driver.failures.length) throw new Error(`paywall actions failed: ${driver.failures.join("; ")}`);
         },
     };
+}
+
+/** One request the fake API received; the API key is masked (its first four characters, then …). */
+export interface RecordedRequest {
+    method: string;
+    path: string;
+    query: string;
+    /** Header names are lowercased. */
+    headers: Record<string, string>;
+    body: string | null;
+}
+
+/** `superwall-bridge fake-api`: a local Superwall API in a child process, for HTTP-mode tests.
+ * It serves the config (the embedded demo app's unless `config` is given, as a path or an
+ * object), paywalls, assignments, the events collector, redemption and web entitlements, and
+ * records every request. `script` scripts failures, delays and starting state (docs/testing.md).
+ * Give a bridge `configSource: api.configSource`. */
+export class FakeSuperwallAPI {
+    readonly baseUrl: string;
+    private readonly folder: string;
+    private readonly child: ChildProcess;
+
+    private constructor(baseUrl: string, folder: string, child: ChildProcess) {
+        this.baseUrl = baseUrl;
+        this.folder = folder;
+        this.child = child;
+    }
+
+    static async start(options: {
+        config?: string | Record<string, unknown>;
+        script?: Record<string, unknown>;
+        port?: number;
+        bridgePath?: string;
+    } = {}): Promise<FakeSuperwallAPI> {
+        const folder = mkdtempSync(join(tmpdir(), "superwall-fake-api-"));
+        const args = ["fake-api", "--record", join(folder, "requests.jsonl"), "--port", String(options.port ?? 0)];
+        if (typeof options.config === "string") {
+            args.push("--config", options.config);
+        } else if (options.config) {
+            writeFileSync(join(folder, "config.json"), JSON.stringify(options.config));
+            args.push("--config", join(folder, "config.json"));
+        }
+        if (options.script) {
+            writeFileSync(join(folder, "script.json"), JSON.stringify(options.script));
+            args.push("--script", join(folder, "script.json"));
+        }
+        const child = spawn(findBridge(options.bridgePath), args, { stdio: ["pipe", "pipe", "pipe"] });
+        let stderr = "";
+        child.stderr.on("data", (chunk: Buffer) => { stderr += chunk.toString(); });
+        const firstLine = await new Promise<string>((resolve, reject) => {
+            let text = "";
+            const onData = (chunk: Buffer): void => {
+                text += chunk.toString();
+                const end = text.indexOf("\n");
+                if (end >= 0) {
+                    child.stdout.off("data", onData);
+                    resolve(text.slice(0, end));
+                }
+            };
+            child.stdout.on("data", onData);
+            child.once("error", reject);
+            child.once("exit", (code) => reject(new Error(`superwall-bridge fake-api did not start (exit ${code}): ${stderr.trim()}`)));
+        }).catch((error: unknown) => {
+            rmSync(folder, { recursive: true, force: true });
+            throw error;
+        });
+        return new FakeSuperwallAPI((JSON.parse(firstLine) as { baseUrl: string }).baseUrl, folder, child);
+    }
+
+    /** `configure`'s `options.configSource` for this server. */
+    get configSource(): { type: "http"; baseUrl: string } {
+        return { type: "http", baseUrl: this.baseUrl };
+    }
+
+    /** Every request received so far, in order; only those for `path` (and `method`) when given. */
+    requests(path?: string, method?: string): RecordedRequest[] {
+        const record = join(this.folder, "requests.jsonl");
+        if (!existsSync(record)) return [];
+        return readFileSync(record, "utf8").split("\n").filter((line) => line)
+            .map((line) => JSON.parse(line) as RecordedRequest)
+            .filter((request) => (path === undefined || request.path === path) && (method === undefined || request.method === method));
+    }
+
+    /** Every event the bridge posted to the collector, in order: `{event_name, parameters, ...}`. */
+    events(): Array<Record<string, unknown> & { event_name: string }> {
+        return this.requests("/api/v1/events", "POST")
+            .flatMap((post) => (JSON.parse(post.body ?? "{}") as { events: Array<Record<string, unknown> & { event_name: string }> }).events);
+    }
+
+    eventNames(): string[] {
+        return this.events().map((event) => event.event_name);
+    }
+
+    /** Every assignment the bridge confirmed to the server: `{experiment_id, variant_id}`. */
+    confirmedAssignments(): Array<{ experiment_id: string; variant_id: string }> {
+        return this.requests("/api/v1/confirm_assignments", "POST")
+            .flatMap((post) => (JSON.parse(post.body ?? "{}") as { assignments: Array<{ experiment_id: string; variant_id: string }> }).assignments);
+    }
+
+    /** Ends the server (end of input) and removes its files. */
+    async close(): Promise<void> {
+        if (this.child.exitCode === null && this.child.signalCode === null) {
+            const exited = new Promise<void>((resolve) => this.child.once("exit", () => resolve()));
+            this.child.stdin.end();
+            const timer = setTimeout(() => this.child.kill("SIGKILL"), 10_000);
+            await exited;
+            clearTimeout(timer);
+        }
+        rmSync(this.folder, { recursive: true, force: true });
+    }
 }

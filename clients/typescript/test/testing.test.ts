@@ -2,7 +2,7 @@ import { test } from "node:test";
 import * as assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { PaywallActions, startTestBridge } from "../src/testing";
+import { FakeSuperwallAPI, PaywallActions, startTestBridge } from "../src/testing";
 
 const ANNUAL = "com.pockettrainer.pro.annual";
 const PRO_WORKOUT = { workout_tier: "pro" };
@@ -70,4 +70,27 @@ test("the same seed draws the same variants in two test bridges", async () => {
     const first = await variants();
     assert.ok(first.length > 0);
     assert.deepEqual(await variants(), first);
+});
+
+test("a bridge configured on the fake API: its config request is recorded with the key masked, a flush reaches its collector", async () => {
+    const api = await FakeSuperwallAPI.start({ script: { assignments: [{ experimentId: "2001", variantId: "3001" }] } });
+    const bridge = await startTestBridge({ config: api.configSource });
+    try {
+        const [config] = api.requests("/api/v1/static_config");
+        assert.equal(config?.headers.authorization, "Bearer pk_t…");
+        await bridge.superwall.identify("runner_1", { restorePaywallAssignments: true });
+        const onboarding = (await bridge.superwall.getAssignments()).find((assignment) => assignment.experimentId === "2001");
+        assert.equal(onboarding?.variant.id, "3001", "the server's assignment, not seed 0's 3002");
+        await bridge.superwall.register({ placement: "open_coach_chat" });
+        assert.ok((await bridge.superwall.flushEvents()) > 0);
+        assert.ok(api.eventNames().includes("open_coach_chat"));
+    } finally {
+        await bridge.close();
+        await api.close();
+    }
+});
+
+test("a fake API script that cannot be read is refused with its place", async () => {
+    await assert.rejects(FakeSuperwallAPI.start({ script: { answers: { "/api/v1/events": { status: "busy" } } } }),
+        /\$\.answers\.\/api\/v1\/events\[0\]\.status/);
 });

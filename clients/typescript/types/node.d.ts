@@ -50,6 +50,7 @@ declare module "node:child_process" {
         on(event: "data", listener: (chunk: Buffer) => void): this;
         on(event: "end" | "close", listener: () => void): this;
         on(event: "error", listener: (error: Error) => void): this;
+        off(event: "data", listener: (chunk: Buffer) => void): this;
     }
     interface Writable {
         write(chunk: string | Uint8Array, callback?: (error?: Error | null) => void): boolean;
@@ -60,6 +61,7 @@ declare module "node:child_process" {
     interface ChildProcess {
         readonly pid?: number;
         readonly exitCode: number | null;
+        readonly signalCode: string | null;
         readonly stdin: Writable;
         readonly stdout: Readable;
         readonly stderr: Readable;
@@ -67,6 +69,7 @@ declare module "node:child_process" {
         on(event: "exit", listener: (code: number | null, signal: string | null) => void): this;
         on(event: "error", listener: (error: Error) => void): this;
         once(event: "exit", listener: (code: number | null, signal: string | null) => void): this;
+        once(event: "error", listener: (error: Error) => void): this;
     }
     interface SpawnOptions {
         env?: Record<string, string | undefined>;
