@@ -119,6 +119,7 @@ typescript-test: typescript-deps
 	$(PYTHON) scripts/generate_types.py --check
 	cd clients/typescript && rm -rf dist && tsc -p .
 	cd clients/typescript && SUPERWALL_BRIDGE=$(CURDIR)/$(BIN_DEBUG) node --test dist/test/
+	cd clients/typescript && SUPERWALL_BRIDGE=$(CURDIR)/$(BIN_DEBUG) node --test dist/examples/app.test.js
 
 # The paywall page runtime in a real browser: the stand-in page in Debian's headless Chromium,
 # driven by selenium from PyPI. A browser that cannot start fails the test, saying why.

@@ -15,8 +15,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from superwall_bridge import SubscriptionStatus, SyncSuperwall
-from superwall_bridge.testing import EventRecorder, FakeStore, PaywallAction, PaywallDriver
+from superwall_bridge.testing import EventRecorder, FakeStore, FakeSuperwallAPI, PaywallAction, PaywallDriver
 
 ANNUAL = "com.pockettrainer.pro.annual"
 PRO_WORKOUT = {"workout_tier": "pro"}
@@ -78,3 +80,18 @@ def test_events_go_out_when_flushed(superwall: SyncSuperwall, superwall_options:
     rows = (Path(superwall_options["dataDirectory"]) / "events.jsonl").read_text().splitlines()
     assert flushed > 0 and len(rows) == flushed
     assert any('"event_name":"user_attributes"' in row for row in rows)
+
+
+# HTTP mode: the bridge fetches its config from a local fake of the Superwall API, which
+# starts out holding the user's onboarding variant on the server.
+@pytest.mark.superwall_api(script={"assignments": [{"experimentId": "2001", "variantId": "3001"}]})
+def test_over_http_the_servers_variant_wins_and_events_reach_the_collector(
+        superwall: SyncSuperwall, fake_superwall_api: FakeSuperwallAPI) -> None:
+    superwall.identify("runner_1", restore_paywall_assignments=True)
+    assert superwall.presentation_result("onboarding_complete").experiment.variant.id == "3001"
+
+    superwall.register("open_coach_chat")
+    superwall.flush_events()
+
+    assert "open_coach_chat" in fake_superwall_api.event_names()
+    assert fake_superwall_api.requests("/api/v1/static_config")[0].headers["authorization"] == "Bearer pk_t…"

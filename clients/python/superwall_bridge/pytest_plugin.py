@@ -14,8 +14,10 @@ Registered by installing the package (entry point ``pytest11``). Fixtures:
   a ``conftest.py`` with ``{"type": "file", "path": ...}`` to test your own config.
 - ``superwall_options``: the rest of ``configure``'s options, to extend in the same way.
 - ``fake_superwall_api``: a :class:`~superwall_bridge.testing.FakeSuperwallAPI` started with
-  ``superwall_api_script`` (none by default); for an HTTP-mode test, make ``superwall_config``
-  return its ``config_source``.
+  ``superwall_api_script`` (none by default).
+
+A test marked ``@pytest.mark.superwall_api(script={...})`` runs in HTTP mode: its bridge is
+configured over HTTP on ``fake_superwall_api``, started with that script.
 
 The bridge is found as the client finds it: ``$SUPERWALL_BRIDGE``, then ``PATH``.
 """
@@ -31,9 +33,18 @@ from .sync import SyncSuperwall
 from .testing import EventRecorder, FakeStore, FakeSuperwallAPI, PaywallDriver
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "superwall_api(script=None): configure the test's bridge over HTTP on the fake Superwall API")
+
+
 @pytest.fixture
-def superwall_config() -> dict[str, Any]:
-    """The config source of each test's bridge (``configure``'s ``options.configSource``)."""
+def superwall_config(request: pytest.FixtureRequest) -> dict[str, Any]:
+    """The config source of each test's bridge (``configure``'s ``options.configSource``): the
+    embedded demo app's, or the fake API's for a test marked ``superwall_api``."""
+    if request.node.get_closest_marker("superwall_api") is not None:
+        api: FakeSuperwallAPI = request.getfixturevalue("fake_superwall_api")
+        return api.config_source
     return {"type": "embedded"}
 
 
@@ -55,9 +66,11 @@ def superwall_options(tmp_path: Path, superwall_config: dict[str, Any], superwal
 
 
 @pytest.fixture
-def superwall_api_script() -> dict[str, Any] | None:
-    """The fake API's script: scripted answers and starting state (docs/testing.md)."""
-    return None
+def superwall_api_script(request: pytest.FixtureRequest) -> dict[str, Any] | None:
+    """The fake API's script (docs/testing.md): the ``superwall_api`` marker's ``script``, if any."""
+    marker = request.node.get_closest_marker("superwall_api")
+    script: dict[str, Any] | None = marker.kwargs.get("script") if marker is not None else None
+    return script
 
 
 @pytest.fixture

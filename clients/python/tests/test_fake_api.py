@@ -13,13 +13,8 @@ from superwall_bridge.testing import FakeSuperwallAPI
 
 @pytest.fixture
 def superwall_config(fake_superwall_api: FakeSuperwallAPI) -> dict[str, Any]:
+    """A conftest-style override: every test of this module runs over HTTP."""
     return fake_superwall_api.config_source
-
-
-@pytest.fixture
-def superwall_api_script() -> dict[str, Any]:
-    # The server holds the onboarding experiment's other variant (seed 0 draws 3002).
-    return {"assignments": [{"experimentId": "2001", "variantId": "3001"}]}
 
 
 def test_a_register_and_a_flush_reach_the_fake_collector(superwall: SyncSuperwall,
@@ -33,6 +28,8 @@ def test_a_register_and_a_flush_reach_the_fake_collector(superwall: SyncSuperwal
     assert "app_launch" in names and "open_coach_chat" in names
 
 
+# The server holds the onboarding experiment's other variant (seed 0 draws 3002).
+@pytest.mark.superwall_api(script={"assignments": [{"experimentId": "2001", "variantId": "3001"}]})
 def test_the_servers_assignment_is_adopted_and_a_drawn_one_confirmed(superwall: SyncSuperwall,
                                                                    fake_superwall_api: FakeSuperwallAPI) -> None:
     superwall.identify("runner_1", restore_paywall_assignments=True)
