@@ -36,7 +36,8 @@ public final class BridgeServer: ConnectionHandler {
             clock: clock,
             delegate: delegate,
             presenter: ClientPaywallPresenter(host: host),
-            purchaseController: ClientPurchaseController(host: host)
+            purchaseController: ClientPurchaseController(host: host),
+            testModeChooser: ClientTestModeChooser(host: host)
         )
         methods = MethodTable(
             MethodContext(

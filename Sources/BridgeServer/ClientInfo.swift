@@ -13,6 +13,8 @@ public struct ClientInfo: Sendable, Equatable {
         public var delegate = false
         /// The client warms web views for paywalls before they show (`paywall/preload`).
         public var paywallPreloader = false
+        /// The client lets the person testing choose test mode's outcomes (`testMode/*`).
+        public var testModeUI = false
 
         public init() {}
     }
@@ -46,6 +48,7 @@ public struct ClientInfo: Sendable, Equatable {
             capabilities.customCallbacks = try declared.optionalBool("customCallbacks") ?? false
             capabilities.delegate = try declared.optionalBool("delegate") ?? false
             capabilities.paywallPreloader = try declared.optionalBool("paywallPreloader") ?? false
+            capabilities.testModeUI = try declared.optionalBool("testModeUI") ?? false
             for name in declared.members.keys.sorted() where !Self.capabilityNames.contains(name) {
                 let path = "params.capabilities.\(name.prefix(64))"
                 let suggestion =
@@ -61,7 +64,7 @@ public struct ClientInfo: Sendable, Equatable {
     }
 
     static let capabilityNames = [
-        "purchaseController", "paywallPresenter", "customCallbacks", "delegate", "paywallPreloader",
+        "purchaseController", "paywallPresenter", "customCallbacks", "delegate", "paywallPreloader", "testModeUI",
     ]
 
     /// Whether `typed` is `name` with at most two letters changed, added or removed, case aside.

@@ -174,11 +174,17 @@ public actor Superwall {
         delegate: (any SuperwallDelegate)? = nil,
         presenter: (any PaywallPresenter)? = nil,
         purchaseController: (any PurchaseController)? = nil,
+        testModeChooser: (any TestModeChooser)? = nil,
         retryDelay: @escaping @Sendable (Int, Int) -> Duration = RetryPolicy.superwallBackoff
     ) {
         self.clock = clock
         self.random = random
-        host = HostPorts(delegate: delegate, presenter: presenter, purchaseController: purchaseController)
+        host = HostPorts(
+            delegate: delegate,
+            presenter: presenter,
+            purchaseController: purchaseController,
+            testModeChooser: testModeChooser
+        )
         self.retryDelay = retryDelay
     }
 }

@@ -282,7 +282,8 @@ struct PresentationHarness {
         showsPurchaseFailureAlert: Bool = true,
         shouldPreload: Bool = false,
         explainOnRefresh: [String] = [],
-        device: [String: JSON] = [:]
+        device: [String: JSON] = [:],
+        testModeChooser: (any TestModeChooser)? = nil
     ) async throws -> PresentationHarness {
         let delegate = PaywallDelegate()
         let clock = FakeClock()
@@ -294,7 +295,8 @@ struct PresentationHarness {
             random: random,
             delegate: delegate,
             presenter: presenter,
-            purchaseController: purchaseController
+            purchaseController: purchaseController,
+            testModeChooser: testModeChooser
         )
         var options = Superwall.ConfigureOptions(
             configSource: source ?? TextConfigSource(body: config),

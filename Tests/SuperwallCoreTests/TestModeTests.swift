@@ -99,3 +99,41 @@ import Testing
         #expect(controller.asked.isEmpty)
     }
 }
+
+/// A host that offers test mode's choices and never makes one.
+private struct SilentChooser: TestModeChooser {
+    var offersChoices: Bool { true }
+    func choosePurchaseOutcome(for product: Product) async -> TestModeChoice<TestModePurchaseOutcome> {
+        try? await Task.sleep(for: .seconds(3600))
+        return .chosen(.purchased)
+    }
+    func chooseRestoredEntitlements(from available: [String]) async -> TestModeChoice<[String]?> {
+        try? await Task.sleep(for: .seconds(3600))
+        return .chosen(available)
+    }
+}
+
+@Suite struct TestModeChoiceTests {
+    @Test func aChoiceThatNeverComesFailsThePurchaseAndTheRestoreAtTheirDeadlines() async throws {
+        var timeouts = Superwall.Timeouts()
+        timeouts.purchase = .milliseconds(50)
+        timeouts.restore = .milliseconds(50)
+        let harness = try await PresentationHarness.make(
+            try await presentationConfig([]),
+            timeouts: timeouts,
+            testModeBehavior: .always,
+            testModeChooser: SilentChooser()
+        )
+        guard case .failed(let message) = try await harness.superwall.purchase(productId: annual) else {
+            Issue.record("expected a failed purchase")
+            return
+        }
+        #expect(message.contains("No choice came within"))
+        guard case .failed(let reason) = try await harness.superwall.restorePurchases() else {
+            Issue.record("expected a failed restore")
+            return
+        }
+        #expect(reason?.contains("No choice came within") == true)
+        #expect(try await harness.superwall.subscriptionStatus().activeEntitlements.isEmpty)
+    }
+}

@@ -171,4 +171,5 @@ struct HostPorts: Sendable {
     let presenter: (any PaywallPresenter)?
     /// Used when the host declared it performs purchases (`usingPurchaseController`).
     let purchaseController: (any PurchaseController)?
+    let testModeChooser: (any TestModeChooser)?
 }

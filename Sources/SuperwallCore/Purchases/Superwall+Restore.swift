@@ -31,10 +31,8 @@ extension Superwall {
                 await controller.restorePurchases()
             }
         case .testMode:
-            // What test mode bought is in the purchase history; restoring re-derives from it.
             host.delegate?.testModeTransaction(.restore)
-            try refreshCustomerInfo()
-            result = .restored
+            result = try await simulatedRestore()
         }
         let active = activeEntitlementIds
         DecisionLog.transactions.debug(

@@ -14,7 +14,7 @@
 
 __version__ = "0.1.0"
 
-from .callbacks import PaywallPresenter, PresentationHandler, PurchaseController, SuperwallDelegate  # noqa: E402
+from .callbacks import PaywallPresenter, PresentationHandler, PurchaseController, SuperwallDelegate, TestModeUI  # noqa: E402
 from .client import DEFAULT_TIMEOUT, INTERACTIVE_TIMEOUT, PROTOCOL_VERSION, Superwall, find_bridge  # noqa: E402
 from .connection import Connection, RemoteError  # noqa: E402
 from .errors import *  # noqa: E402,F401,F403
@@ -23,5 +23,6 @@ from .sync import SyncSuperwall  # noqa: E402
 
 __all__ = [
     "Superwall", "SyncSuperwall", "SuperwallDelegate", "PurchaseController", "PaywallPresenter", "PresentationHandler",
+    "TestModeUI",
     "Connection", "RemoteError", "find_bridge", "DEFAULT_TIMEOUT", "INTERACTIVE_TIMEOUT", "PROTOCOL_VERSION",
 ]

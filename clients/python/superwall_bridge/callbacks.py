@@ -1,10 +1,10 @@
-"""What the app implements: a delegate, a purchase controller, a paywall presenter, and a
-handler for one ``register``. Every method may be a plain function or a coroutine."""
+"""What the app implements: a delegate, a purchase controller, a paywall presenter, test
+mode's choices, and a handler for one ``register``. Every method may be a plain function or a coroutine."""
 
 from __future__ import annotations
 
 import inspect
-from typing import Any, Awaitable, Protocol, TypeVar, runtime_checkable
+from typing import Any, Awaitable, Literal, Protocol, TypeVar, runtime_checkable
 
 from .models import (
     ConfigRefresh, CustomCallback, CustomCallbackResult, CustomerInfo, ErrorInfo, PaywallDismissal, PaywallInfo, PaywallPresentation,
@@ -82,6 +82,23 @@ class PurchaseController(Protocol):
     def purchase(self, product: Product, paywall_info: PaywallInfo | None) -> PurchaseResult | Awaitable[PurchaseResult]: ...
 
     def restore_purchases(self) -> RestorationResult | Awaitable[RestorationResult]: ...
+
+
+TestModePurchaseOutcome = Literal["purchased", "abandoned", "failed"]
+
+
+@runtime_checkable
+class TestModeUI(Protocol):
+    """Test mode's choices, as SuperwallKit's test-mode drawers: how each simulated purchase
+    ends, and which entitlements a simulated restore finds. Without one, test mode's purchases
+    go through and its restores find what it bought."""
+
+    def choose_purchase_outcome(self, product: Product) -> TestModePurchaseOutcome | Awaitable[TestModePurchaseOutcome]: ...
+
+    def choose_restored_entitlements(self, available: list[str]) -> list[str] | None | Awaitable[list[str] | None]:
+        """The entitlements the restore finds, from every one the config's products grant;
+        ``None`` cancels the restore."""
+        ...
 
 
 @runtime_checkable

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Coroutine, Generator, Literal, Mapping, Sequence
 
 from . import __version__ as _version
-from .callbacks import PaywallPresenter, PresentationHandler, PurchaseController, SuperwallDelegate, resolve
+from .callbacks import PaywallPresenter, PresentationHandler, PurchaseController, SuperwallDelegate, TestModeUI, resolve
 from .connection import Connection, Framing, RemoteError, WireObserver
 from .errors import BridgeNotFoundError
 from .models import (
@@ -82,12 +82,13 @@ class Superwall:
 
     def __init__(self, connection: Connection, server: ServerInfo, *, delegate: SuperwallDelegate | None,
                  purchase_controller: PurchaseController | None, paywall_presenter: PaywallPresenter | None,
-                 timeout: float) -> None:
+                 timeout: float, test_mode_ui: TestModeUI | None = None) -> None:
         self._connection = connection
         self.server = server
         self.delegate = delegate
         self.purchase_controller = purchase_controller
         self.paywall_presenter = paywall_presenter
+        self.test_mode_ui = test_mode_ui
         self.timeout = timeout
         self._handlers: dict[Any, PresentationHandler] = {}
 
@@ -106,6 +107,7 @@ class Superwall:
         delegate: SuperwallDelegate | None = None,
         purchase_controller: PurchaseController | None = None,
         paywall_presenter: PaywallPresenter | None = None,
+        test_mode_ui: TestModeUI | None = None,
         custom_callbacks: bool = True,
         framing: Framing = "ndjson",
         arguments: Sequence[str] = (),
@@ -115,8 +117,8 @@ class Superwall:
         observer: WireObserver | None = None,
     ) -> Superwall:
         """Spawns the bridge and initializes the session, declaring what this client handles:
-        a purchase controller, a paywall presenter, custom callbacks (answered by each
-        ``register``'s handler) and a delegate."""
+        a purchase controller, a paywall presenter, test mode's choices, custom callbacks
+        (answered by each ``register``'s handler) and a delegate."""
         holder: list[Superwall] = []
 
         async def on_request(method: str, params: Any, request_id: Any) -> Any:
@@ -139,13 +141,14 @@ class Superwall:
                     "customCallbacks": custom_callbacks,
                     "delegate": delegate is not None,
                     "paywallPreloader": callable(getattr(paywall_presenter, "preload", None)),
+                    "testModeUI": test_mode_ui is not None,
                 },
             }, timeout=timeout)
         except BaseException:
             await connection.close(timeout=1)
             raise
         client = cls(connection, ServerInfo.from_wire(reply), delegate=delegate, purchase_controller=purchase_controller,
-                     paywall_presenter=paywall_presenter, timeout=timeout)
+                     paywall_presenter=paywall_presenter, timeout=timeout, test_mode_ui=test_mode_ui)
         holder.append(client)
         return client
 
@@ -459,6 +462,13 @@ class Superwall:
         if method == "purchaseController/restorePurchases":
             controller = self._require(self.purchase_controller, method)
             return (await resolve(controller.restore_purchases())).to_wire()
+        if method == "testMode/purchase":
+            chooser = self._require(self.test_mode_ui, method)
+            return {"outcome": await resolve(chooser.choose_purchase_outcome(Product.from_wire(params["product"])))}
+        if method == "testMode/restore":
+            chooser = self._require(self.test_mode_ui, method)
+            available = [str(entitlement) for entitlement in params.get("availableEntitlements", [])]
+            return {"entitlements": await resolve(chooser.choose_restored_entitlements(available))}
         if method == "paywall/present":
             presenter = self._require(self.paywall_presenter, method)
             await resolve(presenter.present(PaywallPresentation.from_wire(params)))

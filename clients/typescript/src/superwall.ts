@@ -6,7 +6,7 @@ import type {
     Attributes, ConfigRefresh, ConfigureOptions, ConfigureResult, CustomCallbackResult, CustomerInfo, DeviceOverrides,
     Entitlement, EntitlementsInfo, InitializeResult, PaywallInfo, PaywallPresentation, PaywallResult, PresentationResult,
     Product, PurchaseResult, RegisterResult, SkipReason, StoreDetails, SubscriptionStatusInput, SubscriptionStatus, TrackedEvent,
-    PaywallPageLoadResult, PreloadedPaywall, GetPaywallParams, PlacementExplanation, DebugAdvanceClockResult, Assignment, DebugOverrideAssignmentResult, FlushEventsResult, GetAssignmentsResult, ConfirmAllAssignmentsResult, PaywallPresentSurveyParams, SurveyAnswer, ErrorObject, DelegateHandleSuperwallEventParams, DelegateTestModeTransactionParams, DelegateDidRedeemLinkParams,
+    PaywallPageLoadResult, PreloadedPaywall, GetPaywallParams, PlacementExplanation, DebugAdvanceClockResult, Assignment, DebugOverrideAssignmentResult, FlushEventsResult, GetAssignmentsResult, ConfirmAllAssignmentsResult, TestModePurchaseResult, PaywallPresentSurveyParams, SurveyAnswer, ErrorObject, DelegateHandleSuperwallEventParams, DelegateTestModeTransactionParams, DelegateDidRedeemLinkParams,
 } from "./generated/protocol";
 
 /** The protocol version this client speaks. */
@@ -81,11 +81,21 @@ export interface PaywallPresenter {
     preload?(paywall: PreloadedPaywall): void | Promise<void>;
 }
 
+/** Test mode's choices, as SuperwallKit's test-mode drawers: how each simulated purchase ends,
+ * and which entitlements a simulated restore finds (`null` cancels it). Giving one declares
+ * the `testModeUI` capability; without one, test mode's purchases go through and its restores
+ * find what it bought. */
+export interface TestModeUI {
+    choosePurchaseOutcome(product: Product): TestModePurchaseResult["outcome"] | Promise<TestModePurchaseResult["outcome"]>;
+    chooseRestoredEntitlements(available: string[]): string[] | null | Promise<string[] | null>;
+}
+
 export interface LaunchOptions {
     /** The bridge binary; default `SUPERWALL_BRIDGE`, then `superwall-bridge` on the PATH. */
     bridgePath?: string;
     purchaseController?: PurchaseController;
     paywallPresenter?: PaywallPresenter;
+    testModeUI?: TestModeUI;
     delegate?: SuperwallDelegate;
     framing?: Framing;
     args?: readonly string[];
@@ -195,6 +205,7 @@ export class Superwall {
                     purchaseController: options.purchaseController !== undefined, paywallPresenter: options.paywallPresenter !== undefined,
                     customCallbacks: true, delegate: options.delegate !== undefined,
                     paywallPreloader: typeof options.paywallPresenter?.preload === "function",
+                    testModeUI: options.testModeUI !== undefined,
                 },
             }, options.timeoutMs ?? DEFAULT_TIMEOUT_MS);
         } catch (error) {
@@ -452,6 +463,10 @@ export class Superwall {
                 return required(controller, method).purchase(params.product, params.paywallInfo ?? null);
             case "purchaseController/restorePurchases":
                 return required(controller, method).restorePurchases();
+            case "testMode/purchase":
+                return { outcome: await required(this.options.testModeUI, method).choosePurchaseOutcome(params.product) };
+            case "testMode/restore":
+                return { entitlements: await required(this.options.testModeUI, method).chooseRestoredEntitlements(params.availableEntitlements ?? []) };
             case "paywall/present":
                 await required(presenter, method).present(params as PaywallPresentation);
                 return {};

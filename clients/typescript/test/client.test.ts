@@ -377,3 +377,35 @@ test("a seed repeats the variants, a forced variant decides the placement, and f
         assert.equal(await superwall.close(), 0);
     }
 });
+
+test("a testModeUI chooses how simulated purchases end and what a simulated restore finds", async () => {
+    const outcomes: Array<"purchased" | "abandoned" | "failed"> = ["abandoned", "failed", "purchased"];
+    const restores: Array<string[] | null> = [["pro"], null];
+    const offered: string[][] = [];
+    const superwall = await Superwall.configure({
+        apiKey: "pk_ts",
+        options: { ...embedded(), testModeBehavior: "always" },
+        testModeUI: {
+            choosePurchaseOutcome: () => outcomes.shift() ?? "failed",
+            chooseRestoredEntitlements: (available) => {
+                offered.push(available);
+                return restores.shift() ?? null;
+            },
+        },
+    });
+    try {
+        const coach = "com.pockettrainer.coach.monthly";
+        assert.equal((await superwall.purchase(coach)).type, "cancelled");
+        const failed = await superwall.purchase(coach);
+        assert.equal(failed.type, "failed");
+        assert.equal((failed as { error?: string }).error, "Simulated purchase failure (test mode).");
+        assert.equal((await superwall.purchase(coach)).type, "purchased");
+        assert.equal((await superwall.restorePurchases()).type, "restored");
+        assert.ok(offered[0]?.includes("coach"));
+        const status = await superwall.getSubscriptionStatus();
+        assert.deepEqual(status.type === "active" ? status.entitlements.map((entitlement) => entitlement.id) : [], ["pro"]);
+        assert.equal((await superwall.restorePurchases()).type, "failed", "a cancelled restore fails");
+    } finally {
+        await superwall.close();
+    }
+});

@@ -657,6 +657,8 @@ export interface InitializeParams {
         delegate?: boolean;
         /** The client warms a web view for a paywall before it shows: it answers paywall/preload. */
         paywallPreloader?: boolean;
+        /** The client lets the person testing choose how a simulated purchase ends and what a simulated restore finds: it answers testMode/purchase and testMode/restore. */
+        testModeUI?: boolean;
     };
 }
 export type InitializeResult = {
@@ -1086,6 +1088,22 @@ export type PurchaseControllerPurchaseResult = ControllerPurchaseAnswer;
 export type PurchaseControllerRestorePurchasesParams = Record<string, never>;
 export type PurchaseControllerRestorePurchasesResult = ControllerRestoreAnswer;
 
+/** In test mode, ask the person testing how the simulated purchase of a product ends (SuperwallKit's test-mode purchase drawer). Only to a client with testModeUI. */
+export interface TestModePurchaseParams {
+    product: Product;
+}
+export type TestModePurchaseResult = {
+    outcome: "purchased" | "abandoned" | "failed";
+};
+
+/** In test mode, ask the person testing which entitlements the simulated restore finds (SuperwallKit's test-mode restore drawer); null entitlements cancel it. Only to a client with testModeUI. */
+export interface TestModeRestoreParams {
+    availableEntitlements: Array<string>;
+}
+export type TestModeRestoreResult = {
+    entitlements: Array<string> | null;
+};
+
 /** Show a paywall; answer once it is on screen, or with an error to refuse. */
 export interface PaywallPresentParams {
     sessionId: string;
@@ -1395,6 +1413,8 @@ export interface ClientToBridgeMethods {
 export interface BridgeToClientRequests {
     "purchaseController/purchase": { params: PurchaseControllerPurchaseParams; result: PurchaseControllerPurchaseResult };
     "purchaseController/restorePurchases": { params: PurchaseControllerRestorePurchasesParams; result: PurchaseControllerRestorePurchasesResult };
+    "testMode/purchase": { params: TestModePurchaseParams; result: TestModePurchaseResult };
+    "testMode/restore": { params: TestModeRestoreParams; result: TestModeRestoreResult };
     "paywall/present": { params: PaywallPresentParams; result: PaywallPresentResult };
     "paywall/dismiss": { params: PaywallDismissParams; result: PaywallDismissResult };
     "paywall/showAlert": { params: PaywallShowAlertParams; result: PaywallShowAlertResult };
@@ -1438,5 +1458,5 @@ export interface BridgeToClientNotifications {
 }
 
 export const CLIENT_TO_BRIDGE = ["initialize", "shutdown", "exit", "$/ping", "debug/echo", "configure", "getConfigurationStatus", "setDelegate", "identify", "reset", "getUserId", "setUserAttributes", "getUserAttributes", "setIntegrationAttributes", "getIntegrationAttributes", "getDeviceAttributes", "register", "getPresentationResult", "getPaywall", "paywall/action", "paywall/pageMessage", "paywall/pageLoad", "dismiss", "togglePaywallSpinner", "isPaywallPresented", "latestPaywallInfo", "preloadAllPaywalls", "preloadPaywalls", "confirmAllAssignments", "getAssignments", "setSubscriptionStatus", "getSubscriptionStatus", "getEntitlements", "getEntitlementsByProductIds", "getCustomerInfo", "getProducts", "setStoreProducts", "purchase", "restorePurchases", "handleDeepLink", "getEventQueueStatus", "flushEvents", "refreshConfiguration", "setLogLevel", "setLocaleIdentifier", "setInterfaceStyle", "setPlatformWrapper", "debug/evaluateExpression", "debug/explainPlacement", "debug/advanceClock", "debug/overrideAssignment", "app/didBecomeActive", "app/willResignActive"] as const;
-export const BRIDGE_TO_CLIENT_REQUESTS = ["purchaseController/purchase", "purchaseController/restorePurchases", "paywall/present", "paywall/dismiss", "paywall/showAlert", "paywall/presentSurvey", "paywall/preload", "paywall/openUrl", "paywall/requestReview", "paywall/requestPermission", "paywall/scheduleNotification", "paywall/haptic", "paywall/loadingState", "handler/onCustomCallback"] as const;
+export const BRIDGE_TO_CLIENT_REQUESTS = ["purchaseController/purchase", "purchaseController/restorePurchases", "testMode/purchase", "testMode/restore", "paywall/present", "paywall/dismiss", "paywall/showAlert", "paywall/presentSurvey", "paywall/preload", "paywall/openUrl", "paywall/requestReview", "paywall/requestPermission", "paywall/scheduleNotification", "paywall/haptic", "paywall/loadingState", "handler/onCustomCallback"] as const;
 export const BRIDGE_TO_CLIENT_NOTIFICATIONS = ["$/cancelRequest", "paywall/pageEvent", "handler/onPresent", "handler/onWillDismiss", "handler/onDismiss", "handler/onSkip", "handler/onError", "delegate/handleSuperwallEvent", "delegate/subscriptionStatusDidChange", "delegate/customerInfoDidChange", "delegate/willPresentPaywall", "delegate/didPresentPaywall", "delegate/willDismissPaywall", "delegate/didDismissPaywall", "delegate/handleCustomPaywallAction", "delegate/paywallWillOpenURL", "delegate/paywallWillOpenDeepLink", "delegate/userAttributesDidChange", "delegate/testModeTransaction", "delegate/willRedeemLink", "delegate/didRedeemLink", "delegate/handleLog", "delegate/handleSuperwallDeepLink", "config/didRefresh"] as const;

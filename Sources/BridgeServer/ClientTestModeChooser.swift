@@ -1,0 +1,52 @@
+import JSONRPC
+import SuperwallCore
+
+/// Test mode's choices made by the client: `testMode/purchase` and `testMode/restore`
+/// requests, to a client that declared `testModeUI`. A reply that is an error or does not
+/// decode is no choice, and says why; the core bounds the wait.
+struct ClientTestModeChooser: TestModeChooser {
+    let host: ClientHost
+
+    var offersChoices: Bool { host.capabilities.testModeUI && host.connection != nil }
+
+    func choosePurchaseOutcome(for product: Product) async -> TestModeChoice<TestModePurchaseOutcome> {
+        let method = "testMode/purchase"
+        switch await ask(method, ["product": product.wireValue]) {
+        case .unavailable(let reason): return .unavailable(reason: reason)
+        case .chosen(let reply):
+            guard let outcome = reply["outcome"]?.stringValue.flatMap(TestModePurchaseOutcome.init(rawValue:)) else {
+                return .unavailable(
+                    reason:
+                        "The client's \(method) answer does not decode: expected {outcome: \"purchased\" | \"abandoned\" | \"failed\"}."
+                )
+            }
+            return .chosen(outcome)
+        }
+    }
+
+    func chooseRestoredEntitlements(from available: [String]) async -> TestModeChoice<[String]?> {
+        let method = "testMode/restore"
+        switch await ask(method, ["availableEntitlements": .array(available.map(JSONValue.string))]) {
+        case .unavailable(let reason): return .unavailable(reason: reason)
+        case .chosen(let reply):
+            if reply["entitlements"] == .null { return .chosen(nil) }
+            let chosen = reply["entitlements"]?.arrayValue ?? []
+            let ids = chosen.compactMap(\.stringValue)
+            guard reply["entitlements"]?.arrayValue != nil, ids.count == chosen.count else {
+                return .unavailable(
+                    reason: "The client's \(method) answer does not decode: expected {entitlements: [string] | null}."
+                )
+            }
+            return .chosen(ids)
+        }
+    }
+
+    private func ask(_ method: String, _ params: JSONValue) async -> TestModeChoice<JSONValue> {
+        guard let connection = host.connection else { return .unavailable(reason: "The client has gone.") }
+        do {
+            return .chosen(try await connection.sendRequest(method, params: params, timeout: ClientHost.backstop))
+        } catch {
+            return .unavailable(reason: "The client answered \(method) with an error: \(error.message)")
+        }
+    }
+}
