@@ -27,6 +27,35 @@ import Testing
         #expect(await Self.draws(seed: 8).alias != first.alias)
     }
 
+    /// Each of twenty users' variants (an `identify` to each in turn), from a fresh bridge
+    /// configured with `seed`: `experimentId=variantId` per user.
+    private static func variantsOfTwentyUsers(seed: Int64) async -> [[String]] {
+        let process = await bridgeProcess()
+        _ = await call(process, "configure", configureParams(temporaryDirectory(), options: ["randomSeed": .int(seed)]))
+        var users: [[String]] = []
+        for user in 1...20 {
+            _ = await call(process, "identify", ["userId": .string("runner_\(user)")])
+            let assignments = await call(process, "getAssignments")?["result"]?["assignments"]?.arrayValue ?? []
+            users.append(
+                assignments.compactMap { assignment in
+                    guard let experiment = assignment["experimentId"]?.stringValue,
+                        let variant = assignment["variant"]?["id"]?.stringValue
+                    else { return nil }
+                    return "\(experiment)=\(variant)"
+                }.sorted()
+            )
+        }
+        return users
+    }
+
+    @Test func twoBridgesWithTheSameSeedDrawTheSameVariantsForTwentyUsersAndAnotherSeedDoesNot() async {
+        let first = await Self.variantsOfTwentyUsers(seed: 42)
+        #expect(first.count == 20 && first.allSatisfy { !$0.isEmpty })
+        #expect(Set(first).count > 1, "the users do not all draw alike")
+        #expect(await Self.variantsOfTwentyUsers(seed: 42) == first)
+        #expect(await Self.variantsOfTwentyUsers(seed: 43) != first)
+    }
+
     /// Onboarding's experiment splits users 50/50: over twenty seeds, both variants come up.
     @Test func seedsDrawVariantsAsTheirWeightsSay() async {
         var variants: Set<String> = []
