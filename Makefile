@@ -78,6 +78,7 @@ test: deps
 	$(SWIFT) format lint --strict --recursive Sources Tests Benchmarks Package.swift
 	$(PYTHON) scripts/generate_types.py --check
 	$(PYTHON) scripts/generate_demo_config.py --check
+	$(PYTHON) scripts/version.py --check
 	$(SWIFT) build --build-tests
 	rm -rf $(WIRE_TRACES) $(TEST_TMP) && mkdir -p $(TEST_TMP)
 	set -o pipefail; TMPDIR=$(TEST_TMP) $(SWIFT) test --skip-build --filter '$(COMPUTE_SUITES)' 2>&1 | tee .build/swift-test.log

@@ -11,7 +11,7 @@ from typing import Any, Coroutine, Generator, Literal, Mapping, Sequence
 from . import __version__ as _version
 from .callbacks import PaywallPresenter, PresentationHandler, PurchaseController, SuperwallDelegate, TestModeUI, resolve
 from .connection import Connection, Framing, RemoteError, WireObserver
-from .errors import BridgeNotFoundError
+from .errors import BridgeNotFoundError, UnsupportedProtocolVersionError
 from .models import (
     Assignment, ClockReading, ConfigRefresh, ConfigureResult, CustomCallback, CustomCallbackResult, CustomerInfo, Entitlement, EntitlementsInfo,
     ErrorInfo, PaywallAlert, PaywallDismissal, PreloadedPaywall, PaywallInfo, PaywallPresentation, PaywallResult, PresentationResult, Product,
@@ -147,6 +147,14 @@ class Superwall:
         except BaseException:
             await connection.close(timeout=1)
             raise
+        bridge_version = str(reply.get("protocolVersion", "")) if isinstance(reply, dict) else ""
+        if bridge_version.split(".")[0] != PROTOCOL_VERSION.split(".")[0]:
+            await connection.close(timeout=1)
+            raise UnsupportedProtocolVersionError(
+                -32602,
+                f"this client speaks protocol {PROTOCOL_VERSION} and the bridge answered initialize with protocol "
+                f"{bridge_version or '(none)'}: install a client and a bridge of the same major version",
+                "unsupportedProtocolVersion", {"client": PROTOCOL_VERSION, "bridge": bridge_version})
         client = cls(connection, ServerInfo.from_wire(reply), delegate=delegate, purchase_controller=purchase_controller,
                      paywall_presenter=paywall_presenter, timeout=timeout, test_mode_ui=test_mode_ui)
         holder.append(client)

@@ -2,12 +2,16 @@ import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Connection, DEFAULT_TIMEOUT_MS, ReplyError, type Framing, type WireObserver } from "./connection";
+import { BridgeError } from "./errors";
 import type {
     Attributes, ConfigRefresh, ConfigureOptions, ConfigureResult, CustomCallbackResult, CustomerInfo, DeviceOverrides,
     Entitlement, EntitlementsInfo, InitializeResult, PaywallInfo, PaywallPresentation, PaywallResult, PresentationResult,
     Product, PurchaseResult, RegisterResult, SkipReason, StoreDetails, SubscriptionStatusInput, SubscriptionStatus, TrackedEvent,
     PaywallPageLoadResult, PreloadedPaywall, GetPaywallParams, PlacementExplanation, DebugAdvanceClockResult, Assignment, DebugOverrideAssignmentResult, FlushEventsResult, GetAssignmentsResult, ConfirmAllAssignmentsResult, TestModePurchaseResult, PaywallPresentSurveyParams, SurveyAnswer, ErrorObject, DelegateHandleSuperwallEventParams, DelegateTestModeTransactionParams, DelegateDidRedeemLinkParams,
 } from "./generated/protocol";
+
+/** This package's version (the bridge's and both clients': one version, in the repository's VERSION). */
+export const CLIENT_VERSION = "0.1.0";
 
 /** The protocol version this client speaks. */
 export const PROTOCOL_VERSION = "1.0";
@@ -200,7 +204,7 @@ export class Superwall {
         let server: InitializeResult;
         try {
             server = await connection.request<InitializeResult>("initialize", {
-                protocolVersion: PROTOCOL_VERSION, client: { name: "superwall-bridge-typescript", version: "0.1.0" },
+                protocolVersion: PROTOCOL_VERSION, client: { name: "superwall-bridge-typescript", version: CLIENT_VERSION },
                 capabilities: {
                     purchaseController: options.purchaseController !== undefined, paywallPresenter: options.paywallPresenter !== undefined,
                     customCallbacks: true, delegate: options.delegate !== undefined,
@@ -211,6 +215,13 @@ export class Superwall {
         } catch (error) {
             await connection.close(1000);
             throw error;
+        }
+        const bridgeVersion = typeof server.protocolVersion === "string" ? server.protocolVersion : "";
+        if (bridgeVersion.split(".")[0] !== PROTOCOL_VERSION.split(".")[0]) {
+            await connection.close(1000);
+            throw new BridgeError(-32602,
+                `this client speaks protocol ${PROTOCOL_VERSION} and the bridge answered initialize with protocol ${bridgeVersion || "(none)"}: install a client and a bridge of the same major version`,
+                { kind: "unsupportedProtocolVersion", client: PROTOCOL_VERSION, bridge: bridgeVersion });
         }
         holder.superwall = new Superwall(connection, server, options);
         return holder.superwall;

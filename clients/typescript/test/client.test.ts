@@ -1,7 +1,7 @@
 // The TypeScript client against the real binary (SUPERWALL_BRIDGE, or the checkout's debug build).
 import { test } from "node:test";
 import * as assert from "node:assert/strict";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import {
@@ -408,4 +408,26 @@ test("a testModeUI chooses how simulated purchases end and what a simulated rest
     } finally {
         await superwall.close();
     }
+});
+
+test("a bridge of another protocol major fails launch at initialize, naming both versions", async () => {
+    const folder = mkdtempSync(join(tmpdir(), "superwall-ts-future-"));
+    const bridge = join(folder, "future-bridge");
+    // A stand-in bridge that answers initialize as a bridge of protocol 2.0 would.
+    writeFileSync(bridge, `#!${process.execPath}
+let text = "";
+process.stdin.on("data", (chunk) => {
+    text += chunk;
+    for (let end; (end = text.indexOf("\\n")) >= 0; text = text.slice(end + 1)) {
+        const message = JSON.parse(text.slice(0, end));
+        if (message.method === "initialize") {
+            process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id: message.id, result: { protocolVersion: "2.0", server: { name: "superwall-bridge", version: "9.0.0" }, sdkVersion: "9", methods: [] } }) + "\\n");
+        }
+    }
+});
+`);
+    chmodSync(bridge, 0o755);
+    await assert.rejects(Superwall.launch({ bridgePath: bridge }), (error: unknown) =>
+        error instanceof BridgeError && error.kind === "unsupportedProtocolVersion"
+        && /speaks protocol 1\.0 .* protocol 2\.0/.test(error.message));
 });

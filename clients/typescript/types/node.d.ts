@@ -34,6 +34,7 @@ declare const process: {
     env: Record<string, string | undefined>;
     argv: string[];
     platform: string;
+    execPath: string;
     exitCode: number | undefined;
     cwd(): string;
     on(event: "unhandledRejection", listener: (reason: unknown) => void): void;
@@ -82,6 +83,7 @@ declare module "node:child_process" {
 declare module "node:fs" {
     function readFileSync(path: string, encoding: "utf8"): string;
     function writeFileSync(path: string, data: string): void;
+    function chmodSync(path: string, mode: number): void;
     function readdirSync(path: string): string[];
     function existsSync(path: string): boolean;
     function mkdtempSync(prefix: string): string;
