@@ -19,7 +19,7 @@ BIN_RELEASE := .build/release/superwall-bridge
 BENCH_DIR := Benchmarks
 BENCH_BIN := $(BENCH_DIR)/bin
 
-.PHONY: docs-test all deps build release startup-order test python-test typescript-deps typescript-test browser-deps browser-test demo demo-python demo-typescript bench bench-instructions dist stress clean
+.PHONY: docs-test all deps build release startup-order test python-test typescript-deps npm-deps typescript-test browser-deps browser-test demo demo-python demo-typescript bench bench-instructions dist dist-check stress clean
 
 all: build
 
@@ -34,8 +34,16 @@ deps:
 build: deps
 	$(SWIFT) build
 
-release: deps $(STATIC_LIBS)/pkgconfig/jansson.pc
-	$(RELEASE_ENV) $(SWIFT) build $(RELEASE_FLAGS)
+release: deps $(STATIC_LIBS)/pkgconfig/jansson.pc $(ICU_DATA)
+	[ $(BIN_RELEASE) -nt $(ICU_DATA) ] || rm -f $(BIN_RELEASE)
+	$(RELEASE_ENV) $(SWIFT) build $(RELEASE_FLAGS) $$(cat $(ICU_FLAGS))
+
+# The ICU data the release link uses instead of Foundation's: without what the bridge never
+# reads (scripts/trim_icu.py says what and why).
+ICU_DATA := .build/icu/icu-data.o
+ICU_FLAGS := .build/icu/link-flags
+$(ICU_DATA): scripts/trim_icu.py
+	$(PYTHON) scripts/trim_icu.py $(ICU_DATA) $(ICU_FLAGS)
 
 # A folder holding only the static archives, named first in the link's search path through a
 # jansson.pc pointing at it, so that every -ljansson, -lsqlite3, -lz and -lstdc++ finds an archive.
@@ -116,6 +124,13 @@ typescript-deps:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends node-typescript >/dev/null; \
 	fi
 
+# npm packs the TypeScript package in `make dist` (nothing is fetched from a registry).
+npm-deps:
+	@if ! command -v npm >/dev/null; then \
+		echo "installing npm"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends npm >/dev/null; \
+	fi
+
 typescript-test: typescript-deps
 	$(PYTHON) scripts/generate_types.py --check
 	cd clients/typescript && rm -rf dist && tsc -p .
@@ -187,16 +202,27 @@ bench-instructions: deps release $(BENCH_BIN)/bench-config.json
 
 # The self-contained binary: the release build, stripped, with its checksum, its size by
 # component (from the link map) and a check that it runs from an empty folder with nothing
-# but the C runtime.
+# but the C runtime; then the packages that carry it, a Python platform wheel and an npm
+# tarball (scripts/package.py).
 DIST := .build/dist
 
-dist: deps $(STATIC_LIBS)/pkgconfig/jansson.pc
+dist: deps $(STATIC_LIBS)/pkgconfig/jansson.pc $(ICU_DATA) $(PY_VENV)/bin/pytest typescript-deps npm-deps
 	mkdir -p $(DIST)
-	$(RELEASE_ENV) $(SWIFT) build $(RELEASE_FLAGS) --product superwall-bridge -Xlinker -Map=$(CURDIR)/$(DIST)/link.map
+	rm -f $(BIN_RELEASE)
+	$(RELEASE_ENV) $(SWIFT) build $(RELEASE_FLAGS) $$(cat $(ICU_FLAGS)) --product superwall-bridge -Xlinker -Map=$(CURDIR)/$(DIST)/link.map
 	strip -o $(DIST)/superwall-bridge $(BIN_RELEASE)
 	cd $(DIST) && sha256sum superwall-bridge > superwall-bridge.sha256
 	$(PYTHON) scripts/dist_sizes.py $(DIST)/link.map $(DIST)/superwall-bridge
 	scripts/dist_check.sh $(DIST)/superwall-bridge
+	cd clients/typescript && rm -rf dist && tsc -p .
+	$(PY_VENV)/bin/pip install -q "setuptools>=68" "wheel>=0.42"
+	$(PY_VENV)/bin/python scripts/package.py --binary $(DIST)/superwall-bridge --typescript-build clients/typescript/dist --out $(DIST)
+
+# The packages installed as a user would (offline, no Swift toolchain on PATH) running the
+# READMEs' quick starts, and the Python client's suite against the packaged binary.
+dist-check: dist
+	$(PYTHON) scripts/dist_install_check.py $(DIST)
+	SUPERWALL_BRIDGE=$(CURDIR)/$(DIST)/superwall-bridge $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider clients/python/tests
 
 # The hostile client replayed (minutes; not part of make test): framing lies, seeded fuzzing,
 # back-pressure under an RSS ceiling, oversized inputs, signals. Prints a table.

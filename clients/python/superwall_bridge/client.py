@@ -28,9 +28,16 @@ DEFAULT_TIMEOUT = 30.0
 INTERACTIVE_TIMEOUT = 900.0
 
 
+def bundled_bridge() -> str | None:
+    """The binary the platform wheel ships inside this package, if this install has one."""
+    candidate = Path(__file__).resolve().parent / "bin" / "superwall-bridge"
+    return str(candidate) if candidate.is_file() else None
+
+
 def find_bridge(bridge_path: str | os.PathLike[str] | None = None) -> str:
-    """The bridge binary: ``bridge_path``, else ``$SUPERWALL_BRIDGE``, else ``superwall-bridge``
-    on ``PATH``, else the output of ``swift build`` in this checkout or the working directory."""
+    """The bridge binary: ``bridge_path``, else ``$SUPERWALL_BRIDGE``, else the one bundled in
+    the platform wheel, else ``superwall-bridge`` on ``PATH``, else the output of ``swift build``
+    in this checkout or the working directory."""
     if bridge_path is not None:
         path = Path(bridge_path)
         if not path.is_file():
@@ -40,6 +47,8 @@ def find_bridge(bridge_path: str | os.PathLike[str] | None = None) -> str:
         if not Path(environment).is_file():
             raise BridgeNotFoundError(f"SUPERWALL_BRIDGE names {environment}, which is not a file")
         return environment
+    if bundled := bundled_bridge():
+        return bundled
     if on_path := shutil.which("superwall-bridge"):
         return on_path
     roots = [Path.cwd(), *Path.cwd().parents, *Path(__file__).resolve().parents]
@@ -49,7 +58,8 @@ def find_bridge(bridge_path: str | os.PathLike[str] | None = None) -> str:
             if candidate.is_file():
                 return str(candidate)
     raise BridgeNotFoundError(
-        "superwall-bridge not found: pass bridge_path, set SUPERWALL_BRIDGE, or run `swift build` in the bridge's checkout")
+        "superwall-bridge not found: install the platform wheel, which bundles it (pip install superwall-bridge), "
+        "pass bridge_path, set SUPERWALL_BRIDGE, or build it with `swift build` in the bridge's checkout")
 
 
 class Starting:

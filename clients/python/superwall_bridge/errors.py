@@ -195,7 +195,7 @@ class BridgeClosedError(SuperwallBridgeError, ConnectionError):
 
 
 class BridgeNotFoundError(SuperwallBridgeError, FileNotFoundError):
-    """No bridge binary: pass ``bridge_path``, set ``SUPERWALL_BRIDGE``, or run ``swift build``."""
+    """No bridge binary: install the platform wheel, pass ``bridge_path``, set ``SUPERWALL_BRIDGE``, or run ``swift build``."""
 
 
 class ProtocolViolationError(SuperwallBridgeError):

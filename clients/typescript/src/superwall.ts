@@ -135,12 +135,22 @@ export interface GetPaywallArguments {
 
 type Listener = (refresh: ConfigRefresh) => void;
 
-/** The bridge binary: `SUPERWALL_BRIDGE`, else `superwall-bridge` on the PATH, else a
- * checkout's `.build/debug/superwall-bridge` above the working directory. */
+/** The binary the npm package ships beside this client (`bin/superwall-bridge`), if this
+ * install has one. */
+export function bundledBridge(): string | undefined {
+    const candidate = join(__dirname, "..", "..", "bin", "superwall-bridge");
+    return existsSync(candidate) ? candidate : undefined;
+}
+
+/** The bridge binary: `path`, else `SUPERWALL_BRIDGE`, else the one bundled in the npm
+ * package, else `superwall-bridge` on the PATH, else a checkout's
+ * `.build/debug/superwall-bridge` above the working directory. */
 export function findBridge(path?: string): string {
     if (path) return path;
     const fromEnvironment = process.env.SUPERWALL_BRIDGE;
     if (fromEnvironment) return fromEnvironment;
+    const bundled = bundledBridge();
+    if (bundled) return bundled;
     try {
         const found = execFileSync("sh", ["-c", "command -v superwall-bridge"], { encoding: "utf8" }).trim();
         if (found) return found;
@@ -155,7 +165,7 @@ export function findBridge(path?: string): string {
         if (parent === directory) break;
         directory = parent;
     }
-    throw new Error("superwall-bridge was not found: set SUPERWALL_BRIDGE or pass bridgePath");
+    throw new Error("superwall-bridge was not found: install the npm package that bundles it (npm install superwall-bridge-<version>.tgz), set SUPERWALL_BRIDGE, pass bridgePath, or build it with `swift build` in the bridge's checkout");
 }
 
 /** The Superwall SDK, through a superwall-bridge process. */
