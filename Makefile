@@ -222,6 +222,7 @@ dist: deps $(STATIC_LIBS)/pkgconfig/jansson.pc $(ICU_DATA) $(PY_VENV)/bin/pytest
 # READMEs' quick starts, and the Python client's suite against the packaged binary.
 dist-check: dist
 	$(PYTHON) scripts/dist_install_check.py $(DIST)
+	$(PY_VENV)/bin/pip install -q --no-deps --force-reinstall ./clients/python
 	SUPERWALL_BRIDGE=$(CURDIR)/$(DIST)/superwall-bridge $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider clients/python/tests
 
 # The hostile client replayed (minutes; not part of make test): framing lies, seeded fuzzing,
