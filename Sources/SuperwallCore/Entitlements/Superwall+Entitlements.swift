@@ -68,7 +68,10 @@ extension Superwall {
         guard let session else { throw .notConfigured }
         if !session.customerInfo.isPlaceholder { return session.customerInfo.read(by: session.identity.userId) }
         let limit = timeouts.subscriptionStatus
-        guard await wait(on: purchases.customerInfoWaiters, within: limit), let current = self.session else {
+        let known = await wait(on: purchases.customerInfoWaiters, within: limit) {
+            self.session?.customerInfo.isPlaceholder ?? false
+        }
+        guard known, let current = self.session else {
             throw .customerInfoTimeout(limit)
         }
         return current.customerInfo.read(by: current.identity.userId)

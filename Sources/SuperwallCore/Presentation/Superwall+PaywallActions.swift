@@ -50,8 +50,8 @@ extension Superwall {
             guard session != nil else { throw .notConfigured }
             // The host's answer to `paywall/present` and the user's first action may reach the
             // SDK in either order; the action goes after `paywall_open`, as on a device.
-            if let opening = paywalls.open, opening.id == sessionId, !opening.isShown {
-                _ = await wait(on: paywalls.shownWaiters, within: timeouts.presentation)
+            _ = await wait(on: paywalls.shownWaiters, within: timeouts.presentation) {
+                paywalls.open.map { $0.id == sessionId && !$0.isShown } ?? false
             }
             guard let current = paywalls.open, current.id == sessionId, !current.isClosing else {
                 throw .paywallSessionNotFound(sessionId)

@@ -29,16 +29,26 @@ extension Superwall {
         if status != .unknown { return true }
         let remaining = timeouts.subscriptionStatus - (ContinuousClock.now - requestedAt)
         guard remaining > .zero else { return false }
-        return await wait(on: purchases.statusWaiters, within: remaining)
+        return await wait(on: purchases.statusWaiters, within: remaining) { session?.subscriptionStatus == .unknown }
     }
 
-    /// Parks the caller with `waiters` until they are resumed (true, as a rule), or answers
-    /// false once `limit` has passed.
+    /// Parks the caller with `waiters` while `pending` holds, until they are resumed (true, as
+    /// a rule), or answers false once `limit` has passed; answers true at once when `pending`
+    /// does not hold.
+    ///
+    /// `pending` is read here, in the turn that parks: read by the caller before its `await`,
+    /// the state it was waiting for could change while the call itself was suspended (the
+    /// runtime may enqueue even a call to this same actor), and the wake-up would be lost.
     ///
     /// The deadline resolves the wait itself, from its timer's thread, without coming back to
     /// this actor: an expiry that had to enter the actor first could find it held, and then
     /// wait for whatever thread the actor runs on next.
-    func wait(on waiters: ParkedContinuations<Bool>, within limit: Duration) async -> Bool {
+    func wait(
+        on waiters: ParkedContinuations<Bool>,
+        within limit: Duration,
+        while pending: () -> Bool
+    ) async -> Bool {
+        guard pending() else { return true }
         let ticket = waiters.ticket()
         let answer = OneShot<Bool>()
         waiters.park(answer, ticket: ticket)
