@@ -28,7 +28,7 @@ COMPONENTS = [
     ("jansson (static)", re.compile(r"libjansson\.a")),
     ("SQLite (static)", re.compile(r"libsqlite3\.a")),
     ("zlib (static)", re.compile(r"libz\.a")),
-    ("Foundation's ICU data and code", re.compile(r"lib_FoundationICU\.a|libicu")),
+    ("Foundation's ICU data (trimmed by trim_icu.py) and code", re.compile(r"lib_FoundationICU\.a|libicu|/icu/icu-data\.o")),
     ("Foundation", re.compile(r"libFoundation\w*\.a|lib_Foundation\w*\.a|libswiftFoundation\w*\.a|libCoreFoundation\.a")),
     ("Swift runtime and standard library", re.compile(r"libswift\w*\.a|libBlocksRuntime|libdispatch|swiftrt")),
     ("TLS: BoringSSL and swift-crypto (AsyncHTTPClient's HTTPS)",
