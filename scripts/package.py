@@ -14,6 +14,7 @@ Usage: package.py --binary BIN --typescript-build DIR --out OUT
   (run with an interpreter that has setuptools and wheel; DIR is `tsc`'s output, holding src/)
 """
 import argparse
+import json
 import re
 import shutil
 import subprocess
@@ -79,7 +80,6 @@ def build_npm_package(binary: Path, typescript_build: Path, out: Path, version: 
         (stage / "bin").mkdir()
         shutil.copy2(binary, stage / "bin/superwall-bridge")
         (stage / "bin/superwall-bridge").chmod(0o755)
-        import json
         manifest = json.loads((ROOT / "clients/typescript/package.json").read_text())
         manifest["bin"] = {"superwall-bridge": "bin/superwall-bridge"}
         manifest["files"] = ["dist/src", "bin"]
