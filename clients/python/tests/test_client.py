@@ -551,3 +551,24 @@ def test_flush_events_writes_the_queue_out_at_once(bridge: str, bridge_arguments
             assert await sw.flush_events() == 0
 
     run(scenario())
+
+
+def test_the_binary_bundled_in_the_wheel_is_found_before_path(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from superwall_bridge import client
+    package = tmp_path / "site-packages" / "superwall_bridge"
+    (package / "bin").mkdir(parents=True)
+    (package / "bin" / "superwall-bridge").write_text("#!/bin/sh\n")
+    monkeypatch.setattr(client, "__file__", str(package / "client.py"))
+    monkeypatch.delenv("SUPERWALL_BRIDGE", raising=False)
+    monkeypatch.setattr(client.shutil, "which", lambda name: "/usr/local/bin/superwall-bridge")
+    assert find_bridge() == str(package / "bin" / "superwall-bridge")
+
+
+def test_no_binary_anywhere_says_how_to_get_one(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from superwall_bridge import client
+    monkeypatch.setattr(client, "__file__", str(tmp_path / "site-packages" / "superwall_bridge" / "client.py"))
+    monkeypatch.delenv("SUPERWALL_BRIDGE", raising=False)
+    monkeypatch.setattr(client.shutil, "which", lambda name: None)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(BridgeNotFoundError, match="platform wheel.*SUPERWALL_BRIDGE.*swift build"):
+        find_bridge()
