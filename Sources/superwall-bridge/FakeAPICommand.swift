@@ -46,7 +46,7 @@ struct FakeAPICommand: ParsableCommand {
                 try script.map { try FakeAPIScript(json: try Data(contentsOf: URL(fileURLWithPath: $0))) }
                 ?? FakeAPIScript()
         } catch {
-            throw ValidationError("The script \(script ?? "") cannot be used: \(error)")
+            throw FakeAPIFailure(description: "the script \(script ?? "") cannot be used: \(error)")
         }
         let configPath = config
         let api = try FakeAPI(
@@ -57,7 +57,12 @@ struct FakeAPICommand: ParsableCommand {
             script: scripted,
             recordPath: record
         )
-        let server = try FakeAPIServer.startWaiting(api, port: port)
+        let server: FakeAPIServer
+        do {
+            server = try FakeAPIServer.startWaiting(api, port: port)
+        } catch {
+            throw FakeAPIFailure(description: "cannot listen on 127.0.0.1:\(port): \(error)")
+        }
         // What was recorded is on disk line by line: a signal can end the process at once.
         for number in [SIGTERM, SIGINT, SIGHUP] { signal(number) { _ in _exit(0) } }
         let line = Array(#"{"baseUrl": "\#(server.baseURL.absoluteString)"}"#.utf8) + [0x0A]
@@ -69,4 +74,9 @@ struct FakeAPICommand: ParsableCommand {
         }
         withExtendedLifetime(server) {}
     }
+}
+
+/// Why the fake API could not start, printed without the usage text: the arguments were fine.
+struct FakeAPIFailure: Error, CustomStringConvertible {
+    let description: String
 }
