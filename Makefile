@@ -42,8 +42,10 @@ release: deps $(STATIC_LIBS)/pkgconfig/jansson.pc $(ICU_DATA)
 # reads (scripts/trim_icu.py says what and why).
 ICU_DATA := .build/icu/icu-data.o
 ICU_FLAGS := .build/icu/link-flags
-$(ICU_DATA): scripts/trim_icu.py
-	$(PYTHON) scripts/trim_icu.py $(ICU_DATA) $(ICU_FLAGS)
+# Made again when the toolchain's ICU changes: data of another ICU version must not be linked.
+TOOLCHAIN_ICU := $(dir $(realpath $(shell command -v $(SWIFT))))../lib/swift_static/linux/lib_FoundationICU.a
+$(ICU_DATA): scripts/trim_icu.py $(TOOLCHAIN_ICU)
+	$(PYTHON) scripts/trim_icu.py $(ICU_DATA) $(ICU_FLAGS) --archive $(TOOLCHAIN_ICU)
 
 # A folder holding only the static archives, named first in the link's search path through a
 # jansson.pc pointing at it, so that every -ljansson, -lsqlite3, -lz and -lstdc++ finds an archive.

@@ -23,6 +23,27 @@ final class ClientHost: Sendable {
     /// gives up first (and the request is cancelled); this only guards against a core that
     /// forgot to.
     static let backstop: Duration = .seconds(3600)
+
+    /// How a request the bridge made of the client ended.
+    enum Reply {
+        case answered(JSONValue)
+        /// The client answered with an error; the message says which request.
+        case refused(String)
+        /// The connection closed, the bridge is shutting down, or the request was cancelled.
+        case lost
+    }
+
+    /// Asks the client `method`, bounded by the backstop; every way it can end is a `Reply`.
+    func ask(_ method: String, _ params: JSONValue) async -> Reply {
+        guard let connection else { return .lost }
+        do {
+            return .answered(try await connection.sendRequest(method, params: params, timeout: Self.backstop))
+        } catch {
+            // -32800: cancelled by the core's deadline, by end of input or by shutdown.
+            if error.code == RPCError.requestCancelled.code { return .lost }
+            return .refused("The client answered \(method) with an error: \(error.message)")
+        }
+    }
 }
 
 /// Paywalls shown by the client: `paywall/present` and `paywall/dismiss` requests.

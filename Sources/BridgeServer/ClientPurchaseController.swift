@@ -13,7 +13,7 @@ struct ClientPurchaseController: PurchaseController {
 
     func purchase(_ product: Product, paywallInfo: PaywallInfo?) async -> PurchaseAnswer {
         let params: JSONValue = ["product": product.wireValue, "paywallInfo": paywallInfo?.wireValue ?? .null]
-        switch await ask("purchaseController/purchase", params) {
+        switch await host.ask("purchaseController/purchase", params) {
         case .lost: return PurchaseAnswer(.cancelled)
         case .refused(let message): return PurchaseAnswer(.failed(message))
         case .answered(let reply): return Self.decodePurchase(reply)
@@ -21,29 +21,10 @@ struct ClientPurchaseController: PurchaseController {
     }
 
     func restorePurchases() async -> RestorationResult {
-        switch await ask("purchaseController/restorePurchases", [:]) {
+        switch await host.ask("purchaseController/restorePurchases", [:]) {
         case .lost: return .failed("The client went away before the restore finished.")
         case .refused(let message): return .failed(message)
         case .answered(let reply): return Self.decodeRestoration(reply)
-        }
-    }
-
-    private enum Reply {
-        case answered(JSONValue)
-        /// The client answered with an error.
-        case refused(String)
-        /// The connection closed, the bridge is shutting down, or the request was cancelled.
-        case lost
-    }
-
-    private func ask(_ method: String, _ params: JSONValue) async -> Reply {
-        guard let connection = host.connection else { return .lost }
-        do {
-            return .answered(try await connection.sendRequest(method, params: params, timeout: ClientHost.backstop))
-        } catch {
-            // -32800: cancelled by the core's deadline, by end of input or by shutdown.
-            if error.code == RPCError.requestCancelled.code { return .lost }
-            return .refused("The client answered \(method) with an error: \(error.message)")
         }
     }
 

@@ -11,9 +11,10 @@ struct ClientTestModeChooser: TestModeChooser {
 
     func choosePurchaseOutcome(for product: Product) async -> TestModeChoice<TestModePurchaseOutcome> {
         let method = "testMode/purchase"
-        switch await ask(method, ["product": product.wireValue]) {
-        case .unavailable(let reason): return .unavailable(reason: reason)
-        case .chosen(let reply):
+        switch await host.ask(method, ["product": product.wireValue]) {
+        case .lost: return .unavailable(reason: Self.lost)
+        case .refused(let reason): return .unavailable(reason: reason)
+        case .answered(let reply):
             guard let outcome = reply["outcome"]?.stringValue.flatMap(TestModePurchaseOutcome.init(rawValue:)) else {
                 return .unavailable(
                     reason:
@@ -26,9 +27,10 @@ struct ClientTestModeChooser: TestModeChooser {
 
     func chooseRestoredEntitlements(from available: [String]) async -> TestModeChoice<[String]?> {
         let method = "testMode/restore"
-        switch await ask(method, ["availableEntitlements": .array(available.map(JSONValue.string))]) {
-        case .unavailable(let reason): return .unavailable(reason: reason)
-        case .chosen(let reply):
+        switch await host.ask(method, ["availableEntitlements": .array(available.map(JSONValue.string))]) {
+        case .lost: return .unavailable(reason: Self.lost)
+        case .refused(let reason): return .unavailable(reason: reason)
+        case .answered(let reply):
             if reply["entitlements"] == .null { return .chosen(nil) }
             let chosen = reply["entitlements"]?.arrayValue ?? []
             let ids = chosen.compactMap(\.stringValue)
@@ -41,12 +43,5 @@ struct ClientTestModeChooser: TestModeChooser {
         }
     }
 
-    private func ask(_ method: String, _ params: JSONValue) async -> TestModeChoice<JSONValue> {
-        guard let connection = host.connection else { return .unavailable(reason: "The client has gone.") }
-        do {
-            return .chosen(try await connection.sendRequest(method, params: params, timeout: ClientHost.backstop))
-        } catch {
-            return .unavailable(reason: "The client answered \(method) with an error: \(error.message)")
-        }
-    }
+    private static let lost = "The client went away, or the request was cancelled, before it chose."
 }
