@@ -6,20 +6,24 @@ CC ?= cc
 BIN_DEBUG := .build/debug/superwall-bridge
 # The release binary (what `make bench` measures and `make dist` ships): the Swift runtime,
 # jansson, SQLite, zlib and libstdc++ linked in (STATIC_LIBS below), not position-independent
-# and exporting no symbols, so the loader has almost nothing to relocate or look up at start.
+# (Package.swift says so for the executable alone) and exporting no symbols, so the loader has almost nothing to relocate or look up at start.
 # Linked by lld with the functions startup runs placed together (STARTUP_ORDER, written by
 # `make startup-order`): scattered, they kept 7.5 MB of code resident at start.
 STATIC_LIBS := .build/static-libs
 STARTUP_ORDER := scripts/startup-order.txt
-RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -Xclang-linker -Xswiftc -no-pie \
+# The library (libsuperwall_bridge.so) is built by the same command, self-contained the same way:
+# -static-stdlib for every link, as SwiftPM applies --static-swift-stdlib to executables only.
+SWIFT_STATIC := $(dir $(realpath $(shell command -v $(SWIFT))))../lib/swift_static/linux
+RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -static-stdlib -Xlinker -L$(SWIFT_STATIC) \
 	-Xswiftc -use-ld=lld -Xlinker --symbol-ordering-file=$(CURDIR)/$(STARTUP_ORDER) -Xlinker --no-warn-symbol-ordering \
-	-Xlinker --version-script=$(CURDIR)/scripts/exports.map
+	-Xlinker --version-script=$(CURDIR)/scripts/exports.map -Xlinker --undefined-version \
+	-Xlinker -z -Xlinker pack-relative-relocs
 RELEASE_ENV := PKG_CONFIG_PATH=$(CURDIR)/$(STATIC_LIBS)/pkgconfig
 BIN_RELEASE := .build/release/superwall-bridge
 BENCH_DIR := Benchmarks
 BENCH_BIN := $(BENCH_DIR)/bin
 
-.PHONY: docs-test all deps build release startup-order test python-test typescript-deps npm-deps typescript-test browser-deps browser-test demo demo-python demo-typescript bench bench-instructions dist dist-check stress clean
+.PHONY: embedding-deps embedding-test docs-test all deps build release startup-order test python-test typescript-deps npm-deps typescript-test browser-deps browser-test demo demo-python demo-typescript bench bench-instructions dist dist-check stress clean
 
 all: build
 
@@ -96,6 +100,7 @@ test: deps
 	set -o pipefail; TMPDIR=$(TEST_TMP) $(SWIFT) test --skip-build --filter '$(BUSY_POOL_SUITES)' 2>&1 | tee -a .build/swift-test.log
 	@sed -nE 's/.*Test run with ([0-9]+) tests? in [0-9]+ suites? passed.*/\1/p' .build/swift-test.log | awk '{ sum += $$1 } END { print "Swift: " sum " passed, 0 failed" }'
 	TMPDIR=$(TEST_TMP) $(MAKE) --no-print-directory docs-test
+	TMPDIR=$(TEST_TMP) $(MAKE) --no-print-directory embedding-test
 	TMPDIR=$(TEST_TMP) $(MAKE) --no-print-directory python-test
 	TMPDIR=$(TEST_TMP) $(MAKE) --no-print-directory typescript-test
 	TMPDIR=$(TEST_TMP) $(MAKE) --no-print-directory browser-test
@@ -109,12 +114,39 @@ docs-test:
 	$(BIN_DEBUG) explain --config docs/examples/minimal-config.json --user $(TEST_TMP)/docs-user.json export_pdf | grep -q "experiment exp-export: matched"
 	@echo "docs: the examples ran"
 
+# The bridge in-process, through libsuperwall_bridge.so (the debug build; `make dist` builds the
+# self-contained one): a C program driving two bridges at once, and the quick start from Java
+# through a JNI shim, built with Debian's OpenJDK 17. The Python suite runs every conformance
+# scenario through it too.
+LIB_DEBUG := .build/debug/libsuperwall_bridge.so
+EMBEDDING_BUILD := .build/embedding
+JAVA17 := /usr/lib/jvm/java-17-openjdk-amd64
+
+embedding-deps:
+	@if [ ! -x $(JAVA17)/bin/javac ]; then \
+		echo "installing openjdk-17-jdk-headless"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openjdk-17-jdk-headless >/dev/null; \
+	fi
+
+embedding-test: embedding-deps
+	$(SWIFT) build --product superwall_bridge
+	mkdir -p $(EMBEDDING_BUILD)/java $(TEST_TMP)
+	$(CC) -O1 -Wall -Wextra -Werror -Iembedding/include -o $(EMBEDDING_BUILD)/two-bridges embedding/c/two_bridges.c \
+		-L$(dir $(LIB_DEBUG)) -lsuperwall_bridge -Wl,-rpath,$(CURDIR)/$(dir $(LIB_DEBUG)) -lpthread
+	$(EMBEDDING_BUILD)/two-bridges $(TEST_TMP)/two-bridges
+	$(JAVA17)/bin/javac -Xlint:all -Werror -d $(EMBEDDING_BUILD)/java embedding/java/com/superwall/bridge/SuperwallBridge.java embedding/java/QuickStart.java
+	$(CC) -O1 -Wall -Wextra -Werror -shared -fPIC -I$(JAVA17)/include -I$(JAVA17)/include/linux -Iembedding/include \
+		-o $(EMBEDDING_BUILD)/java/libsuperwall_bridge_jni.so embedding/java/superwall_bridge_jni.c \
+		-L$(dir $(LIB_DEBUG)) -lsuperwall_bridge -Wl,-rpath,$(CURDIR)/$(dir $(LIB_DEBUG))
+	$(JAVA17)/bin/java -Djava.library.path=$(EMBEDDING_BUILD)/java -cp $(EMBEDDING_BUILD)/java QuickStart
+
 # The Python client: type-checked (mypy --strict), then its suite against the debug binary,
 # in a virtualenv under .build.
 python-test: $(PY_VENV)/bin/pytest
 	$(PY_VENV)/bin/pip install -q --no-deps --force-reinstall ./clients/python
 	cd clients/python && $(CURDIR)/$(PY_VENV)/bin/mypy --strict superwall_bridge
-	SUPERWALL_BRIDGE=$(CURDIR)/$(BIN_DEBUG) SUPERWALL_WIRE_TRACES=$(WIRE_TRACES) $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider clients/python/tests
+	SUPERWALL_BRIDGE=$(CURDIR)/$(BIN_DEBUG) SUPERWALL_BRIDGE_LIBRARY=$(CURDIR)/$(LIB_DEBUG) SUPERWALL_WIRE_TRACES=$(WIRE_TRACES) \
+		$(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider clients/python/tests
 	SUPERWALL_BRIDGE=$(CURDIR)/$(BIN_DEBUG) $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider docs/examples/test_integration_example.py docs/examples/test_app_with_the_plugin.py
 	SUPERWALL_BRIDGE=$(CURDIR)/$(BIN_DEBUG) $(PY_VENV)/bin/python docs/examples/hot_reload.py > /dev/null
 

@@ -14,6 +14,8 @@ let package = Package(
         .library(name: "Rules", targets: ["Rules"]),
         .library(name: "SuperwallCore", targets: ["SuperwallCore"]),
         .library(name: "BridgeServer", targets: ["BridgeServer"]),
+        // The bridge in-process, behind the C interface of embedding/include/superwall_bridge.h.
+        .library(name: "superwall_bridge", type: .dynamic, targets: ["SuperwallBridgeEmbedding"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
@@ -107,6 +109,19 @@ let package = Package(
             ],
             swiftSettings: strictSettings
         ),
+        // What linking static jansson into a shared library needs (see stdin.c).
+        .target(name: "CEmbeddingShims"),
+        .target(
+            name: "SuperwallBridgeEmbedding",
+            dependencies: [
+                "BridgeServer",
+                "CEmbeddingShims",
+                "JSONRPC",
+                "SuperwallCore",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strictSettings
+        ),
         .executableTarget(
             name: "superwall-bridge",
             dependencies: [
@@ -118,7 +133,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: strictSettings
+            swiftSettings: strictSettings,
+            // Not position-independent in release: the loader then has almost nothing to relocate at start.
+            linkerSettings: [
+                .unsafeFlags(["-Xclang-linker", "-no-pie"], .when(platforms: [.linux], configuration: .release))
+            ]
         ),
         .executableTarget(
             name: "rules-benchmark",
@@ -160,6 +179,7 @@ let package = Package(
             dependencies: ["BridgeServer", "JSONRPC", "TestSupport"],
             swiftSettings: strictSettings
         ),
+        .testTarget(name: "EmbeddingTests", dependencies: ["SuperwallBridgeEmbedding"], swiftSettings: strictSettings),
         .testTarget(name: "EndToEndTests", dependencies: ["JSONRPC", "TestSupport"], swiftSettings: strictSettings),
     ]
 )

@@ -10,10 +10,11 @@ import Glibc
 import Darwin
 #endif
 
-/// A JSON-RPC 2.0 peer over a pair of file descriptors, serving requests and sending its own.
+/// A JSON-RPC 2.0 peer over a pair of file descriptors, or in-process over a `MessageInbox`
+/// and a callback, serving requests and sending its own.
 ///
-/// `run()` reads the input with blocking `read(2)` on the calling thread and never waits for
-/// output: frames go to a `FrameWriter`. Each request runs in its own task; notifications are
+/// `run()` reads the input on the calling thread (blocking `read(2)`, or the inbox) and never
+/// waits for output: messages go to a `FrameWriter`, or to a `CallbackOutput`. Each request runs in its own task; notifications are
 /// applied in order by one task. The connection answers everything the handler never sees:
 /// parse errors, invalid requests, batches, `$/cancelRequest`, and the lifecycle gate
 /// (`initialize` first, `shutdown`, `exit`).
@@ -37,18 +38,18 @@ public final class Connection: Sendable {
 
     let options: Options
     let logger: Logger
-    private let input: Int32
+    private let input: Input
     /// Runs requests on the reader thread between reads (see `ReaderExecutor`).
     let executor = ReaderExecutor()
-    let writer: FrameWriter
+    let writer: any MessageOutput
     let handler: any ConnectionHandler
     let state: Mutex<State>
     private let notifications: AsyncStream<QueuedNotification>
-    private let notificationSink: AsyncStream<QueuedNotification>.Continuation
+    let notificationSink: AsyncStream<QueuedNotification>.Continuation
     let drained = DispatchSemaphore(value: 0)
     /// Parses and dispatches large messages, and what must follow them in order.
-    private let largeMessageLane = DispatchQueue(label: "jsonrpc.large-messages")
-    private let largeMessagesDone = DispatchGroup()
+    let largeMessageLane = DispatchQueue(label: "jsonrpc.large-messages")
+    let largeMessagesDone = DispatchGroup()
 
     struct State: ~Copyable {
         var lifecycle = Lifecycle.awaitingInitialize
@@ -129,21 +130,66 @@ public final class Connection: Sendable {
         }
     }
 
+    /// Where messages come from.
+    private enum Input: Sendable {
+        /// A byte stream, framed.
+        case descriptor(Int32)
+        /// Whole messages a host hands over in-process.
+        case inbox(MessageInbox)
+    }
+
     struct QueuedNotification: Sendable {
         let notification: IncomingNotification
         let gate: OneShot<Bool>?
     }
 
     /// Creates a connection reading `input` and writing `output`. The descriptors stay open.
-    public init(
+    public convenience init(
         input: Int32,
         output: Int32,
         handler: any ConnectionHandler,
         options: Options = Options(),
         logger: Logger
     ) {
+        self.init(
+            input: .descriptor(input),
+            writer: FrameWriter(descriptor: output, maximumQueuedBytes: options.maximumQueuedOutput),
+            handler: handler,
+            options: options,
+            logger: logger
+        )
+        // A client that goes away must show up as a failed write (EPIPE), not kill the process.
+        signal(SIGPIPE, SIG_IGN)
+    }
+
+    /// Creates a connection served in-process: it reads the messages `inbox` is given, and
+    /// hands each message it sends, whole, to `deliver`, in order, on a thread of its own
+    /// (see `CallbackOutput`). Nothing is framed.
+    public convenience init(
+        inbox: MessageInbox,
+        deliver: @escaping @Sendable (UnsafeBufferPointer<UInt8>) -> Void,
+        handler: any ConnectionHandler,
+        options: Options = Options(),
+        logger: Logger
+    ) {
+        self.init(
+            input: .inbox(inbox),
+            writer: CallbackOutput(maximumQueuedBytes: options.maximumQueuedOutput, deliver: deliver),
+            handler: handler,
+            options: options,
+            logger: logger
+        )
+    }
+
+    private init(
+        input: Input,
+        writer: any MessageOutput,
+        handler: any ConnectionHandler,
+        options: Options,
+        logger: Logger
+    ) {
         self.input = input
-        self.writer = FrameWriter(descriptor: output, maximumQueuedBytes: options.maximumQueuedOutput)
+        self.writer = writer
         self.handler = handler
         self.options = options
         self.logger = logger
@@ -151,16 +197,16 @@ public final class Connection: Sendable {
         state.framing = options.framing
         self.state = Mutex(state)
         (notifications, notificationSink) = AsyncStream.makeStream(of: QueuedNotification.self)
-        // A client that goes away must show up as a failed write (EPIPE), not kill the process.
-        signal(SIGPIPE, SIG_IGN)
     }
 
     /// Serves until the input ends or `exit` arrives, then finishes in-flight work (bounded),
     /// resolves every request still waiting on the client as cancelled, flushes, and returns
     /// the exit status: 0, or 1 for an `exit` that was not preceded by `shutdown`.
     public func run() -> Int32 {
-        guard let executor else { return serve() }
-        return SerialLane.hostingLanes(on: executor) { serve() }
+        BridgeThread.marking {
+            guard let executor else { return serve() }
+            return SerialLane.hostingLanes(on: executor) { serve() }
+        }
     }
 
     private func serve() -> Int32 {
@@ -172,39 +218,85 @@ public final class Connection: Sendable {
         }
         var decoder = FrameDecoder(maximumMessageSize: options.maximumMessageSize, framing: options.framing)
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
+        (writer as? CallbackOutput)?.readerStarted()
+        if case .inbox(let inbox) = input, let executor {
+            inbox.readerWakes(with: { [weak executor] in executor?.wake() })
+        }
         readLoop: while true {
             // What the work of the last read wrote goes out now, in one write.
-            if let executor {
-                executor.waitForInput(input, whenIdle: writer.uncork, shouldStop: { readingShouldStop })
-            } else {
-                writer.uncork()
-            }
+            waitForInput()
             if readingShouldStop { break }
             writer.waitForRoom(orStopWhen: { readingShouldStop })
             if readingShouldStop { break }
-            let count = chunk.withUnsafeMutableBytes { read(input, $0.baseAddress, $0.count) }
-            if count < 0 {
-                if errno == EINTR { continue }
-                logger.error("reading input failed: \(String(cString: strerror(errno)))")
-                break
-            }
-            let events = count == 0 ? decoder.finish() : decoder.consume(chunk[..<count])
-            if let framing = decoder.framing {
-                state.withLock { state in
-                    if state.framing == nil { state.framing = framing }
+            let events: [FrameEvent]
+            let ended: Bool
+            switch input {
+            case .descriptor(let descriptor):
+                let count = chunk.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    logger.error("reading input failed: \(String(cString: strerror(errno)))")
+                    break readLoop
                 }
+                events = count == 0 ? decoder.finish() : decoder.consume(chunk[..<count])
+                ended = count == 0
+                if let framing = decoder.framing {
+                    state.withLock { state in
+                        if state.framing == nil { state.framing = framing }
+                    }
+                }
+            case .inbox(let inbox):
+                let taken = inbox.takeAll()
+                events = taken.messages.map { message in
+                    message.count > options.maximumMessageSize
+                        ? .tooLarge(size: message.count, limit: options.maximumMessageSize) : .message(message)
+                }
+                ended = taken.ended
             }
             writer.cork()
             for event in events {
                 handle(event)
                 if state.withLock({ $0.exitRequested }) { break readLoop }
             }
-            if count == 0 { break }
+            if ended { break }
         }
+        if case .inbox(let inbox) = input { inbox.close() }
         executor?.stop()
         writer.uncork()
         return finish(notificationLoop: notificationLoop)
     }
+
+    /// Waits for input, running the requests' work meanwhile; what that work wrote goes out
+    /// before the thread sleeps.
+    private func waitForInput() {
+        switch input {
+        case .descriptor(let descriptor):
+            guard let executor else { return writer.uncork() }
+            executor.waitForInput(
+                descriptor,
+                whenIdle: writer.uncork,
+                shouldStop: { readingShouldStop },
+                hasInput: { false }
+            )
+        case .inbox(let inbox):
+            guard let executor else {
+                writer.uncork()
+                return inbox.waitForArrival()
+            }
+            executor.waitForInput(
+                nil,
+                whenIdle: writer.uncork,
+                shouldStop: { readingShouldStop },
+                hasInput: { !inbox.prepareToSleep() },
+                spin: (Self.inProcessSpin, { inbox.hasInput })
+            )
+            inbox.readerWoke()
+        }
+    }
+
+    /// How long an in-process reader watches for the next message before it sleeps: longer
+    /// than a client takes to wake on an answer and send again.
+    static let inProcessSpin: Duration = .microseconds(100)
 
     /// `exit` arrived, or `stopReading()` was called.
     private var readingShouldStop: Bool {
@@ -258,6 +350,7 @@ public final class Connection: Sendable {
         if !writer.flush(timeout: options.flushTimeout) {
             logger.warning("the client stopped reading; \(options.flushTimeout) passed with output still queued")
         }
+        writer.finish()
         options.trace?.flush()
         return exitStatus
     }
@@ -271,7 +364,11 @@ public final class Connection: Sendable {
 
     func send(_ body: consuming [UInt8]) {
         options.trace?.record(.outgoing, body)
-        writer.enqueue(framing.frame(body))
+        if writer.isFramed {
+            writer.enqueue(framing.frame(body))
+        } else {
+            writer.enqueue(body)
+        }
     }
 
     /// Sends a notification to the client. Dropped once the connection has closed.
@@ -285,211 +382,5 @@ public final class Connection: Sendable {
     public func notify(_ method: String, encodedParams: [UInt8]) {
         guard !writer.isBroken else { return }
         send(OutgoingMessage.notification(method: method, encodedParams: encodedParams))
-    }
-
-    // MARK: Input
-
-    private func handle(_ event: FrameEvent) {
-        switch event {
-        case .message(let body):
-            options.trace?.record(.incoming, body)
-            handleMessage(consume body)
-        case .tooLarge(let size, let limit):
-            logger.warning("skipped a message of \(size) bytes, over the limit of \(limit)")
-            let error = RPCError(
-                code: -32600,
-                message: "Invalid request: the message is \(size) bytes, over the limit of \(limit).",
-                kind: "messageTooLarge",
-                details: ["size": .int(Int64(size)), "limit": .int(Int64(limit))]
-            )
-            send(OutgoingMessage.response(id: nil, outcome: .failure(error)))
-        case .malformedHeader(let reason):
-            logger.warning("malformed header: \(reason)")
-            let error = RPCError(code: -32700, message: "Parse error: \(reason)", kind: "invalidHeader")
-            send(OutgoingMessage.response(id: nil, outcome: .failure(error)))
-        case .truncated(let expected, let received):
-            logger.warning("the input ended after \(received) of \(expected) bytes of a message")
-        }
-    }
-
-    /// What one message body parsed to.
-    private enum Parsed: Sendable {
-        case single(IncomingMessage)
-        case batch([IncomingMessage])
-        case unparsable(RPCError)
-    }
-
-    /// Parses on the reader, unless the message is large or large ones are still in the lane:
-    /// a large message is parsed and dispatched on the lane, so the requests behind it are
-    /// not held for its parse; behind it in the lane go, in order, every message that is not
-    /// a plain request (notifications, replies, batches, `initialize`, `shutdown`, ...), so
-    /// that what must take effect in order still does. Plain requests run concurrently anyway,
-    /// so they may overtake it.
-    private func handleMessage(_ bytes: consuming [UInt8]) {
-        let body = MessageBytes(bytes)
-        let laneBusy = state.withLock { $0.messagesInLane > 0 }
-        guard body.bytes.count >= Self.largeMessageBytes || laneBusy else {
-            deliver(parse(body))
-            return
-        }
-        if body.bytes.count < Self.largeMessageBytes {
-            let parsed = parse(body)
-            if case .single(.request(let request)) = parsed, !Self.orderedMethods.contains(request.method),
-                state.withLock({ if case .running = $0.lifecycle { true } else { false } })
-            {
-                deliver(parsed)
-                return
-            }
-            throughLane { [self] in deliver(parsed) }
-        } else {
-            throughLane { [self] in deliver(parse(body)) }
-        }
-    }
-
-    /// A message's bytes, in one place that parsing empties, so that nothing else keeps them.
-    private final class MessageBytes: @unchecked Sendable {
-        /// Touched by one thread at a time: the reader, then (for a large message) the lane.
-        var bytes: [UInt8]
-
-        init(_ bytes: consuming [UInt8]) {
-            self.bytes = bytes
-        }
-    }
-
-    /// Messages of at least this size are parsed away from the reader (about 10 ms a MiB).
-    static let largeMessageBytes = 1 << 20
-    /// Requests that take effect in order with the messages around them.
-    private static let orderedMethods: Set<String> = ["initialize", "shutdown"]
-
-    private func throughLane(_ work: @escaping @Sendable () -> Void) {
-        state.withLock { $0.messagesInLane += 1 }
-        largeMessageLane.async(group: largeMessagesDone) { [self] in
-            work()
-            state.withLock { $0.messagesInLane -= 1 }
-            // An `exit` delivered here must reach a reader asleep in `poll`.
-            if state.withLock({ $0.exitRequested }) { executor?.wake() }
-        }
-    }
-
-    /// Parses a message whose bytes `body` holds alone, and lets the bytes go once jansson has
-    /// read them and the ids' texts are taken: a large message is then held twice (jansson's
-    /// tree and its conversion) at the most, not three times.
-    private func parse(_ body: MessageBytes) -> Parsed {
-        let read = body.bytes.withUnsafeBytes {
-            bytes -> Result<(ParsedJSON, isArray: Bool, ids: [ArraySlice<UInt8>?]), RPCError> in
-            let tree: ParsedJSON
-            do throws(JSONSyntaxError) {
-                tree = try JSONDecoding.parse(bytes)
-            } catch {
-                var parseError = RPCError.parseError(error.message)
-                parseError.data = [
-                    "kind": "parseError", "line": .int(Int64(error.line)), "column": .int(Int64(error.column)),
-                ]
-                return .failure(parseError)
-            }
-            let scanner = JSONTextScanner(bytes: bytes)
-            let start = scanner.skippingWhitespace(from: 0)
-            guard start < bytes.count, bytes[start] == UInt8(ascii: "[") else {
-                return .success((tree, false, [scanner.memberText(named: "id", inObjectAt: start)]))
-            }
-            return .success(
-                (
-                    tree, true,
-                    scanner.elementStarts(inArrayAt: start).map { scanner.memberText(named: "id", inObjectAt: $0) }
-                )
-            )
-        }
-        body.bytes = []
-        switch read {
-        case .failure(let error):
-            return .unparsable(error)
-        case .success(let (tree, isArray, ids)):
-            let value = tree.value()
-            guard isArray, case .array(let elements) = value else {
-                return .single(IncomingMessage(value, verbatimID: ids.first ?? nil))
-            }
-            return .batch(
-                elements.enumerated().map { index, element in
-                    IncomingMessage(element, verbatimID: index < ids.count ? ids[index] : nil)
-                }
-            )
-        }
-    }
-
-    private func deliver(_ parsed: Parsed) {
-        switch parsed {
-        case .unparsable(let error): send(OutgoingMessage.response(id: nil, outcome: .failure(error)))
-        case .batch(let messages): handleBatch(messages)
-        case .single(let message): route(message, responder: .single)
-        }
-    }
-
-    private func handleBatch(_ messages: [IncomingMessage]) {
-        guard !messages.isEmpty else {
-            send(OutgoingMessage.response(id: nil, outcome: .failure(.invalidRequest("an empty batch."))))
-            return
-        }
-        let answered = messages.filter {
-            switch $0 {
-            case .request, .invalid: return true
-            case .notification, .response: return false
-            }
-        }.count
-        let reply = BatchReply(expecting: answered, connection: self)
-        var slot = 0
-        for message in messages {
-            switch message {
-            case .request, .invalid:
-                route(message, responder: .batch(reply, slot: slot))
-                slot += 1
-            case .notification, .response:
-                route(message, responder: .single)
-            }
-        }
-    }
-
-    private func route(_ message: IncomingMessage, responder: Responder) {
-        switch message {
-        case .request(let request):
-            dispatch(request, responder: responder)
-        case .notification(let notification):
-            receive(notification)
-        case .response(let id, let outcome):
-            resolveReply(id: id, outcome: outcome)
-        case .invalid(let id, let error):
-            // A reply to one of our requests that is not a valid response still ends the wait.
-            if case .string(let key)? = id?.value,
-                resolvePending(key, with: .failure(.malformedResponse(error.message)), cancelAtClient: false)
-            {
-                return
-            }
-            responder.respond(id: id, outcome: .failure(error), on: self)
-        }
-    }
-
-    private func receive(_ notification: IncomingNotification) {
-        switch notification.method {
-        case "exit":
-            state.withLock { $0.exitRequested = true }
-        case "$/cancelRequest":
-            guard let rawID = notification.params?["id"], RequestID.isValid(rawID) else {
-                logger.debug("ignored $/cancelRequest without a usable id")
-                return
-            }
-            cancelIncoming(RequestID(rawID))
-        default:
-            let gate: OneShot<Bool>?? = state.withLock { state in
-                switch state.lifecycle {
-                case .awaitingInitialize: return .none
-                case .initializing(let gate): return .some(gate)
-                case .running, .shutDown: return .some(nil)
-                }
-            }
-            guard let gate else {
-                logger.debug("dropped notification \(notification.method) received before initialize")
-                return
-            }
-            notificationSink.yield(QueuedNotification(notification: notification, gate: gate))
-        }
     }
 }

@@ -92,10 +92,22 @@ final class ReaderExecutor: TaskExecutor, LaneHost, @unchecked Sendable {
         }
     }
 
-    /// Waits until `input` is readable (or closed), running jobs that arrive meanwhile;
-    /// `whenIdle` runs each time there is nothing left to run, before the thread sleeps.
+    /// Waits until `input` is readable (or closed), or `hasInput` holds, running jobs that
+    /// arrive meanwhile; `whenIdle` runs each time there is nothing left to run, before the
+    /// thread sleeps. `hasInput` is asked last before each sleep: input that arrives after it
+    /// answered must `wake()` the reader. Without a descriptor, only `wake()` ends a sleep.
     /// Returns early once `shouldStop` holds (checked whenever `wake()` is called).
-    func waitForInput(_ input: Int32, whenIdle: () -> Void, shouldStop: () -> Bool) {
+    ///
+    /// With `spin`, before it sleeps the thread watches for `inputArrived` or a job for that
+    /// long, yielding the core meanwhile: in-process, where input arrives without a system
+    /// call, a client that answers at once then costs no wake-up.
+    func waitForInput(
+        _ input: Int32?,
+        whenIdle: () -> Void,
+        shouldStop: () -> Bool,
+        hasInput: () -> Bool,
+        spin: (duration: Duration, inputArrived: () -> Bool)? = nil
+    ) {
         while !shouldStop() {
             runPending()
             let idle = state.withLock { state -> Bool in
@@ -105,16 +117,38 @@ final class ReaderExecutor: TaskExecutor, LaneHost, @unchecked Sendable {
             }
             guard idle else { continue }
             whenIdle()
+            if let spin, let seen = watch(for: spin.duration, until: spin.inputArrived) {
+                state.withLock { $0.sleeping = false }
+                if seen == .input { return }
+                continue
+            }
+            if hasInput() {
+                state.withLock { $0.sleeping = false }
+                return
+            }
             var descriptors = [
-                pollfd(fd: input, events: Int16(POLLIN), revents: 0),
                 pollfd(fd: wakeReader, events: Int16(POLLIN), revents: 0),
+                pollfd(fd: input ?? -1, events: Int16(POLLIN), revents: 0),
             ]
             let ready = poll(&descriptors, 2, -1)
             state.withLock { $0.sleeping = false }
-            if descriptors[1].revents != 0 { drainWakeups() }
+            if descriptors[0].revents != 0 { drainWakeups() }
             if ready < 0, errno != EINTR { return }
-            if descriptors[0].revents != 0 { return }
+            if descriptors[1].revents != 0 { return }
         }
+    }
+
+    private enum Arrival { case input, job }
+
+    /// What arrived first within `duration`, input or a job; nil for neither.
+    private func watch(for duration: Duration, until inputArrived: () -> Bool) -> Arrival? {
+        let deadline = ContinuousClock.now + duration
+        repeat {
+            if inputArrived() { return .input }
+            if state.withLock({ !$0.jobs.isEmpty }) { return .job }
+            sched_yield()
+        } while ContinuousClock.now < deadline
+        return nil
     }
 
     /// From now on jobs run on the `OffloadExecutor`; those queued are sent there.

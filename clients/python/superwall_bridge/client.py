@@ -125,10 +125,19 @@ class Superwall:
         timeout: float = DEFAULT_TIMEOUT,
         client_name: str = "superwall-bridge-python",
         observer: WireObserver | None = None,
+        in_process: bool = False,
+        library_path: str | os.PathLike[str] | None = None,
+        bridge_options: Mapping[str, Any] | None = None,
     ) -> Superwall:
         """Spawns the bridge and initializes the session, declaring what this client handles:
         a purchase controller, a paywall presenter, test mode's choices, custom callbacks
-        (answered by each ``register``'s handler) and a delegate."""
+        (answered by each ``register``'s handler) and a delegate.
+
+        With ``in_process=True`` the bridge runs in this process instead, loaded from
+        ``libsuperwall_bridge.so`` (``library_path``, else ``$SUPERWALL_BRIDGE_LIBRARY``, else
+        the checkout's build); ``bridge_options`` then stand for the command line's flags
+        (``{"logLevel": "debug", "trace": "/path"}``), and ``bridge_path``, ``framing``,
+        ``arguments`` and ``env`` do not apply."""
         holder: list[Superwall] = []
 
         async def on_request(method: str, params: Any, request_id: Any) -> Any:
@@ -138,9 +147,13 @@ class Superwall:
             if holder:
                 await holder[0]._hear(method, params)
 
-        connection = await Connection.spawn(
-            find_bridge(bridge_path), arguments, env=env, framing=framing,
-            on_request=on_request, on_notification=on_notification, observer=observer)
+        if in_process:
+            connection = await Connection.open_in_process(
+                library_path, bridge_options, on_request=on_request, on_notification=on_notification, observer=observer)
+        else:
+            connection = await Connection.spawn(
+                find_bridge(bridge_path), arguments, env=env, framing=framing,
+                on_request=on_request, on_notification=on_notification, observer=observer)
         try:
             reply = await connection.request("initialize", {
                 "protocolVersion": PROTOCOL_VERSION,

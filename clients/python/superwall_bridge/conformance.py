@@ -110,10 +110,14 @@ class ScenarioRun:
     """One scenario against one fresh bridge process."""
 
     def __init__(self, scenario: dict[str, Any], bridge: str, *, framing: Framing = "ndjson",
-                 conformance_directory: Path | None = None, trace: Path | None = None) -> None:
+                 conformance_directory: Path | None = None, trace: Path | None = None,
+                 library: str | None = None) -> None:
+        """``library``: run the scenario on a bridge in this process, loaded from that
+        ``libsuperwall_bridge.so``, instead of spawning ``bridge``."""
         self.scenario = scenario
         self.bridge = bridge
         self.framing = framing
+        self.library = library
         self.directory = conformance_directory or default_scenario_directory()
         self.trace = trace
         self.values: dict[str, Any] = {}
@@ -127,10 +131,15 @@ class ScenarioRun:
         data_directory = tempfile.mkdtemp(prefix="superwall-conformance-")
         work_directory = tempfile.mkdtemp(prefix="superwall-conformance-work-")
         self.values.update({"dataDirectory": data_directory, "workDirectory": work_directory, "conformance": str(self.directory)})
-        arguments = ["--trace", str(self.trace)] if self.trace else []
-        self._connection = await Connection.spawn(
-            self.bridge, arguments, framing=self.framing, on_request=self._on_request,
-            on_notification=self._ignore, observer=self._observe)
+        if self.library is not None:
+            self._connection = await Connection.open_in_process(
+                self.library, {"trace": str(self.trace)} if self.trace else None, on_request=self._on_request,
+                on_notification=self._ignore, observer=self._observe)
+        else:
+            arguments = ["--trace", str(self.trace)] if self.trace else []
+            self._connection = await Connection.spawn(
+                self.bridge, arguments, framing=self.framing, on_request=self._on_request,
+                on_notification=self._ignore, observer=self._observe)
         try:
             for index, step in enumerate(self.scenario["steps"]):
                 try:

@@ -1,7 +1,7 @@
-"""JSON-RPC 2.0 over a bridge process's stdin and stdout.
+"""JSON-RPC 2.0 with a bridge: a process's stdin and stdout, or the bridge in this process.
 
-:class:`Connection` owns one bridge process. It frames messages (newline-delimited JSON, or
-``Content-Length`` headers), matches replies to requests, answers the bridge's own requests
+:class:`Connection` owns one bridge, through a transport (a process's framed streams, or
+``libsuperwall_bridge.so``). It matches replies to requests, answers the bridge's own requests
 through a callback, and delivers notifications in the order they arrived. Every call has a
 timeout, and a bridge that goes away fails every waiting call with
 :class:`~superwall_bridge.errors.BridgeClosedError`.
@@ -18,9 +18,10 @@ import logging
 import os
 from typing import Any, Awaitable, Callable, Literal, Mapping, Sequence
 
+from ._transports import Framing, LibraryTransport, MessageTooLargeError, ProcessTransport, Transport, find_library
 from .errors import BridgeClosedError, BridgeError, BridgeTimeoutError, ProtocolViolationError, error_from_wire
 
-Framing = Literal["ndjson", "content-length"]
+__all__ = ["Connection", "Framing", "RemoteError", "find_library"]
 #: Answers one of the bridge's requests: ``(method, params, id)`` to its result.
 RequestHandler = Callable[[str, Any, Any], Awaitable[Any]]
 NotificationHandler = Callable[[str, Any], Awaitable[None]]
@@ -45,23 +46,17 @@ class RemoteError(Exception):
 
 
 class Connection:
-    """One bridge process and the JSON-RPC session on its standard streams."""
+    """One bridge and the JSON-RPC session with it."""
 
     def __init__(
         self,
-        process: asyncio.subprocess.Process,
+        transport: Transport,
         *,
-        framing: Framing = "ndjson",
         on_request: RequestHandler,
         on_notification: NotificationHandler,
         observer: WireObserver | None = None,
     ) -> None:
-        if process.stdin is None or process.stdout is None:
-            raise ValueError("the bridge process needs piped stdin and stdout")
-        self._process = process
-        self._stdin = process.stdin
-        self._stdout = process.stdout
-        self._framing = framing
+        self._transport = transport
         self._on_request = on_request
         self._on_notification = on_notification
         self._observer = observer
@@ -87,6 +82,7 @@ class Connection:
         arguments: Sequence[str] = (),
         *,
         env: Mapping[str, str] | None = None,
+        framing: Framing = "ndjson",
         **options: Any,
     ) -> Connection:
         """Starts the bridge and the tasks that read its output."""
@@ -95,7 +91,21 @@ class Connection:
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
             env={**os.environ, **env} if env is not None else None, limit=MAX_MESSAGE_SIZE,
         )
-        connection = cls(process, **options)
+        connection = cls(ProcessTransport(process, framing), **options)
+        connection._start()
+        return connection
+
+    @classmethod
+    async def open_in_process(
+        cls,
+        library_path: str | os.PathLike[str] | None = None,
+        bridge_options: Mapping[str, Any] | None = None,
+        **options: Any,
+    ) -> Connection:
+        """Starts a bridge in this process, from ``libsuperwall_bridge.so`` (see
+        :func:`find_library`). ``bridge_options`` are the command line's serving flags as JSON
+        (``{"logLevel": "debug", "trace": "/path"}``)."""
+        connection = cls(LibraryTransport(find_library(library_path), bridge_options), **options)
         connection._start()
         return connection
 
@@ -109,7 +119,8 @@ class Connection:
 
     @property
     def pid(self) -> int:
-        return self._process.pid
+        """The bridge's process: this one, for a bridge in-process."""
+        return self._transport.pid
 
     @property
     def is_closed(self) -> bool:
@@ -117,7 +128,7 @@ class Connection:
 
     @property
     def returncode(self) -> int | None:
-        return self._process.returncode
+        return self._transport.returncode
 
     @property
     def stderr_tail(self) -> str:
@@ -189,11 +200,10 @@ class Connection:
             raise self._closed
         if self._observer is not None:
             self._observer("out", text)
-        body = text.encode()
-        frame = (f"Content-Length: {len(body)}\r\n\r\n".encode() + body) if self._framing == "content-length" else body + b"\n"
         try:
-            self._stdin.write(frame)
-            await self._stdin.drain()
+            await self._transport.write(text)
+        except MessageTooLargeError as error:
+            raise BridgeError(-32600, str(error), "messageTooLarge") from None
         except (ConnectionError, BrokenPipeError) as error:
             raise self._close(f"the bridge stopped reading its input ({error})")
 
@@ -203,7 +213,7 @@ class Connection:
         reason = "the bridge closed its output"
         try:
             while True:
-                text = await self._read_frame()
+                text = await self._transport.read()
                 if text is None:
                     break
                 if self._observer is not None:
@@ -217,7 +227,7 @@ class Connection:
         except ProtocolViolationError as error:
             reason = str(error)
             log.error("%s", error)
-            self._process.kill()
+            self._transport.kill()
         except (asyncio.IncompleteReadError, ConnectionError) as error:
             reason = f"the bridge's output broke off ({error})"
         except asyncio.CancelledError:
@@ -225,31 +235,8 @@ class Connection:
             raise
         finally:
             with contextlib.suppress(asyncio.TimeoutError, ProcessLookupError):
-                await asyncio.wait_for(self._process.wait(), 2)
+                await asyncio.wait_for(self._transport.wait(), 2)
             self._close(reason)
-
-    async def _read_frame(self) -> str | None:
-        if self._framing == "ndjson":
-            while True:
-                line = await self._stdout.readline()
-                if not line:
-                    return None
-                if line.strip():
-                    return line.decode()
-        length: int | None = None
-        while True:
-            header = await self._stdout.readline()
-            if not header:
-                return None
-            header = header.strip()
-            if not header:
-                if length is None:
-                    continue
-                break
-            name, _, value = header.decode("latin-1").partition(":")
-            if name.strip().lower() == "content-length":
-                length = int(value.strip())
-        return (await self._stdout.readexactly(length)).decode()
 
     def _receive(self, message: Any) -> None:
         if not isinstance(message, dict) or message.get("jsonrpc") != "2.0":
@@ -334,11 +321,10 @@ class Connection:
             log.warning("a notification callback has not returned after %g s; answering without waiting for it", timeout)
 
     async def _read_stderr(self) -> None:
-        stream = self._process.stderr
-        if stream is None:
+        lines = self._transport.log_lines()
+        if lines is None:
             return
-        while line := await stream.readline():
-            text = line.decode(errors="replace").rstrip()
+        async for text in lines:
             self._stderr_tail.append(text)
             bridge_log.info("%s", text)
 
@@ -346,7 +332,7 @@ class Connection:
 
     def _close(self, reason: str) -> BridgeClosedError:
         if self._closed is None:
-            self._closed = BridgeClosedError(reason, self._process.returncode, self.stderr_tail)
+            self._closed = BridgeClosedError(reason, self._transport.returncode, self.stderr_tail)
             for future in self._pending.values():
                 if not future.done():
                     future.set_exception(self._closed)
@@ -356,31 +342,29 @@ class Connection:
         return self._closed
 
     async def close(self, timeout: float = 5.0) -> int | None:
-        """Closes stdin (the bridge then finishes its work and exits) and waits for the exit;
-        kills the process if it has not exited within ``timeout``. Returns its exit status."""
-        with contextlib.suppress(Exception):
-            self._stdin.close()
+        """Ends the bridge's input (it then finishes its work and exits) and waits for the exit;
+        kills a process that has not exited within ``timeout``. Returns its exit status."""
+        self._transport.close_input()
         try:
-            await asyncio.wait_for(self._process.wait(), timeout)
+            await asyncio.wait_for(asyncio.shield(self._transport.wait()), timeout)
         except asyncio.TimeoutError:
-            self._process.kill()
-            await self._process.wait()
+            self._transport.kill()
+            await self._transport.wait()
         self._close("the connection was closed")
         for task in self._tasks:
             with contextlib.suppress(asyncio.CancelledError, asyncio.TimeoutError):
                 await asyncio.wait_for(task, 1)
-        return self._process.returncode
+        return self._transport.returncode
 
     def close_input(self) -> None:
-        """Closes the bridge's stdin: it answers what it has read, then exits."""
-        with contextlib.suppress(Exception):
-            self._stdin.close()
+        """Ends the bridge's input: it answers what it has read, then exits."""
+        self._transport.close_input()
 
     async def wait(self, timeout: float) -> int:
-        """Waits for the bridge to exit by itself; raises ``asyncio.TimeoutError`` if it does not."""
-        return await asyncio.wait_for(self._process.wait(), timeout)
+        """Waits for the bridge to exit by itself; raises ``asyncio.TimeoutError`` if it does not.
+        (A bridge in-process ends only when closed: waiting closes its input.)"""
+        return await asyncio.wait_for(asyncio.shield(self._transport.wait()), timeout)
 
     def kill(self) -> None:
-        """Ends the bridge at once (SIGKILL)."""
-        with contextlib.suppress(ProcessLookupError):
-            self._process.kill()
+        """Ends a bridge process at once (SIGKILL)."""
+        self._transport.kill()

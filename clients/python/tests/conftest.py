@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from superwall_bridge.connection import find_library
 from superwall_bridge import find_bridge
 
 REPOSITORY = Path(__file__).resolve().parents[3]
@@ -19,6 +20,12 @@ PROTOCOL = REPOSITORY / "protocol"
 def bridge() -> str:
     """``SUPERWALL_BRIDGE``, else the checkout's ``swift build`` output."""
     return os.environ.get("SUPERWALL_BRIDGE") or find_bridge()
+
+
+@pytest.fixture(scope="session")
+def library() -> str:
+    """``SUPERWALL_BRIDGE_LIBRARY``, else the checkout's build of ``libsuperwall_bridge.so``."""
+    return find_library()
 
 
 @pytest.fixture(scope="session")

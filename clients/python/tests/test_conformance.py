@@ -1,4 +1,5 @@
-"""Every conformance scenario, in both framings, against the real binary."""
+"""Every conformance scenario, in both framings, against the real binary, and through the
+library in this process."""
 
 from __future__ import annotations
 
@@ -28,4 +29,11 @@ def test_there_are_scenarios_for_every_area_the_issue_names() -> None:
 def test_scenario(path: Path, framing: str, bridge: str, trace_directory: Path) -> None:
     trace = trace_directory / f"python-{path.stem}-{framing}.jsonl"
     run = ScenarioRun(load(path), bridge, framing=framing, conformance_directory=PROTOCOL / "conformance", trace=trace)  # type: ignore[arg-type]
+    asyncio.run(run.run())
+
+
+@pytest.mark.parametrize("path", SCENARIOS, ids=[path.stem for path in SCENARIOS])
+def test_scenario_in_process(path: Path, bridge: str, library: str, trace_directory: Path) -> None:
+    trace = trace_directory / f"python-{path.stem}-in-process.jsonl"
+    run = ScenarioRun(load(path), bridge, conformance_directory=PROTOCOL / "conformance", trace=trace, library=library)
     asyncio.run(run.run())

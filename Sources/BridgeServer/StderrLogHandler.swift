@@ -1,4 +1,3 @@
-import BridgeServer
 import Dispatch
 import Logging
 import Synchronization
@@ -16,30 +15,30 @@ import Glibc
 /// Each line also goes to the client's delegate (`clientLog`). One handler for both, at one
 /// level: swift-log's multiplexing handler fixes its level when it is made, so with the
 /// delegate's handler beside this one every debug line was built, whatever the level.
-struct StderrLogHandler: LogHandler {
-    var metadata: Logger.Metadata = [:]
+public struct StderrLogHandler: LogHandler {
+    public var metadata: Logger.Metadata = [:]
     private let label: String
     private let sink: Sink
     private let clientLog: ClientLog?
 
-    init(label: String, sink: Sink, clientLog: ClientLog? = nil) {
+    public init(label: String, sink: Sink, clientLog: ClientLog? = nil) {
         self.label = label
         self.sink = sink
         self.clientLog = clientLog
     }
 
     /// One level for the whole process, so that `setLogLevel` reaches every logger.
-    var logLevel: Logger.Level {
+    public var logLevel: Logger.Level {
         get { sink.level }
         set { sink.level = newValue }
     }
 
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+    public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
         get { metadata[key] }
         set { metadata[key] = newValue }
     }
 
-    func log(event: LogEvent) {
+    public func log(event: LogEvent) {
         var merged = metadata
         if let extra = event.metadata { merged.merge(extra, uniquingKeysWith: { _, new in new }) }
         let details =
@@ -50,14 +49,14 @@ struct StderrLogHandler: LogHandler {
     }
 
     /// The shared queue in front of descriptor 2, and the process's log level.
-    final class Sink: LogLevelControl, Sendable {
+    public final class Sink: LogLevelControl, Sendable {
         static let capacity = 1024
         private let queue = DispatchQueue(label: "superwall-bridge.stderr")
         private let queued = Atomic<Int>(0)
         private let dropped = Atomic<Int>(0)
         private let levelIndex: Atomic<Int>
 
-        init(level: Logger.Level) {
+        public init(level: Logger.Level) {
             levelIndex = Atomic(Self.levels.firstIndex(of: level) ?? 0)
         }
 
@@ -65,16 +64,16 @@ struct StderrLogHandler: LogHandler {
         /// each use).
         private static let levels = Logger.Level.allCases
 
-        var level: Logger.Level {
+        public var level: Logger.Level {
             get { Self.levels[levelIndex.load(ordering: .relaxed)] }
             set { levelIndex.store(Self.levels.firstIndex(of: newValue) ?? 0, ordering: .relaxed) }
         }
 
-        func setLevel(_ level: Logger.Level) {
+        public func setLevel(_ level: Logger.Level) {
             self.level = level
         }
 
-        func write(_ line: String) {
+        public func write(_ line: String) {
             guard queued.add(1, ordering: .relaxed).newValue <= Self.capacity else {
                 queued.subtract(1, ordering: .relaxed)
                 dropped.add(1, ordering: .relaxed)
@@ -100,7 +99,7 @@ struct StderrLogHandler: LogHandler {
         }
 
         /// Waits, briefly, for queued lines to reach stderr before the process exits.
-        func flush() {
+        public func flush() {
             let done = DispatchSemaphore(value: 0)
             queue.async { done.signal() }
             _ = done.wait(timeout: .now() + .milliseconds(200))

@@ -1,0 +1,1 @@
+/* Nothing to declare: the shims only define symbols for the library's link. */

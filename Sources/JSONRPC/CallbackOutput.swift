@@ -1,0 +1,211 @@
+import DequeModule
+import Dispatch
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Hands each outgoing message, whole and in order, to a host's callback, on threads the
+/// connection owns: the reader's, for what the reader itself produced (an answer then costs
+/// no thread hop), and a delivery thread of its own for what other threads produce.
+///
+/// A slow callback is back-pressure, as a client slow to read a pipe is: on the reader it
+/// holds up reading, and past `maximumQueuedBytes` waiting for the delivery thread the reader
+/// stops reading until half of them are out.
+final class CallbackOutput: MessageOutput, @unchecked Sendable {
+    /// Receives a message's bytes; a NUL follows them in memory, not counted.
+    typealias Deliver = @Sendable (UnsafeBufferPointer<UInt8>) -> Void
+
+    let maximumQueuedBytes: Int
+    private let deliver: Deliver
+    private let state = Mutex(State())
+    private let work = DispatchSemaphore(value: 0)
+    private let room = DispatchSemaphore(value: 0)
+    /// The reader's thread, once it has started: it delivers what it produces itself.
+    private let reader = Mutex<pthread_t?>(nil)
+    private var deliveryThread: pthread_t?
+
+    private struct State: ~Copyable {
+        var pending = Deque<[UInt8]>()
+        /// Someone, the reader or the delivery thread, is delivering: only it may until done.
+        var delivering = false
+        var corked = false
+        var held: [[UInt8]] = []
+        var queuedBytes = 0
+        var readerWaiting = false
+        var stopping = false
+    }
+
+    init(maximumQueuedBytes: Int, deliver: @escaping Deliver) {
+        self.maximumQueuedBytes = maximumQueuedBytes
+        self.deliver = deliver
+        startDeliveryThread()
+    }
+
+    var isFramed: Bool { false }
+    var isBroken: Bool { false }
+
+    /// The calling thread reads the input: what it enqueues it delivers itself.
+    func readerStarted() {
+        reader.withLock { $0 = pthread_self() }
+    }
+
+    private var onReader: Bool {
+        guard let reader = reader.withLock({ $0 }) else { return false }
+        return pthread_equal(reader, pthread_self()) != 0
+    }
+
+    func enqueue(_ message: consuming [UInt8]) {
+        var message = message
+        message.append(0)
+        let size = message.count
+        let onReader = onReader
+        enum Turn { case held, queued, signal, deliverHere }
+        let turn = state.withLock { state -> Turn in
+            state.queuedBytes += size
+            if state.corked {
+                state.held.append(message)
+                return .held
+            }
+            if state.delivering {
+                state.pending.append(message)
+                return .queued
+            }
+            state.delivering = true
+            if onReader { return .deliverHere }
+            state.pending.append(message)
+            return .signal
+        }
+        switch turn {
+        case .held, .queued: return
+        case .signal: work.signal()
+        case .deliverHere:
+            send(message)
+            state.withLock { $0.queuedBytes -= size }
+            deliverPending()
+        }
+    }
+
+    func cork() {
+        state.withLock { $0.corked = true }
+    }
+
+    func uncork() {
+        let onReader = onReader
+        let (held, deliverHere, signal) = state.withLock { state -> ([[UInt8]], Bool, Bool) in
+            state.corked = false
+            guard !state.held.isEmpty else { return ([], false, false) }
+            var held: [[UInt8]] = []
+            swap(&held, &state.held)
+            if state.delivering || !onReader {
+                state.pending.append(contentsOf: held)
+                let start = !state.delivering
+                state.delivering = true
+                return ([], false, start)
+            }
+            state.delivering = true
+            return (held, true, false)
+        }
+        if signal { work.signal() }
+        guard deliverHere else { return }
+        for message in held {
+            send(message)
+            state.withLock { $0.queuedBytes -= message.count }
+        }
+        deliverPending()
+    }
+
+    private func send(_ message: [UInt8]) {
+        message.withUnsafeBufferPointer { bytes in
+            deliver(UnsafeBufferPointer(rebasing: bytes[..<(bytes.count - 1)]))
+        }
+    }
+
+    /// Delivers what others queued meanwhile, then gives up the turn.
+    private func deliverPending() {
+        while let message = nextPending() { send(message) }
+    }
+
+    private func nextPending() -> [UInt8]? {
+        let (next, wakeReader) = state.withLock { state -> ([UInt8]?, Bool) in
+            guard let message = state.pending.popFirst() else {
+                state.delivering = false
+                return (nil, false)
+            }
+            state.queuedBytes -= message.count
+            let wake = state.readerWaiting && state.queuedBytes <= maximumQueuedBytes / 2
+            if wake { state.readerWaiting = false }
+            return (message, wake)
+        }
+        if wakeReader { room.signal() }
+        return next
+    }
+
+    func waitForRoom(orStopWhen shouldStop: () -> Bool) {
+        while !shouldStop() {
+            let over = state.withLock { state -> Bool in
+                guard state.queuedBytes > maximumQueuedBytes else { return false }
+                state.readerWaiting = true
+                return true
+            }
+            guard over else { return }
+            _ = room.wait(timeout: .now() + .milliseconds(100))
+        }
+    }
+
+    func wakeReader() {
+        room.signal()
+    }
+
+    @discardableResult
+    func flush(timeout: Duration) -> Bool {
+        let deadline = ContinuousClock.now + timeout
+        while state.withLock({ $0.delivering || !$0.held.isEmpty }) {
+            guard ContinuousClock.now < deadline else { return false }
+            usleep(500)
+        }
+        return true
+    }
+
+    /// Ends the delivery thread once what it holds is delivered.
+    func finish() {
+        state.withLock { $0.stopping = true }
+        work.signal()
+        if let deliveryThread { pthread_join(deliveryThread, nil) }
+        deliveryThread = nil
+    }
+
+    private func startDeliveryThread() {
+        let box = Unmanaged.passRetained(self).toOpaque()
+        var thread = pthread_t()
+        let started = pthread_create(
+            &thread,
+            nil,
+            { argument in
+                let output = Unmanaged<CallbackOutput>.fromOpaque(argument!).takeRetainedValue()
+                BridgeThread.marking { output.deliveryLoop() }
+                return nil
+            },
+            box
+        )
+        if started == 0 {
+            deliveryThread = thread
+        } else {
+            Unmanaged<CallbackOutput>.fromOpaque(box).release()
+        }
+    }
+
+    private func deliveryLoop() {
+        while true {
+            work.wait()
+            if state.withLock({ $0.stopping && $0.pending.isEmpty && !$0.delivering }) { return }
+            // Only a signal that handed this thread the turn finds it delivering with
+            // messages pending; the reader's own deliveries never signal.
+            deliverPending()
+            if state.withLock({ $0.stopping && !$0.delivering }) { return }
+        }
+    }
+}

@@ -1,0 +1,67 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+// The C interface declared in embedding/include/superwall_bridge.h. Nothing here may trap on
+// what a host passes: every misuse the header names is answered with a code or a message.
+
+public typealias SuperwallBridgeOutput = @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, Int) -> Void
+
+@_cdecl("superwall_bridge_open")
+public func superwallBridgeOpen(
+    _ optionsJSON: UnsafePointer<CChar>?,
+    _ output: SuperwallBridgeOutput?,
+    _ context: UnsafeMutableRawPointer?,
+    _ error: UnsafeMutablePointer<CChar>?,
+    _ errorCapacity: Int
+) -> UnsafeMutableRawPointer? {
+    func fail(_ message: String) -> UnsafeMutableRawPointer? {
+        if let error, errorCapacity > 0 {
+            let bytes = Array(message.utf8.prefix(errorCapacity - 1))
+            for (index, byte) in bytes.enumerated() { error[index] = CChar(bitPattern: byte) }
+            error[bytes.count] = 0
+        }
+        return nil
+    }
+    guard let output else { return fail("superwall_bridge_open needs an output function") }
+    let options: EmbeddingOptions
+    do {
+        options = try EmbeddingOptions(
+            json: optionsJSON.map { Array(UnsafeRawBufferPointer(start: $0, count: strlen($0))) }
+        )
+    } catch {
+        return fail("superwall_bridge_open: \(error)")
+    }
+    do {
+        let bridge = try EmbeddedBridge(options: options, output: .init(function: output, context: context))
+        return Unmanaged.passRetained(bridge).toOpaque()
+    } catch {
+        return fail("superwall_bridge_open: \(error)")
+    }
+}
+
+@_cdecl("superwall_bridge_send")
+public func superwallBridgeSend(
+    _ bridge: UnsafeMutableRawPointer?,
+    _ message: UnsafePointer<CChar>?,
+    _ length: Int
+)
+    -> Int32
+{
+    guard let bridge, let message else { return 2 }
+    let embedded = Unmanaged<EmbeddedBridge>.fromOpaque(bridge).takeUnretainedValue()
+    // A size_t past Int.max arrives negative.
+    guard length >= 0 else { return EmbeddedBridge.SendOutcome.tooLarge.rawValue }
+    return embedded.send(UnsafeRawBufferPointer(start: message, count: length)).rawValue
+}
+
+@_cdecl("superwall_bridge_close")
+public func superwallBridgeClose(_ bridge: UnsafeMutableRawPointer?) -> Int32 {
+    guard let bridge else { return -1 }
+    let embedded = Unmanaged<EmbeddedBridge>.fromOpaque(bridge).takeUnretainedValue()
+    // Closing from the bridge's own callback would wait for the thread it runs on.
+    guard !embedded.isCallingBack else { return -1 }
+    let status = embedded.close()
+    Unmanaged<EmbeddedBridge>.fromOpaque(bridge).release()
+    return status
+}

@@ -1,0 +1,137 @@
+import BridgeServer
+import JSONRPC
+import Logging
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One bridge served in-process: the same connection and server as the executable's, reading
+/// the messages the host sends and handing what it sends to the host's callback. Each has its
+/// own threads, log level and `delegate/handleLog`; its data directory is whatever `configure`
+/// names, as in its own process.
+final class EmbeddedBridge: @unchecked Sendable {
+    /// The host's callback and its context, called on the bridge's threads.
+    struct Output: @unchecked Sendable {
+        let function: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, Int) -> Void
+        let context: UnsafeMutableRawPointer?
+    }
+
+    let maximumMessageSize: Int
+    private let inbox: MessageInbox
+    private let connection: Connection
+    private let sink: StderrLogHandler.Sink
+    private let logger: Logger
+    private let route: LogRouting.Route
+    private let routeToken: Int
+    private let status = Mutex<Int32?>(nil)
+    private var thread = pthread_t()
+
+    init(options: EmbeddingOptions, output: Output) throws {
+        maximumMessageSize = options.maxMessageSize
+        sink = StderrLogHandler.Sink(level: options.logLevel)
+        let clientLog = ClientLog()
+        route = LogRouting.Route(sink: sink, clientLog: clientLog)
+        var connectionOptions = Connection.Options()
+        connectionOptions.maximumMessageSize = options.maxMessageSize
+        connectionOptions.maximumQueuedOutput = options.maxQueuedOutput
+        if let trace = options.trace {
+            connectionOptions.trace = try FrameTrace(path: trace, masking: ["apiKey"])
+        }
+        let logger = Logger(label: "superwall-bridge") { [sink] label in
+            StderrLogHandler(label: label, sink: sink, clientLog: clientLog)
+        }
+        self.logger = logger
+        let server = BridgeServer(
+            logger: logger,
+            logLevel: sink,
+            clientLog: clientLog,
+            watchConfigFiles: options.watch,
+            maximumConfigSize: options.maxConfigSize
+        )
+        let inbox = MessageInbox(maximumQueuedBytes: options.maxQueuedOutput)
+        self.inbox = inbox
+        let owner = inbox
+        connection = Connection(
+            inbox: inbox,
+            deliver: { message in
+                CallbackScope.entering(owner) {
+                    message.withMemoryRebound(to: CChar.self) {
+                        output.function(output.context, $0.baseAddress, $0.count)
+                    }
+                }
+            },
+            handler: server,
+            options: connectionOptions,
+            logger: logger
+        )
+        routeToken = LogRouting.add(route)
+        try start()
+    }
+
+    private func start() throws {
+        var attributes = pthread_attr_t()
+        pthread_attr_init(&attributes)
+        defer { pthread_attr_destroy(&attributes) }
+        pthread_attr_setstacksize(&attributes, 8 << 20)
+        let retained = Unmanaged.passRetained(self).toOpaque()
+        let started = pthread_create(
+            &thread,
+            &attributes,
+            { argument in
+                let bridge = Unmanaged<EmbeddedBridge>.fromOpaque(argument!).takeRetainedValue()
+                bridge.serve()
+                return nil
+            },
+            retained
+        )
+        guard started == 0 else {
+            Unmanaged<EmbeddedBridge>.fromOpaque(retained).release()
+            LogRouting.remove(routeToken)
+            throw StartFailure(code: started)
+        }
+    }
+
+    struct StartFailure: Error, CustomStringConvertible {
+        let code: Int32
+        var description: String { "cannot start the bridge's thread: \(String(cString: strerror(code)))" }
+    }
+
+    private func serve() {
+        let code = LogRouting.$current.withValue(route) { connection.run() }
+        sink.flush()
+        status.withLock { $0 = code }
+    }
+
+    enum SendOutcome: Int32 {
+        case taken = 0
+        case ended = 1
+        case tooLarge = 3
+    }
+
+    func send(_ message: UnsafeRawBufferPointer) -> SendOutcome {
+        guard message.count <= maximumMessageSize else {
+            logger.warning(
+                "refused a message of \(message.count) bytes, over the limit of \(maximumMessageSize)"
+            )
+            return .tooLarge
+        }
+        return inbox.send(Array(message)) == .taken ? .taken : .ended
+    }
+
+    /// Whether the calling thread is inside this bridge's output callback, where waiting for
+    /// the bridge to finish would wait for itself.
+    var isCallingBack: Bool {
+        CallbackScope.current == ObjectIdentifier(inbox)
+    }
+
+    /// Ends the input, waits for the bridge to finish (bounded by its drain and flush
+    /// deadlines), and returns its exit status.
+    func close() -> Int32 {
+        inbox.endInput()
+        pthread_join(thread, nil)
+        LogRouting.remove(routeToken)
+        return status.withLock { $0 } ?? 1
+    }
+}

@@ -1,0 +1,73 @@
+import JSONRPC
+import Logging
+import SuperwallCore
+
+/// What `superwall_bridge_open` accepts: the command line's serving flags, as a JSON object
+/// with the flags' names in camel case. Framing has no meaning in-process.
+struct EmbeddingOptions: Equatable {
+    var logLevel: Logger.Level = .warning
+    var trace: String?
+    var maxMessageSize = 64 * 1024 * 1024
+    var maxQueuedOutput = 64 * 1024 * 1024
+    var maxConfigSize = FileConfigSource.defaultMaximumSize
+    var watch = false
+
+    struct Problem: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    static let names = ["logLevel", "trace", "maxMessageSize", "maxQueuedOutput", "maxConfigSize", "watch"]
+
+    init() {}
+
+    /// Reads the options; nil or empty text means the defaults.
+    init(json text: [UInt8]?) throws(Problem) {
+        guard let text, !text.isEmpty else { return }
+        let decoded = text.withUnsafeBytes { bytes in
+            Result { () throws(JSONSyntaxError) in try JSONDecoding.decode(bytes) }
+        }
+        let value: JSONValue
+        switch decoded {
+        case .success(let decodedValue): value = decodedValue
+        case .failure(let error): throw Problem(description: "the options are not JSON: \(error.positionedReason)")
+        }
+        guard case .object(let members) = value else {
+            throw Problem(description: "the options must be a JSON object, such as {\"logLevel\": \"debug\"}")
+        }
+        for (name, member) in members {
+            switch name {
+            case "logLevel":
+                guard case .string(let text) = member, let level = Logger.Level(rawValue: text) else {
+                    throw Problem(
+                        description:
+                            "logLevel must be one of \(Logger.Level.allCases.map(\.rawValue).joined(separator: ", "))"
+                    )
+                }
+                logLevel = level
+            case "trace":
+                guard case .string(let path) = member, !path.isEmpty else {
+                    throw Problem(description: "trace must be a file path")
+                }
+                trace = path
+            case "maxMessageSize": maxMessageSize = try Self.positive(member, name)
+            case "maxQueuedOutput": maxQueuedOutput = try Self.positive(member, name)
+            case "maxConfigSize": maxConfigSize = try Self.positive(member, name)
+            case "watch":
+                guard case .bool(let flag) = member else { throw Problem(description: "watch must be true or false") }
+                watch = flag
+            default:
+                throw Problem(
+                    description: "unknown option \"\(name)\"; the options are \(Self.names.joined(separator: ", "))"
+                )
+            }
+        }
+    }
+
+    private static func positive(_ value: JSONValue, _ name: String) throws(Problem) -> Int {
+        switch value {
+        case .int(let number) where number > 0: return Int(number)
+        case .uint(let number) where number <= UInt64(Int.max): return Int(number)
+        default: throw Problem(description: "\(name) must be a positive whole number of bytes")
+        }
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import Testing
+
+@testable import SuperwallBridgeEmbedding
+
+/// The C interface called as a host would, misuse included: every misuse is a code or a
+/// message, never a trap.
+@Suite struct CInterfaceTests {
+    /// What a bridge sent, by context.
+    final class Received: @unchecked Sendable {
+        let lock = NSLock()
+        var messages: [String] = []
+
+        func append(_ text: String) {
+            lock.withLock { messages.append(text) }
+        }
+
+        func first(containing part: String) async -> String? {
+            let deadline = ContinuousClock.now + .seconds(30)
+            while ContinuousClock.now < deadline {
+                if let found = lock.withLock({ messages.first { $0.contains(part) } }) { return found }
+                try? await Task.sleep(for: .milliseconds(2))
+            }
+            return nil
+        }
+    }
+
+    private static let output: SuperwallBridgeOutput = { context, message, length in
+        let received = Unmanaged<Received>.fromOpaque(context!).takeUnretainedValue()
+        let bytes = UnsafeRawBufferPointer(start: message, count: length)
+        received.append(String(decoding: bytes, as: UTF8.self))
+    }
+
+    private func send(_ bridge: UnsafeMutableRawPointer?, _ text: String) -> Int32 {
+        text.withCString { superwallBridgeSend(bridge, $0, strlen($0)) }
+    }
+
+    @Test func openRefusesBadOptionsWithAMessageCutToTheBuffer() {
+        var error = [CChar](repeating: 1, count: 20)
+        let bridge = superwallBridgeOpen(#"{"logLevel":"loud"}"#, Self.output, nil, &error, error.count)
+        #expect(bridge == nil)
+        let message = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+        #expect(message == "superwall_bridge_op")
+        #expect(error[19] == 0)
+        #expect(superwallBridgeOpen(nil, nil, nil, nil, 0) == nil)
+    }
+
+    @Test func misuseIsACodeAndTheBridgeServesOn() async {
+        let received = Received()
+        let context = Unmanaged.passRetained(received).toOpaque()
+        defer { Unmanaged<Received>.fromOpaque(context).release() }
+        let bridge = superwallBridgeOpen(#"{"maxMessageSize":256}"#, Self.output, context, nil, 0)
+        #expect(bridge != nil)
+        #expect(superwallBridgeSend(nil, "{}", 2) == 2)
+        #expect(superwallBridgeSend(bridge, nil, 2) == 2)
+        #expect(superwallBridgeSend(bridge, "{}", -1) == 3)
+        #expect(send(bridge, String(repeating: " ", count: 300)) == 3)
+        #expect(send(bridge, #"{"jsonrpc":"2.0","id":1,"method":"$/ping"}"#) == 0)
+        #expect(await received.first(containing: #""id":1"#) != nil)
+        #expect(superwallBridgeClose(nil) == -1)
+        #expect(superwallBridgeClose(bridge) == 0)
+    }
+}

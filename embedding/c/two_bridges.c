@@ -1,0 +1,232 @@
+/* Drives two bridges at once in one process through superwall_bridge.h: each configured on
+ * the embedded demo with its own data directory and user, answering in order to its own
+ * callback; then the misuses the header names, each answered with a code, never a crash.
+ * Usage: two_bridges LIBRARY-DIRECTORY-IS-LINKED DATA-DIRECTORY. Exits 0 when every check holds. */
+#define _GNU_SOURCE
+#include "superwall_bridge.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+enum { MAX_MESSAGES = 4096 };
+
+/* What one bridge has sent, in arrival order; its callback appends under the lock. */
+typedef struct {
+    const char *name;
+    superwall_bridge *bridge;
+    pthread_mutex_t lock;
+    pthread_cond_t arrived;
+    char *messages[MAX_MESSAGES];
+    int count;
+    pthread_t callback_thread;
+    int threads_seen; /* 1 when every callback came on one thread, 2 otherwise */
+    int echo_from_callback; /* answer the next `echo` request from inside the callback */
+    int send_from_callback_result;
+} inbox_t;
+
+static int failures = 0;
+
+static void check(int condition, const char *format, ...) {
+    if (condition) return;
+    va_list arguments;
+    va_start(arguments, format);
+    fprintf(stderr, "FAILED: ");
+    vfprintf(stderr, format, arguments);
+    fprintf(stderr, "\n");
+    va_end(arguments);
+    failures++;
+}
+
+static void on_output(void *context, const char *message, size_t length) {
+    inbox_t *inbox = context;
+    check(message[length] == '\0', "%s: a message not followed by NUL", inbox->name);
+    pthread_mutex_lock(&inbox->lock);
+    if (inbox->count == 0) {
+        inbox->callback_thread = pthread_self();
+        inbox->threads_seen = 1;
+    } else if (!pthread_equal(inbox->callback_thread, pthread_self())) {
+        inbox->threads_seen = 2;
+    }
+    if (inbox->count < MAX_MESSAGES) inbox->messages[inbox->count++] = strndup(message, length);
+    int reenter = inbox->echo_from_callback && strstr(message, "\"id\":\"reentry-1\"") != NULL;
+    pthread_cond_broadcast(&inbox->arrived);
+    pthread_mutex_unlock(&inbox->lock);
+    if (reenter) {
+        /* A callback that sends: it must not deadlock, and the answer comes to this callback. */
+        const char *next = "{\"jsonrpc\":\"2.0\",\"id\":\"reentry-2\",\"method\":\"$/ping\"}";
+        inbox->send_from_callback_result = superwall_bridge_send(inbox->bridge, next, strlen(next));
+        inbox->send_from_callback_result |= superwall_bridge_close(inbox->bridge) == -1 ? 0 : 16;
+    }
+}
+
+/* The first message containing `needle` at or after index `from`, waiting up to 30 s. */
+static const char *wait_for(inbox_t *inbox, const char *needle, int *index) {
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += 30;
+    pthread_mutex_lock(&inbox->lock);
+    int scanned = 0;
+    const char *found = NULL;
+    while (!found) {
+        for (; scanned < inbox->count; scanned++) {
+            if (strstr(inbox->messages[scanned], needle)) {
+                found = inbox->messages[scanned];
+                if (index) *index = scanned;
+                break;
+            }
+        }
+        if (found) break;
+        if (pthread_cond_timedwait(&inbox->arrived, &inbox->lock, &deadline) == ETIMEDOUT) break;
+    }
+    pthread_mutex_unlock(&inbox->lock);
+    check(found != NULL, "%s: nothing containing %s within 30 s", inbox->name, needle);
+    return found ? found : "";
+}
+
+static void send_text(inbox_t *inbox, const char *text) {
+    int result = superwall_bridge_send(inbox->bridge, text, strlen(text));
+    check(result == SUPERWALL_BRIDGE_TAKEN, "%s: send returned %d for %s", inbox->name, result, text);
+}
+
+static void request(inbox_t *inbox, const char *id, const char *method, const char *params) {
+    char text[2048];
+    snprintf(text, sizeof text, "{\"jsonrpc\":\"2.0\",\"id\":\"%s\",\"method\":\"%s\",\"params\":%s}", id, method,
+             params);
+    send_text(inbox, text);
+}
+
+/* The answer to request `id`. */
+static const char *answer(inbox_t *inbox, const char *id) {
+    char needle[128];
+    snprintf(needle, sizeof needle, "\"id\":\"%s\"", id);
+    return wait_for(inbox, needle, NULL);
+}
+
+static void open_bridge(inbox_t *inbox, const char *name, const char *options) {
+    memset(inbox, 0, sizeof *inbox);
+    inbox->name = name;
+    pthread_mutex_init(&inbox->lock, NULL);
+    pthread_cond_init(&inbox->arrived, NULL);
+    char error[256] = "";
+    inbox->bridge = superwall_bridge_open(options, on_output, inbox, error, sizeof error);
+    check(inbox->bridge != NULL, "%s: open failed: %s", name, error);
+    if (!inbox->bridge) exit(1);
+}
+
+static void configure(inbox_t *inbox, const char *data_directory, const char *user) {
+    request(inbox, "init", "initialize",
+            "{\"protocolVersion\":\"1.0\",\"client\":{\"name\":\"two-bridges\",\"version\":\"1.0\"}}");
+    char params[1024];
+    snprintf(params, sizeof params,
+             "{\"apiKey\":\"pk_two_bridges\",\"options\":{\"configSource\":{\"type\":\"embedded\"},"
+             "\"dataDirectory\":\"%s/%s\"}}",
+             data_directory, inbox->name);
+    request(inbox, "configure", "configure", params);
+    snprintf(params, sizeof params, "{\"userId\":\"%s\"}", user);
+    request(inbox, "identify", "identify", params);
+}
+
+int main(int argc, char **argv) {
+    const char *data_directory = argc > 1 ? argv[1] : "/tmp/two-bridges";
+
+    /* Options that are not usable: NULL and a message, no crash. */
+    char error[256] = "";
+    check(superwall_bridge_open("{\"logLevel\":\"loud\"}", on_output, NULL, error, sizeof error) == NULL,
+          "a bad logLevel opened a bridge");
+    check(strstr(error, "logLevel") != NULL, "the error does not name logLevel: %s", error);
+    check(superwall_bridge_open("{\"framing\":\"ndjson\"}", on_output, NULL, error, 16) == NULL &&
+              strlen(error) == 15,
+          "an unknown option's error was not cut to the capacity: %s", error);
+    check(superwall_bridge_open(NULL, NULL, NULL, error, sizeof error) == NULL, "a NULL output opened a bridge");
+
+    inbox_t first, second;
+    open_bridge(&first, "first", NULL);
+    open_bridge(&second, "second", "{\"logLevel\":\"error\",\"maxMessageSize\":4096}");
+
+    /* Both at once: requests interleaved between the two. */
+    configure(&first, data_directory, "alice");
+    configure(&second, data_directory, "bob");
+    check(strstr(answer(&first, "configure"), "\"configured\"") != NULL, "first: not configured: %s",
+          answer(&first, "configure"));
+    check(strstr(answer(&second, "configure"), "\"configured\"") != NULL, "second: not configured: %s",
+          answer(&second, "configure"));
+    /* Requests run concurrently: the user is read once identify has answered. */
+    answer(&first, "identify");
+    answer(&second, "identify");
+    request(&first, "user", "getUserId", "{}");
+    request(&second, "user", "getUserId", "{}");
+    check(strstr(answer(&first, "user"), "alice") != NULL, "first: user is not alice: %s", answer(&first, "user"));
+    check(strstr(answer(&second, "user"), "bob") != NULL, "second: user is not bob: %s", answer(&second, "user"));
+
+    /* Answers in the order of the requests, on one callback thread per bridge. */
+    for (int i = 0; i < 200; i++) {
+        char id[32];
+        snprintf(id, sizeof id, "ping-%d", i);
+        request(i % 2 ? &second : &first, id, "$/ping", "{}");
+    }
+    int last_first = -1, last_second = -1, ordered = 1;
+    for (int i = 0; i < 200; i++) {
+        char needle[48];
+        snprintf(needle, sizeof needle, "\"id\":\"ping-%d\"", i);
+        int index = -1;
+        wait_for(i % 2 ? &second : &first, needle, &index);
+        int *last = i % 2 ? &last_second : &last_first;
+        if (index <= *last) ordered = 0;
+        *last = index;
+    }
+    check(ordered, "pings were answered out of order");
+    check(first.threads_seen == 1 && second.threads_seen == 1, "a bridge called back on more than one thread");
+
+    /* Misuse: NULL arguments, a message over maxMessageSize, invalid JSON. */
+    check(superwall_bridge_send(NULL, "{}", 2) == SUPERWALL_BRIDGE_INVALID_ARGUMENT, "NULL bridge");
+    check(superwall_bridge_send(first.bridge, NULL, 2) == SUPERWALL_BRIDGE_INVALID_ARGUMENT, "NULL message");
+    char *large = malloc(8192);
+    memset(large, ' ', 8192);
+    check(superwall_bridge_send(second.bridge, large, 8192) == SUPERWALL_BRIDGE_TOO_LARGE,
+          "a message over maxMessageSize was taken");
+    check(superwall_bridge_send(first.bridge, large, 8192) == SUPERWALL_BRIDGE_TAKEN,
+          "the first bridge (64 MiB limit) refused 8 KiB");
+    free(large);
+    send_text(&first, "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":");
+    check(strstr(wait_for(&first, "-32700", NULL), "\"id\":null") != NULL, "invalid JSON: no parse error");
+
+    /* A callback that sends (and tries to close its own bridge) does not deadlock. */
+    first.echo_from_callback = 1;
+    request(&first, "reentry-1", "$/ping", "{}");
+    answer(&first, "reentry-2");
+    check(first.send_from_callback_result == SUPERWALL_BRIDGE_TAKEN,
+          "send or close from the callback: %d (16: close of its own bridge was not refused)",
+          first.send_from_callback_result);
+
+    /* The first bridge ends by shutdown and exit: later sends are refused; close says 0. */
+    request(&first, "shutdown", "shutdown", "{}");
+    check(strstr(answer(&first, "shutdown"), "\"result\"") != NULL, "shutdown failed: %s", answer(&first, "shutdown"));
+    send_text(&first, "{\"jsonrpc\":\"2.0\",\"method\":\"exit\"}");
+    int refused = 0;
+    for (int i = 0; i < 3000 && !refused; i++) {
+        refused = superwall_bridge_send(first.bridge, "{}", 2) == SUPERWALL_BRIDGE_ENDED;
+        if (!refused) nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
+    }
+    check(refused, "a send after exit was not refused");
+    int status = superwall_bridge_close(first.bridge);
+    check(status == 0, "first: close after shutdown and exit is %d, not 0", status);
+
+    /* The second still serves; an exit without shutdown closes with 1. */
+    request(&second, "after", "$/ping", "{}");
+    answer(&second, "after");
+    send_text(&second, "{\"jsonrpc\":\"2.0\",\"method\":\"exit\"}");
+    check(superwall_bridge_close(second.bridge) == 1, "second: close after exit without shutdown is not 1");
+    check(superwall_bridge_close(NULL) == -1, "close(NULL) is not -1");
+
+    if (failures) {
+        fprintf(stderr, "%d checks failed\n", failures);
+        return 1;
+    }
+    printf("two bridges in one process: every check held (%d and %d messages)\n", first.count, second.count);
+    return 0;
+}
