@@ -206,6 +206,10 @@ $(BENCH_BIN)/driver: $(BENCH_DIR)/driver.c | $(BENCH_BIN)
 $(BENCH_BIN)/echo-server: $(BENCH_DIR)/echo_server.c | $(BENCH_BIN)
 	$(CC) -O2 -Wall -Wextra -o $@ $< $$(pkg-config --cflags --libs jansson)
 
+# B15: the library in-process beside the executable over pipes (both from `make release`).
+$(BENCH_BIN)/inprocess-bench: $(BENCH_DIR)/inprocess_bench.c embedding/include/superwall_bridge.h | $(BENCH_BIN)
+	$(CC) -O2 -Wall -Wextra -Iembedding/include -o $@ $< -ldl -lpthread
+
 $(BENCH_BIN):
 	mkdir -p $@
 
@@ -221,9 +225,10 @@ $(BENCH_DIR)/.venv/bin/python:
 $(BENCH_BIN)/bench-config-16mb.json: $(BENCH_DIR)/generate_config.py | $(BENCH_BIN)
 	$(PYTHON) $< $@ 3000 6000
 
-bench: deps release $(BENCH_BIN)/driver $(BENCH_BIN)/echo-server $(BENCH_BIN)/bench-config.json $(BENCH_BIN)/bench-config-16mb.json $(BENCH_DIR)/.venv/bin/python
+bench: deps release $(BENCH_BIN)/driver $(BENCH_BIN)/echo-server $(BENCH_BIN)/inprocess-bench $(BENCH_BIN)/bench-config.json $(BENCH_BIN)/bench-config-16mb.json $(BENCH_DIR)/.venv/bin/python
 	$(BENCH_BIN)/driver --peer $(BENCH_BIN)/echo-server --bridge $(BIN_RELEASE) --config $(CURDIR)/$(BENCH_BIN)/bench-config.json \
 		--large-config $(CURDIR)/$(BENCH_BIN)/bench-config-16mb.json
+	$(BENCH_BIN)/inprocess-bench --bridge $(BIN_RELEASE) --library $(dir $(BIN_RELEASE))libsuperwall_bridge.so
 	$(PYTHON) $(BENCH_DIR)/rules_bench.py run --bridge $(dir $(BIN_RELEASE))rules-benchmark --peer-python $(BENCH_DIR)/.venv/bin/python
 	$(BENCH_DIR)/.venv/bin/pip install -q "pytest>=8,<10"
 	$(BENCH_DIR)/.venv/bin/pip install -q --no-deps --force-reinstall ./clients/python
@@ -237,8 +242,9 @@ bench-instructions: deps release $(BENCH_BIN)/bench-config.json
 
 # The self-contained binary: the release build, stripped, with its checksum, its size by
 # component (from the link map) and a check that it runs from an empty folder with nothing
-# but the C runtime; then the packages that carry it, a Python platform wheel and an npm
-# tarball (scripts/package.py).
+# but the C runtime; the library for in-process use and its header, checked the same way
+# (docs/embedding.md); then the packages that carry the binary, a Python platform wheel and an
+# npm tarball (scripts/package.py).
 DIST := .build/dist
 
 dist: deps $(STATIC_LIBS)/pkgconfig/jansson.pc $(ICU_DATA) $(PY_VENV)/bin/pytest typescript-deps npm-deps
@@ -249,6 +255,10 @@ dist: deps $(STATIC_LIBS)/pkgconfig/jansson.pc $(ICU_DATA) $(PY_VENV)/bin/pytest
 	cd $(DIST) && sha256sum superwall-bridge > superwall-bridge.sha256
 	$(PYTHON) scripts/dist_sizes.py $(DIST)/link.map $(DIST)/superwall-bridge
 	scripts/dist_check.sh $(DIST)/superwall-bridge
+	$(RELEASE_ENV) $(SWIFT) build $(RELEASE_FLAGS) $$(cat $(ICU_FLAGS)) --product superwall_bridge
+	strip -o $(DIST)/libsuperwall_bridge.so .build/release/libsuperwall_bridge.so
+	cp embedding/include/superwall_bridge.h $(DIST)/
+	scripts/dist_library_check.sh $(DIST)/libsuperwall_bridge.so $(DIST)/superwall_bridge.h embedding/c/two_bridges.c
 	cd clients/typescript && rm -rf dist && tsc -p .
 	$(PY_VENV)/bin/pip install -q "setuptools>=68" "wheel>=0.42"
 	$(PY_VENV)/bin/python scripts/package.py --binary $(DIST)/superwall-bridge --typescript-build clients/typescript/dist --out $(DIST)

@@ -56,6 +56,7 @@ let package = Package(
             dependencies: [
                 "CJansson",
                 "CJSONArena",
+                "CScheduling",
                 "Deadlines",
                 "JSONText",
                 .product(name: "Logging", package: "swift-log"),

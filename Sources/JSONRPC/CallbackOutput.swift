@@ -27,6 +27,8 @@ final class CallbackOutput: MessageOutput, @unchecked Sendable {
     /// The reader's thread, once it has started: it delivers what it produces itself.
     private let reader = Mutex<pthread_t?>(nil)
     private var deliveryThread: pthread_t?
+    /// Signalled by the delivery thread as it ends.
+    private let deliveryEnded = DispatchSemaphore(value: 0)
 
     private struct State: ~Copyable {
         var pending = Deque<[UInt8]>()
@@ -36,7 +38,8 @@ final class CallbackOutput: MessageOutput, @unchecked Sendable {
         var held: [[UInt8]] = []
         var queuedBytes = 0
         var readerWaiting = false
-        var stopping = false
+        /// `finish()` was called: nothing more reaches the callback.
+        var finished = false
     }
 
     init(maximumQueuedBytes: Int, deliver: @escaping Deliver) {
@@ -62,9 +65,11 @@ final class CallbackOutput: MessageOutput, @unchecked Sendable {
         var message = message
         message.append(0)
         let size = message.count
-        let onReader = onReader
-        enum Turn { case held, queued, signal, deliverHere }
+        // Without a delivery thread (it could not start), every thread delivers its own.
+        let deliversHere = onReader || deliveryThread == nil
+        enum Turn { case held, queued, signal, deliverHere, dropped }
         let turn = state.withLock { state -> Turn in
+            if state.finished { return .dropped }
             state.queuedBytes += size
             if state.corked {
                 state.held.append(message)
@@ -75,12 +80,12 @@ final class CallbackOutput: MessageOutput, @unchecked Sendable {
                 return .queued
             }
             state.delivering = true
-            if onReader { return .deliverHere }
+            if deliversHere { return .deliverHere }
             state.pending.append(message)
             return .signal
         }
         switch turn {
-        case .held, .queued: return
+        case .held, .queued, .dropped: return
         case .signal: work.signal()
         case .deliverHere:
             send(message)
@@ -131,7 +136,7 @@ final class CallbackOutput: MessageOutput, @unchecked Sendable {
 
     private func nextPending() -> [UInt8]? {
         let (next, wakeReader) = state.withLock { state -> ([UInt8]?, Bool) in
-            guard let message = state.pending.popFirst() else {
+            guard !state.finished, let message = state.pending.popFirst() else {
                 state.delivering = false
                 return (nil, false)
             }
@@ -170,12 +175,19 @@ final class CallbackOutput: MessageOutput, @unchecked Sendable {
         return true
     }
 
-    /// Ends the delivery thread once what it holds is delivered.
+    /// Ends the delivery thread, after `flush`: from now on nothing reaches the callback, which
+    /// the host may free once its bridge is closed. A callback that has not returned by then
+    /// (past the flush's deadline) is waited for a second more, then left to its thread.
     func finish() {
-        state.withLock { $0.stopping = true }
+        state.withLock { $0.finished = true }
         work.signal()
-        if let deliveryThread { pthread_join(deliveryThread, nil) }
-        deliveryThread = nil
+        guard let deliveryThread else { return }
+        if deliveryEnded.wait(timeout: .now() + .seconds(1)) == .success {
+            pthread_join(deliveryThread, nil)
+        } else {
+            pthread_detach(deliveryThread)
+        }
+        self.deliveryThread = nil
     }
 
     private func startDeliveryThread() {
@@ -187,6 +199,7 @@ final class CallbackOutput: MessageOutput, @unchecked Sendable {
             { argument in
                 let output = Unmanaged<CallbackOutput>.fromOpaque(argument!).takeRetainedValue()
                 BridgeThread.marking { output.deliveryLoop() }
+                output.deliveryEnded.signal()
                 return nil
             },
             box
@@ -198,14 +211,12 @@ final class CallbackOutput: MessageOutput, @unchecked Sendable {
         }
     }
 
+    /// Each signal but `finish()`'s hands this thread the turn, with messages pending.
     private func deliveryLoop() {
         while true {
             work.wait()
-            if state.withLock({ $0.stopping && $0.pending.isEmpty && !$0.delivering }) { return }
-            // Only a signal that handed this thread the turn finds it delivering with
-            // messages pending; the reader's own deliveries never signal.
+            if state.withLock({ $0.finished }) { return }
             deliverPending()
-            if state.withLock({ $0.stopping && !$0.delivering }) { return }
         }
     }
 }

@@ -163,6 +163,22 @@ int main(int argc, char **argv) {
     check(strstr(answer(&first, "user"), "alice") != NULL, "first: user is not alice: %s", answer(&first, "user"));
     check(strstr(answer(&second, "user"), "bob") != NULL, "second: user is not bob: %s", answer(&second, "user"));
 
+    /* A third bridge on the first one's data directory is refused, saying so. */
+    inbox_t third;
+    open_bridge(&third, "first", NULL);
+    third.name = "third";
+    request(&third, "init", "initialize", "{\"protocolVersion\":\"1.0\",\"client\":{\"name\":\"x\",\"version\":\"1\"}}");
+    char params[1024];
+    snprintf(params, sizeof params,
+             "{\"apiKey\":\"pk_two_bridges\",\"options\":{\"configSource\":{\"type\":\"embedded\"},"
+             "\"dataDirectory\":\"%s/first\"}}",
+             data_directory);
+    request(&third, "configure", "configure", params);
+    const char *shared = answer(&third, "configure");
+    check(strstr(shared, "dataDirectoryInUse") && strstr(shared, "another bridge in this process"),
+          "third: a shared data directory was not refused: %s", shared);
+    check(superwall_bridge_close(third.bridge) == 0, "third: close after end of input is not 0");
+
     /* Answers in the order of the requests, on one callback thread per bridge. */
     for (int i = 0; i < 200; i++) {
         char id[32];

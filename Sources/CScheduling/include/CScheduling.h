@@ -13,4 +13,14 @@ pid_t scheduling_current_thread(void);
 /// the policy is set alone). Returns 0, or an errno.
 int scheduling_set_normal_with_slice(pid_t thread, uint64_t slice_ns);
 
+/// Tells the core the thread is waiting in a loop (x86's `pause`), so a thread watching memory
+/// for another's write spends less power and leaves its sibling hyperthread the core.
+static inline void scheduling_relax(void) {
+#if defined(__x86_64__) || defined(__i386__)
+    __builtin_ia32_pause();
+#elif defined(__aarch64__)
+    __asm__ __volatile__("yield");
+#endif
+}
+
 #endif

@@ -25,6 +25,9 @@ public final class DataDirectory: Sendable {
 
         public var description: String {
             switch self {
+            case .inUse(let path, let pid) where pid == getpid():
+                return
+                    "the data directory \(path) is in use by another bridge in this process; give each bridge its own dataDirectory"
             case .inUse(let path, let pid):
                 return
                     "the data directory \(path) is in use by another superwall-bridge process\(pid.map { " (pid \($0))" } ?? ""); give each bridge its own dataDirectory"
