@@ -124,6 +124,8 @@ final class CallbackOutput: MessageOutput, @unchecked Sendable {
     }
 
     private func send(_ message: [UInt8]) {
+        // Messages a deliverer took before `finish()` are dropped too.
+        guard !state.withLock({ $0.finished }) else { return }
         message.withUnsafeBufferPointer { bytes in
             deliver(UnsafeBufferPointer(rebasing: bytes[..<(bytes.count - 1)]))
         }
@@ -179,7 +181,11 @@ final class CallbackOutput: MessageOutput, @unchecked Sendable {
     /// the host may free once its bridge is closed. A callback that has not returned by then
     /// (past the flush's deadline) is waited for a second more, then left to its thread.
     func finish() {
-        state.withLock { $0.finished = true }
+        let first = state.withLock { state in
+            defer { state.finished = true }
+            return !state.finished
+        }
+        guard first else { return }
         work.signal()
         guard let deliveryThread else { return }
         if deliveryEnded.wait(timeout: .now() + .seconds(1)) == .success {

@@ -312,6 +312,12 @@ public final class Connection: Sendable {
         writer.wakeReader()
     }
 
+    /// Nothing more reaches the host's output callback, from now on: for a host that stops
+    /// waiting for a connection whose callback does not return (in-process only).
+    public func abandonOutput() {
+        writer.finish()
+    }
+
     private func finish(notificationLoop: Task<Void, Never>) -> Int32 {
         // What the lane holds was read before the input ended: it is delivered first.
         if largeMessagesDone.wait(timeout: .now() + .milliseconds(Int(options.drainTimeout.milliseconds))) == .timedOut

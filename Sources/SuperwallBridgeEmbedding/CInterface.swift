@@ -62,6 +62,7 @@ public func superwallBridgeClose(_ bridge: UnsafeMutableRawPointer?) -> Int32 {
     // Closing from the bridge's own callback would wait for the thread it runs on.
     guard !embedded.isCallingBack else { return -1 }
     let status = embedded.close()
-    Unmanaged<EmbeddedBridge>.fromOpaque(bridge).release()
+    // A bridge left running keeps its memory: its thread still uses it.
+    if status != EmbeddedBridge.abandoned { Unmanaged<EmbeddedBridge>.fromOpaque(bridge).release() }
     return status
 }

@@ -1,4 +1,5 @@
 import BridgeServer
+import Dispatch
 import JSONRPC
 import Logging
 import Synchronization
@@ -28,7 +29,8 @@ final class EmbeddedBridge: @unchecked Sendable {
     private let status = Mutex<Int32?>(nil)
     private var thread = pthread_t()
 
-    init(options: EmbeddingOptions, output: Output) throws {
+    init(options: EmbeddingOptions, output: Output, closeLimit: Duration = .seconds(10)) throws {
+        self.closeLimit = closeLimit
         maximumMessageSize = options.maxMessageSize
         sink = StderrLogHandler.Sink(level: options.logLevel)
         let clientLog = ClientLog()
@@ -102,7 +104,14 @@ final class EmbeddedBridge: @unchecked Sendable {
         let code = LogRouting.$current.withValue(route) { connection.run() }
         sink.flush()
         status.withLock { $0 = code }
+        finished.signal()
     }
+
+    /// Signalled when `serve` has returned.
+    private let finished = DispatchSemaphore(value: 0)
+
+    /// How long `close` waits for the bridge: its drain and flush deadlines, and a margin.
+    let closeLimit: Duration
 
     enum SendOutcome: Int32 {
         case taken = 0
@@ -128,10 +137,26 @@ final class EmbeddedBridge: @unchecked Sendable {
 
     /// Ends the input, waits for the bridge to finish (bounded by its drain and flush
     /// deadlines), and returns its exit status.
+    /// Returns `abandoned` when the bridge has not finished within `closeLimit` (whole seconds), which only an
+    /// output callback that does not return can cause: the bridge is then left to its thread,
+    /// and nothing more reaches the callback.
     func close() -> Int32 {
         inbox.endInput()
+        let limit = DispatchTime.now() + .milliseconds(Int(closeLimit.components.seconds * 1000))
+        guard finished.wait(timeout: limit) == .success else {
+            logger.error(
+                "the bridge did not finish within \(closeLimit) of close: its output callback has not returned; it is left running, and the callback is called no more"
+            )
+            connection.abandonOutput()
+            pthread_detach(thread)
+            LogRouting.remove(routeToken)
+            return Self.abandoned
+        }
         pthread_join(thread, nil)
         LogRouting.remove(routeToken)
         return status.withLock { $0 } ?? 1
     }
+
+    /// What `close` answers for a bridge it had to leave running.
+    static let abandoned: Int32 = 2
 }

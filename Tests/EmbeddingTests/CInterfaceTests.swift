@@ -61,3 +61,44 @@ import Testing
         #expect(superwallBridgeClose(bridge) == 0)
     }
 }
+
+/// A host's output callback that never returns must not hold `close` for ever.
+@Suite struct StuckCallbackTests {
+    final class Gate: @unchecked Sendable {
+        let entered = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let lock = NSLock()
+        var calls = 0
+    }
+
+    @Test func closeLeavesABridgeWhoseCallbackDoesNotReturnAndCallsItNoMore() throws {
+        let gate = Gate()
+        let context = Unmanaged.passRetained(gate).toOpaque()
+        let output: SuperwallBridgeOutput = { context, _, _ in
+            let gate = Unmanaged<Gate>.fromOpaque(context!).takeUnretainedValue()
+            let first = gate.lock.withLock {
+                gate.calls += 1
+                return gate.calls == 1
+            }
+            if first {
+                gate.entered.signal()
+                gate.release.wait()
+            }
+        }
+        let bridge = try EmbeddedBridge(
+            options: EmbeddingOptions(),
+            output: .init(function: output, context: context),
+            closeLimit: .seconds(1)
+        )
+        for id in 1...3 {
+            let message = #"{"jsonrpc":"2.0","id":\#(id),"method":"$/ping"}"#
+            _ = message.withCString { bridge.send(UnsafeRawBufferPointer(start: $0, count: strlen($0))) }
+        }
+        gate.entered.wait()
+        #expect(bridge.close() == EmbeddedBridge.abandoned)
+        gate.release.signal()
+        // The answers to 2 and 3 are dropped, not delivered after close.
+        Thread.sleep(forTimeInterval: 0.2)
+        #expect(gate.lock.withLock { gate.calls } == 1)
+    }
+}

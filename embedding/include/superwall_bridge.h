@@ -48,7 +48,10 @@ int superwall_bridge_send(superwall_bridge *bridge, const char *message, size_t 
  * requests in flight get 5 seconds, output 2 more), frees it, and returns what the process's
  * exit status would be: 0 after `shutdown` and `exit` (or end of input), 1 after an `exit`
  * without `shutdown`. Returns -1, and frees nothing, when `bridge` is NULL or when called
- * from the bridge's own output callback. The bridge must not be used after. */
+ * from the bridge's own output callback. Returns 2 when the bridge has not finished within
+ * 10 seconds, which only an output callback that does not return causes: the bridge is then
+ * left running, its memory kept, and the callback is called no more. The bridge must not be
+ * used after. */
 int superwall_bridge_close(superwall_bridge *bridge);
 
 #ifdef __cplusplus
