@@ -23,7 +23,7 @@ final class CallbackOutput: MessageOutput, @unchecked Sendable {
     private let deliver: Deliver
     private let state = Mutex(State())
     private let work = DispatchSemaphore(value: 0)
-    private let room = DispatchSemaphore(value: 0)
+    private let room = OutputRoom()
     /// The reader's thread, once it has started: it delivers what it produces itself.
     private let reader = Mutex<pthread_t?>(nil)
     private var deliveryThread: pthread_t?
@@ -152,15 +152,16 @@ final class CallbackOutput: MessageOutput, @unchecked Sendable {
     }
 
     func waitForRoom(orStopWhen shouldStop: () -> Bool) {
-        while !shouldStop() {
-            let over = state.withLock { state -> Bool in
-                guard state.queuedBytes > maximumQueuedBytes else { return false }
-                state.readerWaiting = true
-                return true
-            }
-            guard over else { return }
-            _ = room.wait(timeout: .now() + .milliseconds(100))
-        }
+        room.wait(
+            whileOver: {
+                state.withLock { state in
+                    guard state.queuedBytes > maximumQueuedBytes else { return false }
+                    state.readerWaiting = true
+                    return true
+                }
+            },
+            orStopWhen: shouldStop
+        )
     }
 
     func wakeReader() {
@@ -169,12 +170,7 @@ final class CallbackOutput: MessageOutput, @unchecked Sendable {
 
     @discardableResult
     func flush(timeout: Duration) -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while state.withLock({ $0.delivering || !$0.held.isEmpty }) {
-            guard ContinuousClock.now < deadline else { return false }
-            usleep(500)
-        }
-        return true
+        OutputRoom.wait(until: { !state.withLock({ $0.delivering || !$0.held.isEmpty }) }, within: timeout)
     }
 
     /// Ends the delivery thread, after `flush`: from now on nothing reaches the callback, which

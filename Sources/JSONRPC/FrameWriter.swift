@@ -21,7 +21,7 @@ final class FrameWriter: Sendable {
     /// Past this many queued bytes the reader stops reading until half of them are out.
     let maximumQueuedBytes: Int
     /// Signalled when the queue falls to half of `maximumQueuedBytes` with the reader waiting.
-    private let room = DispatchSemaphore(value: 0)
+    private let room = OutputRoom()
     /// Whether `descriptor` is a private non-blocking description, so callers may try writes.
     private let writesDirectly: Bool
     private let queue = DispatchQueue(label: "jsonrpc.writer")
@@ -177,15 +177,17 @@ final class FrameWriter: Sendable {
     /// reading), returns only once half of them are out, the output breaks, or `shouldStop`
     /// holds (checked at least every 100 ms). So memory stays bounded and nothing is dropped.
     func waitForRoom(orStopWhen shouldStop: () -> Bool) {
-        while !isBroken, !shouldStop() {
-            let over = state.withLock { state -> Bool in
-                guard state.queuedBytes > maximumQueuedBytes else { return false }
-                state.readerWaiting = true
-                return true
-            }
-            guard over else { return }
-            _ = room.wait(timeout: .now() + .milliseconds(100))
-        }
+        room.wait(
+            whileOver: {
+                !isBroken
+                    && state.withLock { state in
+                        guard state.queuedBytes > maximumQueuedBytes else { return false }
+                        state.readerWaiting = true
+                        return true
+                    }
+            },
+            orStopWhen: shouldStop
+        )
     }
 
     /// Wakes a reader waiting for room, so it can see that it should stop.
@@ -197,12 +199,7 @@ final class FrameWriter: Sendable {
     /// has stopped reading must not hold the process open). Returns whether it drained.
     @discardableResult
     func flush(timeout: Duration) -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while state.withLock({ $0.writing }) && !isBroken {
-            guard ContinuousClock.now < deadline else { return false }
-            usleep(500)
-        }
-        return true
+        OutputRoom.wait(until: { !state.withLock({ $0.writing }) || isBroken }, within: timeout)
     }
 
     /// Writes as much as the pipe takes now; returns the count written.

@@ -12,8 +12,10 @@ import logging
 import os
 import threading
 from concurrent.futures import Future
-from pathlib import Path
 from typing import Any, AsyncIterator, Literal, Mapping, Protocol
+
+from ._locate import built, named
+from .errors import BridgeNotFoundError
 
 Framing = Literal["ndjson", "content-length"]
 
@@ -225,21 +227,10 @@ class LibraryTransport:
 def find_library(library_path: str | os.PathLike[str] | None = None) -> str:
     """``libsuperwall_bridge.so``: ``library_path``, else ``$SUPERWALL_BRIDGE_LIBRARY``, else the
     output of ``make dist`` or ``swift build`` in this checkout or the working directory."""
-    from .errors import BridgeNotFoundError
-
-    if library_path is not None:
-        if not Path(library_path).is_file():
-            raise BridgeNotFoundError(f"no bridge library at {library_path}")
-        return str(library_path)
-    if environment := os.environ.get("SUPERWALL_BRIDGE_LIBRARY"):
-        if not Path(environment).is_file():
-            raise BridgeNotFoundError(f"SUPERWALL_BRIDGE_LIBRARY names {environment}, which is not a file")
-        return environment
-    for root in [Path.cwd(), *Path.cwd().parents, *Path(__file__).resolve().parents]:
-        for folder in ("dist", "release", "debug"):
-            candidate = root / ".build" / folder / "libsuperwall_bridge.so"
-            if candidate.is_file():
-                return str(candidate)
+    if chosen := named(library_path, "SUPERWALL_BRIDGE_LIBRARY", "bridge library"):
+        return chosen
+    if checkout := built("libsuperwall_bridge.so", ("dist", "release", "debug")):
+        return checkout
     raise BridgeNotFoundError(
         "libsuperwall_bridge.so not found: pass library_path, set SUPERWALL_BRIDGE_LIBRARY, or build it with "
         "`make dist` (or `swift build --product superwall_bridge`) in the bridge's checkout")

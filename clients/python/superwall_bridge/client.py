@@ -11,6 +11,7 @@ from typing import Any, Coroutine, Generator, Literal, Mapping, Sequence
 from . import __version__ as _version
 from .callbacks import PaywallPresenter, PresentationHandler, PurchaseController, SuperwallDelegate, TestModeUI, resolve
 from .connection import Connection, Framing, RemoteError, WireObserver
+from ._locate import built, named
 from .errors import BridgeNotFoundError, UnsupportedProtocolVersionError
 from .models import (
     Assignment, ClockReading, ConfigRefresh, ConfigureResult, CustomCallback, CustomCallbackResult, CustomerInfo, Entitlement, EntitlementsInfo,
@@ -38,25 +39,14 @@ def find_bridge(bridge_path: str | os.PathLike[str] | None = None) -> str:
     """The bridge binary: ``bridge_path``, else ``$SUPERWALL_BRIDGE``, else the one bundled in
     the platform wheel, else ``superwall-bridge`` on ``PATH``, else the output of ``swift build``
     in this checkout or the working directory."""
-    if bridge_path is not None:
-        path = Path(bridge_path)
-        if not path.is_file():
-            raise BridgeNotFoundError(f"no bridge binary at {path}")
-        return str(path)
-    if environment := os.environ.get("SUPERWALL_BRIDGE"):
-        if not Path(environment).is_file():
-            raise BridgeNotFoundError(f"SUPERWALL_BRIDGE names {environment}, which is not a file")
-        return environment
+    if chosen := named(bridge_path, "SUPERWALL_BRIDGE", "bridge binary"):
+        return chosen
     if bundled := bundled_bridge():
         return bundled
     if on_path := shutil.which("superwall-bridge"):
         return on_path
-    roots = [Path.cwd(), *Path.cwd().parents, *Path(__file__).resolve().parents]
-    for root in roots:
-        for configuration in ("debug", "release"):
-            candidate = root / ".build" / configuration / "superwall-bridge"
-            if candidate.is_file():
-                return str(candidate)
+    if checkout := built("superwall-bridge", ("debug", "release")):
+        return checkout
     raise BridgeNotFoundError(
         "superwall-bridge not found: install the platform wheel, which bundles it (pip install superwall-bridge), "
         "pass bridge_path, set SUPERWALL_BRIDGE, or build it with `swift build` in the bridge's checkout")

@@ -565,8 +565,9 @@ def test_the_binary_bundled_in_the_wheel_is_found_before_path(tmp_path: Any, mon
 
 
 def test_no_binary_anywhere_says_how_to_get_one(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    from superwall_bridge import client
+    from superwall_bridge import _locate, client
     monkeypatch.setattr(client, "__file__", str(tmp_path / "site-packages" / "superwall_bridge" / "client.py"))
+    monkeypatch.setattr(_locate, "__file__", str(tmp_path / "site-packages" / "superwall_bridge" / "_locate.py"))
     monkeypatch.delenv("SUPERWALL_BRIDGE", raising=False)
     monkeypatch.setattr(client.shutil, "which", lambda name: None)
     monkeypatch.chdir(tmp_path)
