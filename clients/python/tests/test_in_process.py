@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from superwall_bridge import (BridgeNotFoundError, PresentationHandler, PurchaseResult, RestorationResult, SkipReason,
+from superwall_bridge import (BridgeNotFoundError, PresentationHandler, PurchaseResult, RestorationResult, SkipReason, SuperwallDelegate,
                               StoreDetails, StorePeriod, SubscriptionStatus, Superwall)
 from superwall_bridge.connection import find_library
 
@@ -82,3 +82,31 @@ def test_bad_options_and_a_missing_library_are_clear_errors(library: str, tmp_pa
         asyncio.run(bad_options())
     with pytest.raises(BridgeNotFoundError, match="no bridge library at"):
         find_library(tmp_path / "missing.so")
+
+
+class Logs(SuperwallDelegate):
+    def __init__(self) -> None:
+        self.lines: list[str] = []
+
+    def handle_log(self, level: str, scope: str, message: str | None, info: dict[str, Any] | None, error: str | None) -> None:
+        self.lines.append(f"{scope}: {message}")
+
+
+def test_each_bridge_in_a_process_hears_its_own_log_lines(library: str, tmp_path: Path) -> None:
+    """The SDK's own loggers are the process's; each line still reaches the bridge whose work
+    logged it, not the one opened last."""
+    async def scenario() -> None:
+        first_logs, second_logs = Logs(), Logs()
+        debug = {"logLevel": "debug"}
+        async with Superwall.start(in_process=True, library_path=library, delegate=first_logs, bridge_options=debug) as first, \
+                Superwall.start(in_process=True, library_path=library, delegate=second_logs, bridge_options=debug) as second:
+            await first.configure("pk_one", options=embedded(str(tmp_path / "one")))
+            await second.configure("pk_two", options=embedded(str(tmp_path / "two")))
+            await asyncio.gather(first.register("first_bridge_placement"), second.register("second_bridge_placement"))
+            await asyncio.sleep(0.1)
+        assert any("first_bridge_placement" in line for line in first_logs.lines)
+        assert any("second_bridge_placement" in line for line in second_logs.lines)
+        assert not any("second_bridge_placement" in line for line in first_logs.lines)
+        assert not any("first_bridge_placement" in line for line in second_logs.lines)
+
+    asyncio.run(asyncio.wait_for(scenario(), 30))
