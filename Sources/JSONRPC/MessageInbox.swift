@@ -91,8 +91,6 @@ public final class MessageInbox: Sendable {
         queued.load(ordering: .sequentiallyConsistent) > 0 || ended.load(ordering: .sequentiallyConsistent)
     }
 
-    var isEmpty: Bool { !hasInput }
-
     func readerWakes(with wake: @escaping @Sendable () -> Void) {
         wakeReader.withLock { $0 = wake }
     }
@@ -133,7 +131,8 @@ public final class MessageInbox: Sendable {
 
     /// Waits for a message or the end of input, for a reader that cannot poll.
     func waitForArrival() {
-        while isEmpty { arrivals.wait() }
+        while prepareToSleep() { arrivals.wait() }
+        readerWoke()
     }
 
     /// The connection has stopped reading: what is queued is dropped, and senders, waiting

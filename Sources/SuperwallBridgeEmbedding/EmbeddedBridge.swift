@@ -54,11 +54,10 @@ final class EmbeddedBridge: @unchecked Sendable {
         )
         let inbox = MessageInbox(maximumQueuedBytes: options.maxQueuedOutput)
         self.inbox = inbox
-        let owner = inbox
         connection = Connection(
             inbox: inbox,
             deliver: { message in
-                CallbackScope.entering(owner) {
+                CallbackScope.entering(inbox) {
                     message.withMemoryRebound(to: CChar.self) {
                         output.function(output.context, $0.baseAddress, $0.count)
                     }
@@ -90,6 +89,7 @@ final class EmbeddedBridge: @unchecked Sendable {
         )
         guard started == 0 else {
             Unmanaged<EmbeddedBridge>.fromOpaque(retained).release()
+            connection.abandonOutput()
             LogRouting.remove(routeToken)
             throw StartFailure(code: started)
         }
