@@ -218,7 +218,7 @@ public final class Connection: Sendable {
         }
         var decoder = FrameDecoder(maximumMessageSize: options.maximumMessageSize, framing: options.framing)
         var chunk = [UInt8](repeating: 0, count: 64 * 1024)
-        (writer as? CallbackOutput)?.readerStarted()
+        writer.readerStarted()
         if case .inbox(let inbox) = input, let executor {
             inbox.readerWakes(with: { [weak executor] in executor?.wake() })
         }

@@ -18,12 +18,16 @@ protocol MessageOutput: Sendable {
     /// Waits until everything queued so far is out, or `timeout` passes. Returns whether it is.
     @discardableResult
     func flush(timeout: Duration) -> Bool
+    /// The calling thread is the one that reads the input.
+    func readerStarted()
     /// The connection has finished with the output, after its last `flush`.
     func finish()
 }
 
 extension FrameWriter: MessageOutput {
     var isFramed: Bool { true }
+
+    func readerStarted() {}
 
     func finish() {}
 }
