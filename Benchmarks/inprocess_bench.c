@@ -1,6 +1,6 @@
 /* B15: the bridge in-process (libsuperwall_bridge.so, through superwall_bridge.h) beside the
  * same build over pipes, in one run: `$/ping` round trips and skipped `register` round trips
- * (p50 of 5,000 after 500 to warm up, five alternating repetitions of each, the median p50
+ * (p50 of 5,000 after 500 to warm up, nine alternating repetitions of each, the median p50
  * reported), and the resident memory of a process holding one initialized bridge against the
  * executable's at start.
  *
@@ -251,7 +251,7 @@ static long rss_kib(pid_t pid) {
     return kib;
 }
 
-enum { REPETITIONS = 5 };
+enum { REPETITIONS = 9 };
 
 static double median(const double *values) {
     double sorted[REPETITIONS];
@@ -359,7 +359,7 @@ int main(int argc, char **argv) {
     printf("| %-52s | %7.1f MiB | %7.1f MiB | %+6.1f | %-8s |\n", "RSS holding one bridge (MiB, difference)",
            library_rss / 1024.0, binary_rss / 1024.0, (library_rss - binary_rss) / 1024.0, "<= +2");
     for (int style = 1; style >= 0; style--) {
-        char a[128], b[128], c[128], d[128];
+        char a[256], b[256], c[256], d[256];
         printf("repetitions (%s), p50 us: ping pipes %s, in-process %s; register pipes %s, in-process %s\n",
                style ? "watching" : "sleeping", list(ping_pipe[style], a, sizeof a),
                list(ping_library[style], b, sizeof b), list(register_pipe[style], c, sizeof c),
