@@ -36,8 +36,8 @@ final class CallbackOutput: MessageOutput, @unchecked Sendable {
         var delivering = false
         var corked = false
         var held: [[UInt8]] = []
-        var queuedBytes = 0
-        var readerWaiting = false
+        /// The bytes of `pending` and `held`, and of a message being delivered, against the bound.
+        var backlog = OutputBacklog()
         /// `finish()` was called: nothing more reaches the callback.
         var finished = false
     }
@@ -70,7 +70,7 @@ final class CallbackOutput: MessageOutput, @unchecked Sendable {
         enum Turn { case held, queued, signal, deliverHere, dropped }
         let turn = state.withLock { state -> Turn in
             if state.finished { return .dropped }
-            state.queuedBytes += size
+            state.backlog.queuedBytes += size
             if state.corked {
                 state.held.append(message)
                 return .held
@@ -89,7 +89,7 @@ final class CallbackOutput: MessageOutput, @unchecked Sendable {
         case .signal: work.signal()
         case .deliverHere:
             send(message)
-            state.withLock { $0.queuedBytes -= size }
+            state.withLock { $0.backlog.queuedBytes -= size }
             deliverPending()
         }
     }
@@ -118,7 +118,7 @@ final class CallbackOutput: MessageOutput, @unchecked Sendable {
         guard deliverHere else { return }
         for message in held {
             send(message)
-            state.withLock { $0.queuedBytes -= message.count }
+            state.withLock { $0.backlog.queuedBytes -= message.count }
         }
         deliverPending()
     }
@@ -142,10 +142,7 @@ final class CallbackOutput: MessageOutput, @unchecked Sendable {
                 state.delivering = false
                 return (nil, false)
             }
-            state.queuedBytes -= message.count
-            let wake = state.readerWaiting && state.queuedBytes <= maximumQueuedBytes / 2
-            if wake { state.readerWaiting = false }
-            return (message, wake)
+            return (message, state.backlog.sent(message.count, bound: maximumQueuedBytes))
         }
         if wakeReader { room.signal() }
         return next
@@ -153,13 +150,7 @@ final class CallbackOutput: MessageOutput, @unchecked Sendable {
 
     func waitForRoom(orStopWhen shouldStop: () -> Bool) {
         room.wait(
-            whileOver: {
-                state.withLock { state in
-                    guard state.queuedBytes > maximumQueuedBytes else { return false }
-                    state.readerWaiting = true
-                    return true
-                }
-            },
+            whileOver: { state.withLock { $0.backlog.isOver(maximumQueuedBytes) } },
             orStopWhen: shouldStop
         )
     }

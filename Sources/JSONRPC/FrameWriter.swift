@@ -37,10 +37,8 @@ final class FrameWriter: Sendable {
         /// Frames are held back and joined, to go out in one write at `uncork`.
         var corked = false
         var held: [UInt8] = []
-        /// The bytes of `pending` and `held`.
-        var queuedBytes = 0
-        /// The reader waits for room (`waitForRoom`).
-        var readerWaiting = false
+        /// The bytes of `pending` and `held`, against the bound.
+        var backlog = OutputBacklog()
     }
 
     private enum Turn { case queued, drainOnQueue, writeHere }
@@ -69,7 +67,7 @@ final class FrameWriter: Sendable {
         var frame = frame
         let turn = state.withLock { state -> Turn? in
             if state.corked {
-                state.queuedBytes += frame.count
+                state.backlog.queuedBytes += frame.count
                 if state.held.isEmpty {
                     swap(&state.held, &frame)
                 } else {
@@ -95,7 +93,7 @@ final class FrameWriter: Sendable {
             state.corked = false
             guard !state.held.isEmpty else { return nil }
             swap(&frame, &state.held)
-            state.queuedBytes -= frame.count
+            state.backlog.queuedBytes -= frame.count
             return admit(frame, &state)
         }
         if let turn, !isBroken { take(turn, frame) }
@@ -105,13 +103,13 @@ final class FrameWriter: Sendable {
     private func admit(_ frame: [UInt8], _ state: inout State) -> Turn {
         if state.writing {
             state.pending.append(frame)
-            state.queuedBytes += frame.count
+            state.backlog.queuedBytes += frame.count
             return .queued
         }
         state.writing = true
         guard writesDirectly else {
             state.pending.append(frame)
-            state.queuedBytes += frame.count
+            state.backlog.queuedBytes += frame.count
             return .drainOnQueue
         }
         return .writeHere
@@ -134,7 +132,7 @@ final class FrameWriter: Sendable {
                 if written < frame.count {
                     state.withLock { state in
                         state.pending.prepend(Array(frame[written...]))
-                        state.queuedBytes += frame.count - written
+                        state.backlog.queuedBytes += frame.count - written
                     }
                     queue.async { [self] in drain() }
                     return
@@ -164,10 +162,7 @@ final class FrameWriter: Sendable {
                 state.writing = false
                 return (nil, false)
             }
-            state.queuedBytes -= frame.count
-            let wake = state.readerWaiting && state.queuedBytes <= maximumQueuedBytes / 2
-            if wake { state.readerWaiting = false }
-            return (frame, wake)
+            return (frame, state.backlog.sent(frame.count, bound: maximumQueuedBytes))
         }
         if wakeReader { room.signal() }
         return next
@@ -178,14 +173,7 @@ final class FrameWriter: Sendable {
     /// holds (checked at least every 100 ms). So memory stays bounded and nothing is dropped.
     func waitForRoom(orStopWhen shouldStop: () -> Bool) {
         room.wait(
-            whileOver: {
-                !isBroken
-                    && state.withLock { state in
-                        guard state.queuedBytes > maximumQueuedBytes else { return false }
-                        state.readerWaiting = true
-                        return true
-                    }
-            },
+            whileOver: { !isBroken && state.withLock { $0.backlog.isOver(maximumQueuedBytes) } },
             orStopWhen: shouldStop
         )
     }

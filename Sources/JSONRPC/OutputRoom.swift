@@ -36,3 +36,25 @@ final class OutputRoom: Sendable {
         return true
     }
 }
+
+/// How much waits to go out, against an output's bound, and whether the reader waits for room.
+struct OutputBacklog {
+    var queuedBytes = 0
+    private var readerWaiting = false
+
+    /// Whether more than `bound` bytes wait; if so, the reader is now waiting for room.
+    mutating func isOver(_ bound: Int) -> Bool {
+        guard queuedBytes > bound else { return false }
+        readerWaiting = true
+        return true
+    }
+
+    /// `count` bytes went out; whether the waiting reader should now be woken (half the bound
+    /// or less waits).
+    mutating func sent(_ count: Int, bound: Int) -> Bool {
+        queuedBytes -= count
+        let wake = readerWaiting && queuedBytes <= bound / 2
+        if wake { readerWaiting = false }
+        return wake
+    }
+}
