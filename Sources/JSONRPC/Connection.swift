@@ -47,6 +47,10 @@ public final class Connection: Sendable {
     private let notifications: AsyncStream<QueuedNotification>
     let notificationSink: AsyncStream<QueuedNotification>.Continuation
     let drained = DispatchSemaphore(value: 0)
+    /// Set once `run()` has flushed its output: what work still running sends after that is
+    /// dropped, trace included. A process exits then; a bridge in-process does not, and its
+    /// host has stopped listening.
+    private let outputFinished = Atomic<Bool>(false)
     /// Parses and dispatches large messages, and what must follow them in order.
     let largeMessageLane = DispatchQueue(label: "jsonrpc.large-messages")
     let largeMessagesDone = DispatchGroup()
@@ -315,6 +319,7 @@ public final class Connection: Sendable {
     /// Nothing more reaches the host's output callback, from now on: for a host that stops
     /// waiting for a connection whose callback does not return (in-process only).
     public func abandonOutput() {
+        outputFinished.store(true, ordering: .relaxed)
         writer.finish()
     }
 
@@ -356,6 +361,7 @@ public final class Connection: Sendable {
         if !writer.flush(timeout: options.flushTimeout) {
             logger.warning("the client stopped reading; \(options.flushTimeout) passed with output still queued")
         }
+        outputFinished.store(true, ordering: .relaxed)
         writer.finish()
         options.trace?.flush()
         return exitStatus
@@ -369,6 +375,7 @@ public final class Connection: Sendable {
     }
 
     func send(_ body: consuming [UInt8]) {
+        guard !outputFinished.load(ordering: .relaxed) else { return }
         options.trace?.record(.outgoing, body)
         if writer.isFramed {
             writer.enqueue(framing.frame(body))

@@ -17,12 +17,14 @@ final class InProcessPeer: @unchecked Sendable {
     init(
         handler: TestHandler = TestHandler(),
         maximumQueuedOutput: Int = 64 * 1024 * 1024,
-        maximumMessageSize: Int = 64 * 1024 * 1024
+        maximumMessageSize: Int = 64 * 1024 * 1024,
+        trace: FrameTrace? = nil
     ) {
         inbox = MessageInbox(maximumQueuedBytes: maximumQueuedOutput)
         var options = Connection.Options()
         options.maximumQueuedOutput = maximumQueuedOutput
         options.maximumMessageSize = maximumMessageSize
+        options.trace = trace
         var logger = Logger(label: "in-process-test")
         logger.logLevel = .critical
         let received = received
@@ -135,6 +137,22 @@ final class InProcessPeer: @unchecked Sendable {
         _ = await orderly.answer(to: 1)
         orderly.send(#"{"jsonrpc":"2.0","method":"exit"}"#)
         #expect(await orderly.waitForExit() == 0)
+    }
+
+    /// In-process the bridge's work may outlive the session (a process would have exited):
+    /// what it sends after that reaches neither the host's callback nor the trace.
+    @Test func whatIsSentAfterTheSessionEndedReachesNeitherTheCallbackNorTheTrace() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("late-\(UUID().uuidString).jsonl").path
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let peer = InProcessPeer(trace: try FrameTrace(path: path))
+        await peer.initialize()
+        #expect(await peer.waitForExit() == 0)
+        peer.connection.notify("late/notification")
+        try await Task.sleep(for: .milliseconds(50))
+        #expect(!peer.received.get().contains { $0["method"] == "late/notification" })
+        let traced = try String(contentsOfFile: path, encoding: .utf8)
+        #expect(traced.contains("initialize"))
+        #expect(!traced.contains("late/notification"))
     }
 
     /// A callback that does not return holds the reader, as a client that does not read a pipe
