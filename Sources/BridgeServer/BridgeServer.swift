@@ -136,6 +136,12 @@ public final class BridgeServer: ConnectionHandler {
         await superwall.closeStore()
     }
 
+    /// The session ends with its connection: its data directory is let go of at once, so a
+    /// bridge started next in this process (an in-process host's restart) can open it.
+    public func connectionDidEnd(connection: Connection) async {
+        await superwall.endSession()
+    }
+
     /// The end of the connection waits for the event flush at most `ConnectionEnd.flushLimit` in all:
     /// a `shutdown` and the end of input that follows it each waited that long, twice the
     /// documented bound with a collector that fails.

@@ -6,7 +6,8 @@ import Synchronization
 /// `initialize` on.
 final class ClientHost: Sendable {
     private struct State {
-        var connection: Connection?
+        /// Weak: the connection owns the server that owns this host.
+        weak var connection: Connection?
         var capabilities = ClientInfo.Capabilities()
     }
 

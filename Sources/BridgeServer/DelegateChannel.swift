@@ -14,7 +14,8 @@ final class DelegateChannel: SuperwallDelegate, Sendable {
     private typealias Notification = (method: String, params: @Sendable () -> [UInt8])
 
     private struct State {
-        var connection: Connection?
+        /// Weak: the connection owns the server that owns this channel.
+        weak var connection: Connection?
         var bound = false
         /// Params are built when delivered: most never are, with no delegate bound.
         var buffered = Deque<Notification>()

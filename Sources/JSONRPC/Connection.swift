@@ -337,14 +337,7 @@ public final class Connection: Sendable {
         }
         failPendingRequests(with: .connectionClosed)
         notificationSink.finish()
-        let closeHandled = DispatchSemaphore(value: 0)
-        Task(executorPreference: OffloadExecutor.shared) { [handler] in
-            await handler.inputDidClose(connection: self)
-            closeHandled.signal()
-        }
-        if closeHandled.wait(timeout: .now() + .milliseconds(Int(options.drainTimeout.milliseconds))) == .timedOut {
-            logger.warning("the handler took longer than \(options.drainTimeout) to let go of the closed input")
-        }
+        awaitHandler("let go of the closed input") { [handler] in await handler.inputDidClose(connection: self) }
         // A `shutdown` in flight waits up to the drain timeout for the requests before it,
         // then flushes: it gets that long again to answer.
         let drainLimit = shuttingDown ? options.drainTimeout + options.flushTimeout : options.drainTimeout
@@ -358,6 +351,7 @@ public final class Connection: Sendable {
             notificationsDone.signal()
         }
         _ = notificationsDone.wait(timeout: .now() + .milliseconds(Int(options.drainTimeout.milliseconds)))
+        awaitHandler("end the session") { [handler] in await handler.connectionDidEnd(connection: self) }
         if !writer.flush(timeout: options.flushTimeout) {
             logger.warning("the client stopped reading; \(options.flushTimeout) passed with output still queued")
         }
@@ -365,6 +359,19 @@ public final class Connection: Sendable {
         writer.finish()
         options.trace?.flush()
         return exitStatus
+    }
+
+    /// Runs one of the handler's end-of-connection steps, waiting for it at most the drain
+    /// timeout: the reader's thread must not hang on a handler that does not return.
+    private func awaitHandler(_ step: String, _ work: @escaping @Sendable () async -> Void) {
+        let done = DispatchSemaphore(value: 0)
+        Task(executorPreference: OffloadExecutor.shared) {
+            await work()
+            done.signal()
+        }
+        if done.wait(timeout: .now() + .milliseconds(Int(options.drainTimeout.milliseconds))) == .timedOut {
+            logger.warning("the handler took longer than \(options.drainTimeout) to \(step)")
+        }
     }
 
     // MARK: Output

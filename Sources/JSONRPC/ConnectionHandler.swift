@@ -22,8 +22,13 @@ public protocol ConnectionHandler: Sendable {
     /// been resolved as failed and before in-flight requests are drained, so work waiting on
     /// the client can end.
     func inputDidClose(connection: Connection) async
+
+    /// The connection has ended: its requests were answered (or cancelled) and nothing more
+    /// arrives. What the handler holds for the session can be let go of.
+    func connectionDidEnd(connection: Connection) async
 }
 
 extension ConnectionHandler {
     public func inputDidClose(connection: Connection) async {}
+    public func connectionDidEnd(connection: Connection) async {}
 }

@@ -21,6 +21,46 @@ import Testing
         #expect(try reopened.store.value(.aliasId) == "$SuperwallAlias:KEEP")
     }
 
+    /// A closed directory is the next session's at once, though the closed one is still
+    /// referenced (by work of its session that has not ended), and its store refuses every
+    /// call instead of writing beside the next session's.
+    @Test func aClosedDirectoryIsFreeAtOnceAndItsStoreRefusesEveryCall() throws {
+        let path = temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let first = try DataDirectory(path: path)
+        try first.store.set("$SuperwallAlias:KEEP", for: .aliasId)
+        first.store.logPlacement("opened", at: Date(), params: [:])
+        try first.store.commitPendingWrites()
+        first.close()
+        first.close()
+        // Still held, the directory would be refused after the wait for a holder in this process.
+        let next = try DataDirectory(path: path)
+        #expect(try next.store.value(.aliasId) == "$SuperwallAlias:KEEP")
+        #expect(try next.store.placementNames() == ["opened"])
+        func refused(_ call: () throws -> Void) -> Bool {
+            do {
+                try call()
+                return false
+            } catch {
+                return "\(error)" == "\(StoreFault.closed)"
+            }
+        }
+        #expect(refused { try first.store.set("$SuperwallAlias:LOST", for: .aliasId) })
+        #expect(refused { _ = try first.store.value(.aliasId) })
+        #expect(refused { try first.store.setDocument(Data("{}".utf8), for: .lastConfig) })
+        #expect(refused { _ = try first.store.document(.lastConfig) })
+        #expect(
+            refused {
+                first.store.logPlacement("late", at: Date(), params: [:])
+                try first.store.commitPendingWrites()
+            }
+        )
+        #expect(refused { _ = try first.store.outgoingEvents(after: 0, limit: 10) })
+        first.store.closeCleanly()
+        #expect(try next.store.value(.aliasId) == "$SuperwallAlias:KEEP")
+        #expect(try next.store.placementNames() == ["opened"])
+    }
+
     /// Held by this process, the directory is waited for (a closing session lets go within
     /// moments), then refused: waited for on a thread of its own, not the cooperative pool's.
     @Test func aSecondHolderIsRefusedWithTheFirstOnesPid() async throws {

@@ -68,6 +68,14 @@ final class ScriptedAPIServer: Sendable {
     }
 }
 
+extension Superwall {
+    /// Waits for what `configure` started: the launch events' implicit triggers and the preloads.
+    func settle() async {
+        await awaitPresentationQueue()
+        await awaitPreloading()
+    }
+}
+
 func demoConfigBody() async throws -> String {
     String(decoding: try await EmbeddedConfigSource().fetchConfig(ConfigRequest(apiKey: "pk")), as: UTF8.self)
 }
@@ -86,7 +94,8 @@ func configure(
     _ server: ScriptedAPIServer,
     directory: String = FileManager.default.temporaryDirectory.appendingPathComponent("http-\(UUID().uuidString)").path,
     retries: Int = 6,
-    delegate: RecordingDelegate = RecordingDelegate()
+    delegate: RecordingDelegate = RecordingDelegate(),
+    settling: Bool = true
 ) async throws -> (Superwall, Superwall.ConfigureOutcome) {
     let superwall = Superwall(
         clock: FakeClock(),
@@ -104,7 +113,6 @@ func configure(
         )
     )
     // The launch events' implicit triggers hold the instance (and its data directory) until they settle.
-    await superwall.awaitPresentationQueue()
-    await superwall.awaitPreloading()
+    if settling { await superwall.settle() }
     return (superwall, outcome)
 }

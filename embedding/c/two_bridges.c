@@ -232,6 +232,19 @@ int main(int argc, char **argv) {
     int status = superwall_bridge_close(first.bridge);
     check(status == 0, "first: close after shutdown and exit is %d, not 0", status);
 
+    /* A bridge opened after it on its data directory (a host's restart) opens it at once and
+       finds its user. */
+    inbox_t restarted;
+    open_bridge(&restarted, "restarted", NULL);
+    request(&restarted, "init", "initialize", "{\"protocolVersion\":\"1.0\",\"client\":{\"name\":\"x\",\"version\":\"1\"}}");
+    request(&restarted, "configure", "configure", params);
+    check(strstr(answer(&restarted, "configure"), "\"configured\"") != NULL,
+          "restarted: the closed bridge's data directory did not open: %s", answer(&restarted, "configure"));
+    request(&restarted, "user", "getUserId", "{}");
+    check(strstr(answer(&restarted, "user"), "alice") != NULL, "restarted: user is not alice: %s",
+          answer(&restarted, "user"));
+    check(superwall_bridge_close(restarted.bridge) == 0, "restarted: close after end of input is not 0");
+
     /* The second still serves; an exit without shutdown closes with 1. */
     request(&second, "after", "$/ping", "{}");
     answer(&second, "after");

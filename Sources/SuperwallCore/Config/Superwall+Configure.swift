@@ -113,6 +113,16 @@ extension Superwall {
         store?.closeCleanly()
     }
 
+    /// The end of the session, once its connection has ended: the config file is watched no
+    /// more, events stop going out (those not sent stay in the data directory), and the data
+    /// directory closes (`DataDirectory.close()`), so the next session on it, in this process
+    /// or another, opens it at once. A call after it that needs the store fails with `storage`.
+    public func endSession() async {
+        configLoading.watcher = nil
+        await tracking.queue?.stop()
+        session?.directory.close()
+    }
+
     private func openSession(apiKey: String, options: ConfigureOptions) throws(SuperwallError) -> Session {
         let path = options.dataDirectory ?? DataDirectory.defaultPath(apiKey: apiKey)
         let directory: DataDirectory

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -14,7 +15,8 @@ import Glibc
 public final class DataDirectory: Sendable {
     public let path: String
     public let store: Store
-    private let lockDescriptor: Int32
+    /// The lock's descriptor; nil once `close()` let go of it.
+    private let lockDescriptor: Mutex<Int32?>
 
     public enum OpenError: Error, Sendable, Equatable, CustomStringConvertible {
         /// Another live process holds the directory.
@@ -84,19 +86,19 @@ public final class DataDirectory: Sendable {
                 usleep(5_000)
                 holder = Self.readPid(descriptor)
             }
-            close(descriptor)
+            Glibc.close(descriptor)
             throw .inUse(path: path, holderPid: holder)
         }
         Self.writePid(descriptor)
         do {
             store = try Store(path: (path as NSString).appendingPathComponent("superwall.sqlite"))
         } catch {
-            close(descriptor)
+            Glibc.close(descriptor)
             throw StoreFault.isFull(error)
                 ? .full(path: path, reason: "\(error)") : .unusable(path: path, reason: "\(error)")
         }
         self.path = path
-        lockDescriptor = descriptor
+        lockDescriptor = Mutex(descriptor)
     }
 
     /// Folders no app's state belongs in, whoever runs the bridge: it wrote its files into `/`.
@@ -137,7 +139,18 @@ public final class DataDirectory: Sendable {
     }
 
     deinit {
-        close(lockDescriptor)
+        close()
+    }
+
+    /// Ends the session's hold on the directory: the store closes for good (see
+    /// `Store.close()`), then the lock goes, so a session opened after it, in this process or
+    /// another, is the files' only writer. The directory is not usable after it.
+    public func close() {
+        store.close()
+        lockDescriptor.withLock { descriptor in
+            if let descriptor { Glibc.close(descriptor) }
+            descriptor = nil
+        }
     }
 
     /// `$XDG_DATA_HOME/superwall-bridge/<api key>`, or `~/.local/share/...` without it: one

@@ -65,9 +65,11 @@ extension Store {
         in db: Database,
         _ body: (OpaquePointer) throws -> T
     ) throws -> T {
+        // A connection closed by the store's `close()` while this call waited for it.
+        guard let connection = db.sqliteConnection else { throw StoreFault.closed }
         var blob: OpaquePointer?
         try check(
-            sqlite3_blob_open(db.sqliteConnection, "main", "keyedValue", "value", row, writable ? 1 : 0, &blob),
+            sqlite3_blob_open(connection, "main", "keyedValue", "value", row, writable ? 1 : 0, &blob),
             in: db
         )
         defer { sqlite3_blob_close(blob) }

@@ -2,6 +2,7 @@ import DequeModule
 import Foundation
 import GRDB
 import GRDBSQLite
+import Glibc
 import Logging
 import Synchronization
 
@@ -11,8 +12,17 @@ import Synchronization
 /// so that `reset()` is one statement; the placement log is a table of its own, because
 /// audience rules query it by name and time.
 public final class Store: Sendable {
+    private let connection: any DatabaseWriter
+    /// The database, until `close()`; then every access throws `StoreFault.closed`.
     /// Tests reach it to make SQLite refuse a write.
-    let database: any DatabaseWriter
+    var database: any DatabaseWriter {
+        get throws {
+            guard !isClosed.load(ordering: .acquiring) else { throw StoreFault.closed }
+            return connection
+        }
+    }
+    /// Set by `close()`.
+    let isClosed = Atomic<Bool>(false)
     /// The statements of the commit every answered request makes, prepared on first use.
     let commitStatements = Mutex<CommitStatements?>(nil)
     /// Placement-log rows accepted but not yet committed (see `logPlacement`).
@@ -85,7 +95,7 @@ public final class Store: Sendable {
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
         }
         let (database, findings) = try DatabaseOpening.open(at: path, configuration: configuration)
-        self.database = database
+        connection = database
         closeMark = CleanCloseMark(besideDatabaseAt: path)
         try Self.migrator.migrate(database)
         journal = try PlacementJournal(besideDatabaseAt: path)
@@ -100,7 +110,7 @@ public final class Store: Sendable {
         let checkpoints = CheckpointRequests(worker: transfers)
         self.checkpoints = checkpoints
         store.value = self
-        database.writeWithoutTransaction { checkpoints.install(on: $0) }
+        connection.writeWithoutTransaction { checkpoints.install(on: $0) }
         for finding in findings { report(finding) }
         try recoverJournal()
         try loadTimeline()
@@ -114,6 +124,7 @@ public final class Store: Sendable {
     /// and then removed its directory (`explain`) was warned, at the store's end, that the
     /// files it had just removed could not be closed.
     public func closeCleanly() {
+        guard !isClosed.load(ordering: .acquiring) else { return }
         guard let closeMark else {
             try? transferPendingWrites()
             return
@@ -147,21 +158,41 @@ public final class Store: Sendable {
         transfers = nil
         checkpoints = nil
         closeMark = nil
-        database = try DatabaseQueue()
-        try Self.migrator.migrate(database)
+        connection = try DatabaseQueue()
+        try Self.migrator.migrate(connection)
         try loadTimeline()
     }
 
     deinit {
+        close()
+    }
+
+    /// Ends the store for good: its rows go into the main database file (a clean close),
+    /// then its worker stops, its journal's files are unmapped and its SQLite connection
+    /// closes, so nothing of this store writes to the files any more. Every later call
+    /// throws `StoreFault.closed`. The data directory calls it before it lets go of its lock,
+    /// so the next session to take the lock is the files' only writer.
+    public func close() {
+        closeCleanly()
+        guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
         transfers?.stop()
         // SQLite deletes the write-ahead log when the connection closes, after checkpointing
-        // it: the mark says so, or the next open would take the log for lost.
-        closeCleanly()
-        let statements = commitStatements.withLock { $0 }
-        database.writeWithoutTransaction { db in
+        // it: the clean close's mark says so, or the next open would take the log for lost.
+        // The statements are taken inside the write: one running before it may have prepared
+        // them, and none after it can (`commitStatements(in:)` refuses a closed store).
+        connection.writeWithoutTransaction { db in
             checkpoints?.uninstall(from: db)
-            statements?.finalize()
+            commitStatements.withLock { statements in
+                statements?.finalize()
+                statements = nil
+            }
         }
+        do {
+            try connection.close()
+        } catch {
+            report("the database could not be closed (\(error)); its connection closes when the process ends")
+        }
+        journal?.closeFiles()
     }
 }
 

@@ -74,6 +74,21 @@ def test_two_bridges_in_one_process_keep_their_own_users(library: str, tmp_path:
     asyncio.run(asyncio.wait_for(scenario(), 30))
 
 
+def test_a_bridge_restarted_in_the_same_process_opens_the_closed_ones_data_directory(
+        library: str, data_directory: str) -> None:
+    """A wrapper's hot restart: the closed bridge let go of its directory, and the new one finds its user."""
+    async def scenario() -> None:
+        async with Superwall.start(in_process=True, library_path=library) as first:
+            await first.configure("pk_demo", options=embedded(data_directory))
+            await first.identify("runner_042")
+        async with Superwall.start(in_process=True, library_path=library) as restarted:
+            result = await restarted.configure("pk_demo", options=embedded(data_directory))
+            assert result.configuration_status == "configured", result
+            assert (await restarted.user()).user_id == "runner_042"
+
+    asyncio.run(asyncio.wait_for(scenario(), 30))
+
+
 def test_bad_options_and_a_missing_library_are_clear_errors(library: str, tmp_path: Path) -> None:
     async def bad_options() -> None:
         await Superwall.start(in_process=True, library_path=library, bridge_options={"framing": "ndjson"})

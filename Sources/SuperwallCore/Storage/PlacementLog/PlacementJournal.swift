@@ -47,6 +47,8 @@ final class PlacementJournal: Sendable {
         var active = 0
         /// Set when a copy into a file faulted: nothing is appended after it.
         var damage: String?
+        /// Set by `close()`: the files are unmapped and closed.
+        var isClosed = false
         /// Where records are written before their guarded copy into a file; kept from one
         /// append to the next (a buffer a call cost a malloc and a free).
         var scratch: UnsafeMutableRawPointer?
@@ -67,6 +69,8 @@ final class PlacementJournal: Sendable {
         case full
         /// The copy faulted (a file was cut short under the mapping); the journal is out of use.
         case damaged
+        /// The journal was closed with its store.
+        case closed
     }
 
     /// What `recover` found.
@@ -126,11 +130,20 @@ final class PlacementJournal: Sendable {
     }
 
     deinit {
+        closeFiles()
+    }
+
+    /// Unmaps and closes the files; every later append answers `.closed`.
+    func closeFiles() {
         state.withLock { state in
+            guard !state.isClosed else { return }
+            state.isClosed = true
             for segment in state.segments { munmap(segment.base, capacity) }
             free(state.scratch)
+            state.scratch = nil
+            state.scratchCapacity = 0
+            for descriptor in descriptors { close(descriptor) }
         }
-        for descriptor in descriptors { close(descriptor) }
     }
 
     /// Every whole record in the files, in sequence order. Reading a file stops at its first
@@ -183,6 +196,7 @@ final class PlacementJournal: Sendable {
         guard !rows.isEmpty else { return .appended }
         let bytes = rows.reduce(0) { $0 + Self.size(of: $1) }
         return state.withLock { state -> Appended in
+            guard !state.isClosed else { return .closed }
             guard state.damage == nil else { return .damaged }
             if state.segments[state.active].end + bytes > capacity {
                 let other = 1 - state.active
@@ -214,6 +228,7 @@ final class PlacementJournal: Sendable {
     /// when everything in it is transferred.
     func discard(through transferred: UInt64) {
         state.withLock { state in
+            guard !state.isClosed else { return }
             if state.segments[state.active].last <= transferred {
                 state.segments[state.active].end = 0
             }
@@ -349,11 +364,14 @@ public enum StoreFault: Error, CustomStringConvertible {
     case journal(String)
     /// The disk (or the process's file-size limit) has no room for what must be written.
     case full(String)
+    /// The store was closed with its data directory, at the end of its session.
+    case closed
 
     public var description: String {
         switch self {
         case .journal(let reason): "placement journal: \(reason)"
         case .full(let reason): "no space left: \(reason)"
+        case .closed: "the data directory was closed at the end of its session"
         }
     }
 

@@ -143,6 +143,7 @@ extension Store {
             return unwritten.journaled.count
         }
         guard let backlog else {
+            if appended == .closed { throw StoreFault.closed }
             let firstSign =
                 appended == .damaged
                 && journalDamageReported.withLock { reported in
@@ -158,7 +159,7 @@ extension Store {
         // Another write (the event queue's, a setting's) took rows accepted before this call's
         // answer into its transaction: answered before that commits, a crash would lose them.
         // Writes run one at a time, so an empty one behind it returns once it has ended.
-        if rowsAreInFlight { database.writeWithoutTransaction { _ in } }
+        if rowsAreInFlight { try database.writeWithoutTransaction { _ in } }
     }
 
     /// Inserts every row not yet in SQLite, journaled or not, in one transaction.
@@ -195,6 +196,7 @@ extension Store {
 
     func commitStatements(in db: Database) throws -> CommitStatements {
         if let statements = commitStatements.withLock({ $0 }) { return statements }
+        guard !isClosed.load(ordering: .acquiring) else { throw StoreFault.closed }
         let statements = try CommitStatements(db)
         commitStatements.withLock { $0 = statements }
         return statements
