@@ -61,6 +61,22 @@ import Testing
         #expect(try next.store.placementNames() == ["opened"])
     }
 
+    /// Work of a session can outlive it holding its store (an event flush waiting on the
+    /// network). The lock used to go with the directory while that store kept SQLite's
+    /// exclusive lock, and the next session waited on it (five seconds a call) or failed.
+    @Test func aDirectoryLetGoOfWhileWorkStillHoldsItsStoreClosesThatStoreFirst() throws {
+        let path = temporaryPath()
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        var directory: DataDirectory? = try DataDirectory(path: path)
+        let heldByWork = try #require(directory?.store)
+        try heldByWork.set("$SuperwallAlias:KEEP", for: .aliasId)
+        directory = nil
+        let next = try DataDirectory(path: path)
+        #expect(try next.store.value(.aliasId) == "$SuperwallAlias:KEEP")
+        #expect(throws: StoreFault.self) { try heldByWork.set("$SuperwallAlias:LOST", for: .aliasId) }
+        #expect(try next.store.value(.aliasId) == "$SuperwallAlias:KEEP")
+    }
+
     /// Held by this process, the directory is waited for (a closing session lets go within
     /// moments), then refused: waited for on a thread of its own, not the cooperative pool's.
     @Test func aSecondHolderIsRefusedWithTheFirstOnesPid() async throws {

@@ -92,7 +92,7 @@ import Testing
             let good = try await ScriptedAPIServer.start([
                 .init(status: 200, body: try await configBodyWithoutRefreshV2())
             ])
-            _ = try await configure(good, directory: directory)
+            try await configure(good, directory: directory).0.endSession()
         }
         let delegate = RecordingDelegate()
         let failing = try await ScriptedAPIServer.start([.init(status: 502)])
@@ -113,7 +113,7 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("http-\(UUID().uuidString)").path
         do {
             let good = try await ScriptedAPIServer.start([.init(status: 200, body: try await demoConfigBody())])
-            _ = try await configure(good, directory: directory)
+            try await configure(good, directory: directory).0.endSession()
         }
         let newer = try await demoConfigBody().replacingOccurrences(of: "pt-2026-11-20.3", with: "pt-2026-11-21.1")
         // The one-second attempt of the refresh-v2 path times out; the background refresh succeeds.
@@ -172,7 +172,7 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("http-\(UUID().uuidString)").path
         do {
             let good = try await ScriptedAPIServer.start([.init(status: 200, body: try await demoConfigBody())])
-            _ = try await configure(good, directory: directory)
+            try await configure(good, directory: directory).0.endSession()
         }
         let slow = try await ScriptedAPIServer.start([
             .init(status: 200, body: try await demoConfigBody(), delay_ms: 6000)

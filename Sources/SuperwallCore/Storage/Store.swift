@@ -2,7 +2,6 @@ import DequeModule
 import Foundation
 import GRDB
 import GRDBSQLite
-import Glibc
 import Logging
 import Synchronization
 
