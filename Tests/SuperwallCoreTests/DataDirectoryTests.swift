@@ -62,8 +62,8 @@ import Testing
     }
 
     /// Work of a session can outlive it holding its store (an event flush waiting on the
-    /// network). The lock used to go with the directory while that store kept SQLite's
-    /// exclusive lock, and the next session waited on it (five seconds a call) or failed.
+    /// network). Were the lock to go with the directory while that store kept SQLite's
+    /// exclusive lock, the next session would wait on it (five seconds a call), or fail.
     @Test func aDirectoryLetGoOfWhileWorkStillHoldsItsStoreClosesThatStoreFirst() throws {
         let path = temporaryPath()
         defer { try? FileManager.default.removeItem(atPath: path) }
