@@ -13,12 +13,19 @@ enum BridgeThread {
         return key
     }()
 
+    /// Whether the calling thread is any connection's.
     static var isCurrent: Bool { pthread_getspecific(key) != nil }
 
-    /// Marks the calling thread for as long as `body` runs.
-    static func marking<Result>(_ body: () throws -> Result) rethrows -> Result {
+    /// Whether the calling thread is one that `owner` marked.
+    static func isOwned(by owner: AnyObject) -> Bool {
+        let marked: UnsafeMutableRawPointer? = pthread_getspecific(key)
+        return marked == Unmanaged.passUnretained(owner).toOpaque()
+    }
+
+    /// Marks the calling thread as `owner`'s for as long as `body` runs.
+    static func marking<Result>(for owner: AnyObject, _ body: () throws -> Result) rethrows -> Result {
         let previous = pthread_getspecific(key)
-        pthread_setspecific(key, UnsafeRawPointer(bitPattern: 1))
+        pthread_setspecific(key, Unmanaged.passUnretained(owner).toOpaque())
         defer { pthread_setspecific(key, previous) }
         return try body()
     }

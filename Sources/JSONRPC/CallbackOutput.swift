@@ -26,6 +26,7 @@ final class CallbackOutput: MessageOutput, @unchecked Sendable {
     private let room = OutputRoom()
     /// The reader's thread, once it has started: it delivers what it produces itself.
     private let reader = Mutex<pthread_t?>(nil)
+    /// Set in `init` only.
     private var deliveryThread: pthread_t?
     /// Signalled by the delivery thread as it ends.
     private let deliveryEnded = DispatchSemaphore(value: 0)
@@ -89,7 +90,7 @@ final class CallbackOutput: MessageOutput, @unchecked Sendable {
         case .signal: work.signal()
         case .deliverHere:
             send(message)
-            state.withLock { $0.backlog.queuedBytes -= size }
+            delivered(size)
             deliverPending()
         }
     }
@@ -118,9 +119,15 @@ final class CallbackOutput: MessageOutput, @unchecked Sendable {
         guard deliverHere else { return }
         for message in held {
             send(message)
-            state.withLock { $0.backlog.queuedBytes -= message.count }
+            delivered(message.count)
         }
         deliverPending()
+    }
+
+    /// A message delivered outside the queue is out of the backlog; a reader waiting for room
+    /// may go on.
+    private func delivered(_ size: Int) {
+        if state.withLock({ $0.backlog.sent(size, bound: maximumQueuedBytes) }) { room.signal() }
     }
 
     private func send(_ message: [UInt8]) {
@@ -180,7 +187,6 @@ final class CallbackOutput: MessageOutput, @unchecked Sendable {
         } else {
             pthread_detach(deliveryThread)
         }
-        self.deliveryThread = nil
     }
 
     private func startDeliveryThread() {
@@ -191,7 +197,7 @@ final class CallbackOutput: MessageOutput, @unchecked Sendable {
             nil,
             { argument in
                 let output = Unmanaged<CallbackOutput>.fromOpaque(argument!).takeRetainedValue()
-                BridgeThread.marking { output.deliveryLoop() }
+                BridgeThread.marking(for: output) { output.deliveryLoop() }
                 output.deliveryEnded.signal()
                 return nil
             },

@@ -207,7 +207,7 @@ public final class Connection: Sendable {
     /// resolves every request still waiting on the client as cancelled, flushes, and returns
     /// the exit status: 0, or 1 for an `exit` that was not preceded by `shutdown`.
     public func run() -> Int32 {
-        BridgeThread.marking {
+        BridgeThread.marking(for: writer) {
             guard let executor else { return serve() }
             return SerialLane.hostingLanes(on: executor) { serve() }
         }
@@ -301,6 +301,11 @@ public final class Connection: Sendable {
     /// How long an in-process reader watches for the next message before it sleeps: longer
     /// than a client takes to wake on an answer and send again.
     static let inProcessSpin: Duration = .microseconds(100)
+
+    /// Whether the calling thread is one of the connection's own: its reader, or the thread
+    /// that hands its output to a host's callback. Host code runs there only inside that
+    /// callback, which must not wait for the connection to end.
+    public var ownsTheCallingThread: Bool { BridgeThread.isOwned(by: writer) }
 
     /// `exit` arrived, or `stopReading()` was called.
     private var readingShouldStop: Bool {

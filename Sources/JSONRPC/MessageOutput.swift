@@ -1,6 +1,6 @@
 /// Where a connection's outgoing messages go: frames on a descriptor (`FrameWriter`), or
 /// whole messages to a host's callback (`CallbackOutput`). Neither ever blocks a caller.
-protocol MessageOutput: Sendable {
+protocol MessageOutput: AnyObject, Sendable {
     /// Whether messages need framing (a byte stream) or go out one by one.
     var isFramed: Bool { get }
     /// Set once the output can take nothing more; later messages are dropped.

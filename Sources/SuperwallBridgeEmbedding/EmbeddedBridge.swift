@@ -57,10 +57,8 @@ final class EmbeddedBridge: @unchecked Sendable {
         connection = Connection(
             inbox: inbox,
             deliver: { message in
-                CallbackScope.entering(inbox) {
-                    message.withMemoryRebound(to: CChar.self) {
-                        output.function(output.context, $0.baseAddress, $0.count)
-                    }
+                message.withMemoryRebound(to: CChar.self) {
+                    output.function(output.context, $0.baseAddress, $0.count)
                 }
             },
             handler: server,
@@ -129,11 +127,10 @@ final class EmbeddedBridge: @unchecked Sendable {
         return inbox.send(Array(message)) == .taken ? .taken : .ended
     }
 
-    /// Whether the calling thread is inside this bridge's output callback, where waiting for
-    /// the bridge to finish would wait for itself.
-    var isCallingBack: Bool {
-        CallbackScope.current == ObjectIdentifier(inbox)
-    }
+    /// Whether the calling thread is inside this bridge's output callback (the only host code
+    /// that runs on the bridge's threads), where waiting for the bridge to finish would wait
+    /// for itself.
+    var isCallingBack: Bool { connection.ownsTheCallingThread }
 
     /// Ends the input, waits for the bridge to finish (bounded by its drain and flush
     /// deadlines), and returns its exit status.

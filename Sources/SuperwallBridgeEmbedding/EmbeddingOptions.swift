@@ -7,8 +7,8 @@ import SuperwallCore
 struct EmbeddingOptions: Equatable {
     var logLevel: Logger.Level = .warning
     var trace: String?
-    var maxMessageSize = 64 * 1024 * 1024
-    var maxQueuedOutput = 64 * 1024 * 1024
+    var maxMessageSize = Connection.Options().maximumMessageSize
+    var maxQueuedOutput = Connection.Options().maximumQueuedOutput
     var maxConfigSize = FileConfigSource.defaultMaximumSize
     var watch = false
 
