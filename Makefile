@@ -261,14 +261,15 @@ dist: deps $(STATIC_LIBS)/pkgconfig/jansson.pc $(ICU_DATA) $(PY_VENV)/bin/pytest
 	scripts/dist_library_check.sh $(DIST)/libsuperwall_bridge.so $(DIST)/superwall_bridge.h embedding/c/two_bridges.c
 	cd clients/typescript && rm -rf dist && tsc -p .
 	$(PY_VENV)/bin/pip install -q "setuptools>=68" "wheel>=0.42"
-	$(PY_VENV)/bin/python scripts/package.py --binary $(DIST)/superwall-bridge --typescript-build clients/typescript/dist --out $(DIST)
+	$(PY_VENV)/bin/python scripts/package.py --binary $(DIST)/superwall-bridge --library $(DIST)/libsuperwall_bridge.so --typescript-build clients/typescript/dist --out $(DIST)
 
 # The packages installed as a user would (offline, no Swift toolchain on PATH) running the
 # READMEs' quick starts, and the Python client's suite against the packaged binary.
 dist-check: dist
 	$(PYTHON) scripts/dist_install_check.py $(DIST)
 	$(PY_VENV)/bin/pip install -q --no-deps --force-reinstall ./clients/python
-	SUPERWALL_BRIDGE=$(CURDIR)/$(DIST)/superwall-bridge $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider clients/python/tests
+	SUPERWALL_BRIDGE=$(CURDIR)/$(DIST)/superwall-bridge SUPERWALL_BRIDGE_LIBRARY=$(CURDIR)/$(DIST)/libsuperwall_bridge.so \
+		$(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider clients/python/tests
 
 # The hostile client replayed (minutes; not part of make test): framing lies, seeded fuzzing,
 # back-pressure under an RSS ceiling, oversized inputs, signals. Prints a table.

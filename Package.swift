@@ -38,6 +38,9 @@ let package = Package(
         .target(name: "CScheduling"),
         // memcpy into a file's shared mapping that turns SIGBUS into an error, for the journal.
         .target(name: "CGuardedCopy"),
+        // What a forked child must not inherit: the data directories' locks, and the use of
+        // bridges whose threads stayed in the parent.
+        .target(name: "CForkGuard"),
         // jansson's allocations for one request from a block of their own.
         .target(name: "CJSONArena", dependencies: ["CJansson"]),
         .target(name: "JSONText", swiftSettings: strictSettings),
@@ -69,6 +72,7 @@ let package = Package(
         .target(
             name: "SuperwallCore",
             dependencies: [
+                "CForkGuard",
                 "CGuardedCopy",
                 "CScheduling",
                 "Deadlines",
@@ -117,6 +121,7 @@ let package = Package(
             dependencies: [
                 "BridgeServer",
                 "CEmbeddingShims",
+                "CForkGuard",
                 "JSONRPC",
                 "SuperwallCore",
                 .product(name: "Logging", package: "swift-log"),

@@ -5,7 +5,8 @@ no path given.
 
 - The wheel goes into a fresh virtualenv with `pip install --no-index` (nothing is fetched);
 - the npm package into an empty folder with `npm install --offline`;
-- then each package's `superwall-bridge --version`.
+- then each package's `superwall-bridge --version`, the wheel's quick start in-process through the
+  library it ships, and the npm package's `bundledLibrary()`.
 
 Usage: dist_install_check.py DIST_DIR
 """
@@ -64,6 +65,14 @@ def main() -> int:
         venv = {**bare, "PATH": f"{folder / 'venv/bin'}:{path}"}
         (folder / "quickstart.py").write_text(quick_start(ROOT / "clients/python/README.md", "python"))
         run([str(python), "quickstart.py"], cwd=folder, environment=venv, expect="run the feature")
+        # The same quick start in-process, through the library the wheel ships, with no path.
+        in_process = quick_start(ROOT / "clients/python/README.md", "python")
+        started = "Superwall.start(purchase_controller=Store())"
+        if started not in in_process:
+            sys.exit(f"dist-check: the Python quick start no longer holds {started}")
+        (folder / "quickstart_in_process.py").write_text(
+            in_process.replace(started, "Superwall.start(in_process=True, purchase_controller=Store())"))
+        run([str(python), "quickstart_in_process.py"], cwd=folder, environment=venv, expect="run the feature")
         run(["superwall-bridge", "--version"], cwd=folder, environment=venv, expect=version)
 
         app = folder / "app"
@@ -75,8 +84,13 @@ def main() -> int:
         (app / "quickstart.mjs").write_text(script)
         run(["node", "quickstart.mjs"], cwd=app, environment=bare, expect="skipped true")
         run([str(app / "node_modules/.bin/superwall-bridge"), "--version"], cwd=app, environment=bare, expect=version)
+        shipped = app / "node_modules/superwall-bridge/lib/libsuperwall_bridge.so"
+        if not shipped.is_file():
+            sys.exit(f"dist-check: the npm package does not ship {shipped.name}")
+        run(["node", "-e", "const s = require('superwall-bridge'); console.log(s.bundledLibrary())"], cwd=app,
+            environment=bare, expect=str(shipped))
     print(f"dist-check: {wheel.name} and {package.name} installed offline and ran their quick starts "
-          "through the bundled binary, with no Swift toolchain on PATH")
+          "through the bundled binary (and the wheel's in-process library), with no Swift toolchain on PATH")
     return 0
 
 

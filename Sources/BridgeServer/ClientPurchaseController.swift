@@ -6,7 +6,7 @@ import SuperwallCore
 ///
 /// Every way a reply can go wrong resolves, never hangs: an error reply or one that does not
 /// decode is `failed` with the reason; a connection that closes (or a shutdown) is
-/// `cancelled`, as a store sheet the user walked away from. The core's deadline cancels the
+/// `sessionEnded`, which tracks nothing: the user did not cancel. The core's deadline cancels the
 /// request at the client (`$/cancelRequest`).
 struct ClientPurchaseController: PurchaseController {
     let host: ClientHost
@@ -14,7 +14,7 @@ struct ClientPurchaseController: PurchaseController {
     func purchase(_ product: Product, paywallInfo: PaywallInfo?) async -> PurchaseAnswer {
         let params: JSONValue = ["product": product.wireValue, "paywallInfo": paywallInfo?.wireValue ?? .null]
         switch await host.ask("purchaseController/purchase", params) {
-        case .lost: return PurchaseAnswer(.cancelled)
+        case .lost: return PurchaseAnswer(.sessionEnded)
         case .refused(let message): return PurchaseAnswer(.failed(message))
         case .answered(let reply): return Self.decodePurchase(reply)
         }
@@ -99,6 +99,7 @@ extension PurchaseResult {
             case .restored: ("restored", nil)
             case .failed(let message): ("failed", message)
             case .timedOut: ("timedOut", "The purchase controller did not answer within the purchase deadline.")
+            case .sessionEnded: ("sessionEnded", "The session ended before the purchase controller answered.")
             }
         return ["type": .string(type), "error": error.map(JSONValue.string) ?? .null]
     }

@@ -39,6 +39,12 @@ struct ClientTestModeChooser: TestModeChooser {
                     reason: "The client's \(method) answer does not decode: expected {entitlements: [string] | null}."
                 )
             }
+            guard ids.count <= ClientLimits.entitlementCount else {
+                return .unavailable(
+                    reason:
+                        "The client's \(method) answer names \(ids.count) entitlements, more than the \(ClientLimits.entitlementCount) a subscription status may hold."
+                )
+            }
             return .chosen(ids)
         }
     }

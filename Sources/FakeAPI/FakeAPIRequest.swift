@@ -24,7 +24,8 @@ public struct FakeAPIRequest: Sendable {
     }
 
     /// The record file's line: `{method, path, query, headers, body}`, the API key masked in
-    /// the `Authorization` header and the `pk` query item, the body as text (`null` for none).
+    /// the `Authorization` header, the `pk` query item and the body (the events' `$publicApiKey`),
+    /// the body as text (`null` for none).
     var recordLine: Data {
         let masked: [String: String] = headers.reduce(into: [:]) { headers, header in
             headers[header.key] =
@@ -35,7 +36,7 @@ public struct FakeAPIRequest: Sendable {
             "path": path,
             "query": Self.maskingKey(inQuery: query),
             "headers": masked,
-            "body": body.map { String(decoding: $0, as: UTF8.self) } ?? NSNull(),
+            "body": body.map { Self.maskingKeys(inBody: String(decoding: $0, as: UTF8.self)) } ?? NSNull(),
         ]
         var line =
             (try? JSONSerialization.data(withJSONObject: record, options: [.sortedKeys, .withoutEscapingSlashes]))
@@ -49,6 +50,21 @@ public struct FakeAPIRequest: Sendable {
 
     private static func maskingBearer(_ value: String) -> String {
         value.hasPrefix("Bearer ") ? "Bearer " + mask(String(value.dropFirst(7))) : mask(value)
+    }
+
+    /// The string values of members named `apiKey`, `publicApiKey` or `$publicApiKey`.
+    private static let keyMembers = try! NSRegularExpression(
+        pattern: #""(\$?publicApiKey|apiKey)"\s*:\s*"((?:[^"\\]|\\.)*)""#
+    )
+
+    static func maskingKeys(inBody body: String) -> String {
+        let whole = NSRange(body.startIndex..., in: body)
+        var masked = body
+        for match in keyMembers.matches(in: body, range: whole).reversed() {
+            guard let range = Range(match.range(at: 2), in: body) else { continue }
+            masked.replaceSubrange(range, with: mask(String(body[range])))
+        }
+        return masked
     }
 
     private static func maskingKey(inQuery query: String) -> String {

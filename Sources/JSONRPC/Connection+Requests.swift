@@ -23,6 +23,7 @@ extension Connection {
             case shutdown(gate: OneShot<Bool>?, earlier: Set<UInt64>)
         }
         let admission = state.withLock { state -> Admission in
+            if state.cancelsLateRequests { return .refuse(.requestCancelled) }
             switch (request.method, state.lifecycle) {
             case ("initialize", .awaitingInitialize):
                 let gate = OneShot<Bool>()

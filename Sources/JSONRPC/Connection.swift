@@ -71,6 +71,9 @@ public final class Connection: Sendable {
         var stopRequested = false
         /// Messages waiting in, or running on, the large-message lane.
         var messagesInLane = 0
+        /// The input closed and the drain deadline passed with the lane still reading: the
+        /// requests it routes from now on are answered `-32800` at once instead of run.
+        var cancelsLateRequests = false
         /// Requests taken out of `inFlight` whose answers are not yet handed to the writer: they
         /// still count as unanswered, for `shutdown`'s wait and for the drain before exit.
         var answering: Set<UInt64> = []
@@ -329,10 +332,21 @@ public final class Connection: Sendable {
     }
 
     private func finish(notificationLoop: Task<Void, Never>) -> Int32 {
-        // What the lane holds was read before the input ended: it is delivered first.
+        // What the lane holds was read before the input ended: it is delivered first, and
+        // every request in it answered, if only as cancelled.
         if largeMessagesDone.wait(timeout: .now() + .milliseconds(Int(options.drainTimeout.milliseconds))) == .timedOut
         {
-            logger.warning("large messages still being read \(options.drainTimeout) after the input closed")
+            logger.warning(
+                "large messages still being read \(options.drainTimeout) after the input closed; the requests they hold are answered as cancelled"
+            )
+            state.withLock { $0.cancelsLateRequests = true }
+            // Reading what is left, answering each request at once, is bounded by the message
+            // size limit: seconds for the largest.
+            if largeMessagesDone.wait(timeout: .now() + .seconds(Self.lateLaneLimitSeconds)) == .timedOut {
+                logger.error(
+                    "large messages still being read \(Self.lateLaneLimitSeconds) s later; the requests they hold go unanswered"
+                )
+            }
         }
         let (waitForRequests, exitStatus, shuttingDown) = state.withLock { state -> (Bool, Int32, Bool) in
             state.inputClosed = true
@@ -365,6 +379,9 @@ public final class Connection: Sendable {
         options.trace?.flush()
         return exitStatus
     }
+
+    /// How long the lane may take, past the drain deadline, to answer what it holds.
+    static let lateLaneLimitSeconds = 60
 
     /// Runs one of the handler's end-of-connection steps, waiting for it at most the drain
     /// timeout: the reader's thread must not hang on a handler that does not return.

@@ -34,7 +34,7 @@ public func superwallBridgeOpen(
     }
     do {
         let bridge = try EmbeddedBridge(options: options, output: .init(function: output, context: context))
-        return Unmanaged.passRetained(bridge).toOpaque()
+        return Unmanaged.passRetained(BridgeHandle(bridge)).toOpaque()
     } catch {
         return fail("superwall_bridge_open: \(error)")
     }
@@ -49,7 +49,9 @@ public func superwallBridgeSend(
     -> Int32
 {
     guard let bridge, let message else { return 2 }
-    let embedded = Unmanaged<EmbeddedBridge>.fromOpaque(bridge).takeUnretainedValue()
+    guard let embedded = Unmanaged<BridgeHandle>.fromOpaque(bridge).takeUnretainedValue().open else {
+        return EmbeddedBridge.SendOutcome.ended.rawValue
+    }
     // A size_t past Int.max arrives negative.
     guard length >= 0 else { return EmbeddedBridge.SendOutcome.tooLarge.rawValue }
     return embedded.send(UnsafeRawBufferPointer(start: message, count: length)).rawValue
@@ -58,11 +60,13 @@ public func superwallBridgeSend(
 @_cdecl("superwall_bridge_close")
 public func superwallBridgeClose(_ bridge: UnsafeMutableRawPointer?) -> Int32 {
     guard let bridge else { return -1 }
-    let embedded = Unmanaged<EmbeddedBridge>.fromOpaque(bridge).takeUnretainedValue()
+    let handle = Unmanaged<BridgeHandle>.fromOpaque(bridge).takeUnretainedValue()
     // Closing from the bridge's own callback would wait for the thread it runs on.
-    guard !embedded.isCallingBack else { return -1 }
+    guard let embedded = handle.open, !embedded.isCallingBack else { return -1 }
+    // Of two closes at once, one takes the bridge and closes it; the other has nothing to do.
+    guard handle.take() != nil else { return -1 }
     let status = embedded.close()
     // A bridge left running keeps its memory: its thread still uses it.
-    if status != EmbeddedBridge.abandoned { Unmanaged<EmbeddedBridge>.fromOpaque(bridge).release() }
+    if status == EmbeddedBridge.abandoned { _ = Unmanaged.passRetained(embedded) }
     return status
 }

@@ -39,7 +39,7 @@ final class EmbeddedBridge: @unchecked Sendable {
         connectionOptions.maximumMessageSize = options.maxMessageSize
         connectionOptions.maximumQueuedOutput = options.maxQueuedOutput
         if let trace = options.trace {
-            connectionOptions.trace = try FrameTrace(path: trace, masking: ["apiKey"])
+            connectionOptions.trace = try FrameTrace(path: trace, masking: ["apiKey", "publicApiKey"])
         }
         let logger = Logger(label: "superwall-bridge") { [sink] label in
             StderrLogHandler(label: label, sink: sink, clientLog: clientLog)

@@ -88,7 +88,9 @@ struct Serve: ParsableCommand {
             options.maximumMessageSize = settings.maxMessageSize
             options.maximumQueuedOutput = settings.maximumQueuedOutput
             options.framing = settings.framing
-            if let trace = settings.trace { options.trace = try FrameTrace(path: trace, masking: ["apiKey"]) }
+            if let trace = settings.trace {
+                options.trace = try FrameTrace(path: trace, masking: ["apiKey", "publicApiKey"])
+            }
 
             let server = BridgeServer(
                 logger: logger,

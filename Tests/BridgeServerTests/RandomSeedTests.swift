@@ -1,3 +1,4 @@
+import Foundation
 import JSONRPC
 import TestSupport
 import Testing
@@ -16,6 +17,23 @@ import Testing
         let alias = await call(process, "getUserId")?["result"]?["aliasId"]
         let assignments = await call(process, "getAssignments")?["result"]?["assignments"]
         return (alias, assignments)
+    }
+
+    /// A collector de-duplicates by `event_id`: a seed repeats its draws, never its event ids.
+    @Test func twoRunsWithTheSameSeedOnOneDataDirectoryNeverReuseAnEventId() async throws {
+        let directory = temporaryDirectory()
+        for _ in 0..<2 {
+            let process = await bridgeProcess()
+            _ = await call(process, "configure", configureParams(directory, options: ["randomSeed": 7]))
+            _ = await call(process, "register", ["placement": "open_coach_chat"])
+            _ = await call(process, "flushEvents")
+            process.client.closeWriting()
+            #expect(await process.waitForExit() == 0)
+        }
+        let lines = try String(contentsOfFile: directory + "/events.jsonl", encoding: .utf8).split(separator: "\n")
+        let ids = lines.compactMap { try? JSONDecoding.decode(String($0))["event_id"]?.stringValue }
+        #expect(ids.count == lines.count && ids.count > 4)
+        #expect(Set(ids).count == ids.count)
     }
 
     @Test func theSameSeedGivesTheSameUserAndVariantsInAnotherDataDirectory() async {

@@ -28,6 +28,8 @@ import Testing
         let record = Self.temporaryPath("fake-api-record")
         let (api, baseURL) = try await startFakeAPI(["--record", record])
         let bridge = try BridgeProcess()
+        // The events' `$publicApiKey` too: a record file is what CI uploads.
+        defer { #expect(!((try? String(contentsOfFile: record, encoding: .utf8)) ?? "").contains("pk_fake_api_test")) }
         await bridge.initialize()
         bridge.client.request(
             1,

@@ -131,6 +131,23 @@ import Testing
         await client.disconnectAndExpectAPromptExit()
     }
 
+    /// The user did not cancel: the session ended under the purchase, and SuperwallKit tracks
+    /// nothing when the app dies mid-purchase.
+    @Test func aPurchaseCutOffByTheEndOfTheSessionIsAnsweredSoAndTracksNoAbandon() async throws {
+        var (client, sessionId) = try await Self.showingGatedPaywall()
+        client.request(
+            "buy",
+            "paywall/action",
+            ["sessionId": .string(sessionId), "action": ["type": "purchase", "productId": .string(Self.coach)]]
+        )
+        _ = try #require(await client.message("purchaseController/purchase"))
+        client.bridge.client.closeWriting()
+        let answer = await client.reply(to: "buy")?["result"]?["result"]
+        #expect(answer?["type"] == "sessionEnded", "\(String(describing: answer))")
+        #expect(!client.eventNames.contains("transaction_abandon"))
+        #expect(await client.bridge.waitForExit() == 0)
+    }
+
     @Test func withTestModeAskedForAnAppPurchaseIsSimulated() async throws {
         var client = try await PaywallClient.start(capabilities: ["delegate": true], testModeBehavior: "always")
         client.request("buy", "purchase", ["productId": .string(Self.coach)])

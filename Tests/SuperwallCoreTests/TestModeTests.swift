@@ -137,3 +137,37 @@ private struct SilentChooser: TestModeChooser {
         #expect(try await harness.superwall.subscriptionStatus().activeEntitlements.isEmpty)
     }
 }
+
+/// A host whose restore choice names these entitlements, whatever it was offered.
+private struct NamingChooser: TestModeChooser {
+    let names: [String]
+    var offersChoices: Bool { true }
+    func choosePurchaseOutcome(for product: Product) async -> TestModeChoice<TestModePurchaseOutcome> {
+        .chosen(.purchased)
+    }
+    func chooseRestoredEntitlements(from available: [String]) async -> TestModeChoice<[String]?> {
+        .chosen(names)
+    }
+}
+
+@Suite struct TestModeRestoreTests {
+    @Test func aRestoreGrantsOnlyTheEntitlementsItOfferedAndLeavesTheRestOut() async throws {
+        let harness = try await PresentationHarness.make(
+            try await presentationConfig([]),
+            testModeBehavior: .always,
+            testModeChooser: NamingChooser(names: ["bogus", "pro", "pro"] + (0..<10_000).map { "made-up-\($0)" })
+        )
+        #expect(try await harness.superwall.restorePurchases() == .restored)
+        #expect(try await harness.superwall.subscriptionStatus().activeEntitlements.map(\.id) == ["pro"])
+    }
+
+    @Test func aRestoreOfNothingButStrangersLeavesTheUserInactive() async throws {
+        let harness = try await PresentationHarness.make(
+            try await presentationConfig([]),
+            testModeBehavior: .always,
+            testModeChooser: NamingChooser(names: ["bogus"])
+        )
+        _ = try await harness.superwall.restorePurchases()
+        #expect(try await harness.superwall.subscriptionStatus().activeEntitlements.isEmpty)
+    }
+}

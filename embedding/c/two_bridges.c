@@ -1,6 +1,7 @@
 /* Drives two bridges at once in one process through superwall_bridge.h: each configured on
  * the embedded demo with its own data directory and user, answering in order to its own
- * callback; then the misuses the header names, each answered with a code, never a crash.
+ * callback; then the misuses the header names, each answered with a code, never a crash: a
+ * closed handle used again, two closes racing, and a forked child using its parent's bridge.
  * Usage: two_bridges LIBRARY-DIRECTORY-IS-LINKED DATA-DIRECTORY. Exits 0 when every check holds. */
 #define _GNU_SOURCE
 #include "superwall_bridge.h"
@@ -8,10 +9,13 @@
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 enum { MAX_MESSAGES = 4096 };
 
@@ -131,6 +135,10 @@ static void configure(inbox_t *inbox, const char *data_directory, const char *us
     request(inbox, "identify", "identify", params);
 }
 
+static void *close_bridge(void *inbox) {
+    return (void *)(intptr_t)superwall_bridge_close(((inbox_t *)inbox)->bridge);
+}
+
 int main(int argc, char **argv) {
     const char *data_directory = argc > 1 ? argv[1] : "/tmp/two-bridges";
 
@@ -243,7 +251,51 @@ int main(int argc, char **argv) {
     request(&restarted, "user", "getUserId", "{}");
     check(strstr(answer(&restarted, "user"), "alice") != NULL, "restarted: user is not alice: %s",
           answer(&restarted, "user"));
+
+    /* A child forked now shares nothing of the bridge: its sends and close are refused at once,
+       and it holds no lock on the data directory, so the parent reopens it while the child lives. */
+    int to_child[2];
+    check(pipe(to_child) == 0, "pipe failed");
+    pid_t child = fork();
+    if (child == 0) {
+        close(to_child[1]);
+        int code = 0;
+        if (superwall_bridge_send(restarted.bridge, "{}", 2) != SUPERWALL_BRIDGE_ENDED) code |= 1;
+        if (superwall_bridge_close(restarted.bridge) != -1) code |= 2;
+        char byte;
+        while (read(to_child[0], &byte, 1) < 0 && errno == EINTR) {
+        }
+        _exit(code);
+    }
+    close(to_child[0]);
     check(superwall_bridge_close(restarted.bridge) == 0, "restarted: close after end of input is not 0");
+    inbox_t reopened;
+    open_bridge(&reopened, "reopened", NULL);
+    request(&reopened, "init", "initialize", "{\"protocolVersion\":\"1.0\",\"client\":{\"name\":\"x\",\"version\":\"1\"}}");
+    request(&reopened, "configure", "configure", params);
+    check(strstr(answer(&reopened, "configure"), "\"configured\"") != NULL,
+          "reopened while a forked child lives: %s", answer(&reopened, "configure"));
+    close(to_child[1]);
+    int child_status = 0;
+    waitpid(child, &child_status, 0);
+    check(WIFEXITED(child_status) && WEXITSTATUS(child_status) == 0,
+          "the forked child: send not refused (1) or close not -1 (2): status %d", child_status);
+
+    /* A closed handle answers its codes for ever; of two closes at once, one closes. */
+    for (int i = 0; i < 3; i++) {
+        check(superwall_bridge_send(restarted.bridge, "{}", 2) == SUPERWALL_BRIDGE_ENDED, "send after close is not 1");
+        check(superwall_bridge_close(restarted.bridge) == -1, "close after close is not -1");
+    }
+    pthread_t closers[2];
+    int closed[2] = {0, 0};
+    for (int i = 0; i < 2; i++) pthread_create(&closers[i], NULL, close_bridge, &reopened);
+    for (int i = 0; i < 2; i++) {
+        void *result;
+        pthread_join(closers[i], &result);
+        closed[i] = (int)(intptr_t)result;
+    }
+    check((closed[0] == 0 && closed[1] == -1) || (closed[0] == -1 && closed[1] == 0),
+          "two closes at once answered %d and %d, not 0 and -1", closed[0], closed[1]);
 
     /* The second still serves; an exit without shutdown closes with 1. */
     request(&second, "after", "$/ping", "{}");

@@ -21,7 +21,8 @@ typedef void (*superwall_bridge_output)(void *context, const char *message, size
 
 /* What superwall_bridge_send returns. */
 #define SUPERWALL_BRIDGE_TAKEN 0
-/* The bridge has ended (after `exit`, or once closed); the message was not taken. */
+/* The bridge has ended (after `exit`, or once closed), or this is a child process forked after
+ * the bridge was opened (the bridge's threads are in the parent); the message was not taken. */
 #define SUPERWALL_BRIDGE_ENDED 1
 /* The bridge or the message is NULL. */
 #define SUPERWALL_BRIDGE_INVALID_ARGUMENT 2
@@ -47,11 +48,14 @@ int superwall_bridge_send(superwall_bridge *bridge, const char *message, size_t 
 /* Ends the input (as end of input on stdin does), waits for the bridge to finish (bounded:
  * requests in flight get 5 seconds, output 2 more), frees it, and returns what the process's
  * exit status would be: 0 after `shutdown` and `exit` (or end of input), 1 after an `exit`
- * without `shutdown`. Returns -1, and frees nothing, when `bridge` is NULL or when called
- * from the bridge's own output callback. Returns 2 when the bridge has not finished within
- * 10 seconds, which only an output callback that does not return causes: the bridge is then
- * left running, its memory kept, and the callback is called no more. The bridge must not be
- * used after. */
+ * without `shutdown`. Returns -1, and does nothing, when `bridge` is NULL, when called from
+ * the bridge's own output callback, when the bridge is closed already (or another thread is
+ * closing it), and in a child process forked after the bridge was opened. Returns 2 when the
+ * bridge has not finished within 10 seconds, which only an output callback that does not
+ * return causes: the bridge is then left running, its memory kept, and the callback is called
+ * no more.
+ * A closed bridge's handle stays valid for the life of the process, from any thread: send
+ * answers SUPERWALL_BRIDGE_ENDED and close -1. Each closed handle keeps 48 bytes for that. */
 int superwall_bridge_close(superwall_bridge *bridge);
 
 #ifdef __cplusplus

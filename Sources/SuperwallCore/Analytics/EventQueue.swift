@@ -1,5 +1,6 @@
 import Deadlines
 import Foundation
+import Logging
 import Synchronization
 
 /// Where queued events are delivered.
@@ -127,6 +128,18 @@ actor EventQueue {
 
     /// How many events this queue has delivered since it started.
     private(set) var deliveredCount = 0
+    /// How many of them a `flushEvents` call has answered for already.
+    private var claimedCount = 0
+    /// Whether the last batch failed: the first failure of a run is said at the default level.
+    private var failing = false
+
+    /// How many events were delivered since `mark` (a reading of `deliveredCount`) that no
+    /// earlier claim counted: calls that joined one flush share its events, each counted once.
+    func claimDelivered(since mark: Int) -> Int {
+        let from = max(claimedCount, mark)
+        claimedCount = max(claimedCount, deliveredCount)
+        return max(0, deliveredCount - from)
+    }
 
     private func send() async {
         var position = storedPosition
@@ -141,11 +154,17 @@ actor EventQueue {
             do {
                 refused = try await sink.deliver(batch.map(\.json))
             } catch {
-                DecisionLog.analytics.debug(
+                let message: Logger.Message =
                     "event flush: a batch of \(batch.count) was not delivered (\(error)); kept for the next flush"
-                )
+                if failing {
+                    DecisionLog.analytics.debug(message)
+                } else {
+                    DecisionLog.analytics.warning(message)
+                }
+                failing = true
                 return  // kept: the next flush tries again
             }
+            failing = false
             DecisionLog.analytics.debug(
                 "event flush: \(batch.count - refused.count) events delivered\(refused.isEmpty ? "" : ", \(refused.count) refused as invalid")"
             )

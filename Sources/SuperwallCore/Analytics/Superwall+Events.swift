@@ -14,7 +14,7 @@ extension Superwall {
             }
         } else {
             sink = JSONLinesEventSink(
-                path: URL(fileURLWithPath: session.directory.path).appendingPathComponent("events.jsonl").path
+                path: URL(fileURLWithPath: session.directory.path).appendingPathComponent(DataDirectory.eventsFile).path
             )
         }
         let queue = EventQueue(store: session.store, sink: sink, bound: options.eventQueueBound)
@@ -56,13 +56,14 @@ extension Superwall {
 
     /// `flushEvents`: sends the queued events now, to the collector or `events.jsonl`, waiting
     /// at most `limit`, and answers how many went out meanwhile (a flush already under way
-    /// counts); what is not sent stays queued on disk.
+    /// counts); what is not sent stays queued on disk. Of calls made at once, each event is
+    /// counted by one.
     public func flushQueuedEvents(within limit: Duration) async throws(SuperwallError) -> Int {
         guard session != nil, let queue = tracking.queue else { throw .notConfigured }
         try commitTracked()
         let delivered = await queue.deliveredCount
         await flushEvents(within: limit)
-        return await queue.deliveredCount - delivered
+        return await queue.claimDelivered(since: delivered)
     }
 
     /// How many queued events were dropped unsent (the queue's bound, refused by the collector).

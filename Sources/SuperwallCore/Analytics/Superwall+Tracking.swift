@@ -90,7 +90,7 @@ extension Superwall {
             parameters["app_session_id"] = .string(tracking.appSessionId)
         }
         var event = TrackedEvent(
-            id: random.uuid(),
+            id: random.uniqueId(),
             name: name,
             isSuperwallEvent: isSuperwallEvent,
             superwallParameters: parameters,

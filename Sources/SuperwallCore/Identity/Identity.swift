@@ -59,6 +59,13 @@ public protocol RandomSource: Sendable {
     func uuid() -> UUID
     /// A uniformly drawn integer in `range`.
     func int(in range: Range<Int>) -> Int
+    /// An id that must never repeat, in any run: an event's, which a collector de-duplicates
+    /// by. The same as `uuid()` unless the source repeats itself across runs.
+    func uniqueId() -> UUID
+}
+
+extension RandomSource {
+    public func uniqueId() -> UUID { uuid() }
 }
 
 /// The system's random number generator.

@@ -2,7 +2,8 @@ import Foundation
 import Synchronization
 
 /// Every draw from one generator seeded by `configure.options.randomSeed`: the same seed,
-/// config and calls give the same ids, variants and survey draws in any process.
+/// config and calls give the same ids, variants and survey draws in any process; event ids
+/// alone stay the system's, unique across runs.
 ///
 /// A test option, never for production: its ids are predictable.
 public final class SeededRandomSource: RandomSource {
@@ -26,6 +27,10 @@ public final class SeededRandomSource: RandomSource {
         }
         return UUID(uuid: value)
     }
+
+    /// The system's: a seed restarts with each process, and two runs on one data directory
+    /// would give their events the same ids.
+    public func uniqueId() -> UUID { SystemRandomSource().uuid() }
 
     public func int(in range: Range<Int>) -> Int {
         generator.withLock { Int.random(in: range, using: &$0) }

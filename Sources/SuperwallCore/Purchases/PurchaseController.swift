@@ -60,6 +60,10 @@ public enum PurchaseResult: Sendable, Equatable {
     case failed(String)
     /// No answer within `timeouts.purchase`.
     case timedOut
+    /// The session ended (the client went away, or the bridge was closed) before the purchase
+    /// was answered. Not the user's choice: nothing is tracked, as SuperwallKit tracks nothing
+    /// for a purchase the app's end cut off.
+    case sessionEnded
 }
 
 /// How a restore ended (SuperwallKit's `RestorationResult`).

@@ -235,6 +235,10 @@ extension Superwall {
         case .timedOut:
             passToPage("transaction_timeout", on: paywall)
             track("transaction_timeout", parameters, custom: custom, subject: subject)
+        case .sessionEnded:
+            Self.logger.warning(
+                "the purchase of \(product.id) was cut off by the end of the session, unanswered; nothing is tracked for it"
+            )
         }
         return result
     }

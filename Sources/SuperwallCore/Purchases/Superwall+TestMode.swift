@@ -26,6 +26,8 @@ extension Superwall {
     /// Re-derives the status from what test mode bought, unless the host chooses the
     /// entitlements: then, as SuperwallKit's restore drawer, they replace what test mode
     /// bought, and the restore counts only when it found one. A cancelled choice fails it.
+    /// Only entitlements the config's products grant can be restored, as the drawer offers no
+    /// others: any other id chosen is left out, with a warning naming it.
     func simulatedRestore() async throws(SuperwallError) -> RestorationResult {
         guard let chooser = host.testModeChooser, chooser.offersChoices else {
             try refreshCustomerInfo()
@@ -38,7 +40,7 @@ extension Superwall {
         }
         switch choice {
         case .chosen(let chosen?):
-            try replaceSimulatedEntitlements(with: chosen)
+            try replaceSimulatedEntitlements(with: offered(chosen, from: available))
             return .restored
         case .chosen(nil):
             return .failed("The simulated restore was cancelled.")
@@ -46,6 +48,21 @@ extension Superwall {
             Self.logger.warning("the simulated restore failed: its entitlements were not chosen. \(reason)")
             return .failed("Test mode's restored entitlements were not chosen. \(reason)")
         }
+    }
+
+    /// The chosen ids that were offered, once each, in the order chosen.
+    private func offered(_ chosen: [String], from available: [String]) -> [String] {
+        let availableSet = Set(available)
+        var seen = Set<String>()
+        let kept = chosen.filter { availableSet.contains($0) && seen.insert($0).inserted }
+        let strangers = chosen.filter { !availableSet.contains($0) }
+        if !strangers.isEmpty {
+            let named = strangers.prefix(5).map { "\"\($0)\"" }.joined(separator: ", ")
+            Self.logger.warning(
+                "the simulated restore left out \(strangers.count) entitlement(s) the config's products do not grant (\(named)\(strangers.count > 5 ? ", …" : "")); it restores only those offered in availableEntitlements"
+            )
+        }
+        return kept
     }
 
     /// Every entitlement the config's products grant, in the order first met.

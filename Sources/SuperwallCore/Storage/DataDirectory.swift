@@ -1,3 +1,4 @@
+import CForkGuard
 import Foundation
 import Synchronization
 
@@ -71,6 +72,12 @@ public final class DataDirectory: Sendable {
             throw .unusable(path: path, reason: error.localizedDescription)
         }
         if let reason = Self.ownershipProblem(of: path) { throw .unusable(path: path, reason: reason) }
+        // Written at each flush with O_NOFOLLOW, a planted link would fail every flush unseen.
+        do {
+            try PrivateFile.refuseLink(at: (path as NSString).appendingPathComponent(Self.eventsFile))
+        } catch {
+            throw .unusable(path: path, reason: "\(error)")
+        }
         let lockPath = (path as NSString).appendingPathComponent("bridge.lock")
         let descriptor: Int32
         do {
@@ -90,16 +97,21 @@ public final class DataDirectory: Sendable {
             throw .inUse(path: path, holderPid: holder)
         }
         Self.writePid(descriptor)
+        // A forked child closes its copy at once, so the lock goes when this process lets go.
+        _ = fork_guard_hold(descriptor)
         do {
             store = try Store(path: (path as NSString).appendingPathComponent("superwall.sqlite"))
         } catch {
-            Glibc.close(descriptor)
+            fork_guard_close(descriptor)
             throw StoreFault.isFull(error)
                 ? .full(path: path, reason: "\(error)") : .unusable(path: path, reason: "\(error)")
         }
         self.path = path
         lockDescriptor = Mutex(descriptor)
     }
+
+    /// The events written with the `embedded` and `file` config sources, one JSON line each.
+    public static let eventsFile = "events.jsonl"
 
     /// Folders no app's state belongs in, whoever runs the bridge: it wrote its files into `/`.
     static let systemFolders: Set<String> = [
@@ -148,7 +160,7 @@ public final class DataDirectory: Sendable {
     public func close() {
         store.close()
         lockDescriptor.withLock { descriptor in
-            if let descriptor { Glibc.close(descriptor) }
+            if let descriptor { fork_guard_close(descriptor) }
             descriptor = nil
         }
     }

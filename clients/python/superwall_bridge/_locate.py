@@ -1,5 +1,12 @@
 """Finding the bridge's files: the binary and the in-process library are looked for the same
-way, from what the caller names to what a checkout built."""
+way, and only where the caller or this package put them.
+
+An installed client runs or loads only what the caller names (an argument or an environment
+variable), what its own package ships, and, for the binary, ``superwall-bridge`` on ``PATH``. It
+never searches the working directory or its parents: a ``.build`` folder planted in any of
+them would otherwise run its code inside the app. A client used from the bridge's own checkout
+(``clients/python`` on ``sys.path``, for development) also finds that checkout's build, found
+from this file's own location."""
 
 from __future__ import annotations
 
@@ -23,12 +30,21 @@ def named(explicit: str | os.PathLike[str] | None, variable: str, what: str) -> 
     return None
 
 
-def built(name: str, folders: Iterable[str]) -> str | None:
-    """``.build/<folder>/<name>`` in the working directory, a folder above it, or the checkout
-    this package is installed from."""
-    for root in [Path.cwd(), *Path.cwd().parents, *Path(__file__).resolve().parents]:
-        for folder in folders:
-            candidate = root / ".build" / folder / name
-            if candidate.is_file():
-                return str(candidate)
+def shipped(relative: str) -> str | None:
+    """A file the platform wheel ships inside this package (``bin/…``, ``lib/…``)."""
+    candidate = Path(__file__).resolve().parent / relative
+    return str(candidate) if candidate.is_file() else None
+
+
+def checkout_build(name: str, folders: Iterable[str]) -> str | None:
+    """``.build/<folder>/<name>`` of the bridge's checkout this very file lies in
+    (``<checkout>/clients/python/superwall_bridge``), for development; None for an install."""
+    package = Path(__file__).resolve().parent
+    checkout = package.parents[1]
+    if package != checkout / "clients" / "python" / "superwall_bridge" or not (checkout / "Package.swift").is_file():
+        return None
+    for folder in folders:
+        candidate = checkout / ".build" / folder / name
+        if candidate.is_file():
+            return str(candidate)
     return None

@@ -442,7 +442,7 @@ class StoreTransaction(WireModel):
 class PurchaseResult(WireModel):
     """How a purchase or restore ended, as the bridge reports it."""
 
-    type: Literal["purchased", "cancelled", "pending", "restored", "failed", "timedOut"]
+    type: Literal["purchased", "cancelled", "pending", "restored", "failed", "timedOut", "sessionEnded"]
     error: str | None = None
     transaction: StoreTransaction | None = None
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)

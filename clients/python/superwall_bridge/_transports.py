@@ -14,7 +14,7 @@ import threading
 from concurrent.futures import Future
 from typing import Any, AsyncIterator, Literal, Mapping, Protocol
 
-from ._locate import built, named
+from ._locate import checkout_build, named, shipped
 from .errors import BridgeNotFoundError
 
 Framing = Literal["ndjson", "content-length"]
@@ -226,11 +226,15 @@ class LibraryTransport:
 
 def find_library(library_path: str | os.PathLike[str] | None = None) -> str:
     """``libsuperwall_bridge.so``: ``library_path``, else ``$SUPERWALL_BRIDGE_LIBRARY``, else the
-    output of ``make dist`` or ``swift build`` in this checkout or the working directory."""
+    one the platform wheel ships, else (for a client used from the bridge's own checkout) that
+    checkout's ``make dist`` or ``swift build`` output. Never a file found by searching the
+    working directory."""
     if chosen := named(library_path, "SUPERWALL_BRIDGE_LIBRARY", "bridge library"):
         return chosen
-    if checkout := built("libsuperwall_bridge.so", ("dist", "release", "debug")):
+    if bundled := shipped("lib/libsuperwall_bridge.so"):
+        return bundled
+    if checkout := checkout_build("libsuperwall_bridge.so", ("dist", "release", "debug")):
         return checkout
     raise BridgeNotFoundError(
-        "libsuperwall_bridge.so not found: pass library_path, set SUPERWALL_BRIDGE_LIBRARY, or build it with "
-        "`make dist` (or `swift build --product superwall_bridge`) in the bridge's checkout")
+        "libsuperwall_bridge.so not found: install the platform wheel, which ships it (pip install superwall-bridge), "
+        "pass library_path, set SUPERWALL_BRIDGE_LIBRARY, or build it with `make dist` in the bridge's checkout")

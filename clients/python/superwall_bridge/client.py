@@ -5,13 +5,12 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
-from pathlib import Path
 from typing import Any, Coroutine, Generator, Literal, Mapping, Sequence
 
 from . import __version__ as _version
 from .callbacks import PaywallPresenter, PresentationHandler, PurchaseController, SuperwallDelegate, TestModeUI, resolve
 from .connection import Connection, Framing, RemoteError, WireObserver
-from ._locate import built, named
+from ._locate import checkout_build, named, shipped
 from .errors import BridgeNotFoundError, UnsupportedProtocolVersionError
 from .models import (
     Assignment, ClockReading, ConfigRefresh, ConfigureResult, CustomCallback, CustomCallbackResult, CustomerInfo, Entitlement, EntitlementsInfo,
@@ -31,21 +30,21 @@ INTERACTIVE_TIMEOUT = 900.0
 
 def bundled_bridge() -> str | None:
     """The binary the platform wheel ships inside this package, if this install has one."""
-    candidate = Path(__file__).resolve().parent / "bin" / "superwall-bridge"
-    return str(candidate) if candidate.is_file() else None
+    return shipped("bin/superwall-bridge")
 
 
 def find_bridge(bridge_path: str | os.PathLike[str] | None = None) -> str:
     """The bridge binary: ``bridge_path``, else ``$SUPERWALL_BRIDGE``, else the one bundled in
-    the platform wheel, else ``superwall-bridge`` on ``PATH``, else the output of ``swift build``
-    in this checkout or the working directory."""
+    the platform wheel, else ``superwall-bridge`` on ``PATH``, else (for a client used from the
+    bridge's own checkout) that checkout's ``swift build`` output. Never a file found by
+    searching the working directory."""
     if chosen := named(bridge_path, "SUPERWALL_BRIDGE", "bridge binary"):
         return chosen
     if bundled := bundled_bridge():
         return bundled
     if on_path := shutil.which("superwall-bridge"):
         return on_path
-    if checkout := built("superwall-bridge", ("debug", "release")):
+    if checkout := checkout_build("superwall-bridge", ("debug", "release")):
         return checkout
     raise BridgeNotFoundError(
         "superwall-bridge not found: install the platform wheel, which bundles it (pip install superwall-bridge), "
@@ -125,7 +124,7 @@ class Superwall:
 
         With ``in_process=True`` the bridge runs in this process instead, loaded from
         ``libsuperwall_bridge.so`` (``library_path``, else ``$SUPERWALL_BRIDGE_LIBRARY``, else
-        the checkout's build); ``bridge_options`` then stand for the command line's flags
+        the one the platform wheel ships); ``bridge_options`` then stand for the command line's flags
         (``{"logLevel": "debug", "trace": "/path"}``), and ``bridge_path``, ``framing``,
         ``arguments`` and ``env`` do not apply."""
         holder: list[Superwall] = []

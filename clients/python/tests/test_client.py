@@ -554,11 +554,11 @@ def test_flush_events_writes_the_queue_out_at_once(bridge: str, bridge_arguments
 
 
 def test_the_binary_bundled_in_the_wheel_is_found_before_path(tmp_path: Any, monkeypatch: pytest.MonkeyPatch) -> None:
-    from superwall_bridge import client
+    from superwall_bridge import _locate, client
     package = tmp_path / "site-packages" / "superwall_bridge"
     (package / "bin").mkdir(parents=True)
     (package / "bin" / "superwall-bridge").write_text("#!/bin/sh\n")
-    monkeypatch.setattr(client, "__file__", str(package / "client.py"))
+    monkeypatch.setattr(_locate, "__file__", str(package / "_locate.py"))
     monkeypatch.delenv("SUPERWALL_BRIDGE", raising=False)
     monkeypatch.setattr(client.shutil, "which", lambda name: "/usr/local/bin/superwall-bridge")
     assert find_bridge() == str(package / "bin" / "superwall-bridge")

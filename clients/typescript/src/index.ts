@@ -2,7 +2,7 @@ export * from "./generated/protocol";
 export { BridgeClosedError, BridgeError, BridgeTimeoutError } from "./errors";
 export { Connection, DEFAULT_TIMEOUT_MS, ReplyError, type ConnectionOptions, type Framing, type WireObserver } from "./connection";
 export {
-    Superwall, findBridge, bundledBridge, PROTOCOL_VERSION, INTERACTIVE_TIMEOUT_MS, type ConfigureArguments, type LaunchOptions, type PaywallPresenter, type TestModeUI,
+    Superwall, findBridge, bundledBridge, bundledLibrary, PROTOCOL_VERSION, INTERACTIVE_TIMEOUT_MS, type ConfigureArguments, type LaunchOptions, type PaywallPresenter, type TestModeUI,
     type PaywallPresentationHandler, type PurchaseAnswer, type PurchaseController, type RegisterArguments, type RestoreAnswer,
     type SuperwallDelegate,
 } from "./superwall";

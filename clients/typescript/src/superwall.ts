@@ -142,9 +142,28 @@ export function bundledBridge(): string | undefined {
     return existsSync(candidate) ? candidate : undefined;
 }
 
+/** The in-process library the npm package ships (`lib/libsuperwall_bridge.so`, behind the C
+ * interface of docs/embedding.md), for a host that loads it through an FFI, if this install
+ * has one. */
+export function bundledLibrary(): string | undefined {
+    const candidate = join(__dirname, "..", "..", "lib", "libsuperwall_bridge.so");
+    return existsSync(candidate) ? candidate : undefined;
+}
+
+/** The debug build of the bridge's own checkout, when this client is compiled inside it
+ * (`<checkout>/clients/typescript/dist/src`), for development; never a folder found from the
+ * working directory, where a planted `.build` would run as the bridge. */
+function checkoutBuild(): string | undefined {
+    const checkout = resolve(__dirname, "..", "..", "..", "..");
+    if (resolve(checkout, "clients", "typescript", "dist", "src") !== resolve(__dirname)) return undefined;
+    if (!existsSync(join(checkout, "Package.swift"))) return undefined;
+    const candidate = join(checkout, ".build", "debug", "superwall-bridge");
+    return existsSync(candidate) ? candidate : undefined;
+}
+
 /** The bridge binary: `path`, else `SUPERWALL_BRIDGE`, else the one bundled in the npm
- * package, else `superwall-bridge` on the PATH, else a checkout's
- * `.build/debug/superwall-bridge` above the working directory. */
+ * package, else `superwall-bridge` on the PATH, else (for a client compiled in the bridge's
+ * own checkout) that checkout's debug build. The working directory is never searched. */
 export function findBridge(path?: string): string {
     if (path) return path;
     const fromEnvironment = process.env.SUPERWALL_BRIDGE;
@@ -157,14 +176,8 @@ export function findBridge(path?: string): string {
     } catch {
         // not on the PATH
     }
-    let directory = resolve(process.cwd());
-    for (;;) {
-        const candidate = join(directory, ".build", "debug", "superwall-bridge");
-        if (existsSync(candidate)) return candidate;
-        const parent = resolve(directory, "..");
-        if (parent === directory) break;
-        directory = parent;
-    }
+    const checkout = checkoutBuild();
+    if (checkout) return checkout;
     throw new Error("superwall-bridge was not found: install the npm package that bundles it (npm install superwall-bridge-<version>.tgz), set SUPERWALL_BRIDGE, pass bridgePath, or build it with `swift build` in the bridge's checkout");
 }
 

@@ -1,7 +1,7 @@
 // The TypeScript client against the real binary (SUPERWALL_BRIDGE, or the checkout's debug build).
 import { test } from "node:test";
 import * as assert from "node:assert/strict";
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import {
@@ -430,4 +430,33 @@ process.stdin.on("data", (chunk) => {
     await assert.rejects(Superwall.launch({ bridgePath: bridge }), (error: unknown) =>
         error instanceof BridgeError && error.kind === "unsupportedProtocolVersion"
         && /speaks protocol 1\.0 .* protocol 2\.0/.test(error.message));
+});
+
+test("a binary planted in a parent of the working directory is never run", () => {
+    const root = mkdtempSync(join(tmpdir(), "superwall-planted-"));
+    const marker = join(root, "planted-code-ran");
+    const planted = join(root, ".build", "debug", "superwall-bridge");
+    mkdirSync(join(root, ".build", "debug"), { recursive: true });
+    writeFileSync(planted, `#!/bin/sh\ntouch ${marker}\n`);
+    chmodSync(planted, 0o755);
+    const working = join(root, "app", "deep");
+    mkdirSync(working, { recursive: true });
+    const saved = { cwd: process.cwd(), bridge: process.env.SUPERWALL_BRIDGE, path: process.env.PATH };
+    process.chdir(working);
+    delete process.env.SUPERWALL_BRIDGE;
+    process.env.PATH = "/usr/bin:/bin";
+    let found: string | undefined;
+    try {
+        found = findBridge();
+    } catch {
+        found = undefined;
+    } finally {
+        process.chdir(saved.cwd);
+        if (saved.bridge === undefined) delete process.env.SUPERWALL_BRIDGE;
+        else process.env.SUPERWALL_BRIDGE = saved.bridge;
+        process.env.PATH = saved.path;
+    }
+    assert.notEqual(found, planted);
+    assert.ok(!found?.startsWith(root), `found ${found}`);
+    assert.ok(!existsSync(marker));
 });

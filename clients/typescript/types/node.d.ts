@@ -37,6 +37,7 @@ declare const process: {
     execPath: string;
     exitCode: number | undefined;
     cwd(): string;
+    chdir(directory: string): void;
     on(event: "unhandledRejection", listener: (reason: unknown) => void): void;
     stdout: { write(text: string): boolean };
     stderr: { write(text: string): boolean };
@@ -87,6 +88,7 @@ declare module "node:fs" {
     function readdirSync(path: string): string[];
     function existsSync(path: string): boolean;
     function mkdtempSync(prefix: string): string;
+    function mkdirSync(path: string, options?: { recursive?: boolean }): string | undefined;
     function rmSync(path: string, options?: { recursive?: boolean; force?: boolean }): void;
     function copyFileSync(from: string, to: string): void;
     function statSync(path: string): { isFile(): boolean; isDirectory(): boolean };

@@ -289,7 +289,7 @@ export interface CustomCallbackResult {
 
 /** How a purchase or restore ended, as the bridge reports it. */
 export interface PurchaseResult {
-    type: "purchased" | "cancelled" | "pending" | "restored" | "failed" | "timedOut";
+    type: "purchased" | "cancelled" | "pending" | "restored" | "failed" | "timedOut" | "sessionEnded";
     error?: string | null;
 }
 
