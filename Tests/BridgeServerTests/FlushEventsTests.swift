@@ -27,6 +27,34 @@ import Testing
         #expect(await call(process, "getEventQueueStatus")?["result"]?["waiting"] == 0)
     }
 
+    /// Ten calls at once each reported the count of the flush they joined: 1,612 for 200 events.
+    @Test func callsMadeAtOnceCountEachEventOnce() async throws {
+        let process = await bridgeProcess()
+        let directory = temporaryDirectory()
+        _ = await call(
+            process,
+            "configure",
+            configureParams(directory, options: ["eventFlushIntervalMs": 86_400_000, "paywalls": ["shouldPreload": false]])
+        )
+        for round in 0..<10 {
+            for index in 0..<10 {
+                process.client.request(.string("r\(round)-\(index)"), "register", ["placement": "open_coach_chat"])
+            }
+            process.client.request(.string("flush-\(round)"), "flushEvents")
+        }
+        var flushed: Int64 = 0
+        var answered = 0
+        while answered < 110, let reply = await process.client.nextReply() {
+            answered += 1
+            if reply["id"]?.stringValue?.hasPrefix("flush-") == true {
+                flushed += reply["result"]?["flushed"]?.int64Value ?? 0
+            }
+        }
+        flushed += await call(process, "flushEvents")?["result"]?["flushed"]?.int64Value ?? 0
+        let lines = try String(contentsOfFile: directory + "/events.jsonl", encoding: .utf8).split(separator: "\n")
+        #expect(Int(flushed) == lines.count)
+    }
+
     @Test func beforeConfigureItIsNotConfigured() async {
         let process = await bridgeProcess()
         #expect(await call(process, "flushEvents")?["error"]?["code"] == -32001)

@@ -21,10 +21,11 @@ private func victim() throws -> (path: String, contents: Data) {
 
 @Suite struct HostileDataDirectoryTests {
     /// Each name was followed: the lock truncated its target to the pid, the journal's files
-    /// extended theirs to 2 MiB, and SQLite's files took theirs over.
+    /// extended theirs to 2 MiB, and SQLite's files took theirs over. An `events.jsonl` link was
+    /// never written through, but every flush then failed unseen and events piled up.
     @Test(arguments: [
         "bridge.lock", "superwall.sqlite", "superwall.sqlite-wal", "superwall.sqlite-placements-0",
-        "superwall.sqlite-placements-1",
+        "superwall.sqlite-placements-1", "events.jsonl",
     ])
     func aLinkPlantedAsOneOfItsFilesIsRefusedAndItsTargetUntouched(_ name: String) throws {
         let directory = temporaryPath("planted")
