@@ -30,6 +30,10 @@ final class CallbackOutput: MessageOutput, @unchecked Sendable {
     private var deliveryThread: pthread_t?
     /// Signalled by the delivery thread as it ends.
     private let deliveryEnded = DispatchSemaphore(value: 0)
+    /// Calls of the callback that have returned.
+    private let returned = Atomic<Int>(0)
+
+    var deliveries: Int { returned.load(ordering: .relaxed) }
 
     private struct State: ~Copyable {
         var pending = Deque<[UInt8]>()
@@ -136,6 +140,7 @@ final class CallbackOutput: MessageOutput, @unchecked Sendable {
         message.withUnsafeBufferPointer { bytes in
             deliver(UnsafeBufferPointer(rebasing: bytes[..<(bytes.count - 1)]))
         }
+        returned.add(1, ordering: .relaxed)
     }
 
     /// Delivers what others queued meanwhile, then gives up the turn.
@@ -166,9 +171,24 @@ final class CallbackOutput: MessageOutput, @unchecked Sendable {
         room.signal()
     }
 
+    /// A call of the callback that has not returned within this long is stuck.
+    static let stuckCallbackLimit: Duration = .seconds(10)
+
+    /// Waits while the callback keeps returning: what is queued reaches a callback that is
+    /// slow, however many messages wait. The wait ends when no call returns within `timeout`
+    /// or `stuckCallbackLimit`, whichever is longer (the callback is stuck).
     @discardableResult
     func flush(timeout: Duration) -> Bool {
-        OutputRoom.wait(until: { !state.withLock({ $0.delivering || !$0.held.isEmpty }) }, within: timeout)
+        let window = max(timeout, Self.stuckCallbackLimit)
+        var seen = deliveries
+        while true {
+            if OutputRoom.wait(until: { !state.withLock({ $0.delivering || !$0.held.isEmpty }) }, within: window) {
+                return true
+            }
+            let now = deliveries
+            guard now != seen else { return false }
+            seen = now
+        }
     }
 
     /// Ends the delivery thread, after `flush`: from now on nothing reaches the callback, which

@@ -310,6 +310,9 @@ public final class Connection: Sendable {
     /// callback, which must not wait for the connection to end.
     public var ownsTheCallingThread: Bool { BridgeThread.isOwned(by: writer) }
 
+    /// How many messages have reached the host's callback so far (in-process; 0 over a pipe).
+    public var outputDeliveries: Int { writer.deliveries }
+
     /// `exit` arrived, or `stopReading()` was called.
     private var readingShouldStop: Bool {
         state.withLock { $0.stopRequested || $0.exitRequested }

@@ -22,10 +22,15 @@ protocol MessageOutput: AnyObject, Sendable {
     func readerStarted()
     /// The connection has finished with the output, after its last `flush`.
     func finish()
+    /// How many messages have gone out so far, for a waiter that goes on while output moves.
+    var deliveries: Int { get }
 }
 
 extension FrameWriter: MessageOutput {
     var isFramed: Bool { true }
+
+    /// A pipe's reader is not waited for past the flush deadline: no count is kept.
+    var deliveries: Int { 0 }
 
     func readerStarted() {}
 

@@ -132,15 +132,20 @@ final class EmbeddedBridge: @unchecked Sendable {
     /// for itself.
     var isCallingBack: Bool { connection.ownsTheCallingThread }
 
-    /// Ends the input, waits for the bridge to finish (bounded by its drain and flush
-    /// deadlines), and returns its exit status.
-    /// Returns `abandoned` when the bridge has not finished within `closeLimit` (whole seconds), which only an
-    /// output callback that does not return can cause: the bridge is then left to its thread,
-    /// and nothing more reaches the callback.
+    /// Ends the input, waits for the bridge to finish (bounded by its drain deadline, then
+    /// for as long as the output callback keeps returning), and returns its exit status.
+    /// Returns `abandoned` when `closeLimit` (whole seconds) passes with the bridge unfinished
+    /// and no call of the callback returning, which only a callback that does not return can
+    /// cause: the bridge is then left to its thread, and nothing more reaches the callback.
     func close() -> Int32 {
         inbox.endInput()
-        let limit = DispatchTime.now() + .milliseconds(Int(closeLimit.components.seconds * 1000))
-        guard finished.wait(timeout: limit) == .success else {
+        var delivered = connection.outputDeliveries
+        while finished.wait(timeout: .now() + .milliseconds(Int(closeLimit.components.seconds * 1000))) != .success {
+            let now = connection.outputDeliveries
+            if now != delivered {
+                delivered = now
+                continue
+            }
             logger.error(
                 "the bridge did not finish within \(closeLimit) of close: its output callback has not returned; it is left running, and the callback is called no more"
             )

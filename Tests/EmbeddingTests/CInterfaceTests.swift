@@ -102,3 +102,35 @@ import Testing
         #expect(gate.lock.withLock { gate.calls } == 1)
     }
 }
+
+/// A callback that is slow but keeps returning gets every answer at close: close gave up after
+/// its limit in all, and the output's flush after two seconds, dropping the rest.
+@Suite struct SlowCallbackTests {
+    final class Count: @unchecked Sendable {
+        let lock = NSLock()
+        var answers = 0
+    }
+
+    @Test func closeDeliversEveryAnswerToACallbackThatIsSlowButReturns() throws {
+        let count = Count()
+        let context = Unmanaged.passRetained(count).toOpaque()
+        defer { Unmanaged<Count>.fromOpaque(context).release() }
+        let output: SuperwallBridgeOutput = { context, message, length in
+            let count = Unmanaged<Count>.fromOpaque(context!).takeUnretainedValue()
+            let text = String(decoding: UnsafeRawBufferPointer(start: message, count: length), as: UTF8.self)
+            Thread.sleep(forTimeInterval: 0.4)
+            if text.contains(#""id""#) { count.lock.withLock { count.answers += 1 } }
+        }
+        let bridge = try EmbeddedBridge(
+            options: EmbeddingOptions(),
+            output: .init(function: output, context: context),
+            closeLimit: .seconds(1)
+        )
+        for id in 1...8 {
+            let message = #"{"jsonrpc":"2.0","id":\#(id),"method":"$/ping"}"#
+            _ = message.withCString { bridge.send(UnsafeRawBufferPointer(start: $0, count: strlen($0))) }
+        }
+        #expect(bridge.close() == 0)
+        #expect(count.lock.withLock { count.answers } == 8)
+    }
+}

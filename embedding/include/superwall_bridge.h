@@ -45,15 +45,16 @@ superwall_bridge *superwall_bridge_open(const char *options_json, superwall_brid
  * except when called from the output callback. */
 int superwall_bridge_send(superwall_bridge *bridge, const char *message, size_t length);
 
-/* Ends the input (as end of input on stdin does), waits for the bridge to finish (bounded:
- * requests in flight get 5 seconds, output 2 more), frees it, and returns what the process's
+/* Ends the input (as end of input on stdin does), waits for the bridge to finish (requests in
+ * flight get 5 seconds; then every queued message is delivered, for as long as the output
+ * callback keeps returning: a slow callback gets them all), frees it, and returns what the process's
  * exit status would be: 0 after `shutdown` and `exit` (or end of input), 1 after an `exit`
  * without `shutdown`. Returns -1, and does nothing, when `bridge` is NULL, when called from
  * the bridge's own output callback, when the bridge is closed already (or another thread is
- * closing it), and in a child process forked after the bridge was opened. Returns 2 when the
- * bridge has not finished within 10 seconds, which only an output callback that does not
- * return causes: the bridge is then left running, its memory kept, and the callback is called
- * no more.
+ * closing it), and in a child process forked after the bridge was opened. Returns 2 when
+ * 10 seconds pass with the bridge unfinished and no call of the output callback returning,
+ * which only a callback that does not return causes: the bridge is then left running, its
+ * memory kept, and the callback is called no more.
  * A closed bridge's handle stays valid for the life of the process, from any thread: send
  * answers SUPERWALL_BRIDGE_ENDED and close -1. Each closed handle keeps 48 bytes for that. */
 int superwall_bridge_close(superwall_bridge *bridge);
