@@ -34,7 +34,10 @@ import Testing
         _ = await call(
             process,
             "configure",
-            configureParams(directory, options: ["eventFlushIntervalMs": 86_400_000, "paywalls": ["shouldPreload": false]])
+            configureParams(
+                directory,
+                options: ["eventFlushIntervalMs": 86_400_000, "paywalls": ["shouldPreload": false]]
+            )
         )
         for round in 0..<10 {
             for index in 0..<10 {
