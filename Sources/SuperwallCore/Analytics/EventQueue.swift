@@ -83,8 +83,12 @@ actor EventQueue {
         if let flushing { return await flushing.value }
         let task = Task(executorPreference: OffloadExecutor.shared) { await self.send() }
         flushing = task
+        let delivered = deliveredCount
         await task.value
         flushing = nil
+        // What a reset forgot and is now sent is read by nothing: the log stays the size of
+        // what rules can still read and what waits to go out.
+        if deliveredCount != delivered { try? store.pruneForgottenPlacements() }
     }
 
     /// Keeps the queue within its bound now.

@@ -57,9 +57,16 @@ extension Store {
                 sql: "DELETE FROM keyedValue WHERE scope = ?",
                 arguments: [StorageKey<Bool>.Scope.user.rawValue]
             )
+            // Before the last forgotten row, every row left is install history: the rows since
+            // it are all a reset has to mark.
             try db.execute(
-                sql: "UPDATE placement SET forgotten = 1 WHERE forgotten = 0 AND name NOT IN \(Store.installHistorySQL)"
+                sql: """
+                    UPDATE placement SET forgotten = 1
+                    WHERE id > (SELECT COALESCE(MAX(id), 0) FROM placement WHERE forgotten = 1)
+                    AND forgotten = 0 AND name NOT IN \(Store.installHistorySQL)
+                    """
             )
+            try Store.pruneForgottenPlacements(in: db)
             try db.execute(sql: "DELETE FROM occurrence")
             try db.execute(sql: "DELETE FROM assignment")
             resetsUser = true
@@ -80,6 +87,36 @@ extension Store {
             return changes.resetsUser
         }
         if resetsUser { timeline.withLock { $0.keepOnly(Self.installHistory) } }
+    }
+
+    /// Deletes the rows a reset forgot that the event queue is done with (sent, or never to
+    /// be): no rule reads them again and nothing will send them. The newest row stays, so that
+    /// SQLite never hands its id out again behind the queue's position.
+    static func pruneForgottenPlacements(in db: Database) throws {
+        let position =
+            try Data.fetchOne(
+                db,
+                sql: "SELECT value FROM keyedValue WHERE key = ?",
+                arguments: [StorageKey<Int64>.eventQueuePosition.name]
+            ).flatMap { try? JSONDecoder().decode(Int64.self, from: $0) } ?? 0
+        // Each by its own index: the forgotten rows up to the position, and those never to be
+        // sent, not every forgotten row still waiting to go out.
+        try db.execute(
+            sql: """
+                DELETE FROM placement WHERE id IN (
+                    SELECT id FROM placement INDEXED BY placementForgotten WHERE forgotten = 1 AND id <= ?
+                    UNION ALL
+                    SELECT id FROM placement INDEXED BY placementForgottenUnqueued WHERE forgotten = 1 AND queued = 0
+                ) AND id < (SELECT MAX(id) FROM placement)
+                """,
+            arguments: [position]
+        )
+    }
+
+    /// Prunes what the queue has sent since the last reset forgot it (see
+    /// `pruneForgottenPlacements(in:)`).
+    public func pruneForgottenPlacements() throws {
+        try changing { try Store.pruneForgottenPlacements(in: $0.db) }
     }
 
     /// The placement log's rows a reset keeps.

@@ -79,6 +79,16 @@ extension Store {
                     """
             )
         }
+        migrator.registerMigration("v7: forgotten placements indexed") { db in
+            // A reset marks only the rows since the last one, and the rows no rule reads again
+            // are pruned, each by this index instead of a scan of the whole log.
+            try db.execute(
+                sql: """
+                    CREATE INDEX placementForgotten ON placement (id) WHERE forgotten = 1;
+                    CREATE INDEX placementForgottenUnqueued ON placement (id) WHERE forgotten = 1 AND queued = 0;
+                    """
+            )
+        }
         return migrator
     }
 }
