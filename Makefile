@@ -271,10 +271,12 @@ dist-check: dist
 	SUPERWALL_BRIDGE=$(CURDIR)/$(DIST)/superwall-bridge SUPERWALL_BRIDGE_LIBRARY=$(CURDIR)/$(DIST)/libsuperwall_bridge.so \
 		$(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider clients/python/tests
 
-# The hostile client replayed (minutes; not part of make test): framing lies, seeded fuzzing,
-# back-pressure under an RSS ceiling, oversized inputs, signals. Prints a table.
+# The hostile client replayed (about 20 minutes; not part of make test): framing lies, seeded
+# fuzzing, back-pressure under an RSS ceiling, oversized inputs, signals, one large batch, the
+# library's close, closed handles and fork, a planted events file, and a 10-minute soak with
+# resets (what history costs). Prints a table.
 stress: release
-	$(PYTHON) Tests/Stress/stress.py $(BIN_RELEASE)
+	$(PYTHON) Tests/Stress/stress.py $(BIN_RELEASE) --library $(CURDIR)/.build/release/libsuperwall_bridge.so
 
 clean:
 	rm -rf .build $(BENCH_BIN) $(BENCH_DIR)/.venv

@@ -1,3 +1,4 @@
+import Deadlines
 import JSONRPC
 import Logging
 import SuperwallCore
@@ -49,7 +50,7 @@ public final class BridgeServer: ConnectionHandler {
                 logger: logger,
                 watchConfigFiles: watchConfigFiles,
                 maximumConfigSize: maximumConfigSize,
-                configureOrder: ConfigureOrder()
+                entryOrder: EntryOrder()
             )
         )
     }
@@ -78,17 +79,38 @@ public final class BridgeServer: ConnectionHandler {
 
     public func handle(_ request: IncomingRequest, connection: Connection) async throws -> JSONValue {
         if let method = methods[request.method] {
-            if let configure = methods.configureOrder.starting, request.method != "configure" { await configure.value }
+            let order = methods.entryOrder
+            let (earlier, own) = order.arrive(route(of: request.method))
+            defer { if let own { order.entered(own) } }
+            for gate in earlier { await gate.value }
             // What the call tracked is durable before it returns (the core's `answering`):
             // the answer never reports an event a crash could lose.
             do {
-                return try await method(request)
+                return try await EntryOrder.$gate.withValue(own) {
+                    try await SDKEntry.$signal.withValue(entrySignal(for: request.method, gate: own)) {
+                        try await method(request)
+                    }
+                }
             } catch {
                 throw await explained(error)
             }
         }
         if MethodTable.unbuilt.contains(request.method) { throw MethodTable.notImplemented(request.method) }
         throw RPCError.methodNotFound(request.method)
+    }
+
+    /// What opens a hopping decision's gate once it has decided (or starts to wait); configure
+    /// opens its own, once its session is open.
+    private func entrySignal(for method: String, gate: OneShot<Void>?) -> (@Sendable () -> Void)? {
+        guard let gate, method != ConfigurationMethods.Configure.name else { return nil }
+        let order = methods.entryOrder
+        return { order.entered(gate) }
+    }
+
+    /// Whether the request leaves the reader before it reaches the SDK (see `EntryOrder`).
+    private func route(of method: String) -> EntryOrder.Route {
+        if method == ConfigurationMethods.Configure.name { return .hopping }
+        return PresentationMethods.deciding.contains(method) && superwall.evaluatesSlowRules ? .hopping : .direct
     }
 
     /// `notConfigured` after a `configure` that failed says why it failed (`data.cause`):
@@ -140,6 +162,7 @@ public final class BridgeServer: ConnectionHandler {
     /// bridge started next in this process (an in-process host's restart) can open it.
     public func connectionDidEnd(connection: Connection) async {
         await superwall.endSession()
+        delegate.detach()
     }
 
     /// The end of the connection waits for the event flush at most `ConnectionEnd.flushLimit` in all:

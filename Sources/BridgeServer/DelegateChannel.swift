@@ -29,6 +29,14 @@ final class DelegateChannel: SuperwallDelegate, Sendable {
         state.withLock { $0.connection = connection }
     }
 
+    /// The session has ended: what waits for a delegate that never bound goes.
+    func detach() {
+        state.withLock { state in
+            state.buffered.removeAll()
+            state.connection = nil
+        }
+    }
+
     /// Binds or unbinds the client's delegate; binding delivers what was buffered, in order.
     ///
     /// The delegate counts as bound only once the backlog is out: notifications sent while it
@@ -101,7 +109,11 @@ final class DelegateChannel: SuperwallDelegate, Sendable {
     }
 
     /// Written straight to JSON text: a bound delegate hears every event, three a `register`.
+    /// Buffered, the params' closure holds the writer, not the channel: a channel holding a
+    /// closure that held it was never freed (an in-process bridge with no delegate bound kept
+    /// about 15 KiB a session).
     func handleSuperwallEvent(_ event: TrackedEvent) {
+        let eventParameters = eventParameters
         sendEncoded(
             "delegate/handleSuperwallEvent",
             {

@@ -16,36 +16,50 @@ func offTheReader<Result: Sendable, Failure: Error>(
     try await withTaskExecutorPreference(OffloadExecutor.shared, operation: call)
 }
 
-/// Keeps a `configure` ahead of the calls sent after it.
+/// Keeps the client's requests entering the SDK in the order they were sent.
 ///
-/// The connection starts each request's handler in arrival order, but a handler runs only until
-/// its first suspension, and `configure` moves to the offload executor before it reaches the core
-/// (so a large config does not hold the reader). A `register` pipelined behind it could then
-/// reach the core first and be answered "not configured". `configure` announces itself before
-/// it suspends; every other call waits for the announced one to have opened its session (not
-/// for its config: the core's calls wait for that themselves where SuperwallKit does).
-final class ConfigureOrder: Sendable {
-    /// The announced configure's, until it has started.
-    private let announced = Mutex<OneShot<Void>?>(nil)
-
-    /// Called by `configure` before it first suspends; the returned gate is opened when the
-    /// core has started it (and, whatever happens, when the handler ends).
-    func announce() -> OneShot<Void> {
-        let gate = OneShot<Void>()
-        announced.withLock { $0 = gate }
-        return gate
+/// The connection starts each request's handler in arrival order, and a handler that calls
+/// the SDK without suspending first enters it in that order too: the SDK's actor takes calls
+/// first come, first served. Two kinds leave the reader thread before they reach the SDK:
+/// `configure` (a large config must not hold the reader), and a placement's decision when the
+/// config has slow rules. Each announces itself as it arrives and opens its gate once it is in:
+/// `configure` once it has opened its session, a decision once it has decided or starts to
+/// wait (`SDKEntry`).
+/// Every request that arrives after it waits for that gate, so a later call (an override, an
+/// identify) never overtakes an earlier decision on its way in. A call that waits inside the
+/// SDK (for the config, the subscription status, the client) lets later ones run meanwhile,
+/// as SuperwallKit's async calls do.
+final class EntryOrder: Sendable {
+    /// How a request reaches the SDK.
+    enum Route {
+        /// On the reader thread, in arrival order: nothing to announce.
+        case direct
+        /// Off the reader: later requests wait until it is in.
+        case hopping
     }
 
-    /// Opens `gate`, and forgets it if it is still the latest: the calls after it then pass
-    /// without waiting.
-    func started(_ gate: OneShot<Void>) {
+    /// The announced gates not yet opened, oldest first.
+    private let announced = Mutex<[OneShot<Void>]>([])
+
+    /// The calling request's own gate, while it runs (`BridgeServer.handle` sets it).
+    @TaskLocal static var gate: OneShot<Void>?
+
+    /// Called in arrival order, before the request first suspends: the gates of earlier
+    /// requests still on their way in, and, for one that hops, a gate of its own that later
+    /// requests wait for. Nearly always there are none: a lock, and no suspension.
+    func arrive(_ route: Route) -> (earlier: [OneShot<Void>], own: OneShot<Void>?) {
+        announced.withLock { gates in
+            let earlier = gates
+            guard case .hopping = route else { return (earlier, nil) }
+            let own = OneShot<Void>()
+            gates.append(own)
+            return (earlier, own)
+        }
+    }
+
+    /// The request holding `gate` is in (or has ended): the requests behind it go on.
+    func entered(_ gate: OneShot<Void>) {
         gate.resolve(())
-        announced.withLock { if $0 === gate { $0 = nil } }
-    }
-
-    /// The announced configure's gate, until it has started: the calls after it wait on it.
-    /// Nil, as nearly always, costs them a lock and no suspension.
-    var starting: OneShot<Void>? {
-        announced.withLock { $0 }
+        announced.withLock { $0.removeAll { $0 === gate } }
     }
 }

@@ -9,7 +9,7 @@ import Darwin
 
 /// A thread that runs an actor's jobs itself when it is the one asking for them: the thread
 /// that reads a connection's input, whose requests are then answered without a thread hop.
-public protocol LaneHost: AnyObject, Sendable {
+public protocol LaneHost: TaskExecutor {
     /// Runs `work` on the host's thread, after what it already has queued.
     func run(_ work: @escaping @Sendable () -> Void)
 }
@@ -27,6 +27,9 @@ public final class SerialLane: SerialExecutor {
         var jobs = Deque<UnownedJob>()
         /// A drain is queued or running; jobs that arrive meanwhile are run by it.
         var draining = false
+        /// The thread that last asked for a job from its own lanes: the tasks calling this
+        /// actor prefer it as their task executor.
+        var host: (any LaneHost)?
     }
 
     private let state = Mutex(State())
@@ -35,27 +38,38 @@ public final class SerialLane: SerialExecutor {
 
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
+        let hostHere = Self.hostOfThisThread
         let startsDrain = state.withLock { state -> Bool in
+            if let hostHere { state.host = hostHere }
             state.jobs.append(job)
             guard !state.draining else { return false }
             state.draining = true
             return true
         }
         guard startsDrain else { return }
-        if let host = Self.hostOfThisThread {
-            host.run { self.drain() }
+        if let hostHere {
+            hostHere.run { self.drain() }
         } else {
             OffloadExecutor.shared.submit { self.drain() }
         }
     }
 
+    /// Runs the jobs as the host's task executor, which the tasks calling the actor prefer,
+    /// on whichever thread drains them. Run with none, a job of such a task was switched away
+    /// at its next call inside the actor, its continuation queued behind every job that came
+    /// after it: two pipelined calls then ran out of order (a later override reached the actor
+    /// before an earlier decision read it), and each such call cost an enqueue.
     private func drain() {
-        while let job = state.withLock({ state -> UnownedJob? in
-            if let job = state.jobs.popFirst() { return job }
+        while let (job, host) = state.withLock({ state -> (UnownedJob, (any LaneHost)?)? in
+            if let job = state.jobs.popFirst() { return (job, state.host) }
             state.draining = false
             return nil
         }) {
-            job.runSynchronously(on: asUnownedSerialExecutor())
+            if let host {
+                job.runSynchronously(isolatedTo: asUnownedSerialExecutor(), taskExecutor: host.asUnownedTaskExecutor())
+            } else {
+                job.runSynchronously(on: asUnownedSerialExecutor())
+            }
         }
     }
 

@@ -37,13 +37,18 @@ public final class FakeAPI: Sendable {
         state = Mutex(State(assignments: script.assignments, webEntitlements: script.webEntitlements))
     }
 
-    /// The requests received so far, unmasked, in order.
+    /// The requests received so far, unmasked, in order: the latest `keptRequests` of them (the
+    /// record file has every one).
     public var requests: [FakeAPIRequest] { state.withLock { $0.requests } }
+
+    /// How many requests `requests` keeps: a long run's memory stays flat.
+    public static let keptRequests = 1_000
 
     /// Records `request` and answers it: the script's answer for its path if there is one,
     /// else the route's default.
     public func answer(_ request: FakeAPIRequest) -> FakeAPIResponse {
         let scripted = state.withLock { state -> FakeAPIScript.Answer? in
+            if state.requests.count == Self.keptRequests { state.requests.removeFirst(Self.keptRequests / 2) }
             state.requests.append(request)
             guard let key = scriptKey(for: request.path), let steps = script.answers[key] else { return nil }
             let index = state.servedByScript[key, default: 0]

@@ -122,9 +122,19 @@ public struct FakeAPIScript: Sendable {
             if let text = entry["bodyText"] as? String { Data(text.utf8) } else {
                 try entry["body"].map { value throws(Invalid) in try Self.text(value) }
             }
-        let delay = entry["delayMs"] as? Int ?? 0
-        guard delay >= 0 else { throw Invalid(path: "\(path).delayMs", reason: "must not be negative") }
+        let delay =
+            try entry["delayMs"].map { value throws(Invalid) in try Self.milliseconds(value, at: "\(path).delayMs") }
+            ?? 0
         return Answer(status: status, body: body, delayMilliseconds: delay, chunked: entry["chunked"] as? Bool ?? false)
+    }
+
+    /// A whole, non-negative number of milliseconds: `"5"` or `1.5` was taken as 0.
+    private static func milliseconds(_ value: Any, at path: String) throws(Invalid) -> Int {
+        guard let number = value as? NSNumber, !(value is String), let whole = Int(exactly: number.doubleValue) else {
+            throw Invalid(path: path, reason: "must be a whole number of milliseconds, not \(value)")
+        }
+        guard whole >= 0 else { throw Invalid(path: path, reason: "must not be negative") }
+        return whole
     }
 
     private static func object(_ value: Any, at path: String) throws(Invalid) -> [String: Any] {

@@ -15,26 +15,36 @@ public final class FakeAPIServer: Sendable {
         baseURL = URL(string: "http://127.0.0.1:\(port)")!
     }
 
+    /// What one connection may make the server hold: a request body of at most `bodyBytes`
+    /// (larger is answered 413, and the connection closed), and a whole request within
+    /// `requestTimeout` of the connection opening or its last answer (else it is closed).
+    public struct Limits: Sendable {
+        public var bodyBytes = 64 << 20
+        public var requestTimeout: Duration = .seconds(30)
+
+        public init() {}
+    }
+
     /// Listens on `port` (0: any free port).
-    public static func start(_ api: FakeAPI, port: Int = 0) async throws -> FakeAPIServer {
-        let channel = try await bootstrap(api).bind(host: "127.0.0.1", port: port).get()
+    public static func start(_ api: FakeAPI, port: Int = 0, limits: Limits = Limits()) async throws -> FakeAPIServer {
+        let channel = try await bootstrap(api, limits: limits).bind(host: "127.0.0.1", port: port).get()
         return FakeAPIServer(api: api, channel: channel, port: channel.localAddress?.port ?? port)
     }
 
     /// `start`, for a caller that is not async (the command line).
     public static func startWaiting(_ api: FakeAPI, port: Int = 0) throws -> FakeAPIServer {
-        let channel = try bootstrap(api).bind(host: "127.0.0.1", port: port).wait()
+        let channel = try bootstrap(api, limits: Limits()).bind(host: "127.0.0.1", port: port).wait()
         return FakeAPIServer(api: api, channel: channel, port: channel.localAddress?.port ?? port)
     }
 
-    private static func bootstrap(_ api: FakeAPI) -> ServerBootstrap {
+    private static func bootstrap(_ api: FakeAPI, limits: Limits) -> ServerBootstrap {
         ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
             .serverChannelOption(.backlog, value: 256)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
                     try channel.pipeline.syncOperations.configureHTTPServerPipeline(withErrorHandling: true)
-                    try channel.pipeline.syncOperations.addHandler(RequestHandler(api: api))
+                    try channel.pipeline.syncOperations.addHandler(RequestHandler(api: api, limits: limits))
                 }
             }
     }
@@ -49,27 +59,72 @@ public final class FakeAPIServer: Sendable {
 }
 
 /// Gathers one request at a time, asks the API, and writes its answer after the answer's delay.
+///
+/// What a client can make it hold is bounded (`FakeAPIServer.Limits`): an idle connection, or
+/// one dripping a byte at a time, is closed as surely as one that sends too much.
 private final class RequestHandler: ChannelInboundHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias OutboundOut = HTTPServerResponsePart
 
     private let api: FakeAPI
+    private let limits: FakeAPIServer.Limits
     private var head: HTTPRequestHead?
     private var body: ByteBuffer?
+    private var refused = false
+    private var deadline: Scheduled<Void>?
 
-    init(api: FakeAPI) {
+    init(api: FakeAPI, limits: FakeAPIServer.Limits) {
         self.api = api
+        self.limits = limits
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        awaitRequest(context: context)
+        context.fireChannelActive()
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        deadline = nil
+        context.fireChannelInactive()
+    }
+
+    /// The next request must be whole within `requestTimeout`.
+    private func awaitRequest(context: ChannelHandlerContext) {
+        deadline?.cancel()
+        let channel = context.channel
+        let timeout = TimeAmount.milliseconds(
+            limits.requestTimeout.components.seconds * 1000 + limits.requestTimeout.components.attoseconds
+                / 1_000_000_000_000_000
+        )
+        deadline = context.eventLoop.scheduleTask(in: timeout) { channel.close(promise: nil) }
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !refused else { return }
         switch unwrapInboundIn(data) {
         case .head(let head):
             self.head = head
             body = nil
         case .body(var part):
             if body == nil { body = part } else { body!.writeBuffer(&part) }
+            if let body, body.readableBytes > limits.bodyBytes, let head {
+                refused = true
+                self.body = nil
+                write(
+                    FakeAPIResponse(
+                        status: 413,
+                        body: Data(#"{"error":"the body is over \#(limits.bodyBytes) bytes"}"#.utf8)
+                    ),
+                    version: head.version,
+                    keepAlive: false,
+                    context: context
+                )
+            }
         case .end:
             guard let head else { return }
+            deadline?.cancel()
+            deadline = nil
             self.head = nil
             let target = head.uri.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
             let request = FakeAPIRequest(
@@ -123,6 +178,8 @@ private final class RequestHandler: ChannelInboundHandler {
         if !keepAlive {
             let channel = context.channel
             written.whenComplete { _ in channel.close(promise: nil) }
+        } else {
+            awaitRequest(context: context)
         }
     }
 }

@@ -97,3 +97,57 @@ import Testing
         #expect(error?["data"]?["path"] == "params.options.randomSeed")
     }
 }
+
+/// Requests of one client reach the SDK in the order they were sent: an override sent after a
+/// `getPresentationResult` does not reach it first, as a later override did in 9 of 10 trials
+/// (each call inside the SDK's actor was queued again behind the calls read after it).
+@Suite struct RequestOrderTests {
+    /// Pipelines override/decision pairs and answers what each decision saw.
+    private static func variantsSeen(configure params: JSONValue, count: Int = 6) async -> [String] {
+        let process = await bridgeProcess()
+        let configured = await call(process, "configure", params)
+        #expect(configured?["result"]?["configurationStatus"] == "configured", "\(String(describing: configured))")
+        for index in 0..<count {
+            process.client.request(
+                .string("override-\(index)"),
+                "debug/overrideAssignment",
+                ["experimentId": "2001", "variantId": index % 2 == 0 ? "3001" : "3002"]
+            )
+            process.client.request(
+                .string("result-\(index)"),
+                "getPresentationResult",
+                ["placement": "onboarding_complete"]
+            )
+        }
+        var seen: [String: String] = [:]
+        while seen.count < count, let reply = await process.client.nextReply() {
+            guard let id = reply["id"]?.stringValue, id.hasPrefix("result-") else { continue }
+            seen[id] = reply["result"]?["experiment"]?["variant"]?["id"]?.stringValue ?? "none"
+        }
+        return (0..<count).map { seen["result-\($0)"] ?? "unanswered" }
+    }
+
+    private static let alternating = (0..<6).map { $0 % 2 == 0 ? "3001" : "3002" }
+
+    @Test func eachPipelinedDecisionSeesTheOverrideSentJustBeforeIt() async {
+        #expect(await Self.variantsSeen(configure: configureParams(temporaryDirectory())) == Self.alternating)
+    }
+
+    /// A rule that calls `matches()` sends every decision off the reader, where a later call
+    /// could overtake it on the way in.
+    @Test func soDoesADecisionThatLeavesTheReaderForSlowRules() async throws {
+        let demo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("config/demo.json")
+        var config = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: demo)) as? [String: Any])
+        var triggers = try #require(config["trigger_options"] as? [[String: Any]])
+        let index = try #require(triggers.firstIndex { $0["event_name"] as? String == "onboarding_complete" })
+        var rules = try #require(triggers[index]["rules"] as? [[String: Any]])
+        rules[0]["expression_cel"] = #"!("x".matches("y"))"#
+        triggers[index]["rules"] = rules
+        config["trigger_options"] = triggers
+        let path = temporaryDirectory() + ".json"
+        try JSONSerialization.data(withJSONObject: config).write(to: URL(fileURLWithPath: path))
+        let params = configureParams(temporaryDirectory(), source: ["type": "file", "path": .string(path)])
+        #expect(await Self.variantsSeen(configure: params) == Self.alternating)
+    }
+}

@@ -590,7 +590,12 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=10, help="rounds of the framing and signal categories")
     parser.add_argument("--back-pressure-seconds", type=float, default=10)
     parser.add_argument("--rss-ceiling-mib", type=int, default=200)
+    parser.add_argument("--library", help="libsuperwall_bridge.so, for the in-process category")
+    parser.add_argument("--batch-sizes", default="100000,1300000", help="pings per large batch")
+    parser.add_argument("--soak-seconds", type=float, default=600)
+    parser.add_argument("--resets", type=int, default=20_000)
     arguments = parser.parse_args()
+    import edges
     started = time.monotonic()
     tallies = []
     for name, run in [
@@ -602,6 +607,10 @@ def main() -> int:
         ("crash mid-identify", lambda: crash_mid_identify(arguments.binary, arguments.rounds * 3, arguments.seed)),
         ("hostile storage", lambda: hostile_storage(arguments.binary)),
         ("floods", lambda: floods(arguments.binary)),
+        ("large batch", lambda: edges.large_batches(arguments.binary, [int(n) for n in arguments.batch_sizes.split(",")])),
+        ("planted events file", lambda: edges.planted_events_file(arguments.binary)),
+        *([("in-process", lambda: edges.in_process(arguments.library))] if arguments.library else []),
+        ("growth", lambda: edges.growth(arguments.binary, arguments.soak_seconds, arguments.resets, arguments.seed)),
     ]:
         print(f"{name}...", file=sys.stderr, flush=True)
         tallies.append(run())

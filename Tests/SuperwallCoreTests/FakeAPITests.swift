@@ -4,6 +4,10 @@ import Testing
 
 @testable import SuperwallCore
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// The fake Superwall API's default answers, as the `http` source reads them.
 @Suite struct FakeAPITests {
     private static let request = ConfigRequest(apiKey: "pk_fake")
@@ -122,6 +126,73 @@ import Testing
             Issue.record("expected a refusal")
         } catch {
             #expect(error.path == "$.assignments[0]")
+        }
+    }
+}
+
+/// What a client can make the fake API hold is bounded: 685 MiB stayed after three 200 MiB
+/// posts, and 1,500 connections dripping a byte a second were all kept.
+@Suite struct FakeAPILimitsTests {
+    private static func connect(_ url: URL) throws -> Int32 {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(url.port!).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                Glibc.connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        try #require(connected == 0)
+        return descriptor
+    }
+
+    /// What the server sends until it closes the connection (within 10 s).
+    private static func readToClose(_ descriptor: Int32) -> String {
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        var received: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let count = read(descriptor, &buffer, buffer.count)
+            guard count > 0 else { break }
+            received += buffer[..<count]
+        }
+        return String(decoding: received, as: UTF8.self)
+    }
+
+    @Test func aConnectionThatSendsNoWholeRequestInTimeIsClosedAndABodyOverTheLimitRefused() async throws {
+        var limits = FakeAPIServer.Limits()
+        limits.bodyBytes = 1_000
+        limits.requestTimeout = .milliseconds(300)
+        let server = try await FakeAPIServer.start(try FakeAPI(config: { Data("{}".utf8) }), limits: limits)
+        let idle = try Self.connect(server.baseURL)
+        defer { close(idle) }
+        _ = write(idle, "GET /api/v1/static", 18)
+        #expect(Self.readToClose(idle).isEmpty, "closed without an answer")
+
+        let large = try Self.connect(server.baseURL)
+        defer { close(large) }
+        let request =
+            "POST /api/v1/events HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n"
+            + String(repeating: "x", count: 5000)
+        _ = request.withCString { write(large, $0, strlen($0)) }
+        #expect(Self.readToClose(large).hasPrefix("HTTP/1.1 413"))
+        #expect(server.api.requests.isEmpty)
+        await server.close()
+    }
+
+    @Test func aDelayThatIsNotAWholeNumberIsRefusedNamingItsPath() throws {
+        for delay in [#""5""#, "1.5", "1e300"] {
+            do {
+                _ = try FakeAPIScript(
+                    json: Data(#"{"answers": {"/api/v1/events": {"status": 200, "delayMs": \#(delay)}}}"#.utf8)
+                )
+                Issue.record("\(delay) was taken")
+            } catch {
+                #expect(error.path == "$.answers./api/v1/events[0].delayMs")
+            }
         }
     }
 }

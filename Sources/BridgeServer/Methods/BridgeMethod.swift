@@ -61,7 +61,7 @@ struct MethodContext: Sendable {
     let logger: Logger
     let watchConfigFiles: Bool
     let maximumConfigSize: Int
-    let configureOrder: ConfigureOrder
+    let entryOrder: EntryOrder
 }
 
 /// Runs a core call, turning its error into the protocol's.

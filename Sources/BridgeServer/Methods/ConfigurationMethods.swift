@@ -42,9 +42,6 @@ enum ConfigurationMethods {
         static func parameters(of request: IncomingRequest) -> IncomingRequest { request }
 
         func answer(_ request: IncomingRequest) async throws -> Answer {
-            let order = context.configureOrder
-            let starting = order.announce()
-            defer { order.started(starting) }
             let configure = try ConfigureRequest(
                 Params(request),
                 capabilities: context.host.capabilities,
@@ -67,7 +64,9 @@ enum ConfigurationMethods {
                     try await superwall.startConfiguring(apiKey: configure.apiKey, options: configure.options)
                 }
             }
-            order.started(starting)
+            // Calls sent after it wait for its session to be open, not for its config: the
+            // core's calls wait for that themselves where SuperwallKit does.
+            if let gate = EntryOrder.gate { context.entryOrder.entered(gate) }
             let outcome = try await offTheReader { try await core { try await superwall.finishConfiguring(start) } }
             if let error = outcome.error, case .apiKeyMismatch = error { throw error.rpcError }
             return Answer(outcome: outcome, warnings: configure.warnings)

@@ -6,8 +6,8 @@ struct MethodTable: Sendable {
     typealias Handler = @Sendable (IncomingRequest) async throws -> JSONValue
 
     private(set) var handlers: [String: Handler] = [:]
-    /// Every call but `configure` itself waits here for a configure sent before it to begin.
-    let configureOrder: ConfigureOrder
+    /// Keeps calls entering the SDK in the order they were sent.
+    let entryOrder: EntryOrder
 
     /// Names reported by `initialize`, including the lifecycle methods.
     var advertised: [String] {
@@ -15,7 +15,7 @@ struct MethodTable: Sendable {
     }
 
     init(_ context: MethodContext) {
-        configureOrder = context.configureOrder
+        entryOrder = context.entryOrder
         registerDebugMethods(context)
         registerConfigurationMethods(context)
         registerIdentityMethods(context)

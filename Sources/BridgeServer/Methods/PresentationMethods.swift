@@ -15,13 +15,18 @@ enum PresentationMethods {
         }
     }
 
+    /// The methods that decide a placement's presentation: off the reader when the config has
+    /// slow rules, and so announced to `EntryOrder`.
+    static let deciding: Set<String> = [Register.name, GetPresentationResult.name, GetPaywall.name]
+
     /// Runs a call that evaluates the config's audience rules where it was asked, or off the
-    /// reader when a rule of the config may be slow (`Superwall.evaluatesSlowRules`).
+    /// reader when a rule of the config may be slow (`Superwall.evaluatesSlowRules`, read as the
+    /// request arrived: it then announced itself to `EntryOrder`).
     static func evaluatingRules<Result: Sendable>(
         of superwall: Superwall,
         _ call: () async throws(RPCError) -> Result
     ) async throws(RPCError) -> Result {
-        superwall.evaluatesSlowRules ? try await offTheReader(call) : try await call()
+        EntryOrder.gate != nil ? try await offTheReader(call) : try await call()
     }
 
     struct Register: BridgeMethod {

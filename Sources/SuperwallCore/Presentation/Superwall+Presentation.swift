@@ -220,7 +220,9 @@ extension Superwall {
             }
             return .failed(.subscriptionStatusTimeout(after: timeouts.subscriptionStatus))
         }
-        switch audienceSteps(kind, placement) {
+        let decided = audienceSteps(kind, placement)
+        SDKEntry.signal?()
+        switch decided {
         case .ended(let end):
             return end
         case .paywall(let experiment, let result, let occurrence):
