@@ -86,11 +86,7 @@ public final class BridgeServer: ConnectionHandler {
             // What the call tracked is durable before it returns (the core's `answering`):
             // the answer never reports an event a crash could lose.
             do {
-                return try await EntryOrder.$gate.withValue(own) {
-                    try await SDKEntry.$signal.withValue(entrySignal(for: request.method, gate: own)) {
-                        try await method(request)
-                    }
-                }
+                return try await method(request)
             } catch {
                 throw await explained(error)
             }
@@ -99,18 +95,10 @@ public final class BridgeServer: ConnectionHandler {
         throw RPCError.methodNotFound(request.method)
     }
 
-    /// What opens a hopping decision's gate once it has decided (or starts to wait); configure
-    /// opens its own, once its session is open.
-    private func entrySignal(for method: String, gate: OneShot<Void>?) -> (@Sendable () -> Void)? {
-        guard let gate, method != ConfigurationMethods.Configure.name else { return nil }
-        let order = methods.entryOrder
-        return { order.entered(gate) }
-    }
-
     /// Whether the request leaves the reader before it reaches the SDK (see `EntryOrder`).
     private func route(of method: String) -> EntryOrder.Route {
-        if method == ConfigurationMethods.Configure.name { return .hopping }
-        return PresentationMethods.deciding.contains(method) && superwall.evaluatesSlowRules ? .hopping : .direct
+        if method == ConfigurationMethods.Configure.name { return .configure }
+        return PresentationMethods.deciding.contains(method) && superwall.evaluatesSlowRules ? .decision : .direct
     }
 
     /// `notConfigured` after a `configure` that failed says why it failed (`data.cause`):

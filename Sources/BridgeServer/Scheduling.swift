@@ -23,36 +23,37 @@ func offTheReader<Result: Sendable, Failure: Error>(
 /// first come, first served. Two kinds leave the reader thread before they reach the SDK:
 /// `configure` (a large config must not hold the reader), and a placement's decision when the
 /// config has slow rules. Each announces itself as it arrives and opens its gate once it is in:
-/// `configure` once it has opened its session, a decision once it has decided or starts to
-/// wait (`SDKEntry`).
-/// Every request that arrives after it waits for that gate, so a later call (an override, an
-/// identify) never overtakes an earlier decision on its way in. A call that waits inside the
-/// SDK (for the config, the subscription status, the client) lets later ones run meanwhile,
-/// as SuperwallKit's async calls do.
+/// `configure` once it has opened its session, a decision once it has decided or starts to wait
+/// (the core's `decided`). Every request that arrives after it waits for that gate, so a later
+/// call (an override, an identify) never overtakes an earlier decision on its way in. A call
+/// that waits inside the SDK (for the config, the subscription status, the client) lets later
+/// ones run meanwhile, as SuperwallKit's async calls do.
 final class EntryOrder: Sendable {
     /// How a request reaches the SDK.
-    enum Route {
+    enum Route: Equatable {
         /// On the reader thread, in arrival order: nothing to announce.
         case direct
         /// Off the reader: later requests wait until it is in.
-        case hopping
+        case configure, decision
+    }
+
+    private struct Announced {
+        let gate: OneShot<Void>
+        let route: Route
     }
 
     /// The announced gates not yet opened, oldest first.
-    private let announced = Mutex<[OneShot<Void>]>([])
-
-    /// The calling request's own gate, while it runs (`BridgeServer.handle` sets it).
-    @TaskLocal static var gate: OneShot<Void>?
+    private let announced = Mutex<[Announced]>([])
 
     /// Called in arrival order, before the request first suspends: the gates of earlier
     /// requests still on their way in, and, for one that hops, a gate of its own that later
     /// requests wait for. Nearly always there are none: a lock, and no suspension.
     func arrive(_ route: Route) -> (earlier: [OneShot<Void>], own: OneShot<Void>?) {
         announced.withLock { gates in
-            let earlier = gates
-            guard case .hopping = route else { return (earlier, nil) }
+            let earlier = gates.map(\.gate)
+            guard route != .direct else { return (earlier, nil) }
             let own = OneShot<Void>()
-            gates.append(own)
+            gates.append(Announced(gate: own, route: route))
             return (earlier, own)
         }
     }
@@ -60,6 +61,14 @@ final class EntryOrder: Sendable {
     /// The request holding `gate` is in (or has ended): the requests behind it go on.
     func entered(_ gate: OneShot<Void>) {
         gate.resolve(())
-        announced.withLock { $0.removeAll { $0 === gate } }
+        announced.withLock { $0.removeAll { $0.gate === gate } }
+    }
+
+    /// What opens the gate of the request of `route` now running, to be called once it is in.
+    /// Requests of one route are in by the time the next of it runs (it waited for them), so
+    /// the oldest gate of that route is the caller's own. Nil when it announced none.
+    func opener(for route: Route) -> (@Sendable () -> Void)? {
+        guard let gate = announced.withLock({ $0.first { $0.route == route }?.gate }) else { return nil }
+        return { self.entered(gate) }
     }
 }

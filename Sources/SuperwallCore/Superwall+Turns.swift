@@ -59,7 +59,6 @@ extension Superwall {
     /// Runs `work` once `ticket`'s turn in `queue` comes.
     func takeTurn(_ ticket: TurnQueue.Ticket, of queue: TurnQueue, _ work: () async -> Void) async {
         if !queue.isTurn(of: ticket) {
-            SDKEntry.signal?()
             await withCheckedContinuation { queue.wait(ticket, with: $0) }
         }
         await work()

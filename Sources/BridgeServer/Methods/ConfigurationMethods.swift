@@ -66,7 +66,7 @@ enum ConfigurationMethods {
             }
             // Calls sent after it wait for its session to be open, not for its config: the
             // core's calls wait for that themselves where SuperwallKit does.
-            if let gate = EntryOrder.gate { context.entryOrder.entered(gate) }
+            context.entryOrder.opener(for: .configure)?()
             let outcome = try await offTheReader { try await core { try await superwall.finishConfiguring(start) } }
             if let error = outcome.error, case .apiKeyMismatch = error { throw error.rpcError }
             return Answer(outcome: outcome, warnings: configure.warnings)

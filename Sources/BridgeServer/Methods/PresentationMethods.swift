@@ -20,13 +20,16 @@ enum PresentationMethods {
     static let deciding: Set<String> = [Register.name, GetPresentationResult.name, GetPaywall.name]
 
     /// Runs a call that evaluates the config's audience rules where it was asked, or off the
-    /// reader when a rule of the config may be slow (`Superwall.evaluatesSlowRules`, read as the
-    /// request arrived: it then announced itself to `EntryOrder`).
+    /// reader when a rule of the config may be slow (`Superwall.evaluatesSlowRules`); `call`
+    /// gets what opens its `EntryOrder` gate, when it announced one.
     static func evaluatingRules<Result: Sendable>(
         of superwall: Superwall,
-        _ call: () async throws(RPCError) -> Result
+        order: EntryOrder,
+        _ call: (_ decided: (@Sendable () -> Void)?) async throws(RPCError) -> Result
     ) async throws(RPCError) -> Result {
-        EntryOrder.gate != nil ? try await offTheReader(call) : try await call()
+        guard superwall.evaluatesSlowRules else { return try await call(nil) }
+        let decided = order.opener(for: .decision)
+        return try await offTheReader { () async throws(RPCError) -> Result in try await call(decided) }
     }
 
     struct Register: BridgeMethod {
@@ -41,10 +44,12 @@ enum PresentationMethods {
 
         let superwall: Superwall
         let host: ClientHost
+        let order: EntryOrder
 
         init(_ context: MethodContext) {
             superwall = context.superwall
             host = context.host
+            order = context.entryOrder
         }
 
         /// Kept out of line: inlined into the handler, every value the reading builds had a
@@ -61,13 +66,14 @@ enum PresentationMethods {
 
         func answer(_ parameters: Parameters) async throws -> PresentationOutcome {
             let handler = ClientPresentationHandler(host: host, registerId: parameters.requestId.value)
-            return try await evaluatingRules(of: superwall) { () async throws(RPCError) in
+            return try await evaluatingRules(of: superwall, order: order) { decided async throws(RPCError) in
                 try await core {
                     try await superwall.register(
                         placement: parameters.placement.placement,
                         params: parameters.placement.params,
                         hasFeature: parameters.hasFeature,
-                        handler: handler
+                        handler: handler,
+                        decided: decided
                     )
                 }
             }
@@ -78,17 +84,25 @@ enum PresentationMethods {
         static let name = "getPresentationResult"
 
         let superwall: Superwall
+        let order: EntryOrder
 
-        init(_ context: MethodContext) { superwall = context.superwall }
+        init(_ context: MethodContext) {
+            superwall = context.superwall
+            order = context.entryOrder
+        }
 
         static func parameters(of request: IncomingRequest) throws(RPCError) -> PlacementParameters {
             try PlacementParameters(Params(request))
         }
 
         func answer(_ parameters: PlacementParameters) async throws -> PresentationResult {
-            try await evaluatingRules(of: superwall) { () async throws(RPCError) in
+            try await evaluatingRules(of: superwall, order: order) { decided async throws(RPCError) in
                 try await core {
-                    try await superwall.presentationResult(for: parameters.placement, params: parameters.params)
+                    try await superwall.presentationResult(
+                        for: parameters.placement,
+                        params: parameters.params,
+                        decided: decided
+                    )
                 }
             }
         }
@@ -105,10 +119,12 @@ enum PresentationMethods {
 
         let superwall: Superwall
         let host: ClientHost
+        let order: EntryOrder
 
         init(_ context: MethodContext) {
             superwall = context.superwall
             host = context.host
+            order = context.entryOrder
         }
 
         static func parameters(of request: IncomingRequest) throws(RPCError) -> Parameters {
@@ -122,13 +138,14 @@ enum PresentationMethods {
 
         func answer(_ parameters: Parameters) async throws -> PaywallPresentation {
             let handler = ClientPresentationHandler(host: host, registerId: parameters.requestId.value)
-            return try await evaluatingRules(of: superwall) { () async throws(RPCError) in
+            return try await evaluatingRules(of: superwall, order: order) { decided async throws(RPCError) in
                 try await core {
                     try await superwall.getPaywall(
                         placement: parameters.placement.placement,
                         params: parameters.placement.params,
                         overrides: parameters.overrides,
-                        handler: handler
+                        handler: handler,
+                        decided: decided
                     )
                 }
             }

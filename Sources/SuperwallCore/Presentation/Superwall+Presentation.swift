@@ -11,19 +11,25 @@ extension Superwall {
     /// runs the pipeline behind any earlier registers, and answers when the presentation
     /// ends: skipped, dismissed (after the user is done with the paywall) or failed, with
     /// whether the feature is granted.
+    /// `decided` is called once the placement's audiences are decided, or as it starts to wait
+    /// (its turn, the config, the subscription status): a caller that keeps its calls in order
+    /// lets the next one go then.
     public func register(
         placement: String,
         params: [String: JSON] = [:],
         hasFeature: Bool = false,
-        handler: (any PresentationHandler)? = nil
+        handler: (any PresentationHandler)? = nil,
+        decided: (@Sendable () -> Void)? = nil
     ) async throws(SuperwallError) -> PresentationOutcome {
         try await answering { () async throws(SuperwallError) -> PresentationOutcome in
-            let (placementData, flow, alreadyPresented) = try startRegister(
+            var (placementData, flow, alreadyPresented) = try startRegister(
                 placement,
                 params: params,
                 hasFeature: hasFeature,
                 handler: handler
             )
+            placementData.decided = decided
+            if !paywalls.presentationQueue.isEmpty { decided?() }
             await inPresentationQueue {
                 await self.present(placementData, flow: flow, alreadyPresented: alreadyPresented)
             }
@@ -67,13 +73,17 @@ extension Superwall {
     /// SuperwallKit's `getPresentationResult(forPlacement:params:)`: what `register` would
     /// do, without tracking the placement or showing anything. Assignments are confirmed
     /// (and a holdout's occurrence recorded) as SuperwallKit does.
+    /// `decided`: as `register`'s.
     public func presentationResult(
         for placement: String,
-        params: [String: JSON] = [:]
+        params: [String: JSON] = [:],
+        decided: (@Sendable () -> Void)? = nil
     ) async throws(SuperwallError) -> PresentationResult {
         guard session != nil else { throw .notConfigured }
         let event = makeEvent(placement, custom: params, isSuperwallEvent: false)
-        switch await runPipeline(.getPresentationResult, PlacementData(event, sourceType: nil)) {
+        var placementData = PlacementData(event, sourceType: nil)
+        placementData.decided = decided
+        switch await runPipeline(.getPresentationResult, placementData) {
         case .skipped(.placementNotFound): return .placementNotFound
         case .skipped(.noAudienceMatch): return .noAudienceMatch
         case .skipped(.holdout(let experiment)): return .holdout(experiment)
@@ -85,16 +95,19 @@ extension Superwall {
     /// SuperwallKit's `getPaywall`: the paywall for a placement, which the host shows
     /// itself. The session opens at once and is driven like any other (`perform`,
     /// `dismiss`); `handler` hears how it ends. Skips and errors throw.
+    /// `decided`: as `register`'s.
     public func getPaywall(
         placement: String,
         params: [String: JSON] = [:],
         overrides: PaywallOverrides? = nil,
-        handler: (any PresentationHandler)? = nil
+        handler: (any PresentationHandler)? = nil,
+        decided: (@Sendable () -> Void)? = nil
     ) async throws(SuperwallError) -> PaywallPresentation {
         try await answering { () async throws(SuperwallError) -> PaywallPresentation in
             guard session != nil else { throw .notConfigured }
             guard !SuperwallEventNames.all.contains(placement) else { throw .reservedPlacementName(placement) }
             if let overrides {
+                if session?.status == .pending { decided?() }
                 _ = await waitForConfig()
                 if let unknown = overrides.productsByName.values.sorted().first(where: { knownProduct($0) == nil }) {
                     throw .productNotFound(unknown)
@@ -103,6 +116,7 @@ extension Superwall {
             let event = track(placement, ["is_feature_gatable": false], custom: params, isSuperwallEvent: false)
             var placementData = PlacementData(event, sourceType: "getPaywall")
             placementData.overrides = overrides
+            placementData.decided = decided
             switch await runPipeline(.getPaywall, placementData) {
             case .skipped(let reason): throw .paywallSkipped(reason)
             case .failed(let error): throw .presentation(error)
@@ -213,6 +227,8 @@ extension Superwall {
         alreadyPresented: Bool
     ) async -> PipelineEnd {
         if alreadyPresented { return .failed(.alreadyPresented) }
+        // A caller keeping its calls in order lets the next one go before this one waits.
+        if session?.status == .pending || session?.subscriptionStatus == .unknown { placement.decided?() }
         if let error = await waitForConfig() { return .failed(error) }
         guard await waitForSubscriptionStatus(requestedAt: placement.requestedAt) else {
             if kind.tracksOutcome {
@@ -221,7 +237,7 @@ extension Superwall {
             return .failed(.subscriptionStatusTimeout(after: timeouts.subscriptionStatus))
         }
         let decided = audienceSteps(kind, placement)
-        SDKEntry.signal?()
+        placement.decided?()
         switch decided {
         case .ended(let end):
             return end

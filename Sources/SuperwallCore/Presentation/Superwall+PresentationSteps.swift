@@ -12,7 +12,6 @@ extension Superwall {
     /// Waits while the config is loading; nil once it is loaded, `noConfig` if it failed.
     func waitForConfig() async -> PresentationError? {
         while session?.status == .pending {
-            SDKEntry.signal?()
             let ticket = configLoading.waiters.ticket()
             await withCheckedContinuation { configLoading.waiters.park($0, ticket: ticket) }
         }
@@ -30,7 +29,6 @@ extension Superwall {
         if status != .unknown { return true }
         let remaining = timeouts.subscriptionStatus - (ContinuousClock.now - requestedAt)
         guard remaining > .zero else { return false }
-        SDKEntry.signal?()
         return await wait(on: purchases.statusWaiters, within: remaining) { session?.subscriptionStatus == .unknown }
     }
 
