@@ -34,6 +34,7 @@ final class CallbackOutput: MessageOutput, @unchecked Sendable {
     private let returned = Atomic<Int>(0)
 
     var deliveries: Int { returned.load(ordering: .relaxed) }
+    var progressStep: Int { 1 }
 
     private struct State: ~Copyable {
         var pending = Deque<[UInt8]>()
@@ -174,21 +175,14 @@ final class CallbackOutput: MessageOutput, @unchecked Sendable {
     /// A call of the callback that has not returned within this long is stuck.
     static let stuckCallbackLimit: Duration = .seconds(10)
 
-    /// Waits while the callback keeps returning: what is queued reaches a callback that is
-    /// slow, however many messages wait. The wait ends when no call returns within `timeout`
-    /// or `stuckCallbackLimit`, whichever is longer (the callback is stuck).
+    /// Waits `timeout` or `stuckCallbackLimit`, whichever is longer: a call that has not
+    /// returned within that is stuck. The connection waits again while calls return.
     @discardableResult
     func flush(timeout: Duration) -> Bool {
-        let window = max(timeout, Self.stuckCallbackLimit)
-        var seen = deliveries
-        while true {
-            if OutputRoom.wait(until: { !state.withLock({ $0.delivering || !$0.held.isEmpty }) }, within: window) {
-                return true
-            }
-            let now = deliveries
-            guard now != seen else { return false }
-            seen = now
-        }
+        OutputRoom.wait(
+            until: { !state.withLock({ $0.delivering || !$0.held.isEmpty }) },
+            within: max(timeout, Self.stuckCallbackLimit)
+        )
     }
 
     /// Ends the delivery thread, after `flush`: from now on nothing reaches the callback, which

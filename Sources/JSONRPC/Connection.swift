@@ -374,13 +374,27 @@ public final class Connection: Sendable {
         }
         _ = notificationsDone.wait(timeout: .now() + .milliseconds(Int(options.drainTimeout.milliseconds)))
         awaitHandler("end the session") { [handler] in await handler.connectionDidEnd(connection: self) }
-        if !writer.flush(timeout: options.flushTimeout) {
+        if !flushWhileTheClientReads() {
             logger.warning("the client stopped reading; \(options.flushTimeout) passed with output still queued")
         }
         outputFinished.store(true, ordering: .relaxed)
         writer.finish()
         options.trace?.flush()
         return exitStatus
+    }
+
+    /// Flushes the output for as long as the client keeps taking it: each flush deadline that
+    /// passes with `progressStep` more gone out (64 KiB over a pipe, one message to a callback)
+    /// earns another. A large answer reached a slow reader only in part: a 55 MB batch reply
+    /// was cut at 21 MB after the input closed.
+    private func flushWhileTheClientReads() -> Bool {
+        var seen = writer.deliveries
+        while !writer.flush(timeout: options.flushTimeout) {
+            let now = writer.deliveries
+            guard now - seen >= writer.progressStep, !writer.isBroken else { return false }
+            seen = now
+        }
+        return true
     }
 
     /// How long the lane may take, past the drain deadline, to answer what it holds.

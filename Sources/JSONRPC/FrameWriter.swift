@@ -28,6 +28,10 @@ final class FrameWriter: Sendable {
     private let state = Mutex(State())
     /// Set once a write fails (the client closed its end); later frames are dropped.
     private let broken = Atomic<Bool>(false)
+    /// Bytes written so far.
+    private let written = Atomic<Int>(0)
+
+    var deliveries: Int { written.load(ordering: .relaxed) }
 
     private struct State: ~Copyable {
         /// Frames (or the unwritten rest of one, first) waiting for the current writer.
@@ -205,6 +209,7 @@ final class FrameWriter: Sendable {
                     break
                 }
             }
+            written.add(offset, ordering: .relaxed)
             return offset
         }
     }

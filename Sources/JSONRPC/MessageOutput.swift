@@ -22,15 +22,19 @@ protocol MessageOutput: AnyObject, Sendable {
     func readerStarted()
     /// The connection has finished with the output, after its last `flush`.
     func finish()
-    /// How many messages have gone out so far, for a waiter that goes on while output moves.
+    /// How much has gone out so far (bytes over a pipe, messages to a callback), for a waiter
+    /// that goes on while output moves.
     var deliveries: Int { get }
+    /// How much more must go out within a flush deadline for the connection to keep waiting.
+    var progressStep: Int { get }
 }
 
 extension FrameWriter: MessageOutput {
     var isFramed: Bool { true }
 
-    /// A pipe's reader is not waited for past the flush deadline: no count is kept.
-    var deliveries: Int { 0 }
+    /// A reader slower than 64 KiB a flush deadline (32 KiB a second by default) is not
+    /// waited for: one that drips bytes cannot hold the process.
+    var progressStep: Int { 64 << 10 }
 
     func readerStarted() {}
 

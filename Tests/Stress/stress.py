@@ -61,22 +61,27 @@ class Bridge:
 
     def _read(self) -> None:
         assert self.process.stdout is not None
-        buffer = b""
+        buffer = bytearray()
         while True:
             while self.paused.is_set():
                 time.sleep(0.01)
             chunk = self.process.stdout.read(65536)
             if not chunk:
                 break
+            # Split only what a newline completes: a 55 MB answer read a chunk at a time.
             buffer += chunk
-            *complete, buffer = buffer.split(b"\n")
+            complete: list[bytes] = []
+            if b"\n" in chunk:
+                *parts, rest = bytes(buffer).split(b"\n")
+                complete = parts
+                buffer = bytearray(rest)
             with self.condition:
                 self.raw += chunk
                 self.lines.extend(line for line in complete if line.strip())
                 self.condition.notify_all()
         with self.condition:
             if buffer.strip():
-                self.lines.append(buffer)
+                self.lines.append(bytes(buffer))
             self.closed = True
             self.condition.notify_all()
 
