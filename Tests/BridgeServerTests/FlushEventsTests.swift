@@ -5,7 +5,9 @@ import Testing
 
 /// `flushEvents`: the queued events go out at once, not at the next interval.
 @Suite struct FlushEventsTests {
-    @Test func queuedEventsReachEventsJsonlAtOnceAndAreCounted() async throws {
+    /// A bridge configured on a new data directory, with nothing tracked in the background
+    /// (the timer's flushes, the automatic preload) between the flushes a test asks for.
+    private func configured() async -> (InProcessServer, directory: String) {
         let process = await bridgeProcess()
         let directory = temporaryDirectory()
         _ = await call(
@@ -13,10 +15,14 @@ import Testing
             "configure",
             configureParams(
                 directory,
-                // Nothing tracked in the background (the automatic preload) between the flushes.
                 options: ["eventFlushIntervalMs": 86_400_000, "paywalls": ["shouldPreload": false]]
             )
         )
+        return (process, directory)
+    }
+
+    @Test func queuedEventsReachEventsJsonlAtOnceAndAreCounted() async throws {
+        let (process, directory) = await configured()
         _ = await call(process, "setUserAttributes", ["attributes": ["plan": "gold"]])
         let flushed = try #require(await call(process, "flushEvents")?["result"]?["flushed"]?.int64Value)
         #expect(flushed > 0)
@@ -29,16 +35,7 @@ import Testing
 
     /// Ten calls at once each reported the count of the flush they joined: 1,612 for 200 events.
     @Test func callsMadeAtOnceCountEachEventOnce() async throws {
-        let process = await bridgeProcess()
-        let directory = temporaryDirectory()
-        _ = await call(
-            process,
-            "configure",
-            configureParams(
-                directory,
-                options: ["eventFlushIntervalMs": 86_400_000, "paywalls": ["shouldPreload": false]]
-            )
-        )
+        let (process, directory) = await configured()
         for round in 0..<10 {
             for index in 0..<10 {
                 process.client.request(.string("r\(round)-\(index)"), "register", ["placement": "open_coach_chat"])

@@ -120,27 +120,26 @@ import Testing
         #expect(client.eventNames.contains("restore_complete"))
     }
 
-    @Test func aClientThatDisconnectsDuringAPurchaseLeavesNothingWaiting() async throws {
-        var (client, sessionId) = try await Self.showingGatedPaywall()
+    /// The gated paywall up and its purchase (request `buy`) waiting on the client's controller.
+    static func purchaseWaitingOnTheController() async throws -> PaywallClient {
+        var (client, sessionId) = try await showingGatedPaywall()
         client.request(
             "buy",
             "paywall/action",
-            ["sessionId": .string(sessionId), "action": ["type": "purchase", "productId": .string(Self.coach)]]
+            ["sessionId": .string(sessionId), "action": ["type": "purchase", "productId": .string(coach)]]
         )
         _ = try #require(await client.message("purchaseController/purchase"))
-        await client.disconnectAndExpectAPromptExit()
+        return client
+    }
+
+    @Test func aClientThatDisconnectsDuringAPurchaseLeavesNothingWaiting() async throws {
+        try await Self.purchaseWaitingOnTheController().disconnectAndExpectAPromptExit()
     }
 
     /// The user did not cancel: the session ended under the purchase, and SuperwallKit tracks
     /// nothing when the app dies mid-purchase.
     @Test func aPurchaseCutOffByTheEndOfTheSessionIsAnsweredSoAndTracksNoAbandon() async throws {
-        var (client, sessionId) = try await Self.showingGatedPaywall()
-        client.request(
-            "buy",
-            "paywall/action",
-            ["sessionId": .string(sessionId), "action": ["type": "purchase", "productId": .string(Self.coach)]]
-        )
-        _ = try #require(await client.message("purchaseController/purchase"))
+        var client = try await Self.purchaseWaitingOnTheController()
         client.bridge.client.closeWriting()
         let answer = await client.reply(to: "buy")?["result"]?["result"]
         #expect(answer?["type"] == "sessionEnded", "\(String(describing: answer))")

@@ -135,6 +135,16 @@ static void configure(inbox_t *inbox, const char *data_directory, const char *us
     request(inbox, "identify", "identify", params);
 }
 
+/* A bridge configured with `params` on a data directory another bridge held before it: it
+   must open at once. */
+static void open_configured(inbox_t *inbox, const char *name, const char *params) {
+    open_bridge(inbox, name, NULL);
+    request(inbox, "init", "initialize", "{\"protocolVersion\":\"1.0\",\"client\":{\"name\":\"x\",\"version\":\"1\"}}");
+    request(inbox, "configure", "configure", params);
+    check(strstr(answer(inbox, "configure"), "\"configured\"") != NULL, "%s: the data directory did not open: %s",
+          name, answer(inbox, "configure"));
+}
+
 static void *close_bridge(void *inbox) {
     return (void *)(intptr_t)superwall_bridge_close(((inbox_t *)inbox)->bridge);
 }
@@ -243,11 +253,7 @@ int main(int argc, char **argv) {
     /* A bridge opened after it on its data directory (a host's restart) opens it at once and
        finds its user. */
     inbox_t restarted;
-    open_bridge(&restarted, "restarted", NULL);
-    request(&restarted, "init", "initialize", "{\"protocolVersion\":\"1.0\",\"client\":{\"name\":\"x\",\"version\":\"1\"}}");
-    request(&restarted, "configure", "configure", params);
-    check(strstr(answer(&restarted, "configure"), "\"configured\"") != NULL,
-          "restarted: the closed bridge's data directory did not open: %s", answer(&restarted, "configure"));
+    open_configured(&restarted, "restarted", params);
     request(&restarted, "user", "getUserId", "{}");
     check(strstr(answer(&restarted, "user"), "alice") != NULL, "restarted: user is not alice: %s",
           answer(&restarted, "user"));
@@ -270,11 +276,7 @@ int main(int argc, char **argv) {
     close(to_child[0]);
     check(superwall_bridge_close(restarted.bridge) == 0, "restarted: close after end of input is not 0");
     inbox_t reopened;
-    open_bridge(&reopened, "reopened", NULL);
-    request(&reopened, "init", "initialize", "{\"protocolVersion\":\"1.0\",\"client\":{\"name\":\"x\",\"version\":\"1\"}}");
-    request(&reopened, "configure", "configure", params);
-    check(strstr(answer(&reopened, "configure"), "\"configured\"") != NULL,
-          "reopened while a forked child lives: %s", answer(&reopened, "configure"));
+    open_configured(&reopened, "reopened while a forked child lives", params);
     close(to_child[1]);
     int child_status = 0;
     waitpid(child, &child_status, 0);
