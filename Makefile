@@ -273,7 +273,7 @@ dist-check: dist
 
 # The hostile client replayed (about 20 minutes; not part of make test): framing lies, seeded
 # fuzzing, back-pressure under an RSS ceiling, oversized inputs, signals, one large batch, the
-# library's close, closed handles and fork, a planted events file, and a 10-minute soak with
+# library's close, closed handles and fork, planted files, and a 10-minute soak with
 # resets (what history costs). Prints a table.
 stress: release
 	$(PYTHON) Tests/Stress/stress.py $(BIN_RELEASE) --library $(CURDIR)/.build/release/libsuperwall_bridge.so

@@ -85,15 +85,7 @@ import Testing
                 gate.release.wait()
             }
         }
-        let bridge = try EmbeddedBridge(
-            options: EmbeddingOptions(),
-            output: .init(function: output, context: context),
-            closeLimit: .seconds(1)
-        )
-        for id in 1...3 {
-            let message = #"{"jsonrpc":"2.0","id":\#(id),"method":"$/ping"}"#
-            _ = message.withCString { bridge.send(UnsafeRawBufferPointer(start: $0, count: strlen($0))) }
-        }
+        let bridge = try EmbeddedBridge.pinged(3, output: .init(function: output, context: context))
         gate.entered.wait()
         #expect(bridge.close() == EmbeddedBridge.abandoned)
         gate.release.signal()
@@ -121,16 +113,21 @@ import Testing
             Thread.sleep(forTimeInterval: 0.4)
             if text.contains(#""id""#) { count.lock.withLock { count.answers += 1 } }
         }
-        let bridge = try EmbeddedBridge(
-            options: EmbeddingOptions(),
-            output: .init(function: output, context: context),
-            closeLimit: .seconds(1)
-        )
-        for id in 1...8 {
+        let bridge = try EmbeddedBridge.pinged(8, output: .init(function: output, context: context))
+        #expect(bridge.close() == 0)
+        #expect(count.lock.withLock { count.answers } == 8)
+    }
+}
+
+extension EmbeddedBridge {
+    /// A bridge whose close gives up after a second with no call of `output` returning, sent
+    /// `count` pings (ids 1...count) before it was initialized.
+    static func pinged(_ count: Int, output: Output) throws -> EmbeddedBridge {
+        let bridge = try EmbeddedBridge(options: EmbeddingOptions(), output: output, closeLimit: .seconds(1))
+        for id in 1...count {
             let message = #"{"jsonrpc":"2.0","id":\#(id),"method":"$/ping"}"#
             _ = message.withCString { bridge.send(UnsafeRawBufferPointer(start: $0, count: strlen($0))) }
         }
-        #expect(bridge.close() == 0)
-        #expect(count.lock.withLock { count.answers } == 8)
+        return bridge
     }
 }

@@ -1,5 +1,6 @@
 """The edges a user meets, replayed for `make stress`: one large batch, the in-process library's
-close, closed handles and fork, a planted events file, and what history costs over a long run.
+close, closed handles and fork, and what history costs over a long run (a planted events file
+is among stress.py's hostile storage).
 Imported by stress.py, whose Bridge, Tally and helpers these share."""
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import threading
 import time
 from typing import Any
 
-from stress import ANSWER_BOUND, PING, Bridge, Tally, configured, initialize, request, valid_frames
+from stress import ANSWER_BOUND, PING, Bridge, Tally, configured, initialize, request
 
 
 def vm_kib(pid: int, field: str) -> int:
@@ -242,29 +243,6 @@ def in_process(library_path: str) -> Tally:
     kept = (samples[1] - samples[0]) / (cycles - 1 - cycles // 3)
     tally.note(f"open/configure/register/close cycles keep {kept:.1f} KiB each after the first {cycles // 3}")
     tally.peak_rss_kib = max(tally.peak_rss_kib, vm_kib(os.getpid(), "VmHWM"))
-    return tally
-
-
-# ---- planted events file ----
-
-def planted_events_file(binary: str) -> Tally:
-    """A link planted as events.jsonl fails configure (dataDirectoryUnusable), its target untouched."""
-    tally = Tally("planted events file")
-    tally.tries += 1
-    directory = tempfile.mkdtemp(prefix="stress-events-link-")
-    victim = os.path.join(tempfile.mkdtemp(prefix="stress-victim-"), "victim")
-    with open(victim, "w") as file:
-        file.write("victim\n")
-    os.symlink(victim, os.path.join(directory, "events.jsonl"))
-    bridge, answer = configured(binary, directory)
-    kind = (((answer or {}).get("result") or {}).get("error") or {}).get("data", {}).get("kind")
-    if kind != "dataDirectoryUnusable":
-        tally.wrong += 1
-        tally.note(f"configure answered {answer}")
-    with open(victim) as file:
-        if file.read() != "victim\n":
-            tally.lost += 1
-    bridge.finish(tally)
     return tally
 
 

@@ -482,7 +482,7 @@ def hostile_storage(binary: str) -> Tally:
     fresh install."""
     tally = Tally("hostile storage")
     for name in ["bridge.lock", "superwall.sqlite", "superwall.sqlite-wal", "superwall.sqlite-placements-0",
-                 "superwall.sqlite-placements-1"]:
+                 "superwall.sqlite-placements-1", "events.jsonl"]:
         tally.tries += 1
         directory = tempfile.mkdtemp(prefix="stress-link-")
         victim = os.path.join(tempfile.mkdtemp(prefix="stress-victim-"), "victim")
@@ -613,7 +613,6 @@ def main() -> int:
         ("hostile storage", lambda: hostile_storage(arguments.binary)),
         ("floods", lambda: floods(arguments.binary)),
         ("large batch", lambda: edges.large_batches(arguments.binary, [int(n) for n in arguments.batch_sizes.split(",")])),
-        ("planted events file", lambda: edges.planted_events_file(arguments.binary)),
         *([("in-process", lambda: edges.in_process(arguments.library))] if arguments.library else []),
         ("growth", lambda: edges.growth(arguments.binary, arguments.soak_seconds, arguments.resets, arguments.seed)),
     ]:
