@@ -298,9 +298,12 @@ def growth(binary: str, soak_seconds: float, resets: int, seed: int) -> Tally:
             index += 1
         tally.tries += 20
         last = json.dumps(ids[-1]).encode()
-        if not bridge.wait_for(lambda lines: any(last in line for line in lines[-40:]), bound=60):
+        window_started = time.monotonic()
+        # A register's handler notifications come beside the answers: the whole window's lines.
+        if not bridge.wait_for(lambda lines: any(last in line for line in lines), bound=60):
             tally.hangs += 1
-            tally.note(f"window ending {ids[-1]} unanswered after 60 s")
+            waited = time.monotonic() - window_started
+            tally.note(f"window ending {ids[-1]} ({method}) unanswered after {waited:.1f} s")
         with bridge.condition:
             del bridge.lines[:-100]
             bridge.raw.clear()

@@ -39,7 +39,7 @@ class Tally:
     notes: list[str] = field(default_factory=list)
 
     def note(self, text: str) -> None:
-        if len(self.notes) < 5:
+        if len(self.notes) < 12:
             self.notes.append(text)
 
 
