@@ -59,33 +59,3 @@ import Testing
         #expect(await server.waitForExit() == 0)
     }
 }
-
-/// A large answer left after the input closed reaches a client that keeps reading, however
-/// slowly it reads past the flush deadline: a 55 MB batch reply was cut at 21 MB.
-@Suite struct FlushAtTheEndTests {
-    @Test func aClientStillReadingGetsAnAnswerThatTakesLongerThanTheFlushDeadline() async throws {
-        var options = Connection.Options()
-        options.flushTimeout = .milliseconds(100)
-        let server = await initializedServer(options: options)
-        let payload = String(repeating: "x", count: 2 << 20)
-        server.client.request(1, "echo", [.string(payload)])
-        server.client.closeWriting()
-        // 128 KiB every 60 ms: about 1 s for the answer, ten flush deadlines.
-        var received: [UInt8] = []
-        var chunk = [UInt8](repeating: 0, count: 128 << 10)
-        let deadline = ContinuousClock.now + .seconds(60)
-        while received.last != UInt8(ascii: "\n"), ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(60))
-            var descriptor = pollfd(fd: server.client.readDescriptor, events: Int16(POLLIN), revents: 0)
-            guard poll(&descriptor, 1, 0) > 0 else { continue }
-            let count = read(server.client.readDescriptor, &chunk, chunk.count)
-            guard count > 0 else { break }
-            received += chunk[..<count]
-        }
-        let lines = received.split(separator: UInt8(ascii: "\n"))
-        #expect(lines.count == 1)
-        let answer = try JSONDecoding.decode(Array(lines.first ?? []))
-        #expect(answer["result"]?.arrayValue?.first?.stringValue?.count == payload.count)
-        #expect(await server.waitForExit() == 0)
-    }
-}
