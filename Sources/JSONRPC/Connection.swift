@@ -310,7 +310,7 @@ public final class Connection: Sendable {
     /// callback, which must not wait for the connection to end.
     public var ownsTheCallingThread: Bool { BridgeThread.isOwned(by: writer) }
 
-    /// How many messages have reached the host's callback so far (in-process; 0 over a pipe).
+    /// How much output has gone out so far: messages to a host's callback, bytes to a pipe.
     public var outputDeliveries: Int { writer.deliveries }
 
     /// `exit` arrived, or `stopReading()` was called.

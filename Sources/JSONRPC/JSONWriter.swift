@@ -89,18 +89,6 @@ public struct JSONWriter {
         bytes.append(UInt8(ascii: "}"))
     }
 
-    /// An array of values each already JSON text (a batch's responses).
-    public static func array(ofTexts elements: [[UInt8]]) -> [UInt8] {
-        var writer = JSONWriter(reservingCapacity: elements.reduce(2) { $0 + $1.count + 1 })
-        writer.bytes.append(UInt8(ascii: "["))
-        for (index, element) in elements.enumerated() {
-            if index > 0 { writer.bytes.append(UInt8(ascii: ",")) }
-            writer.bytes.append(contentsOf: element)
-        }
-        writer.bytes.append(UInt8(ascii: "]"))
-        return writer.bytes
-    }
-
     /// A value never ends in `{`, so the object's first member is the one that follows it.
     private mutating func writeKey(_ key: StaticString) {
         if bytes.last != UInt8(ascii: "{") { bytes.append(UInt8(ascii: ",")) }

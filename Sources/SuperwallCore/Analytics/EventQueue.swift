@@ -132,17 +132,17 @@ actor EventQueue {
 
     /// How many events this queue has delivered since it started.
     private(set) var deliveredCount = 0
-    /// How many of them a `flushEvents` call has answered for already.
+    /// How many of them `flushEvents` calls have answered for already.
     private var claimedCount = 0
     /// Whether the last batch failed: the first failure of a run is said at the default level.
     private var failing = false
 
-    /// How many events were delivered since `mark` (a reading of `deliveredCount`) that no
-    /// earlier claim counted: calls that joined one flush share its events, each counted once.
-    func claimDelivered(since mark: Int) -> Int {
-        let from = max(claimedCount, mark)
-        claimedCount = max(claimedCount, deliveredCount)
-        return max(0, deliveredCount - from)
+    /// How many events were delivered that no earlier claim counted: of calls made at once,
+    /// each event is counted by one. (Counting from each call's own start lost the events of
+    /// a flush whose caller claimed after a later caller.)
+    func claimDelivered() -> Int {
+        defer { claimedCount = deliveredCount }
+        return deliveredCount - claimedCount
     }
 
     private func send() async {

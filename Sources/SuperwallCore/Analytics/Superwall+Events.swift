@@ -55,15 +55,14 @@ extension Superwall {
     }
 
     /// `flushEvents`: sends the queued events now, to the collector or `events.jsonl`, waiting
-    /// at most `limit`, and answers how many went out meanwhile (a flush already under way
-    /// counts); what is not sent stays queued on disk. Of calls made at once, each event is
-    /// counted by one.
+    /// at most `limit`, and answers how many went out since the last call answered (a flush
+    /// already under way counts); what is not sent stays queued on disk. Of calls made at
+    /// once, each event is counted by one.
     public func flushQueuedEvents(within limit: Duration) async throws(SuperwallError) -> Int {
         guard session != nil, let queue = tracking.queue else { throw .notConfigured }
         try commitTracked()
-        let delivered = await queue.deliveredCount
         await flushEvents(within: limit)
-        return await queue.claimDelivered(since: delivered)
+        return await queue.claimDelivered()
     }
 
     /// How many queued events were dropped unsent (the queue's bound, refused by the collector).

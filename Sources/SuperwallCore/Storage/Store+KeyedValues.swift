@@ -6,10 +6,13 @@ import GRDBSQLite
 /// removes the user's scope in one statement).
 extension Store {
     public func value<Value>(_ key: StorageKey<Value>) throws -> Value? {
-        let data = try database.read { db in
-            try Data.fetchOne(db, sql: "SELECT value FROM keyedValue WHERE key = ?", arguments: [key.name])
-        }
-        guard let data else { return nil }
+        try database.read { db in try Self.value(key, in: db) }
+    }
+
+    /// `key`'s value as `db` holds it (inside a transaction of the caller's).
+    static func value<Value>(_ key: StorageKey<Value>, in db: Database) throws -> Value? {
+        guard let data = try Data.fetchOne(db, sql: "SELECT value FROM keyedValue WHERE key = ?", arguments: [key.name])
+        else { return nil }
         return try JSONDecoder().decode(Value.self, from: data)
     }
 
@@ -93,12 +96,7 @@ extension Store {
     /// be): no rule reads them again and nothing will send them. The newest row stays, so that
     /// SQLite never hands its id out again behind the queue's position.
     static func pruneForgottenPlacements(in db: Database) throws {
-        let position =
-            try Data.fetchOne(
-                db,
-                sql: "SELECT value FROM keyedValue WHERE key = ?",
-                arguments: [StorageKey<Int64>.eventQueuePosition.name]
-            ).flatMap { try? JSONDecoder().decode(Int64.self, from: $0) } ?? 0
+        let position = (try? value(.eventQueuePosition, in: db)) ?? 0
         // Each by its own index: the forgotten rows up to the position, and those never to be
         // sent, not every forgotten row still waiting to go out.
         try db.execute(
