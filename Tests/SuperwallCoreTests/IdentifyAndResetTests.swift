@@ -71,18 +71,18 @@ import Testing
         try await store.database.write { db in
             try db.execute(
                 sql:
-                    "CREATE TRIGGER refuse BEFORE INSERT ON keyedValue WHEN NEW.key = 'userAttributes' BEGIN SELECT RAISE(ABORT, 'refused'); END"
+                    "CREATE TRIGGER refuse BEFORE DELETE ON userAttribute BEGIN SELECT RAISE(ABORT, 'refused'); END"
             )
         }
         await #expect(throws: SuperwallError.self) { try await superwall.identify(userId: "user_2") }
         #expect(try store.value(.appUserId) == "user_1")
-        #expect(try store.value(.userAttributes)?["plan"] == "pro")
+        #expect(try store.userAttributes()["plan"] == "pro")
         #expect(try store.assignments() == assignmentsBefore)
         #expect(try await superwall.identity().appUserId == "user_1")
         try await store.database.write { db in try db.execute(sql: "DROP TRIGGER refuse") }
         #expect(try await superwall.identify(userId: "user_2").appUserId == "user_2")
         #expect(try store.value(.appUserId) == "user_2")
-        #expect(try store.value(.userAttributes)?["plan"] == nil)
+        #expect(try store.userAttributes()["plan"] == nil)
     }
 
     @Test func anEmptyUserIdIsRefused() async throws {

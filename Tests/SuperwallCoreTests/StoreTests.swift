@@ -10,9 +10,9 @@ import Testing
         let store = try Store()
         #expect(try store.value(.aliasId) == nil)
         try store.set("$SuperwallAlias:A", for: .aliasId)
-        try store.set(["plan": "pro", "n": 1.5], for: .userAttributes)
+        try store.set(["mixpanelDistinctId": "m", "n": 1.5], for: .integrationAttributes)
         #expect(try store.value(.aliasId) == "$SuperwallAlias:A")
-        #expect(try store.value(.userAttributes) == ["plan": "pro", "n": 1.5])
+        #expect(try store.value(.integrationAttributes) == ["mixpanelDistinctId": "m", "n": 1.5])
         try store.set("$SuperwallAlias:B", for: .aliasId)
         #expect(try store.value(.aliasId) == "$SuperwallAlias:B")
         try store.remove(.aliasId)
@@ -27,8 +27,10 @@ import Testing
         for name in ["app_install", "app_launch", "campaign_trigger", "session_start"] {
             store.logPlacement(name, at: now, params: [:])
         }
+        try store.setUserAttributes(["plan": "pro"], replacing: [:])
         try store.resetUser()
         #expect(try store.value(.appUserId) == nil)
+        #expect(try store.userAttributes() == [:])
         #expect(try store.value(.didTrackAppInstall) == true)
         #expect(try store.placementNames() == ["app_install", "app_launch"])
     }
@@ -98,5 +100,43 @@ import Testing
         try reopened.resetUser()
         #expect(try reopened.placementCount(named: "paywall_open", since: nil, until: base.addingTimeInterval(60)) == 0)
         #expect(try reopened.placementCount(named: "app_launch", since: nil, until: base.addingTimeInterval(60)) == 1)
+    }
+
+    @Test func aChangeOfOneAttributeWritesOneRowHoweverManyAreHeld() throws {
+        let store = try Store()
+        var attributes = Dictionary(uniqueKeysWithValues: (0..<5_000).map { ("k\($0)", JSON.string("v\($0)")) })
+        try store.setUserAttributes(attributes, replacing: [:])
+        let stored = attributes
+        attributes["k7"] = .int(7)
+        attributes["new"] = .array([true, nil, 1.5, ["nested": "x"]])
+        attributes["k9"] = nil
+        let rowsChanged = try store.database.write { db in
+            let before = db.totalChangesCount
+            try Store.Changes(db).setUserAttributes(attributes, replacing: stored)
+            return db.totalChangesCount - before
+        }
+        #expect(rowsChanged == 3)
+        #expect(try store.userAttributes() == attributes)
+    }
+
+    @Test func attributesStoredWholeByAnEarlierVersionAreKeptAsRows() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("attributes-\(UUID().uuidString).sqlite")
+            .path
+        do {
+            let queue = try DatabaseQueue(path: path)
+            try Store.migrator.migrate(queue, upTo: "v7: forgotten placements indexed")
+            try queue.write { db in
+                try db.execute(
+                    sql: "INSERT INTO keyedValue (key, scope, value) VALUES ('userAttributes', 'user', ?)",
+                    arguments: [Data(#"{"plan":"pro","seats":3,"tags":["a","b"]}"#.utf8)]
+                )
+            }
+        }
+        let store = try Store(path: path)
+        #expect(try store.userAttributes() == ["plan": "pro", "seats": 3, "tags": ["a", "b"]])
+        let leftWhole = try store.database.read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM keyedValue WHERE key = 'userAttributes'")
+        }
+        #expect(leftWhole == 0)
     }
 }

@@ -177,7 +177,7 @@ extension Superwall {
                     configError: nil,
                     config: nil,
                     identity: identity,
-                    userAttributes: try store.value(.userAttributes) ?? [:],
+                    userAttributes: try store.userAttributes(),
                     integrationAttributes: try store.value(.integrationAttributes) ?? [:],
                     appInstalledAt: appInstalledAt,
                     deviceFacts: facts,
@@ -187,7 +187,7 @@ extension Superwall {
             let stored = session.userAttributes
             session.userAttributes = identityAttributes(session, merging: stored)
             // Written only when they changed: a restart on a full disk opens what it has.
-            if session.userAttributes != stored { try store.set(session.userAttributes, for: .userAttributes) }
+            if session.userAttributes != stored { try store.setUserAttributes(session.userAttributes, replacing: stored) }
             return session
         }
     }

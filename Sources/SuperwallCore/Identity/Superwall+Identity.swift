@@ -21,6 +21,7 @@ extension Superwall {
             guard var current = session else { throw .notConfigured }
             guard let userId = Identity.normalizedUserId(userId) else { throw .invalidUserId }
             if current.identity.appUserId == userId { return current.identity }
+            let storedAttributes = current.userAttributes
             let switching = current.identity.appUserId != nil
             if switching { current = anonymized(current) }
             current.identity.appUserId = userId
@@ -40,7 +41,10 @@ extension Superwall {
                         )
                     }
                     try save(updated.identity, in: changes)
-                    try changes.set(updated.userAttributes, for: .userAttributes)
+                    try changes.setUserAttributes(
+                        updated.userAttributes,
+                        replacing: switching ? [:] : storedAttributes
+                    )
                 }
             }
             session = updated
@@ -101,7 +105,7 @@ extension Superwall {
             try updated.store.changing { changes in
                 try changes.resetUser()
                 try save(updated.identity, in: changes)
-                try changes.set(updated.userAttributes, for: .userAttributes)
+                try changes.setUserAttributes(updated.userAttributes, replacing: [:])
             }
         }
         session = updated
@@ -190,6 +194,7 @@ extension Superwall {
     public func setUserAttributes(_ changes: [String: JSON?]) throws(SuperwallError) -> [String: JSON] {
         try answeringWithoutSuspending { () throws(SuperwallError) -> [String: JSON] in
             guard var current = session else { throw .notConfigured }
+            let stored = current.userAttributes
             let installedAt = ISO8601.string(from: current.appInstalledAt)
             current.userAttributes = UserAttributes.merge(
                 changes,
@@ -201,7 +206,7 @@ extension Superwall {
             )
             try Self.checkTotal(of: current.userAttributes)
             let updated = current
-            try persisting { try updated.store.set(updated.userAttributes, for: .userAttributes) }
+            try persisting { try updated.store.setUserAttributes(updated.userAttributes, replacing: stored) }
             session = updated
             track("user_attributes", ["application_installed_at": .string(installedAt)], custom: updated.userAttributes)
             return updated.userAttributes

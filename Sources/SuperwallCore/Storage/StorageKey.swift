@@ -22,15 +22,14 @@ public struct StorageKey<Value: Codable & Sendable>: Sendable {
 }
 
 extension StorageKey {
-    // The user's identity and attributes (SuperwallKit `CacheKeys.swift` names in comments).
+    // The user's identity (SuperwallKit `CacheKeys.swift` names in comments); the user's own
+    // attributes are a table of their own (`Store+UserAttributes`).
     /// `store.aliasId`
     static var aliasId: StorageKey<String> { .init("aliasId", scope: .user) }
     /// `store.appUserId`
     static var appUserId: StorageKey<String> { .init("appUserId", scope: .user) }
     /// `store.seed`
     static var seed: StorageKey<Int> { .init("seed", scope: .user) }
-    /// `store.userAttributes`
-    static var userAttributes: StorageKey<[String: JSON]> { .init("userAttributes", scope: .user) }
     /// `store.IntegrationAttributes`
     static var integrationAttributes: StorageKey<[String: JSON]> { .init("integrationAttributes", scope: .user) }
     /// `store.didTrackFirstSeen.v2`

@@ -60,6 +60,7 @@ extension Store {
                 sql: "DELETE FROM keyedValue WHERE scope = ?",
                 arguments: [StorageKey<Bool>.Scope.user.rawValue]
             )
+            try db.execute(sql: "DELETE FROM userAttribute")
             // Before the last forgotten row, every row left is install history: the rows since
             // it are all a reset has to mark.
             try db.execute(

@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// The schema, one migration per change, applied in order when a store opens.
@@ -88,6 +89,13 @@ extension Store {
                     CREATE INDEX placementForgottenUnqueued ON placement (id) WHERE forgotten = 1 AND queued = 0;
                     """
             )
+        }
+        migrator.registerMigration("v8: user attributes a row each") { db in
+            try db.execute(sql: "CREATE TABLE userAttribute (key TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID")
+            if let whole = try Data.fetchOne(db, sql: "SELECT value FROM keyedValue WHERE key = 'userAttributes'") {
+                try Changes(db).setUserAttributes(try JSONDecoder().decode([String: JSON].self, from: whole), replacing: [:])
+                try db.execute(sql: "DELETE FROM keyedValue WHERE key = 'userAttributes'")
+            }
         }
         return migrator
     }
