@@ -120,8 +120,10 @@ import Testing
     }
 
     @Test func attributesStoredWholeByAnEarlierVersionAreKeptAsRows() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("attributes-\(UUID().uuidString).sqlite")
-            .path
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "attributes-\(UUID().uuidString).sqlite"
+        )
+        .path
         do {
             let queue = try DatabaseQueue(path: path)
             try Store.migrator.migrate(queue, upTo: "v7: forgotten placements indexed")

@@ -187,7 +187,9 @@ extension Superwall {
             let stored = session.userAttributes
             session.userAttributes = identityAttributes(session, merging: stored)
             // Written only when they changed: a restart on a full disk opens what it has.
-            if session.userAttributes != stored { try store.setUserAttributes(session.userAttributes, replacing: stored) }
+            if session.userAttributes != stored {
+                try store.setUserAttributes(session.userAttributes, replacing: stored)
+            }
             return session
         }
     }

@@ -93,7 +93,10 @@ extension Store {
         migrator.registerMigration("v8: user attributes a row each") { db in
             try db.execute(sql: "CREATE TABLE userAttribute (key TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID")
             if let whole = try Data.fetchOne(db, sql: "SELECT value FROM keyedValue WHERE key = 'userAttributes'") {
-                try Changes(db).setUserAttributes(try JSONDecoder().decode([String: JSON].self, from: whole), replacing: [:])
+                try Changes(db).setUserAttributes(
+                    try JSONDecoder().decode([String: JSON].self, from: whole),
+                    replacing: [:]
+                )
                 try db.execute(sql: "DELETE FROM keyedValue WHERE key = 'userAttributes'")
             }
         }

@@ -27,7 +27,8 @@ extension Store.Changes {
     /// the change begins) and deletes those it no longer has.
     public func setUserAttributes(_ attributes: [String: JSON], replacing stored: [String: JSON]) throws {
         let upsert = try db.cachedStatement(
-            sql: "INSERT INTO userAttribute (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"
+            sql:
+                "INSERT INTO userAttribute (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value"
         )
         for (key, value) in attributes where stored[key] != value {
             try upsert.execute(arguments: [key, Data(value.jsonText.utf8)])
