@@ -1,4 +1,5 @@
 import JSONRPC
+import SuperwallCore
 
 /// Who the client said it is at `initialize`, and what it can do.
 public struct ClientInfo: Sendable, Equatable {
@@ -52,7 +53,7 @@ public struct ClientInfo: Sendable, Equatable {
             for name in declared.members.keys.sorted() where !Self.capabilityNames.contains(name) {
                 let path = "params.capabilities.\(name.prefix(64))"
                 let suggestion =
-                    Self.capabilityNames.first { Self.isNearly(name, $0) }.map { " Did you mean \($0)?" } ?? ""
+                    NearestName.among(Self.capabilityNames, to: name).map { " Did you mean \($0)?" } ?? ""
                 warnings.append(
                     ConfigureKeys.Warning(
                         path: path,
@@ -66,21 +67,6 @@ public struct ClientInfo: Sendable, Equatable {
     static let capabilityNames = [
         "purchaseController", "paywallPresenter", "customCallbacks", "delegate", "paywallPreloader", "testModeUI",
     ]
-
-    /// Whether `typed` is `name` with at most two letters changed, added or removed, case aside.
-    private static func isNearly(_ typed: String, _ name: String) -> Bool {
-        let (a, b) = (Array(typed.lowercased().utf8), Array(name.lowercased().utf8))
-        guard abs(a.count - b.count) <= 2, a.count < 64 else { return false }
-        var previous = Array(0...b.count)
-        for (i, x) in a.enumerated() {
-            var current = [i + 1]
-            for (j, y) in b.enumerated() {
-                current.append(Swift.min(previous[j + 1] + 1, current[j] + 1, previous[j] + (x == y ? 0 : 1)))
-            }
-            previous = current
-        }
-        return previous[b.count] <= 2
-    }
 
     /// A client of the same major version: minor versions only add methods, fields and
     /// notifications, which a client ignores when it does not know them.

@@ -134,6 +134,9 @@ public actor Superwall {
         public var testMode: TestModeReason?
         /// The data directory the session opened.
         public var dataDirectory: String?
+        /// What the config in use left out or cannot do: elements dropped, rules that do not
+        /// compile, keys no decoder reads (see `Config.problems` and `ignoredMembers`).
+        public var configProblems: [ConfigProblem] = []
     }
 
     /// Whether an audience rule of the config in use calls `matches()`: the one part of a

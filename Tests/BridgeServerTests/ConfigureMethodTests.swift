@@ -221,4 +221,36 @@ import Testing
         let plain = await call(process, "configure", configureParams(temporaryDirectory()))?["result"]
         #expect(plain?["warnings"] == [])
     }
+
+    @Test func aConfigKeyNoDecoderReadsIsAWarningOfTheConfigure() async throws {
+        let directory = temporaryDirectory()
+        let file = URL(fileURLWithPath: directory).appendingPathComponent("config.json")
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let demo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent("config/demo.json")
+        var config = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: demo)) as? [String: Any])
+        config["trigger_optoins"] = []
+        try JSONSerialization.data(withJSONObject: config).write(to: file)
+        let process = await bridgeProcess()
+        let result = await call(
+            process,
+            "configure",
+            [
+                "apiKey": "pk_test",
+                "options": [
+                    "configSource": ["type": "file", "path": .string(file.path)],
+                    "dataDirectory": .string(directory + "/data"),
+                ],
+            ]
+        )?["result"]
+        #expect(result?["configurationStatus"] == "configured")
+        #expect(
+            result?["warnings"] == [
+                [
+                    "path": "$.trigger_optoins",
+                    "message": "unknown key \"trigger_optoins\" is ignored; did you mean \"trigger_options\"?",
+                ]
+            ]
+        )
+    }
 }

@@ -48,6 +48,29 @@ import Testing
         #expect(lines.contains { $0.hasPrefix("\(path):$.products_v3[3]: dropped") })
     }
 
+    @Test func aMisspeltKeyIsAWarningNamingTheKeyMeantAndTheFileStaysValid() async throws {
+        let path = try configFile { config in
+            config["trigger_optoins"] = []
+            var triggers = config["trigger_options"] as! [[String: Any]]
+            var rules = triggers[0]["rules"] as! [[String: Any]]
+            rules[0]["expresion_cel"] = rules[0].removeValue(forKey: "expression_cel") ?? "true"
+            triggers[0]["rules"] = rules
+            config["trigger_options"] = triggers
+        }
+        let result = try await runBridge(["validate", path])
+        #expect(result.status == 0)
+        #expect(
+            result.stdout.contains(
+                "\(path):$.trigger_optoins: warning: unknown key \"trigger_optoins\" is ignored; did you mean \"trigger_options\"?"
+            )
+        )
+        #expect(
+            result.stdout.contains(
+                "\(path):$.trigger_options[0].rules[0].expresion_cel: warning: unknown key \"expresion_cel\" is ignored; did you mean \"expression_cel\"?"
+            )
+        )
+    }
+
     /// A file that is not JSON gets the line and column in plain words, not Foundation's
     /// "expected Array<Any>" with no position.
     @Test func aFileThatIsNotJSONGetsTheLineAndColumnInPlainWords() async throws {

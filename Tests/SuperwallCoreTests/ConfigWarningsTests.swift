@@ -80,7 +80,7 @@ import Testing
         let found = try await warnings(triggers) { object in
             var products = object["products_v3"] as? [[String: Any]] ?? []
             var unused = products.first ?? [:]
-            unused["composite_id"] = "unused:composite"
+            unused["sw_composite_product_id"] = "unused:composite"
             if var store = unused["store_product"] as? [String: Any] {
                 store["product_identifier"] = "com.example.unused"
                 unused["store_product"] = store

@@ -44,6 +44,27 @@ import Testing
         #expect(rule.message.hasPrefix("the rule does not compile"))
     }
 
+    @Test func aRefreshNamesEachKeyNoDecoderReadsWithTheKeyMeant() async throws {
+        let before = try await presentationConfig([
+            placement("gate", [audience("exp-gate", rule: "user.plan == \"pro\"", variants: [holdout("h")])])
+        ])
+        let source = MutableConfigSource(before)
+        let harness = try await PresentationHarness.make(before, source: source)
+        source.body = try edited(before) { config in
+            var triggers = config["trigger_options"] as! [[String: Any]]
+            var rules = triggers[0]["rules"] as! [[String: Any]]
+            rules[0]["expresion_cel"] = rules[0].removeValue(forKey: "expression_cel")
+            triggers[0]["rules"] = rules
+            config["trigger_options"] = triggers
+        }
+        let report = try await harness.superwall.refreshConfiguration()
+        #expect(
+            report.warnings.map(\.description).contains(
+                "$.trigger_options[0].rules[0].expresion_cel: unknown key \"expresion_cel\" is ignored; did you mean \"expression_cel\"?"
+            )
+        )
+    }
+
     private func diff(added: [String], changed: [String], removed: [String]) -> ConfigDiff {
         var diff = ConfigDiff()
         (diff.added, diff.changed, diff.removed) = (added, changed, removed)

@@ -22,6 +22,9 @@ enum ConfigurationMethods {
                             + outcome.storeProblems.map { problem in
                                 ConfigureKeys.Warning(path: "options.dataDirectory", message: problem).jsonValue
                             }
+                            + outcome.configProblems.map { problem in
+                                ConfigureKeys.Warning(path: problem.path, message: problem.message).jsonValue
+                            }
                     ),
                     "testMode": [
                         "active": .bool(outcome.testMode != nil),
@@ -69,6 +72,14 @@ enum ConfigurationMethods {
             context.entryOrder.opener(for: .configure)?()
             let outcome = try await offTheReader { try await core { try await superwall.finishConfiguring(start) } }
             if let error = outcome.error, case .apiKeyMismatch = error { throw error.rpcError }
+            for problem in outcome.configProblems.prefix(10) {
+                context.logger.warning("configure: the config is in use, but \(problem)")
+            }
+            if outcome.configProblems.count > 10 {
+                context.logger.warning(
+                    "configure: the config has \(outcome.configProblems.count - 10) more problems: see configure's warnings"
+                )
+            }
             return Answer(outcome: outcome, warnings: configure.warnings)
         }
     }

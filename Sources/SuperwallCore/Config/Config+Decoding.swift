@@ -135,13 +135,19 @@ extension ConfigDecodingError {
     }
 }
 
-/// Collects what lossy arrays drop during one decode.
+/// Collects what one decode leaves out: the elements lossy arrays drop, and the members no
+/// decoder reads (`ignoredMembers`).
 final class DroppedElementLog: Sendable {
     static let key = CodingUserInfoKey(rawValue: "superwall.droppedElements")!
-    private let storage = Mutex<(elements: [ConfigProblem], pathPrefix: String)>(([], "$"))
+    private let storage = Mutex<(elements: [ConfigProblem], ignored: [ConfigProblem], pathPrefix: String)>(
+        ([], [], "$")
+    )
 
     var elements: [ConfigProblem] { storage.withLock { $0.elements } }
-    var count: Int { storage.withLock { $0.elements.count } }
+    var ignoredMembers: [ConfigProblem] { storage.withLock { $0.ignored } }
+    /// Both kinds: an element that left anything out is decoded again on reuse, so that it is
+    /// reported again.
+    var count: Int { storage.withLock { $0.elements.count + $0.ignored.count } }
 
     /// Where the part being decoded is in the whole config: the `$` of its coding paths.
     var pathPrefix: String {
@@ -151,6 +157,10 @@ final class DroppedElementLog: Sendable {
 
     func record(_ element: ConfigProblem) {
         storage.withLock { $0.elements.append(element) }
+    }
+
+    func recordIgnored(_ member: ConfigProblem) {
+        storage.withLock { $0.ignored.append(member) }
     }
 
     static func of(_ decoder: any Decoder) -> DroppedElementLog? {

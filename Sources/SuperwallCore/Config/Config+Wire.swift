@@ -21,7 +21,13 @@ struct ConfigHeader: Decodable {
     var testModeUserIds: [TestModeUserId]
     var requestId: String?
 
-    private enum Keys: String, CodingKey {
+    private enum Keys: String, ConfigObjectKeys {
+        /// The large arrays, read on their own (`ConfigReader`), and what the Superwall API
+        /// sends that neither SuperwallKit nor the bridge reads.
+        static let unread = [
+            "trigger_options", "paywall_responses", "products_v3", "paywalls", "postback", "product_identifier_groups",
+            "tests", "ts",
+        ]
         case buildId = "build_id"
         case logLevel = "log_level"
         case appSessionTimeoutMs = "app_session_timeout_ms"
@@ -53,6 +59,7 @@ struct ConfigHeader: Decodable {
     }
 
     init(from decoder: any Decoder) throws {
+        decoder.noteIgnoredMembers(besides: Keys.self)
         let container = try decoder.container(keyedBy: Keys.self)
         buildId = try container.decode(String.self, forKey: .buildId)
         logLevel = try container.decode(Int.self, forKey: .logLevel)
@@ -74,12 +81,16 @@ struct ConfigHeader: Decodable {
 }
 
 extension Trigger: Decodable {
-    private enum Keys: String, CodingKey {
+    private enum Keys: String, ConfigObjectKeys {
+        /// Sent by the Superwall API, read by neither SuperwallKit nor the bridge.
+        static let unread = ["trigger_version"]
+
         case eventName = "event_name"
         case rules
     }
 
     public init(from decoder: any Decoder) throws {
+        decoder.noteIgnoredMembers(besides: Keys.self)
         let container = try decoder.container(keyedBy: Keys.self)
         placementName = try container.decode(String.self, forKey: .eventName)
         audiences = try container.decode([Audience].self, forKey: .rules)
@@ -87,7 +98,10 @@ extension Trigger: Decodable {
 }
 
 extension Audience: Decodable {
-    private enum Keys: String, CodingKey {
+    private enum Keys: String, ConfigObjectKeys {
+        /// Sent by the Superwall API, read by neither SuperwallKit nor the bridge.
+        static let unread = ["expression", "expression_js"]
+
         case experimentId = "experiment_id"
         case experimentGroupId = "experiment_group_id"
         case variants
@@ -99,6 +113,7 @@ extension Audience: Decodable {
 
     /// Only `expression_cel` is read; the legacy `expression` and `expression_js` are ignored.
     public init(from decoder: any Decoder) throws {
+        decoder.noteIgnoredMembers(besides: Keys.self)
         let container = try decoder.container(keyedBy: Keys.self)
         experimentId = try container.decode(String.self, forKey: .experimentId)
         unmatchedParameterKey = UnmatchedAudience.parameterKey(for: experimentId)
@@ -116,21 +131,23 @@ extension Audience: Decodable {
 }
 
 extension Occurrence: Decodable {
-    private enum Keys: String, CodingKey {
+    private enum Keys: String, ConfigObjectKeys {
         case key
         case maxCount = "max_count"
         case interval
     }
 
-    private enum IntervalKeys: String, CodingKey {
+    private enum IntervalKeys: String, ConfigObjectKeys {
         case type, minutes
     }
 
     /// An unknown interval type, or `MINUTES` without `minutes`, is `INFINITY`.
     public init(from decoder: any Decoder) throws {
+        decoder.noteIgnoredMembers(besides: Keys.self)
         let container = try decoder.container(keyedBy: Keys.self)
         key = try container.decode(String.self, forKey: .key)
         maxCount = try container.decode(Int.self, forKey: .maxCount)
+        try container.superDecoder(forKey: .interval).noteIgnoredMembers(besides: IntervalKeys.self)
         let interval = try container.nestedContainer(keyedBy: IntervalKeys.self, forKey: .interval)
         let type = try interval.decode(String.self, forKey: .type)
         if type == "MINUTES", let minutes = try interval.decodeIfPresent(Int.self, forKey: .minutes) {
@@ -142,12 +159,13 @@ extension Occurrence: Decodable {
 }
 
 extension ComputedPropertyRequest: Decodable {
-    private enum Keys: String, CodingKey {
+    private enum Keys: String, ConfigObjectKeys {
         case type
         case eventName = "event_name"
     }
 
     public init(from decoder: any Decoder) throws {
+        decoder.noteIgnoredMembers(besides: Keys.self)
         let container = try decoder.container(keyedBy: Keys.self)
         kind = try container.decodeEnum(Kind.self, forKey: .type)
         placementName = try container.decode(String.self, forKey: .eventName)
@@ -155,12 +173,13 @@ extension ComputedPropertyRequest: Decodable {
 }
 
 extension Preload: Decodable {
-    private enum Keys: String, CodingKey {
+    private enum Keys: String, ConfigObjectKeys {
         case behavior
         case requiresReEvaluation = "requires_re_evaluation"
     }
 
     public init(from decoder: any Decoder) throws {
+        decoder.noteIgnoredMembers(besides: Keys.self)
         let container = try decoder.container(keyedBy: Keys.self)
         let declared = try container.decodeEnum(Behavior.self, forKey: .behavior)
         let reEvaluate = try container.decodeIfPresent(Bool.self, forKey: .requiresReEvaluation) ?? false
@@ -169,7 +188,7 @@ extension Preload: Decodable {
 }
 
 extension Variant: Decodable {
-    private enum Keys: String, CodingKey {
+    private enum Keys: String, ConfigObjectKeys {
         case variantId = "variant_id"
         case variantType = "variant_type"
         case percentage
@@ -177,6 +196,7 @@ extension Variant: Decodable {
     }
 
     public init(from decoder: any Decoder) throws {
+        decoder.noteIgnoredMembers(besides: Keys.self)
         let container = try decoder.container(keyedBy: Keys.self)
         id = try container.decode(String.self, forKey: .variantId)
         kind = try container.decodeEnum(Kind.self, forKey: .variantType, unknownAs: .treatment)
@@ -186,11 +206,12 @@ extension Variant: Decodable {
 }
 
 extension PreloadingDisabled: Decodable {
-    private enum Keys: String, CodingKey {
+    private enum Keys: String, ConfigObjectKeys {
         case all, triggers
     }
 
     public init(from decoder: any Decoder) throws {
+        decoder.noteIgnoredMembers(besides: Keys.self)
         let container = try decoder.container(keyedBy: Keys.self)
         all = try container.decode(Bool.self, forKey: .all)
         placements = try container.decode([String].self, forKey: .triggers)
@@ -198,25 +219,27 @@ extension PreloadingDisabled: Decodable {
 }
 
 extension AttributionOptions: Decodable {
-    private enum Keys: String, CodingKey {
+    private enum Keys: String, ConfigObjectKeys {
         case appleSearchAds = "apple_search_ads"
     }
 
     private struct Toggle: Decodable { var enabled: Bool }
 
     public init(from decoder: any Decoder) throws {
+        decoder.noteIgnoredMembers(besides: Keys.self)
         let container = try decoder.container(keyedBy: Keys.self)
         appleSearchAdsEnabled = try container.decodeIfPresent(Toggle.self, forKey: .appleSearchAds)?.enabled ?? false
     }
 }
 
 extension Web2AppConfig: Decodable {
-    private enum Keys: String, CodingKey {
+    private enum Keys: String, ConfigObjectKeys {
         case entitlementsMaxAgeMs = "entitlements_max_age_ms"
         case restoreAccessURL = "restore_access_url"
     }
 
     public init(from decoder: any Decoder) throws {
+        decoder.noteIgnoredMembers(besides: Keys.self)
         let container = try decoder.container(keyedBy: Keys.self)
         entitlementsMaxAgeMs = try container.decode(Int.self, forKey: .entitlementsMaxAgeMs)
         restoreAccessURL = try container.decode(String.self, forKey: .restoreAccessURL)
@@ -224,11 +247,12 @@ extension Web2AppConfig: Decodable {
 }
 
 extension TestModeUserId: Decodable {
-    private enum Keys: String, CodingKey {
+    private enum Keys: String, ConfigObjectKeys {
         case type, value
     }
 
     public init(from decoder: any Decoder) throws {
+        decoder.noteIgnoredMembers(besides: Keys.self)
         let container = try decoder.container(keyedBy: Keys.self)
         kind = try container.decodeEnum(Kind.self, forKey: .type)
         value = try container.decode(String.self, forKey: .value)

@@ -42,6 +42,8 @@ public struct Config: Sendable, Equatable {
     public var requestId: String?
     /// Elements the decoder dropped, as SuperwallKit does, with why; not an error.
     public var droppedElements: [ConfigProblem]
+    /// Members no decoder reads, each with the nearest key its object reads (see `IgnoredMembers`).
+    public var ignoredMembers: [ConfigProblem] = []
 
     public func trigger(for placement: String) -> Trigger? {
         triggerPositions[placement].map { triggers[$0] }

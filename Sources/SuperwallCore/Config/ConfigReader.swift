@@ -165,6 +165,7 @@ struct ConfigReader {
     /// lossy array drops it.
     private mutating func addProduct(_ document: JSONDocument, index: Int) {
         let path = "$.\(products.key)[\(index)]"
+        products.dropped.pathPrefix = path
         do {
             products.elements.append(try products.decoder.decode(Product.self, from: document))
         } catch {
@@ -195,12 +196,18 @@ struct ConfigReader {
         let _: ConfigHeader.BuildId = try decodeHeader(with: decoder)
         let triggers = try triggers.decoded()
         let paywalls = try paywalls.decoded()
-        let header: ConfigHeader = try decodeHeader(with: decoder)
+        var headerDecoder = JSONTextDecoder()
+        let headerLog = DroppedElementLog()
+        headerDecoder.userInfo[DroppedElementLog.key] = headerLog
+        let header: ConfigHeader = try decodeHeader(with: headerDecoder)
         // A missing or null `products_v3` is no products, as SuperwallKit's lossy array reads it.
         let products = products.found == .missing || products.found == .null ? [] : try products.decoded()
         var config = Config(header: header, triggers: triggers, paywalls: paywalls, products: products)
         config.droppedElements =
             self.triggers.dropped.elements + self.paywalls.dropped.elements + self.products.dropped.elements
+        config.ignoredMembers =
+            headerLog.ignoredMembers + self.triggers.dropped.ignoredMembers + self.paywalls.dropped.ignoredMembers
+            + self.products.dropped.ignoredMembers
         config.decodedText = DecodedText(
             triggers: self.triggers.positions,
             paywalls: self.paywalls.positions,

@@ -51,10 +51,11 @@ extension Config {
 
 extension Config {
     /// What is valid but cannot be meant (`superwall-bridge validate` prints these without
-    /// failing the file): an audience after one that always matches, a placement with no
-    /// campaign, a paywall no variant shows, a product no paywall offers.
+    /// failing the file): a key no decoder reads (a typo, most likely), an audience after one
+    /// that always matches, a placement with no campaign, a paywall no variant shows, a
+    /// product no paywall offers.
     public var warnings: [ConfigProblem] {
-        var found: [ConfigProblem] = []
+        var found = ignoredMembers
         for (triggerIndex, trigger) in triggers.enumerated() {
             let triggerPath = "$.trigger_options[\(triggerIndex)]"
             guard !trigger.audiences.isEmpty else {

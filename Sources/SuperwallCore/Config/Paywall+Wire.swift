@@ -1,7 +1,13 @@
 import Foundation
 
 extension Paywall: Decodable {
-    private enum Keys: String, CodingKey {
+    private enum Keys: String, ConfigObjectKeys {
+        /// Sent by the Superwall API, read by neither SuperwallKit nor the bridge.
+        static let unread = [
+            "dismissal_option", "launch_option", "presentation_condition", "presentation_style",
+            "presentation_style_v2", "slug", "substitutions",
+        ]
+
         case id, identifier, name
         case cacheKey = "cache_key"
         case buildId = "build_id"
@@ -23,6 +29,7 @@ extension Paywall: Decodable {
     }
 
     public init(from decoder: any Decoder) throws {
+        decoder.noteIgnoredMembers(besides: Keys.self)
         let container = try decoder.container(keyedBy: Keys.self)
         let log = DroppedElementLog.of(decoder)
         id = try container.decode(String.self, forKey: .id)
@@ -61,12 +68,13 @@ extension Paywall: Decodable {
 }
 
 extension Paywall.URLConfig: Decodable {
-    private enum Keys: String, CodingKey {
+    private enum Keys: String, ConfigObjectKeys {
         case endpoints
         case maxAttempts = "max_attempts"
     }
 
     public init(from decoder: any Decoder) throws {
+        decoder.noteIgnoredMembers(besides: Keys.self)
         let container = try decoder.container(keyedBy: Keys.self)
         endpoints = try container.decode([Endpoint].self, forKey: .endpoints)
         maxAttempts = try container.decode(Int.self, forKey: .maxAttempts)
@@ -74,13 +82,14 @@ extension Paywall.URLConfig: Decodable {
 }
 
 extension Paywall.URLConfig.Endpoint: Decodable {
-    private enum Keys: String, CodingKey {
+    private enum Keys: String, ConfigObjectKeys {
         case url
         case timeoutMs = "timeout_ms"
         case percentage
     }
 
     public init(from decoder: any Decoder) throws {
+        decoder.noteIgnoredMembers(besides: Keys.self)
         let container = try decoder.container(keyedBy: Keys.self)
         url = try container.decode(String.self, forKey: .url)
         timeoutMs = try container.decode(Int.self, forKey: .timeoutMs)
@@ -89,7 +98,7 @@ extension Paywall.URLConfig.Endpoint: Decodable {
 }
 
 extension PresentationStyle: Decodable {
-    private enum Keys: String, CodingKey {
+    private enum Keys: String, ConfigObjectKeys {
         case type, height, width
         case cornerRadius = "corner_radius"
     }
@@ -97,6 +106,7 @@ extension PresentationStyle: Decodable {
     /// An unknown type is FULLSCREEN; a drawer needs a height and a corner radius, a popup a
     /// height, a width and a corner radius.
     public init(from decoder: any Decoder) throws {
+        decoder.noteIgnoredMembers(besides: Keys.self)
         let container = try decoder.container(keyedBy: Keys.self)
         kind = try container.decodeEnum(Kind.self, forKey: .type, unknownAs: .fullscreen)
         switch kind {
@@ -117,12 +127,13 @@ extension PresentationStyle: Decodable {
 }
 
 extension LocalNotification: Decodable {
-    private enum Keys: String, CodingKey {
+    private enum Keys: String, ConfigObjectKeys {
         case type = "notification_type"
         case title, subtitle, body, delay
     }
 
     public init(from decoder: any Decoder) throws {
+        decoder.noteIgnoredMembers(besides: Keys.self)
         let container = try decoder.container(keyedBy: Keys.self)
         let type = try container.decode(String.self, forKey: .type)
         guard type == "TRIAL_STARTED" else {
@@ -140,7 +151,7 @@ extension LocalNotification: Decodable {
 }
 
 extension Product: Decodable {
-    private enum Keys: String, CodingKey {
+    private enum Keys: String, ConfigObjectKeys {
         case referenceName = "reference_name"
         case storeProduct = "store_product"
         case compositeId = "sw_composite_product_id"
@@ -148,6 +159,7 @@ extension Product: Decodable {
     }
 
     public init(from decoder: any Decoder) throws {
+        decoder.noteIgnoredMembers(besides: Keys.self)
         let container = try decoder.container(keyedBy: Keys.self)
         referenceName = try container.decodeIfPresent(String.self, forKey: .referenceName)
         storeProduct = try container.decode(StoreProduct.self, forKey: .storeProduct)
@@ -158,7 +170,10 @@ extension Product: Decodable {
 }
 
 extension StoreProduct: Decodable {
-    private enum Keys: String, CodingKey {
+    private enum Keys: String, ConfigObjectKeys {
+        /// Sent by the Superwall API, read by neither SuperwallKit nor the bridge.
+        static let unread = ["base_plan_identifier", "offer", "environment"]
+
         case store
         case productIdentifier = "product_identifier"
         case billingPlanType = "billing_plan_type"
@@ -168,6 +183,7 @@ extension StoreProduct: Decodable {
     /// App Store, Stripe, Paddle and custom products; any other store (`PLAY_STORE`) fails,
     /// which drops the product.
     public init(from decoder: any Decoder) throws {
+        decoder.noteIgnoredMembers(besides: Keys.self)
         let container = try decoder.container(keyedBy: Keys.self)
         let store = try container.decode(String.self, forKey: .store)
         let identifier = try container.decode(String.self, forKey: .productIdentifier)

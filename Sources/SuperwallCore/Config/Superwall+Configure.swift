@@ -103,7 +103,8 @@ extension Superwall {
             error: session.configError,
             storeProblems: session.store.problemsFound,
             testMode: testModeReason,
-            dataDirectory: session.directory.path
+            dataDirectory: session.directory.path,
+            configProblems: session.config.map { $0.problems + $0.ignoredMembers } ?? []
         )
     }
 

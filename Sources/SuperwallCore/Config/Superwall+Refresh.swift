@@ -143,7 +143,7 @@ extension Superwall {
             report.campaigns = new.campaignChanges(from: old)
             report.experiments = new.experimentChanges(from: old)
             report.warnings = new.problems + new.warnings
-            let problems = new.problems
+            let problems = new.problems + new.ignoredMembers
             for problem in problems.prefix(10) {
                 Self.logger.warning("the refreshed config \(new.buildId) is in use, but \(problem)")
             }

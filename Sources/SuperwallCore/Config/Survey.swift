@@ -76,7 +76,7 @@ public struct Survey: Sendable, Equatable {
 }
 
 extension Survey: Decodable {
-    private enum Keys: String, CodingKey {
+    private enum Keys: String, ConfigObjectKeys {
         case id
         case assignmentKey = "assignment_key"
         case title, message, options
@@ -89,6 +89,7 @@ extension Survey: Decodable {
     /// Every key is required, and an unknown condition fails: the paywall then drops the
     /// survey, as SuperwallKit's lossy array does.
     public init(from decoder: any Decoder) throws {
+        decoder.noteIgnoredMembers(besides: Keys.self)
         let container = try decoder.container(keyedBy: Keys.self)
         id = try container.decode(String.self, forKey: .id)
         assignmentKey = try container.decode(String.self, forKey: .assignmentKey)
@@ -103,11 +104,12 @@ extension Survey: Decodable {
 }
 
 extension Survey.Option: Decodable {
-    private enum Keys: String, CodingKey {
+    private enum Keys: String, ConfigObjectKeys {
         case id, title
     }
 
     public init(from decoder: any Decoder) throws {
+        decoder.noteIgnoredMembers(besides: Keys.self)
         let container = try decoder.container(keyedBy: Keys.self)
         id = try container.decode(String.self, forKey: .id)
         title = try container.decode(String.self, forKey: .title)

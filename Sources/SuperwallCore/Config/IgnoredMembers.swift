@@ -1,0 +1,39 @@
+/// Members of a config object that no decoder reads. SuperwallKit ignores them, and so does
+/// the bridge, but a misspelt key is the likeliest mistake in a config written by hand (an
+/// audience whose `expresion_cel` is ignored matches everyone), so each is reported as a
+/// warning with the nearest key the object does read.
+struct AnyMemberKey: CodingKey {
+    var stringValue: String
+    var intValue: Int? { nil }
+    init(stringValue: String) { self.stringValue = stringValue }
+    init?(intValue: Int) { nil }
+}
+
+/// The keys one config object reads: its decoder's coding keys, and the members SuperwallKit's
+/// API sends that the bridge has no use for (`unread`), which are not typos.
+protocol ConfigObjectKeys: CodingKey, CaseIterable, RawRepresentable<String> {
+    static var unread: [String] { get }
+}
+
+extension ConfigObjectKeys {
+    static var unread: [String] { [] }
+    static var names: [String] { allCases.map(\.rawValue) + unread }
+}
+
+extension Decoder {
+    /// Records, in the decode's log, each member of the object being decoded that `Keys`
+    /// does not name.
+    func noteIgnoredMembers<Keys: ConfigObjectKeys>(besides _: Keys.Type, alsoRead extra: [String] = []) {
+        guard let log = DroppedElementLog.of(self), let object = try? container(keyedBy: AnyMemberKey.self) else {
+            return
+        }
+        let known = Keys.names + extra
+        for member in object.allKeys where !known.contains(member.stringValue) {
+            let path = ConfigDecodingError(path: jsonPath(codingPath + [member]), reason: "").under(log.pathPrefix).path
+            let suggestion = NearestName.among(known, to: member.stringValue).map { "; did you mean \"\($0)\"?" } ?? ""
+            log.recordIgnored(
+                ConfigProblem(path: path, message: "unknown key \"\(member.stringValue)\" is ignored\(suggestion)")
+            )
+        }
+    }
+}
