@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import os
 import shutil
+import time
 from typing import Any, Coroutine, Generator, Literal, Mapping, Sequence
 
 from . import __version__ as _version
@@ -81,7 +83,8 @@ class Superwall:
 
     def __init__(self, connection: Connection, server: ServerInfo, *, delegate: SuperwallDelegate | None,
                  purchase_controller: PurchaseController | None, paywall_presenter: PaywallPresenter | None,
-                 timeout: float, test_mode_ui: TestModeUI | None = None) -> None:
+                 timeout: float, test_mode_ui: TestModeUI | None = None,
+                 interactive_timeout: float = INTERACTIVE_TIMEOUT) -> None:
         self._connection = connection
         self.server = server
         self.delegate = delegate
@@ -89,7 +92,17 @@ class Superwall:
         self.paywall_presenter = paywall_presenter
         self.test_mode_ui = test_mode_ui
         self.timeout = timeout
+        #: The timeout of calls that end when the user is done (``register``, ``purchase``,
+        #: ``paywall_action``, ...) when they are given none.
+        self.interactive_timeout = interactive_timeout
         self._handlers: dict[Any, PresentationHandler] = {}
+        #: Paywalls on screen, by session id: what ``paywall/present`` showed and
+        #: ``paywall/dismiss`` did not take down yet.
+        self._on_screen: dict[str, str] = {}
+        #: The bridge's requests this client is answering, with when each came.
+        self._answering: dict[int, tuple[str, float]] = {}
+        self._answer_ids = itertools.count(1)
+        connection.waiting_on = self.waiting_on
 
     @classmethod
     def start(cls, bridge_path: str | os.PathLike[str] | None = None, **options: Any) -> Starting:
@@ -112,6 +125,7 @@ class Superwall:
         arguments: Sequence[str] = (),
         env: Mapping[str, str] | None = None,
         timeout: float = DEFAULT_TIMEOUT,
+        interactive_timeout: float = INTERACTIVE_TIMEOUT,
         client_name: str = "superwall-bridge-python",
         observer: WireObserver | None = None,
         in_process: bool = False,
@@ -168,7 +182,8 @@ class Superwall:
                 f"{bridge_version or '(none)'}: install a client and a bridge of the same major version",
                 "unsupportedProtocolVersion", {"client": PROTOCOL_VERSION, "bridge": bridge_version})
         client = cls(connection, ServerInfo.from_wire(reply), delegate=delegate, purchase_controller=purchase_controller,
-                     paywall_presenter=paywall_presenter, timeout=timeout, test_mode_ui=test_mode_ui)
+                     paywall_presenter=paywall_presenter, timeout=timeout, test_mode_ui=test_mode_ui,
+                     interactive_timeout=interactive_timeout)
         holder.append(client)
         return client
 
@@ -269,7 +284,7 @@ class Superwall:
     # MARK: Presentation
 
     async def register(self, placement: str, *, params: Mapping[str, Any] | None = None, has_feature: bool = False,
-                       handler: PresentationHandler | None = None, timeout: float = INTERACTIVE_TIMEOUT) -> RegisterResult:
+                       handler: PresentationHandler | None = None, timeout: float | None = None) -> RegisterResult:
         """SuperwallKit's ``register``: answers when the presentation ends (skipped, dismissed,
         or failed) with ``feature_granted``, the bridge's decision to run the feature. The
         handler's callbacks have all run by the time this returns."""
@@ -278,7 +293,7 @@ class Superwall:
         try:
             wire = await self._connection.request(
                 "register", {"placement": placement, "params": dict(params or {}), "hasFeature": has_feature},
-                timeout=timeout, request_id=request_id)
+                timeout=self._interactive(timeout), request_id=request_id)
             await self._connection.delivered(self._connection.arrivals_so_far())
             return RegisterResult.from_wire(wire)
         finally:
@@ -311,16 +326,18 @@ class Superwall:
             self._handlers.pop(request_id, None)
             raise
 
-    async def paywall_action(self, session_id: str, action: Mapping[str, Any], *, timeout: float = INTERACTIVE_TIMEOUT) -> dict[str, Any]:
+    async def paywall_action(self, session_id: str, action: Mapping[str, Any], *, timeout: float | None = None) -> dict[str, Any]:
         """Forwards what the user did on a paywall: ``{"type": "close"}``, ``{"type": "purchase",
         "productId": ...}``, ``{"type": "requestCallback", "name": ..., "variables": ...}``, ..."""
-        return dict(await self.call("paywall/action", {"sessionId": session_id, "action": dict(action)}, timeout=timeout))
+        return dict(await self.call("paywall/action", {"sessionId": session_id, "action": dict(action)},
+                                    timeout=self._interactive(timeout)))
 
-    async def page_message(self, session_id: str, message: str | Mapping[str, Any], *, timeout: float = INTERACTIVE_TIMEOUT) -> int:
+    async def page_message(self, session_id: str, message: str | Mapping[str, Any], *, timeout: float | None = None) -> int:
         """Forwards what the paywall's page posted (the envelope, or the string holding it);
         the bridge performs its events in order. Answers how many ran."""
         posted = message if isinstance(message, str) else dict(message)
-        return int((await self.call("paywall/pageMessage", {"sessionId": session_id, "message": posted}, timeout=timeout))["events"])
+        return int((await self.call("paywall/pageMessage", {"sessionId": session_id, "message": posted},
+                                     timeout=self._interactive(timeout)))["events"])
 
     async def page_load(self, session_id: str, outcome: Literal["finished", "failed", "processTerminated", "exit"], *,
                         http_status: int | None = None, reason: str | None = None) -> dict[str, Any]:
@@ -384,14 +401,14 @@ class Superwall:
         before :meth:`configure` is kept and routed once the config is ready."""
         return bool((await self.call("handleDeepLink", {"url": url}))["handled"])
 
-    async def preload_all_paywalls(self, *, timeout: float = INTERACTIVE_TIMEOUT) -> list[str]:
+    async def preload_all_paywalls(self, *, timeout: float | None = None) -> list[str]:
         """SuperwallKit's ``preloadAllPaywalls``: loads the paywalls the user could be shown
         (and asks a presenter with ``preload`` to warm them); answers their identifiers."""
-        return list((await self.call("preloadAllPaywalls", timeout=timeout))["paywalls"])
+        return list((await self.call("preloadAllPaywalls", timeout=self._interactive(timeout)))["paywalls"])
 
-    async def preload_paywalls(self, placements: Sequence[str], *, timeout: float = INTERACTIVE_TIMEOUT) -> list[str]:
+    async def preload_paywalls(self, placements: Sequence[str], *, timeout: float | None = None) -> list[str]:
         """SuperwallKit's ``preloadPaywalls(forPlacements:)``: only those placements' paywalls."""
-        return list((await self.call("preloadPaywalls", {"placements": list(placements)}, timeout=timeout))["paywalls"])
+        return list((await self.call("preloadPaywalls", {"placements": list(placements)}, timeout=self._interactive(timeout)))["paywalls"])
 
     async def assignments(self) -> list[Assignment]:
         return [Assignment.from_wire(item) for item in (await self.call("getAssignments"))["assignments"]]
@@ -424,12 +441,12 @@ class Superwall:
     async def set_store_products(self, products: Sequence[StoreDetails]) -> None:
         await self.call("setStoreProducts", {"products": [product.to_wire() for product in products]})
 
-    async def purchase(self, product_id: str, *, timeout: float = INTERACTIVE_TIMEOUT) -> PurchaseResult:
+    async def purchase(self, product_id: str, *, timeout: float | None = None) -> PurchaseResult:
         """A purchase the app starts outside any paywall."""
-        return PurchaseResult.from_wire((await self.call("purchase", {"productId": product_id}, timeout=timeout))["result"])
+        return PurchaseResult.from_wire((await self.call("purchase", {"productId": product_id}, timeout=self._interactive(timeout)))["result"])
 
-    async def restore_purchases(self, *, timeout: float = INTERACTIVE_TIMEOUT) -> PurchaseResult:
-        return PurchaseResult.from_wire((await self.call("restorePurchases", timeout=timeout))["result"])
+    async def restore_purchases(self, *, timeout: float | None = None) -> PurchaseResult:
+        return PurchaseResult.from_wire((await self.call("restorePurchases", timeout=self._interactive(timeout)))["result"])
 
     # MARK: Tools
 
@@ -471,8 +488,38 @@ class Superwall:
 
     # MARK: The bridge's requests and notifications
 
+    def waiting_on(self) -> list[str]:
+        """What is open now: each paywall on screen, and each of the bridge's requests this
+        client has not answered yet (what a call that times out was most likely waiting for)."""
+        now = time.monotonic()
+        open_now = [f"paywall \"{identifier}\" (session {session_id}) is still on screen"
+                    for session_id, identifier in self._on_screen.items()]
+        open_now += [f"this client has not answered the bridge's {what} for {now - since:.1f} s"
+                     for what, since in self._answering.values()]
+        return open_now
+
+    def _interactive(self, timeout: float | None) -> float:
+        return self.interactive_timeout if timeout is None else timeout
+
     async def _answer(self, method: str, params: Any) -> Any:
         params = params if isinstance(params, dict) else {}
+        if method == "paywall/present":
+            paywall = params.get("paywall")
+            info = paywall.get("info") if isinstance(paywall, dict) else None
+            identifier = info.get("identifier", "?") if isinstance(info, dict) else "?"
+            self._on_screen[str(params.get("sessionId"))] = str(identifier)
+        elif method == "paywall/dismiss":
+            self._on_screen.pop(str(params.get("sessionId")), None)
+        answer_id = next(self._answer_ids)
+        product = params.get("product") if isinstance(params.get("product"), dict) else None
+        what = f"{method} ({product.get('productIdentifier')})" if product else method
+        self._answering[answer_id] = (what, time.monotonic())
+        try:
+            return await self._perform(method, params)
+        finally:
+            del self._answering[answer_id]
+
+    async def _perform(self, method: str, params: dict[str, Any]) -> Any:
         if method == "purchaseController/purchase":
             controller = self._require(self.purchase_controller, method)
             info = params.get("paywallInfo")

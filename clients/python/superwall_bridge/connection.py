@@ -62,6 +62,9 @@ class Connection:
         self._observer = observer
         self._ids = itertools.count(1)
         self._pending: dict[Any, asyncio.Future[Any]] = {}
+        #: Says what is still open when a call times out (set by the client: paywalls on
+        #: screen, the bridge's requests not answered yet).
+        self.waiting_on: Callable[[], list[str]] | None = None
         self._serving: dict[Any, asyncio.Task[None]] = {}
         #: Notifications and the bridge's requests, in arrival order: each request's handler
         #: starts only after every notification before it was handled.
@@ -169,7 +172,7 @@ class Connection:
             if self._closed is None:
                 with contextlib.suppress(BridgeClosedError, ConnectionError):
                     await self._send({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": request_id}})
-            raise BridgeTimeoutError(method, timeout) from None
+            raise BridgeTimeoutError(method, timeout, self.waiting_on() if self.waiting_on else None) from None
         except asyncio.CancelledError:
             if self._closed is None and not future.done():
                 with contextlib.suppress(BridgeClosedError, ConnectionError):
@@ -177,6 +180,20 @@ class Connection:
             raise
         finally:
             self._pending.pop(request_id, None)
+
+    def fail_waiting(self, error: BaseException) -> int:
+        """Fails every call waiting for its answer with ``error`` (a test tool that knows the
+        answers will not come), and cancels them at the bridge. Returns how many there were."""
+        failed = [(request_id, future) for request_id, future in self._pending.items() if not future.done()]
+        for request_id, future in failed:
+            future.set_exception(error)
+            if self._closed is None:
+                asyncio.get_running_loop().create_task(self._cancel_quietly(request_id))
+        return len(failed)
+
+    async def _cancel_quietly(self, request_id: Any) -> None:
+        with contextlib.suppress(BridgeClosedError, ConnectionError):
+            await self._send({"jsonrpc": "2.0", "method": "$/cancelRequest", "params": {"id": request_id}})
 
     def next_request_id(self) -> int:
         """An id for :meth:`request`, for a caller that needs it before sending."""

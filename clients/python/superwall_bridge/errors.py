@@ -179,10 +179,15 @@ class ClockNotManualError(BridgeError):
 class BridgeTimeoutError(SuperwallBridgeError, TimeoutError):
     """The bridge did not answer a call within its timeout. The call was cancelled."""
 
-    def __init__(self, method: str, timeout: float) -> None:
-        super().__init__(f"{method} got no answer within {timeout:g} s")
+    def __init__(self, method: str, timeout: float, waiting_on: list[str] | None = None) -> None:
+        waits = list(waiting_on or [])
+        reason = f": {'; '.join(waits)}" if waits else ""
+        super().__init__(f"{method} got no answer within {timeout:g} s{reason}")
         self.method = method
         self.timeout = timeout
+        #: What was still open when it timed out: paywalls on screen, the bridge's requests
+        #: this client had not answered.
+        self.waiting_on = waits
 
 
 class BridgeClosedError(SuperwallBridgeError, ConnectionError):

@@ -8,7 +8,9 @@ Registered by installing the package (entry point ``pytest11``). Fixtures:
 - ``fake_store``: a :class:`~superwall_bridge.testing.FakeStore` purchase controller, which
   has reported the user's status (inactive) by the time the test starts.
 - ``paywall_driver``: a :class:`~superwall_bridge.testing.PaywallDriver` presenter that closes
-  a paywall no script acted on; an action that fails fails the test.
+  a paywall no script acted on. A script that leaves its paywall on screen, an action answered
+  ``failed`` that the script did not expect, and a script never used fail the test.
+- ``superwall_timeout``: how long each call waits (10 s), ``register`` included.
 - ``event_recorder``: a :class:`~superwall_bridge.testing.EventRecorder` delegate.
 - ``superwall_config``: the config source, the embedded demo app's by default. Override it in
   a ``conftest.py`` with ``{"type": "file", "path": ...}`` to test your own config.
@@ -19,7 +21,7 @@ Registered by installing the package (entry point ``pytest11``). Fixtures:
 A test marked ``@pytest.mark.superwall_api(script={...})`` runs in HTTP mode: its bridge is
 configured over HTTP on ``fake_superwall_api``, started with that script.
 
-The bridge is found as the client finds it: ``$SUPERWALL_BRIDGE``, then ``PATH``.
+The bridge is found as the client finds it: ``$SUPERWALL_BRIDGE``, the binary the package ships, then ``PATH``.
 """
 
 from __future__ import annotations
@@ -81,13 +83,22 @@ def fake_superwall_api(superwall_api_script: dict[str, Any] | None) -> Iterator[
 
 
 @pytest.fixture
+def superwall_timeout() -> float:
+    """Seconds any call of the ``superwall`` fixture waits, ``register`` and purchases too
+    (a real app's wait for the user is minutes; a test's must fail fast). A call that times
+    out says what was still open: a paywall on screen, a request of the bridge unanswered."""
+    return 10.0
+
+
+@pytest.fixture
 def fake_store() -> FakeStore:
     return FakeStore()
 
 
 @pytest.fixture
 def paywall_driver() -> PaywallDriver:
-    """Closes a paywall no script acted on: a blocking ``register`` would otherwise wait for ever."""
+    """Closes a paywall no script acted on; fails the test when a script leaves its paywall on
+    screen, an action is answered ``failed`` unexpectedly, or a script is never used."""
     return PaywallDriver(unscripted="close")
 
 
@@ -99,11 +110,12 @@ def event_recorder() -> EventRecorder:
 @pytest.fixture
 def superwall(
     superwall_options: dict[str, Any], fake_store: FakeStore, paywall_driver: PaywallDriver,
-    event_recorder: EventRecorder,
+    event_recorder: EventRecorder, superwall_timeout: float,
 ) -> Iterator[SyncSuperwall]:
     """A bridge of the test's own, configured with ``superwall_options`` and wired to the doubles."""
     with SyncSuperwall.start(delegate=event_recorder, purchase_controller=fake_store,
-                             paywall_presenter=paywall_driver) as sw:
+                             paywall_presenter=paywall_driver, timeout=superwall_timeout,
+                             interactive_timeout=superwall_timeout) as sw:
         fake_store.attach(sw.client)
         paywall_driver.attach(sw.client)
         result = sw.configure("pk_test", options=superwall_options)
@@ -111,5 +123,9 @@ def superwall(
             pytest.fail(f"the bridge could not be configured: {result.error}")
         sw.run(fake_store.report_status())
         yield sw
-        if paywall_driver.failures:
-            pytest.fail("paywall actions failed: " + "; ".join(paywall_driver.failures))
+        if paywall_driver.unraised_failures:
+            pytest.fail("paywall scripts failed: " + "; ".join(paywall_driver.unraised_failures))
+        if paywall_driver.unused_scripts:
+            shown = [presentation.paywall.info.identifier for presentation in paywall_driver.shown]
+            pytest.fail(f"paywall_driver.then({paywall_driver.unused_scripts[0]}) was never used: paywalls shown "
+                        f"{shown or 'none'}; pass optional=True to then() for a script that may go unused")

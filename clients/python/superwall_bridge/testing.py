@@ -17,7 +17,7 @@ import asyncio
 import threading
 import time
 from collections import deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Coroutine, Literal, Mapping
 
 from .callbacks import SuperwallDelegate
@@ -31,7 +31,10 @@ if TYPE_CHECKING:
     from .client import Superwall
     from .models import PaywallInfo
 
-__all__ = ["EventRecorder", "FakeStore", "FakeSuperwallAPI", "PaywallAction", "PaywallDriver", "RecordedRequest"]
+__all__ = [
+    "EventRecorder", "FakeStore", "FakeSuperwallAPI", "PaywallAction", "PaywallDriver", "PaywallScriptError",
+    "RecordedRequest",
+]
 
 Outcome = Literal["purchased", "cancelled", "pending", "failed"]
 
@@ -93,11 +96,29 @@ class FakeStore:
         return await self._client.set_subscription_status(status)
 
 
+class PaywallScriptError(AssertionError):
+    """A paywall did not go as its script said: it was still on screen when the script ran
+    out, an action was answered ``failed``, or a script was never used. Raised into the calls
+    waiting on the bridge (a ``register`` would otherwise wait for the paywall to close), and
+    kept in :attr:`PaywallDriver.failures`."""
+
+
 @dataclass(frozen=True)
 class PaywallAction:
-    """What the driver does on a paywall shown: ``paywall/action``'s ``action``."""
+    """What the driver does on a paywall shown: ``paywall/action``'s ``action``. An action the
+    bridge answers ``failed`` fails the test unless it is :meth:`expecting_failure`."""
 
     action: dict[str, Any]
+    expects_failure: bool = False
+
+    def expecting_failure(self) -> PaywallAction:
+        """The same action, whose ``failed`` answer is what the test expects."""
+        return replace(self, expects_failure=True)
+
+    def __str__(self) -> str:
+        kind = str(self.action.get("type"))
+        argument = self.action.get("productId") or self.action.get("name")
+        return f"{kind} {argument}" if argument else kind
 
     @classmethod
     def purchase(cls, product_id: str) -> PaywallAction:
@@ -116,10 +137,14 @@ class PaywallAction:
         return cls({"type": "custom", "name": name})
 
 
-@dataclass
-class _Shown:
-    presentation: PaywallPresentation
-    answers: list[dict[str, Any]] = field(default_factory=list)
+@dataclass(frozen=True)
+class _Script:
+    actions: tuple[PaywallAction, ...]
+    keep_open: bool
+    optional: bool
+
+    def __str__(self) -> str:
+        return ", ".join(str(action) for action in self.actions) or "(no actions)"
 
 
 class PaywallDriver:
@@ -127,9 +152,17 @@ class PaywallDriver:
     actions scripted for it (:meth:`then`) are performed on it in order, as a user would, once
     the bridge has its answer to ``paywall/present``.
 
+    A script that runs out with its paywall still on screen fails the test at once (a cancelled
+    purchase or a restore that finds nothing leaves a real paywall up, and ``register`` would
+    wait for it): the calls waiting on the bridge raise :class:`PaywallScriptError` naming the
+    paywall and what each action answered. So does an action answered ``failed`` that the
+    script did not expect. End such a script with :meth:`PaywallAction.close`, or pass
+    ``keep_open=True`` to go on with the paywall in the test.
+
     A paywall with no script is closed at once with ``unscripted="close"``; with ``"wait"`` (the
-    default) an async test takes it with :meth:`next_paywall` and acts with :meth:`act`. An
-    action that fails is kept in :attr:`failures` (the pytest plugin fails the test with it).
+    default) an async test takes it with :meth:`next_paywall` and acts with :meth:`act`. What
+    went wrong is kept in :attr:`failures`, and a script no paywall used in
+    :attr:`unused_scripts` (the pytest plugin fails the test with both).
     """
 
     def __init__(self, *, unscripted: Literal["wait", "close"] = "wait") -> None:
@@ -140,9 +173,11 @@ class PaywallDriver:
         self.answers: list[dict[str, Any]] = []
         #: Dismissals the bridge asked for.
         self.dismissals: list[PaywallDismissal] = []
-        #: Actions that failed, with why.
+        #: What went wrong, with why.
         self.failures: list[str] = []
-        self._script: deque[tuple[PaywallAction, ...]] = deque()
+        #: Failures no waiting call raised (the pytest plugin reports them when the test ends).
+        self.unraised_failures: list[str] = []
+        self._script: deque[_Script] = deque()
         self._waiting: asyncio.Queue[PaywallPresentation] | None = None
         self._client: Superwall | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
@@ -151,17 +186,24 @@ class PaywallDriver:
         """The bridge the driver acts through."""
         self._client = client
 
-    def then(self, *actions: PaywallAction) -> PaywallDriver:
-        """What to do on the next paywall shown, in order; call it again for the paywall after."""
-        self._script.append(actions)
+    def then(self, *actions: PaywallAction, keep_open: bool = False, optional: bool = False) -> PaywallDriver:
+        """What to do on the next paywall shown, in order; call it again for the paywall after.
+        ``keep_open``: the paywall may still be up when these are done (the test goes on with
+        it). ``optional``: no paywall need ever use this script."""
+        self._script.append(_Script(actions, keep_open, optional))
         return self
+
+    @property
+    def unused_scripts(self) -> list[str]:
+        """The scripts no paywall used, but those marked ``optional``."""
+        return [str(script) for script in self._script if not script.optional]
 
     async def present(self, presentation: PaywallPresentation) -> None:
         self.shown.append(presentation)
         if self._script:
             self._start(self._perform(self._script.popleft(), presentation))
         elif self.unscripted == "close":
-            self._start(self._perform((PaywallAction.close(),), presentation))
+            self._start(self._perform(_Script((PaywallAction.close(),), False, False), presentation))
         else:
             self._queue().put_nowait(presentation)
 
@@ -183,13 +225,42 @@ class PaywallDriver:
         self.answers.append(answer)
         return answer
 
-    async def _perform(self, actions: tuple[PaywallAction, ...], presentation: PaywallPresentation) -> None:
-        for action in actions:
+    async def _perform(self, script: _Script, presentation: PaywallPresentation) -> None:
+        ran: list[str] = []
+        for action in script.actions:
             try:
-                await self.act(action, on=presentation)
+                answer = await self.act(action, on=presentation)
             except Exception as error:  # noqa: BLE001 - kept for the test to see
-                self.failures.append(f"{action.action} on paywall {presentation.paywall.info.identifier}: {error}")
+                self._fail(presentation, ran, f"{action} raised {type(error).__name__}: {error}")
                 return
+            ran.append(f"{action} → {_outcome(answer)}")
+            failure = _failure(answer)
+            if failure is not None and not action.expects_failure:
+                self._fail(presentation, ran, f"{action} was answered failed ({failure}); "
+                                              "use PaywallAction.expecting_failure() if the test expects it")
+                return
+        if script.keep_open:
+            return
+        # The bridge asks for the dismissal before it answers the action that closed the
+        # paywall; let that request be handled first.
+        for _ in range(20):
+            if self._dismissed(presentation):
+                return
+            await asyncio.sleep(0)
+        self._fail(presentation, ran, "it is still on screen after its script ran out; end the script with "
+                                      "PaywallAction.close(), or pass keep_open=True to then() to go on with it")
+
+    def _dismissed(self, presentation: PaywallPresentation) -> bool:
+        return any(dismissal.session_id == presentation.session_id for dismissal in self.dismissals)
+
+    def _fail(self, presentation: PaywallPresentation, ran: list[str], why: str) -> None:
+        actions = "; ".join(ran) if ran else "no action ran"
+        message = (f"paywall \"{presentation.paywall.info.identifier}\" (session {presentation.session_id}): "
+                   f"{why}. Actions: {actions}")
+        self.failures.append(message)
+        raised = self._client.connection.fail_waiting(PaywallScriptError(message)) if self._client else 0
+        if not raised:
+            self.unraised_failures.append(message)
 
     def _start(self, work: Coroutine[Any, Any, None]) -> None:
         task = asyncio.get_running_loop().create_task(work)
@@ -200,6 +271,23 @@ class PaywallDriver:
         if self._waiting is None:
             self._waiting = asyncio.Queue()
         return self._waiting
+
+
+def _result(answer: Mapping[str, Any]) -> Mapping[str, Any]:
+    result = answer.get("result")
+    return result if isinstance(result, Mapping) else answer
+
+
+def _outcome(answer: Mapping[str, Any]) -> str:
+    kind = _result(answer).get("type")
+    return str(kind) if kind is not None else "{}"
+
+
+def _failure(answer: Mapping[str, Any]) -> str | None:
+    result = _result(answer)
+    if result.get("type") != "failed":
+        return None
+    return str(result.get("error") or "no reason given")
 
 
 class EventRecorder(SuperwallDelegate):

@@ -1,0 +1,110 @@
+"""The pytest plugin fails a test at once, and says why, when a paywall script does not go as
+written: the paywall left on screen, an action answered ``failed``, a script never used. Each
+inner test runs in a pytest of its own against the real bridge."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+pytest_plugins = ["pytester"]
+
+PREAMBLE = '''
+from superwall_bridge.testing import PaywallAction
+ANNUAL = "com.pockettrainer.pro.annual"
+def show_the_gate(superwall):
+    superwall.override_assignment("2002", "3004")
+'''
+
+
+def run(pytester: pytest.Pytester, body: str) -> tuple[pytest.RunResult, float]:
+    pytester.makepyfile(test_inner=PREAMBLE + body)
+    started = time.monotonic()
+    result = pytester.runpytest_subprocess("-q", "-p", "no:cacheprovider")
+    return result, time.monotonic() - started
+
+
+def test_a_cancelled_purchase_that_leaves_the_paywall_up_fails_at_once(pytester: pytest.Pytester) -> None:
+    result, took = run(pytester, '''
+def test_cancel(superwall, paywall_driver, fake_store):
+    show_the_gate(superwall)
+    fake_store.will(ANNUAL, "cancelled")
+    paywall_driver.then(PaywallAction.purchase(ANNUAL))
+    superwall.register("start_workout", params={"workout_tier": "pro"})
+''')
+    result.assert_outcomes(failed=1)
+    output = result.stdout.str()
+    assert 'paywall "pro-workouts-gated"' in output and "still on screen after its script ran out" in output
+    assert "purchase com.pockettrainer.pro.annual → cancelled" in output
+    assert took < 10
+
+
+def test_a_restore_that_finds_nothing_fails_at_once(pytester: pytest.Pytester) -> None:
+    result, took = run(pytester, '''
+def test_restore(superwall, paywall_driver):
+    show_the_gate(superwall)
+    paywall_driver.then(PaywallAction.restore())
+    superwall.register("start_workout", params={"workout_tier": "pro"})
+''')
+    result.assert_outcomes(failed=1)
+    output = result.stdout.str()
+    assert 'paywall "pro-workouts-gated"' in output and "restore → " in output
+    assert took < 10
+
+
+def test_a_mistyped_product_is_answered_failed_and_fails_the_test(pytester: pytest.Pytester) -> None:
+    result, took = run(pytester, '''
+def test_typo(superwall, paywall_driver):
+    show_the_gate(superwall)
+    paywall_driver.then(PaywallAction.purchase("com.pockettrainer.pro.anual"))
+    superwall.register("start_workout", params={"workout_tier": "pro"})
+''')
+    result.assert_outcomes(failed=1)
+    output = result.stdout.str()
+    assert "purchase com.pockettrainer.pro.anual was answered failed" in output
+    assert 'paywall "pro-workouts-gated"' in output
+    assert took < 10
+
+
+def test_a_failure_the_script_expects_passes(pytester: pytest.Pytester) -> None:
+    result, _ = run(pytester, '''
+def test_expected(superwall, paywall_driver):
+    show_the_gate(superwall)
+    paywall_driver.then(PaywallAction.purchase("com.pockettrainer.pro.anual").expecting_failure(), PaywallAction.close())
+    result = superwall.register("start_workout", params={"workout_tier": "pro"})
+    assert not result.feature_granted
+''')
+    result.assert_outcomes(passed=1)
+
+
+def test_a_script_no_paywall_used_fails_unless_optional(pytester: pytest.Pytester) -> None:
+    result, _ = run(pytester, '''
+def test_unused(superwall, paywall_driver):
+    paywall_driver.then(PaywallAction.purchase(ANNUAL))
+    superwall.set_user_attributes({"plan": "free"})
+
+def test_optional(superwall, paywall_driver):
+    paywall_driver.then(PaywallAction.purchase(ANNUAL), optional=True)
+    superwall.set_user_attributes({"plan": "free"})
+''')
+    result.assert_outcomes(passed=2, errors=1)
+    assert "paywall_driver.then(purchase com.pockettrainer.pro.annual) was never used: paywalls shown none" in (
+        result.stdout.str())
+
+
+def test_a_call_that_times_out_says_which_paywall_is_still_up(pytester: pytest.Pytester) -> None:
+    result, took = run(pytester, '''
+import pytest
+@pytest.fixture
+def superwall_timeout():
+    return 2.0
+def test_kept_open(superwall, paywall_driver):
+    show_the_gate(superwall)
+    paywall_driver.then(keep_open=True)
+    superwall.register("start_workout", params={"workout_tier": "pro"})
+''')
+    result.assert_outcomes(failed=1)
+    assert 'register got no answer within 2 s: paywall "pro-workouts-gated"' in result.stdout.str()
+    assert "is still on screen" in result.stdout.str()
+    assert took < 10
