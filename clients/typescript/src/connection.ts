@@ -85,11 +85,27 @@ export class Connection {
             const timer = setTimeout(() => {
                 if (!this.pending.delete(requestId)) return;
                 this.notify("$/cancelRequest", { id: requestId });
-                reject(new BridgeTimeoutError(method, timeoutMs));
+                reject(new BridgeTimeoutError(method, timeoutMs, this.waitingOn?.() ?? []));
             }, timeoutMs);
             this.pending.set(requestId, { method, resolve: resolve as (value: unknown) => void, reject, timer });
             this.send({ jsonrpc: "2.0", id: requestId, method, ...(params === undefined ? {} : { params }) });
         });
+    }
+
+    /** Says what is still open when a call times out (set by the client). */
+    waitingOn: (() => string[]) | undefined;
+
+    /** Fails every call waiting for its answer with `error` (a test tool that knows the answers
+     * will not come), and cancels them at the bridge. Returns how many there were. */
+    failWaiting(error: Error): number {
+        const waiting = [...this.pending];
+        this.pending.clear();
+        for (const [id, pending] of waiting) {
+            clearTimeout(pending.timer);
+            this.notify("$/cancelRequest", { id });
+            pending.reject(error);
+        }
+        return waiting.length;
     }
 
     notify(method: string, params?: unknown): void {

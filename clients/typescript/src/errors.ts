@@ -20,11 +20,16 @@ export class BridgeTimeoutError extends Error {
     readonly method: string;
     readonly timeoutMs: number;
 
-    constructor(method: string, timeoutMs: number) {
-        super(`${method} got no answer within ${timeoutMs} ms`);
+    /** What was still open when it timed out: paywalls on screen, the bridge's requests this
+     * client had not answered. */
+    readonly waitingOn: string[];
+
+    constructor(method: string, timeoutMs: number, waitingOn: string[] = []) {
+        super(`${method} got no answer within ${timeoutMs} ms${waitingOn.length ? `: ${waitingOn.join("; ")}` : ""}`);
         this.name = "BridgeTimeoutError";
         this.method = method;
         this.timeoutMs = timeoutMs;
+        this.waitingOn = waitingOn;
     }
 }
 

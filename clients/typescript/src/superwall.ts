@@ -105,6 +105,9 @@ export interface LaunchOptions {
     args?: readonly string[];
     /** Each call's default timeout. */
     timeoutMs?: number;
+    /** The default timeout of calls that end when the user is done (`register`, purchases,
+     * `paywallAction`): 15 minutes. */
+    interactiveTimeoutMs?: number;
     observer?: WireObserver;
 }
 
@@ -192,9 +195,32 @@ export class Superwall {
     private readonly listeners = new Set<Listener>();
     private nextRegister = 0;
 
+    /** Paywalls on screen, by session id: what `paywall/present` showed and `paywall/dismiss`
+     * did not take down yet. */
+    private readonly onScreen = new Map<string, string>();
+    /** The bridge's requests this client is answering, with when each came. */
+    private readonly answering = new Map<number, { what: string; since: number }>();
+    private nextAnswer = 0;
+
     private constructor(connection: Connection, server: InitializeResult, private readonly options: LaunchOptions) {
         this.connection = connection;
         this.server = server;
+        connection.waitingOn = () => this.waitingOn();
+    }
+
+    /** What is open now: each paywall on screen, and each of the bridge's requests this client
+     * has not answered yet (what a call that times out was most likely waiting for). */
+    waitingOn(): string[] {
+        const now = Date.now();
+        return [
+            ...[...this.onScreen].map(([sessionId, identifier]) => `paywall "${identifier}" (session ${sessionId}) is still on screen`),
+            ...[...this.answering.values()].map(({ what, since }) =>
+                `this client has not answered the bridge's ${what} for ${((now - since) / 1000).toFixed(1)} s`),
+        ];
+    }
+
+    private interactiveTimeout(): number {
+        return this.options.interactiveTimeoutMs ?? INTERACTIVE_TIMEOUT_MS;
     }
 
     /** Starts the bridge, configures it, and makes `Superwall.shared`. */
@@ -283,7 +309,7 @@ export class Superwall {
         try {
             const result = await this.connection.request<RegisterResult>(
                 "register", { placement: args.placement, params: args.params ?? {}, hasFeature: args.feature !== undefined },
-                args.timeoutMs ?? INTERACTIVE_TIMEOUT_MS, id);
+                args.timeoutMs ?? this.interactiveTimeout(), id);
             if (result.featureGranted && args.feature) await args.feature();
             return result;
         } finally {
@@ -348,12 +374,12 @@ export class Superwall {
      * `{}`, or for a purchase `{result}`, for a restore `{result, paywallClosed, paywallKept}`,
      * for a callback `{status, data}`. */
     paywallAction(sessionId: string, action: { type: string } & Record<string, unknown>): Promise<Record<string, unknown>> {
-        return this.call("paywall/action", { sessionId, action }, INTERACTIVE_TIMEOUT_MS);
+        return this.call("paywall/action", { sessionId, action }, this.interactiveTimeout());
     }
 
     /** Forwards what a paywall's page posted; answers how many events ran. */
     async pageMessage(sessionId: string, message: string | object): Promise<number> {
-        return (await this.call<{ events: number }>("paywall/pageMessage", { sessionId, message }, INTERACTIVE_TIMEOUT_MS)).events;
+        return (await this.call<{ events: number }>("paywall/pageMessage", { sessionId, message }, this.interactiveTimeout())).events;
     }
 
     /** Reports a load of a paywall's page; answers what to do next. */
@@ -367,12 +393,12 @@ export class Superwall {
     /** SuperwallKit's `preloadAllPaywalls`: loads the paywalls the user could be shown (a
      * presenter with `preload` is asked to warm them); answers their identifiers. */
     async preloadAllPaywalls(): Promise<string[]> {
-        return (await this.call<{ paywalls: string[] }>("preloadAllPaywalls", {}, INTERACTIVE_TIMEOUT_MS)).paywalls;
+        return (await this.call<{ paywalls: string[] }>("preloadAllPaywalls", {}, this.interactiveTimeout())).paywalls;
     }
 
     /** SuperwallKit's `preloadPaywalls(forPlacements:)`: only those placements' paywalls. */
     async preloadPaywalls(placements: string[]): Promise<string[]> {
-        return (await this.call<{ paywalls: string[] }>("preloadPaywalls", { placements }, INTERACTIVE_TIMEOUT_MS)).paywalls;
+        return (await this.call<{ paywalls: string[] }>("preloadPaywalls", { placements }, this.interactiveTimeout())).paywalls;
     }
 
     // MARK: Subscription, entitlements, purchases
@@ -398,11 +424,11 @@ export class Superwall {
     }
 
     async purchase(productId: string): Promise<PurchaseResult> {
-        return (await this.call<{ result: PurchaseResult }>("purchase", { productId }, INTERACTIVE_TIMEOUT_MS)).result;
+        return (await this.call<{ result: PurchaseResult }>("purchase", { productId }, this.interactiveTimeout())).result;
     }
 
     async restorePurchases(): Promise<PurchaseResult> {
-        return (await this.call<{ result: PurchaseResult }>("restorePurchases", undefined, INTERACTIVE_TIMEOUT_MS)).result;
+        return (await this.call<{ result: PurchaseResult }>("restorePurchases", undefined, this.interactiveTimeout())).result;
     }
 
     // MARK: Links, configuration, device
@@ -491,6 +517,19 @@ export class Superwall {
     }
 
     private async answer(method: string, params: Record<string, any>): Promise<unknown> {
+        if (method === "paywall/present") this.onScreen.set(String(params.sessionId), String(params.paywall?.info?.identifier ?? "?"));
+        if (method === "paywall/dismiss") this.onScreen.delete(String(params.sessionId));
+        const id = ++this.nextAnswer;
+        const product = params.product?.productIdentifier;
+        this.answering.set(id, { what: product ? `${method} (${product})` : method, since: Date.now() });
+        try {
+            return await this.perform(method, params);
+        } finally {
+            this.answering.delete(id);
+        }
+    }
+
+    private async perform(method: string, params: Record<string, any>): Promise<unknown> {
         const { purchaseController: controller, paywallPresenter: presenter } = this.options;
         switch (method) {
             case "purchaseController/purchase":

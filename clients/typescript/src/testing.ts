@@ -88,17 +88,54 @@ export const PaywallActions = {
     restore: (): PaywallAction => ({ type: "restore" }),
     close: (): PaywallAction => ({ type: "close" }),
     custom: (name: string): PaywallAction => ({ type: "custom", name }),
+    /** The same action, whose `failed` answer is what the test expects. */
+    expectingFailure: (action: PaywallAction): PaywallAction => ({ ...action, expectsFailure: true }),
 };
 
 /** A paywall presenter for tests. Each paywall shown is kept in `shown`, and the actions
  * scripted for it (`then()`) are performed in order, once the bridge has its answer to
  * `paywall/present`. A paywall with no script is closed (`unscripted: "close"`, the default),
  * or kept for `nextPaywall()` (`"wait"`). Failed actions are kept in `failures`. */
+/** A paywall did not go as its script said: it was still on screen when the script ran out,
+ * an action was answered `failed`, or a script was never used. Thrown into the calls waiting on
+ * the bridge (a `register` would otherwise wait for the paywall to close). */
+export class PaywallScriptError extends Error {
+    constructor(message: string) {
+        super(message);
+        this.name = "PaywallScriptError";
+    }
+}
+
+/** How a script may end: `keepOpen`, the paywall may still be up (the test goes on with it);
+ * `optional`, no paywall need ever use it. */
+export interface ScriptOptions {
+    keepOpen?: boolean;
+    optional?: boolean;
+}
+
+interface Script extends ScriptOptions {
+    actions: PaywallAction[];
+}
+
+/** A paywall presenter for tests: each paywall shown is recorded in `shown`, and the actions
+ * scripted for it (`then`) are performed on it in order, as a user would.
+ *
+ * A script that runs out with its paywall still on screen fails the test at once (a cancelled
+ * purchase or a restore that finds nothing leaves a real paywall up, and `register` would wait
+ * for it): the calls waiting on the bridge reject with `PaywallScriptError`, naming the paywall
+ * and what each action answered. So does an action answered `failed` that the script did not
+ * expect (`expectingFailure`). End such a script with `PaywallActions.close()`, or pass
+ * `{ keepOpen: true }`. A paywall with no script is closed ("close", the default) or waits for
+ * `nextPaywall()` ("wait"). */
 export class PaywallDriver implements PaywallPresenter {
     readonly shown: PaywallPresentation[] = [];
     readonly answers: Record<string, unknown>[] = [];
+    readonly dismissals: string[] = [];
+    /** What went wrong, with why. */
     readonly failures: string[] = [];
-    private readonly script: PaywallAction[][] = [];
+    /** Failures no waiting call was rejected with (`TestBridge.close` reports them). */
+    readonly unraisedFailures: string[] = [];
+    private readonly script: Script[] = [];
     private readonly waiting: PaywallPresentation[] = [];
     private readonly waiters: ((presentation: PaywallPresentation) => void)[] = [];
     private superwall: Superwall | undefined;
@@ -109,25 +146,35 @@ export class PaywallDriver implements PaywallPresenter {
         this.superwall = superwall;
     }
 
-    /** What to do on the next paywall shown, in order; call it again for the paywall after. */
-    then(...actions: PaywallAction[]): this {
-        this.script.push(actions);
+    /** What to do on the next paywall shown, in order; call it again for the paywall after.
+     * A last argument of `{ keepOpen, optional }` says how the script may end. */
+    then(...steps: (PaywallAction | ScriptOptions)[]): this {
+        const last = steps.at(-1);
+        const options = last !== undefined && !("type" in last) ? (steps.pop() as ScriptOptions) : {};
+        this.script.push({ actions: steps as PaywallAction[], ...options });
         return this;
+    }
+
+    /** The scripts no paywall used, but those marked `optional`. */
+    get unusedScripts(): string[] {
+        return this.script.filter((script) => !script.optional).map((script) => describeScript(script.actions));
     }
 
     present(presentation: PaywallPresentation): void {
         this.shown.push(presentation);
-        const actions = this.script.shift() ?? (this.unscripted === "close" ? [PaywallActions.close()] : undefined);
-        if (actions) {
+        const script = this.script.shift() ?? (this.unscripted === "close" ? { actions: [PaywallActions.close()] } : undefined);
+        if (script) {
             // After the answer to `paywall/present`, as a user acts on a paywall already up.
-            setImmediate(() => void this.perform(actions, presentation));
+            setImmediate(() => void this.perform(script, presentation));
             return;
         }
         const waiter = this.waiters.shift();
         if (waiter) waiter(presentation); else this.waiting.push(presentation);
     }
 
-    dismiss(): void {}
+    dismiss(dismissal: { sessionId: string }): void {
+        this.dismissals.push(dismissal.sessionId);
+    }
 
     /** The next paywall shown that no script acted on. */
     nextPaywall(timeoutMs = 10_000): Promise<PaywallPresentation> {
@@ -144,21 +191,61 @@ export class PaywallDriver implements PaywallPresenter {
         if (!this.superwall) throw new Error("PaywallDriver is not attached to a bridge: call attach(superwall) first");
         const target = on ?? this.shown.at(-1);
         if (!target) throw new Error("no paywall was shown to act on");
-        const answer = await this.superwall.paywallAction(target.sessionId, action);
+        const { expectsFailure: _expected, ...wire } = action;
+        const answer = await this.superwall.paywallAction(target.sessionId, wire);
         this.answers.push(answer);
         return answer;
     }
 
-    private async perform(actions: PaywallAction[], presentation: PaywallPresentation): Promise<void> {
-        for (const action of actions) {
+    private async perform(script: Script, presentation: PaywallPresentation): Promise<void> {
+        const ran: string[] = [];
+        for (const action of script.actions) {
+            let answer: Record<string, unknown>;
             try {
-                await this.act(action, presentation);
+                answer = await this.act(action, presentation);
             } catch (error) {
-                this.failures.push(`${JSON.stringify(action)} on paywall ${presentation.paywall.info.identifier}: ${String(error)}`);
+                this.fail(presentation, ran, `${describeAction(action)} threw ${String(error)}`);
+                return;
+            }
+            const result = resultOf(answer);
+            ran.push(`${describeAction(action)} → ${String(result.type ?? "{}")}`);
+            if (result.type === "failed" && !action.expectsFailure) {
+                this.fail(presentation, ran, `${describeAction(action)} was answered failed (${String(result.error ?? "no reason given")}); `
+                    + "use PaywallActions.expectingFailure() if the test expects it");
                 return;
             }
         }
+        if (script.keepOpen) return;
+        // The bridge asks for the dismissal before it answers the action that closed the paywall.
+        for (let turn = 0; turn < 20 && !this.dismissals.includes(presentation.sessionId); turn += 1) {
+            await new Promise<void>((resolve) => setImmediate(() => resolve()));
+        }
+        if (this.dismissals.includes(presentation.sessionId)) return;
+        this.fail(presentation, ran, "it is still on screen after its script ran out; end the script with "
+            + "PaywallActions.close(), or pass { keepOpen: true } to then() to go on with it");
     }
+
+    private fail(presentation: PaywallPresentation, ran: string[], why: string): void {
+        const message = `paywall "${presentation.paywall.info.identifier}" (session ${presentation.sessionId}): ${why}. `
+            + `Actions: ${ran.length ? ran.join("; ") : "no action ran"}`;
+        this.failures.push(message);
+        const raised = this.superwall?.connection.failWaiting(new PaywallScriptError(message)) ?? 0;
+        if (!raised) this.unraisedFailures.push(message);
+    }
+}
+
+function resultOf(answer: Record<string, unknown>): Record<string, unknown> {
+    const result = answer.result;
+    return typeof result === "object" && result !== null ? result as Record<string, unknown> : answer;
+}
+
+function describeAction(action: PaywallAction): string {
+    const argument = action.productId ?? action.name;
+    return argument === undefined ? action.type : `${action.type} ${String(argument)}`;
+}
+
+function describeScript(actions: PaywallAction[]): string {
+    return actions.map(describeAction).join(", ") || "(no actions)";
 }
 
 export interface RecordedEvent {
@@ -226,7 +313,8 @@ export interface TestBridge {
     driver: PaywallDriver;
     events: EventRecorder;
     dataDirectory: string;
-    /** Shuts the bridge down; rejects with the driver's failed actions, if any. */
+    /** Shuts the bridge down; rejects with the driver's failures no call was rejected with,
+     * and with a script no paywall used. */
     close(): Promise<void>;
 }
 
@@ -238,6 +326,9 @@ export async function startTestBridge(options: {
     seed?: number;
     options?: ConfigureOptions;
     bridgePath?: string;
+    /** How long every call waits, `register` included: 10 s. A call that times out says what
+     * was still open (a paywall on screen, a purchase this client has not answered). */
+    timeoutMs?: number;
 } = {}): Promise<TestBridge> {
     const store = new FakeStore();
     const driver = new PaywallDriver();
@@ -246,6 +337,8 @@ export async function startTestBridge(options: {
     const superwall = await Superwall.configure({
         apiKey: "pk_test",
         bridgePath: options.bridgePath,
+        timeoutMs: options.timeoutMs ?? 10_000,
+        interactiveTimeoutMs: options.timeoutMs ?? 10_000,
         purchaseController: store,
         paywallPresenter: driver,
         delegate: events,
@@ -264,7 +357,13 @@ export async function startTestBridge(options: {
         superwall, store, driver, events, dataDirectory,
         async close() {
             await superwall.close();
-            if (driver.failures.length) throw new Error(`paywall actions failed: ${driver.failures.join("; ")}`);
+            if (driver.unraisedFailures.length) throw new PaywallScriptError(`paywall scripts failed: ${driver.unraisedFailures.join("; ")}`);
+            const unused = driver.unusedScripts;
+            if (unused.length) {
+                const shown = driver.shown.map((presentation) => presentation.paywall.info.identifier);
+                throw new PaywallScriptError(`driver.then(${unused[0]}) was never used: paywalls shown ${shown.length ? shown.join(", ") : "none"}; `
+                    + "pass { optional: true } to then() for a script that may go unused");
+            }
         },
     };
 }
