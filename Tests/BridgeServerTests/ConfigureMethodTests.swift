@@ -226,9 +226,7 @@ import Testing
         let directory = temporaryDirectory()
         let file = URL(fileURLWithPath: directory).appendingPathComponent("config.json")
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let demo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("config/demo.json")
-        var config = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: demo)) as? [String: Any])
+        var config = try demoConfigObject()
         config["trigger_optoins"] = []
         try JSONSerialization.data(withJSONObject: config).write(to: file)
         let process = await bridgeProcess()

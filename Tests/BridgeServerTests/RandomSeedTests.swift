@@ -136,9 +136,7 @@ import Testing
     /// A rule that calls `matches()` sends every decision off the reader, where a later call
     /// could overtake it on the way in.
     @Test func soDoesADecisionThatLeavesTheReaderForSlowRules() async throws {
-        let demo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent("config/demo.json")
-        var config = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: demo)) as? [String: Any])
+        var config = try demoConfigObject()
         var triggers = try #require(config["trigger_options"] as? [[String: Any]])
         let index = try #require(triggers.firstIndex { $0["event_name"] as? String == "onboarding_complete" })
         var rules = try #require(triggers[index]["rules"] as? [[String: Any]])

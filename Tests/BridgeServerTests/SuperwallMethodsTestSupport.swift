@@ -15,6 +15,13 @@ func bridgeProcess(
     return process
 }
 
+/// The checkout's demo config as an object, for a test to edit and write to a file.
+func demoConfigObject() throws -> [String: Any] {
+    let demo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent().appendingPathComponent("config/demo.json")
+    return try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: demo)) as? [String: Any])
+}
+
 func temporaryDirectory() -> String {
     FileManager.default.temporaryDirectory.appendingPathComponent("bridge-\(UUID().uuidString)").path
 }
