@@ -84,6 +84,37 @@ struct TapeKey: CodingKey {
     }
 }
 
+/// Names an object may have, for `unknownMemberNames`: each kept as the tape keeps a member's
+/// name (its first four bytes as a word, and its length), so most are told apart by two integer
+/// comparisons.
+public struct MemberNameSet: Sendable {
+    struct Name: Sendable {
+        let prefix: UInt32
+        let bytes: [UInt8]
+    }
+
+    let names: [Name]
+
+    public init(_ names: some Sequence<String>) {
+        self.names = names.map { name in
+            let bytes = Array(name.utf8)
+            return Name(
+                prefix: bytes.withUnsafeBufferPointer { JSONTape.prefix(of: $0, from: 0, count: $0.count) },
+                bytes: bytes
+            )
+        }
+    }
+}
+
+/// The member names of the object `decoder` decodes that `known` lacks, when `decoder` is this
+/// module's (for another decoder, or a value that is not an object, none). A check of every
+/// object of a large config: it compares the names where the parser left them, with no keyed
+/// container (whose `allKeys` cost as much as decoding the object) and no string for a known name.
+public func unknownMemberNames<Decoding: Decoder>(of decoder: Decoding, besides known: MemberNameSet) -> [String] {
+    guard let decoder = decoder as? TapeDecoder else { return [] }
+    return decoder.tape.memberNames(inObjectAt: decoder.index, notIn: known)
+}
+
 struct TapeDecoder: Decoder {
     let tape: JSONTape
     let index: Int
@@ -254,6 +285,31 @@ extension JSONTape {
             key &+= entry.distanceToNextKey
         }
         return nil
+    }
+
+    /// The names of the members of the object at `object` that `known` lacks (none for a value
+    /// that is not an object).
+    func memberNames(inObjectAt object: Int, notIn known: MemberNameSet) -> [String] {
+        guard entries[object].kind == .object else { return [] }
+        var unknown: [String] = []
+        var key = object + 1
+        for _ in 0..<entries[object].count {
+            let entry = entries[key]
+            let isKnown: Bool
+            if entry.isMarked {
+                let name = string(at: key)
+                isKnown = known.names.contains { $0.bytes.elementsEqual(name.utf8) }
+            } else {
+                let length = Int(entry.end &- entry.start)
+                isKnown = known.names.contains { name in
+                    name.prefix == entry.prefix && name.bytes.count == length
+                        && name.bytes.withUnsafeBufferPointer { tailsMatch(from: Int(entry.start), $0) }
+                }
+            }
+            if !isKnown { unknown.append(string(at: key)) }
+            key &+= entry.distanceToNextKey
+        }
+        return unknown
     }
 
     /// Whether the bytes after the first four, which `prefix` compared, match `name`'s.

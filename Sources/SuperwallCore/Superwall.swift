@@ -134,8 +134,8 @@ public actor Superwall {
         public var testMode: TestModeReason?
         /// The data directory the session opened.
         public var dataDirectory: String?
-        /// What the config in use left out or cannot do: elements dropped, rules that do not
-        /// compile, keys no decoder reads (see `Config.problems` and `ignoredMembers`).
+        /// What decoding the config in use left out: elements dropped and keys no decoder
+        /// reads (`Config.droppedElements`, `ignoredMembers`).
         public var configProblems: [ConfigProblem] = []
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import JSONText
 import Rules
 
 // The static-config wire format: snake_case keys, SCREAMING_SNAKE enum values. Each type
@@ -22,6 +23,7 @@ struct ConfigHeader: Decodable {
     var requestId: String?
 
     private enum Keys: String, ConfigObjectKeys {
+        static let nameSet = MemberNameSet(names)
         /// The large arrays, read on their own (`ConfigReader`), and what the Superwall API
         /// sends that neither SuperwallKit nor the bridge reads.
         static let unread = [
@@ -82,6 +84,7 @@ struct ConfigHeader: Decodable {
 
 extension Trigger: Decodable {
     private enum Keys: String, ConfigObjectKeys {
+        static let nameSet = MemberNameSet(names)
         /// Sent by the Superwall API, read by neither SuperwallKit nor the bridge.
         static let unread = ["trigger_version"]
 
@@ -99,6 +102,7 @@ extension Trigger: Decodable {
 
 extension Audience: Decodable {
     private enum Keys: String, ConfigObjectKeys {
+        static let nameSet = MemberNameSet(names)
         /// Sent by the Superwall API, read by neither SuperwallKit nor the bridge.
         static let unread = ["expression", "expression_js"]
 
@@ -132,12 +136,14 @@ extension Audience: Decodable {
 
 extension Occurrence: Decodable {
     private enum Keys: String, ConfigObjectKeys {
+        static let nameSet = MemberNameSet(names)
         case key
         case maxCount = "max_count"
         case interval
     }
 
     private enum IntervalKeys: String, ConfigObjectKeys {
+        static let nameSet = MemberNameSet(names)
         case type, minutes
     }
 
@@ -160,6 +166,7 @@ extension Occurrence: Decodable {
 
 extension ComputedPropertyRequest: Decodable {
     private enum Keys: String, ConfigObjectKeys {
+        static let nameSet = MemberNameSet(names)
         case type
         case eventName = "event_name"
     }
@@ -174,6 +181,7 @@ extension ComputedPropertyRequest: Decodable {
 
 extension Preload: Decodable {
     private enum Keys: String, ConfigObjectKeys {
+        static let nameSet = MemberNameSet(names)
         case behavior
         case requiresReEvaluation = "requires_re_evaluation"
     }
@@ -189,6 +197,7 @@ extension Preload: Decodable {
 
 extension Variant: Decodable {
     private enum Keys: String, ConfigObjectKeys {
+        static let nameSet = MemberNameSet(names)
         case variantId = "variant_id"
         case variantType = "variant_type"
         case percentage
@@ -207,6 +216,7 @@ extension Variant: Decodable {
 
 extension PreloadingDisabled: Decodable {
     private enum Keys: String, ConfigObjectKeys {
+        static let nameSet = MemberNameSet(names)
         case all, triggers
     }
 
@@ -220,6 +230,7 @@ extension PreloadingDisabled: Decodable {
 
 extension AttributionOptions: Decodable {
     private enum Keys: String, ConfigObjectKeys {
+        static let nameSet = MemberNameSet(names)
         case appleSearchAds = "apple_search_ads"
     }
 
@@ -234,6 +245,7 @@ extension AttributionOptions: Decodable {
 
 extension Web2AppConfig: Decodable {
     private enum Keys: String, ConfigObjectKeys {
+        static let nameSet = MemberNameSet(names)
         case entitlementsMaxAgeMs = "entitlements_max_age_ms"
         case restoreAccessURL = "restore_access_url"
     }
@@ -248,6 +260,7 @@ extension Web2AppConfig: Decodable {
 
 extension TestModeUserId: Decodable {
     private enum Keys: String, ConfigObjectKeys {
+        static let nameSet = MemberNameSet(names)
         case type, value
     }
 

@@ -1,3 +1,5 @@
+import JSONText
+
 /// Members of a config object that no decoder reads. SuperwallKit ignores them, and so does
 /// the bridge, but a misspelt key is the likeliest mistake in a config written by hand (an
 /// audience whose `expresion_cel` is ignored matches everyone), so each is reported as a
@@ -13,6 +15,9 @@ struct AnyMemberKey: CodingKey {
 /// API sends that the bridge has no use for (`unread`), which are not typos.
 protocol ConfigObjectKeys: CodingKey, CaseIterable, RawRepresentable<String> {
     static var unread: [String] { get }
+    /// `names`, made once: every object of a config is checked against it (declared by each
+    /// type as `static let nameSet = MemberNameSet(names)`; a protocol cannot store it).
+    static var nameSet: MemberNameSet { get }
 }
 
 extension ConfigObjectKeys {
@@ -23,17 +28,14 @@ extension ConfigObjectKeys {
 extension Decoder {
     /// Records, in the decode's log, each member of the object being decoded that `Keys`
     /// does not name.
-    func noteIgnoredMembers<Keys: ConfigObjectKeys>(besides _: Keys.Type, alsoRead extra: [String] = []) {
-        guard let log = DroppedElementLog.of(self), let object = try? container(keyedBy: AnyMemberKey.self) else {
-            return
-        }
-        let known = Keys.names + extra
-        for member in object.allKeys where !known.contains(member.stringValue) {
-            let path = ConfigDecodingError(path: jsonPath(codingPath + [member]), reason: "").under(log.pathPrefix).path
-            let suggestion = NearestName.among(known, to: member.stringValue).map { "; did you mean \"\($0)\"?" } ?? ""
-            log.recordIgnored(
-                ConfigProblem(path: path, message: "unknown key \"\(member.stringValue)\" is ignored\(suggestion)")
-            )
+    func noteIgnoredMembers<Keys: ConfigObjectKeys>(besides _: Keys.Type) {
+        let unknown = unknownMemberNames(of: self, besides: Keys.nameSet)
+        guard !unknown.isEmpty, let log = DroppedElementLog.of(self) else { return }
+        for name in unknown {
+            let path = ConfigDecodingError(path: jsonPath(codingPath + [AnyMemberKey(stringValue: name)]), reason: "")
+                .under(log.pathPrefix).path
+            let suggestion = NearestName.among(Keys.names, to: name).map { "; did you mean \"\($0)\"?" } ?? ""
+            log.recordIgnored(ConfigProblem(path: path, message: "unknown key \"\(name)\" is ignored\(suggestion)"))
         }
     }
 }

@@ -1,7 +1,9 @@
 import Foundation
+import JSONText
 
 extension Paywall: Decodable {
     private enum Keys: String, ConfigObjectKeys {
+        static let nameSet = MemberNameSet(names)
         /// Sent by the Superwall API, read by neither SuperwallKit nor the bridge.
         static let unread = [
             "dismissal_option", "launch_option", "presentation_condition", "presentation_style",
@@ -69,6 +71,7 @@ extension Paywall: Decodable {
 
 extension Paywall.URLConfig: Decodable {
     private enum Keys: String, ConfigObjectKeys {
+        static let nameSet = MemberNameSet(names)
         case endpoints
         case maxAttempts = "max_attempts"
     }
@@ -83,6 +86,7 @@ extension Paywall.URLConfig: Decodable {
 
 extension Paywall.URLConfig.Endpoint: Decodable {
     private enum Keys: String, ConfigObjectKeys {
+        static let nameSet = MemberNameSet(names)
         case url
         case timeoutMs = "timeout_ms"
         case percentage
@@ -99,6 +103,7 @@ extension Paywall.URLConfig.Endpoint: Decodable {
 
 extension PresentationStyle: Decodable {
     private enum Keys: String, ConfigObjectKeys {
+        static let nameSet = MemberNameSet(names)
         case type, height, width
         case cornerRadius = "corner_radius"
     }
@@ -128,6 +133,7 @@ extension PresentationStyle: Decodable {
 
 extension LocalNotification: Decodable {
     private enum Keys: String, ConfigObjectKeys {
+        static let nameSet = MemberNameSet(names)
         case type = "notification_type"
         case title, subtitle, body, delay
     }
@@ -152,6 +158,7 @@ extension LocalNotification: Decodable {
 
 extension Product: Decodable {
     private enum Keys: String, ConfigObjectKeys {
+        static let nameSet = MemberNameSet(names)
         case referenceName = "reference_name"
         case storeProduct = "store_product"
         case compositeId = "sw_composite_product_id"
@@ -171,6 +178,7 @@ extension Product: Decodable {
 
 extension StoreProduct: Decodable {
     private enum Keys: String, ConfigObjectKeys {
+        static let nameSet = MemberNameSet(names)
         /// Sent by the Superwall API, read by neither SuperwallKit nor the bridge.
         static let unread = ["base_plan_identifier", "offer", "environment"]
 

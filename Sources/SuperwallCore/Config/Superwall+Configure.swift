@@ -104,7 +104,9 @@ extension Superwall {
             storeProblems: session.store.problemsFound,
             testMode: testModeReason,
             dataDirectory: session.directory.path,
-            configProblems: session.config.map { $0.problems + $0.ignoredMembers } ?? []
+            // What decoding found, which costs nothing more to say; compiling every rule to
+            // report the ones that fail is `validate`'s and a refresh's work, not a launch's.
+            configProblems: session.config.map { $0.droppedElements + $0.ignoredMembers } ?? []
         )
     }
 

@@ -1,3 +1,5 @@
+import JSONText
+
 /// A survey attached to a paywall (SuperwallKit's `Survey`): a question shown as the paywall
 /// closes, on the user's close or after a purchase.
 public struct Survey: Sendable, Equatable {
@@ -77,6 +79,7 @@ public struct Survey: Sendable, Equatable {
 
 extension Survey: Decodable {
     private enum Keys: String, ConfigObjectKeys {
+        static let nameSet = MemberNameSet(names)
         case id
         case assignmentKey = "assignment_key"
         case title, message, options
@@ -105,6 +108,7 @@ extension Survey: Decodable {
 
 extension Survey.Option: Decodable {
     private enum Keys: String, ConfigObjectKeys {
+        static let nameSet = MemberNameSet(names)
         case id, title
     }
 
