@@ -199,6 +199,17 @@ extension KeyedDecodingContainer {
         return decoded
     }
 
+    /// `decode([Element].self, forKey:)`, with the same errors, but specialized here: the
+    /// standard library's `Array.init(from:)` is generic at run time, and its appends cost a
+    /// config of thousands of products about a thousand instructions an element.
+    func decodeArray<Element: Decodable>(_ type: Element.Type, forKey key: Key) throws -> [Element] {
+        var elements = try nestedUnkeyedContainer(forKey: key)
+        var decoded: [Element] = []
+        decoded.reserveCapacity(elements.count ?? 0)
+        while !elements.isAtEnd { decoded.append(try elements.decode(Element.self)) }
+        return decoded
+    }
+
     /// A string-backed enum whose unknown values read as `fallback`; absent or null also gives
     /// `fallback`.
     func decodeEnum<Value: RawRepresentable>(

@@ -66,7 +66,7 @@ struct ConfigHeader: Decodable {
         buildId = try container.decode(String.self, forKey: .buildId)
         logLevel = try container.decode(Int.self, forKey: .logLevel)
         appSessionTimeoutMs = try container.decode(Int.self, forKey: .appSessionTimeoutMs)
-        let toggles = try container.decode([Toggle].self, forKey: .toggles)
+        let toggles = try container.decodeArray(Toggle.self, forKey: .toggles)
         featureFlags = FeatureFlags(
             toggles: Dictionary(toggles.map { ($0.key, $0.enabled) }, uniquingKeysWith: { _, last in last })
         )
@@ -96,7 +96,7 @@ extension Trigger: Decodable {
         decoder.noteIgnoredMembers(besides: Keys.self)
         let container = try decoder.container(keyedBy: Keys.self)
         placementName = try container.decode(String.self, forKey: .eventName)
-        audiences = try container.decode([Audience].self, forKey: .rules)
+        audiences = try container.decodeArray(Audience.self, forKey: .rules)
     }
 }
 
@@ -122,7 +122,7 @@ extension Audience: Decodable {
         experimentId = try container.decode(String.self, forKey: .experimentId)
         unmatchedParameterKey = UnmatchedAudience.parameterKey(for: experimentId)
         experimentGroupId = try container.decode(String.self, forKey: .experimentGroupId)
-        variants = try container.decode([Variant].self, forKey: .variants)
+        variants = try container.decodeArray(Variant.self, forKey: .variants)
         rule = try container.decodeIfPresent(String.self, forKey: .expressionCel).map { Rule($0) }
         occurrence = try container.decodeIfPresent(Occurrence.self, forKey: .occurrence)
         computedProperties = try container.decodeLossyArray(
@@ -224,7 +224,7 @@ extension PreloadingDisabled: Decodable {
         decoder.noteIgnoredMembers(besides: Keys.self)
         let container = try decoder.container(keyedBy: Keys.self)
         all = try container.decode(Bool.self, forKey: .all)
-        placements = try container.decode([String].self, forKey: .triggers)
+        placements = try container.decodeArray(String.self, forKey: .triggers)
     }
 }
 

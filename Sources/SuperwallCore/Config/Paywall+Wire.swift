@@ -79,7 +79,7 @@ extension Paywall.URLConfig: Decodable {
     public init(from decoder: any Decoder) throws {
         decoder.noteIgnoredMembers(besides: Keys.self)
         let container = try decoder.container(keyedBy: Keys.self)
-        endpoints = try container.decode([Endpoint].self, forKey: .endpoints)
+        endpoints = try container.decodeArray(Endpoint.self, forKey: .endpoints)
         maxAttempts = try container.decode(Int.self, forKey: .maxAttempts)
     }
 }
@@ -171,7 +171,7 @@ extension Product: Decodable {
         referenceName = try container.decodeIfPresent(String.self, forKey: .referenceName)
         storeProduct = try container.decode(StoreProduct.self, forKey: .storeProduct)
         compositeId = try container.decodeIfPresent(String.self, forKey: .compositeId)
-        entitlements = try container.decode([Entitlement].self, forKey: .entitlements)
+        entitlements = try container.decodeArray(Entitlement.self, forKey: .entitlements)
         storeDetails = nil
     }
 }

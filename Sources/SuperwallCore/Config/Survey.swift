@@ -98,7 +98,7 @@ extension Survey: Decodable {
         assignmentKey = try container.decode(String.self, forKey: .assignmentKey)
         title = try container.decode(String.self, forKey: .title)
         message = try container.decode(String.self, forKey: .message)
-        options = try container.decode([Option].self, forKey: .options)
+        options = try container.decodeArray(Option.self, forKey: .options)
         presentationCondition = try container.decodeEnum(Condition.self, forKey: .presentationCondition)
         presentationProbability = try container.decode(Double.self, forKey: .presentationProbability)
         includeOtherOption = try container.decode(Bool.self, forKey: .includeOtherOption)
