@@ -74,6 +74,19 @@ import Testing
         #expect(device["isMac"] == true)
     }
 
+    /// SuperwallKit's template has `isSandbox` as a string, and its notification scheduler
+    /// compares with `"true"`: a boolean given by the client must not replace it.
+    @Test func aSandboxDeviceSaysSoAsSuperwallKitDoesWhateverTypeTheClientGave() async throws {
+        for given: JSON in [true, "true"] {
+            let sandbox = makeSuperwall()
+            _ = try await sandbox.configure(
+                apiKey: "pk_test",
+                options: options(temporaryDirectory(), device: ["isSandbox": given])
+            )
+            #expect(await sandbox.deviceAttributes()["isSandbox"] == "true")
+        }
+    }
+
     @Test func experimentalDeviceVariablesDescribeTheLatestSubscription() {
         let older = SubscriptionTransaction(
             transactionId: "t1",

@@ -184,7 +184,7 @@ extension Superwall {
                     integrationAttributes: try store.value(.integrationAttributes) ?? [:],
                     appInstalledAt: appInstalledAt,
                     deviceFacts: facts,
-                    deviceOverrides: options.device
+                    deviceOverrides: options.device.filter { !DeviceFacts.keysMadeFacts.contains($0.key) }
                 )
             )
             let stored = session.userAttributes

@@ -48,6 +48,10 @@ public struct DeviceFacts: Sendable, Equatable {
     }
 
     /// Applies the fields a client gave, by their template names.
+    /// Keys whose value becomes a fact, written in the template in SuperwallKit's form (a
+    /// sandbox device's `isSandbox` is the string `"true"`), never merged as the client gave it.
+    static let keysMadeFacts: Set<String> = ["isSandbox"]
+
     public mutating func apply(_ overrides: [String: JSON]) {
         func string(_ key: String) -> String? { overrides[key]?.stringValue }
         platform = string("platform") ?? platform
@@ -62,7 +66,11 @@ public struct DeviceFacts: Sendable, Equatable {
         }
         vendorId = string("vendorId") ?? vendorId
         interfaceType = string("interfaceType") ?? interfaceType
-        if case .bool(let sandbox)? = overrides["isSandbox"] { isSandbox = sandbox }
+        switch overrides["isSandbox"] {
+        case .bool(let sandbox)?: isSandbox = sandbox
+        case .string(let sandbox)?: isSandbox = sandbox == "true"
+        default: break
+        }
     }
 }
 
