@@ -98,6 +98,21 @@ import Testing
         )
         #expect(controller.asked.isEmpty)
     }
+
+    /// SuperwallKit's `SubscriptionStatusResolutionTests`: while test mode is on, the status it
+    /// set stands against one set from outside; once test mode has set none, the host's applies.
+    @Test func aStatusSetFromOutsideDoesNotUndoTestModesPurchase() async throws {
+        let controller = ScriptedPurchaseController(.purchase(.cancelled))
+        let (harness, shown, _) = try await showing("gated", controller: controller, testMode: .always)
+        let fromOutside = SubscriptionStatus.active([Entitlement(id: "outside")])
+        #expect(try await harness.superwall.setSubscriptionStatus(fromOutside) == fromOutside)
+        #expect(try await harness.superwall.setSubscriptionStatus(.inactive) == .inactive)
+        _ = try await harness.superwall.perform(.purchase(productId: annual), inSession: shown.sessionId)
+        let bought = try await harness.superwall.subscriptionStatus()
+        #expect(bought.isActive)
+        #expect(try await harness.superwall.setSubscriptionStatus(.inactive) == bought)
+        #expect(try await harness.superwall.subscriptionStatus() == bought)
+    }
 }
 
 /// A host that offers test mode's choices and never makes one.

@@ -7,6 +7,9 @@ final class Purchases {
     private(set) var inFlight = false
     /// The test mode last logged, so that each change is said once.
     var announcedTestMode: TestModeReason?
+    /// The status test mode last set (SuperwallKit's `overriddenSubscriptionStatus`): while
+    /// test mode is on, it stands against a status the host sets.
+    var testModeStatus: SubscriptionStatus?
     /// Calls waiting for the subscription status to be known.
     let statusWaiters = ParkedContinuations<Bool>()
     /// Calls waiting for the host's customer info.

@@ -118,6 +118,8 @@ extension Superwall {
             )
         } else {
             Self.logger.notice("test mode is off: purchases go to the purchase controller again")
+            // SuperwallKit clears test mode's state when it turns off.
+            purchases.testModeStatus = nil
         }
     }
 
