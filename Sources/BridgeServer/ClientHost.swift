@@ -64,9 +64,14 @@ struct ClientPaywallPresenter: PaywallPresenter {
 
     /// Only to a client that declared `paywallPresenter`: a `getPaywall` client without it
     /// takes its paywall down on `handler/onWillDismiss`.
-    func dismiss(sessionId: String, info: PaywallInfo, result: PaywallResult, closeReason: PaywallCloseReason) async {
-        guard let connection = host.connection, host.capabilities.paywallPresenter else { return }
-        _ = try? await connection.sendRequest(
+    func dismiss(
+        sessionId: String,
+        info: PaywallInfo,
+        result: PaywallResult,
+        closeReason: PaywallCloseReason
+    ) async -> [String: JSON]? {
+        guard let connection = host.connection, host.capabilities.paywallPresenter else { return nil }
+        let answer = try? await connection.sendRequest(
             "paywall/dismiss",
             params: [
                 "sessionId": .string(sessionId), "result": result.wireValue,
@@ -75,6 +80,7 @@ struct ClientPaywallPresenter: PaywallPresenter {
             ],
             timeout: ClientHost.backstop
         )
+        return answer?["state"]?.objectValue.map { [String: JSON]($0) }
     }
 
     var canPreload: Bool { host.capabilities.paywallPreloader && host.connection != nil }

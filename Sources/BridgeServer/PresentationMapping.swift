@@ -96,6 +96,7 @@ extension PaywallInfo {
             "isScrollEnabled": .bool(isScrollEnabled), "presentationId": .string(presentationId),
             "introOfferEligibility": .string(introOfferEligibility.rawValue),
             "paywalljsVersion": .optional(paywalljsVersion),
+            "state": .object(JSONValue.sortedObject(state)),
             "loadTimes": [
                 "responseStart": .optional(loadTimes.responseStart.map(ISO8601.string(from:))),
                 "responseComplete": .optional(loadTimes.responseComplete.map(ISO8601.string(from:))),

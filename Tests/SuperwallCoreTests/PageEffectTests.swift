@@ -22,6 +22,16 @@ import Testing
         #expect(result["permission_type"] == "notification")
     }
 
+    /// SuperwallKit reads `window.app.getAllState()` as the paywall goes and keeps it as
+    /// `PaywallInfo.state`: here the host answers it to `dismiss`.
+    @Test func thePagesStateReadAtDismissalIsThePaywallInfosState() async throws {
+        let (harness, _, _) = try await showingPage()
+        #expect(await harness.superwall.latestPaywallInfo?.state == [:])
+        harness.presenter.pageState = ["plan": "annual", "step": 2]
+        try await harness.superwall.dismiss()
+        #expect(await harness.superwall.latestPaywallInfo?.state == ["plan": "annual", "step": 2])
+    }
+
     @Test func aHostThatCannotAskAnswersUnsupportedWhichCountsAsDenied() async throws {
         let (harness, shown, _) = try await showingPage()
         harness.presenter.permissionAnswer = nil

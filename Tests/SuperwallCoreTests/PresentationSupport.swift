@@ -117,9 +117,24 @@ final class FakePresenter: PaywallPresenter, @unchecked Sendable {
         }
     }
 
-    func dismiss(sessionId: String, info: PaywallInfo, result: PaywallResult, closeReason: PaywallCloseReason) async {
-        lock.withLock { dismissals.append((sessionId, result, closeReason)) }
+    func dismiss(
+        sessionId: String,
+        info: PaywallInfo,
+        result: PaywallResult,
+        closeReason: PaywallCloseReason
+    ) async -> [String: JSON]? {
+        lock.withLock {
+            dismissals.append((sessionId, result, closeReason))
+            return storedPageState
+        }
     }
+
+    /// What `dismiss` answers as the page's state (a host that renders the page).
+    var pageState: [String: JSON]? {
+        get { lock.withLock { storedPageState } }
+        set { lock.withLock { storedPageState = newValue } }
+    }
+    private var storedPageState: [String: JSON]?
 
     func showAlert(_ alert: PaywallAlert, sessionId: String) async throws {
         lock.withLock { shownAlerts.append(alert) }

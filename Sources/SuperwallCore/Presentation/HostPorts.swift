@@ -20,8 +20,15 @@ public protocol PaywallPresenter: Sendable {
     /// Shows a paywall and returns once it is on screen; throws when the host cannot show it.
     /// The core bounds the wait and cancels the call when it expires.
     func present(_ presentation: PaywallPresentation) async throws
-    /// Takes a paywall down and returns once it is gone; failures are the host's to log.
-    func dismiss(sessionId: String, info: PaywallInfo, result: PaywallResult, closeReason: PaywallCloseReason) async
+    /// Takes a paywall down and returns once it is gone, with what the page's
+    /// `window.app.getAllState()` answered when the host renders the page (nil otherwise, and
+    /// on failure, which is the host's to log).
+    func dismiss(
+        sessionId: String,
+        info: PaywallInfo,
+        result: PaywallResult,
+        closeReason: PaywallCloseReason
+    ) async -> [String: JSON]?
     /// Shows an alert over a paywall and returns once the host has it on screen (SuperwallKit's
     /// `presentAlert`); the host opens the alert's URL if the user takes its action.
     func showAlert(_ alert: PaywallAlert, sessionId: String) async throws

@@ -35,6 +35,9 @@ public struct PaywallInfo: Sendable, Equatable {
     /// The paywall.js version the page's `ping` gave; nil until then.
     public var paywalljsVersion: String?
     public var loadTimes = PaywallLoadTimes()
+    /// SuperwallKit's `state`: what the page's `window.app.getAllState()` answered when the
+    /// paywall was last dismissed; empty before.
+    public var state: [String: JSON] = [:]
 
     public var productIds: [String] { products.map(\.id) }
 

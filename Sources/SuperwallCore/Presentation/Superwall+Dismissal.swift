@@ -25,7 +25,7 @@ extension Superwall {
         guard var closing = paywalls.open, !closing.isClosing else { return }
         paywalls.open?.isClosing = true
         closing.info.closeReason = closeReason
-        let info = closing.info
+        var info = closing.info
         let sessionId = closing.id
         closing.flow.handler?.onWillDismiss(info, result: result)
         DecisionLog.paywallPresentation.debug(
@@ -34,8 +34,14 @@ extension Superwall {
         paywalls.lastDismissedInfo = info
         host.delegate?.willDismissPaywall(info)
         if let presenter = host.presenter {
-            await withDeadline(timeouts.presentation, fallback: ()) {
-                await presenter.dismiss(sessionId: sessionId, info: info, result: result, closeReason: closeReason)
+            let dismissing = info
+            let pageState = await withDeadline(timeouts.presentation, fallback: nil) {
+                await presenter.dismiss(sessionId: sessionId, info: dismissing, result: result, closeReason: closeReason)
+            }
+            // SuperwallKit reads the page's state once it is gone; `didDismiss` has it.
+            if let pageState {
+                info.state = pageState
+                paywalls.lastDismissedInfo = info
             }
         }
         if paywalls.open?.id == closing.id { paywalls.open = nil }

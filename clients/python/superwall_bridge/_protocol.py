@@ -235,6 +235,7 @@ class PaywallInfo(WireModel):
     intro_offer_eligibility: Literal["ALWAYS_ELIGIBLE", "ALWAYS_INELIGIBLE", "AUTOMATIC"] = "ALWAYS_ELIGIBLE"
     paywalljs_version: str | None = None
     load_times: dict[str, Any] = field(default_factory=dict)
+    state: dict[str, Any] = field(default_factory=dict)
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 

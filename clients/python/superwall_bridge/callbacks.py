@@ -4,7 +4,7 @@ mode's choices, and a handler for one ``register``. Every method may be a plain 
 from __future__ import annotations
 
 import inspect
-from typing import Any, Awaitable, Literal, Protocol, TypeVar, runtime_checkable
+from typing import Any, Awaitable, Literal, Mapping, Protocol, TypeVar, runtime_checkable
 
 from .models import (
     ConfigRefresh, CustomCallback, CustomCallbackResult, CustomerInfo, ErrorInfo, PaywallDismissal, PaywallInfo, PaywallPresentation,
@@ -126,7 +126,10 @@ class PaywallPresenter(Protocol):
 
     def present(self, presentation: PaywallPresentation) -> None | Awaitable[None]: ...
 
-    def dismiss(self, dismissal: PaywallDismissal) -> None | Awaitable[None]: ...
+    def dismiss(self, dismissal: PaywallDismissal) -> None | Mapping[str, Any] | Awaitable[None | Mapping[str, Any]]:
+        """Takes the paywall down. A presenter that renders the page returns what its
+        ``window.app.getAllState()`` answers: it becomes ``PaywallInfo.state`` (SuperwallKit's)."""
+        ...
 
 
 class PresentationHandler:

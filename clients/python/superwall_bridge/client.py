@@ -542,8 +542,8 @@ class Superwall:
             return {}
         if method == "paywall/dismiss":
             presenter = self._require(self.paywall_presenter, method)
-            await resolve(presenter.dismiss(PaywallDismissal.from_wire(params)))
-            return {}
+            state = await resolve(presenter.dismiss(PaywallDismissal.from_wire(params)))
+            return {"state": dict(state)} if isinstance(state, Mapping) else {}
         if method == "paywall/preload":
             presenter = self._require(self.paywall_presenter, method)
             await resolve(presenter.preload(PreloadedPaywall.from_wire(params["paywall"])))

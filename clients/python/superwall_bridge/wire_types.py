@@ -248,7 +248,7 @@ PaywallPresentResult: TypeAlias = dict[str, Any]
 
 #: `paywall/dismiss`: Take a paywall down.
 PaywallDismissParams = TypedDict("PaywallDismissParams", {"sessionId": Required[str], "result": Required[dict[str, Any]], "closeReason": Required[str], "paywallInfo": Required[dict[str, Any]]}, total=False)
-PaywallDismissResult: TypeAlias = dict[str, Any]
+PaywallDismissResult = TypedDict("PaywallDismissResult", {"state": dict[str, Any]}, total=False)
 
 #: `paywall/showAlert`: Show an alert over a paywall: SuperwallKit's alerts (a purchase that failed or waits for approval, a restore that found nothing, a restore to finish on the web). Open actionUrl if the user takes the action.
 PaywallShowAlertParams = TypedDict("PaywallShowAlertParams", {"sessionId": Required[str], "title": Required[str], "message": Required[str], "actionTitle": Required[str | None], "actionUrl": str | None, "closeActionTitle": Required[str]}, total=False)

@@ -337,6 +337,32 @@ def test_by_default_configure_is_followed_by_a_preload(bridge: str, data_directo
     run(scenario())
 
 
+class StatefulPresenter(Presenter):
+    """A presenter that renders the page: it answers the page's state as it takes it down."""
+
+    def dismiss(self, dismissal: PaywallDismissal) -> dict[str, Any]:
+        super().dismiss(dismissal)
+        return {"plan": "annual", "step": 2}
+
+
+def test_the_pages_state_the_presenter_read_at_dismissal_is_the_paywall_infos_state(
+        bridge: str, data_directory: str, bridge_arguments: list[str]) -> None:
+    async def scenario() -> None:
+        presenter = StatefulPresenter()
+        async with Superwall.start(bridge, arguments=bridge_arguments, paywall_presenter=presenter) as sw:
+            await sw.configure("pk_test", options={"configSource": {"type": "embedded"}, "dataDirectory": data_directory})
+            registering = asyncio.create_task(sw.register("open_coach_chat"))
+            shown = await asyncio.wait_for(presenter.shown.get(), 10)
+            assert shown.paywall.info.state == {}
+            await sw.paywall_action(shown.session_id, {"type": "close"})
+            result = await registering
+            assert result.paywall_info is not None and result.paywall_info.state == {"plan": "annual", "step": 2}
+            latest = await sw.latest_paywall_info()
+            assert latest is not None and latest.state == {"plan": "annual", "step": 2}
+
+    asyncio.run(scenario())
+
+
 class SurveyingPresenter(Presenter):
     """A presenter that shows surveys: the user picks "Other" and explains."""
 

@@ -68,7 +68,10 @@ export interface SuperwallDelegate {
  * method that is missing answers `methodNotFound`, and the bridge applies its default. */
 export interface PaywallPresenter {
     present(presentation: PaywallPresentation): void | Promise<void>;
-    dismiss(dismissal: { sessionId: string; result: PaywallResult; closeReason: string; paywallInfo: PaywallInfo }): void | Promise<void>;
+    /** Takes the paywall down. A presenter that renders the page returns what its
+     * `window.app.getAllState()` answers: it becomes `PaywallInfo.state` (SuperwallKit's). */
+    dismiss(dismissal: { sessionId: string; result: PaywallResult; closeReason: string; paywallInfo: PaywallInfo }):
+        void | Record<string, unknown> | Promise<void | Record<string, unknown>>;
     pageEvent?(sessionId: string, accept64: string): void | Promise<void>;
     showAlert?(alert: { sessionId: string; title: string; message: string; actionTitle: string | null; actionUrl: string | null; closeActionTitle: string }): void | Promise<void>;
     openUrl?(sessionId: string, url: string, mode: "inApp" | "external" | "paymentSheet" | "deepLink"): void | Promise<void>;
@@ -543,9 +546,10 @@ export class Superwall {
             case "paywall/present":
                 await required(presenter, method).present(params as PaywallPresentation);
                 return {};
-            case "paywall/dismiss":
-                await required(presenter, method).dismiss(params as any);
-                return {};
+            case "paywall/dismiss": {
+                const state = await required(presenter, method).dismiss(params as any);
+                return state && typeof state === "object" ? { state } : {};
+            }
             case "handler/onCustomCallback": {
                 const handler = this.handlers.get(String(params.registerId));
                 if (!handler?.onCustomCallback) return { status: "failure" };

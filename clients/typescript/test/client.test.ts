@@ -164,6 +164,21 @@ test("a throwing callback becomes an error reply, never an unhandled rejection",
     assert.deepEqual(unhandled, []);
 });
 
+test("the page's state the presenter reads at dismissal is the paywall info's state", async () => {
+    const presenter: PaywallPresenter = {
+        present: (presentation) => { setImmediate(() => void superwall.paywallAction(presentation.sessionId, { type: "close" })); },
+        dismiss: () => ({ plan: "annual", step: 2 }),
+    };
+    const superwall = await Superwall.configure({ apiKey: "pk_ts", options: embedded(), paywallPresenter: presenter });
+    try {
+        const result = await superwall.register({ placement: "open_coach_chat" });
+        assert.equal(result.outcome, "dismissed");
+        assert.deepEqual(result.paywallInfo?.state, { plan: "annual", step: 2 });
+    } finally {
+        await superwall.close();
+    }
+});
+
 test("both framings speak the same protocol", async () => {
     for (const framing of ["ndjson", "content-length"] as const) {
         const superwall = await Superwall.configure({ apiKey: "pk_ts", options: embedded(), framing });

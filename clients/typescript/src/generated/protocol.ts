@@ -172,6 +172,8 @@ export interface PaywallInfo {
         webViewStart: string | null;
         webViewComplete: string | null;
     };
+    /** SuperwallKit's PaywallInfo.state: what the page's window.app.getAllState() answered when the paywall was last dismissed (the host answers it to paywall/dismiss); empty before. */
+    state: Record<string, unknown>;
 }
 
 /** A survey attached to a paywall (SuperwallKit's Survey), asked as the paywall closes: on the user's close, or after a purchase. */
@@ -1118,7 +1120,10 @@ export interface PaywallDismissParams {
     closeReason: string;
     paywallInfo: PaywallInfo;
 }
-export type PaywallDismissResult = Record<string, unknown>;
+export type PaywallDismissResult = {
+    /** What the page's window.app.getAllState() answered, for a host that renders the page; it becomes PaywallInfo.state of the dismissal's didDismiss, onDismiss and paywall_close. Leave it out otherwise. */
+    state?: Record<string, unknown>;
+};
 
 /** Show an alert over a paywall: SuperwallKit's alerts (a purchase that failed or waits for approval, a restore that found nothing, a restore to finish on the web). Open actionUrl if the user takes the action. */
 export interface PaywallShowAlertParams {
