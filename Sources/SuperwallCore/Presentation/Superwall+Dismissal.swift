@@ -36,7 +36,12 @@ extension Superwall {
         if let presenter = host.presenter {
             let dismissing = info
             let pageState = await withDeadline(timeouts.presentation, fallback: nil) {
-                await presenter.dismiss(sessionId: sessionId, info: dismissing, result: result, closeReason: closeReason)
+                await presenter.dismiss(
+                    sessionId: sessionId,
+                    info: dismissing,
+                    result: result,
+                    closeReason: closeReason
+                )
             }
             // SuperwallKit reads the page's state once it is gone; `didDismiss` has it.
             if let pageState {
