@@ -91,6 +91,7 @@ declare module "node:fs" {
     function mkdirSync(path: string, options?: { recursive?: boolean }): string | undefined;
     function rmSync(path: string, options?: { recursive?: boolean; force?: boolean }): void;
     function copyFileSync(from: string, to: string): void;
+    function symlinkSync(target: string, path: string): void;
     function statSync(path: string): { isFile(): boolean; isDirectory(): boolean };
 }
 
