@@ -590,6 +590,29 @@ class ExpressionTrace(WireModel):
     children: list[ExpressionTrace] = field(default_factory=list)
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
+    def node_text(self) -> str:
+        """``text → value`` as ``superwall-bridge explain`` prints a node (no value for a literal)."""
+        repeated = f" (last of {self.evaluations})" if self.evaluations and self.evaluations > 1 else ""
+        if not self.evaluated:
+            return f"{self.text}  (not evaluated)"
+        if self.error is not None:
+            return f"{self.text}  ✗ {self.error}"
+        value_text = self.value_text
+        if self.value.get("type") == "map" and isinstance(self.value.get("value"), dict):
+            value_text = f"{{{len(self.value['value'])} entries}}"  # the user's or the device's: its size says enough
+        if value_text is None or value_text == self.text:
+            return self.text + repeated
+        return f"{self.text}  → {value_text}{repeated}"
+
+    def child_lines(self, indent: str) -> list[str]:
+        """The node's children as the lines of a tree, under ``indent``."""
+        lines: list[str] = []
+        for index, child in enumerate(self.children):
+            last = index == len(self.children) - 1
+            lines.append(indent + ("└─ " if last else "├─ ") + child.node_text())
+            lines.extend(child.child_lines(indent + ("   " if last else "│  ")))
+        return lines
+
 
 @dataclass(frozen=True)
 class RuleExplanation(WireModel):
@@ -629,6 +652,28 @@ class AudienceCheck(WireModel):
     matched: bool = False
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
+    def lines(self, number: int, count: int) -> list[str]:
+        """The audience's check as ``superwall-bridge explain`` prints it."""
+        state = ("not evaluated: an earlier audience matched" if not self.evaluated
+                 else "matched" if self.matched else "no match")
+        lines = [f"audience {number} of {count}, experiment {self.experiment_id}: {state}"]
+        if not self.evaluated:
+            return lines + ([f"  rule: {self.expression}"] if self.expression else [])
+        if self.compile_error is not None:
+            lines += [f"  rule: {self.expression or ''}", f"    does not compile: {self.compile_error}"]
+        elif self.rule is None:
+            lines.append("  rule: none (everyone matches)")
+        else:
+            lines.append("  rule: " + self.rule.tree.node_text())
+            lines.extend(self.rule.tree.child_lines("    "))
+        if self.occurrence is not None:
+            occurrence = self.occurrence
+            window = f"per {occurrence.interval_minutes} min" if occurrence.interval_minutes is not None else "ever"
+            verdict = "allows another" if occurrence.allows_another else "limit reached"
+            lines.append(f"  occurrence {occurrence.key}: {occurrence.stored_count} of at most {occurrence.max_count} "
+                         f"{window}, {verdict}")
+        return lines
+
 
 @dataclass(frozen=True)
 class VariantCheck(WireModel):
@@ -666,6 +711,31 @@ class PlacementExplanation(WireModel):
     feature_granted: bool = False
     reason: str | None = None
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def __str__(self) -> str:
+        """The explanation as ``superwall-bridge explain`` prints it: each check of the
+        pipeline in order, a rule as the tree of the values its parts took."""
+        reason = f" ({self.reason})" if self.reason else ""
+        granted = "feature granted" if self.feature_granted else "feature not granted without a purchase"
+        outcome = f"outcome: {self.outcome}{reason}, {granted}"
+        if not self.placement_found:
+            return f"placement {self.placement}: no campaign has this placement\n{outcome}\n"
+        lines = [f"placement {self.placement}"]
+        for number, check in enumerate(self.audiences, 1):
+            lines.extend(check.lines(number, len(self.audiences)))
+        if self.variant is not None:
+            variant = self.variant
+            paywall = f", paywall {variant.paywall_identifier}" if variant.paywall_identifier else ""
+            lines.append(f"variant {variant.variant_id} ({variant.type}{paywall}) in experiment {variant.experiment_id}, "
+                         + ("confirmed" if variant.confirmed else "not confirmed yet"))
+        if self.paywall is not None:
+            paywall_check = self.paywall
+            name = f' "{paywall_check.name}"' if paywall_check.name else ""
+            gating = f", {paywall_check.feature_gating}" if paywall_check.feature_gating else ""
+            lines.append(f"paywall {paywall_check.identifier}{name}{gating}" if paywall_check.found
+                         else f"paywall {paywall_check.identifier}: not in the config")
+        lines.append(outcome)
+        return "\n".join(lines) + "\n"
 
 
 @dataclass(frozen=True)

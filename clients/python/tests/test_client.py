@@ -4,6 +4,7 @@ bridge that dies mid-call, and the synchronous facade."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import re
 import shutil
@@ -599,3 +600,21 @@ def test_no_binary_anywhere_says_how_to_get_one(tmp_path: Any, monkeypatch: pyte
     monkeypatch.chdir(tmp_path)
     with pytest.raises(BridgeNotFoundError, match="platform wheel.*SUPERWALL_BRIDGE.*swift build"):
         find_bridge()
+
+
+def test_a_placement_explanation_prints_as_the_clis_tree(bridge: str, data_directory: str, tmp_path: Path) -> None:
+    user = {"workouts_completed": 5}
+    (tmp_path / "user.json").write_text(json.dumps(user))
+    demo = PROTOCOL.parent / "config" / "demo.json"
+    cli = subprocess.run([bridge, "explain", "--config", str(demo), "--user", str(tmp_path / "user.json"),
+                          "daily_limit_reached"], capture_output=True, text=True, check=True).stdout
+
+    async def scenario() -> str:
+        async with Superwall.start(bridge) as sw:
+            await sw.configure("pk_test", options={"configSource": {"type": "file", "path": str(demo)},
+                                                   "dataDirectory": data_directory})
+            return str(await sw.explain_placement("daily_limit_reached", user=user))
+
+    printed = asyncio.run(scenario())
+    assert printed == cli
+    assert "├─ user.workouts_completed >= 3  → true" in printed and len(printed) < 1500
