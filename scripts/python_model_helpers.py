@@ -231,7 +231,8 @@ class PlacementExplanationHelpers:
         granted = "feature granted" if self.feature_granted else "feature not granted without a purchase"
         outcome = f"outcome: {self.outcome}{reason}, {granted}"
         if not self.placement_found:
-            return f"placement {self.placement}: no campaign has this placement\n{outcome}\n"
+            suggestion = f"; did you mean {self.nearest_placement}?" if self.nearest_placement else ""
+            return f"placement {self.placement}: no campaign has this placement{suggestion}\n{outcome}\n"
         lines = [f"placement {self.placement}"]
         for number, check in enumerate(self.audiences, 1):
             lines.extend(check.lines(number, len(self.audiences)))

@@ -15,6 +15,7 @@ extension PlacementExplanation {
             "featureGranted": .bool(featureGranted),
         ]
         if let reason { object["reason"] = .string(reason) }
+        if let nearestPlacement { object["nearestPlacement"] = .string(nearestPlacement) }
         return .object(object)
     }
 }

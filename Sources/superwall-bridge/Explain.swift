@@ -69,11 +69,10 @@ struct Explain: ParsableCommand {
         ).path
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let narrowed: Data
+        let whole: Data
         do {
-            narrowed = try Config.narrowedText(
-                try LocalFile.read(config, atMost: FileConfigSource.defaultMaximumSize),
-                toPlacement: placement
-            )
+            whole = try LocalFile.read(config, atMost: FileConfigSource.defaultMaximumSize)
+            narrowed = try Config.narrowedText(whole, toPlacement: placement)
         } catch let error as LocalFile.Failure {
             return .failure(.configUnavailable("cannot read \(config): \(error.reason)"))
         } catch let error as ConfigDecodingError {
@@ -105,7 +104,12 @@ struct Explain: ParsableCommand {
         } else {
             do {
                 if !user.isEmpty { _ = try await superwall.setUserAttributes(user.mapValues { $0 }) }
-                result = .success(try await superwall.explainPlacement(placement, params: params))
+                var explanation = try await superwall.explainPlacement(placement, params: params)
+                // The narrowed config has no other placement to suggest: the file has.
+                if !explanation.placementFound {
+                    explanation.nearestPlacement = NearestName.among(Config.placementNames(in: whole), to: placement)
+                }
+                result = .success(explanation)
             } catch {
                 result = .failure(error)
             }
@@ -168,7 +172,8 @@ struct ExplanationText {
         var lines: [String] = []
         let heading = "placement \(explanation.placement)"
         guard explanation.placementFound else {
-            lines.append("\(bold(heading)): no campaign has this placement")
+            let suggestion = explanation.nearestPlacement.map { "; did you mean \($0)?" } ?? ""
+            lines.append("\(bold(heading)): no campaign has this placement\(suggestion)")
             lines.append(outcomeLine(explanation))
             return lines.joined(separator: "\n") + "\n"
         }

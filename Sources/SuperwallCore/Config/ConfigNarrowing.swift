@@ -66,6 +66,23 @@ extension Config {
     }
 
     /// Whether a member's text (a JSON string) is one of `names`, or may be (it has escapes).
+    /// The placements a config's text names (`trigger_options[].event_name`), read as the
+    /// narrowing reads them, without decoding: for "did you mean" when a placement is not there.
+    public static func placementNames(in data: Data) -> [String] {
+        data.withUnsafeBytes { bytes in
+            guard let text = try? ConfigText(bytes), let member = text.member("trigger_options"),
+                let elements = try? ConfigText.elements(of: member.value, in: bytes, path: "")
+            else { return [] }
+            let scanner = JSONTextScanner(bytes: bytes)
+            return elements.compactMap { element in
+                guard let name = scanner.memberText(named: "event_name", inObjectAt: element.lowerBound),
+                    name.count >= 2
+                else { return nil }
+                return String(decoding: name.dropFirst().dropLast(), as: UTF8.self)
+            }
+        }
+    }
+
     private static func names(_ text: ArraySlice<UInt8>?, oneOf names: Set<String>) -> Bool {
         guard let text, text.count >= 2, text.first == UInt8(ascii: "\""), text.last == UInt8(ascii: "\"") else {
             return false

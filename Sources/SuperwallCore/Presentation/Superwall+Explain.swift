@@ -64,6 +64,8 @@ public struct PlacementExplanation: Sendable, Equatable {
     public var featureGranted: Bool
     /// Why the paywall cannot be shown, for `paywallNotAvailable`.
     public var reason: String?
+    /// For a placement no campaign has, the config's placement it most likely meant.
+    public var nearestPlacement: String?
 }
 
 extension Superwall {
@@ -106,7 +108,11 @@ extension Superwall {
             outcome: .placementNotFound,
             featureGranted: true
         )
-        guard let trigger = config.trigger(for: placement),
+        guard let trigger = config.trigger(for: placement) else {
+            explanation.nearestPlacement = NearestName.among(config.triggers.map(\.placementName), to: placement)
+            return explanation
+        }
+        guard
             let evaluator = audienceEvaluator(
                 params: event.audienceParameters,
                 placedAt: event.createdAt,

@@ -710,6 +710,7 @@ class PlacementExplanation(WireModel):
     paywall: PaywallCheck | None = None
     feature_granted: bool = False
     reason: str | None = None
+    nearest_placement: str | None = None
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def __str__(self) -> str:
@@ -719,7 +720,8 @@ class PlacementExplanation(WireModel):
         granted = "feature granted" if self.feature_granted else "feature not granted without a purchase"
         outcome = f"outcome: {self.outcome}{reason}, {granted}"
         if not self.placement_found:
-            return f"placement {self.placement}: no campaign has this placement\n{outcome}\n"
+            suggestion = f"; did you mean {self.nearest_placement}?" if self.nearest_placement else ""
+            return f"placement {self.placement}: no campaign has this placement{suggestion}\n{outcome}\n"
         lines = [f"placement {self.placement}"]
         for number, check in enumerate(self.audiences, 1):
             lines.extend(check.lines(number, len(self.audiences)))

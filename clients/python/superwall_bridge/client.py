@@ -13,7 +13,7 @@ from . import __version__ as _version
 from .callbacks import PaywallPresenter, PresentationHandler, PurchaseController, SuperwallDelegate, TestModeUI, resolve
 from .connection import Connection, Framing, RemoteError, WireObserver
 from ._locate import checkout_build, named, shipped
-from .errors import BridgeNotFoundError, UnsupportedProtocolVersionError
+from .errors import BridgeNotFoundError, PaywallSkippedError, UnknownPlacementError, UnsupportedProtocolVersionError
 from .models import (
     Assignment, ClockReading, ConfigRefresh, ConfigureResult, CustomCallback, CustomCallbackResult, CustomerInfo, Entitlement, EntitlementsInfo,
     ErrorInfo, PaywallAlert, PaywallDismissal, PreloadedPaywall, PaywallInfo, PaywallPresentation, PaywallResult, PresentationResult, Product,
@@ -96,6 +96,11 @@ class Superwall:
         #: ``paywall_action``, ...) when they are given none.
         self.interactive_timeout = interactive_timeout
         self._handlers: dict[Any, PresentationHandler] = {}
+        #: ``"fail"``: ``register``, ``presentation_result`` and ``get_paywall`` raise
+        #: :class:`~superwall_bridge.errors.UnknownPlacementError` for a placement the config
+        #: does not know, naming the nearest one, instead of answering SuperwallKit's skip
+        #: (which grants the feature). The test fixtures set it.
+        self.unknown_placements: Literal["allow", "fail"] = "allow"
         #: Paywalls on screen, by session id: what ``paywall/present`` showed and
         #: ``paywall/dismiss`` did not take down yet.
         self._on_screen: dict[str, str] = {}
@@ -295,12 +300,25 @@ class Superwall:
                 "register", {"placement": placement, "params": dict(params or {}), "hasFeature": has_feature},
                 timeout=self._interactive(timeout), request_id=request_id)
             await self._connection.delivered(self._connection.arrivals_so_far())
-            return RegisterResult.from_wire(wire)
+            result = RegisterResult.from_wire(wire)
+            if result.skip_reason is not None and result.skip_reason.type == "placementNotFound":
+                await self._check_known(placement)
+            return result
         finally:
             self._handlers.pop(request_id, None)
 
     async def presentation_result(self, placement: str, *, params: Mapping[str, Any] | None = None) -> PresentationResult:
-        return PresentationResult.from_wire(await self.call("getPresentationResult", {"placement": placement, "params": dict(params or {})}))
+        result = PresentationResult.from_wire(
+            await self.call("getPresentationResult", {"placement": placement, "params": dict(params or {})}))
+        if result.type == "placementNotFound":
+            await self._check_known(placement)
+        return result
+
+    async def _check_known(self, placement: str) -> None:
+        """Raises for a placement the config does not know, when told to (``unknown_placements``)."""
+        if self.unknown_placements == "fail":
+            explanation = await self.explain_placement(placement)
+            raise UnknownPlacementError(placement, explanation.nearest_placement)
 
     async def get_paywall(self, placement: str, *, params: Mapping[str, Any] | None = None,
                           products_by_name: Mapping[str, str] | None = None, presentation_style: Mapping[str, Any] | None = None,
@@ -322,6 +340,11 @@ class Superwall:
         try:
             return PaywallPresentation.from_wire(await self._connection.request(
                 "getPaywall", arguments, timeout=self.timeout, request_id=request_id))
+        except PaywallSkippedError as skipped:
+            self._handlers.pop(request_id, None)
+            if skipped.skip_reason is not None and skipped.skip_reason.type == "placementNotFound":
+                await self._check_known(placement)
+            raise
         except BaseException:
             self._handlers.pop(request_id, None)
             raise

@@ -199,6 +199,19 @@ class BridgeClosedError(SuperwallBridgeError, ConnectionError):
         self.stderr_tail = stderr_tail
 
 
+class UnknownPlacementError(SuperwallBridgeError, LookupError):
+    """A placement the config does not know, with ``Superwall.unknown_placements = "fail"``
+    (the test fixtures' default): SuperwallKit skips it and grants the feature, so a typo would
+    pass a test. :attr:`nearest` is the config's placement it most likely meant."""
+
+    def __init__(self, placement: str, nearest: str | None) -> None:
+        suggestion = f"; did you mean {nearest!r}?" if nearest else ""
+        super().__init__(f"no campaign of the config has the placement {placement!r}{suggestion} "
+                         "(SuperwallKit would skip it and grant the feature)")
+        self.placement = placement
+        self.nearest = nearest
+
+
 class BridgeNotFoundError(SuperwallBridgeError, FileNotFoundError):
     """No bridge binary: install the platform wheel, pass ``bridge_path``, set ``SUPERWALL_BRIDGE``, or run ``swift build``."""
 

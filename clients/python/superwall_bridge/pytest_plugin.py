@@ -11,6 +11,10 @@ Registered by installing the package (entry point ``pytest11``). Fixtures:
   a paywall no script acted on. A script that leaves its paywall on screen, an action answered
   ``failed`` that the script did not expect, and a script never used fail the test.
 - ``superwall_timeout``: how long each call waits (10 s), ``register`` included.
+
+A placement the config does not know fails the test (``UnknownPlacementError``, naming the
+nearest one) where SuperwallKit would skip it and grant the feature; a test of that very
+behaviour is marked ``@pytest.mark.superwall_allows_unknown_placements``.
 - ``event_recorder``: a :class:`~superwall_bridge.testing.EventRecorder` delegate.
 - ``superwall_config``: the config source, the embedded demo app's by default. Override it in
   a ``conftest.py`` with ``{"type": "file", "path": ...}`` to test your own config.
@@ -38,6 +42,9 @@ from .testing import EventRecorder, FakeStore, FakeSuperwallAPI, PaywallDriver
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "superwall_api(script=None): configure the test's bridge over HTTP on the fake Superwall API")
+    config.addinivalue_line(
+        "markers", "superwall_allows_unknown_placements: a placement the config lacks is skipped, as SuperwallKit "
+                   "skips it, instead of failing the test")
 
 
 @pytest.fixture
@@ -110,7 +117,7 @@ def event_recorder() -> EventRecorder:
 @pytest.fixture
 def superwall(
     superwall_options: dict[str, Any], fake_store: FakeStore, paywall_driver: PaywallDriver,
-    event_recorder: EventRecorder, superwall_timeout: float,
+    event_recorder: EventRecorder, superwall_timeout: float, request: pytest.FixtureRequest,
 ) -> Iterator[SyncSuperwall]:
     """A bridge of the test's own, configured with ``superwall_options`` and wired to the doubles."""
     with SyncSuperwall.start(delegate=event_recorder, purchase_controller=fake_store,
@@ -118,6 +125,8 @@ def superwall(
                              interactive_timeout=superwall_timeout) as sw:
         fake_store.attach(sw.client)
         paywall_driver.attach(sw.client)
+        if request.node.get_closest_marker("superwall_allows_unknown_placements") is None:
+            sw.client.unknown_placements = "fail"
         result = sw.configure("pk_test", options=superwall_options)
         if result.configuration_status != "configured":
             pytest.fail(f"the bridge could not be configured: {result.error}")

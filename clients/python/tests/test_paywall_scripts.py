@@ -108,3 +108,24 @@ def test_kept_open(superwall, paywall_driver):
     assert 'register got no answer within 2 s: paywall "pro-workouts-gated"' in result.stdout.str()
     assert "is still on screen" in result.stdout.str()
     assert took < 10
+
+
+def test_a_mistyped_placement_fails_the_test_naming_the_placement_meant(pytester: pytest.Pytester) -> None:
+    result, _ = run(pytester, '''
+import pytest
+
+def test_typo(superwall):
+    superwall.register("Daily_limit_reachd")
+
+def test_typo_asked(superwall):
+    superwall.presentation_result("daily_limit_reachd")
+
+@pytest.mark.superwall_allows_unknown_placements
+def test_skipped_as_superwallkit_does(superwall):
+    assert superwall.register("daily_limit_reachd").feature_granted
+''')
+    result.assert_outcomes(failed=2, passed=1)
+    output = result.stdout.str()
+    assert "UnknownPlacementError: no campaign of the config has the placement 'Daily_limit_reachd'; did you mean " \
+        "'daily_limit_reached'?" in output
+    assert "'daily_limit_reachd'; did you mean 'daily_limit_reached'?" in output

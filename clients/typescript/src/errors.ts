@@ -43,3 +43,19 @@ export class BridgeClosedError extends Error {
         this.exitCode = exitCode;
     }
 }
+
+/** A placement the config does not know, with `unknownPlacements: "fail"` (the test bridge's
+ * default): SuperwallKit skips it and grants the feature, so a typo would pass a test.
+ * `nearest` is the config's placement it most likely meant. */
+export class UnknownPlacementError extends Error {
+    readonly placement: string;
+    readonly nearest: string | undefined;
+
+    constructor(placement: string, nearest: string | undefined) {
+        super(`no campaign of the config has the placement "${placement}"${nearest ? `; did you mean "${nearest}"?` : ""} `
+            + "(SuperwallKit would skip it and grant the feature)");
+        this.name = "UnknownPlacementError";
+        this.placement = placement;
+        this.nearest = nearest;
+    }
+}

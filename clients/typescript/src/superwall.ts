@@ -2,7 +2,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Connection, DEFAULT_TIMEOUT_MS, ReplyError, type Framing, type WireObserver } from "./connection";
-import { BridgeError } from "./errors";
+import { BridgeError, UnknownPlacementError } from "./errors";
 import type {
     Attributes, ConfigRefresh, ConfigureOptions, ConfigureResult, CustomCallbackResult, CustomerInfo, DeviceOverrides,
     Entitlement, EntitlementsInfo, InitializeResult, PaywallInfo, PaywallPresentation, PaywallResult, PresentationResult,
@@ -111,6 +111,11 @@ export interface LaunchOptions {
     /** The default timeout of calls that end when the user is done (`register`, purchases,
      * `paywallAction`): 15 minutes. */
     interactiveTimeoutMs?: number;
+    /** `"fail"`: `register`, `getPresentationResult` and `getPaywall` reject with
+     * `UnknownPlacementError` for a placement the config does not know, naming the nearest
+     * one, instead of answering SuperwallKit's skip (which grants the feature). The test
+     * bridge sets it. */
+    unknownPlacements?: "allow" | "fail";
     observer?: WireObserver;
 }
 
@@ -313,6 +318,7 @@ export class Superwall {
             const result = await this.connection.request<RegisterResult>(
                 "register", { placement: args.placement, params: args.params ?? {}, hasFeature: args.feature !== undefined },
                 args.timeoutMs ?? this.interactiveTimeout(), id);
+            if (result.skipReason?.type === "placementNotFound") await this.checkKnown(args.placement);
             if (result.featureGranted && args.feature) await args.feature();
             return result;
         } finally {
@@ -331,12 +337,23 @@ export class Superwall {
                 this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS, id);
         } catch (error) {
             this.handlers.delete(id);
+            const skip = error instanceof BridgeError ? (error.data?.skipReason as { type?: string } | undefined) : undefined;
+            if (skip?.type === "placementNotFound") await this.checkKnown(args.placement);
             throw error;
         }
     }
 
-    getPresentationResult(placement: string, params?: Attributes): Promise<PresentationResult> {
-        return this.call("getPresentationResult", { placement, ...(params ? { params } : {}) });
+    async getPresentationResult(placement: string, params?: Attributes): Promise<PresentationResult> {
+        const result = await this.call<PresentationResult>("getPresentationResult", { placement, ...(params ? { params } : {}) });
+        if (result.type === "placementNotFound") await this.checkKnown(placement);
+        return result;
+    }
+
+    /** Rejects for a placement the config does not know, when told to (`unknownPlacements`). */
+    private async checkKnown(placement: string): Promise<void> {
+        if (this.options.unknownPlacements !== "fail") return;
+        const explanation = await this.explainPlacement(placement);
+        throw new UnknownPlacementError(placement, explanation.nearestPlacement);
     }
 
     /** The app came to the foreground (UIKit's `applicationDidBecomeActive`): `app_open`, and a

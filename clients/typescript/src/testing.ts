@@ -329,6 +329,9 @@ export async function startTestBridge(options: {
     /** How long every call waits, `register` included: 10 s. A call that times out says what
      * was still open (a paywall on screen, a purchase this client has not answered). */
     timeoutMs?: number;
+    /** A placement the config lacks is skipped, as SuperwallKit skips it, instead of failing
+     * the call with `UnknownPlacementError` (for a test of that very behaviour). */
+    allowUnknownPlacements?: boolean;
 } = {}): Promise<TestBridge> {
     const store = new FakeStore();
     const driver = new PaywallDriver();
@@ -339,6 +342,7 @@ export async function startTestBridge(options: {
         bridgePath: options.bridgePath,
         timeoutMs: options.timeoutMs ?? 10_000,
         interactiveTimeoutMs: options.timeoutMs ?? 10_000,
+        unknownPlacements: options.allowUnknownPlacements ? "allow" : "fail",
         purchaseController: store,
         paywallPresenter: driver,
         delegate: events,

@@ -83,3 +83,20 @@ test("a call that times out says which paywall is still up", async () => {
         await closeQuietly(bridge);
     }
 });
+
+test("a mistyped placement fails the test bridge's call, naming the placement meant, unless allowed", async () => {
+    const bridge = await startTestBridge();
+    try {
+        await assert.rejects(bridge.superwall.register({ placement: "Daily_limit_reachd" }),
+            /no campaign of the config has the placement "Daily_limit_reachd"; did you mean "daily_limit_reached"\?/);
+        await assert.rejects(bridge.superwall.getPresentationResult("daily_limit_reachd"), /did you mean "daily_limit_reached"/);
+    } finally {
+        await bridge.close();
+    }
+    const allowing = await startTestBridge({ allowUnknownPlacements: true });
+    try {
+        assert.equal((await allowing.superwall.register({ placement: "daily_limit_reachd" })).featureGranted, true);
+    } finally {
+        await allowing.close();
+    }
+});

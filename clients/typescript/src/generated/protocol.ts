@@ -611,6 +611,8 @@ export interface PlacementExplanation {
     outcome: "placementNotFound" | "noAudienceMatch" | "holdout" | "paywall" | "paywallNotAvailable";
     featureGranted: boolean;
     reason?: string;
+    /** For a placement no campaign has: the config's placement it most likely meant (a letter or two off, case aside), when one is that near. */
+    nearestPlacement?: string;
 }
 
 /** A placement's decision without the why. */
