@@ -173,6 +173,14 @@ import Testing
         // end, that the files it had just removed could not be closed.
         #expect(text.stderr.isEmpty, "\(text.stderr)")
 
+        // The narrowed config holds no other placement: the suggestion comes from the file.
+        let typo = try await runBridge(["explain", "--config", config.path, "daily_limit_reachd"])
+        #expect(
+            typo.stdout.hasPrefix(
+                "placement daily_limit_reachd: no campaign has this placement; did you mean daily_limit_reached?\n"
+            )
+        )
+
         let json = try await runBridge([
             "explain", "--config", config.path, "--params", #"{"path": "promo", "offer": "summer"}"#, "--json",
             "deepLink_open",

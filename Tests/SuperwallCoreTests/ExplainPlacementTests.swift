@@ -124,6 +124,9 @@ import Testing
         #expect(explanation.outcome == .placementNotFound)
         #expect(!explanation.placementFound)
         #expect(explanation.featureGranted)
+        #expect(explanation.nearestPlacement == nil)
+        let typo = try await harness.superwall.explainPlacement("Daily_limit_reachd")
+        #expect(typo.nearestPlacement == "daily_limit_reached")
     }
 
     @Test func aRefreshListsTheExplainedPlacementsWhoseDecisionChanged() async throws {
