@@ -26,6 +26,14 @@ public struct ConfigRefresh: Sendable, Equatable {
     public var warnings: [ConfigProblem] = []
 
     public var refreshed: Bool { error == nil }
+
+    /// `added`, `changed` and `removed` (the paywalls, by identifier) in the shape of
+    /// `placements`, `campaigns` and `experiments`.
+    public var paywalls: ConfigDiff {
+        var diff = ConfigDiff()
+        (diff.added, diff.changed, diff.removed) = (added, changed, removed)
+        return diff
+    }
 }
 
 /// The names a refresh added, changed and removed, each sorted.

@@ -799,6 +799,7 @@ class ConfigRefresh(WireModel):
     removed: list[str] = field(default_factory=list)
     error: ErrorInfo | None = None
     decision_changes: list[DecisionChange] = field(default_factory=list)
+    paywalls: ConfigDiff | None = None
     placements: ConfigDiff | None = None
     campaigns: ConfigDiff | None = None
     experiments: ConfigDiff | None = None

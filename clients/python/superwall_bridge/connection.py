@@ -65,6 +65,10 @@ class Connection:
         #: Says what is still open when a call times out (set by the client: paywalls on
         #: screen, the bridge's requests not answered yet).
         self.waiting_on: Callable[[], list[str]] | None = None
+        #: Called with the method and the exception when one of the app's callbacks (a
+        #: delegate, presenter or controller method) raised; it is logged at error either way.
+        #: The test fixtures fail the test with it.
+        self.on_callback_error: Callable[[str, Exception], None] | None = None
         self._serving: dict[Any, asyncio.Task[None]] = {}
         #: Notifications and the bridge's requests, in arrival order: each request's handler
         #: starts only after every notification before it was handled.
@@ -181,6 +185,10 @@ class Connection:
         finally:
             self._pending.pop(request_id, None)
 
+    def _callback_failed(self, method: str, error: Exception) -> None:
+        if self.on_callback_error is not None:
+            self.on_callback_error(method, error)
+
     def fail_waiting(self, error: BaseException) -> int:
         """Fails every call waiting for its answer with ``error`` (a test tool that knows the
         answers will not come), and cancels them at the bridge. Returns how many there were."""
@@ -291,6 +299,7 @@ class Connection:
                 reply["error"] = {"code": error.code, "message": error.message, **({"data": error.data} if error.data else {})}
             except Exception as error:  # a bug in the app's callback: the bridge must still hear back
                 log.exception("answering %s failed", method)
+                self._callback_failed(method, error)
                 reply["error"] = {"code": -32603, "message": f"{type(error).__name__}: {error}", "data": {"kind": "clientError"}}
             finally:
                 self._serving.pop(request_id, None)
@@ -310,8 +319,9 @@ class Connection:
             else:
                 try:
                     await self._on_notification(method, params)
-                except Exception:
+                except Exception as error:
                     log.exception("handling %s failed", method)
+                    self._callback_failed(method, error)
             async with self._dispatch_progress:
                 self._dispatched = sequence
                 self._dispatch_progress.notify_all()

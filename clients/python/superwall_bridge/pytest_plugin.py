@@ -12,6 +12,10 @@ Registered by installing the package (entry point ``pytest11``). Fixtures:
   ``failed`` that the script did not expect, and a script never used fail the test.
 - ``superwall_timeout``: how long each call waits (10 s), ``register`` included.
 
+An exception raised in a callback of the test's own (a delegate method, say) fails the test:
+the calls waiting raise :class:`~superwall_bridge.testing.CallbackError`, and the test fails
+at its end whatever it caught.
+
 A placement the config does not know fails the test (``UnknownPlacementError``, naming the
 nearest one) where SuperwallKit would skip it and grant the feature; a test of that very
 behaviour is marked ``@pytest.mark.superwall_allows_unknown_placements``.
@@ -36,7 +40,7 @@ from typing import Any, Iterator
 import pytest
 
 from .sync import SyncSuperwall
-from .testing import EventRecorder, FakeStore, FakeSuperwallAPI, PaywallDriver
+from .testing import CallbackError, EventRecorder, FakeStore, FakeSuperwallAPI, PaywallDriver
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -127,11 +131,21 @@ def superwall(
         paywall_driver.attach(sw.client)
         if request.node.get_closest_marker("superwall_allows_unknown_placements") is None:
             sw.client.unknown_placements = "fail"
+        callback_errors: list[str] = []
+
+        def callback_failed(method: str, error: Exception) -> None:
+            message = f"your callback for {method} raised {type(error).__name__}: {error}"
+            callback_errors.append(message)
+            sw.client.connection.fail_waiting(CallbackError(message))
+
+        sw.client.connection.on_callback_error = callback_failed
         result = sw.configure("pk_test", options=superwall_options)
         if result.configuration_status != "configured":
             pytest.fail(f"the bridge could not be configured: {result.error}")
         sw.run(fake_store.report_status())
         yield sw
+        if callback_errors:
+            pytest.fail("; ".join(callback_errors))
         if paywall_driver.unraised_failures:
             pytest.fail("paywall scripts failed: " + "; ".join(paywall_driver.unraised_failures))
         if paywall_driver.unused_scripts:

@@ -32,7 +32,8 @@ if TYPE_CHECKING:
     from .models import PaywallInfo
 
 __all__ = [
-    "EventRecorder", "FakeStore", "FakeSuperwallAPI", "PaywallAction", "PaywallDriver", "PaywallScriptError",
+    "CallbackError", "EventRecorder", "FakeStore", "FakeSuperwallAPI", "PaywallAction", "PaywallDriver",
+    "PaywallScriptError",
     "RecordedRequest",
 ]
 
@@ -101,6 +102,11 @@ class PaywallScriptError(AssertionError):
     out, an action was answered ``failed``, or a script was never used. Raised into the calls
     waiting on the bridge (a ``register`` would otherwise wait for the paywall to close), and
     kept in :attr:`PaywallDriver.failures`."""
+
+
+class CallbackError(AssertionError):
+    """A callback of the test's own (a delegate, presenter or purchase controller method)
+    raised: the bridge was answered an error, and the pytest fixtures fail the test."""
 
 
 @dataclass(frozen=True)

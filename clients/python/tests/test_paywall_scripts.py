@@ -129,3 +129,28 @@ def test_skipped_as_superwallkit_does(superwall):
     assert "UnknownPlacementError: no campaign of the config has the placement 'Daily_limit_reachd'; did you mean " \
         "'daily_limit_reached'?" in output
     assert "'daily_limit_reachd'; did you mean 'daily_limit_reached'?" in output
+
+
+def test_an_exception_in_the_tests_own_callback_fails_the_test(pytester: pytest.Pytester) -> None:
+    result, took = run(pytester, '''
+import pytest
+from superwall_bridge.testing import EventRecorder
+
+class Brittle(EventRecorder):
+    def handle_superwall_event(self, event):
+        super().handle_superwall_event(event)
+        if event.name == "user_attributes":
+            raise KeyError("plan")
+
+@pytest.fixture
+def event_recorder():
+    return Brittle()
+
+def test_brittle_delegate(superwall):
+    superwall.set_user_attributes({"plan": "pro"})
+''')
+    # The call fails with it when the event comes before its answer, else the test's end does.
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("failed", 0) + outcomes.get("errors", 0) >= 1, outcomes
+    assert "your callback for delegate/handleSuperwallEvent raised KeyError: 'plan'" in result.stdout.str()
+    assert took < 10

@@ -230,6 +230,7 @@ export class Connection {
             if (!controller.signal.aborted) this.send({ jsonrpc: "2.0", id, result: result ?? {} });
         } catch (error) {
             if (controller.signal.aborted) return;
+            if (!(error instanceof ReplyError)) this.callbackDidFail(method, error);
             const reply = error instanceof ReplyError
                 ? { code: error.code, message: error.message, data: error.data }
                 : { code: -32603, message: error instanceof Error ? error.message : String(error), data: { kind: "internalError" } };
@@ -242,9 +243,20 @@ export class Connection {
     private async hear(method: string, params: unknown): Promise<void> {
         try {
             await this.options.onNotification?.(method, params);
-        } catch {
-            // A listener's failure is the app's; it never becomes an unhandled rejection.
+        } catch (error) {
+            // A listener's failure is the app's: said, never an unhandled rejection.
+            this.callbackDidFail(method, error);
         }
+    }
+
+    /** Called with the method and the error when one of the app's callbacks (a listener, a
+     * presenter or controller method) threw; it is logged to stderr with its stack either way.
+     * The test bridge fails the test with it. */
+    onCallbackError: ((method: string, error: unknown) => void) | undefined;
+
+    private callbackDidFail(method: string, error: unknown): void {
+        console.error(`superwall-bridge: your callback for ${method} threw:`, error);
+        this.onCallbackError?.(method, error);
     }
 
     private end(code: number | null, reason?: string): void {

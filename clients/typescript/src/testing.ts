@@ -106,6 +106,15 @@ export class PaywallScriptError extends Error {
     }
 }
 
+/** A callback of the test's own (a delegate, presenter or purchase controller method) threw:
+ * the calls waiting reject with it, and `TestBridge.close` rejects with every one. */
+export class CallbackError extends Error {
+    constructor(message: string) {
+        super(message);
+        this.name = "CallbackError";
+    }
+}
+
 /** How a script may end: `keepOpen`, the paywall may still be up (the test goes on with it);
  * `optional`, no paywall need ever use it. */
 export interface ScriptOptions {
@@ -356,11 +365,18 @@ export async function startTestBridge(options: {
     });
     store.attach(superwall);
     driver.attach(superwall);
+    const callbackErrors: string[] = [];
+    superwall.connection.onCallbackError = (method, error) => {
+        const message = `your callback for ${method} threw ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`;
+        callbackErrors.push(message);
+        superwall.connection.failWaiting(new CallbackError(message));
+    };
     await store.reportStatus();
     return {
         superwall, store, driver, events, dataDirectory,
         async close() {
             await superwall.close();
+            if (callbackErrors.length) throw new CallbackError(callbackErrors.join("; "));
             if (driver.unraisedFailures.length) throw new PaywallScriptError(`paywall scripts failed: ${driver.unraisedFailures.join("; ")}`);
             const unused = driver.unusedScripts;
             if (unused.length) {

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import * as assert from "node:assert/strict";
-import { PaywallActions, PaywallScriptError, startTestBridge, type TestBridge } from "../src/testing";
+import { CallbackError, PaywallActions, PaywallScriptError, startTestBridge, type TestBridge } from "../src/testing";
 
 const ANNUAL = "com.pockettrainer.pro.annual";
 const PRO_WORKOUT = { workout_tier: "pro" };
@@ -99,4 +99,14 @@ test("a mistyped placement fails the test bridge's call, naming the placement me
     } finally {
         await allowing.close();
     }
+});
+
+test("an exception in the test's own listener fails the test bridge at close, naming the callback", async () => {
+    const bridge = await startTestBridge();
+    bridge.superwall.onConfigDidRefresh(() => { throw new TypeError("refresh.paywalls is undefined"); });
+    // The refresh itself may be failed with it, when the notification comes before its answer.
+    const refreshed = await bridge.superwall.refreshConfiguration().catch((error: unknown) => error);
+    assert.ok(!(refreshed instanceof Error) || refreshed instanceof CallbackError, String(refreshed));
+    await assert.rejects(bridge.close(), (error: Error) =>
+        error instanceof CallbackError && /your callback for config\/didRefresh threw TypeError: refresh\.paywalls is undefined/.test(error.message));
 });

@@ -14,6 +14,7 @@ declare var Buffer: {
     alloc(size: number): Buffer;
 };
 
+declare var console: { error(...data: unknown[]): void; log(...data: unknown[]): void };
 declare function setTimeout(callback: (...args: unknown[]) => void, ms?: number): NodeTimer;
 declare function clearTimeout(timer: NodeTimer | undefined): void;
 declare function setImmediate(callback: () => void): unknown;

@@ -371,6 +371,8 @@ export interface ConfigRefresh {
     error: ErrorObject | null;
     /** Of the placements configure's options.explainOnRefresh names, those the refresh made decide differently for the current user, in the order named; empty otherwise. */
     decisionChanges: Array<DecisionChange>;
+    /** Paywalls (paywall_responses by identifier) the refresh added, changed (another cache_key) and removed: the shape of placements, campaigns and experiments. The same lists as added, changed and removed, which stay for compatibility. */
+    paywalls: ConfigDiff;
     /** Placements (trigger_options by event_name) the refresh added, changed and removed. */
     placements: ConfigDiff;
     /** Campaigns (by experiment_group_id) whose audiences the refresh added, changed and removed. */
