@@ -116,7 +116,8 @@ extension ConfigRefresh {
             "added": .array(added.map(JSONValue.string)), "changed": .array(changed.map(JSONValue.string)),
             "removed": .array(removed.map(JSONValue.string)), "error": error?.jsonValue ?? .null,
             "decisionChanges": .array(decisionChanges.map(\.jsonValue)),
-            "paywalls": paywalls.wireValue, "placements": placements.wireValue, "campaigns": campaigns.wireValue, "experiments": experiments.wireValue,
+            "paywalls": paywalls.wireValue, "placements": placements.wireValue, "campaigns": campaigns.wireValue,
+            "experiments": experiments.wireValue,
             "warnings": .array(warnings.map { ["path": .string($0.path), "message": .string($0.message)] }),
         ]
     }
