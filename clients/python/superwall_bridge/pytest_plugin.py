@@ -21,13 +21,15 @@ nearest one) where SuperwallKit would skip it and grant the feature; a test of t
 behaviour is marked ``@pytest.mark.superwall_allows_unknown_placements``.
 - ``event_recorder``: a :class:`~superwall_bridge.testing.EventRecorder` delegate.
 - ``superwall_config``: the config source, the embedded demo app's by default. Override it in
-  a ``conftest.py`` with ``{"type": "file", "path": ...}`` to test your own config.
+  a ``conftest.py`` with ``{"type": "file", "path": ...}`` to test your own config; a test
+  marked ``superwall_api`` is served that same config over HTTP.
 - ``superwall_options``: the rest of ``configure``'s options, to extend in the same way.
-- ``fake_superwall_api``: a :class:`~superwall_bridge.testing.FakeSuperwallAPI` started with
-  ``superwall_api_script`` (none by default).
+- ``fake_superwall_api``: a :class:`~superwall_bridge.testing.FakeSuperwallAPI` serving the
+  test's config, started with ``superwall_api_script`` (none by default).
 
-A test marked ``@pytest.mark.superwall_api(script={...})`` runs in HTTP mode: its bridge is
-configured over HTTP on ``fake_superwall_api``, started with that script.
+A test marked ``@pytest.mark.superwall_api(script={...}, config=...)`` runs in HTTP mode: its
+bridge is configured over HTTP on ``fake_superwall_api``, started with that script and serving
+that config (a path or an object; ``superwall_config``'s file when none is given).
 
 The bridge is found as the client finds it: ``$SUPERWALL_BRIDGE``, the binary the package ships, then ``PATH``.
 """
@@ -45,19 +47,18 @@ from .testing import CallbackError, EventRecorder, FakeStore, FakeSuperwallAPI, 
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
-        "markers", "superwall_api(script=None): configure the test's bridge over HTTP on the fake Superwall API")
+        "markers", "superwall_api(script=None, config=None): configure the test's bridge over HTTP on the fake "
+                   "Superwall API, serving config (else superwall_config's)")
     config.addinivalue_line(
         "markers", "superwall_allows_unknown_placements: a placement the config lacks is skipped, as SuperwallKit "
                    "skips it, instead of failing the test")
 
 
 @pytest.fixture
-def superwall_config(request: pytest.FixtureRequest) -> dict[str, Any]:
-    """The config source of each test's bridge (``configure``'s ``options.configSource``): the
-    embedded demo app's, or the fake API's for a test marked ``superwall_api``."""
-    if request.node.get_closest_marker("superwall_api") is not None:
-        api: FakeSuperwallAPI = request.getfixturevalue("fake_superwall_api")
-        return api.config_source
+def superwall_config() -> dict[str, Any]:
+    """The config the test's bridge uses (``configure``'s ``options.configSource``): the
+    embedded demo app's. Override it with ``{"type": "file", "path": ...}`` for your own; a test
+    marked ``superwall_api`` is then served that same config over HTTP."""
     return {"type": "embedded"}
 
 
@@ -68,10 +69,16 @@ def superwall_seed() -> int:
 
 
 @pytest.fixture
-def superwall_options(tmp_path: Path, superwall_config: dict[str, Any], superwall_seed: int) -> dict[str, Any]:
-    """``configure``'s options: the config, a data directory of the test's own, the manual clock, the seed."""
+def superwall_options(tmp_path: Path, superwall_config: dict[str, Any], superwall_seed: int,
+                      request: pytest.FixtureRequest) -> dict[str, Any]:
+    """``configure``'s options: the config (over HTTP from ``fake_superwall_api`` for a test
+    marked ``superwall_api``), a data directory of the test's own, the manual clock, the seed."""
+    source = superwall_config
+    if request.node.get_closest_marker("superwall_api") is not None:
+        api: FakeSuperwallAPI = request.getfixturevalue("fake_superwall_api")
+        source = api.config_source
     return {
-        "configSource": superwall_config,
+        "configSource": source,
         "dataDirectory": str(tmp_path / "superwall-data"),
         "clock": "manual",
         "randomSeed": superwall_seed,
@@ -87,10 +94,27 @@ def superwall_api_script(request: pytest.FixtureRequest) -> dict[str, Any] | Non
 
 
 @pytest.fixture
-def fake_superwall_api(superwall_api_script: dict[str, Any] | None) -> Iterator[FakeSuperwallAPI]:
-    """A local Superwall API serving the embedded demo app's config."""
-    with FakeSuperwallAPI(script=superwall_api_script) as api:
+def fake_superwall_api(superwall_api_script: dict[str, Any] | None, superwall_config: dict[str, Any],
+                       request: pytest.FixtureRequest) -> Iterator[FakeSuperwallAPI]:
+    """A local Superwall API serving the test's config: the ``superwall_api`` marker's
+    ``config`` (a path or an object), else ``superwall_config``'s file, else the demo app's."""
+    marker = request.node.get_closest_marker("superwall_api")
+    config: Any = marker.kwargs.get("config") if marker is not None else None
+    if config is None:
+        config = _served_config(superwall_config)
+    with FakeSuperwallAPI(config=config, script=superwall_api_script) as api:
         yield api
+
+
+def _served_config(source: dict[str, Any]) -> str | None:
+    """What the fake API serves for the config source ``superwall_config`` names."""
+    if source.get("type") == "file":
+        return str(source["path"])
+    if source.get("type") == "embedded":
+        return None
+    raise pytest.UsageError(
+        f"superwall_config is {source!r}: the fake API can serve a file or the embedded config; give the "
+        "superwall_api marker a config=... for this test")
 
 
 @pytest.fixture

@@ -4,9 +4,12 @@ inner test runs in a pytest of its own against the real bridge."""
 
 from __future__ import annotations
 
+import json
 import time
 
 import pytest
+
+from conftest import PROTOCOL
 
 pytest_plugins = ["pytester"]
 
@@ -154,3 +157,35 @@ def test_brittle_delegate(superwall):
     assert outcomes.get("failed", 0) + outcomes.get("errors", 0) >= 1, outcomes
     assert "your callback for delegate/handleSuperwallEvent raised KeyError: 'plan'" in result.stdout.str()
     assert took < 10
+
+
+def test_the_marker_serves_the_tests_own_config_over_http_with_superwall_config_overridden(
+        pytester: pytest.Pytester) -> None:
+    demo = json.loads((PROTOCOL.parent / "config" / "demo.json").read_text())
+    demo["build_id"] = "the-tests-own"
+    pytester.path.joinpath("own-config.json").write_text(json.dumps(demo))
+    other = dict(demo, build_id="the-markers-own")
+    pytester.makeconftest(f'''
+import pytest
+
+@pytest.fixture
+def superwall_config():
+    return {{"type": "file", "path": {str(pytester.path / "own-config.json")!r}}}
+''')
+    result, _ = run(pytester, f'''
+import pytest
+
+def test_on_the_file(superwall, fake_superwall_api):
+    assert superwall.refresh_configuration().build_id == "the-tests-own"
+    assert fake_superwall_api.requests("/api/v1/static_config") == []
+
+@pytest.mark.superwall_api
+def test_over_http_on_the_same_config(superwall, fake_superwall_api):
+    assert superwall.refresh_configuration().build_id == "the-tests-own"
+    assert len(fake_superwall_api.requests("/api/v1/static_config")) >= 1
+
+@pytest.mark.superwall_api(config={other!r})
+def test_over_http_on_the_markers_config(superwall, fake_superwall_api):
+    assert superwall.refresh_configuration().build_id == "the-markers-own"
+''')
+    result.assert_outcomes(passed=3)
