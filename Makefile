@@ -109,6 +109,8 @@ test: deps
 # The examples the docs run through, against the debug binary.
 docs-test:
 	$(PYTHON) docs/examples/minimal_client.py $(BIN_DEBUG) > /dev/null
+	$(PYTHON) scripts/check_doc_transcripts.py $(BIN_DEBUG)
+	PYTHONPATH=clients/python $(PYTHON) docs/examples/computed_window.py $(BIN_DEBUG) > /dev/null
 	$(BIN_DEBUG) validate docs/examples/minimal-config.json
 	mkdir -p $(TEST_TMP) && echo '{"exports_this_month": 5}' > $(TEST_TMP)/docs-user.json
 	$(BIN_DEBUG) explain --config docs/examples/minimal-config.json --user $(TEST_TMP)/docs-user.json export_pdf | grep -q "experiment exp-export: matched"
