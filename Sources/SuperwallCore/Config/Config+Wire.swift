@@ -22,7 +22,7 @@ struct ConfigHeader: Decodable {
     var testModeUserIds: [TestModeUserId]
     var requestId: String?
 
-    private enum Keys: String, ConfigObjectKeys {
+    enum Keys: String, ConfigObjectKeys {
         static let nameSet = MemberNameSet(names)
         /// The large arrays, read on their own (`ConfigReader`), and what the Superwall API
         /// sends that neither SuperwallKit nor the bridge reads.
@@ -83,7 +83,7 @@ struct ConfigHeader: Decodable {
 }
 
 extension Trigger: Decodable {
-    private enum Keys: String, ConfigObjectKeys {
+    enum Keys: String, ConfigObjectKeys {
         static let nameSet = MemberNameSet(names)
         /// Sent by the Superwall API, read by neither SuperwallKit nor the bridge.
         static let unread = ["trigger_version"]
@@ -101,7 +101,7 @@ extension Trigger: Decodable {
 }
 
 extension Audience: Decodable {
-    private enum Keys: String, ConfigObjectKeys {
+    enum Keys: String, ConfigObjectKeys {
         static let nameSet = MemberNameSet(names)
         /// Sent by the Superwall API, read by neither SuperwallKit nor the bridge.
         static let unread = ["expression", "expression_js"]
@@ -135,14 +135,14 @@ extension Audience: Decodable {
 }
 
 extension Occurrence: Decodable {
-    private enum Keys: String, ConfigObjectKeys {
+    enum Keys: String, ConfigObjectKeys {
         static let nameSet = MemberNameSet(names)
         case key
         case maxCount = "max_count"
         case interval
     }
 
-    private enum IntervalKeys: String, ConfigObjectKeys {
+    enum IntervalKeys: String, ConfigObjectKeys {
         static let nameSet = MemberNameSet(names)
         case type, minutes
     }
@@ -165,7 +165,7 @@ extension Occurrence: Decodable {
 }
 
 extension ComputedPropertyRequest: Decodable {
-    private enum Keys: String, ConfigObjectKeys {
+    enum Keys: String, ConfigObjectKeys {
         static let nameSet = MemberNameSet(names)
         case type
         case eventName = "event_name"
@@ -180,7 +180,7 @@ extension ComputedPropertyRequest: Decodable {
 }
 
 extension Preload: Decodable {
-    private enum Keys: String, ConfigObjectKeys {
+    enum Keys: String, ConfigObjectKeys {
         static let nameSet = MemberNameSet(names)
         case behavior
         case requiresReEvaluation = "requires_re_evaluation"
@@ -196,7 +196,7 @@ extension Preload: Decodable {
 }
 
 extension Variant: Decodable {
-    private enum Keys: String, ConfigObjectKeys {
+    enum Keys: String, ConfigObjectKeys {
         static let nameSet = MemberNameSet(names)
         case variantId = "variant_id"
         case variantType = "variant_type"
@@ -215,7 +215,7 @@ extension Variant: Decodable {
 }
 
 extension PreloadingDisabled: Decodable {
-    private enum Keys: String, ConfigObjectKeys {
+    enum Keys: String, ConfigObjectKeys {
         static let nameSet = MemberNameSet(names)
         case all, triggers
     }
@@ -229,7 +229,7 @@ extension PreloadingDisabled: Decodable {
 }
 
 extension AttributionOptions: Decodable {
-    private enum Keys: String, ConfigObjectKeys {
+    enum Keys: String, ConfigObjectKeys {
         static let nameSet = MemberNameSet(names)
         case appleSearchAds = "apple_search_ads"
     }
@@ -244,7 +244,7 @@ extension AttributionOptions: Decodable {
 }
 
 extension Web2AppConfig: Decodable {
-    private enum Keys: String, ConfigObjectKeys {
+    enum Keys: String, ConfigObjectKeys {
         static let nameSet = MemberNameSet(names)
         case entitlementsMaxAgeMs = "entitlements_max_age_ms"
         case restoreAccessURL = "restore_access_url"
@@ -259,7 +259,7 @@ extension Web2AppConfig: Decodable {
 }
 
 extension TestModeUserId: Decodable {
-    private enum Keys: String, ConfigObjectKeys {
+    enum Keys: String, ConfigObjectKeys {
         static let nameSet = MemberNameSet(names)
         case type, value
     }

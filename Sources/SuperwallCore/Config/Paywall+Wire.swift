@@ -2,7 +2,7 @@ import Foundation
 import JSONText
 
 extension Paywall: Decodable {
-    private enum Keys: String, ConfigObjectKeys {
+    enum Keys: String, ConfigObjectKeys {
         static let nameSet = MemberNameSet(names)
         /// Sent by the Superwall API, read by neither SuperwallKit nor the bridge.
         static let unread = [
@@ -70,7 +70,7 @@ extension Paywall: Decodable {
 }
 
 extension Paywall.URLConfig: Decodable {
-    private enum Keys: String, ConfigObjectKeys {
+    enum Keys: String, ConfigObjectKeys {
         static let nameSet = MemberNameSet(names)
         case endpoints
         case maxAttempts = "max_attempts"
@@ -85,7 +85,7 @@ extension Paywall.URLConfig: Decodable {
 }
 
 extension Paywall.URLConfig.Endpoint: Decodable {
-    private enum Keys: String, ConfigObjectKeys {
+    enum Keys: String, ConfigObjectKeys {
         static let nameSet = MemberNameSet(names)
         case url
         case timeoutMs = "timeout_ms"
@@ -102,7 +102,7 @@ extension Paywall.URLConfig.Endpoint: Decodable {
 }
 
 extension PresentationStyle: Decodable {
-    private enum Keys: String, ConfigObjectKeys {
+    enum Keys: String, ConfigObjectKeys {
         static let nameSet = MemberNameSet(names)
         case type, height, width
         case cornerRadius = "corner_radius"
@@ -132,7 +132,7 @@ extension PresentationStyle: Decodable {
 }
 
 extension LocalNotification: Decodable {
-    private enum Keys: String, ConfigObjectKeys {
+    enum Keys: String, ConfigObjectKeys {
         static let nameSet = MemberNameSet(names)
         case type = "notification_type"
         case title, subtitle, body, delay
@@ -157,7 +157,7 @@ extension LocalNotification: Decodable {
 }
 
 extension Product: Decodable {
-    private enum Keys: String, ConfigObjectKeys {
+    enum Keys: String, ConfigObjectKeys {
         static let nameSet = MemberNameSet(names)
         case referenceName = "reference_name"
         case storeProduct = "store_product"
@@ -177,7 +177,7 @@ extension Product: Decodable {
 }
 
 extension StoreProduct: Decodable {
-    private enum Keys: String, ConfigObjectKeys {
+    enum Keys: String, ConfigObjectKeys {
         static let nameSet = MemberNameSet(names)
         /// Sent by the Superwall API, read by neither SuperwallKit nor the bridge.
         static let unread = ["base_plan_identifier", "offer", "environment"]

@@ -78,7 +78,7 @@ public struct Survey: Sendable, Equatable {
 }
 
 extension Survey: Decodable {
-    private enum Keys: String, ConfigObjectKeys {
+    enum Keys: String, ConfigObjectKeys {
         static let nameSet = MemberNameSet(names)
         case id
         case assignmentKey = "assignment_key"
@@ -107,7 +107,7 @@ extension Survey: Decodable {
 }
 
 extension Survey.Option: Decodable {
-    private enum Keys: String, ConfigObjectKeys {
+    enum Keys: String, ConfigObjectKeys {
         static let nameSet = MemberNameSet(names)
         case id, title
     }
