@@ -24,11 +24,12 @@ struct ConfigHeader: Decodable {
 
     enum Keys: String, ConfigObjectKeys {
         static let nameSet = MemberNameSet(names)
-        /// The large arrays, read on their own (`ConfigReader`), and what the Superwall API
-        /// sends that neither SuperwallKit nor the bridge reads.
+        /// The large arrays, read on their own (`ConfigReader`); what the Superwall API sends
+        /// that neither SuperwallKit nor the bridge reads; and `$schema`, an editor's pointer to
+        /// protocol/config.schema.json.
         static let unread = [
             "trigger_options", "paywall_responses", "products_v3", "paywalls", "postback", "product_identifier_groups",
-            "tests", "ts",
+            "tests", "ts", "$schema",
         ]
         case buildId = "build_id"
         case logLevel = "log_level"

@@ -45,3 +45,11 @@ def test_a_misspelt_key_is_a_schema_error_and_a_validate_warning(bridge: str, tm
     validated = validate(bridge, path)
     assert validated.returncode == 0
     assert 'warning: unknown key "expresion_cel" is ignored; did you mean "expression_cel"?' in validated.stdout
+
+
+def test_a_schema_pointer_in_a_config_is_neither_an_error_nor_a_warning(bridge: str, tmp_path: Path) -> None:
+    config = {"$schema": "../protocol/config.schema.json", **json.loads((REPOSITORY / "config" / "demo.json").read_text())}
+    path = tmp_path / "pointed.json"
+    path.write_text(json.dumps(config))
+    assert list(VALIDATOR.iter_errors(config)) == []
+    assert "unknown key" not in validate(bridge, path).stdout
