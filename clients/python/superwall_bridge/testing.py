@@ -248,11 +248,13 @@ class PaywallDriver:
         if script.keep_open:
             return
         # The bridge asks for the dismissal before it answers the action that closed the
-        # paywall; let that request be handled first.
-        for _ in range(20):
-            if self._dismissed(presentation):
-                return
-            await asyncio.sleep(0)
+        # paywall: once what arrived so far is dispatched, the dismissal has been heard.
+        if self._client is not None:
+            connection = self._client.connection
+            await connection.delivered(connection.arrivals_so_far(), timeout=5)
+        await asyncio.sleep(0)
+        if self._dismissed(presentation):
+            return
         self._fail(presentation, ran, "it is still on screen after its script ran out; end the script with "
                                       "PaywallAction.close(), or pass keep_open=True to then() to go on with it")
 

@@ -71,13 +71,13 @@ test("a script no paywall used fails the test at close, unless optional", async 
 });
 
 test("a call that times out says which paywall is still up", async () => {
-    const bridge = await startTestBridge({ timeoutMs: 1500 });
+    const bridge = await startTestBridge({ timeoutMs: 5000 });
     try {
         await bridge.superwall.overrideAssignment("2002", "3004");
         bridge.driver.then({ keepOpen: true });
         await assert.rejects(
             bridge.superwall.register({ placement: "start_workout", params: PRO_WORKOUT }),
-            /register got no answer within 1500 ms: paywall "pro-workouts-gated" \(session .*\) is still on screen/,
+            /register got no answer within 5000 ms: paywall "pro-workouts-gated" \(session .*\) is still on screen/,
         );
     } finally {
         await closeQuietly(bridge);
