@@ -266,12 +266,14 @@ dist: deps $(STATIC_LIBS)/pkgconfig/jansson.pc $(ICU_DATA) $(PY_VENV)/bin/pytest
 	$(PY_VENV)/bin/python scripts/package.py --binary $(DIST)/superwall-bridge --library $(DIST)/libsuperwall_bridge.so --typescript-build clients/typescript/dist --out $(DIST)
 
 # The packages installed as a user would (offline, no Swift toolchain on PATH) running the
-# READMEs' quick starts, and the Python client's suite against the packaged binary.
+# READMEs' quick starts, and the Python client's suite against the packaged binary, on this
+# machine's Python and on Debian 11's Python 3.9 (a root made by debootstrap, kept in .build).
 dist-check: dist
 	$(PYTHON) scripts/dist_install_check.py $(DIST)
 	$(PY_VENV)/bin/pip install -q --no-deps --force-reinstall ./clients/python
 	SUPERWALL_BRIDGE=$(CURDIR)/$(DIST)/superwall-bridge SUPERWALL_BRIDGE_LIBRARY=$(CURDIR)/$(DIST)/libsuperwall_bridge.so \
 		$(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider clients/python/tests
+	scripts/python39_check.sh $(DIST)/superwall-bridge
 
 # The hostile client replayed (about 20 minutes; not part of make test): framing lies, seeded
 # fuzzing, back-pressure under an RSS ceiling, oversized inputs, signals, one large batch, the

@@ -7,8 +7,10 @@ missing ones take their defaults, and dates become timezone-aware ``datetime`` o
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import re
+import sys
 import types
 import typing
 from datetime import datetime, timezone
@@ -72,14 +74,39 @@ _HINTS: dict[type, dict[str, Any]] = {}
 
 
 def _hints(cls: type) -> dict[str, Any]:
+    """The fields' types. The annotations are text (``from __future__ import annotations``), and
+    ``X | None`` in them is evaluated as ``Union[X, None]``: Python 3.9 cannot evaluate ``|``
+    between types, and ``typing.get_type_hints`` would fail there."""
     if cls not in _HINTS:
-        _HINTS[cls] = typing.get_type_hints(cls)
+        hints: dict[str, Any] = {}
+        for klass in reversed(cls.__mro__):
+            namespace = {**vars(typing), **vars(sys.modules[klass.__module__])}
+            for name, annotation in vars(klass).get("__annotations__", {}).items():
+                hints[name] = _evaluate(annotation, namespace) if isinstance(annotation, str) else annotation
+        _HINTS[cls] = hints
     return _HINTS[cls]
+
+
+class _UnionsOfTypes(ast.NodeTransformer):
+    """``A | B`` as ``Union[A, B]``."""
+
+    def visit_BinOp(self, node: ast.BinOp) -> ast.AST:
+        self.generic_visit(node)
+        if not isinstance(node.op, ast.BitOr):
+            return node
+        union = ast.Subscript(value=ast.Name(id="Union", ctx=ast.Load()),
+                              slice=ast.Tuple(elts=[node.left, node.right], ctx=ast.Load()), ctx=ast.Load())
+        return ast.copy_location(union, node)
+
+
+def _evaluate(annotation: str, namespace: dict[str, Any]) -> Any:
+    tree = _UnionsOfTypes().visit(ast.parse(annotation, mode="eval"))
+    return eval(compile(ast.fix_missing_locations(tree), "<annotation>", "eval"), namespace)  # noqa: S307 - our own annotations
 
 
 def _decode(hint: Any, value: Any) -> Any:
     origin = typing.get_origin(hint)
-    if origin in (Union, types.UnionType):
+    if origin is Union or origin is getattr(types, "UnionType", Union):
         if value is None:
             return None
         options = [option for option in typing.get_args(hint) if option is not type(None)]

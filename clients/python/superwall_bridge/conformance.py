@@ -122,12 +122,15 @@ class ScenarioRun:
         self.trace = trace
         self.values: dict[str, Any] = {}
         self.outcome = Outcome(scenario.get("name", "?"))
-        self._incoming: asyncio.Queue[Any] = asyncio.Queue()
+        # Made in `run`, on the loop that runs it: on Python 3.9 a queue belongs to the loop
+        # current when it is made.
+        self._incoming: asyncio.Queue[Any]
         self._replies: dict[Any, asyncio.Future[tuple[str, Any]]] = {}
         self._auto_replies: dict[str, Any] = scenario.get("autoReply", {})
         self._connection: Connection | None = None
 
     async def run(self) -> Outcome:
+        self._incoming = asyncio.Queue()
         data_directory = tempfile.mkdtemp(prefix="superwall-conformance-")
         work_directory = tempfile.mkdtemp(prefix="superwall-conformance-work-")
         self.values.update({"dataDirectory": data_directory, "workDirectory": work_directory, "conformance": str(self.directory)})
