@@ -64,6 +64,23 @@ async def main() -> None:
         print("warnings:", [f"{w.path}: {w.message}" for w in refresh.warnings][:1])
         assert refresh.refreshed and refresh.warnings[0].path == "$.trigger_options[0].rules[0].expression_cel"
 
+        # Three misspelt keys: ignored, as SuperwallKit ignores them (the audience now has no
+        # rule and matches everyone), and each named with the key meant.
+        rules[0]["expresion_cel"] = rules[0].pop("expression_cel")
+        config["trigger_optoins"] = []
+        style = config["paywall_responses"][0]["presentation_style_v3"]
+        style["typ"] = style.pop("type")
+        path.write_text(json.dumps(config, indent=2))
+        refresh = await asyncio.wait_for(editor.refreshes.get(), 20)
+        typos = [f"{w.path}: {w.message}" for w in refresh.warnings if w.message.startswith("unknown key")]
+        print("typos:", typos)
+        assert typos == [
+            '$.trigger_optoins: unknown key "trigger_optoins" is ignored; did you mean "trigger_options"?',
+            '$.trigger_options[0].rules[0].expresion_cel: unknown key "expresion_cel" is ignored; '
+            'did you mean "expression_cel"?',
+            '$.paywall_responses[0].presentation_style_v3.typ: unknown key "typ" is ignored; did you mean "type"?',
+        ], typos
+
         # A save halfway through typing: not JSON. The config in use stays, and the error says where.
         path.write_text(json.dumps(config, indent=2)[:-40])
         refresh = await asyncio.wait_for(editor.refreshes.get(), 20)
