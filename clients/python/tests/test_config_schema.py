@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,6 @@ from conftest import PROTOCOL
 
 REPOSITORY = PROTOCOL.parent
 CONFIGS = sorted([REPOSITORY / "config" / "demo.json", REPOSITORY / "docs" / "examples" / "minimal-config.json",
-                  REPOSITORY / "Benchmarks" / "bin" / "bench-config.json",
                   REPOSITORY / "Tests" / "SuperwallCoreTests" / "Fixtures" / "superwall-config-sample.json",
                   *(PROTOCOL / "conformance" / "configs").glob("*.json")])
 VALIDATOR = jsonschema.Draft202012Validator(json.loads((PROTOCOL / "config.schema.json").read_text()))
@@ -31,6 +31,14 @@ def test_the_schema_and_validate_agree_on_each_config_in_the_repository(bridge: 
     schema_errors = [error.message for error in VALIDATOR.iter_errors(json.loads(path.read_text()))]
     validated = validate(bridge, path)
     assert (not schema_errors) == (validated.returncode == 0), (schema_errors[:3], validated.stdout[-500:])
+
+
+def test_the_schema_and_validate_agree_on_the_benchmark_config(bridge: str, tmp_path: Path) -> None:
+    path = tmp_path / "bench-config.json"
+    subprocess.run([sys.executable, str(REPOSITORY / "Benchmarks" / "generate_config.py"), str(path), "100", "200"],
+                   check=True, timeout=60)
+    assert not [error.message for error in VALIDATOR.iter_errors(json.loads(path.read_text()))][:3]
+    assert validate(bridge, path).returncode == 0
 
 
 def test_a_misspelt_key_is_a_schema_error_and_a_validate_warning(bridge: str, tmp_path: Path) -> None:
