@@ -14,10 +14,19 @@ STARTUP_ORDER := scripts/startup-order.txt
 # The library (libsuperwall_bridge.so) is built by the same command, self-contained the same way:
 # -static-stdlib for every link, as SwiftPM applies --static-swift-stdlib to executables only.
 SWIFT_STATIC := $(dir $(realpath $(shell command -v $(SWIFT))))../lib/swift_static/linux
-RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -static-stdlib -Xlinker -L$(SWIFT_STATIC) \
-	-Xswiftc -use-ld=lld -Xlinker --symbol-ordering-file=$(CURDIR)/$(STARTUP_ORDER) -Xlinker --no-warn-symbol-ordering \
+# Both are linked against Debian 11's glibc 2.31 (SYSROOT, made by scripts/debian11_root.sh), so
+# they run on glibc 2.31 and later; GLIBC_COMPAT defines the two symbols newer than 2.31 that the
+# static archives name. Hence no packed relocations (DT_RELR needs glibc 2.36's loader). The
+# Swift runtime's link flags name libutil, which nothing uses: an empty archive there keeps the
+# loader from mapping it at every start.
+SYSROOT := .build/debian11-root
+GLIBC_COMPAT_DIR := .build/glibc-compat
+GLIBC_COMPAT := $(GLIBC_COMPAT_DIR)/glibc_compat.o
+RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -static-stdlib -Xlinker -L$(SWIFT_STATIC) -Xlinker -L$(CURDIR)/$(STATIC_LIBS) \
+	-Xlinker -L$(CURDIR)/$(GLIBC_COMPAT_DIR) -Xswiftc -use-ld=lld -Xlinker --symbol-ordering-file=$(CURDIR)/$(STARTUP_ORDER) -Xlinker --no-warn-symbol-ordering \
 	-Xlinker --version-script=$(CURDIR)/scripts/exports.map -Xlinker --undefined-version \
-	-Xlinker -z -Xlinker pack-relative-relocs
+	-Xswiftc -Xclang-linker -Xswiftc --sysroot=$(CURDIR)/$(SYSROOT) -Xlinker $(CURDIR)/$(GLIBC_COMPAT)
+RELEASE_DEPS = $(STATIC_LIBS)/pkgconfig/jansson.pc $(ICU_DATA) $(GLIBC_COMPAT)
 RELEASE_ENV := PKG_CONFIG_PATH=$(CURDIR)/$(STATIC_LIBS)/pkgconfig
 BIN_RELEASE := .build/release/superwall-bridge
 BENCH_DIR := Benchmarks
@@ -38,9 +47,17 @@ deps:
 build: deps
 	$(SWIFT) build
 
-release: deps $(STATIC_LIBS)/pkgconfig/jansson.pc $(ICU_DATA)
-	[ $(BIN_RELEASE) -nt $(ICU_DATA) ] || rm -f $(BIN_RELEASE)
+release: deps $(RELEASE_DEPS)
+	[ $(BIN_RELEASE) -nt $(ICU_DATA) ] && [ $(BIN_RELEASE) -nt $(GLIBC_COMPAT) ] || rm -f $(BIN_RELEASE) .build/release/libsuperwall_bridge.so
 	$(RELEASE_ENV) $(SWIFT) build $(RELEASE_FLAGS) $$(cat $(ICU_FLAGS))
+
+$(SYSROOT)/usr/lib/x86_64-linux-gnu/libc_nonshared.a: scripts/debian11_root.sh
+	scripts/debian11_root.sh > /dev/null
+
+$(GLIBC_COMPAT): scripts/glibc_compat.c $(SYSROOT)/usr/lib/x86_64-linux-gnu/libc_nonshared.a
+	mkdir -p $(dir $@)
+	$(CC) --sysroot=$(SYSROOT) -O2 -fPIC -Wall -Wextra -Werror -c -o $@ $<
+	rm -f $(GLIBC_COMPAT_DIR)/libutil.a && ar rc $(GLIBC_COMPAT_DIR)/libutil.a
 
 # The ICU data the release link uses instead of Foundation's: without what the bridge never
 # reads (scripts/trim_icu.py says what and why).
@@ -117,17 +134,19 @@ docs-test:
 	@echo "docs: the examples ran"
 
 # The bridge in-process, through libsuperwall_bridge.so (the debug build; `make dist` builds the
-# self-contained one): a C program driving two bridges at once, and the quick start from Java
-# through a JNI shim, built with Debian's OpenJDK 17. The Python suite runs every conformance
+# self-contained one): a C program driving two bridges at once, the quick start from Java
+# through a JNI shim, built with Debian's OpenJDK 17, from LuaJIT's FFI with no C at all,
+# taking each message with superwall_bridge_receive, and the packages' launcher (the command
+# line run inside the library) serving a client. The Python suite runs every conformance
 # scenario through it too.
 LIB_DEBUG := .build/debug/libsuperwall_bridge.so
 EMBEDDING_BUILD := .build/embedding
 JAVA17 := /usr/lib/jvm/java-17-openjdk-amd64
 
 embedding-deps:
-	@if [ ! -x $(JAVA17)/bin/javac ]; then \
-		echo "installing openjdk-17-jdk-headless"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openjdk-17-jdk-headless >/dev/null; \
+	@if [ ! -x $(JAVA17)/bin/javac ] || ! command -v luajit >/dev/null; then \
+		echo "installing openjdk-17-jdk-headless luajit"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openjdk-17-jdk-headless luajit >/dev/null; \
 	fi
 
 embedding-test: embedding-deps
@@ -141,6 +160,12 @@ embedding-test: embedding-deps
 		-o $(EMBEDDING_BUILD)/java/libsuperwall_bridge_jni.so embedding/java/superwall_bridge_jni.c \
 		-L$(dir $(LIB_DEBUG)) -lsuperwall_bridge -Wl,-rpath,$(CURDIR)/$(dir $(LIB_DEBUG))
 	$(JAVA17)/bin/java -Djava.library.path=$(EMBEDDING_BUILD)/java -cp $(EMBEDDING_BUILD)/java QuickStart
+	rm -rf $(TEST_TMP)/luajit && luajit embedding/lua/quick_start.lua $(LIB_DEBUG) $(TEST_TMP)/luajit
+	$(CC) -O1 -Wall -Wextra -Werror -Iembedding/include -o $(EMBEDDING_BUILD)/superwall-bridge embedding/launcher/main.c \
+		-L$(dir $(LIB_DEBUG)) -lsuperwall_bridge -Wl,-rpath,$(CURDIR)/$(dir $(LIB_DEBUG))
+	$(EMBEDDING_BUILD)/superwall-bridge --version | grep -qF "superwall-bridge $$(cat VERSION)"
+	$(PYTHON) docs/examples/minimal_client.py $(EMBEDDING_BUILD)/superwall-bridge > /dev/null
+	$(EMBEDDING_BUILD)/superwall-bridge validate docs/examples/minimal-config.json > /dev/null
 
 # The Python client: type-checked (mypy --strict), then its suite against the debug binary,
 # in a virtualenv under .build.
@@ -249,7 +274,7 @@ bench-instructions: deps release $(BENCH_BIN)/bench-config.json
 # npm tarball (scripts/package.py).
 DIST := .build/dist
 
-dist: deps $(STATIC_LIBS)/pkgconfig/jansson.pc $(ICU_DATA) $(PY_VENV)/bin/pytest typescript-deps npm-deps
+dist: deps $(RELEASE_DEPS) $(PY_VENV)/bin/pytest typescript-deps npm-deps
 	mkdir -p $(DIST)
 	rm -f $(BIN_RELEASE)
 	$(RELEASE_ENV) $(SWIFT) build $(RELEASE_FLAGS) $$(cat $(ICU_FLAGS)) --product superwall-bridge -Xlinker -Map=$(CURDIR)/$(DIST)/link.map
@@ -261,19 +286,25 @@ dist: deps $(STATIC_LIBS)/pkgconfig/jansson.pc $(ICU_DATA) $(PY_VENV)/bin/pytest
 	strip -o $(DIST)/libsuperwall_bridge.so .build/release/libsuperwall_bridge.so
 	cp embedding/include/superwall_bridge.h $(DIST)/
 	scripts/dist_library_check.sh $(DIST)/libsuperwall_bridge.so $(DIST)/superwall_bridge.h embedding/c/two_bridges.c
+	rm -rf $(DIST)/package && mkdir -p $(DIST)/package/bin $(DIST)/package/lib
+	cp $(DIST)/libsuperwall_bridge.so $(DIST)/package/lib/
+	clang --sysroot=$(SYSROOT) -fuse-ld=lld -O2 -no-pie -Wall -Wextra -Werror -Iembedding/include -s \
+		-o $(DIST)/package/bin/superwall-bridge embedding/launcher/main.c -L$(DIST)/package/lib -lsuperwall_bridge \
+		-Wl,--disable-new-dtags -Wl,-rpath,'$$ORIGIN/../lib:$$ORIGIN'
+	scripts/dist_check.sh $(DIST)/package/bin/superwall-bridge
 	cd clients/typescript && rm -rf dist && tsc -p .
 	$(PY_VENV)/bin/pip install -q "setuptools>=68" "wheel>=0.42"
-	$(PY_VENV)/bin/python scripts/package.py --binary $(DIST)/superwall-bridge --library $(DIST)/libsuperwall_bridge.so --typescript-build clients/typescript/dist --out $(DIST)
+	$(PY_VENV)/bin/python scripts/package.py --binary $(DIST)/package/bin/superwall-bridge --library $(DIST)/package/lib/libsuperwall_bridge.so --typescript-build clients/typescript/dist --out $(DIST)
 
 # The packages installed as a user would (offline, no Swift toolchain on PATH) running the
-# READMEs' quick starts, and the Python client's suite against the packaged binary, on this
-# machine's Python and on Debian 11's Python 3.9 (a root made by debootstrap, kept in .build).
+# READMEs' quick starts, and the Python client's suite against the packaged binary and library;
+# then the same on Debian 11 (glibc 2.31, Python 3.9), with a C host of the library besides.
 dist-check: dist
 	$(PYTHON) scripts/dist_install_check.py $(DIST)
 	$(PY_VENV)/bin/pip install -q --no-deps --force-reinstall ./clients/python
-	SUPERWALL_BRIDGE=$(CURDIR)/$(DIST)/superwall-bridge SUPERWALL_BRIDGE_LIBRARY=$(CURDIR)/$(DIST)/libsuperwall_bridge.so \
+	SUPERWALL_BRIDGE=$(CURDIR)/$(DIST)/package/bin/superwall-bridge SUPERWALL_BRIDGE_LIBRARY=$(CURDIR)/$(DIST)/package/lib/libsuperwall_bridge.so \
 		$(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider clients/python/tests
-	scripts/python39_check.sh $(DIST)/superwall-bridge
+	scripts/debian11_check.sh $(DIST)
 
 # The hostile client replayed (about 20 minutes; not part of make test): framing lies, seeded
 # fuzzing, back-pressure under an RSS ceiling, oversized inputs, signals, one large batch, the

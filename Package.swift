@@ -119,17 +119,24 @@ let package = Package(
         .target(
             name: "SuperwallBridgeEmbedding",
             dependencies: [
+                "BridgeCommandLine",
                 "BridgeServer",
                 "CEmbeddingShims",
                 "CForkGuard",
+                "CScheduling",
                 "JSONRPC",
                 "SuperwallCore",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "DequeModule", package: "swift-collections"),
             ],
-            swiftSettings: strictSettings
+            swiftSettings: strictSettings,
+            // Never unmapped by dlclose: threads of the runtime inside it (libdispatch's) may
+            // still run its code when a host unloads it at exit, as LuaJIT does.
+            linkerSettings: [.unsafeFlags(["-Xlinker", "-z", "-Xlinker", "nodelete"])]
         ),
-        .executableTarget(
-            name: "superwall-bridge",
+        // The command line, for the executable and for the library's superwall_bridge_main.
+        .target(
+            name: "BridgeCommandLine",
             dependencies: [
                 "BridgeServer",
                 .target(name: "CMalloc", condition: .when(platforms: [.linux])),
@@ -139,6 +146,11 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
+            swiftSettings: strictSettings
+        ),
+        .executableTarget(
+            name: "superwall-bridge",
+            dependencies: ["BridgeCommandLine"],
             swiftSettings: strictSettings,
             // Not position-independent in release: the loader then has almost nothing to relocate at start.
             linkerSettings: [

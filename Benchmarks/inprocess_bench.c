@@ -9,6 +9,9 @@
  * variable the output callback signals in-process), or it first watches for the answer for up
  * to 200 us, yielding the core, as a client making a synchronous call would (a nonblocking
  * read(2) for a pipe, the queue the callback fills in-process), and then sleeps.
+ * In-process is measured twice: through the output callback, and through
+ * superwall_bridge_receive on the client's own thread, for hosts that cannot take a callback
+ * (sleeping: a receive that may wait; watching: receives that do not wait, then one that may).
  * Usage: inprocess-bench --bridge BINARY --library LIBRARY [--rounds N] */
 #define _GNU_SOURCE
 #include "superwall_bridge.h"
@@ -31,10 +34,12 @@
 typedef superwall_bridge *(*open_fn)(const char *, superwall_bridge_output, void *, char *, size_t);
 typedef int (*send_fn)(superwall_bridge *, const char *, size_t);
 typedef int (*close_fn)(superwall_bridge *);
+typedef int (*receive_fn)(superwall_bridge *, int, const char **, size_t *);
 
 static open_fn bridge_open;
 static send_fn bridge_send;
 static close_fn bridge_close;
+static receive_fn bridge_receive;
 
 /* One way to reach a bridge: send a message, take the next one it sends (malloc'd). */
 typedef struct transport {
@@ -171,6 +176,31 @@ static void open_library(transport_t *t) {
     t->receive = library_receive;
 }
 
+static char *mailbox_receive(transport_t *t) {
+    const char *message = NULL;
+    size_t length = 0;
+    if (t->watch_us > 0) {
+        double deadline = now_us() + t->watch_us;
+        do {
+            if (bridge_receive(t->bridge, 0, &message, &length) == SUPERWALL_BRIDGE_RECEIVED) return strndup(message, length);
+            for (int i = 0; i < 32; i++) __builtin_ia32_pause();
+            sched_yield();
+        } while (now_us() < deadline);
+    }
+    int code = bridge_receive(t->bridge, 30000, &message, &length);
+    if (code != SUPERWALL_BRIDGE_RECEIVED) { fprintf(stderr, "receive: %d\n", code); exit(1); }
+    return strndup(message, length);
+}
+
+/* A bridge opened without an output function: the client receives on its own thread. */
+static void open_mailbox(transport_t *t) {
+    char error[256];
+    t->bridge = bridge_open(NULL, NULL, NULL, error, sizeof error);
+    if (!t->bridge) { fprintf(stderr, "open: %s\n", error); exit(1); }
+    t->send = library_send;
+    t->receive = mailbox_receive;
+}
+
 /* Sends a request and returns its answer, setting aside what comes before it. */
 static char *call(transport_t *t, const char *id, const char *method, const char *params) {
     char text[2048];
@@ -286,6 +316,8 @@ int main(int argc, char **argv) {
     bridge_open = (open_fn)dlsym(handle, "superwall_bridge_open");
     bridge_send = (send_fn)dlsym(handle, "superwall_bridge_send");
     bridge_close = (close_fn)dlsym(handle, "superwall_bridge_close");
+    bridge_receive = (receive_fn)dlsym(handle, "superwall_bridge_receive");
+    if (!bridge_open || !bridge_send || !bridge_close || !bridge_receive) { fprintf(stderr, "dlsym: %s\n", dlerror()); return 1; }
 
     transport_t *t = calloc(1, sizeof *t);
     if (rss_child) {
@@ -302,7 +334,7 @@ int main(int argc, char **argv) {
     if (!mkdtemp(directory)) { perror("mkdtemp"); return 1; }
     /* [style][repetition]: style 0 sleeps at once, 1 watches first */
     double ping_pipe[2][REPETITIONS], ping_library[2][REPETITIONS], register_pipe[2][REPETITIONS],
-        register_library[2][REPETITIONS];
+        register_library[2][REPETITIONS], ping_receive[2][REPETITIONS], register_receive[2][REPETITIONS];
     for (int repetition = 0; repetition < REPETITIONS; repetition++) {
         for (int style = 0; style < 2; style++) {
             char data[600];
@@ -322,6 +354,15 @@ int main(int argc, char **argv) {
             prepare(t, data);
             ping_library[style][repetition] = p50(t, "$/ping", PING_PARAMS, NULL, rounds);
             register_library[style][repetition] = p50(t, "register", REGISTER_PARAMS, SKIPPED, rounds);
+            end(t);
+
+            memset(t, 0, sizeof *t);
+            t->watch_us = style ? 200 : 0;
+            open_mailbox(t);
+            snprintf(data, sizeof data, "%s/receive-%d-%d", directory, style, repetition);
+            prepare(t, data);
+            ping_receive[style][repetition] = p50(t, "$/ping", PING_PARAMS, NULL, rounds);
+            register_receive[style][repetition] = p50(t, "register", REGISTER_PARAMS, SKIPPED, rounds);
             end(t);
         }
     }
@@ -355,15 +396,26 @@ int main(int argc, char **argv) {
         snprintf(label, sizeof label, "register skipped p50, %s", waiting);
         printf("| %-52s | %8.1f us | %8.1f us | %6.2f | %-8s |\n", label, library_register, pipe_register,
                library_register / pipe_register, style ? "<= 0.6" : "-");
+        double receive_ping = median(ping_receive[style]);
+        double receive_register = median(register_receive[style]);
+        snprintf(label, sizeof label, "$/ping p50, receive, %s", waiting);
+        printf("| %-52s | %8.1f us | %8.1f us | %6.2f | %-8s |\n", label, receive_ping, pipe_ping,
+               receive_ping / pipe_ping, style ? "<= 0.5" : "<= 0.7");
+        snprintf(label, sizeof label, "register skipped p50, receive, %s", waiting);
+        printf("| %-52s | %8.1f us | %8.1f us | %6.2f | %-8s |\n", label, receive_register, pipe_register,
+               receive_register / pipe_register, "-");
     }
     printf("| %-52s | %7.1f MiB | %7.1f MiB | %+6.1f | %-8s |\n", "RSS holding one bridge (MiB, difference)",
            library_rss / 1024.0, binary_rss / 1024.0, (library_rss - binary_rss) / 1024.0, "<= +2");
     for (int style = 1; style >= 0; style--) {
         char a[256], b[256], c[256], d[256];
-        printf("repetitions (%s), p50 us: ping pipes %s, in-process %s; register pipes %s, in-process %s\n",
+        char e[256], f[256];
+        printf("repetitions (%s), p50 us: ping pipes %s, in-process %s, receive %s; register pipes %s, in-process %s, "
+               "receive %s\n",
                style ? "watching" : "sleeping", list(ping_pipe[style], a, sizeof a),
-               list(ping_library[style], b, sizeof b), list(register_pipe[style], c, sizeof c),
-               list(register_library[style], d, sizeof d));
+               list(ping_library[style], b, sizeof b), list(ping_receive[style], e, sizeof e),
+               list(register_pipe[style], c, sizeof c), list(register_library[style], d, sizeof d),
+               list(register_receive[style], f, sizeof f));
     }
     char remove[700];
     snprintf(remove, sizeof remove, "rm -rf '%s'", directory);

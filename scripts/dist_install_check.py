@@ -8,7 +8,8 @@ no path given.
 - then each package's `superwall-bridge --version`, the wheel's quick start in-process through the
   library it ships, and the npm package's `bundledLibrary()`.
 
-Usage: dist_install_check.py DIST_DIR
+Usage: dist_install_check.py DIST_DIR, or dist_install_check.py --quick-start python|python-in-process
+to print the Python quick start (scripts/debian11_check.sh runs it on Debian 11).
 """
 import os
 import re
@@ -31,6 +32,15 @@ def quick_start(readme: Path, language: str) -> str:
     return match.group(1)
 
 
+def python_quick_start_in_process() -> str:
+    """The Python quick start in-process, through the library the wheel ships, with no path."""
+    script = quick_start(ROOT / "clients/python/README.md", "python")
+    started = "Superwall.start(purchase_controller=Store())"
+    if started not in script:
+        sys.exit(f"dist-check: the Python quick start no longer holds {started}")
+    return script.replace(started, "Superwall.start(in_process=True, purchase_controller=Store())")
+
+
 def run(arguments: list[str], *, cwd: Path, environment: dict[str, str], expect: str | None = None) -> str:
     print("$", " ".join(arguments), flush=True)
     done = subprocess.run(arguments, cwd=cwd, env=environment, capture_output=True, text=True, timeout=300)
@@ -43,6 +53,10 @@ def run(arguments: list[str], *, cwd: Path, environment: dict[str, str], expect:
 
 
 def main() -> int:
+    if sys.argv[1] == "--quick-start":
+        print(python_quick_start_in_process() if sys.argv[2] == "python-in-process"
+              else quick_start(ROOT / "clients/python/README.md", "python"), end="")
+        return 0
     dist = Path(sys.argv[1]).resolve()
     (wheel,) = dist.glob("superwall_bridge-*.whl")
     (package,) = dist.glob("superwall-bridge-*.tgz")
@@ -65,13 +79,7 @@ def main() -> int:
         venv = {**bare, "PATH": f"{folder / 'venv/bin'}:{path}"}
         (folder / "quickstart.py").write_text(quick_start(ROOT / "clients/python/README.md", "python"))
         run([str(python), "quickstart.py"], cwd=folder, environment=venv, expect="run the feature")
-        # The same quick start in-process, through the library the wheel ships, with no path.
-        in_process = quick_start(ROOT / "clients/python/README.md", "python")
-        started = "Superwall.start(purchase_controller=Store())"
-        if started not in in_process:
-            sys.exit(f"dist-check: the Python quick start no longer holds {started}")
-        (folder / "quickstart_in_process.py").write_text(
-            in_process.replace(started, "Superwall.start(in_process=True, purchase_controller=Store())"))
+        (folder / "quickstart_in_process.py").write_text(python_quick_start_in_process())
         run([str(python), "quickstart_in_process.py"], cwd=folder, environment=venv, expect="run the feature")
         run(["superwall-bridge", "--version"], cwd=folder, environment=venv, expect=version)
 

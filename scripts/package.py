@@ -2,13 +2,16 @@
 """Packages a `make dist` binary for the two clients' package managers, into OUT:
 
 - the Python platform wheel, `superwall_bridge-<version>-py3-none-<platform>.whl`: the client,
-  the binary as `superwall_bridge/bin/superwall-bridge`, the in-process library as
+  the executable as `superwall_bridge/bin/superwall-bridge`, the in-process library as
   `superwall_bridge/lib/libsuperwall_bridge.so`, and a `superwall-bridge` command;
 - the npm package, `superwall-bridge-<version>.tgz` (`npm pack`): the built TypeScript client,
-  the binary as `bin/superwall-bridge` (its `bin` entry), the library as
+  the executable as `bin/superwall-bridge` (its `bin` entry), the library as
   `lib/libsuperwall_bridge.so`, no runtime dependencies.
 
-The clients find both there with no path given, and never search anywhere else but `PATH`.
+The executable is the launcher (embedding/launcher), which runs the command line inside the
+library it finds in ../lib: the bridge's code ships once. The clients find both with no path
+given, and never search anywhere else but `PATH`. A package over its size limit (the wheel
+30 MB, the npm package 32 MB) fails the build.
 The platform tag is the oldest manylinux the binary's and the library's glibc symbols allow. The wheel is built by
 pip (setuptools) and retagged by `wheel tags`; its members are then recompressed at zlib's
 highest level, which pip reads as any wheel.
@@ -27,6 +30,8 @@ import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+WHEEL_LIMIT_MB = 30
+NPM_LIMIT_MB = 32
 
 
 def glibc_floor(*files: Path) -> tuple[int, int]:
@@ -123,6 +128,11 @@ def main() -> int:
     package = build_npm_package(arguments.binary, arguments.library, arguments.typescript_build, arguments.out, version)
     for path in (arguments.binary, arguments.library, wheel, package):
         print(f"{path.name}: {path.stat().st_size / 1e6:.1f} MB ({path.stat().st_size / 2**20:.1f} MiB)")
+    too_large = [f"{path.name} is {path.stat().st_size / 1e6:.1f} MB, over {limit} MB"
+                 for path, limit in ((wheel, WHEEL_LIMIT_MB), (package, NPM_LIMIT_MB))
+                 if path.stat().st_size > limit * 1e6]
+    if too_large:
+        sys.exit("package: " + "; ".join(too_large))
     return 0
 
 

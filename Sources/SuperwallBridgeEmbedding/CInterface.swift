@@ -23,7 +23,6 @@ public func superwallBridgeOpen(
         }
         return nil
     }
-    guard let output else { return fail("superwall_bridge_open needs an output function") }
     let options: EmbeddingOptions
     do {
         options = try EmbeddingOptions(
@@ -33,7 +32,10 @@ public func superwallBridgeOpen(
         return fail("superwall_bridge_open: \(error)")
     }
     do {
-        let bridge = try EmbeddedBridge(options: options, output: .init(function: output, context: context))
+        let bridge = try EmbeddedBridge(
+            options: options,
+            output: output.map { .callback(.init(function: $0, context: context)) } ?? .mailbox
+        )
         return Unmanaged.passRetained(BridgeHandle(bridge)).toOpaque()
     } catch {
         return fail("superwall_bridge_open: \(error)")
@@ -69,4 +71,33 @@ public func superwallBridgeClose(_ bridge: UnsafeMutableRawPointer?) -> Int32 {
     // A bridge left running keeps its memory: its thread still uses it.
     if status == EmbeddedBridge.abandoned { _ = Unmanaged.passRetained(embedded) }
     return status
+}
+
+@_cdecl("superwall_bridge_receive")
+public func superwallBridgeReceive(
+    _ bridge: UnsafeMutableRawPointer?,
+    _ timeoutMilliseconds: Int32,
+    _ message: UnsafeMutablePointer<UnsafePointer<CChar>?>?,
+    _ length: UnsafeMutablePointer<Int>?
+) -> Int32 {
+    message?.pointee = nil
+    length?.pointee = 0
+    guard let bridge, let message, let length, timeoutMilliseconds >= 0 else { return 2 }
+    let handle = Unmanaged<BridgeHandle>.fromOpaque(bridge).takeUnretainedValue()
+    guard let embedded = handle.open else { return EmbeddedBridge.SendOutcome.ended.rawValue }
+    guard let mailbox = embedded.mailbox else { return 2 }
+    do {
+        switch try mailbox.receive(timeout: .milliseconds(timeoutMilliseconds)) {
+        case .message(let bytes):
+            message.pointee = bytes.baseAddress
+            length.pointee = bytes.count
+            return 0
+        case .timedOut:
+            return 4
+        case .ended:
+            return EmbeddedBridge.SendOutcome.ended.rawValue
+        }
+    } catch {
+        return 5
+    }
 }

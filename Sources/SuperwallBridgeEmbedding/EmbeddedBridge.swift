@@ -14,10 +14,20 @@ import Glibc
 /// names, as in its own process.
 final class EmbeddedBridge: @unchecked Sendable {
     /// The host's callback and its context, called on the bridge's threads.
-    struct Output: @unchecked Sendable {
+    struct Callback: @unchecked Sendable {
         let function: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, Int) -> Void
         let context: UnsafeMutableRawPointer?
     }
+
+    /// Where what the bridge sends goes: to the host's callback, or into a mailbox the host
+    /// receives from on its own thread.
+    enum Output {
+        case callback(Callback)
+        case mailbox
+    }
+
+    /// The mailbox, for a bridge opened without a callback.
+    let mailbox: OutputMailbox?
 
     let maximumMessageSize: Int
     private let inbox: MessageInbox
@@ -54,13 +64,23 @@ final class EmbeddedBridge: @unchecked Sendable {
         )
         let inbox = MessageInbox(maximumQueuedBytes: options.maxQueuedOutput)
         self.inbox = inbox
+        let deliver: @Sendable (UnsafeBufferPointer<UInt8>) -> Void
+        switch output {
+        case .callback(let callback):
+            mailbox = nil
+            deliver = { message in
+                message.withMemoryRebound(to: CChar.self) {
+                    callback.function(callback.context, $0.baseAddress, $0.count)
+                }
+            }
+        case .mailbox:
+            let mailbox = OutputMailbox(maximumQueuedBytes: options.maxQueuedOutput)
+            self.mailbox = mailbox
+            deliver = { mailbox.deliver($0) }
+        }
         connection = Connection(
             inbox: inbox,
-            deliver: { message in
-                message.withMemoryRebound(to: CChar.self) {
-                    output.function(output.context, $0.baseAddress, $0.count)
-                }
-            },
+            deliver: deliver,
             handler: server,
             options: connectionOptions,
             logger: logger
@@ -101,6 +121,7 @@ final class EmbeddedBridge: @unchecked Sendable {
     private func serve() {
         let code = LogRouting.$current.withValue(route) { connection.run() }
         sink.flush()
+        mailbox?.end()
         status.withLock { $0 = code }
         finished.signal()
     }
@@ -134,10 +155,14 @@ final class EmbeddedBridge: @unchecked Sendable {
 
     /// Ends the input, waits for the bridge to finish (bounded by its drain deadline, then
     /// for as long as the output callback keeps returning), and returns its exit status.
+    /// With a mailbox, messages not yet received are dropped.
     /// Returns `abandoned` when `closeLimit` (whole seconds) passes with the bridge unfinished
     /// and no call of the callback returning, which only a callback that does not return can
     /// cause: the bridge is then left to its thread, and nothing more reaches the callback.
     func close() -> Int32 {
+        // The host receives no more: what it has not received is dropped, and the bridge
+        // finishes without waiting for it.
+        mailbox?.discard()
         inbox.endInput()
         var delivered = connection.outputDeliveries
         while finished.wait(timeout: .now() + .milliseconds(Int(closeLimit.components.seconds * 1000))) != .success {

@@ -42,7 +42,7 @@ import Testing
         let message = String(decoding: error.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         #expect(message == "superwall_bridge_op")
         #expect(error[19] == 0)
-        #expect(superwallBridgeOpen(nil, nil, nil, nil, 0) == nil)
+        #expect(superwallBridgeOpen(#"{"logLevel":"loud"}"#, nil, nil, nil, 0) == nil)
     }
 
     @Test func misuseIsACodeAndTheBridgeServesOn() async {
@@ -85,7 +85,7 @@ import Testing
                 gate.release.wait()
             }
         }
-        let bridge = try EmbeddedBridge.pinged(3, output: .init(function: output, context: context))
+        let bridge = try EmbeddedBridge.pinged(3, output: .callback(.init(function: output, context: context)))
         gate.entered.wait()
         #expect(bridge.close() == EmbeddedBridge.abandoned)
         gate.release.signal()
@@ -113,7 +113,7 @@ import Testing
             Thread.sleep(forTimeInterval: 0.4)
             if text.contains(#""id""#) { count.lock.withLock { count.answers += 1 } }
         }
-        let bridge = try EmbeddedBridge.pinged(8, output: .init(function: output, context: context))
+        let bridge = try EmbeddedBridge.pinged(8, output: .callback(.init(function: output, context: context)))
         #expect(bridge.close() == 0)
         #expect(count.lock.withLock { count.answers } == 8)
     }

@@ -160,7 +160,22 @@ int main(int argc, char **argv) {
     check(superwall_bridge_open("{\"framing\":\"ndjson\"}", on_output, NULL, error, 16) == NULL &&
               strlen(error) == 15,
           "an unknown option's error was not cut to the capacity: %s", error);
-    check(superwall_bridge_open(NULL, NULL, NULL, error, sizeof error) == NULL, "a NULL output opened a bridge");
+    /* Without an output function, the host receives on its own thread. */
+    superwall_bridge *receiving = superwall_bridge_open(NULL, NULL, NULL, error, sizeof error);
+    check(receiving != NULL, "a bridge without an output did not open: %s", error);
+    const char *ping = "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"$/ping\"}";
+    check(superwall_bridge_send(receiving, ping, strlen(ping)) == SUPERWALL_BRIDGE_TAKEN, "receiving: ping not taken");
+    const char *received = NULL;
+    size_t received_length = 0;
+    check(superwall_bridge_receive(receiving, 30000, &received, &received_length) == SUPERWALL_BRIDGE_RECEIVED &&
+              strstr(received, "\"id\":7") != NULL && received[received_length] == '\0',
+          "receiving: no answer to the ping");
+    check(superwall_bridge_receive(receiving, 0, &received, &received_length) == SUPERWALL_BRIDGE_TIMED_OUT &&
+              received == NULL && received_length == 0,
+          "receiving: a receive with nothing queued did not time out at once");
+    check(superwall_bridge_close(receiving) == 0, "receiving: close did not return 0");
+    check(superwall_bridge_receive(receiving, 0, &received, &received_length) == SUPERWALL_BRIDGE_ENDED,
+          "receiving: a closed bridge's receive did not answer ENDED");
 
     inbox_t first, second;
     open_bridge(&first, "first", NULL);

@@ -9,15 +9,20 @@ import Glibc
 import CMalloc
 #endif
 
-@main
-enum Entry {
+/// The `superwall-bridge` command line, for the executable and for the library's
+/// `superwall_bridge_main` (what the packages' launcher runs).
+public enum BridgeCommand {
+    /// Runs the command line `arguments` (the program's name first), as the executable does:
+    /// serving ends the process; another subcommand returns once done, or ends the process
+    /// with its exit status on an error.
+    ///
     /// A bare `superwall-bridge`, how wrappers spawn it, serves with the defaults at once:
     /// the argument parser's reflection would otherwise cost a millisecond of every startup.
-    static func main() {
-        if CommandLine.arguments.count <= 1 {
+    public static func main(arguments: [String]) {
+        if arguments.count <= 1 {
             Serve.serve(Serve.Settings())
         }
-        SuperwallBridgeCommand.main()
+        SuperwallBridgeCommand.main(Array(arguments.dropFirst()))
     }
 }
 

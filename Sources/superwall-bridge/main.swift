@@ -1,0 +1,3 @@
+import BridgeCommandLine
+
+BridgeCommand.main(arguments: CommandLine.arguments)
