@@ -297,6 +297,26 @@ static const char *list(const double *values, char *text, size_t size) {
     return text;
 }
 
+enum way { PIPES, CALLBACK, RECEIVE };
+
+/* One repetition on one transport: a fresh bridge, prepared in its own data directory, then the
+ * p50 of each request. */
+static void measure(transport_t *t, enum way way, const char *binary, int style, const char *directory,
+                    const char *label, int repetition, double *ping, double *registered, int rounds) {
+    static const char *names[] = {"pipe", "library", "receive"};
+    char data[600];
+    memset(t, 0, sizeof *t);
+    t->watch_us = style ? 200 : 0;
+    if (way == PIPES) spawn(t, binary);
+    else if (way == CALLBACK) open_library(t);
+    else open_mailbox(t);
+    snprintf(data, sizeof data, "%s/%s-%s-%d", directory, names[way], label, repetition);
+    prepare(t, data);
+    *ping = p50(t, "$/ping", PING_PARAMS, NULL, rounds);
+    *registered = p50(t, "register", REGISTER_PARAMS, SKIPPED, rounds);
+    end(t);
+}
+
 int main(int argc, char **argv) {
     const char *binary = NULL, *library = NULL;
     int rounds = 5000;
@@ -338,34 +358,15 @@ int main(int argc, char **argv) {
         register_library[2][REPETITIONS], ping_receive[2][REPETITIONS] = {{0}}, register_receive[2][REPETITIONS] = {{0}};
     for (int repetition = 0; repetition < REPETITIONS; repetition++) {
         for (int style = 0; style < 2; style++) {
-            char data[600];
-            memset(t, 0, sizeof *t);
-            t->watch_us = style ? 200 : 0;
-            spawn(t, binary);
-            snprintf(data, sizeof data, "%s/pipe-%d-%d", directory, style, repetition);
-            prepare(t, data);
-            ping_pipe[style][repetition] = p50(t, "$/ping", PING_PARAMS, NULL, rounds);
-            register_pipe[style][repetition] = p50(t, "register", REGISTER_PARAMS, SKIPPED, rounds);
-            end(t);
-
-            memset(t, 0, sizeof *t);
-            t->watch_us = style ? 200 : 0;
-            open_library(t);
-            snprintf(data, sizeof data, "%s/library-%d-%d", directory, style, repetition);
-            prepare(t, data);
-            ping_library[style][repetition] = p50(t, "$/ping", PING_PARAMS, NULL, rounds);
-            register_library[style][repetition] = p50(t, "register", REGISTER_PARAMS, SKIPPED, rounds);
-            end(t);
-
-            if (!bridge_receive) continue;
-            memset(t, 0, sizeof *t);
-            t->watch_us = style ? 200 : 0;
-            open_mailbox(t);
-            snprintf(data, sizeof data, "%s/receive-%d-%d", directory, style, repetition);
-            prepare(t, data);
-            ping_receive[style][repetition] = p50(t, "$/ping", PING_PARAMS, NULL, rounds);
-            register_receive[style][repetition] = p50(t, "register", REGISTER_PARAMS, SKIPPED, rounds);
-            end(t);
+            const char *label = style ? "watch" : "sleep";
+            measure(t, PIPES, binary, style, directory, label, repetition, &ping_pipe[style][repetition],
+                    &register_pipe[style][repetition], rounds);
+            measure(t, CALLBACK, binary, style, directory, label, repetition, &ping_library[style][repetition],
+                    &register_library[style][repetition], rounds);
+            if (bridge_receive) {
+                measure(t, RECEIVE, binary, style, directory, label, repetition, &ping_receive[style][repetition],
+                        &register_receive[style][repetition], rounds);
+            }
         }
     }
 
