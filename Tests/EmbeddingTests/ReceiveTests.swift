@@ -102,6 +102,22 @@ import Testing
         #expect(superwallBridgeClose(bridge) == 0)
     }
 
+    @Test func aHostThatReceivesLateStillGetsEveryAnswerInOrder() throws {
+        // Past 4 KiB unreceived, the bridge waits for the host, as for an unread pipe.
+        let bridge = try open(#"{"maxQueuedOutput":4096}"#)
+        #expect(send(bridge, Self.initialize) == 0)
+        for id in 2..<130 { #expect(send(bridge, #"{"jsonrpc":"2.0","id":\#(id),"method":"$/ping"}"#) == 0) }
+        for id in 1..<130 {
+            guard case .message(let answer) = receive(bridge) else {
+                Issue.record("no answer \(id)")
+                break
+            }
+            #expect(answer.contains(#""id":\#(id),"#))
+        }
+        #expect(receive(bridge, timeout: 0) == .code(4))
+        #expect(superwallBridgeClose(bridge) == 0)
+    }
+
     @Test func closeDropsWhatWasNeverReceivedAndDoesNotWaitForTheHost() throws {
         // 4 KiB of unreceived output (about 100 answers) holds the bridge up, as an unread pipe
         // would, with the rest of the pings unread in its input; close lets it go.
