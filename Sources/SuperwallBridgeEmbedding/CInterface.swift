@@ -50,12 +50,12 @@ public func superwallBridgeSend(
 )
     -> Int32
 {
-    guard let bridge, let message else { return 2 }
+    guard let bridge, let message else { return BridgeCode.invalidArgument.rawValue }
     guard let embedded = Unmanaged<BridgeHandle>.fromOpaque(bridge).takeUnretainedValue().open else {
-        return EmbeddedBridge.SendOutcome.ended.rawValue
+        return BridgeCode.ended.rawValue
     }
     // A size_t past Int.max arrives negative.
-    guard length >= 0 else { return EmbeddedBridge.SendOutcome.tooLarge.rawValue }
+    guard length >= 0 else { return BridgeCode.tooLarge.rawValue }
     return embedded.send(UnsafeRawBufferPointer(start: message, count: length)).rawValue
 }
 
@@ -82,22 +82,24 @@ public func superwallBridgeReceive(
 ) -> Int32 {
     message?.pointee = nil
     length?.pointee = 0
-    guard let bridge, let message, let length, timeoutMilliseconds >= 0 else { return 2 }
+    guard let bridge, let message, let length, timeoutMilliseconds >= 0 else {
+        return BridgeCode.invalidArgument.rawValue
+    }
     let handle = Unmanaged<BridgeHandle>.fromOpaque(bridge).takeUnretainedValue()
-    guard let embedded = handle.open else { return EmbeddedBridge.SendOutcome.ended.rawValue }
-    guard let mailbox = embedded.mailbox else { return 2 }
+    guard let embedded = handle.open else { return BridgeCode.ended.rawValue }
+    guard let mailbox = embedded.mailbox else { return BridgeCode.invalidArgument.rawValue }
     do {
         switch try mailbox.receive(timeout: .milliseconds(timeoutMilliseconds)) {
         case .message(let bytes):
             message.pointee = bytes.baseAddress
             length.pointee = bytes.count
-            return 0
+            return BridgeCode.taken.rawValue
         case .timedOut:
-            return 4
+            return BridgeCode.timedOut.rawValue
         case .ended:
-            return EmbeddedBridge.SendOutcome.ended.rawValue
+            return BridgeCode.ended.rawValue
         }
     } catch {
-        return 5
+        return BridgeCode.busy.rawValue
     }
 }

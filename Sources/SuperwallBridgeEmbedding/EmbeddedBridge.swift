@@ -132,13 +132,8 @@ final class EmbeddedBridge: @unchecked Sendable {
     /// How long `close` waits for the bridge: its drain and flush deadlines, and a margin.
     let closeLimit: Duration
 
-    enum SendOutcome: Int32 {
-        case taken = 0
-        case ended = 1
-        case tooLarge = 3
-    }
-
-    func send(_ message: UnsafeRawBufferPointer) -> SendOutcome {
+    /// `taken`, `ended` or `tooLarge`.
+    func send(_ message: UnsafeRawBufferPointer) -> BridgeCode {
         guard message.count <= maximumMessageSize else {
             logger.warning(
                 "refused a message of \(message.count) bytes, over the limit of \(maximumMessageSize)"

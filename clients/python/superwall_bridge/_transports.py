@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import enum
 import ctypes
 import json
 import logging
@@ -121,7 +122,19 @@ class ProcessTransport:
 
 
 _OUTPUT = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.POINTER(ctypes.c_char), ctypes.c_size_t)
-_TAKEN, _ENDED, _INVALID_ARGUMENT, _TOO_LARGE = 0, 1, 2, 3
+
+
+class BridgeCode(enum.IntEnum):
+    """The codes of superwall_bridge.h (``SUPERWALL_BRIDGE_*``) that the library's functions
+    return; the same list as the header's, the bridge's and the Java class's."""
+
+    TAKEN = 0
+    ENDED = 1
+    INVALID_ARGUMENT = 2
+    TOO_LARGE = 3
+    TIMED_OUT = 4
+    BUSY = 5
+
 _libraries: dict[str, ctypes.CDLL] = {}
 
 
@@ -185,9 +198,9 @@ class LibraryTransport:
             raise ConnectionError("the in-process bridge has been closed")
         body = text.encode()
         result = self._library.superwall_bridge_send(self._handle, body, len(body))
-        if result == _TOO_LARGE:
+        if result == BridgeCode.TOO_LARGE:
             raise MessageTooLargeError(f"the bridge refused a message of {len(body)} bytes, over its maxMessageSize")
-        if result != _TAKEN:
+        if result != BridgeCode.TAKEN:
             raise ConnectionError("the in-process bridge has ended")
 
     async def read(self) -> str | None:

@@ -125,3 +125,14 @@ def test_each_bridge_in_a_process_hears_its_own_log_lines(library: str, tmp_path
         assert not any("first_bridge_placement" in line for line in second_logs.lines)
 
     asyncio.run(asyncio.wait_for(scenario(), 30))
+
+
+def test_the_clients_codes_are_the_headers() -> None:
+    import re
+
+    from superwall_bridge._transports import BridgeCode
+
+    header = (Path(__file__).resolve().parents[3] / "embedding/include/superwall_bridge.h").read_text()
+    defined = {name: int(value) for name, value in re.findall(r"#define SUPERWALL_BRIDGE_(\w+) (\d+)", header)}
+    defined.pop("RECEIVED")  # receive's name for 0, which send calls TAKEN
+    assert defined == {code.name: code.value for code in BridgeCode}

@@ -16,8 +16,12 @@ public final class SuperwallBridge {
         void onMessage(String message);
     }
 
-    /** What {@link #send} returns, from superwall_bridge.h. */
-    public static final int TAKEN = 0, ENDED = 1, INVALID_ARGUMENT = 2, TOO_LARGE = 3;
+    /**
+     * The codes of superwall_bridge.h: what {@link #send} returns (TAKEN, ENDED, INVALID_ARGUMENT,
+     * TOO_LARGE), and what superwall_bridge_receive adds (TIMED_OUT, BUSY) for hosts without a
+     * callback, which this class, taking a listener, does not use.
+     */
+    public static final int TAKEN = 0, ENDED = 1, INVALID_ARGUMENT = 2, TOO_LARGE = 3, TIMED_OUT = 4, BUSY = 5;
 
     static {
         System.loadLibrary("superwall_bridge_jni");
