@@ -197,7 +197,11 @@ let package = Package(
             dependencies: ["BridgeServer", "JSONRPC", "TestSupport"],
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "EmbeddingTests", dependencies: ["SuperwallBridgeEmbedding"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "EmbeddingTests",
+            dependencies: ["BridgeCommandLine", "BridgeServer", "SuperwallBridgeEmbedding"],
+            swiftSettings: strictSettings
+        ),
         .testTarget(name: "EndToEndTests", dependencies: ["JSONRPC", "TestSupport"], swiftSettings: strictSettings),
     ]
 )

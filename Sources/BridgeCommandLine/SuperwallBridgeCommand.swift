@@ -20,7 +20,7 @@ public enum BridgeCommand {
     /// the argument parser's reflection would otherwise cost a millisecond of every startup.
     public static func main(arguments: [String]) {
         if arguments.count <= 1 {
-            Serve.serve(Serve.Settings())
+            Serve.serve(ServingSettings(), framing: nil)
         }
         SuperwallBridgeCommand.main(Array(arguments.dropFirst()))
     }
@@ -43,7 +43,7 @@ struct SuperwallBridgeCommand: ParsableCommand {
     @OptionGroup var serving: ServingOptions
 
     func run() throws {
-        Serve.serve(serving.settings)
+        Serve.serve(serving.settings, framing: serving.framing.framing)
     }
 }
 
@@ -55,21 +55,10 @@ struct Serve: ParsableCommand {
     @OptionGroup var serving: ServingOptions
 
     func run() throws {
-        Self.serve(serving.settings)
+        Self.serve(serving.settings, framing: serving.framing.framing)
     }
 
-    /// What serving needs from the command line.
-    struct Settings {
-        var logLevel: Logger.Level = .warning
-        var trace: String?
-        var framing: Framing?
-        var maxMessageSize = 64 * 1024 * 1024
-        var watchConfigFiles = false
-        var maximumConfigSize = FileConfigSource.defaultMaximumSize
-        var maximumQueuedOutput = 64 * 1024 * 1024
-    }
-
-    static func serve(_ settings: Settings) -> Never {
+    static func serve(_ settings: ServingSettings, framing: Framing?) -> Never {
         // A parent that spawns us from one of its worker threads hands down that thread's
         // blocked (or ignored) signals; SIGTERM, SIGINT and SIGHUP must always reach us.
         var nothing = sigset_t()
@@ -89,21 +78,8 @@ struct Serve: ParsableCommand {
         let logger = Logger(label: "superwall-bridge")
         do {
             let descriptors = try StandardStreams.protect()
-            var options = Connection.Options()
-            options.maximumMessageSize = settings.maxMessageSize
-            options.maximumQueuedOutput = settings.maximumQueuedOutput
-            options.framing = settings.framing
-            if let trace = settings.trace {
-                options.trace = try FrameTrace(path: trace, masking: ["apiKey", "publicApiKey"])
-            }
-
-            let server = BridgeServer(
-                logger: logger,
-                logLevel: sink,
-                clientLog: clientLog,
-                watchConfigFiles: settings.watchConfigFiles,
-                maximumConfigSize: settings.maximumConfigSize
-            )
+            let options = try settings.connectionOptions(framing: framing)
+            let server = settings.server(logger: logger, sink: sink, clientLog: clientLog)
             let connection = Connection(
                 input: descriptors.input,
                 output: descriptors.output,
@@ -130,7 +106,7 @@ struct ServingOptions: ParsableArguments {
         name: .long,
         help: "Least severe log level written to stderr: trace, debug, info, notice, warning, error or critical."
     )
-    var logLevel: LogLevel = .warning
+    var logLevel = LogLevel(rawValue: ServingSettings().logLevel.rawValue)!
 
     @Option(name: .long, help: "Write every frame in and out, with its direction and time, to this file (JSON lines).")
     var trace: String?
@@ -142,21 +118,21 @@ struct ServingOptions: ParsableArguments {
         name: .long,
         help: "Largest message accepted, in bytes; a longer one is answered with an error and skipped."
     )
-    var maxMessageSize: Int = 64 * 1024 * 1024
+    var maxMessageSize = ServingSettings().maxMessageSize
 
     @Option(
         name: .long,
         help:
             "Bytes of output that may wait for a client that is not reading; past it, input is not read until half are out."
     )
-    var maxQueuedOutput: Int = 64 * 1024 * 1024
+    var maxQueuedOutput = ServingSettings().maxQueuedOutput
 
     @Option(
         name: .long,
         help:
             "Largest config read, from a file or over HTTP, in bytes; a larger one fails configure (configUnavailable) before it is read whole."
     )
-    var maxConfigSize: Int = FileConfigSource.defaultMaximumSize
+    var maxConfigSize = ServingSettings().maxConfigSize
 
     @Flag(
         name: .long,
@@ -171,16 +147,15 @@ struct ServingOptions: ParsableArguments {
         guard maxQueuedOutput > 0 else { throw ValidationError("--max-queued-output must be positive.") }
     }
 
-    var settings: Serve.Settings {
-        Serve.Settings(
-            logLevel: logLevel.level,
-            trace: trace,
-            framing: framing.framing,
-            maxMessageSize: maxMessageSize,
-            watchConfigFiles: watch,
-            maximumConfigSize: maxConfigSize,
-            maximumQueuedOutput: maxQueuedOutput
-        )
+    var settings: ServingSettings {
+        var settings = ServingSettings()
+        settings.logLevel = logLevel.level
+        settings.trace = trace
+        settings.maxMessageSize = maxMessageSize
+        settings.maxQueuedOutput = maxQueuedOutput
+        settings.maxConfigSize = maxConfigSize
+        settings.watch = watch
+        return settings
     }
 }
 

@@ -1,3 +1,4 @@
+import BridgeServer
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -23,9 +24,9 @@ public func superwallBridgeOpen(
         }
         return nil
     }
-    let options: EmbeddingOptions
+    let options: ServingSettings
     do {
-        options = try EmbeddingOptions(
+        options = try ServingSettings(
             json: optionsJSON.map { Array(UnsafeRawBufferPointer(start: $0, count: strlen($0))) }
         )
     } catch {

@@ -39,29 +39,18 @@ final class EmbeddedBridge: @unchecked Sendable {
     private let status = Mutex<Int32?>(nil)
     private var thread = pthread_t()
 
-    init(options: EmbeddingOptions, output: Output, closeLimit: Duration = .seconds(10)) throws {
+    init(options: ServingSettings, output: Output, closeLimit: Duration = .seconds(10)) throws {
         self.closeLimit = closeLimit
         maximumMessageSize = options.maxMessageSize
         sink = StderrLogHandler.Sink(level: options.logLevel)
         let clientLog = ClientLog()
         route = LogRouting.Route(sink: sink, clientLog: clientLog)
-        var connectionOptions = Connection.Options()
-        connectionOptions.maximumMessageSize = options.maxMessageSize
-        connectionOptions.maximumQueuedOutput = options.maxQueuedOutput
-        if let trace = options.trace {
-            connectionOptions.trace = try FrameTrace(path: trace, masking: ["apiKey", "publicApiKey"])
-        }
+        let connectionOptions = try options.connectionOptions()
         let logger = Logger(label: "superwall-bridge") { [sink] label in
             StderrLogHandler(label: label, sink: sink, clientLog: clientLog)
         }
         self.logger = logger
-        let server = BridgeServer(
-            logger: logger,
-            logLevel: sink,
-            clientLog: clientLog,
-            watchConfigFiles: options.watch,
-            maximumConfigSize: options.maxConfigSize
-        )
+        let server = options.server(logger: logger, sink: sink, clientLog: clientLog)
         let inbox = MessageInbox(maximumQueuedBytes: options.maxQueuedOutput)
         self.inbox = inbox
         let deliver: @Sendable (UnsafeBufferPointer<UInt8>) -> Void

@@ -1,3 +1,4 @@
+import BridgeServer
 import Foundation
 import Testing
 
@@ -123,7 +124,7 @@ extension EmbeddedBridge {
     /// A bridge whose close gives up after a second with no call of `output` returning, sent
     /// `count` pings (ids 1...count) before it was initialized.
     static func pinged(_ count: Int, output: Output) throws -> EmbeddedBridge {
-        let bridge = try EmbeddedBridge(options: EmbeddingOptions(), output: output, closeLimit: .seconds(1))
+        let bridge = try EmbeddedBridge(options: ServingSettings(), output: output, closeLimit: .seconds(1))
         for id in 1...count {
             let message = #"{"jsonrpc":"2.0","id":\#(id),"method":"$/ping"}"#
             _ = message.withCString { bridge.send(UnsafeRawBufferPointer(start: $0, count: strlen($0))) }

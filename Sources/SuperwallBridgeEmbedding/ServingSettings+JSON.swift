@@ -1,27 +1,17 @@
+import BridgeServer
 import JSONRPC
 import Logging
-import SuperwallCore
 
-/// What `superwall_bridge_open` accepts: the command line's serving flags, as a JSON object
-/// with the flags' names in camel case. Framing has no meaning in-process.
-struct EmbeddingOptions: Equatable {
-    var logLevel: Logger.Level = .warning
-    var trace: String?
-    var maxMessageSize = Connection.Options().maximumMessageSize
-    var maxQueuedOutput = Connection.Options().maximumQueuedOutput
-    var maxConfigSize = FileConfigSource.defaultMaximumSize
-    var watch = false
-
+/// What `superwall_bridge_open` accepts: the command line's serving settings, as a JSON object
+/// with their names in camel case. Framing has no meaning in-process.
+extension ServingSettings {
     struct Problem: Error, CustomStringConvertible {
         let description: String
     }
 
-    static let names = ["logLevel", "trace", "maxMessageSize", "maxQueuedOutput", "maxConfigSize", "watch"]
-
-    init() {}
-
     /// Reads the options; nil or empty text means the defaults.
     init(json text: [UInt8]?) throws(Problem) {
+        self.init()
         guard let text, !text.isEmpty else { return }
         let decoded = text.withUnsafeBytes { bytes in
             Result { () throws(JSONSyntaxError) in try JSONDecoding.decode(bytes) }

@@ -1,18 +1,20 @@
+import BridgeServer
 import Logging
 import Testing
 
+@testable import BridgeCommandLine
 @testable import SuperwallBridgeEmbedding
 
-@Suite struct EmbeddingOptionsTests {
-    private func options(_ text: String) throws -> EmbeddingOptions {
-        try EmbeddingOptions(json: Array(text.utf8))
+@Suite struct ServingSettingsJSONTests {
+    private func options(_ text: String) throws -> ServingSettings {
+        try ServingSettings(json: Array(text.utf8))
     }
 
     @Test func noOptionsAreTheCommandLinesDefaults() throws {
-        #expect(try EmbeddingOptions(json: nil) == EmbeddingOptions())
-        #expect(try options("") == EmbeddingOptions())
-        #expect(EmbeddingOptions().logLevel == .warning)
-        #expect(EmbeddingOptions().maxMessageSize == 64 * 1024 * 1024)
+        #expect(try ServingSettings(json: nil) == ServingSettings())
+        #expect(try options("") == ServingSettings())
+        #expect(ServingSettings().logLevel == .warning)
+        #expect(ServingSettings().maxMessageSize == 64 * 1024 * 1024)
     }
 
     @Test func theServingFlagsAreReadByTheirCamelCaseNames() throws {
@@ -42,5 +44,19 @@ import Testing
         } throws: { error in
             "\(error)".contains(expected)
         }
+    }
+}
+
+/// The command line and `superwall_bridge_open` take one list of serving settings: each
+/// in-process option is a flag of the command line (in kebab case), with the same default.
+@Suite struct OneListOfServingSettingsTests {
+    @Test func everyOptionIsAFlagOfTheCommandLineAndTheDefaultsAgree() throws {
+        let help = SuperwallBridgeCommand.helpMessage(columns: 200)
+        for name in ServingSettings.names {
+            let flag = "--" + name.replacing(/[A-Z]/) { "-" + $0.output.lowercased() }
+            #expect(help.contains(flag), "the command line has no \(flag)")
+        }
+        let parsed = try SuperwallBridgeCommand.parseAsRoot([]) as? SuperwallBridgeCommand
+        #expect(parsed?.serving.settings == ServingSettings())
     }
 }
