@@ -25,12 +25,11 @@ extension Superwall {
     /// SuperwallKit's automatic preload: after the config loads or refreshes, after `reset`
     /// and after server assignments arrive, unless `paywalls.shouldPreload` is false.
     ///
-    /// It runs on the global executor, not the caller's: a request arrives on the thread that
-    /// reads the input, and a preload of thousands of campaigns there would hold every later
-    /// request (and `ping`) until it ended.
+    /// It runs on the offload executor, not the caller's: the caller may be a thread with other
+    /// duties, and a preload of thousands of campaigns there would hold them until it ended.
     func preloadIfEnabled() {
         guard session?.shouldPreload == true else { return }
-        Task(executorPreference: globalConcurrentExecutor) { _ = await self.preload(placements: nil) }
+        _ = startTask { superwall in _ = await superwall.preload(placements: nil) }
     }
 
     /// Waits until the preloads started so far have ended.
