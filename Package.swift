@@ -46,7 +46,7 @@ let package = Package(
         .target(name: "JSONText", swiftSettings: strictSettings),
         // Timers and an executor that need no thread of Swift's cooperative pool.
         .target(
-            name: "Deadlines",
+            name: "Executors",
             dependencies: [
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -60,7 +60,7 @@ let package = Package(
                 "CJansson",
                 "CJSONArena",
                 "CScheduling",
-                "Deadlines",
+                "Executors",
                 "JSONText",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "OrderedCollections", package: "swift-collections"),
@@ -75,7 +75,7 @@ let package = Package(
                 "CForkGuard",
                 "CGuardedCopy",
                 "CScheduling",
-                "Deadlines",
+                "Executors",
                 "JSONText",
                 "Rules",
                 .product(name: "Logging", package: "swift-log"),
@@ -105,7 +105,7 @@ let package = Package(
         .target(
             name: "BridgeServer",
             dependencies: [
-                "Deadlines",
+                "Executors",
                 "JSONRPC",
                 "Rules",
                 "SuperwallCore",
@@ -165,7 +165,7 @@ let package = Package(
         ),
         .target(
             name: "TestSupport",
-            dependencies: ["Deadlines", "JSONRPC", .product(name: "Logging", package: "swift-log")],
+            dependencies: ["Executors", "JSONRPC", .product(name: "Logging", package: "swift-log")],
             path: "Tests/TestSupport",
             resources: [.copy("Fixtures")],
             swiftSettings: strictSettings

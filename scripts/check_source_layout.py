@@ -62,7 +62,7 @@ def core_boundaries() -> list[str]:
 # which the bridge keeps off its serving path (docs/concurrency.md). The command line's own
 # tools (BridgeCommandLine, FakeAPI) may use it.
 UNSCHEDULED_TASK = re.compile(r"\bTask(?:\.detached)?\s*\{|globalConcurrentExecutor|\bTask(?:\.detached)?\(priority")
-SERVING_MODULES = ["Deadlines", "JSONRPC", "SuperwallCore", "BridgeServer", "SuperwallBridgeEmbedding"]
+SERVING_MODULES = ["Executors", "JSONRPC", "SuperwallCore", "BridgeServer", "SuperwallBridgeEmbedding"]
 
 
 def unscheduled_tasks() -> list[str]:

@@ -1,4 +1,4 @@
-import Deadlines
+import Executors
 import JSONRPC
 import Logging
 import SuperwallCore

@@ -1,4 +1,4 @@
-import Deadlines
+import Executors
 import Synchronization
 
 // The one place that knows the connection runs requests on the thread that reads the input

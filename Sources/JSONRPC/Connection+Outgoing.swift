@@ -1,4 +1,4 @@
-import Deadlines
+import Executors
 
 /// Requests this side sends to the client.
 extension Connection {

@@ -1,4 +1,4 @@
-import Deadlines
+import Executors
 import Dispatch
 import JSONText
 import Logging

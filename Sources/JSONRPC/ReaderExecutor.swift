@@ -1,5 +1,5 @@
 import CScheduling
-import Deadlines
+import Executors
 import DequeModule
 import Synchronization
 

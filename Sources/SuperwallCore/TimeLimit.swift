@@ -1,4 +1,4 @@
-import Deadlines
+import Executors
 
 /// Runs `operation`, throwing `NetworkError.timedOut` at `limit` if it has not finished,
 /// and cancelling it.

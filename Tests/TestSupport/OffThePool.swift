@@ -1,4 +1,4 @@
-import Deadlines
+import Executors
 import Foundation
 
 /// Runs `work` on a new thread and returns its result, without holding a thread of the

@@ -1,4 +1,4 @@
-import Deadlines
+import Executors
 import Foundation
 
 /// The app's foreground and background, as the host reports them (SuperwallKit's

@@ -1,4 +1,4 @@
-import Deadlines
+import Executors
 import Foundation
 
 /// What a config refresh did: the paywalls it added, changed (a new `cache_key`) and removed,

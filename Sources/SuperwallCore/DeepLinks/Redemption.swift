@@ -1,4 +1,4 @@
-import Deadlines
+import Executors
 import Foundation
 
 /// How redeeming one web-checkout code ended (SuperwallKit's `RedemptionResult`).

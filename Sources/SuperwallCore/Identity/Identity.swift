@@ -1,5 +1,5 @@
 import Crypto
-import Deadlines
+import Executors
 import Foundation
 import Synchronization
 

@@ -1,5 +1,5 @@
 import AsyncHTTPClient
-import Deadlines
+import Executors
 import Foundation
 import NIOCore
 import NIOHTTP1

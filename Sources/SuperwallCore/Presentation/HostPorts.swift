@@ -1,4 +1,4 @@
-import Deadlines
+import Executors
 import Foundation
 
 /// A paywall the host is asked to show.

@@ -1,4 +1,4 @@
-import Deadlines
+import Executors
 import Foundation
 
 /// Which pipeline runs (SuperwallKit's `PresentationRequestType`): what it confirms, which

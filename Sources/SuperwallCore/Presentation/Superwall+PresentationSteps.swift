@@ -1,4 +1,4 @@
-import Deadlines
+import Executors
 import Foundation
 import Rules
 

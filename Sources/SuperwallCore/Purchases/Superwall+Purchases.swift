@@ -1,4 +1,4 @@
-import Deadlines
+import Executors
 import Foundation
 
 /// Purchases and restores (SuperwallKit's `TransactionManager`): through the host's

@@ -1,4 +1,4 @@
-import Deadlines
+import Executors
 import Foundation
 
 /// Restoring purchases, from the app or from a paywall.
