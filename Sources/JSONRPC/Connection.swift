@@ -1,5 +1,5 @@
-import Executors
 import Dispatch
+import Executors
 import JSONText
 import Logging
 import Synchronization

@@ -1,6 +1,6 @@
 import CScheduling
-import Executors
 import DequeModule
+import Executors
 import Synchronization
 
 #if canImport(Glibc)
