@@ -44,7 +44,6 @@ if ! chroot "$root" python3.9 -c "import pytest, jsonschema" 2>/dev/null; then
     rm -rf "$root/tmp/wheels" && mkdir -p "$root/tmp/wheels"
     python3 -m pip download -q --python-version 3.9 --only-binary=:all: --platform manylinux2014_x86_64 \
         -d "$root/tmp/wheels" "pytest>=8" "jsonschema>=4.18" exceptiongroup tomli
-    chroot "$root" python3.9 -m ensurepip >/dev/null 2>&1 || true
     chroot "$root" python3.9 -m pip install -q --no-index --find-links /tmp/wheels pytest jsonschema
 fi
 # The pytest plugin's entry point is the installed package's; a checkout's own, without one,
