@@ -148,7 +148,9 @@ public actor Superwall {
 
     /// The actor runs on a lane rather than the cooperative pool, so that a request's deadline
     /// holds while the pool is busy (see `SerialLane`).
-    private nonisolated let lane = SerialLane()
+    private nonisolated let lane: SerialLane
+    /// Where heavy work and the SDK's background tasks run (docs/concurrency.md).
+    nonisolated let offload: OffloadExecutor
     public nonisolated var unownedExecutor: UnownedSerialExecutor { lane.asUnownedSerialExecutor() }
 
     let clock: any WallClock
@@ -178,8 +180,12 @@ public actor Superwall {
         presenter: (any PaywallPresenter)? = nil,
         purchaseController: (any PurchaseController)? = nil,
         testModeChooser: (any TestModeChooser)? = nil,
-        retryDelay: @escaping @Sendable (Int, Int) -> Duration = RetryPolicy.superwallBackoff
+        retryDelay: @escaping @Sendable (Int, Int) -> Duration = RetryPolicy.superwallBackoff,
+        offload: OffloadExecutor = .shared,
+        lane: SerialLane = SerialLane()
     ) {
+        self.offload = offload
+        self.lane = lane
         self.clock = clock
         self.random = random
         host = HostPorts(

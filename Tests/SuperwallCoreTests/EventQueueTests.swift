@@ -20,7 +20,7 @@ import Testing
 
     @Test func eventsGoOutInBatchesOfFiftyOldestFirstEachOnce() async throws {
         let sink = RecordingSink()
-        let queue = EventQueue(store: try store(queued: 120), sink: sink)
+        let queue = EventQueue(store: try store(queued: 120), sink: sink, offload: .shared)
         await queue.flush()
         #expect(sink.delivered.map(\.count) == [50, 50, 20])
         #expect(sink.names.first == "event_0" && sink.names.last == "event_119")
@@ -35,7 +35,7 @@ import Testing
 
     @Test func aFlushSendsAtMostElevenBatchesAndTheNextOneTheRest() async throws {
         let sink = RecordingSink()
-        let queue = EventQueue(store: try store(queued: 600), sink: sink)
+        let queue = EventQueue(store: try store(queued: 600), sink: sink, offload: .shared)
         await queue.flush()
         #expect(sink.delivered.count == 11)
         await queue.flush()
@@ -47,7 +47,7 @@ import Testing
     @Test func aFlushToALocalFileWritesTheWholeQueue() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("events-\(UUID().uuidString).jsonl")
             .path
-        let queue = EventQueue(store: try store(queued: 5_000), sink: JSONLinesEventSink(path: path))
+        let queue = EventQueue(store: try store(queued: 5_000), sink: JSONLinesEventSink(path: path), offload: .shared)
         await queue.flush()
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
         #expect(lines.count == 5_000)
@@ -57,7 +57,7 @@ import Testing
     @Test func aFailedDeliveryKeepsTheBatchForTheNextFlush() async throws {
         let sink = RecordingSink()
         sink.failing = true
-        let queue = EventQueue(store: try store(queued: 10), sink: sink)
+        let queue = EventQueue(store: try store(queued: 10), sink: sink, offload: .shared)
         await queue.flush()
         #expect(sink.delivered.isEmpty)
         sink.failing = false
@@ -68,7 +68,7 @@ import Testing
     @Test func refusedRowsAreCountedAsDroppedAndNotSentAgain() async throws {
         let sink = RecordingSink()
         sink.refuse = [0, 3]
-        let queue = EventQueue(store: try store(queued: 5), sink: sink)
+        let queue = EventQueue(store: try store(queued: 5), sink: sink, offload: .shared)
         await queue.flush()
         #expect(await queue.droppedCount == 2)
         await queue.flush()
@@ -77,14 +77,14 @@ import Testing
 
     @Test func pastItsBoundTheQueueDropsTheOldestAndCountsThem() async throws {
         let sink = RecordingSink()
-        let queue = EventQueue(store: try store(queued: 25), sink: sink, bound: 10)
+        let queue = EventQueue(store: try store(queued: 25), sink: sink, bound: 10, offload: .shared)
         await queue.flush()
         #expect(sink.names == (15..<25).map { "event_\($0)" })
         #expect(await queue.droppedCount == 15)
     }
 
     @Test func theBoundHoldsBeforeAnyFlush() async throws {
-        let queue = EventQueue(store: try store(queued: 25), sink: RecordingSink(), bound: 10)
+        let queue = EventQueue(store: try store(queued: 25), sink: RecordingSink(), bound: 10, offload: .shared)
         await queue.enforceBound()
         #expect(await queue.waitingCount == 10)
         #expect(await queue.droppedCount == 15)
@@ -93,7 +93,7 @@ import Testing
     @Test func eventsNotedPastTheBoundDropTheOldestByTheEstimateAndTheFlushSendsTheRest() async throws {
         let store = try store(queued: 25)
         let sink = RecordingSink()
-        let queue = EventQueue(store: store, sink: sink, bound: 10)
+        let queue = EventQueue(store: store, sink: sink, bound: 10, offload: .shared)
         await queue.enforceBound()
         for index in 25..<30 {
             store.logPlacement(
@@ -112,7 +112,7 @@ import Testing
     }
 
     @Test func anEstimateAboveWhatWaitsFallsBackToCounting() async throws {
-        let queue = EventQueue(store: try store(queued: 25), sink: RecordingSink(), bound: 10)
+        let queue = EventQueue(store: try store(queued: 25), sink: RecordingSink(), bound: 10, offload: .shared)
         await queue.noteQueued(25)
         #expect(await queue.waitingCount == 10)
         #expect(await queue.droppedCount == 15)
@@ -135,7 +135,7 @@ import Testing
         let store = try store(queued: 3)
         store.logPlacement("local_only", at: Date(), paramsJSON: Array("{}".utf8), eventId: UUID(), queued: false)
         let sink = RecordingSink()
-        await EventQueue(store: store, sink: sink).flush()
+        await EventQueue(store: store, sink: sink, offload: .shared).flush()
         #expect(sink.names == ["event_0", "event_1", "event_2"])
         #expect(try store.placementNames().contains("local_only"))
     }
@@ -145,7 +145,7 @@ import Testing
         try store.resetUser()
         store.logPlacement("after_reset", at: Date(), paramsJSON: Array("{}".utf8), eventId: UUID(), queued: true)
         let sink = RecordingSink()
-        await EventQueue(store: store, sink: sink).flush()
+        await EventQueue(store: store, sink: sink, offload: .shared).flush()
         #expect(sink.names == ["event_0", "event_1", "event_2", "after_reset"])
         #expect(try store.placementNames() == ["after_reset"])
     }
@@ -165,7 +165,7 @@ import Testing
         #expect(try rowCount(store) == 4, "the unqueued row goes at once; the queued ones wait to be sent")
         store.logPlacement("after_reset", at: Date(), paramsJSON: Array("{}".utf8), eventId: UUID(), queued: true)
         let sink = RecordingSink()
-        await EventQueue(store: store, sink: sink).flush()
+        await EventQueue(store: store, sink: sink, offload: .shared).flush()
         #expect(sink.names == ["event_0", "event_1", "event_2", "kept", "after_reset"])
         #expect(try rowCount(store) == 1)
         #expect(try store.placementNames() == ["after_reset"])

@@ -41,6 +41,7 @@ actor EventQueue {
     private let sink: any EventSink
     /// Off the cooperative pool, as the SDK's actor (see `SerialLane`).
     private nonisolated let lane = SerialLane()
+    private nonisolated let offload: OffloadExecutor
     nonisolated var unownedExecutor: UnownedSerialExecutor { lane.asUnownedSerialExecutor() }
     /// The most events kept waiting; past it the oldest are dropped and counted.
     private let bound: Int
@@ -54,7 +55,8 @@ actor EventQueue {
     /// Events queued and not yet noted, counted without waiting for the actor.
     private let arrivals = Mutex(ArrivalTally())
 
-    init(store: Store, sink: any EventSink, bound: Int = 100_000) {
+    init(store: Store, sink: any EventSink, bound: Int = 100_000, offload: OffloadExecutor) {
+        self.offload = offload
         self.store = store
         self.sink = sink
         self.bound = bound
@@ -64,7 +66,7 @@ actor EventQueue {
     func start(every interval: Duration, on clock: any WallClock) {
         timer?.cancel()
         // Detached and weak: the timer must not keep the queue (and its store) alive.
-        timer = Task.detached(executorPreference: OffloadExecutor.shared) { [weak self] in
+        timer = Task.detached(executorPreference: offload) { [weak self] in
             while !Task.isCancelled {
                 try? await clock.sleep(for: interval)
                 guard !Task.isCancelled else { return }
@@ -81,7 +83,7 @@ actor EventQueue {
     /// Sends what waits, in batches; a flush already running is joined rather than doubled.
     func flush() async {
         if let flushing { return await flushing.value }
-        let task = Task(executorPreference: OffloadExecutor.shared) { await self.send() }
+        let task = Task(executorPreference: offload) { await self.send() }
         flushing = task
         let delivered = deliveredCount
         await task.value
@@ -105,7 +107,7 @@ actor EventQueue {
     /// about 4 bytes of memory per event without end.
     nonisolated func noteArrival() {
         guard arrivals.withLock({ $0.arrive() }) else { return }
-        Task.detached(executorPreference: OffloadExecutor.shared) { [weak self] in await self?.checkArrivals() }
+        Task.detached(executorPreference: offload) { [weak self] in await self?.checkArrivals() }
     }
 
     private func checkArrivals() {

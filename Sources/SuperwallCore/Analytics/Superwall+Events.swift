@@ -17,12 +17,12 @@ extension Superwall {
                 path: URL(fileURLWithPath: session.directory.path).appendingPathComponent(DataDirectory.eventsFile).path
             )
         }
-        let queue = EventQueue(store: session.store, sink: sink, bound: options.eventQueueBound)
+        let queue = EventQueue(store: session.store, sink: sink, bound: options.eventQueueBound, offload: offload)
         tracking.queue = queue
         let interval = options.eventFlushInterval
         // Detached and weak, as every task that reaches the queue: none may keep the session's
         // store open after the session is gone.
-        Task.detached(executorPreference: OffloadExecutor.shared) { [weak queue, clock] in
+        Task.detached(executorPreference: offload) { [weak queue, clock] in
             await queue?.start(every: interval, on: clock)
         }
     }

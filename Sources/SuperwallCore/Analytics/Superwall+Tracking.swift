@@ -170,18 +170,19 @@ extension Superwall {
     /// session that is ending (and its data directory) open.
     @discardableResult
     nonisolated func startTask(_ work: @escaping @Sendable (isolated Superwall) async -> Void) -> Task<Void, Never> {
-        Task(executorPreference: OffloadExecutor.shared) { [weak self] in
+        Task(executorPreference: offload) { [weak self] in
             guard let self else { return }
             await work(self)
         }
     }
 
     /// Runs heavy work (reading, decoding and storing a config of many megabytes) on the
-    /// `OffloadExecutor`, whatever executor the calling task prefers: a host may run its calls
-    /// on a thread with other duties (the bridge runs them on the thread that reads its input),
-    /// and heavy work must not hold it.
-    static func offloaded<Value: Sendable>(_ work: @escaping @Sendable () async throws -> Value) async throws -> Value {
-        try await Task.detached(executorPreference: OffloadExecutor.shared, operation: work).value
+    /// offload executor, whatever executor the calling task prefers: a host may run its calls
+    /// on a thread with other duties, and heavy work must not hold it.
+    nonisolated func offloaded<Value: Sendable>(
+        _ work: @escaping @Sendable () async throws -> Value
+    ) async throws -> Value {
+        try await Task.detached(executorPreference: offload, operation: work).value
     }
 
     func persisting<Result>(_ body: () throws -> Result) throws(SuperwallError) -> Result {

@@ -240,7 +240,7 @@ extension Superwall {
             )
         }
         let cached =
-            (try? await Self.offloaded { [store] in Self.config(cached: (try? store?.document(.lastConfig)) ?? nil) })
+            (try? await offloaded { [store] in Self.config(cached: (try? store?.document(.lastConfig)) ?? nil) })
             ?? nil
         let subscribed = (try? store?.value(.subscriptionStatus))??.isActive == true
         DecisionLog.configManager.debug(
@@ -299,11 +299,11 @@ extension Superwall {
             timeLimit: timeLimit,
             onRetry: { retries.record($0) }
         )
-        let body = try await Self.offloaded { try await source.fetchConfig(request) }
+        let body = try await offloaded { try await source.fetchConfig(request) }
         let config: Config
         do {
             let previous = session?.config
-            config = try await Self.offloaded { try Config.decode(from: body, reusing: previous) }
+            config = try await offloaded { try Config.decode(from: body, reusing: previous) }
         } catch {
             if source.backend.fetchesOverTheNetwork {
                 track(
@@ -318,7 +318,7 @@ extension Superwall {
         }
         if let store {
             // Megabytes into SQLite: offloaded too.
-            _ = try? await Self.offloaded { try store.setDocument(body, for: .lastConfig) }
+            _ = try? await offloaded { try store.setDocument(body, for: .lastConfig) }
         }
         adopt(
             config,

@@ -182,8 +182,8 @@ extension Superwall {
     func watchConfigFile(of backend: SuperwallBackend) {
         guard let path = backend.watchedFile else { return }
         do {
-            configLoading.watcher = try ConfigFileWatcher(path: path) { [weak self] in
-                Task(executorPreference: OffloadExecutor.shared) { await self?.refreshForWatchedFile() }
+            configLoading.watcher = try ConfigFileWatcher(path: path) { [weak self, offload] in
+                Task(executorPreference: offload) { await self?.refreshForWatchedFile() }
             }
         } catch {
             host.delegate?.configDidRefresh(

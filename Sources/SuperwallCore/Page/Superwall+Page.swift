@@ -127,7 +127,7 @@ extension Superwall {
             paywalls.open?.page.loadingState = state
         }
         let (previous, limit, sessionId) = (paywalls.pageEffects, timeouts.pageEffect, paywall.id)
-        paywalls.pageEffects = Task(executorPreference: OffloadExecutor.shared) {
+        paywalls.pageEffects = Task(executorPreference: offload) {
             await previous?.value
             _ = await withDeadline(limit, fallback: nil) { try? await presenter.perform(effect, sessionId: sessionId) }
         }

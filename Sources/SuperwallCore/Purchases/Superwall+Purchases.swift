@@ -191,7 +191,7 @@ extension Superwall {
                 subject: subject
             )
             // SuperwallKit flushes its queue right after a completed transaction.
-            Task.detached(executorPreference: OffloadExecutor.shared) { [weak queue = tracking.queue] in
+            Task.detached(executorPreference: offload) { [weak queue = tracking.queue] in
                 await queue?.flush()
             }
             track(product.purchaseEventName, parameters, custom: custom, subject: subject)

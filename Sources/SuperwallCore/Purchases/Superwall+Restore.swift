@@ -83,7 +83,7 @@ extension Superwall {
     func expectStatusToCover(_ product: Product) {
         let expected = Set(product.entitlements.map(\.id))
         guard !expected.isEmpty, let limit = session?.timeouts.subscriptionStatus else { return }
-        Task(executorPreference: OffloadExecutor.shared) { [weak self] in
+        Task(executorPreference: offload) { [weak self] in
             try? await DeadlineTimer.sleep(for: limit)
             await self?.warnIfStatusDoesNotCover(expected, bought: product.id, after: limit)
         }
@@ -127,7 +127,7 @@ extension Superwall {
     func show(_ alert: PaywallAlert, on paywall: PresentedPaywall?) {
         guard let paywall, let presenter = host.presenter, presenter.canPresent else { return }
         let (previous, limit, sessionId) = (paywalls.pageEffects, timeouts.presentation, paywall.id)
-        paywalls.pageEffects = Task(executorPreference: OffloadExecutor.shared) {
+        paywalls.pageEffects = Task(executorPreference: offload) {
             await previous?.value
             await withDeadline(limit, fallback: ()) { try? await presenter.showAlert(alert, sessionId: sessionId) }
         }
