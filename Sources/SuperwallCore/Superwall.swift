@@ -141,8 +141,8 @@ public actor Superwall {
 
     /// Whether an audience rule of the config in use calls `matches()`: the one part of a
     /// rule whose cost grows with its input (bounded per evaluation, but to milliseconds, not
-    /// microseconds). A host evaluates the presentations of such a config off the thread that
-    /// reads its messages.
+    /// microseconds). A host whose calls share a thread with other duties moves the
+    /// presentations of such a config elsewhere.
     public nonisolated var evaluatesSlowRules: Bool { rulesCallMatches.load(ordering: .relaxed) }
     nonisolated let rulesCallMatches = Atomic<Bool>(false)
 
