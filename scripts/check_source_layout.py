@@ -52,6 +52,9 @@ def core_boundaries() -> list[str]:
             for number, line in enumerate(path.read_text(encoding="utf-8").split("\n"), 1):
                 if "ReaderExecutor" in line:
                     problems.append(f"{path.relative_to(ROOT)}:{number}: names the JSON-RPC reader executor")
+                if re.search(r"reader thread|thread that reads|reads (?:the|its) (?:input|messages)", line):
+                    problems.append(f"{path.relative_to(ROOT)}:{number}: names the host's reader thread "
+                                    "(the core knows only the executors it is given)")
                 code = line.split("//", 1)[0]
                 if module == "SuperwallCore" and re.search(r"\b(as\?|as!|is)\s+\w*(ConfigSource|Server)\b", code):
                     problems.append(f"{path.relative_to(ROOT)}:{number}: casts a config source (ask its backend)")
