@@ -81,6 +81,28 @@ import Testing
         #expect(harness.delegate.event("review_requested")?.delegateParameters["count"] == 1)
     }
 
+    /// SuperwallKit's scheduler shortens a sandbox device's trial reminder by 24 × 60, so that a
+    /// day's reminder arrives in a minute while testing; the client may give `isSandbox` as a
+    /// boolean or as SuperwallKit's string.
+    @Test func aSandboxDevicesTrialReminderComesInAMinuteForADay() async throws {
+        for given: JSON in [true, "true"] {
+            let (harness, shown, _) = try await showingPage(device: ["isSandbox": given])
+            try await harness.superwall.handlePageMessage(
+                envelope([
+                    "event_name": "schedule_notification", "type": "TRIAL_STARTED", "title": "Trial ends",
+                    "body": "Tomorrow", "delay": 86_400_000,
+                ]),
+                inSession: shown.sessionId
+            )
+            try await eventually { !harness.presenter.effects.isEmpty }
+            let reminder = harness.presenter.effects.compactMap { effect -> PageNotification? in
+                if case .scheduleNotification(let notification) = effect { return notification }
+                return nil
+            }
+            #expect(reminder.map(\.delayMs) == [60_000])
+        }
+    }
+
     @Test func linksOpenInTheWayThePageAskedAfterAMediumHaptic() async throws {
         let (harness, shown, _) = try await showingPage()
         try await harness.superwall.handlePageMessage(

@@ -13,7 +13,8 @@ var pageTriggers: [[String: Any]] {
 func showingPage(
     controller: ScriptedPurchaseController? = nil,
     automaticallyDismiss: Bool = true,
-    showsPurchaseFailureAlert: Bool = true
+    showsPurchaseFailureAlert: Bool = true,
+    device: [String: JSON] = [:]
 ) async throws -> (PresentationHarness, PaywallPresentation, Task<PresentationOutcome, any Error>) {
     let harness = try await PresentationHarness.make(
         try await presentationConfig(pageTriggers),
@@ -21,7 +22,8 @@ func showingPage(
         purchaseController: controller,
         automaticallyDismiss: automaticallyDismiss,
         storeProducts: [annualDetails],
-        showsPurchaseFailureAlert: showsPurchaseFailureAlert
+        showsPurchaseFailureAlert: showsPurchaseFailureAlert,
+        device: device
     )
     if controller != nil { try await harness.superwall.setSubscriptionStatus(.inactive) }
     let register = harness.registerInBackground("gated", params: ["source": "settings"])
