@@ -46,8 +46,14 @@ extension JSONValue {
         }
     }
 
+    /// Only the keys are sorted, and a dictionary's keys are unique already: the 10,000 members
+    /// of a user's attributes are mapped on every `setUserAttributes`.
     static func sortedObject(_ members: [String: JSON]) -> JSONObject {
-        JSONObject(uniqueKeysWithValues: members.sorted { $0.key < $1.key }.map { ($0.key, JSONValue($0.value)) })
+        let keys = members.keys.sorted()
+        var values: [JSONValue] = []
+        values.reserveCapacity(keys.count)
+        for key in keys { values.append(JSONValue(members[key]!)) }
+        return JSONObject(uncheckedUniqueKeys: keys, values: values)
     }
 }
 

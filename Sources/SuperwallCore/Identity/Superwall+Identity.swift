@@ -194,7 +194,6 @@ extension Superwall {
     public func setUserAttributes(_ changes: [String: JSON?]) throws(SuperwallError) -> [String: JSON] {
         try answeringWithoutSuspending { () throws(SuperwallError) -> [String: JSON] in
             guard var current = session else { throw .notConfigured }
-            let stored = current.userAttributes
             let installedAt = ISO8601.string(from: current.appInstalledAt)
             current.userAttributes = UserAttributes.merge(
                 changes,
@@ -206,7 +205,8 @@ extension Superwall {
             )
             try Self.checkTotal(of: current.userAttributes)
             let updated = current
-            try persisting { try updated.store.setUserAttributes(updated.userAttributes, replacing: stored) }
+            let changedKeys = changes.keys.filter { !$0.hasPrefix("$") } + ["applicationInstalledAt"]
+            try persisting { try updated.store.setUserAttributes(changedKeys, of: updated.userAttributes) }
             session = updated
             track("user_attributes", ["application_installed_at": .string(installedAt)], custom: updated.userAttributes)
             return updated.userAttributes

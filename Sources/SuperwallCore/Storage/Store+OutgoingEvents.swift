@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import JSONText
 
 /// The outgoing event queue: the placement log's queued rows, in order.
 extension Store {
@@ -29,12 +30,20 @@ extension Store {
                 let params: Data = row["params"]
                 let eventId = (row["eventId"] as Data?).map(Self.uuidText) ?? ""
                 let createdAt = ISO8601.string(from: Date(timeIntervalSince1970: (row["createdAtMs"] as Double) / 1000))
-                var json =
-                    #"{"event_id":"# + JSON.string(eventId).jsonText + #","event_name":"# + JSON.string(name).jsonText
-                json +=
-                    #","parameters":"# + String(decoding: params, as: UTF8.self) + #","created_at":"#
-                    + JSON.string(createdAt).jsonText + "}"
-                return OutgoingEvent(position: row["id"], json: json)
+                // Assembled as bytes and made a string once: `parameters` holds every user
+                // attribute in a `user_attributes` event, a megabyte near their bound.
+                var json: [UInt8] = []
+                json.reserveCapacity(params.count + 160)
+                json.append(contentsOf: #"{"event_id":"#.utf8)
+                JSONStringWriting.appendQuoted(eventId, to: &json)
+                json.append(contentsOf: #","event_name":"#.utf8)
+                JSONStringWriting.appendQuoted(name, to: &json)
+                json.append(contentsOf: #","parameters":"#.utf8)
+                json.append(contentsOf: params)
+                json.append(contentsOf: #","created_at":"#.utf8)
+                JSONStringWriting.appendQuoted(createdAt, to: &json)
+                json.append(UInt8(ascii: "}"))
+                return OutgoingEvent(position: row["id"], json: String(decoding: json, as: UTF8.self))
             }
         }
     }

@@ -1,3 +1,5 @@
+import JSONText
+
 /// A JSON value as the core keeps it: user attributes, placement params, event parameters.
 ///
 /// The core knows nothing of the wire; `BridgeServer` maps this to and from the protocol's
@@ -131,35 +133,7 @@ extension JSON {
     }
 
     fileprivate static func writeString(_ text: String, prefix: UInt8? = nil, into bytes: inout [UInt8]) {
-        bytes.append(UInt8(ascii: "\""))
-        if let prefix { bytes.append(prefix) }
-        let copiedWhole = text.utf8.withContiguousStorageIfAvailable { utf8 -> Bool in
-            guard !utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
-                return false
-            }
-            bytes.append(contentsOf: utf8)
-            return true
-        }
-        if copiedWhole == true {
-            bytes.append(UInt8(ascii: "\""))
-            return
-        }
-        for byte in text.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): bytes.append(contentsOf: "\\\"".utf8)
-            case UInt8(ascii: "\\"): bytes.append(contentsOf: "\\\\".utf8)
-            case UInt8(ascii: "\n"): bytes.append(contentsOf: "\\n".utf8)
-            case UInt8(ascii: "\r"): bytes.append(contentsOf: "\\r".utf8)
-            case UInt8(ascii: "\t"): bytes.append(contentsOf: "\\t".utf8)
-            case 0..<0x20:
-                let hex = Array("0123456789abcdef".utf8)
-                bytes.append(contentsOf: "\\u00".utf8)
-                bytes.append(hex[Int(byte >> 4)])
-                bytes.append(hex[Int(byte & 0xF)])
-            default: bytes.append(byte)
-            }
-        }
-        bytes.append(UInt8(ascii: "\""))
+        JSONStringWriting.appendQuoted(text, prefix: prefix, to: &bytes)
     }
 }
 
