@@ -10,11 +10,11 @@ BIN_DEBUG := .build/debug/superwall-bridge
 # Linked by lld with the functions startup runs placed together (STARTUP_ORDER, written by
 # `make startup-order`): scattered, they kept 7.5 MB of code resident at start.
 STATIC_LIBS := .build/static-libs
-STARTUP_ORDER := scripts/startup-order.txt
+STARTUP_ORDER := scripts/link/startup-order.txt
 # The library (libsuperwall_bridge.so) is built by the same command, self-contained the same way:
 # -static-stdlib for every link, as SwiftPM applies --static-swift-stdlib to executables only.
 SWIFT_STATIC := $(dir $(realpath $(shell command -v $(SWIFT))))../lib/swift_static/linux
-# Both are linked against Debian 11's glibc 2.31 (SYSROOT, made by scripts/debian11_root.sh), so
+# Both are linked against Debian 11's glibc 2.31 (SYSROOT, made by scripts/release/debian11_root.sh), so
 # they run on glibc 2.31 and later; GLIBC_COMPAT defines the two symbols newer than 2.31 that the
 # static archives name. Hence no packed relocations (DT_RELR needs glibc 2.36's loader). The
 # Swift runtime's link flags name libutil, which nothing uses: an empty archive there keeps the
@@ -24,7 +24,7 @@ GLIBC_COMPAT_DIR := .build/glibc-compat
 GLIBC_COMPAT := $(GLIBC_COMPAT_DIR)/glibc_compat.o
 RELEASE_FLAGS := -c release --static-swift-stdlib -Xswiftc -static-stdlib -Xlinker -L$(SWIFT_STATIC) -Xlinker -L$(CURDIR)/$(STATIC_LIBS) \
 	-Xlinker -L$(CURDIR)/$(GLIBC_COMPAT_DIR) -Xswiftc -use-ld=lld -Xlinker --symbol-ordering-file=$(CURDIR)/$(STARTUP_ORDER) -Xlinker --no-warn-symbol-ordering \
-	-Xlinker --version-script=$(CURDIR)/scripts/exports.map -Xlinker --undefined-version \
+	-Xlinker --version-script=$(CURDIR)/scripts/link/exports.map -Xlinker --undefined-version \
 	-Xswiftc -Xclang-linker -Xswiftc --sysroot=$(CURDIR)/$(SYSROOT) -Xlinker $(CURDIR)/$(GLIBC_COMPAT)
 RELEASE_DEPS = $(STATIC_LIBS)/pkgconfig/jansson.pc $(ICU_DATA) $(GLIBC_COMPAT)
 RELEASE_ENV := PKG_CONFIG_PATH=$(CURDIR)/$(STATIC_LIBS)/pkgconfig
@@ -51,22 +51,22 @@ release: deps $(RELEASE_DEPS)
 	[ $(BIN_RELEASE) -nt $(ICU_DATA) ] && [ $(BIN_RELEASE) -nt $(GLIBC_COMPAT) ] || rm -f $(BIN_RELEASE) .build/release/libsuperwall_bridge.so
 	$(RELEASE_ENV) $(SWIFT) build $(RELEASE_FLAGS) $$(cat $(ICU_FLAGS))
 
-$(SYSROOT)/usr/lib/x86_64-linux-gnu/libc_nonshared.a: scripts/debian11_root.sh
-	scripts/debian11_root.sh > /dev/null
+$(SYSROOT)/usr/lib/x86_64-linux-gnu/libc_nonshared.a: scripts/release/debian11_root.sh
+	scripts/release/debian11_root.sh > /dev/null
 
-$(GLIBC_COMPAT): scripts/glibc_compat.c $(SYSROOT)/usr/lib/x86_64-linux-gnu/libc_nonshared.a
+$(GLIBC_COMPAT): scripts/link/glibc_compat.c $(SYSROOT)/usr/lib/x86_64-linux-gnu/libc_nonshared.a
 	mkdir -p $(dir $@)
 	$(CC) --sysroot=$(SYSROOT) -O2 -fPIC -Wall -Wextra -Werror -c -o $@ $<
 	rm -f $(GLIBC_COMPAT_DIR)/libutil.a && ar rc $(GLIBC_COMPAT_DIR)/libutil.a
 
 # The ICU data the release link uses instead of Foundation's: without what the bridge never
-# reads (scripts/trim_icu.py says what and why).
+# reads (scripts/release/trim_icu.py says what and why).
 ICU_DATA := .build/icu/icu-data.o
 ICU_FLAGS := .build/icu/link-flags
 # Made again when the toolchain's ICU changes: data of another ICU version must not be linked.
 TOOLCHAIN_ICU := $(dir $(realpath $(shell command -v $(SWIFT))))../lib/swift_static/linux/lib_FoundationICU.a
-$(ICU_DATA): scripts/trim_icu.py $(TOOLCHAIN_ICU)
-	$(PYTHON) scripts/trim_icu.py $(ICU_DATA) $(ICU_FLAGS) --archive $(TOOLCHAIN_ICU)
+$(ICU_DATA): scripts/release/trim_icu.py $(TOOLCHAIN_ICU)
+	$(PYTHON) scripts/release/trim_icu.py $(ICU_DATA) $(ICU_FLAGS) --archive $(TOOLCHAIN_ICU)
 
 # A folder holding only the static archives, named first in the link's search path through a
 # jansson.pc pointing at it, so that every -ljansson, -lsqlite3, -lz and -lstdc++ finds an archive.
@@ -74,7 +74,7 @@ MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null || echo x86_64-linux-gnu
 # Rewrites STARTUP_ORDER from a trace of the release binary's startup (callgrind), then links
 # again by it (SwiftPM does not know the link reads the file).
 startup-order: release
-	$(PYTHON) scripts/startup_order.py $(BIN_RELEASE) $(STARTUP_ORDER)
+	$(PYTHON) scripts/release/startup_order.py $(BIN_RELEASE) $(STARTUP_ORDER)
 	rm -f $(BIN_RELEASE)
 	$(MAKE) --no-print-directory release
 
@@ -104,12 +104,12 @@ COMPUTE_SUITES := RulesTests|FuzzTests|JSONTextTests|ParseBlockThreadTests
 BUSY_POOL_SUITES := BusyPoolDeadlineTests
 
 test: deps
-	$(PYTHON) scripts/check_links.py
-	$(PYTHON) scripts/check_source_layout.py
+	$(PYTHON) scripts/check/check_links.py
+	$(PYTHON) scripts/check/check_source_layout.py
 	$(SWIFT) format lint --strict --recursive Sources Tests Benchmarks Package.swift
-	$(PYTHON) scripts/generate_types.py --check
-	$(PYTHON) scripts/generate_demo_config.py --check
-	$(PYTHON) scripts/version.py --check
+	$(PYTHON) scripts/generate/generate_types.py --check
+	$(PYTHON) scripts/generate/generate_demo_config.py --check
+	$(PYTHON) scripts/generate/version.py --check
 	$(SWIFT) build --build-tests
 	rm -rf $(WIRE_TRACES) $(TEST_TMP) && mkdir -p $(TEST_TMP)
 	set -o pipefail; TMPDIR=$(TEST_TMP) $(SWIFT) test --skip-build --filter '$(COMPUTE_SUITES)' 2>&1 | tee .build/swift-test.log
@@ -126,7 +126,7 @@ test: deps
 # The examples the docs run through, against the debug binary.
 docs-test:
 	$(PYTHON) docs/examples/minimal_client.py $(BIN_DEBUG) > /dev/null
-	$(PYTHON) scripts/check_doc_transcripts.py $(BIN_DEBUG)
+	$(PYTHON) scripts/check/check_doc_transcripts.py $(BIN_DEBUG)
 	PYTHONPATH=clients/python $(PYTHON) docs/examples/computed_window.py $(BIN_DEBUG) > /dev/null
 	$(BIN_DEBUG) validate docs/examples/minimal-config.json
 	mkdir -p $(TEST_TMP) && echo '{"exports_this_month": 5}' > $(TEST_TMP)/docs-user.json
@@ -193,7 +193,7 @@ npm-deps:
 	fi
 
 typescript-test: typescript-deps
-	$(PYTHON) scripts/generate_types.py --check
+	$(PYTHON) scripts/generate/generate_types.py --check
 	cd clients/typescript && rm -rf dist && tsc -p .
 	cd clients/typescript && SUPERWALL_BRIDGE=$(CURDIR)/$(BIN_DEBUG) node --test dist/test/
 	cd clients/typescript && SUPERWALL_BRIDGE=$(CURDIR)/$(BIN_DEBUG) node --test dist/examples/app.test.js
@@ -271,7 +271,7 @@ bench-instructions: deps release $(BENCH_BIN)/bench-config.json
 # component (from the link map) and a check that it runs from an empty folder with nothing
 # but the C runtime; the library for in-process use and its header, checked the same way
 # (docs/embedding.md); then the packages that carry the binary, a Python platform wheel and an
-# npm tarball (scripts/package.py).
+# npm tarball (scripts/release/package.py).
 DIST := .build/dist
 
 dist: deps $(RELEASE_DEPS) $(PY_VENV)/bin/pytest typescript-deps npm-deps
@@ -280,31 +280,31 @@ dist: deps $(RELEASE_DEPS) $(PY_VENV)/bin/pytest typescript-deps npm-deps
 	$(RELEASE_ENV) $(SWIFT) build $(RELEASE_FLAGS) $$(cat $(ICU_FLAGS)) --product superwall-bridge -Xlinker -Map=$(CURDIR)/$(DIST)/link.map
 	strip -o $(DIST)/superwall-bridge $(BIN_RELEASE)
 	cd $(DIST) && sha256sum superwall-bridge > superwall-bridge.sha256
-	$(PYTHON) scripts/dist_sizes.py $(DIST)/link.map $(DIST)/superwall-bridge
-	scripts/dist_check.sh $(DIST)/superwall-bridge
+	$(PYTHON) scripts/release/dist_sizes.py $(DIST)/link.map $(DIST)/superwall-bridge
+	scripts/release/dist_check.sh $(DIST)/superwall-bridge
 	$(RELEASE_ENV) $(SWIFT) build $(RELEASE_FLAGS) $$(cat $(ICU_FLAGS)) --product superwall_bridge
 	strip -o $(DIST)/libsuperwall_bridge.so .build/release/libsuperwall_bridge.so
 	cp embedding/include/superwall_bridge.h $(DIST)/
-	scripts/dist_library_check.sh $(DIST)/libsuperwall_bridge.so $(DIST)/superwall_bridge.h embedding/c/two_bridges.c
+	scripts/release/dist_library_check.sh $(DIST)/libsuperwall_bridge.so $(DIST)/superwall_bridge.h embedding/c/two_bridges.c
 	rm -rf $(DIST)/package && mkdir -p $(DIST)/package/bin $(DIST)/package/lib
 	cp $(DIST)/libsuperwall_bridge.so $(DIST)/package/lib/
 	clang --sysroot=$(SYSROOT) -fuse-ld=lld -O2 -no-pie -Wall -Wextra -Werror -Iembedding/include -s \
 		-o $(DIST)/package/bin/superwall-bridge embedding/launcher/main.c -L$(DIST)/package/lib -lsuperwall_bridge \
 		-Wl,--disable-new-dtags -Wl,-rpath,'$$ORIGIN/../lib:$$ORIGIN'
-	scripts/dist_check.sh $(DIST)/package/bin/superwall-bridge
+	scripts/release/dist_check.sh $(DIST)/package/bin/superwall-bridge
 	cd clients/typescript && rm -rf dist && tsc -p .
 	$(PY_VENV)/bin/pip install -q "setuptools>=68" "wheel>=0.42"
-	$(PY_VENV)/bin/python scripts/package.py --binary $(DIST)/package/bin/superwall-bridge --library $(DIST)/package/lib/libsuperwall_bridge.so --typescript-build clients/typescript/dist --out $(DIST)
+	$(PY_VENV)/bin/python scripts/release/package.py --binary $(DIST)/package/bin/superwall-bridge --library $(DIST)/package/lib/libsuperwall_bridge.so --typescript-build clients/typescript/dist --out $(DIST)
 
 # The packages installed as a user would (offline, no Swift toolchain on PATH) running the
 # READMEs' quick starts, and the Python client's suite against the packaged binary and library;
 # then the same on Debian 11 (glibc 2.31, Python 3.9), with a C host of the library besides.
 dist-check: dist
-	$(PYTHON) scripts/dist_install_check.py $(DIST)
+	$(PYTHON) scripts/release/dist_install_check.py $(DIST)
 	$(PY_VENV)/bin/pip install -q --no-deps --force-reinstall ./clients/python
 	SUPERWALL_BRIDGE=$(CURDIR)/$(DIST)/package/bin/superwall-bridge SUPERWALL_BRIDGE_LIBRARY=$(CURDIR)/$(DIST)/package/lib/libsuperwall_bridge.so \
 		$(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider clients/python/tests
-	scripts/debian11_check.sh $(DIST)
+	scripts/release/debian11_check.sh $(DIST)
 
 # The hostile client replayed (about 20 minutes; not part of make test): framing lies, seeded
 # fuzzing, back-pressure under an RSS ceiling, oversized inputs, signals, one large batch, the

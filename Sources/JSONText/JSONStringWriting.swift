@@ -5,6 +5,7 @@
 /// answers it.
 public enum JSONStringWriting {
     /// Appends `text` quoted and escaped, after `prefix` inside the quotes (e.g. `$`) when given.
+    @inlinable
     public static func appendQuoted(_ text: String, prefix: UInt8? = nil, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\""))
         if let prefix { bytes.append(prefix) }
@@ -14,6 +15,7 @@ public enum JSONStringWriting {
     }
 
     /// Appends `utf8` with what JSON requires escaped: quotes, backslashes and control characters.
+    @inlinable
     public static func appendEscaped(_ utf8: UnsafeBufferPointer<UInt8>, to bytes: inout [UInt8]) {
         var runStart = 0
         var index = firstByteNeedingEscape(in: utf8, from: 0)
@@ -27,6 +29,7 @@ public enum JSONStringWriting {
     }
 
     /// The index of the first byte from `start` that JSON must escape, or `utf8.count`.
+    @inlinable
     public static func firstByteNeedingEscape(in utf8: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
         var index = start
         if let base = utf8.baseAddress {
@@ -39,29 +42,30 @@ public enum JSONStringWriting {
         return index
     }
 
-    private static let ones: UInt64 = 0x0101_0101_0101_0101
-    private static let highBits: UInt64 = 0x8080_8080_8080_8080
+    @inlinable static var ones: UInt64 { 0x0101_0101_0101_0101 }
+    @inlinable static var highBits: UInt64 { 0x8080_8080_8080_8080 }
 
     /// Whether any of the eight bytes of `word` is below 0x20, a quote or a backslash, tested
     /// on all eight at once (the bit tricks of "Bit Twiddling Hacks": a zero byte, a byte less
     /// than n).
-    @inline(__always)
-    private static func wordNeedsEscape(_ word: UInt64) -> Bool {
+    @inlinable @inline(__always)
+    static func wordNeedsEscape(_ word: UInt64) -> Bool {
         let belowSpace = (word &- ones &* 0x20) & ~word & highBits
         return belowSpace | hasZeroByte(word ^ (ones &* 0x22)) | hasZeroByte(word ^ (ones &* 0x5C)) != 0
     }
 
-    @inline(__always)
-    private static func hasZeroByte(_ word: UInt64) -> UInt64 {
+    @inlinable @inline(__always)
+    static func hasZeroByte(_ word: UInt64) -> UInt64 {
         (word &- ones) & ~word & highBits
     }
 
-    @inline(__always)
-    private static func needsEscape(_ byte: UInt8) -> Bool {
+    @inlinable @inline(__always)
+    static func needsEscape(_ byte: UInt8) -> Bool {
         byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
     }
 
-    private static func appendEscape(for byte: UInt8, to bytes: inout [UInt8]) {
+    @usableFromInline
+    static func appendEscape(for byte: UInt8, to bytes: inout [UInt8]) {
         bytes.append(UInt8(ascii: "\\"))
         switch byte {
         case UInt8(ascii: "\""): bytes.append(UInt8(ascii: "\""))

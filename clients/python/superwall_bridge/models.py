@@ -1,7 +1,7 @@
 """The protocol's types as dataclasses.
 
 The models are generated from ``protocol/openrpc.json`` (``_protocol.py``, by
-``scripts/generate_types.py``, with the methods of ``scripts/python_model_helpers.py``); fields
+``scripts/generate/generate_types.py``, with the methods of ``scripts/generate/python_model_helpers.py``); fields
 are the wire's camelCase keys in snake_case, and decoding is lenient (``_wire.py``). Each
 method's params and result as JSON are in ``wire_types``. What is written here by hand is the
 delegate's event, whose wire form is flattened.

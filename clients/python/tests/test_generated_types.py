@@ -1,4 +1,4 @@
-"""scripts/generate_types.py: the clients' protocol types come from protocol/openrpc.json, and a
+"""scripts/generate/generate_types.py: the clients' protocol types come from protocol/openrpc.json, and a
 spec changed without regenerating is caught, naming the command to run."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ ROOT = Path(__file__).resolve().parents[3]
 
 
 def generator() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("generate_types", ROOT / "scripts" / "generate_types.py")
+    spec = importlib.util.spec_from_file_location("generate_types", ROOT / "scripts" / "generate" / "generate_types.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -78,7 +78,7 @@ def test_a_field_changed_in_the_spec_changes_the_types_and_fails_the_check(tmp_p
     module.SPEC = tmp_path / "openrpc.json"
     module.SPEC.write_text(json.dumps(edited), encoding="utf-8")
     assert module.main(["--check"]) == 1
-    assert "python3 scripts/generate_types.py" in capsys.readouterr().err
+    assert "python3 scripts/generate/generate_types.py" in capsys.readouterr().err
 
 
 def test_every_method_has_a_direction_and_every_error_kind_is_listed() -> None:

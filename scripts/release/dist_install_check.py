@@ -9,7 +9,7 @@ no path given.
   library it ships, and the npm package's `bundledLibrary()`.
 
 Usage: dist_install_check.py DIST_DIR, or dist_install_check.py --quick-start python|python-in-process
-to print the Python quick start (scripts/debian11_check.sh runs it on Debian 11).
+to print the Python quick start (scripts/release/debian11_check.sh runs it on Debian 11).
 """
 import os
 import re
@@ -19,7 +19,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def quick_start(readme: Path, language: str) -> str:

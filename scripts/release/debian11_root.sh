@@ -4,7 +4,7 @@
 # relative so the linker stays inside the root) and the place the packages are tried as a user
 # of Debian 11 would. Prints the root's path. Usage: debian11_root.sh
 set -eu
-checkout=$(cd "$(dirname "$0")/.." && pwd)
+checkout=$(cd "$(dirname "$0")/../.." && pwd)
 root="$checkout/.build/debian11-root"
 packages="python3 python3-venv python3-pip libc6-dev libgcc-10-dev"
 if [ ! -x "$root/usr/bin/python3.9" ]; then

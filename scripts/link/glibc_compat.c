@@ -1,5 +1,5 @@
 /* What the release link needs from glibc newer than 2.31, the oldest glibc the binary and the
- * library support. They are linked against Debian 11's glibc (scripts/debian11_root.sh), but the
+ * library support. They are linked against Debian 11's glibc (scripts/release/debian11_root.sh), but the
  * static archives linked in (the Swift runtime, libstdc++) were built against a newer one and
  * name two symbols 2.31 lacks. Everything else they use resolves to 2.31's own versions. */
 #include <errno.h>

@@ -1,5 +1,5 @@
 """The Python models' methods beyond their fields: the constructors and wire forms a client
-sends, and derived properties. scripts/generate_types.py copies the methods of each `<Model>Helpers`
+sends, and derived properties. scripts/generate/generate_types.py copies the methods of each `<Model>Helpers`
 class here into the generated model of that name (clients/python/superwall_bridge/_protocol.py),
 where they are type-checked; this file is their source, not a module of the package."""
 

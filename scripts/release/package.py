@@ -29,7 +29,7 @@ import tempfile
 import zipfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 WHEEL_LIMIT_MB = 30
 NPM_LIMIT_MB = 32
 

@@ -9,7 +9,7 @@ import re
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 VERSION_PATTERN = r"\d+\.\d+\.\d+(?:[-.][0-9A-Za-z.]+)?"
 
 # (file, pattern with one group around the version)
@@ -41,7 +41,7 @@ def main() -> int:
             path.write_text(text[:match.start(1)] + version + text[match.end(1):])
             print(f"wrote {version} into {name}")
     if check and stale:
-        sys.exit(f"these do not state VERSION's {version}: {', '.join(stale)} (run python3 scripts/version.py)")
+        sys.exit(f"these do not state VERSION's {version}: {', '.join(stale)} (run python3 scripts/generate/version.py)")
     return 0
 
 

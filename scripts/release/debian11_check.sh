@@ -1,6 +1,6 @@
 #!/bin/sh
 # `make dist-check` on Debian 11 (glibc 2.31, Python 3.9), the oldest system the packages
-# support, in a root made by debootstrap and kept under .build (scripts/debian11_root.sh):
+# support, in a root made by debootstrap and kept under .build (scripts/release/debian11_root.sh):
 # the binary's --version; a C host built against the library alone driving two bridges; the
 # wheel installed offline into a virtualenv, its README quick start run over pipes and
 # in-process with no path, and its superwall-bridge --version; then the Python client's suite
@@ -8,8 +8,8 @@
 # Usage: debian11_check.sh DIST_DIR
 set -eu
 dist=$(readlink -f "$1")
-checkout=$(cd "$(dirname "$0")/.." && pwd)
-root=$("$checkout/scripts/debian11_root.sh")
+checkout=$(cd "$(dirname "$0")/../.." && pwd)
+root=$("$checkout/scripts/release/debian11_root.sh")
 version=$(cat "$checkout/VERSION")
 work=/tmp/dist-check
 rm -rf "$root$work" && mkdir -p "$root$work" "$root$checkout"
@@ -32,8 +32,8 @@ inside "./two-bridges $work/data"
 echo "debian 11: a C host drove two bridges through the library"
 
 cp "$dist"/superwall_bridge-*.whl "$root$work/"
-python3 "$checkout/scripts/dist_install_check.py" --quick-start python > "$root$work/quickstart.py"
-python3 "$checkout/scripts/dist_install_check.py" --quick-start python-in-process > "$root$work/quickstart_in_process.py"
+python3 "$checkout/scripts/release/dist_install_check.py" --quick-start python > "$root$work/quickstart.py"
+python3 "$checkout/scripts/release/dist_install_check.py" --quick-start python-in-process > "$root$work/quickstart_in_process.py"
 inside "python3.9 -m venv venv && venv/bin/pip install -q --no-index superwall_bridge-*.whl"
 inside "venv/bin/python quickstart.py" | grep -F "run the feature"
 inside "venv/bin/python quickstart_in_process.py" | grep -F "run the feature"

@@ -12,7 +12,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-DOC = Path(__file__).resolve().parents[1] / "docs" / "writing-a-client.md"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "writing-a-client.md"
 SETUP = [
     {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "1.0"}},
     {"jsonrpc": "2.0", "id": 2, "method": "configure", "params": {"apiKey": "pk_minimal", "options": {

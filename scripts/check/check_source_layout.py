@@ -10,7 +10,7 @@ import re
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 MAXIMUM_LINES = 500
 MAXIMUM_ACTOR_PROPERTIES = 15
 STORED = re.compile(r"^    (?:(?:public|private|fileprivate|internal|nonisolated|private\(set\)|public\(set\))\s+)*(?:let|var)\s+(\w+)")
