@@ -15,33 +15,58 @@ public enum JSONValue: Sendable, Hashable {
     case string(String)
     case array([JSONValue])
     case object(JSONObject)
+    /// A value the bridge has already written as JSON text, sent as it is: a large value the
+    /// core keeps written (the user's attributes) is copied into a message, not written again.
+    /// Reading it (`objectValue`, `typeName`, ...) parses it; two values are equal only in the
+    /// same case, so compare what was sent, not what was built.
+    case encoded(EncodedJSON)
 }
 
 public typealias JSONObject = OrderedDictionary<String, JSONValue>
 
+/// One complete JSON value as UTF-8 text, written by the bridge itself.
+public struct EncodedJSON: Sendable, Hashable {
+    public let bytes: [UInt8]
+
+    /// `bytes` must be one complete, compact JSON value: nothing checks it on the way out.
+    public init(unchecked bytes: [UInt8]) {
+        self.bytes = bytes
+    }
+
+    /// The value the text holds; null if it is not JSON, which the bridge never writes.
+    public var decoded: JSONValue {
+        (try? JSONDecoding.decode(bytes)) ?? .null
+    }
+}
+
 extension JSONValue {
     public var isNull: Bool {
         if case .null = self { return true }
+        if case .encoded(let text) = self { return text.decoded.isNull }
         return false
     }
 
     public var stringValue: String? {
         if case .string(let value) = self { return value }
+        if case .encoded(let text) = self { return text.decoded.stringValue }
         return nil
     }
 
     public var boolValue: Bool? {
         if case .bool(let value) = self { return value }
+        if case .encoded(let text) = self { return text.decoded.boolValue }
         return nil
     }
 
     public var objectValue: JSONObject? {
         if case .object(let value) = self { return value }
+        if case .encoded(let text) = self { return text.decoded.objectValue }
         return nil
     }
 
     public var arrayValue: [JSONValue]? {
         if case .array(let value) = self { return value }
+        if case .encoded(let text) = self { return text.decoded.arrayValue }
         return nil
     }
 
@@ -55,6 +80,8 @@ extension JSONValue {
             return Int64(exactly: value)
         case .double(let value):
             return Int64(exactly: value)
+        case .encoded(let text):
+            return text.decoded.int64Value
         default:
             return nil
         }
@@ -66,6 +93,7 @@ extension JSONValue {
         case .int(let value): return Double(value)
         case .uint(let value): return Double(value)
         case .double(let value): return value
+        case .encoded(let text): return text.decoded.doubleValue
         default: return nil
         }
     }
@@ -83,6 +111,7 @@ extension JSONValue {
         case .string: return "string"
         case .array: return "array"
         case .object: return "object"
+        case .encoded(let text): return text.decoded.typeName
         }
     }
 }

@@ -53,6 +53,8 @@ public struct JSONWriter {
                 write(member)
             }
             bytes.append(UInt8(ascii: "}"))
+        case .encoded(let text):
+            bytes.append(contentsOf: text.bytes)
         }
     }
 

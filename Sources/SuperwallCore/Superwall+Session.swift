@@ -38,7 +38,11 @@ extension Superwall {
             var configError: SuperwallError?
             var config: Config?
             var identity: Identity
-            var userAttributes: [String: JSON]
+            var userAttributes: [String: JSON] {
+                didSet { userAttributeTexts = nil }
+            }
+            /// `userAttributes` as text, kept by `setUserAttributes` and dropped by any other change.
+            var userAttributeTexts: AttributeTexts? = nil
             var integrationAttributes: [String: JSON]
             let appInstalledAt: Date
             var deviceFacts: DeviceFacts

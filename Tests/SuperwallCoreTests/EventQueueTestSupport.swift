@@ -9,10 +9,10 @@ final class RecordingSink: EventSink, @unchecked Sendable {
     private var batches: [[String]] = []
     var refuse: Set<Int> = []
     var failing = false
-    func deliver(_ events: [String]) async throws -> Set<Int> {
+    func deliver(_ events: [[UInt8]]) async throws -> Set<Int> {
         try lock.withLock {
             if failing { throw URLError(.notConnectedToInternet) }
-            batches.append(events)
+            batches.append(events.map { String(decoding: $0, as: UTF8.self) })
             return refuse
         }
     }

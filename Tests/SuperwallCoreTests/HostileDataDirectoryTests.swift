@@ -47,7 +47,7 @@ private func victim() throws -> (path: String, contents: Data) {
         let target = try victim()
         #expect(symlink(target.path, directory + "/events.jsonl") == 0)
         let sink = JSONLinesEventSink(path: directory + "/events.jsonl")
-        await #expect(throws: (any Error).self) { _ = try await sink.deliver([#"{"event_name":"x"}"#]) }
+        await #expect(throws: (any Error).self) { _ = try await sink.deliver([Array(#"{"event_name":"x"}"#.utf8)]) }
         #expect(FileManager.default.contents(atPath: target.path) == target.contents)
     }
 
@@ -56,7 +56,7 @@ private func victim() throws -> (path: String, contents: Data) {
         let opened = try DataDirectory(path: directory)
         defer { withExtendedLifetime(opened) {} }
         try opened.store.set("x", for: .aliasId)
-        _ = try await JSONLinesEventSink(path: directory + "/events.jsonl").deliver(["{}"])
+        _ = try await JSONLinesEventSink(path: directory + "/events.jsonl").deliver([Array("{}".utf8)])
         for name in [
             "", "/bridge.lock", "/superwall.sqlite", "/superwall.sqlite-wal", "/superwall.sqlite-placements-0",
             "/superwall.sqlite-state", "/events.jsonl",

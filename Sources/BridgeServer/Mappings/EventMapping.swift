@@ -16,7 +16,12 @@ extension TrackedEvent {
             if let value = superwallParameters[parameter] { fields[field] = JSONValue(value) }
         }
         switch name {
-        case "user_attributes": fields["attributes"] = .object(JSONValue.sortedObject(customParameters))
+        case "user_attributes":
+            if let written = customParametersText?.texts {
+                fields["attributes"] = .encoded(EncodedJSON(unchecked: written.sortedObjectText(eventParametersOnly: true)))
+            } else {
+                fields["attributes"] = .object(JSONValue.sortedObject(customParameters))
+            }
         case "deepLink_open": fields["url"] = superwallParameters["url"].map { JSONValue($0) } ?? .null
         case "survey_response":
             let surveyId = superwallParameters["survey_id"]?.stringValue

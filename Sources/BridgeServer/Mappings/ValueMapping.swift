@@ -16,6 +16,7 @@ extension JSON {
         case .array(let elements): self = .array(elements.map(JSON.init))
         case .object(let members):
             self = .object(Dictionary(uniqueKeysWithValues: members.map { ($0.key, JSON($0.value)) }))
+        case .encoded(let text): self = JSON(text.decoded)
         }
     }
 }

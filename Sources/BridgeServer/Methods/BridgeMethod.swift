@@ -47,8 +47,13 @@ extension JSONValue: WireAnswer {
 /// `{attributes}`: what the attribute calls answer.
 struct AttributesAnswer: WireAnswer {
     let attributes: [String: JSON]
+    /// The same, written already (`setUserAttributes`).
+    var texts: AttributeTexts? = nil
 
-    var wireValue: JSONValue { ["attributes": .object(JSONValue.sortedObject(attributes))] }
+    var wireValue: JSONValue {
+        if let texts { return ["attributes": .encoded(EncodedJSON(unchecked: texts.objectText))] }
+        return ["attributes": .object(JSONValue.sortedObject(attributes))]
+    }
 }
 
 /// What the methods act on: the SDK, the clock, the client's ports and the process's settings.

@@ -79,7 +79,8 @@ enum IdentityMethods {
         }
 
         func answer(_ changes: [String: JSON?]) async throws -> AttributesAnswer {
-            AttributesAnswer(attributes: try await core { try await superwall.setUserAttributes(changes) })
+            let merged = try await core { try await superwall.mergeUserAttributes(changes) }
+            return AttributesAnswer(attributes: merged.attributes, texts: merged.texts)
         }
     }
 

@@ -5,9 +5,9 @@ import Synchronization
 
 /// Where queued events are delivered.
 public protocol EventSink: Sendable {
-    /// Delivers one batch of event rows (JSON texts); answers the indexes the receiver refused
-    /// as invalid (they are not sent again). Throws when the batch did not get through.
-    func deliver(_ events: [String]) async throws -> Set<Int>
+    /// Delivers one batch of event rows (JSON texts, UTF-8); answers the indexes the receiver
+    /// refused as invalid (they are not sent again). Throws when the batch did not get through.
+    func deliver(_ events: [[UInt8]]) async throws -> Set<Int>
     /// Whether the receiver takes SuperwallKit's paced batches (a flush sends at most 11 of
     /// 50); one that is not (a local file) is sent the whole queue at every flush.
     var isRateLimited: Bool { get }
@@ -158,7 +158,7 @@ actor EventQueue {
             }
             let refused: Set<Int>
             do {
-                refused = try await sink.deliver(batch.map(\.json))
+                refused = try await sink.deliver(batch.map(\.text))
             } catch {
                 let message: Logger.Message =
                     "event flush: a batch of \(batch.count) was not delivered (\(error)); kept for the next flush"
@@ -217,8 +217,14 @@ struct JSONLinesEventSink: EventSink {
     let path: String
     var isRateLimited: Bool { false }
 
-    func deliver(_ events: [String]) async throws -> Set<Int> {
-        try PrivateFile.append(Array((events.joined(separator: "\n") + "\n").utf8), to: path)
+    func deliver(_ events: [[UInt8]]) async throws -> Set<Int> {
+        var lines: [UInt8] = []
+        lines.reserveCapacity(events.reduce(0) { $0 + $1.count + 1 })
+        for event in events {
+            lines += event
+            lines.append(UInt8(ascii: "\n"))
+        }
+        try PrivateFile.append(lines, to: path)
         return []
     }
 }
@@ -229,8 +235,14 @@ struct CollectorEventSink: EventSink {
     let source: HTTPConfigSource
     let request: @Sendable () async -> ConfigRequest
 
-    func deliver(_ events: [String]) async throws -> Set<Int> {
-        let body = Data((#"{"events":["# + events.joined(separator: ",") + "]}").utf8)
+    func deliver(_ events: [[UInt8]]) async throws -> Set<Int> {
+        var body = Data(#"{"events":["#.utf8)
+        body.reserveCapacity(events.reduce(16) { $0 + $1.count + 1 })
+        for (index, event) in events.enumerated() {
+            if index > 0 { body.append(UInt8(ascii: ",")) }
+            body.append(contentsOf: event)
+        }
+        body.append(contentsOf: "]}".utf8)
         let answer = try await source.postEvents(body, request: await request())
         struct Response: Decodable {
             var status: String?

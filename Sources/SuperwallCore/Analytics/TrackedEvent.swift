@@ -22,6 +22,8 @@ public struct TrackedEvent: Sendable, Equatable {
     public var subject: EventSubject
     /// The same for the events that repeat one (`RepeatedEvent`): they have the same params.
     public internal(set) var sharedParameters: SharedParameters?
+    /// `customParameters` already written, when they are the user's attributes.
+    public internal(set) var customParametersText: CustomParametersText?
 
     public init(
         id: UUID,
@@ -64,8 +66,14 @@ public struct TrackedEvent: Sendable, Equatable {
 
     /// `audienceParameters` as JSON text, written without building the dictionary.
     var audienceParametersJSON: [UInt8] {
-        var writer = JSONObjectWriter()
-        for (key, value) in customParameters where !Self.isNamed(key, "event_name") { writer.add(key, value) }
+        var writer = JSONObjectWriter(capacity: customParametersText?.texts.byteCount ?? 512)
+        if let written = customParametersText?.texts {
+            for member in written.members where member.isEventParameter && !Self.isNamed(member.key, "event_name") {
+                writer.add(written: member.text)
+            }
+        } else {
+            for (key, value) in customParameters where !Self.isNamed(key, "event_name") { writer.add(key, value) }
+        }
         for (key, value) in superwallParameters
         where !Self.isNamed(key, "is_standard_event") && !Self.isNamed(key, "event_name") {
             writer.add(key, prefix: UInt8(ascii: "$"), value)
@@ -96,12 +104,32 @@ public struct TrackedEvent: Sendable, Equatable {
         where superwallParameters[key] == nil && !Self.isNamed(key, "is_superwall") {
             members.append((key, value))
         }
+        members += sdkDelegateMembers
+        return members
+    }
+
+    /// The SDK's part of `delegateMembers`.
+    public var sdkDelegateMembers: [(key: String, value: JSON)] {
+        var members: [(key: String, value: JSON)] = []
+        members.reserveCapacity(superwallParameters.count + 1)
         for (key, value) in superwallParameters where !Self.isNamed(key, "is_superwall") {
             members.append((key, value))
         }
         members.append(("is_superwall", .bool(true)))
         return members
     }
+}
+
+/// An event's custom parameters as text (`AttributeTexts`), carried so that every writer of the
+/// event copies them. Not part of an event's value: it is the parameters, written.
+public struct CustomParametersText: Sendable, Equatable {
+    public let texts: AttributeTexts
+
+    init(_ texts: AttributeTexts) {
+        self.texts = texts
+    }
+
+    public static func == (lhs: CustomParametersText, rhs: CustomParametersText) -> Bool { true }
 }
 
 /// Marks the events whose parameters are the same: a placement registered again with the same

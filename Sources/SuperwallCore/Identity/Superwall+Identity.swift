@@ -192,9 +192,22 @@ extension Superwall {
     /// Merges with SuperwallKit's rules (see `UserAttributes.merge`), persists, and tracks
     /// `user_attributes` with the merged attributes.
     public func setUserAttributes(_ changes: [String: JSON?]) throws(SuperwallError) -> [String: JSON] {
-        try answeringWithoutSuspending { () throws(SuperwallError) -> [String: JSON] in
+        try mergeUserAttributes(changes).attributes
+    }
+
+    /// The attributes after a `setUserAttributes`, and the same as text.
+    public struct MergedAttributes: Sendable {
+        public let attributes: [String: JSON]
+        public let texts: AttributeTexts
+    }
+
+    /// `setUserAttributes`, answered with the attributes' text too: only the members the
+    /// change names are written (see `AttributeTexts`).
+    public func mergeUserAttributes(_ changes: [String: JSON?]) throws(SuperwallError) -> MergedAttributes {
+        try answeringWithoutSuspending { () throws(SuperwallError) -> MergedAttributes in
             guard var current = session else { throw .notConfigured }
             let installedAt = ISO8601.string(from: current.appInstalledAt)
+            var texts = current.userAttributeTexts
             current.userAttributes = UserAttributes.merge(
                 changes,
                 into: current.userAttributes,
@@ -204,12 +217,24 @@ extension Superwall {
                 "user attributes merged: \(changes.keys.sorted().map { changes[$0]! == nil || changes[$0]!! == .null ? "-\($0)" : $0 }.joined(separator: ", ")) (\(current.userAttributes.count) in all)"
             )
             try Self.checkTotal(of: current.userAttributes)
-            let updated = current
             let changedKeys = changes.keys.filter { !$0.hasPrefix("$") } + ["applicationInstalledAt"]
+            if texts != nil {
+                texts!.update(changedKeys, from: current.userAttributes)
+            } else {
+                texts = AttributeTexts(current.userAttributes)
+            }
+            current.userAttributeTexts = texts
+            let updated = current
             try persisting { try updated.store.setUserAttributes(changedKeys, of: updated.userAttributes) }
             session = updated
-            track("user_attributes", ["application_installed_at": .string(installedAt)], custom: updated.userAttributes)
-            return updated.userAttributes
+            var event = makeEvent(
+                "user_attributes",
+                ["application_installed_at": .string(installedAt)],
+                custom: updated.userAttributes
+            )
+            event.customParametersText = CustomParametersText(texts!)
+            record(event)
+            return MergedAttributes(attributes: updated.userAttributes, texts: texts!)
         }
     }
 

@@ -8,8 +8,8 @@ extension Store {
     public struct OutgoingEvent: Sendable, Equatable {
         /// Its place in the queue.
         public var position: Int64
-        /// The row's JSON text.
-        public var json: String
+        /// The row's JSON text, UTF-8.
+        public var text: [UInt8]
     }
 
     /// Up to `limit` queued events after `position`, oldest first. Accepted rows are committed
@@ -30,7 +30,7 @@ extension Store {
                 let params: Data = row["params"]
                 let eventId = (row["eventId"] as Data?).map(Self.uuidText) ?? ""
                 let createdAt = ISO8601.string(from: Date(timeIntervalSince1970: (row["createdAtMs"] as Double) / 1000))
-                // Assembled as bytes and made a string once: `parameters` holds every user
+                // Assembled as bytes, with no string between: `parameters` holds every user
                 // attribute in a `user_attributes` event, a megabyte near their bound.
                 var json: [UInt8] = []
                 json.reserveCapacity(params.count + 160)
@@ -43,7 +43,7 @@ extension Store {
                 json.append(contentsOf: #","created_at":"#.utf8)
                 JSONStringWriting.appendQuoted(createdAt, to: &json)
                 json.append(UInt8(ascii: "}"))
-                return OutgoingEvent(position: row["id"], json: String(decoding: json, as: UTF8.self))
+                return OutgoingEvent(position: row["id"], text: json)
             }
         }
     }

@@ -132,6 +132,16 @@ extension JSON {
         return bytes
     }
 
+    /// `"key":value`, one member of an object as `sortedObjectText` writes it.
+    static func sortedMemberText(_ key: String, _ value: JSON) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(key.utf8.count + 16)
+        writeString(key, into: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        value.write(into: &bytes, sortingKeys: true)
+        return bytes
+    }
+
     fileprivate static func writeString(_ text: String, prefix: UInt8? = nil, into bytes: inout [UInt8]) {
         JSONStringWriting.appendQuoted(text, prefix: prefix, to: &bytes)
     }
@@ -152,6 +162,12 @@ struct JSONObjectWriter {
         JSON.writeString(key, prefix: prefix, into: &bytes)
         bytes.append(UInt8(ascii: ":"))
         value.write(into: &bytes)
+    }
+
+    /// Adds a member already written as `"key":value`.
+    mutating func add(written member: [UInt8]) {
+        if bytes.count > 1 { bytes.append(UInt8(ascii: ",")) }
+        bytes.append(contentsOf: member)
     }
 
     consuming func finish() -> [UInt8] {
