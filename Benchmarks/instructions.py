@@ -11,6 +11,9 @@ figure is the instructions of exactly that stretch, on every thread:
 - per call: the mean over CALLS round trips, after 200 to warm up, of a skipped `register` of
   `bench_gate` (twenty audiences, none matching), of `getPresentationResult` of it, and of
   `register` with a bound delegate (two more notifications a call);
+- per call, `setUserAttributes` of one key, when the user has that one attribute and when
+  they have 9,500 of 100 bytes (near the 10,000-member bound): the answer and the
+  `user_attributes` event carry them all, a megabyte, but only the key is written again;
 - per call, whole process: everything the process does for a call, wherever and whenever it
   runs (the journal's transfer into SQLite, its commit timer, the idle worker, what `exit` still
   has to write): two runs from start to exit, with CALLS and with 2 x CALLS calls, and the
@@ -41,6 +44,8 @@ TARGETS = {
     "register, skipped": 200_000,
     "getPresentationResult": 160_000,
     "register, bound delegate": 300_000,
+    "setUserAttributes, one key among 1": 400_000,
+    "setUserAttributes, one key among 9,500": 30_000_000,
     "register, skipped, whole process": 220_000,
     "getPresentationResult, whole process": 140_000,
 }
@@ -140,6 +145,19 @@ def per_call(bridge: Bridge, method: str, calls: int) -> int:
     return round(bridge.dump() / calls)
 
 
+def one_key_calls(bridge: Bridge, others: int, calls: int) -> int:
+    """A one-key `setUserAttributes`, the user having `others` other attributes of 100 bytes."""
+    keys = [f"key_{index:05d}" for index in range(others)]
+    for start in range(0, others, 1_000):
+        bridge.call("setUserAttributes", {"attributes": {key: "v" * 90 for key in keys[start:start + 1_000]}})
+    for index in range(20):
+        bridge.call("setUserAttributes", {"attributes": {"changed": f"warming {index}"}})
+    bridge.zero()
+    for index in range(calls):
+        bridge.call("setUserAttributes", {"attributes": {"changed": f"call {index}"}})
+    return round(bridge.dump() / calls)
+
+
 def whole_process(name: str, binary: Path, config: Path, calls: int) -> int:
     method = "getPresentationResult" if name.startswith("getPresentationResult") else "register"
     params = {"placement": "bench_gate", "params": {"level": 5, "source": "bench"}}
@@ -176,6 +194,9 @@ def measure(name: str, binary: Path, config: Path, calls: int, keep: Path | None
             configure(bridge, config, work / "data")
             return bridge.dump()
         configure(bridge, config, work / "data")
+        if name.startswith("setUserAttributes"):
+            others = 0 if name.endswith("among 1") else 9_500
+            return one_key_calls(bridge, others, min(calls, 20 if others else 200))
         if delegate:
             bridge.call("setDelegate", {"enabled": True})
         method = "getPresentationResult" if name == "getPresentationResult" else "register"
