@@ -168,7 +168,7 @@ public actor Superwall {
     // The components: each owns the state of one area (see its type).
     let device = DeviceOverrides()
     let paywalls = Paywalls()
-    let tracking = EventTracking()
+    let tracker: EventTracker
     let configLoading = ConfigLoading()
     let purchases = Purchases()
     let redemptions = Redemptions()
@@ -195,5 +195,6 @@ public actor Superwall {
             testModeChooser: testModeChooser
         )
         self.retryDelay = retryDelay
+        tracker = EventTracker(clock: clock, ids: random, host: host)
     }
 }

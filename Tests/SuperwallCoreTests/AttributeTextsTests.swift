@@ -13,7 +13,9 @@ import Testing
         await superwall.awaitPresentationQueue()
         let steps: [@Sendable (Superwall) async throws -> Void] = [
             { _ = try await $0.mergeUserAttributes(["plan": "pro", "seats": 3, "tags": ["a", "b"]]) },
-            { _ = try await $0.mergeUserAttributes(["nested": ["z": 1, "a": ["y": true, "b": nil]], "plan": "team"]) },
+            {
+                _ = try await $0.mergeUserAttributes(["nested": ["z": 1, "a": ["y": true, "b": nil]], "plan": "team"])
+            },
             { _ = try await $0.mergeUserAttributes(["seats": nil, "event_name": "mine", "is_superwall": "mine"]) },
             { _ = try await $0.mergeUserAttributes(["application_installed_at": "mine", "quote\"d\n": "\u{1}"]) },
             { _ = try await $0.identify(userId: "user-1") },
@@ -35,7 +37,10 @@ import Testing
             #expect(event.customParametersText != nil)
             var unwritten = event
             unwritten.customParametersText = nil
-            #expect(try parsed(event.audienceParametersJSON) == parsed(unwritten.audienceParametersJSON), "step \(index)")
+            #expect(
+                try parsed(event.audienceParametersJSON) == parsed(unwritten.audienceParametersJSON),
+                "step \(index)"
+            )
             #expect(
                 merged.texts.sortedObjectText(
                     eventParametersOnly: true,

@@ -27,7 +27,9 @@ final class DelegateParametersText: Sendable {
 
     /// `TrackedEvent.delegateParameters` as text, keys in order at every level.
     static func write(_ event: TrackedEvent) -> [UInt8] {
-        guard let written = event.customParametersText?.texts else { return JSON.sortedObjectText(event.delegateMembers) }
+        guard let written = event.customParametersText?.texts else {
+            return JSON.sortedObjectText(event.delegateMembers)
+        }
         return written.sortedObjectText(
             eventParametersOnly: true,
             leavingOut: { event.superwallParameters[$0] != nil || $0 == "is_superwall" },

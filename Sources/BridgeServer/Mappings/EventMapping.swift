@@ -18,7 +18,9 @@ extension TrackedEvent {
         switch name {
         case "user_attributes":
             if let written = customParametersText?.texts {
-                fields["attributes"] = .encoded(EncodedJSON(unchecked: written.sortedObjectText(eventParametersOnly: true)))
+                fields["attributes"] = .encoded(
+                    EncodedJSON(unchecked: written.sortedObjectText(eventParametersOnly: true))
+                )
             } else {
                 fields["attributes"] = .object(JSONValue.sortedObject(customParameters))
             }

@@ -17,8 +17,8 @@ extension Superwall {
             track("app_open")
             pollWebEntitlements(force: false)
             let timeout = Double(session.config?.appSessionTimeoutMs ?? 3_600_000) / 1000
-            guard tracking.appCameBack(at: clock.now(), startsAnAppSessionAfter: timeout) else { return }
-            tracking.startAppSession(random.uuid().uuidString)
+            guard tracker.appCameBack(at: clock.now(), startsAnAppSessionAfter: timeout) else { return }
+            tracker.startAppSession(random.uuid().uuidString)
             track("session_start")
             trackDeviceAttributes()
             track(
@@ -42,7 +42,7 @@ extension Superwall {
         try answeringWithoutSuspending { () throws(SuperwallError) -> Void in
             guard session != nil else { return }
             track("app_close")
-            tracking.appWentToBackground(at: clock.now())
+            tracker.appWentToBackground(at: clock.now())
         }
     }
 }

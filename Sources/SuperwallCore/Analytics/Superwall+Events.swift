@@ -6,7 +6,6 @@ extension Superwall {
     /// data directory's `events.jsonl` for the others.
     func startEventQueue(_ options: ConfigureOptions) {
         guard let session else { return }
-        tracking.behavior = options.eventTrackingBehavior
         let sink: any EventSink
         if let collector = configLoading.backend?.collector {
             sink = CollectorEventSink(source: collector) { [weak self] in
@@ -18,7 +17,7 @@ extension Superwall {
             )
         }
         let queue = EventQueue(store: session.store, sink: sink, bound: options.eventQueueBound, offload: offload)
-        tracking.queue = queue
+        tracker.begin(store: session.store, ids: random, queue: queue, behavior: options.eventTrackingBehavior)
         let interval = options.eventFlushInterval
         // Detached and weak, as every task that reaches the queue: none may keep the session's
         // store open after the session is gone.
@@ -39,7 +38,7 @@ extension Superwall {
     /// Sends the queued events now (after `transaction_complete`, at shutdown, at end of
     /// input), waiting at most `limit`; what is not sent by then stays queued on disk.
     public func flushEvents(within limit: Duration = .seconds(2)) async {
-        guard let queue = tracking.queue else { return }
+        guard let queue = tracker.queue else { return }
         // The wait is bounded, not the flush: the queue's own task goes on, and a batch still
         // on its way stays on disk for next time.
         let finished = await withDeadline(limit, fallback: false) { [weak queue] in
@@ -59,7 +58,7 @@ extension Superwall {
     /// already under way counts); what is not sent stays queued on disk. Of calls made at
     /// once, each event is counted by one.
     public func flushQueuedEvents(within limit: Duration) async throws(SuperwallError) -> Int {
-        guard session != nil, let queue = tracking.queue else { throw .notConfigured }
+        guard session != nil, let queue = tracker.queue else { throw .notConfigured }
         try commitTracked()
         await flushEvents(within: limit)
         return await queue.claimDelivered()
@@ -67,12 +66,12 @@ extension Superwall {
 
     /// How many queued events were dropped unsent (the queue's bound, refused by the collector).
     public var droppedEventCount: Int {
-        get async { await tracking.queue?.droppedCount ?? 0 }
+        get async { await tracker.queue?.droppedCount ?? 0 }
     }
 
     /// The outgoing queue: how many events wait to be sent, and how many were dropped unsent.
     public func eventQueueStatus() async throws(SuperwallError) -> (waiting: Int, dropped: Int) {
-        guard session != nil, let queue = tracking.queue else { throw .notConfigured }
+        guard session != nil, let queue = tracker.queue else { throw .notConfigured }
         try commitTracked()
         await queue.enforceBound()
         return (await queue.waitingCount, await queue.droppedCount)

@@ -56,9 +56,8 @@ extension Superwall {
         }
     }
 
-    /// Records an event in the placement log and hands a Superwall event (not the app's own
-    /// placements) to the delegate. The events that may present a paywall are then offered
-    /// to the implicit triggers.
+    /// Tracks an event: the tracker makes and records it (see `EventTracker.record`), and the
+    /// events that may present a paywall are then offered to the implicit triggers.
     @discardableResult
     func track(
         _ name: String,
@@ -68,94 +67,32 @@ extension Superwall {
         subject: EventSubject = .none
     ) -> TrackedEvent {
         record(
-            makeEvent(name, superwallParameters, custom: custom, isSuperwallEvent: isSuperwallEvent, subject: subject)
-        )
-    }
-
-    /// The parameters are consumed: the caller's dictionary gains `app_session_id` in place
-    /// rather than being copied whole (twenty-odd entries for a `trigger_fire`).
-    /// `stamped`: the parameters carry this app session's id already (a repeat's).
-    func makeEvent(
-        _ name: String,
-        _ superwallParameters: consuming [String: JSON] = [:],
-        custom: [String: JSON] = [:],
-        isSuperwallEvent: Bool = true,
-        subject: EventSubject = .none,
-        stamped: Bool = false
-    ) -> TrackedEvent {
-        var parameters = superwallParameters
-        // Only when it differs: parameters shared with a memo are then not copied.
-        if !stamped, !tracking.appSessionId.isEmpty, parameters["app_session_id"]?.stringValue != tracking.appSessionId
-        {
-            parameters["app_session_id"] = .string(tracking.appSessionId)
-        }
-        var event = TrackedEvent(
-            id: random.uniqueId(),
-            name: name,
-            isSuperwallEvent: isSuperwallEvent,
-            superwallParameters: parameters,
-            customParameters: custom,
-            createdAt: clock.now()
-        )
-        event.subject = subject
-        return event
-    }
-
-    /// `offeringImplicitTrigger` is false for events whose trigger the caller offers itself
-    /// (custom placements, named by the paywall rather than by kind).
-    /// Tracks `name` with the params `remembered` has when it matches `key` and the app
-    /// session; else with `parameters()`. Answers the event and what to remember for the next
-    /// time. `custom` and `isSuperwallEvent` are as for `track`; `custom` is part of `key`.
-    @discardableResult
-    func trackRepeating<Key: Equatable & Sendable>(
-        _ name: String,
-        key: Key,
-        remembered: RepeatedEvent<Key>?,
-        custom: [String: JSON] = [:],
-        isSuperwallEvent: Bool = true,
-        _ parameters: () -> [String: JSON]
-    ) -> (event: TrackedEvent, memo: RepeatedEvent<Key>) {
-        if let remembered = tracking.repeats(remembered, for: key) {
-            var event = makeEvent(
+            tracker.makeEvent(
                 name,
-                remembered.parameters,
+                superwallParameters,
                 custom: custom,
                 isSuperwallEvent: isSuperwallEvent,
-                stamped: true
+                subject: subject
             )
-            event.sharedParameters = remembered.shared
-            return (record(event, audienceJSON: remembered.audienceJSON), remembered)
-        }
-        var event = makeEvent(name, parameters(), custom: custom, isSuperwallEvent: isSuperwallEvent)
-        let audienceJSON = event.audienceParametersJSON
-        let memo = RepeatedEvent(key: key, parameters: event.superwallParameters, audienceJSON: audienceJSON)
-        event.sharedParameters = memo.shared
-        record(event, audienceJSON: audienceJSON)
-        return (event, memo)
+        )
     }
 
-    /// `audienceJSON` is the event's `audienceParametersJSON`, when the caller has it already.
+    /// Records an event made by the tracker, then `recorded`.
+    /// `offeringImplicitTrigger` is false for events whose trigger the caller offers itself
+    /// (custom placements, named by the paywall rather than by kind).
     @discardableResult
-    func record(
-        _ event: TrackedEvent,
-        offeringImplicitTrigger: Bool = true,
-        audienceJSON: [UInt8]? = nil
-    ) -> TrackedEvent {
-        let queued = tracking.sends(event)
-        store?.logPlacement(
-            event.name,
-            at: event.createdAt,
-            paramsJSON: audienceJSON ?? event.audienceParametersJSON,
-            eventId: event.id,
-            queued: queued
-        )
-        if queued { tracking.queue?.noteArrival() }
+    func record(_ event: TrackedEvent, offeringImplicitTrigger: Bool = true) -> TrackedEvent {
+        tracker.record(event)
+        return recorded(event, offeringImplicitTrigger: offeringImplicitTrigger)
+    }
+
+    /// What follows the recording of any event: a paywall opening changes the template's
+    /// inputs, and a Superwall event may fire an implicit trigger.
+    @discardableResult
+    func recorded(_ event: TrackedEvent, offeringImplicitTrigger: Bool = true) -> TrackedEvent {
         if event.name == "paywall_open" { device.templateInputsChanged() }
-        if event.isSuperwallEvent {
-            host.delegate?.handleSuperwallEvent(event)
-            if offeringImplicitTrigger, let trigger = ImplicitTrigger(eventName: event.name) {
-                offerImplicitTrigger(trigger, event: event)
-            }
+        if event.isSuperwallEvent, offeringImplicitTrigger, let trigger = ImplicitTrigger(eventName: event.name) {
+            offerImplicitTrigger(trigger, event: event)
         }
         return event
     }

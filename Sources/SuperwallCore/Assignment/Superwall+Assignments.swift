@@ -129,7 +129,7 @@ extension Superwall {
         guard let current = session else { throw .notConfigured }
         let new = status.resolved
         let old = current.subscriptionStatus
-        if isTestModeActive, !byHost { purchases.testModeStatus = new }
+        if isTestModeActive, !byHost { purchases.testModeSet(new) }
         guard new != old else { return new }
         try persisting { try current.store.set(new, for: .subscriptionStatus) }
         session?.subscriptionStatus = new

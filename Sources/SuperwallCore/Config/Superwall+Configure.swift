@@ -122,7 +122,7 @@ extension Superwall {
     /// or another, opens it at once. A call after it that needs the store fails with `storage`.
     public func endSession() async {
         configLoading.watcher = nil
-        await tracking.queue?.stop()
+        await tracker.end()?.stop()
         session?.directory.close()
     }
 
@@ -201,7 +201,7 @@ extension Superwall {
     /// per user, and a new session.
     private func trackLaunchEvents() {
         guard let session else { return }
-        tracking.startAppSession(random.uuid().uuidString)
+        tracker.startAppSession(random.uuid().uuidString)
         if (try? session.store.value(.didTrackAppInstall)) != true {
             track(
                 "app_install",
@@ -424,8 +424,9 @@ extension Superwall {
         warnOfAnUnknownBundleId(against: config)
         announceTestMode()
         session?.status = .configured
-        tracking.suppressesVerboseEvents =
+        tracker.suppressVerboseEvents(
             config.featureFlags.disableVerboseEvents && session?.deviceFacts.isSandbox == false && !isTestModeActive
+        )
         session?.configError = nil
         paywalls.loaded = paywalls.loaded.filter {
             config.paywall(identifier: $0.key)?.cacheKey == $0.value.paywall.cacheKey

@@ -9,10 +9,21 @@ final class Redemptions {
     /// Calls waiting until no redemption is in flight.
     let waiters = ParkedContinuations<Void>()
     /// A deep link that arrived before the config was ready; routed once it is.
-    var pendingDeepLink: DeepLink?
+    private(set) var pendingDeepLink: DeepLink?
 
     func begin() {
         inFlight += 1
+    }
+
+    /// Keeps `link` until the config is ready, in place of any kept before.
+    func hold(_ link: DeepLink) {
+        pendingDeepLink = link
+    }
+
+    /// The link kept, which is let go.
+    func takePendingDeepLink() -> DeepLink? {
+        defer { pendingDeepLink = nil }
+        return pendingDeepLink
     }
 
     /// One is over; with none left, the waiters go on.

@@ -12,7 +12,7 @@ extension Superwall {
         try answeringWithoutSuspending { () throws(SuperwallError) -> Bool in
             guard let link = DeepLink(text) else { return false }
             guard session?.status == .configured else {
-                redemptions.pendingDeepLink = link
+                redemptions.hold(link)
                 if link.isUniversalLink || link.redemptionCode != nil { return true }
                 if link.debugToken != nil { return false }
                 return cachedConfig()?.trigger(for: ImplicitTrigger.deepLinkOpen.rawValue) != nil
@@ -23,8 +23,7 @@ extension Superwall {
 
     /// Routes the link kept before the config was ready.
     func routePendingDeepLink() {
-        guard let link = redemptions.pendingDeepLink else { return }
-        redemptions.pendingDeepLink = nil
+        guard let link = redemptions.takePendingDeepLink() else { return }
         _ = route(link)
     }
 

@@ -5,16 +5,28 @@
 /// Owned by the `Superwall` actor, which is the only one to touch it.
 final class DeviceOverrides {
     /// Overrides the device locale until set back to nil.
-    var locale: String? {
+    private(set) var locale: String? {
         didSet { templateInputsChanged() }
     }
     /// "Light" or "Dark" until set back to nil (automatic).
-    var interfaceStyle: String? {
+    private(set) var interfaceStyle: String? {
         didSet { templateInputsChanged() }
     }
     /// The wrapper SDK driving the bridge, reported in place of the bridge itself.
-    var platformWrapper: (name: String, version: String)? {
+    private(set) var platformWrapper: (name: String, version: String)? {
         didSet { templateInputsChanged() }
+    }
+
+    func override(locale: String?) {
+        self.locale = locale
+    }
+
+    func override(interfaceStyle: String?) {
+        self.interfaceStyle = interfaceStyle
+    }
+
+    func override(platformWrapper name: String, version: String) {
+        platformWrapper = (name, version)
     }
 
     /// Changes whenever an input of the device template may have: these overrides, the

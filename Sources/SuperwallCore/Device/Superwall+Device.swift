@@ -7,14 +7,14 @@ extension Superwall {
     /// SuperwallKit's `localeIdentifier` option: the locale reported in device attributes
     /// (and used for paywalls); nil goes back to the device's own.
     public func setLocaleIdentifier(_ identifier: String?) {
-        device.locale = identifier
+        device.override(locale: identifier)
     }
 
     /// SuperwallKit's `setPlatformWrapper(_:version:)`: a wrapper SDK (Flutter, Expo, ...) says
     /// who it is; the device attributes (`platformWrapper`, `platformWrapperVersion`) and the
     /// API's `X-Platform-Wrapper` headers report it instead of the bridge.
     public func setPlatformWrapper(_ name: String, version: String) {
-        device.platformWrapper = (name, version)
+        device.override(platformWrapper: name, version: version)
     }
 
     public enum InterfaceStyle: String, Sendable {
@@ -26,7 +26,7 @@ extension Superwall {
     /// Tracks `device_attributes` after the change, as SuperwallKit does.
     public func setInterfaceStyle(_ style: InterfaceStyle?) throws(SuperwallError) {
         try answeringWithoutSuspending { () throws(SuperwallError) -> Void in
-            device.interfaceStyle = style?.rawValue
+            device.override(interfaceStyle: style?.rawValue)
             if session != nil { trackDeviceAttributes() }
         }
     }

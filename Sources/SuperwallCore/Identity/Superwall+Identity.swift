@@ -227,7 +227,7 @@ extension Superwall {
             let updated = current
             try persisting { try updated.store.setUserAttributes(changedKeys, of: updated.userAttributes) }
             session = updated
-            var event = makeEvent(
+            var event = tracker.makeEvent(
                 "user_attributes",
                 ["application_installed_at": .string(installedAt)],
                 custom: updated.userAttributes

@@ -227,7 +227,7 @@ extension Superwall {
         let events =
             [
                 PageEvents.accept64([
-                    ["event_name": "event_tracking_behavior", "behavior": .string(tracking.behavior.rawValue)]
+                    ["event_name": "event_tracking_behavior", "behavior": .string(tracker.behavior.rawValue)]
                 ]),
                 templates(for: paywall).accept64,
                 paywall.paywall.paywalljsEvent,

@@ -96,7 +96,7 @@ extension Superwall {
             name: placement,
             isSuperwallEvent: false,
             superwallParameters: [
-                "is_feature_gatable": .bool(false), "app_session_id": .string(tracking.appSessionId),
+                "is_feature_gatable": .bool(false), "app_session_id": .string(tracker.appSessionId),
             ],
             customParameters: params,
             createdAt: clock.now()

@@ -84,7 +84,7 @@ extension Superwall {
                     )
                     return nil
                 }
-                let event = makeEvent(
+                let event = tracker.makeEvent(
                     name,
                     current.info.placementParameters.merging(
                         ["name": .string(name)],
@@ -123,7 +123,7 @@ extension Superwall {
     private func userClosed(_ current: PresentedPaywall) async {
         guard await askSurvey(of: current, closingAs: .declined, for: .manualClose), paywalls.open?.id == current.id
         else { return }
-        let decline = makeEvent(
+        let decline = tracker.makeEvent(
             ImplicitTrigger.paywallDecline.rawValue,
             current.info.placementParameters,
             custom: current.info.audienceFilterParameters,

@@ -57,16 +57,10 @@ extension Superwall {
     /// Tracks a placement the app registered, as it tracked it last when nothing that decides
     /// its params changed (`RepeatedEvent`), and answers it as the pipeline reads it.
     private func trackRegistered(_ name: String, params: [String: JSON], hasFeature: Bool) -> PlacementData {
-        var (event, memo) = trackRepeating(
-            name,
-            key: RegisteredPlacement(name: name, params: params, hasFeature: hasFeature),
-            remembered: tracking.lastRegisteredPlacement,
-            custom: params,
-            isSuperwallEvent: false
-        ) { ["is_feature_gatable": .bool(hasFeature)] }
-        let audienceParameters = memo.audienceParameters ?? event.audienceParameters
-        memo.audienceParameters = audienceParameters
-        tracking.lastRegisteredPlacement = memo
+        let (event, audienceParameters) = tracker.recordRegistered(
+            RegisteredPlacement(name: name, params: params, hasFeature: hasFeature)
+        )
+        recorded(event)
         return PlacementData(event, audienceParameters: audienceParameters, sourceType: "register")
     }
 
@@ -80,7 +74,7 @@ extension Superwall {
         decided: (@Sendable () -> Void)? = nil
     ) async throws(SuperwallError) -> PresentationResult {
         guard session != nil else { throw .notConfigured }
-        let event = makeEvent(placement, custom: params, isSuperwallEvent: false)
+        let event = tracker.makeEvent(placement, custom: params, isSuperwallEvent: false)
         var placementData = PlacementData(event, sourceType: nil)
         placementData.decided = decided
         switch await runPipeline(.getPresentationResult, placementData) {
@@ -150,7 +144,10 @@ extension Superwall {
             if await waitForConfig() == nil, let triggers = session?.config?.triggers {
                 track("confirm_all_assignments")
                 for trigger in triggers {
-                    _ = await runPipeline(.confirmAll, PlacementData(makeEvent(trigger.placementName), sourceType: nil))
+                    _ = await runPipeline(
+                        .confirmAll,
+                        PlacementData(tracker.makeEvent(trigger.placementName), sourceType: nil)
+                    )
                 }
                 for task in paywalls.confirmationsInFlight.values { await task.value }
             }

@@ -232,12 +232,12 @@ extension Superwall {
 
     func trackTriggerFire(_ placement: PlacementData, _ result: TriggerResult) {
         if case .noAudienceMatch(let unmatched) = result {
-            tracking.lastUnmatchedTriggerFire =
-                trackRepeating(
-                    "trigger_fire",
-                    key: UnmatchedPlacement(placement: placement.name, unmatched: unmatched),
-                    remembered: tracking.lastUnmatchedTriggerFire
-                ) { triggerFireParameters(placement, result) }.memo
+            recorded(
+                tracker.recordUnmatchedTriggerFire(UnmatchedPlacement(placement: placement.name, unmatched: unmatched))
+                {
+                    triggerFireParameters(placement, result)
+                }
+            )
         } else {
             track("trigger_fire", triggerFireParameters(placement, result))
         }
@@ -281,12 +281,6 @@ extension Superwall {
             track("paywallPresentationRequest", withExpression)
             return
         }
-        tracking.lastPresentationRequest =
-            trackRepeating(
-                "paywallPresentationRequest",
-                key: [placement.name, kind.wireName, status, reason ?? ""],
-                remembered: tracking.lastPresentationRequest,
-                parameters
-            ).memo
+        recorded(tracker.recordPresentationRequest([placement.name, kind.wireName, status, reason ?? ""], parameters))
     }
 }

@@ -73,7 +73,7 @@ extension Superwall {
             var custom = current.info.audienceFilterParameters
             custom["survey_selected_option_title"] = .string(option.title)
             custom["survey_custom_response"] = text.map(JSON.string) ?? .null
-            let response = makeEvent(
+            let response = tracker.makeEvent(
                 ImplicitTrigger.surveyResponse.rawValue,
                 parameters,
                 custom: custom,

@@ -110,16 +110,13 @@ extension Superwall {
     /// since every purchase is then simulated and the purchase controller is never asked.
     func announceTestMode() {
         let reason = testModeReason
-        guard reason != purchases.announcedTestMode else { return }
-        purchases.announcedTestMode = reason
+        guard purchases.testModeChanges(to: reason) else { return }
         if let reason {
             Self.logger.warning(
                 "test mode is on (\(reason.message)): purchases and restores are simulated, entitlements are granted without a store, the purchase controller is not called, and device.isSandbox is \"true\""
             )
         } else {
             Self.logger.notice("test mode is off: purchases go to the purchase controller again")
-            // SuperwallKit clears test mode's state when it turns off.
-            purchases.testModeStatus = nil
         }
     }
 
@@ -191,7 +188,7 @@ extension Superwall {
                 subject: subject
             )
             // SuperwallKit flushes its queue right after a completed transaction.
-            Task.detached(executorPreference: offload) { [weak queue = tracking.queue] in
+            Task.detached(executorPreference: offload) { [weak queue = tracker.queue] in
                 await queue?.flush()
             }
             track(product.purchaseEventName, parameters, custom: custom, subject: subject)
@@ -386,7 +383,7 @@ extension Superwall {
         }
         parameters["id"] = .string(random.uuid().uuidString)
         parameters["config_request_id"] = .string(session?.config?.requestId ?? "")
-        parameters["app_session_id"] = .string(tracking.appSessionId)
+        parameters["app_session_id"] = .string(tracker.appSessionId)
         parameters["state"] = "PURCHASED"
         parameters["store_transaction_id"] = .string(transactionId)
         parameters["original_transaction_identifier"] = .string(transactionId)
