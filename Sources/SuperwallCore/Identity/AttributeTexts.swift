@@ -2,9 +2,8 @@
 ///
 /// Every `setUserAttributes` carries all the attributes three times: in its answer, in the
 /// `user_attributes` event it tracks, and in that event's delegate copy. Near the 10,000-member
-/// bound that is a megabyte, and writing it again on every call cost a one-key change 90M
-/// instructions. Kept beside the attributes, only the members a change names are written; the
-/// rest is copied.
+/// bound that is a megabyte, which, written anew, would be most of what a one-key change costs.
+/// Kept beside the attributes, only the members a change names are written; the rest is copied.
 public struct AttributeTexts: Sendable {
     struct Member: Sendable {
         let key: String
