@@ -65,7 +65,7 @@ def core_boundaries() -> list[str]:
 # A task that names no executor, or names the global one, runs on Swift's cooperative pool,
 # which the bridge keeps off its serving path (docs/concurrency.md). The command line's own
 # tools (BridgeCommandLine, FakeAPI) may use it.
-UNSCHEDULED_TASK = re.compile(r"\bTask(?:\.detached)?\s*\{|globalConcurrentExecutor|\bTask(?:\.detached)?\(priority")
+UNSCHEDULED_TASK = re.compile(r"(?<!-> )\bTask(?:\.detached)?(?:<[^>]*>)?\s*\{|globalConcurrentExecutor|\bTask(?:\.detached)?\(priority")
 SERVING_MODULES = ["Executors", "JSONRPC", "SuperwallCore", "BridgeServer", "SuperwallBridgeEmbedding"]
 
 
@@ -91,12 +91,6 @@ COMPONENTS = {
     "Paywalls": "Presentation/Paywalls.swift",
     "ConfigLoading": "Config/ConfigLoading.swift",
 }
-# Fields the actor's flows still write directly, each to move behind its component's methods.
-WRITTEN_BY_THE_ACTOR = {
-    "Paywalls": {"open", "lastDismissedInfo", "loaded", "preloading", "pageEffects", "confirmationsInFlight"},
-    "ConfigLoading": {"failedConfigure", "watcher", "watchedFileRefreshQueued", "backgroundRefresh",
-                      "warnedOfUnknownBundleId"},
-}
 OPEN_FIELD = re.compile(r"^    (?:(?:nonisolated|internal|public)\s+)*var\s+(\w+)")
 
 
@@ -112,7 +106,7 @@ def component_ownership() -> list[str]:
         end = next(i for i in range(start, len(lines)) if lines[i] == "}")
         for index in range(start + 1, end):
             match = OPEN_FIELD.match(lines[index])
-            if not match or match.group(1) in WRITTEN_BY_THE_ACTOR.get(component, set()):
+            if not match:
                 continue
             declaration = lines[index].rstrip()
             computed = declaration.endswith("{") and "didSet" not in lines[index + 1]

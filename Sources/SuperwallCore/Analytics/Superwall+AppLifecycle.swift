@@ -29,9 +29,11 @@ extension Superwall {
             // SuperwallKit refreshes on a new app session only under the config's
             // `enable_config_refresh_v2`.
             if session.config?.featureFlags.enableConfigRefreshV2 == true, configLoading.backend != nil {
-                configLoading.backgroundRefresh = startTask { superwall in
-                    _ = try? await superwall.refreshConfiguration()
-                }
+                configLoading.runsInBackground(
+                    startTask { superwall in
+                        _ = try? await superwall.refreshConfiguration()
+                    }
+                )
             }
         }
     }

@@ -23,14 +23,17 @@ extension Superwall {
             variantId: assignment.variant.id
         )
         let request = apiRequest(attemptTimeout: 10)
-        paywalls.confirmationsInFlight[experiment.id] = startTask { superwall in
-            let confirmed = (try? await server.confirmAssignments([confirmation], request: request)) != nil
-            superwall.confirmationFinished(confirmation, confirmed: confirmed)
-        }
+        paywalls.confirming(
+            experiment.id,
+            in: startTask { superwall in
+                let confirmed = (try? await server.confirmAssignments([confirmation], request: request)) != nil
+                superwall.confirmationFinished(confirmation, confirmed: confirmed)
+            }
+        )
     }
 
     private func confirmationFinished(_ confirmation: AssignmentConfirmation, confirmed: Bool) {
-        paywalls.confirmationsInFlight[confirmation.experimentId] = nil
+        paywalls.confirmed(confirmation.experimentId)
         guard confirmed, var assignment = session?.assignments[confirmation.experimentId],
             assignment.variant.id == confirmation.variantId
         else { return }

@@ -51,7 +51,7 @@ extension Superwall {
         do {
             session = try openSession(apiKey: apiKey, options: options)
         } catch {
-            configLoading.failedConfigure = error
+            configLoading.failed(error)
             return ConfigureStart(stage: .done(ConfigureOutcome(status: .failed, userId: nil, error: error)))
         }
         let backend = options.configSource.backend
@@ -121,7 +121,7 @@ extension Superwall {
     /// directory closes (`DataDirectory.close()`), so the next session on it, in this process
     /// or another, opens it at once. A call after it that needs the store fails with `storage`.
     public func endSession() async {
-        configLoading.watcher = nil
+        configLoading.end()
         await tracker.end()?.stop()
         session?.directory.close()
     }
@@ -333,16 +333,18 @@ extension Superwall {
     /// A fetch with the full retries that replaces the config when it succeeds, and leaves
     /// the config in use alone when it does not.
     private func refreshInBackground(from source: any ConfigSource, options: ConfigureOptions) {
-        configLoading.backgroundRefresh = startTask { superwall in
-            await superwall.inTurn(of: superwall.configLoading.refreshes) {
-                try? await superwall.fetchAndAdopt(
-                    from: source,
-                    cachedBuildId: superwall.config?.buildId,
-                    maxRetries: options.maxConfigRetryCount,
-                    timeLimit: options.timeouts.config
-                )
+        configLoading.runsInBackground(
+            startTask { superwall in
+                await superwall.inTurn(of: superwall.configLoading.refreshes) {
+                    try? await superwall.fetchAndAdopt(
+                        from: source,
+                        cachedBuildId: superwall.config?.buildId,
+                        maxRetries: options.maxConfigRetryCount,
+                        timeLimit: options.timeouts.config
+                    )
+                }
             }
-        }
+        )
     }
 
     /// Waits for the last background config refresh (of `configure` or a new app session),
@@ -428,9 +430,7 @@ extension Superwall {
             config.featureFlags.disableVerboseEvents && session?.deviceFacts.isSandbox == false && !isTestModeActive
         )
         session?.configError = nil
-        paywalls.loaded = paywalls.loaded.filter {
-            config.paywall(identifier: $0.key)?.cacheKey == $0.value.paywall.cacheKey
-        }
+        paywalls.evictLoaded { config.paywall(identifier: $0)?.cacheKey == $1.paywall.cacheKey }
         chooseAssignments()
         if let refresh {
             track(
@@ -453,10 +453,9 @@ extension Superwall {
     /// Once a session: a config that names the app's bundle id (`bundle_id_config`) when the
     /// client gave none, so SuperwallKit's automatic test mode by bundle cannot apply.
     private func warnOfAnUnknownBundleId(against config: Config) {
-        guard let session, !session.deviceFacts.isBundleIdFromClient, !configLoading.warnedOfUnknownBundleId,
-            let configured = config.bundleIdConfig, !configured.isEmpty
+        guard let session, !session.deviceFacts.isBundleIdFromClient, let configured = config.bundleIdConfig,
+            !configured.isEmpty, configLoading.sayingUnknownBundleId()
         else { return }
-        configLoading.warnedOfUnknownBundleId = true
         Self.logger.warning(
             "the config names the app's bundle id (bundle_id_config \(configured)) but configure gave none: automatic test mode by bundle mismatch is off; set configure's device.bundleId to the app's bundle id"
         )

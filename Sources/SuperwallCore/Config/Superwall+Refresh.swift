@@ -182,9 +182,11 @@ extension Superwall {
     func watchConfigFile(of backend: SuperwallBackend) {
         guard let path = backend.watchedFile else { return }
         do {
-            configLoading.watcher = try ConfigFileWatcher(path: path) { [weak self, offload] in
-                Task(executorPreference: offload) { await self?.refreshForWatchedFile() }
-            }
+            configLoading.watch(
+                with: try ConfigFileWatcher(path: path) { [weak self, offload] in
+                    Task(executorPreference: offload) { await self?.refreshForWatchedFile() }
+                }
+            )
         } catch {
             host.delegate?.configDidRefresh(
                 ConfigRefresh(buildId: config?.buildId, error: .configUnavailable("\(error)"))
@@ -195,8 +197,7 @@ extension Superwall {
     /// One refresh for any number of changes that arrive before it starts reading the file:
     /// a change after that queues the next one.
     private func refreshForWatchedFile() async {
-        guard !configLoading.watchedFileRefreshQueued else { return }
-        configLoading.watchedFileRefreshQueued = true
-        _ = try? await refreshConfiguration(onTurn: { configLoading.watchedFileRefreshQueued = false })
+        guard configLoading.watchedFileChanged() else { return }
+        _ = try? await refreshConfiguration(onTurn: { configLoading.refreshRead() })
     }
 }

@@ -123,12 +123,11 @@ extension Superwall {
     /// host that does not answer within `timeouts.pageEffect` is given up on.
     func request(_ effect: PageEffect, on paywall: PresentedPaywall?) {
         guard let paywall, let presenter = host.presenter else { return }
-        if case .loadingState(let state) = effect, paywalls.open?.id == paywall.id {
-            paywalls.open?.page.loadingState = state
+        if case .loadingState(let state) = effect {
+            paywalls.changeOpen(paywall.id) { $0.page.loadingState = state }
         }
-        let (previous, limit, sessionId) = (paywalls.pageEffects, timeouts.pageEffect, paywall.id)
-        paywalls.pageEffects = Task(executorPreference: offload) {
-            await previous?.value
+        let (limit, sessionId) = (timeouts.pageEffect, paywall.id)
+        paywalls.queuePageEffect(on: offload) {
             _ = await withDeadline(limit, fallback: nil) { try? await presenter.perform(effect, sessionId: sessionId) }
         }
     }
@@ -211,10 +210,11 @@ extension Superwall {
     /// the editor's text, then what was held for it.
     private func pageDidPing(_ version: String, _ paywall: PresentedPaywall) {
         guard paywalls.open?.id == paywall.id else { return }
-        paywalls.open?.page.paywalljsVersion = version
-        paywalls.open?.info.paywalljsVersion = version
-        if paywalls.open?.info.loadTimes.webViewComplete == nil {
-            paywalls.open?.info.loadTimes.webViewComplete = clock.now()
+        let now = clock.now()
+        paywalls.changeOpen(paywall.id) { open in
+            open.page.paywalljsVersion = version
+            open.info.paywalljsVersion = version
+            if open.info.loadTimes.webViewComplete == nil { open.info.loadTimes.webViewComplete = now }
         }
         let paywall = paywalls.open ?? paywall
         track(
@@ -223,7 +223,7 @@ extension Superwall {
             subject: EventSubject(paywallInfo: paywall.info)
         )
         let held = paywalls.open?.page.held ?? []
-        paywalls.open?.page.held = []
+        paywalls.changeOpen(paywall.id) { $0.page.held = [] }
         let events =
             [
                 PageEvents.accept64([
@@ -291,7 +291,7 @@ extension Superwall {
         let event = PageEvents.lifecycle(name, paywall: paywall.paywall, payload: payload)
         let isHeld = name == "paywall_open" || name == "paywall_close"
         if isHeld, paywalls.open?.id == paywall.id, paywalls.open?.page.paywalljsVersion == nil {
-            paywalls.open?.page.held.append(event)
+            paywalls.changeOpen(paywall.id) { $0.page.held.append(event) }
             return
         }
         presenter.passToPage(event, sessionId: paywall.id)

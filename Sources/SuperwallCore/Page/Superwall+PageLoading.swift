@@ -119,8 +119,10 @@ extension Superwall {
                     await closePaywall(result: .declined, closeReason: .webViewFailedToLoad)
                     return .close
                 }
-                paywalls.open?.page.loader?.processReloads = reloads + 1
-                paywalls.open?.page.paywalljsVersion = nil
+                paywalls.changeOpen(current.id) { open in
+                    open.page.loader?.processReloads = reloads + 1
+                    open.page.paywalljsVersion = nil
+                }
                 return .reload
             case .exit:
                 await closePaywall(result: .declined, closeReason: .systemLogic)
@@ -136,7 +138,7 @@ extension Superwall {
             return .close
         }
         let (next, failedURL) = loader.failed(random: random)
-        paywalls.open?.page.loader = loader
+        paywalls.changeOpen(current.id) { $0.page.loader = loader }
         trackLoadFailure(reason, urls: failedURL.map { [$0] } ?? [], current)
         switch next {
         case .success(let target):

@@ -1,3 +1,4 @@
+import Executors
 import Foundation
 
 /// The paywalls: the one on screen, those loaded and preloading, the presentations waiting
@@ -6,23 +7,104 @@ import Foundation
 /// Owned by the `Superwall` actor, which is the only one to touch it.
 final class Paywalls {
     /// The paywall on screen; one at a time.
-    var open: PresentedPaywall?
+    private(set) var open: PresentedPaywall?
     /// The info of the last paywall dismissed, as it was when it began to close.
-    var lastDismissedInfo: PaywallInfo?
+    private(set) var lastDismissedInfo: PaywallInfo?
     /// Presentations, one at a time in the order they were asked for.
     let presentationQueue = TurnQueue()
     /// Paywalls loaded so far, with the presentation id each load was given.
-    var loaded: [String: LoadedPaywall] = [:]
+    private(set) var loaded: [String: LoadedPaywall] = [:]
     /// The last preload started: each waits for the one before (Superwall+Preloading.swift).
-    var preloading: Task<[String], Never>?
+    private(set) var preloading: Task<[String], Never>?
     /// The last page effect asked of the host: each waits for the one before, so that the
     /// host sees them in order without the page's messages waiting on them.
-    var pageEffects: Task<Void, Never>?
+    private(set) var pageEffects: Task<Void, Never>?
     /// Confirmations of assignments being posted, by experiment id.
-    var confirmationsInFlight: [String: Task<Void, Never>] = [:]
+    private(set) var confirmationsInFlight: [String: Task<Void, Never>] = [:]
     /// Actions on a paywall the host has shown but the SDK has not yet marked shown (its
     /// `paywall_open` not yet tracked): they wait, as a user cannot tap what has not appeared.
     let shownWaiters = ParkedContinuations<Bool>()
+
+    // MARK: The paywall on screen: opened, shown, closing, closed
+
+    /// `presented` is on screen from now, its page loading.
+    func opened(_ presented: PresentedPaywall) {
+        open = presented
+    }
+
+    /// The host showed the paywall `id`.
+    func shown(_ id: String) {
+        if open?.id == id { open?.isShown = true }
+    }
+
+    /// Begins to close the paywall on screen: answers it as it was, or nil when none is on
+    /// screen or it is closing already.
+    func beginClosing() -> PresentedPaywall? {
+        guard let closing = open, !closing.isClosing else { return nil }
+        open?.isClosing = true
+        return closing
+    }
+
+    /// `info` is the last dismissed paywall's, as it began to close or as its page left it.
+    func dismissed(_ info: PaywallInfo) {
+        lastDismissedInfo = info
+    }
+
+    /// The paywall `id` is gone (closed, or never shown): another may open.
+    func closed(_ id: String) {
+        if open?.id == id { open = nil }
+    }
+
+    /// Changes what is kept of the paywall on screen while it is `id`: its page's state, the
+    /// survey shown on it.
+    func changeOpen(_ id: String, _ change: (inout PresentedPaywall) -> Void) {
+        guard open?.id == id else { return }
+        change(&open!)
+    }
+
+    // MARK: Loading and preloading
+
+    func keepLoaded(_ paywall: LoadedPaywall, as identifier: String) {
+        loaded[identifier] = paywall
+    }
+
+    /// Keeps only the loaded paywalls `isCurrent` accepts: a new config evicts what it changed.
+    func evictLoaded(keeping isCurrent: (String, LoadedPaywall) -> Bool) {
+        loaded = loaded.filter { isCurrent($0.key, $0.value) }
+    }
+
+    /// Runs `preload` on `executor` once the preloads started before it have ended.
+    func queuePreload(
+        on executor: OffloadExecutor,
+        _ preload: @escaping @Sendable () async -> [String]
+    ) -> Task<[String], Never> {
+        let previous = preloading
+        let turn = Task(executorPreference: executor) {
+            _ = await previous?.value
+            return await preload()
+        }
+        preloading = turn
+        return turn
+    }
+
+    // MARK: Work around the paywalls
+
+    /// Runs `effect` on `executor` once the page effects asked before it are done.
+    func queuePageEffect(on executor: OffloadExecutor, _ effect: @escaping @Sendable () async -> Void) {
+        let previous = pageEffects
+        pageEffects = Task(executorPreference: executor) {
+            await previous?.value
+            await effect()
+        }
+    }
+
+    func confirming(_ experimentId: String, in confirmation: Task<Void, Never>) {
+        confirmationsInFlight[experimentId] = confirmation
+    }
+
+    func confirmed(_ experimentId: String) {
+        confirmationsInFlight[experimentId] = nil
+    }
 }
 
 extension Superwall {

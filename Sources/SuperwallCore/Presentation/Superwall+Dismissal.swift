@@ -22,8 +22,7 @@ extension Superwall {
     /// Takes the paywall down: `willDismiss`, the host, `paywall_close`, `didDismiss`, and
     /// the flow's end unless another paywall replaces this one.
     func closePaywall(result: PaywallResult, closeReason: PaywallCloseReason) async {
-        guard var closing = paywalls.open, !closing.isClosing else { return }
-        paywalls.open?.isClosing = true
+        guard var closing = paywalls.beginClosing() else { return }
         closing.info.closeReason = closeReason
         var info = closing.info
         let sessionId = closing.id
@@ -31,7 +30,7 @@ extension Superwall {
         DecisionLog.paywallPresentation.debug(
             "dismissing paywall \(info.identifier) (session \(sessionId)): \(result), close reason \(closeReason.rawValue)"
         )
-        paywalls.lastDismissedInfo = info
+        paywalls.dismissed(info)
         host.delegate?.willDismissPaywall(info)
         if let presenter = host.presenter {
             let dismissing = info
@@ -46,10 +45,10 @@ extension Superwall {
             // SuperwallKit reads the page's state once it is gone; `didDismiss` has it.
             if let pageState {
                 info.state = pageState
-                paywalls.lastDismissedInfo = info
+                paywalls.dismissed(info)
             }
         }
-        if paywalls.open?.id == closing.id { paywalls.open = nil }
+        paywalls.closed(closing.id)
         if closing.page.paywalljsVersion != nil {
             host.presenter?.passToPage(
                 PageEvents.lifecycle("paywall_close", paywall: closing.paywall),

@@ -39,13 +39,7 @@ extension Superwall {
 
     /// Waits for the preload before it, then preloads; answers the paywalls it chose.
     private func preload(placements: Set<String>?) async -> [String] {
-        let previous = paywalls.preloading
-        let turn = Task<[String], Never> {
-            _ = await previous?.value
-            return await self.preloadNow(placements: placements)
-        }
-        paywalls.preloading = turn
-        return await turn.value
+        await paywalls.queuePreload(on: offload) { [self] in await preloadNow(placements: placements) }.value
     }
 
     private func preloadNow(placements: Set<String>?) async -> [String] {

@@ -373,7 +373,7 @@ extension Superwall {
             }
         }
         if let failure {
-            if paywalls.open?.id == presented.id { paywalls.open = nil }
+            paywalls.closed(presented.id)
             paywalls.shownWaiters.resumeAll(false)
             return .failed(failure)
         }
@@ -402,14 +402,14 @@ extension Superwall {
             presentedBy: presentedBy
         )
         let page = startLoadingPage(of: &presented)
-        paywalls.open = presented
+        paywalls.opened(presented)
         return (presented, page)
     }
 
     /// What happens once a paywall is on screen: its occurrence counts, `paywall_open`,
     /// the delegate, then the handler.
     private func didShow(_ presented: PresentedPaywall, occurrence: Occurrence?) {
-        if paywalls.open?.id == presented.id { paywalls.open?.isShown = true }
+        paywalls.shown(presented.id)
         defer { paywalls.shownWaiters.resumeAll(true) }
         if let occurrence { recordOccurrence(occurrence) }
         DecisionLog.paywallPresentation.debug(

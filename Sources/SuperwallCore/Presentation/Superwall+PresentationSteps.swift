@@ -136,7 +136,7 @@ extension Superwall {
             guard !loaded.requestedFor.contains(request) else { return .success(loaded) }
             track("paywallResponseLoad_start", triggered)
             loaded.requestedFor.insert(request)
-            paywalls.loaded[identifier] = loaded
+            paywalls.keepLoaded(loaded, as: identifier)
             track("paywallResponseLoad_complete", triggered)
             return .success(loaded)
         }
@@ -177,7 +177,7 @@ extension Superwall {
             loadStarted: loadStarted,
             loadCompleted: clock.now()
         )
-        paywalls.loaded[identifier] = loaded
+        paywalls.keepLoaded(loaded, as: identifier)
         track("paywallResponseLoad_complete", triggered)
         return .success(loaded)
     }

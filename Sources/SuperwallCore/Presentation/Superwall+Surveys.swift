@@ -86,7 +86,7 @@ extension Superwall {
     }
 
     private func noteSurvey(_ presentation: SurveyPresentation, on current: PresentedPaywall) {
-        if paywalls.open?.id == current.id { paywalls.open?.survey = presentation }
+        paywalls.changeOpen(current.id) { $0.survey = presentation }
     }
 
     /// SuperwallKit's `Survey.shouldAssignHoldout`, inverted: true with the given probability.

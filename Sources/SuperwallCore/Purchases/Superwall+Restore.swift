@@ -126,9 +126,8 @@ extension Superwall {
     /// waits for it. Nothing without a paywall or a host that shows them.
     func show(_ alert: PaywallAlert, on paywall: PresentedPaywall?) {
         guard let paywall, let presenter = host.presenter, presenter.canPresent else { return }
-        let (previous, limit, sessionId) = (paywalls.pageEffects, timeouts.presentation, paywall.id)
-        paywalls.pageEffects = Task(executorPreference: offload) {
-            await previous?.value
+        let (limit, sessionId) = (timeouts.presentation, paywall.id)
+        paywalls.queuePageEffect(on: offload) {
             await withDeadline(limit, fallback: ()) { try? await presenter.showAlert(alert, sessionId: sessionId) }
         }
     }
