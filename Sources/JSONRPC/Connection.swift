@@ -385,8 +385,8 @@ public final class Connection: Sendable {
 
     /// Flushes the output for as long as the client keeps taking it: each flush deadline that
     /// passes with `progressStep` more gone out (64 KiB over a pipe, one message to a callback)
-    /// earns another. A large answer reached a slow reader only in part: a 55 MB batch reply
-    /// was cut at 21 MB after the input closed.
+    /// earns another, so that a large answer (a batch's reply of tens of megabytes) reaches a
+    /// slow reader whole after the input closed.
     private func flushWhileTheClientReads() -> Bool {
         var seen = writer.deliveries
         while !writer.flush(timeout: options.flushTimeout) {

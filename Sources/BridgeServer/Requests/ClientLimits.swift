@@ -9,7 +9,7 @@ public enum ClientLimits {
     /// `userId`, in UTF-8 bytes.
     public static let userIdBytes = 4_096
     /// A placement's name, in UTF-8 bytes: it goes into the log, the placement log and every
-    /// event it tracks (a 5 MB name took 10 s to register).
+    /// event it tracks, each a copy, so a name of megabytes would take seconds to register.
     public static let placementNameBytes = 4_096
     /// `localeIdentifier`, and a platform wrapper's name and version, in UTF-8 bytes.
     public static let nameBytes = 256

@@ -27,9 +27,8 @@ public enum UserAttributes {
     }
 
     /// The members and elements the user's attributes may hold in all, counted at every
-    /// depth. Every `setUserAttributes` stores them whole and tracks them whole in
-    /// `user_attributes`, so without a bound each call cost more than the last (28,000 keys:
-    /// 10 s a call).
+    /// depth. Every `setUserAttributes` answers them whole and tracks them whole in
+    /// `user_attributes`, so without a bound each call would cost more than the last.
     public static let totalMemberLimit = 10_000
 
     /// The members and elements of `attributes` at every depth, counting stopped once past `limit`.

@@ -258,7 +258,7 @@ extension Superwall {
 
     /// The steps that need no wait: the audiences, then what their result means. Not inlined
     /// into the pipeline, whose frame is on the task's heap-allocated stack: every value the
-    /// rules build would have a place in it (a skipped `register`'s frame was 7 KB).
+    /// rules build would have a place in it, kilobytes for every skipped `register`.
     @inline(never)
     private func audienceSteps(_ kind: PipelineKind, _ placement: PlacementData) -> AudienceStepsEnd {
         guard let config = session?.config else { return .ended(.failed(.noConfig("the config is gone"))) }

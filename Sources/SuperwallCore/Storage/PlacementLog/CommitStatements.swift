@@ -4,7 +4,7 @@ import GRDBSQLite
 /// `BEGIN IMMEDIATE`, `COMMIT` and the placement insert, prepared once on the writer's
 /// connection and run with SQLite's own calls, with the journal's mark: a transfer commits
 /// every few dozen rows, and GRDB's statement cache and its bookkeeping around each statement
-/// cost 7k instructions a commit.
+/// would cost thousands of instructions a commit.
 /// Used only inside the writer's queue; finalized before the connection closes.
 final class CommitStatements: @unchecked Sendable {
     let begin: OpaquePointer
