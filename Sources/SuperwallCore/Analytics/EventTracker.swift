@@ -64,8 +64,10 @@ final class EventTracker {
         return queue
     }
 
-    func suppressVerboseEvents(_ suppresses: Bool) {
-        suppressesVerboseEvents = suppresses
+    /// A config is in use: it may keep verbose events off the network, which a sandbox build
+    /// (or test mode) sends all the same.
+    func configDidChange(_ config: Config, isSandbox: Bool) {
+        suppressesVerboseEvents = config.featureFlags.disableVerboseEvents && !isSandbox
     }
 
     func startAppSession(_ id: String) {

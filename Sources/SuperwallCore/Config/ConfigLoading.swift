@@ -32,6 +32,11 @@ final class ConfigLoading {
         explainedOnRefresh = options.explainOnRefresh
     }
 
+    /// A config is in use: the calls waiting for one go on.
+    func configDidChange() {
+        waiters.resumeAll(())
+    }
+
     /// `configure` could not open a session, for `error`.
     func failed(_ error: SuperwallError) {
         failedConfigure = error

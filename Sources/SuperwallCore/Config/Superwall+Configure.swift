@@ -426,11 +426,9 @@ extension Superwall {
         warnOfAnUnknownBundleId(against: config)
         announceTestMode()
         session?.status = .configured
-        tracker.suppressVerboseEvents(
-            config.featureFlags.disableVerboseEvents && session?.deviceFacts.isSandbox == false && !isTestModeActive
-        )
+        tracker.configDidChange(config, isSandbox: session?.deviceFacts.isSandbox != false || isTestModeActive)
         session?.configError = nil
-        paywalls.evictLoaded { config.paywall(identifier: $0)?.cacheKey == $1.paywall.cacheKey }
+        paywalls.configDidChange(config)
         chooseAssignments()
         if let refresh {
             track(
@@ -444,7 +442,7 @@ extension Superwall {
         trackDeviceAttributes()
         // The product → entitlement map may have changed.
         try? refreshCustomerInfo()
-        configLoading.waiters.resumeAll(())
+        configLoading.configDidChange()
         routePendingDeepLink()
         pollWebEntitlements(force: isFirstConfig)
         preloadIfEnabled()

@@ -68,9 +68,9 @@ final class Paywalls {
         loaded[identifier] = paywall
     }
 
-    /// Keeps only the loaded paywalls `isCurrent` accepts: a new config evicts what it changed.
-    func evictLoaded(keeping isCurrent: (String, LoadedPaywall) -> Bool) {
-        loaded = loaded.filter { isCurrent($0.key, $0.value) }
+    /// A config is in use: a loaded paywall it changed (its cache key) or dropped is let go.
+    func configDidChange(_ config: Config) {
+        loaded = loaded.filter { config.paywall(identifier: $0.key)?.cacheKey == $0.value.paywall.cacheKey }
     }
 
     /// Runs `preload` on `executor` once the preloads started before it have ended.
