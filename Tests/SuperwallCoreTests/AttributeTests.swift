@@ -178,4 +178,24 @@ import Testing
     @Test func datesAreISO8601UTCWithMilliseconds() {
         #expect(ISO8601.string(from: Date(timeIntervalSince1970: 1_790_000_000.5)) == "2026-09-21T14:13:20.500Z")
     }
+
+    /// The hand-written formatter agrees with Foundation's to the character: leap days, the
+    /// ends of months, years and centuries, milliseconds at the edge of rounding, and
+    /// seeded random instants of the years it writes; Foundation's writes the rest.
+    @Test func datesAreWrittenAsFoundationsFormatterWritesThem() {
+        let foundation = Date.ISO8601FormatStyle(includingFractionalSeconds: true)
+        var instants: [Double] = [
+            0, 0.0005, 0.9995, 0.9994999, 59.999, 951_782_400, 951_868_799.999, 4_107_542_399.999,
+            1_764_318_550.1235, 253_402_300_799.999, -0.0005, -1.5, 253_402_300_800, -62_135_596_800,
+        ]
+        let random = SeededRandomSource(seed: 42)
+        for _ in 0..<20_000 {
+            instants.append(Double(random.int(in: 0..<253_402_300_800_000)) / 1000)
+            instants.append(Double(random.int(in: 0..<4_000_000_000_000_000)) / 1_000_000)
+        }
+        for instant in instants {
+            let date = Date(timeIntervalSince1970: instant)
+            #expect(ISO8601.string(from: date) == date.formatted(foundation), "\(instant)")
+        }
+    }
 }

@@ -248,8 +248,55 @@ enum DeviceTemplate {
 
 /// ISO-8601 UTC with milliseconds, the one date format of the wire.
 public enum ISO8601 {
+    /// `2026-11-28T08:29:10.123Z`: UTC, milliseconds truncated, as Foundation's
+    /// `ISO8601FormatStyle(includingFractionalSeconds: true)` writes it. Written by hand for
+    /// the years 1970 to 9999 (Foundation's formatter costs a few thousand instructions, and
+    /// every event is stamped with it on its way out); Foundation's for the others.
     public static func string(from date: Date) -> String {
-        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        let sinceReference = date.timeIntervalSinceReferenceDate
+        let wholeSeconds = sinceReference.rounded(.down)
+        guard sinceReference.isFinite, wholeSeconds >= -978_307_200, wholeSeconds < 252_423_993_600 else {
+            return date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+        }
+        let seconds = Int(wholeSeconds) + 978_307_200
+        let milliseconds = min(Int(((sinceReference - wholeSeconds) * 1000).rounded(.down)), 999)
+        let (year, month, day) = civilDate(daysSince1970: seconds / 86_400)
+        let secondOfDay = seconds % 86_400
+        return String(unsafeUninitializedCapacity: 24) { text in
+            func put(_ value: Int, digits: Int, at offset: Int) {
+                var value = value
+                for index in stride(from: offset + digits - 1, through: offset, by: -1) {
+                    text[index] = UInt8(ascii: "0") + UInt8(value % 10)
+                    value /= 10
+                }
+            }
+            put(year, digits: 4, at: 0)
+            put(month, digits: 2, at: 5)
+            put(day, digits: 2, at: 8)
+            put(secondOfDay / 3600, digits: 2, at: 11)
+            put(secondOfDay / 60 % 60, digits: 2, at: 14)
+            put(secondOfDay % 60, digits: 2, at: 17)
+            put(milliseconds, digits: 3, at: 20)
+            (text[4], text[7], text[10], text[13]) = (
+                UInt8(ascii: "-"), UInt8(ascii: "-"), UInt8(ascii: "T"), UInt8(ascii: ":")
+            )
+            (text[16], text[19], text[23]) = (UInt8(ascii: ":"), UInt8(ascii: "."), UInt8(ascii: "Z"))
+            return 24
+        }
+    }
+
+    /// The proleptic Gregorian year, month and day of a day counted from 1970-01-01 (which is
+    /// day 0), by Howard Hinnant's `civil_from_days`.
+    static func civilDate(daysSince1970 days: Int) -> (year: Int, month: Int, day: Int) {
+        let shifted = days + 719_468
+        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
+        let dayOfEra = shifted - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let monthFromMarch = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1
+        let month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
+        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     /// With or without fractional seconds.

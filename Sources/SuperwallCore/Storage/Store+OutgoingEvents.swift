@@ -17,7 +17,9 @@ extension Store {
     public func outgoingEvents(after position: Int64, limit: Int) throws -> [OutgoingEvent] {
         try transferPendingWrites()
         return try database.read { db in
-            let rows = try Row.fetchAll(
+            // Read by column index, through a cursor, and the params without a copy of their
+            // own: every event sent goes through here.
+            let rows = try Row.fetchCursor(
                 db,
                 sql: """
                     SELECT id, eventId, name, createdAtMs, params FROM placement
@@ -25,26 +27,30 @@ extension Store {
                     """,
                 arguments: [position, limit]
             )
-            return rows.map { row in
-                let name: String = row["name"]
-                let params: Data = row["params"]
-                let eventId = (row["eventId"] as Data?).map(Self.uuidText) ?? ""
-                let createdAt = ISO8601.string(from: Date(timeIntervalSince1970: (row["createdAtMs"] as Double) / 1000))
+            var events: [OutgoingEvent] = []
+            while let row = try rows.next() {
+                let name: String = row[2]
+                let eventId = try row.withUnsafeData(atIndex: 1) { $0.map(Self.uuidText) } ?? ""
+                let createdAt = ISO8601.string(from: Date(timeIntervalSince1970: (row[3] as Double) / 1000))
                 // Assembled as bytes, with no string between: `parameters` holds every user
                 // attribute in a `user_attributes` event, a megabyte near their bound.
-                var json: [UInt8] = []
-                json.reserveCapacity(params.count + 160)
-                json.append(contentsOf: #"{"event_id":"#.utf8)
-                JSONStringWriting.appendQuoted(eventId, to: &json)
-                json.append(contentsOf: #","event_name":"#.utf8)
-                JSONStringWriting.appendQuoted(name, to: &json)
-                json.append(contentsOf: #","parameters":"#.utf8)
-                json.append(contentsOf: params)
-                json.append(contentsOf: #","created_at":"#.utf8)
-                JSONStringWriting.appendQuoted(createdAt, to: &json)
-                json.append(UInt8(ascii: "}"))
-                return OutgoingEvent(position: row["id"], text: json)
+                let json = try row.withUnsafeData(atIndex: 4) { params in
+                    var json: [UInt8] = []
+                    json.reserveCapacity((params?.count ?? 4) + 160)
+                    json.append(contentsOf: #"{"event_id":"#.utf8)
+                    JSONStringWriting.appendQuoted(eventId, to: &json)
+                    json.append(contentsOf: #","event_name":"#.utf8)
+                    JSONStringWriting.appendQuoted(name, to: &json)
+                    json.append(contentsOf: #","parameters":"#.utf8)
+                    json.append(contentsOf: params ?? Data("null".utf8))
+                    json.append(contentsOf: #","created_at":"#.utf8)
+                    JSONStringWriting.appendQuoted(createdAt, to: &json)
+                    json.append(UInt8(ascii: "}"))
+                    return json
+                }
+                events.append(OutgoingEvent(position: row[0], text: json))
             }
+            return events
         }
     }
 
