@@ -1,6 +1,6 @@
 /// `timestamp()` and `duration()`: parsing, printing and arithmetic, without Foundation so
 /// that results do not depend on the machine's calendar or time zone.
-enum Chronology {
+public enum Chronology {
     static let nanosPerSecond: Int64 = 1_000_000_000
     /// CEL's range: 0001-01-01T00:00:00Z ... 9999-12-31T23:59:59.999999999Z.
     static let minimumSeconds: Int64 = -62_135_596_800
@@ -234,7 +234,9 @@ enum Chronology {
         return era * 146_097 + dayOfEra - 719_468
     }
 
-    static func civilFromDays(_ days: Int64) -> (Int64, Int64, Int64) {
+    /// The proleptic Gregorian year, month and day of a day counted from 1970-01-01 (day 0),
+    /// by Howard Hinnant's `civil_from_days`.
+    public static func civilFromDays(_ days: Int64) -> (Int64, Int64, Int64) {
         let z = days + 719_468
         let era = (z >= 0 ? z : z - 146_096) / 146_097
         let dayOfEra = z - era * 146_097

@@ -1,4 +1,5 @@
 import Foundation
+import Rules
 import Synchronization
 
 #if canImport(Glibc)
@@ -260,7 +261,7 @@ public enum ISO8601 {
         }
         let seconds = Int(wholeSeconds) + 978_307_200
         let milliseconds = min(Int(((sinceReference - wholeSeconds) * 1000).rounded(.down)), 999)
-        let (year, month, day) = civilDate(daysSince1970: seconds / 86_400)
+        let (year, month, day) = Chronology.civilFromDays(Int64(seconds / 86_400))
         let secondOfDay = seconds % 86_400
         return String(unsafeUninitializedCapacity: 24) { text in
             func put(_ value: Int, digits: Int, at offset: Int) {
@@ -270,9 +271,9 @@ public enum ISO8601 {
                     value /= 10
                 }
             }
-            put(year, digits: 4, at: 0)
-            put(month, digits: 2, at: 5)
-            put(day, digits: 2, at: 8)
+            put(Int(year), digits: 4, at: 0)
+            put(Int(month), digits: 2, at: 5)
+            put(Int(day), digits: 2, at: 8)
             put(secondOfDay / 3600, digits: 2, at: 11)
             put(secondOfDay / 60 % 60, digits: 2, at: 14)
             put(secondOfDay % 60, digits: 2, at: 17)
@@ -283,20 +284,6 @@ public enum ISO8601 {
             (text[16], text[19], text[23]) = (UInt8(ascii: ":"), UInt8(ascii: "."), UInt8(ascii: "Z"))
             return 24
         }
-    }
-
-    /// The proleptic Gregorian year, month and day of a day counted from 1970-01-01 (which is
-    /// day 0), by Howard Hinnant's `civil_from_days`.
-    static func civilDate(daysSince1970 days: Int) -> (year: Int, month: Int, day: Int) {
-        let shifted = days + 719_468
-        let era = (shifted >= 0 ? shifted : shifted - 146_096) / 146_097
-        let dayOfEra = shifted - era * 146_097
-        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36_524 - dayOfEra / 146_096) / 365
-        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
-        let monthFromMarch = (5 * dayOfYear + 2) / 153
-        let day = dayOfYear - (153 * monthFromMarch + 2) / 5 + 1
-        let month = monthFromMarch < 10 ? monthFromMarch + 3 : monthFromMarch - 9
-        return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
     }
 
     /// With or without fractional seconds.
