@@ -46,13 +46,15 @@ extension JSONValue: WireAnswer {
 
 /// `{attributes}`: what the attribute calls answer.
 struct AttributesAnswer: WireAnswer {
-    let attributes: [String: JSON]
-    /// The same, written already (`setUserAttributes`).
-    var texts: AttributeTexts? = nil
+    let wireValue: JSONValue
 
-    var wireValue: JSONValue {
-        if let texts { return ["attributes": .encoded(EncodedJSON(unchecked: texts.objectText))] }
-        return ["attributes": .object(JSONValue.sortedObject(attributes))]
+    init(attributes: [String: JSON]) {
+        wireValue = ["attributes": .object(JSONValue.sortedObject(attributes))]
+    }
+
+    /// Attributes the core keeps written (`setUserAttributes`): copied, not written again.
+    init(written texts: AttributeTexts) {
+        wireValue = ["attributes": .encoded(EncodedJSON(unchecked: texts.objectText))]
     }
 }
 

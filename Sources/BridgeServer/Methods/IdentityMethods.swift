@@ -79,8 +79,7 @@ enum IdentityMethods {
         }
 
         func answer(_ changes: [String: JSON?]) async throws -> AttributesAnswer {
-            let merged = try await core { try await superwall.mergeUserAttributes(changes) }
-            return AttributesAnswer(attributes: merged.attributes, texts: merged.texts)
+            AttributesAnswer(written: try await core { try await superwall.mergeUserAttributes(changes) }.texts)
         }
     }
 

@@ -207,7 +207,7 @@ extension Superwall {
         try answeringWithoutSuspending { () throws(SuperwallError) -> MergedAttributes in
             guard var current = session else { throw .notConfigured }
             let installedAt = ISO8601.string(from: current.appInstalledAt)
-            var texts = current.userAttributeTexts
+            let kept = current.userAttributeTexts
             current.userAttributes = UserAttributes.merge(
                 changes,
                 into: current.userAttributes,
@@ -218,11 +218,8 @@ extension Superwall {
             )
             try Self.checkTotal(of: current.userAttributes)
             let changedKeys = changes.keys.filter { !$0.hasPrefix("$") } + ["applicationInstalledAt"]
-            if texts != nil {
-                texts!.update(changedKeys, from: current.userAttributes)
-            } else {
-                texts = AttributeTexts(current.userAttributes)
-            }
+            var texts = kept ?? AttributeTexts(current.userAttributes)
+            if kept != nil { texts.update(changedKeys, from: current.userAttributes) }
             current.userAttributeTexts = texts
             let updated = current
             try persisting { try updated.store.setUserAttributes(changedKeys, of: updated.userAttributes) }
@@ -232,9 +229,9 @@ extension Superwall {
                 ["application_installed_at": .string(installedAt)],
                 custom: updated.userAttributes
             )
-            event.customParametersText = CustomParametersText(texts!)
+            event.customParametersText = CustomParametersText(texts)
             record(event)
-            return MergedAttributes(attributes: updated.userAttributes, texts: texts!)
+            return MergedAttributes(attributes: updated.userAttributes, texts: texts)
         }
     }
 
