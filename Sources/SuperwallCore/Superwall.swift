@@ -60,6 +60,9 @@ public actor Superwall {
         public var explainOnRefresh: [String] = []
         /// Seeds every random draw of the session (`SeededRandomSource`): a test option.
         public var randomSeed: UInt64?
+        /// Records every presentation's decision, as if each call had asked for it, and keeps
+        /// the last ones (`PresentationDecision`, `Superwall.recentDecisions`).
+        public var recordDecisions = false
 
         public init(
             configSource: any ConfigSource,
@@ -143,8 +146,25 @@ public actor Superwall {
     /// rule whose cost grows with its input (bounded per evaluation, but to milliseconds, not
     /// microseconds). A host whose calls share a thread with other duties moves the
     /// presentations of such a config elsewhere.
-    public nonisolated var evaluatesSlowRules: Bool { rulesCallMatches.load(ordering: .relaxed) }
-    nonisolated let rulesCallMatches = Atomic<Bool>(false)
+    public nonisolated var evaluatesSlowRules: Bool { flags.rulesCallMatches.load(ordering: .relaxed) }
+
+    /// `ConfigureOptions.recordDecisions`: every decision is recorded, and a host answers each
+    /// call's decision as if it had asked for it.
+    public nonisolated var recordsDecisions: Bool { flags.recordsDecisions.load(ordering: .relaxed) }
+
+    /// What a host reads of the session without entering the actor.
+    final class Flags: Sendable {
+        let rulesCallMatches = Atomic<Bool>(false)
+        let recordsDecisions = Atomic<Bool>(false)
+    }
+
+    nonisolated let flags = Flags()
+
+    /// Whether every presentation's decision is recorded now: the session asks for it, or the
+    /// debug log prints each one.
+    public nonisolated var recordsEveryDecision: Bool {
+        recordsDecisions || DecisionLog.paywallPresentation.logLevel <= .debug
+    }
 
     /// The actor runs on a lane rather than the cooperative pool, so that a request's deadline
     /// holds while the pool is busy (see `SerialLane`).
@@ -172,6 +192,7 @@ public actor Superwall {
     let configLoading = ConfigLoading()
     let purchases = Purchases()
     let redemptions = Redemptions()
+    let decisions = RecentDecisions()
 
     public init(
         clock: any WallClock = SystemWallClock(),

@@ -167,10 +167,13 @@ import Testing
             ("configManager", "config build pt-2026-11-20.3 in use"),
             ("identityManager", "identify: user narrated"),
             ("identityManager", "user attributes merged: workouts_completed"),
+            ("paywallPresentation", "register daily_limit_reached: config: already loaded"),
+            ("paywallPresentation", "register daily_limit_reached: subscriptionStatus: INACTIVE, known at once"),
             (
                 "paywallPresentation",
-                "register daily_limit_reached: no audience matched (experiment 2004 rule not true)"
+                "register daily_limit_reached: audiences: no audience matched (experiment 2004 rule not true)"
             ),
+            ("paywallPresentation", "register daily_limit_reached: outcome: skipped (noAudienceMatch)"),
             (
                 "paywallPresentation",
                 "daily_limit_reached: experiment 2004's rule is false, reading user.workouts_completed = 1"

@@ -298,7 +298,8 @@ struct PresentationHarness {
         shouldPreload: Bool = false,
         explainOnRefresh: [String] = [],
         device: [String: JSON] = [:],
-        testModeChooser: (any TestModeChooser)? = nil
+        testModeChooser: (any TestModeChooser)? = nil,
+        recordDecisions: Bool = false
     ) async throws -> PresentationHarness {
         let delegate = PaywallDelegate()
         let clock = FakeClock()
@@ -327,6 +328,7 @@ struct PresentationHarness {
         )
         options.explainOnRefresh = explainOnRefresh
         options.device = device
+        options.recordDecisions = recordDecisions
         _ = try await superwall.configure(apiKey: "pk_test", options: options)
         await superwall.awaitPresentationQueue()
         delegate.clear()

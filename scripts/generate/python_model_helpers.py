@@ -249,3 +249,23 @@ class PlacementExplanationHelpers:
                          else f"paywall {paywall_check.identifier}: not in the config")
         lines.append(outcome)
         return "\n".join(lines) + "\n"
+
+
+class PresentationDecisionHelpers:
+    def __str__(self) -> str:
+        """The decision as the debug log prints it, a line per gate, then the audiences' rules as
+        ``superwall-bridge explain`` prints them."""
+        head = f"#{self.sequence} {self.call} {self.placement}"
+        lines = [head]
+        for gate in self.gates:
+            waited = f" [waited {gate.waited_ms:g} ms]" if gate.waited_ms is not None else ""
+            lines.append(f"  {'✓' if gate.passed else '✗'} {gate.gate}: {gate.detail}{waited}")
+        reason = f" ({self.reason})" if self.reason else ""
+        lines.append(f"  outcome: {self.outcome}{reason}")
+        for number, check in enumerate(self.audiences or [], 1):
+            lines.extend("  " + line for line in check.lines(number, len(self.audiences or [])))
+        return "\n".join(lines) + "\n"
+
+    def gate_named(self, name: str) -> DecisionGate | None:
+        """The gate of that name (the first, for ``paywallOnScreen``, which may run twice)."""
+        return next((gate for gate in self.gates if gate.gate == name), None)

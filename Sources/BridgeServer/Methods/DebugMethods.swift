@@ -107,6 +107,39 @@ enum DebugMethods {
         }
     }
 
+    struct RecentDecisions: BridgeMethod {
+        static let name = "debug/recentDecisions"
+
+        struct Answer: WireAnswer {
+            let decisions: [PresentationDecision]
+            let recordsEveryDecision: Bool
+
+            var wireValue: JSONValue {
+                ["decisions": .array(decisions.map(\.jsonValue)), "recordsEveryDecision": .bool(recordsEveryDecision)]
+            }
+        }
+
+        let superwall: Superwall
+
+        init(_ context: MethodContext) { superwall = context.superwall }
+
+        static func parameters(of request: IncomingRequest) throws(RPCError) -> Int {
+            let kept = PresentationDecision.keptRecently
+            let limit = try Params(request).optionalInt("limit") ?? kept
+            guard (1...kept).contains(limit) else {
+                throw ClientLimits.refuse("params.limit", "must be from 1 to \(kept).", limit: kept)
+            }
+            return limit
+        }
+
+        func answer(_ limit: Int) async -> Answer {
+            Answer(
+                decisions: await superwall.recentDecisions(limit: limit),
+                recordsEveryDecision: superwall.recordsEveryDecision
+            )
+        }
+    }
+
     struct AdvanceClock: BridgeMethod {
         static let name = "debug/advanceClock"
 
@@ -212,6 +245,7 @@ extension MethodTable {
         register(DebugMethods.Echo.self, context)
         register(DebugMethods.EvaluateExpression.self, context)
         register(DebugMethods.ExplainPlacement.self, context)
+        register(DebugMethods.RecentDecisions.self, context)
         register(DebugMethods.AdvanceClock.self, context)
         register(DebugMethods.OverrideAssignment.self, context)
     }

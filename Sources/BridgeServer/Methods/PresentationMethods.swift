@@ -8,10 +8,19 @@ enum PresentationMethods {
     struct PlacementParameters: Sendable {
         let placement: String
         let params: [String: JSON]
+        /// `explain`: whether the answer carries the decision record; nil follows the
+        /// session's `options.recordDecisions`.
+        let explain: Bool?
 
         init(_ params: Params) throws(RPCError) {
             placement = try ClientLimits.placementName(params)
             self.params = [String: JSON](try params.optionalJSONObject("params") ?? [:])
+            explain = try params.optionalBool("explain")
+        }
+
+        /// Where the call's decision record goes, when it answers one.
+        func decisionReceiver(of superwall: Superwall) -> DecisionReceiver? {
+            explain ?? superwall.recordsDecisions ? DecisionReceiver() : nil
         }
     }
 
@@ -64,19 +73,22 @@ enum PresentationMethods {
             )
         }
 
-        func answer(_ parameters: Parameters) async throws -> PresentationOutcome {
+        func answer(_ parameters: Parameters) async throws -> DecidedAnswer<PresentationOutcome> {
             let handler = ClientPresentationHandler(host: host, registerId: parameters.requestId.value)
-            return try await evaluatingRules(of: superwall, order: order) { decided async throws(RPCError) in
+            let receiver = parameters.placement.decisionReceiver(of: superwall)
+            let outcome = try await evaluatingRules(of: superwall, order: order) { decided async throws(RPCError) in
                 try await core {
                     try await superwall.register(
                         placement: parameters.placement.placement,
                         params: parameters.placement.params,
                         hasFeature: parameters.hasFeature,
                         handler: handler,
-                        decided: decided
+                        decided: decided,
+                        decision: receiver
                     )
                 }
             }
+            return DecidedAnswer(answer: outcome, decision: receiver?.decision)
         }
     }
 
@@ -95,16 +107,19 @@ enum PresentationMethods {
             try PlacementParameters(Params(request))
         }
 
-        func answer(_ parameters: PlacementParameters) async throws -> PresentationResult {
-            try await evaluatingRules(of: superwall, order: order) { decided async throws(RPCError) in
+        func answer(_ parameters: PlacementParameters) async throws -> DecidedAnswer<PresentationResult> {
+            let receiver = parameters.decisionReceiver(of: superwall)
+            let result = try await evaluatingRules(of: superwall, order: order) { decided async throws(RPCError) in
                 try await core {
                     try await superwall.presentationResult(
                         for: parameters.placement,
                         params: parameters.params,
-                        decided: decided
+                        decided: decided,
+                        decision: receiver
                     )
                 }
             }
+            return DecidedAnswer(answer: result, decision: receiver?.decision)
         }
     }
 
@@ -136,18 +151,27 @@ enum PresentationMethods {
             )
         }
 
-        func answer(_ parameters: Parameters) async throws -> PaywallPresentation {
+        func answer(_ parameters: Parameters) async throws -> DecidedAnswer<PaywallPresentation> {
             let handler = ClientPresentationHandler(host: host, registerId: parameters.requestId.value)
-            return try await evaluatingRules(of: superwall, order: order) { decided async throws(RPCError) in
-                try await core {
-                    try await superwall.getPaywall(
-                        placement: parameters.placement.placement,
-                        params: parameters.placement.params,
-                        overrides: parameters.overrides,
-                        handler: handler,
-                        decided: decided
-                    )
+            let receiver = parameters.placement.decisionReceiver(of: superwall)
+            do {
+                let presentation = try await evaluatingRules(of: superwall, order: order) {
+                    decided async throws(RPCError) in
+                    try await core {
+                        try await superwall.getPaywall(
+                            placement: parameters.placement.placement,
+                            params: parameters.placement.params,
+                            overrides: parameters.overrides,
+                            handler: handler,
+                            decided: decided,
+                            decision: receiver
+                        )
+                    }
                 }
+                return DecidedAnswer(answer: presentation, decision: receiver?.decision)
+            } catch {
+                // A skip or a failure is an error: the decision that led to it goes in its data.
+                throw error.adding(receiver?.decision)
             }
         }
     }

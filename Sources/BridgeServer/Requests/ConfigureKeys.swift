@@ -23,6 +23,7 @@ enum ConfigureKeys {
                 "timeouts", "eventTrackingBehavior", "isExternalDataCollectionEnabled", "eventFlushIntervalMs",
                 "logging",
                 "localeIdentifier", "enableExperimentalDeviceVariables", "clock", "explainOnRefresh", "randomSeed",
+                "recordDecisions",
             ]
         ),
         ("params.options.logging", ["level", "scopes"]),

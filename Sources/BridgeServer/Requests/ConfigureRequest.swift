@@ -125,6 +125,7 @@ struct ConfigureRequest {
                 ?? (network == .release ? .seconds(20) : .seconds(1))
         )
         configureOptions.explainOnRefresh = explainOnRefresh
+        configureOptions.recordDecisions = try options?.optionalBool("recordDecisions") ?? false
         // Any integer: the bits of a negative one seed as they are.
         configureOptions.randomSeed = try options?.optionalInt("randomSeed").map { UInt64(bitPattern: Int64($0)) }
         configureOptions.networkEnvironment = environment

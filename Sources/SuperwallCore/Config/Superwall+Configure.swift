@@ -56,6 +56,7 @@ extension Superwall {
         }
         let backend = options.configSource.backend
         configLoading.start(from: backend, options: options)
+        flags.recordsDecisions.store(options.recordDecisions, ordering: .relaxed)
         startEventQueue(options)
         trackLaunchEvents()
         return ConfigureStart(stage: .loading(options, backend))
@@ -419,7 +420,7 @@ extension Superwall {
             "config build \(config.buildId) in use: \(config.triggers.count) placements, \(config.paywalls.count) paywalls, \(config.products.count) products\(refresh.map { ", \($0.cacheStatus == "CACHED" ? "from the cache" : "fetched in \(String(format: "%.3f", $0.fetchSeconds)) s after \($0.retryCount) retries")" } ?? ", from the cache")"
         )
         session?.config = config
-        rulesCallMatches.store(
+        flags.rulesCallMatches.store(
             config.triggers.contains { $0.audiences.contains { $0.rule?.mayCallMatches == true } },
             ordering: .relaxed
         )

@@ -110,4 +110,29 @@ final class Paywalls {
 extension Superwall {
     /// The paywall on screen, as it stands.
     var openPaywall: PresentedPaywall? { paywalls.open }
+
+    // MARK: What is on screen
+
+    /// SuperwallKit's `isPaywallPresented`.
+    public var isPaywallPresented: Bool { paywalls.open != nil }
+
+    /// SuperwallKit's `latestPaywallInfo`: the paywall on screen's, else the last dismissed one's.
+    public var latestPaywallInfo: PaywallInfo? { paywalls.open?.info ?? paywalls.lastDismissedInfo }
+
+    /// SuperwallKit's `togglePaywallSpinner(isHidden:)`: shows the paywall's spinner
+    /// (`manualLoading`) over a ready page, or hides the spinner of a manual load or a
+    /// purchase. Answers the loading state asked of the host, nil without a paywall.
+    public func togglePaywallSpinner(isHidden: Bool) -> PageLoadingState? {
+        guard let paywall = paywalls.open else { return nil }
+        let state = paywall.page.loadingState
+        if isHidden, state == .manualLoading || state == .loadingPurchase {
+            request(.loadingState(.ready), on: paywall)
+        } else if !isHidden, state == .ready {
+            request(.loadingState(.manualLoading), on: paywall)
+        }
+        return paywalls.open?.page.loadingState
+    }
+
+    /// The session id of the paywall on screen, once it is shown.
+    public var openSessionId: String? { paywalls.open.flatMap { $0.isShown && !$0.isClosing ? $0.id : nil } }
 }

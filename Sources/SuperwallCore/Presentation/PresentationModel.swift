@@ -24,6 +24,17 @@ enum PipelineKind: Sendable {
     /// The ones whose outcomes are reported by `paywallPresentationRequest` events.
     var tracksOutcome: Bool { self == .presentation || self == .getPaywall }
 
+    /// The call a decision record names (`PresentationDecision.call`); nil for the kinds that
+    /// only check, whose decisions are not kept.
+    func recordedCall(sourceType: String?) -> String? {
+        switch self {
+        case .presentation: sourceType ?? "register"
+        case .getPaywall: "getPaywall"
+        case .getPresentationResult: "getPresentationResult"
+        case .implicitCheck, .declineCheck, .confirmAll: nil
+        }
+    }
+
     /// `paywallPresentationRequest`'s `pipeline_type`.
     var wireName: String {
         switch self {
@@ -49,6 +60,8 @@ struct PlacementData: Sendable {
     var implicitTrigger: ImplicitTrigger?
     /// `getPaywall`'s overrides.
     var overrides: PaywallOverrides?
+    /// Set when the caller asked for the decision (`explain: true`).
+    var decisionReceiver: DecisionReceiver?
     /// Called once the audiences are decided, or as the pipeline starts to wait (see
     /// `Superwall.register(placement:params:hasFeature:handler:decided:)`).
     var decided: (@Sendable () -> Void)?

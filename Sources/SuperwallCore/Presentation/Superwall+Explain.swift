@@ -101,6 +101,27 @@ extension Superwall {
             customParameters: params,
             createdAt: clock.now()
         )
+        return explanation(
+            of: placement,
+            audienceParameters: event.audienceParameters,
+            placedAt: event.createdAt,
+            user: overlay,
+            in: config
+        )
+    }
+
+    /// The explanation of a placement the pipeline is deciding, from the params its rules read.
+    func explanation(of placement: PlacementData, in config: Config) -> PlacementExplanation {
+        explanation(of: placement.name, audienceParameters: placement.params, placedAt: placement.createdAt, in: config)
+    }
+
+    private func explanation(
+        of placement: String,
+        audienceParameters: [String: JSON],
+        placedAt: Date,
+        user overlay: [String: JSON] = [:],
+        in config: Config
+    ) -> PlacementExplanation {
         var explanation = PlacementExplanation(
             placement: placement,
             placementFound: false,
@@ -114,8 +135,8 @@ extension Superwall {
         }
         guard
             let evaluator = audienceEvaluator(
-                params: event.audienceParameters,
-                placedAt: event.createdAt,
+                params: audienceParameters,
+                placedAt: placedAt,
                 userOverlay: overlay
             )
         else { return explanation }

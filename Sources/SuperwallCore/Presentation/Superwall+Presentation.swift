@@ -14,12 +14,14 @@ extension Superwall {
     /// `decided` is called once the placement's audiences are decided, or as it starts to wait
     /// (its turn, the config, the subscription status): a caller that keeps its calls in order
     /// lets the next one go then.
+    /// `decision` is given the decision record once the pipeline has decided.
     public func register(
         placement: String,
         params: [String: JSON] = [:],
         hasFeature: Bool = false,
         handler: (any PresentationHandler)? = nil,
-        decided: (@Sendable () -> Void)? = nil
+        decided: (@Sendable () -> Void)? = nil,
+        decision: DecisionReceiver? = nil
     ) async throws(SuperwallError) -> PresentationOutcome {
         try await answering { () async throws(SuperwallError) -> PresentationOutcome in
             var (placementData, flow, alreadyPresented) = try startRegister(
@@ -29,6 +31,7 @@ extension Superwall {
                 handler: handler
             )
             placementData.decided = decided
+            placementData.decisionReceiver = decision
             if !paywalls.presentationQueue.isEmpty { decided?() }
             await inPresentationQueue {
                 await self.present(placementData, flow: flow, alreadyPresented: alreadyPresented)
@@ -67,16 +70,18 @@ extension Superwall {
     /// SuperwallKit's `getPresentationResult(forPlacement:params:)`: what `register` would
     /// do, without tracking the placement or showing anything. Assignments are confirmed
     /// (and a holdout's occurrence recorded) as SuperwallKit does.
-    /// `decided`: as `register`'s.
+    /// `decided`, `decision`: as `register`'s.
     public func presentationResult(
         for placement: String,
         params: [String: JSON] = [:],
-        decided: (@Sendable () -> Void)? = nil
+        decided: (@Sendable () -> Void)? = nil,
+        decision: DecisionReceiver? = nil
     ) async throws(SuperwallError) -> PresentationResult {
         guard session != nil else { throw .notConfigured }
         let event = tracker.makeEvent(placement, custom: params, isSuperwallEvent: false)
         var placementData = PlacementData(event, sourceType: nil)
         placementData.decided = decided
+        placementData.decisionReceiver = decision
         switch await runPipeline(.getPresentationResult, placementData) {
         case .skipped(.placementNotFound): return .placementNotFound
         case .skipped(.noAudienceMatch): return .noAudienceMatch
@@ -89,13 +94,14 @@ extension Superwall {
     /// SuperwallKit's `getPaywall`: the paywall for a placement, which the host shows
     /// itself. The session opens at once and is driven like any other (`perform`,
     /// `dismiss`); `handler` hears how it ends. Skips and errors throw.
-    /// `decided`: as `register`'s.
+    /// `decided`, `decision`: as `register`'s.
     public func getPaywall(
         placement: String,
         params: [String: JSON] = [:],
         overrides: PaywallOverrides? = nil,
         handler: (any PresentationHandler)? = nil,
-        decided: (@Sendable () -> Void)? = nil
+        decided: (@Sendable () -> Void)? = nil,
+        decision: DecisionReceiver? = nil
     ) async throws(SuperwallError) -> PaywallPresentation {
         try await answering { () async throws(SuperwallError) -> PaywallPresentation in
             guard session != nil else { throw .notConfigured }
@@ -111,6 +117,7 @@ extension Superwall {
             var placementData = PlacementData(event, sourceType: "getPaywall")
             placementData.overrides = overrides
             placementData.decided = decided
+            placementData.decisionReceiver = decision
             switch await runPipeline(.getPaywall, placementData) {
             case .skipped(let reason): throw .paywallSkipped(reason)
             case .failed(let error): throw .presentation(error)
@@ -155,6 +162,14 @@ extension Superwall {
         }
     }
 
+    /// The last `limit` recorded decisions, oldest first, at most
+    /// `PresentationDecision.keptRecently`: with `ConfigureOptions.recordDecisions` (or the
+    /// debug log on), every `register`'s, implicit trigger's, `getPaywall`'s and
+    /// `getPresentationResult`'s; otherwise those of the calls that asked for theirs.
+    public func recentDecisions(limit: Int = PresentationDecision.keptRecently) -> [PresentationDecision] {
+        decisions.recent(limit)
+    }
+
     /// The stored assignments, by experiment id.
     public func assignments() throws(SuperwallError) -> [Store.Assignment] {
         guard let session else { throw .notConfigured }
@@ -195,13 +210,18 @@ extension Superwall {
     }
 
     /// The pipeline and the `paywallPresentationRequest` event that reports how it ended.
+    /// Inlined into its callers: out of line, its entry costs a hop through the task's
+    /// executor on every call.
+    @inline(__always)
     func runPipeline(
         _ kind: PipelineKind,
         _ placement: PlacementData,
         flow: PresentationFlow? = nil,
         alreadyPresented: Bool = false
     ) async -> PipelineEnd {
-        let end = await pipelineSteps(kind, placement, flow: flow, alreadyPresented: alreadyPresented)
+        let trail = decisions.startTrail(kind, placement, recordingAll: recordsDecisions)
+        let end = await pipelineSteps(kind, placement, flow: flow, alreadyPresented: alreadyPresented, trail: trail)
+        if let trail { decisions.finish(trail, with: end, for: placement.decisionReceiver) }
         guard kind.tracksOutcome else { return end }
         switch end {
         case .skipped(let reason):
@@ -221,19 +241,33 @@ extension Superwall {
         _ kind: PipelineKind,
         _ placement: PlacementData,
         flow: PresentationFlow?,
-        alreadyPresented: Bool
+        alreadyPresented: Bool,
+        trail: DecisionTrail?
     ) async -> PipelineEnd {
-        if alreadyPresented { return .failed(.alreadyPresented) }
+        if alreadyPresented {
+            trail?.details.paywallOnScreenAtCall = paywalls.open.map(DecisionTrail.OnScreen.init)
+            return .failed(.alreadyPresented)
+        }
+        // What the trail notes across a wait is kept in the trail, not in this frame: every
+        // value kept across an `await` enlarges the frame each pipeline allocates.
+        let configIsLoading = session?.status == .pending
         // A caller keeping its calls in order lets the next one go before this one waits.
-        if session?.status == .pending || session?.subscriptionStatus == .unknown { placement.decided?() }
-        if let error = await waitForConfig() { return .failed(error) }
+        if configIsLoading || session?.subscriptionStatus == .unknown { placement.decided?() }
+        if configIsLoading { trail?.startWait() }
+        if let error = await waitForConfig() {
+            trail?.configFailed(error)
+            return .failed(error)
+        }
+        if let trail { noteConfigLoaded(on: trail) }
         guard await waitForSubscriptionStatus(requestedAt: placement.requestedAt) else {
+            trail?.statusWaitEnded(with: session?.subscriptionStatus, bound: timeouts.subscriptionStatus)
             if kind.tracksOutcome {
                 trackPresentationRequest(kind, placement, status: "timeout", reason: "subscriptionStatus_timeout")
             }
             return .failed(.subscriptionStatusTimeout(after: timeouts.subscriptionStatus))
         }
-        let decided = audienceSteps(kind, placement)
+        trail?.statusWaitEnded(with: session?.subscriptionStatus, bound: timeouts.subscriptionStatus)
+        let decided = audienceSteps(kind, placement, trail: trail)
         placement.decided?()
         switch decided {
         case .ended(let end):
@@ -245,7 +279,8 @@ extension Superwall {
                 experiment: experiment,
                 result: result,
                 occurrence: occurrence,
-                flow: flow
+                flow: flow,
+                trail: trail
             )
         }
     }
@@ -260,12 +295,21 @@ extension Superwall {
     /// into the pipeline, whose frame is on the task's heap-allocated stack: every value the
     /// rules build would have a place in it, kilobytes for every skipped `register`.
     @inline(never)
-    private func audienceSteps(_ kind: PipelineKind, _ placement: PlacementData) -> AudienceStepsEnd {
+    private func audienceSteps(
+        _ kind: PipelineKind,
+        _ placement: PlacementData,
+        trail: DecisionTrail?
+    ) -> AudienceStepsEnd {
         guard let config = session?.config else { return .ended(.failed(.noConfig("the config is gone"))) }
         let outcome = evaluateAudiences(of: placement, in: config)
         let result = triggerResult(outcome)
-        DecisionLog.audiences(of: placement, kind, outcome, result)
-        DecisionLog.ruleValues(of: explanation(of: placement.name, params: placement.params, in: config))
+        if let trail {
+            note(outcome, result, of: placement, in: config, on: trail)
+        } else if kind.recordedCall(sourceType: placement.sourceType) == nil {
+            // A recorded kind without a trail is one the debug log does not print.
+            DecisionLog.audiences(of: placement, kind, outcome, result)
+        }
+        DecisionLog.ruleValues(of: trail?.explanationIfNoted ?? explanation(of: placement, in: config))
         let occurrence: Occurrence?
         if case .matched(_, let unsaved) = outcome { occurrence = unsaved } else { occurrence = nil }
         switch result {
@@ -302,10 +346,15 @@ extension Superwall {
         experiment: Experiment,
         result: TriggerResult,
         occurrence: Occurrence?,
-        flow: PresentationFlow?
+        flow: PresentationFlow?,
+        trail: DecisionTrail?
     ) async -> PipelineEnd {
         let loaded: LoadedPaywall
-        switch await loadPaywall(experiment.variant.paywallIdentifier, for: placement.name) {
+        let identifier = experiment.variant.paywallIdentifier
+        trail?.startWait()
+        let lookup = await loadPaywall(identifier, for: placement.name)
+        trail?.paywallLookedUp(identifier, lookup)
+        switch lookup {
         case .failure(let error): return .failed(error)
         case .success(let paywall): loaded = withStoreDetails(overridingProducts(paywall, with: placement.overrides))
         }
@@ -319,12 +368,18 @@ extension Superwall {
             confirmAssignment(of: experiment)
             return .reached(experiment, info, loaded.paywall, unsavedOccurrence: occurrence)
         case .presentation:
-            guard let presenter = host.presenter, presenter.canPresent else { return .failed(.noPresenter) }
+            let presenter = host.presenter.flatMap { $0.canPresent ? $0 : nil }
+            trail?.details.presenterDeclared = presenter != nil
+            guard let presenter else { return .failed(.noPresenter) }
             trackTriggerFire(placement, result)
             confirmAssignment(of: experiment)
             trackPresentationRequest(kind, placement, status: "presentation", reason: nil)
-            guard paywalls.open == nil else { return .failed(.alreadyPresented) }
-            return await show(
+            if let open = paywalls.open {
+                trail?.details.paywallOnScreenAtShow = DecisionTrail.OnScreen(open)
+                return .failed(.alreadyPresented)
+            }
+            trail?.startWait()
+            let end = await show(
                 info,
                 paywall: loaded.paywall,
                 flow: flow ?? PresentationFlow(handler: nil),
@@ -332,6 +387,8 @@ extension Superwall {
                 occurrence: occurrence,
                 presenter: presenter
             )
+            trail?.waits.presentation = trail?.endWait()
+            return end
         }
     }
 
@@ -427,31 +484,4 @@ extension Superwall {
         host.delegate?.didPresentPaywall(presented.info)
         presented.flow.handler?.onPresent(presented.info)
     }
-
-    // MARK: What is on screen
-
-    /// SuperwallKit's `isPaywallPresented`.
-    public var isPaywallPresented: Bool { paywalls.open != nil }
-
-    /// SuperwallKit's `latestPaywallInfo`: the paywall on screen's, else the last dismissed one's.
-    public var latestPaywallInfo: PaywallInfo? { paywalls.open?.info ?? paywalls.lastDismissedInfo }
-
-    /// SuperwallKit's `togglePaywallSpinner(isHidden:)`: shows the paywall's spinner
-    /// (`manualLoading`) over a ready page, or hides the spinner of a manual load or a
-    /// purchase. Answers the loading state asked of the host, nil without a paywall.
-    public func togglePaywallSpinner(isHidden: Bool) -> PageLoadingState? {
-        guard let paywall = paywalls.open else { return nil }
-        let state = paywall.page.loadingState
-        if isHidden, state == .manualLoading || state == .loadingPurchase {
-            request(.loadingState(.ready), on: paywall)
-        } else if !isHidden, state == .ready {
-            request(.loadingState(.manualLoading), on: paywall)
-        }
-        return paywalls.open?.page.loadingState
-    }
-}
-
-extension Superwall {
-    /// The session id of the paywall on screen, once it is shown.
-    public var openSessionId: String? { paywalls.open.flatMap { $0.isShown && !$0.isClosing ? $0.id : nil } }
 }

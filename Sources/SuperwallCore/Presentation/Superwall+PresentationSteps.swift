@@ -99,6 +99,36 @@ extension Superwall {
         )
     }
 
+    /// Notes on `trail` the config's wait, and the status the pipeline now waits for, if it is
+    /// unknown.
+    func noteConfigLoaded(on trail: DecisionTrail) {
+        if let wait = trail.endWait() { trail.waits.config = wait }
+        trail.statusAtStart = session?.subscriptionStatus
+        if trail.statusAtStart == .unknown { trail.startWait() }
+    }
+
+    /// Notes on `trail` what the audiences decided, with the values the rules read.
+    func note(
+        _ outcome: AudienceOutcome,
+        _ result: TriggerResult,
+        of placement: PlacementData,
+        in config: Config,
+        on trail: DecisionTrail
+    ) {
+        trail.triggerResult = result
+        switch outcome {
+        case .placementNotFound:
+            trail.details.knownPlacements = config.triggers
+        case .matched(let audience, let occurrence):
+            let details = trail.details
+            details.matchedOccurrence = occurrence
+            details.assignmentWasConfirmed = session?.assignments[audience.experimentId]?.isSentToServer
+        case .noAudienceMatch:
+            break
+        }
+        trail.details.explanation = explanation(of: placement, in: config)
+    }
+
     /// The matched audience's experiment with the user's variant in it.
     func triggerResult(_ outcome: AudienceOutcome) -> TriggerResult {
         switch outcome {

@@ -276,6 +276,7 @@ class RegisterResult(WireModel):
     paywall_info: PaywallInfo | None = None
     paywall_result: PaywallResult | None = None
     error: ErrorInfo | None = None
+    decision: PresentationDecision | None = None
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
@@ -283,6 +284,7 @@ class RegisterResult(WireModel):
 class PresentationResult(WireModel):
     type: Literal["placementNotFound", "noAudienceMatch", "paywall", "holdout", "paywallNotAvailable"]
     experiment: Experiment | None = None
+    decision: PresentationDecision | None = None
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
@@ -322,6 +324,7 @@ class Paywall(WireModel):
 class PaywallPresentation(WireModel):
     session_id: str
     paywall: Paywall
+    decision: PresentationDecision | None = None
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 
@@ -759,6 +762,58 @@ class DecisionChange(WireModel):
     placement: str
     before: PlacementDecision
     after: PlacementExplanation
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class DecisionGate(WireModel):
+    """One gate of the presentation pipeline, in the order it ran. passed is false for the gate that stopped the presentation (a holdout's experiment gate included). read holds the values it read, by name; waitedMs is set when it waited (for the config, the subscription status, the paywall or the host)."""
+
+    gate: Literal["paywallOnScreen", "config", "subscriptionStatus", "placement", "audiences", "experiment", "paywall", "presenter", "presentation"]
+    passed: bool
+    detail: str
+    read: dict[str, Any] = field(default_factory=dict)
+    waited_ms: float | None = None
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class PresentationDecision(WireModel):
+    """What one presentation decided, and why. sequence numbers the recorded decisions of the process from 1. outcome is presented, paywall (found; the call does not show it), skipped or failed, with reason (holdout, noAudienceMatch, placementNotFound, or the error's kind). audiences (each audience's rule with the values it read, as debug/explainPlacement gives them) is absent when the presentation stopped before its audiences."""
+
+    sequence: int
+    placement: str
+    call: Literal["register", "implicit", "getPresentationResult", "getPaywall"]
+    at: str = ""
+    gates: list[DecisionGate] = field(default_factory=list)
+    outcome: Literal["presented", "paywall", "skipped", "failed"] = "presented"
+    reason: str | None = None
+    audiences: list[AudienceCheck] = field(default_factory=list)
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def __str__(self) -> str:
+        """The decision as the debug log prints it, a line per gate, then the audiences' rules as
+        ``superwall-bridge explain`` prints them."""
+        head = f"#{self.sequence} {self.call} {self.placement}"
+        lines = [head]
+        for gate in self.gates:
+            waited = f" [waited {gate.waited_ms:g} ms]" if gate.waited_ms is not None else ""
+            lines.append(f"  {'✓' if gate.passed else '✗'} {gate.gate}: {gate.detail}{waited}")
+        reason = f" ({self.reason})" if self.reason else ""
+        lines.append(f"  outcome: {self.outcome}{reason}")
+        for number, check in enumerate(self.audiences or [], 1):
+            lines.extend("  " + line for line in check.lines(number, len(self.audiences or [])))
+        return "\n".join(lines) + "\n"
+
+    def gate_named(self, name: str) -> DecisionGate | None:
+        """The gate of that name (the first, for ``paywallOnScreen``, which may run twice)."""
+        return next((gate for gate in self.gates if gate.gate == name), None)
+
+
+@dataclass(frozen=True)
+class RecentDecisions(WireModel):
+    decisions: list[PresentationDecision] = field(default_factory=list)
+    records_every_decision: bool = False
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 

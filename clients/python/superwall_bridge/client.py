@@ -18,7 +18,7 @@ from .models import (
     Assignment, ClockReading, ConfigRefresh, ConfigureResult, CustomCallback, CustomCallbackResult, CustomerInfo, Entitlement, EntitlementsInfo,
     ErrorInfo, PaywallAlert, PaywallDismissal, PreloadedPaywall, PaywallInfo, PaywallPresentation, PaywallResult, PresentationResult, Product,
     PurchaseResult, RegisterResult, ServerInfo, SkipReason, StoreDetails, SubscriptionStatus, SuperwallEvent, SurveyAnswer, SurveyRequest,
-    PlacementExplanation, UserIdentity,
+    PlacementExplanation, RecentDecisions, UserIdentity,
 )
 
 PROTOCOL_VERSION = "1.0"
@@ -289,16 +289,21 @@ class Superwall:
     # MARK: Presentation
 
     async def register(self, placement: str, *, params: Mapping[str, Any] | None = None, has_feature: bool = False,
-                       handler: PresentationHandler | None = None, timeout: float | None = None) -> RegisterResult:
+                       handler: PresentationHandler | None = None, timeout: float | None = None,
+                       explain: bool | None = None) -> RegisterResult:
         """SuperwallKit's ``register``: answers when the presentation ends (skipped, dismissed,
         or failed) with ``feature_granted``, the bridge's decision to run the feature. The
-        handler's callbacks have all run by the time this returns."""
+        handler's callbacks have all run by the time this returns. With ``explain=True`` the
+        result's ``decision`` says why: every gate the presentation ran, what it read and how
+        long it waited (``print(result.decision)``)."""
         request_id = f"register-{self._connection.next_request_id()}"
         self._handlers[request_id] = handler or PresentationHandler()
+        arguments: dict[str, Any] = {"placement": placement, "params": dict(params or {}), "hasFeature": has_feature}
+        if explain is not None:
+            arguments["explain"] = explain
         try:
             wire = await self._connection.request(
-                "register", {"placement": placement, "params": dict(params or {}), "hasFeature": has_feature},
-                timeout=self._interactive(timeout), request_id=request_id)
+                "register", arguments, timeout=self._interactive(timeout), request_id=request_id)
             await self._connection.delivered(self._connection.arrivals_so_far())
             result = RegisterResult.from_wire(wire)
             if result.skip_reason is not None and result.skip_reason.type == "placementNotFound":
@@ -307,9 +312,13 @@ class Superwall:
         finally:
             self._handlers.pop(request_id, None)
 
-    async def presentation_result(self, placement: str, *, params: Mapping[str, Any] | None = None) -> PresentationResult:
-        result = PresentationResult.from_wire(
-            await self.call("getPresentationResult", {"placement": placement, "params": dict(params or {})}))
+    async def presentation_result(self, placement: str, *, params: Mapping[str, Any] | None = None,
+                                  explain: bool | None = None) -> PresentationResult:
+        """SuperwallKit's ``getPresentationResult``; ``explain`` as :meth:`register`'s."""
+        arguments: dict[str, Any] = {"placement": placement, "params": dict(params or {})}
+        if explain is not None:
+            arguments["explain"] = explain
+        result = PresentationResult.from_wire(await self.call("getPresentationResult", arguments))
         if result.type == "placementNotFound":
             await self._check_known(placement)
         return result
@@ -322,14 +331,17 @@ class Superwall:
 
     async def get_paywall(self, placement: str, *, params: Mapping[str, Any] | None = None,
                           products_by_name: Mapping[str, str] | None = None, presentation_style: Mapping[str, Any] | None = None,
-                          handler: PresentationHandler | None = None) -> PaywallPresentation:
+                          handler: PresentationHandler | None = None, explain: bool | None = None) -> PaywallPresentation:
         """SuperwallKit's ``getPaywall``: the paywall to show yourself, driven with
         :meth:`paywall_action`. ``products_by_name`` and ``presentation_style`` are SuperwallKit's
         ``PaywallOverrides`` (``{"primary": "com.app.annual"}``, ``{"type": "drawer", "height": 70}``).
-        Raises :class:`~superwall_bridge.errors.PaywallSkippedError` when there is none."""
+        Raises :class:`~superwall_bridge.errors.PaywallSkippedError` when there is none. With
+        ``explain=True``, the decision record is the result's ``decision``, or the error's."""
         request_id = f"getPaywall-{self._connection.next_request_id()}"
         self._handlers[request_id] = handler or PresentationHandler()
         arguments: dict[str, Any] = {"placement": placement, "params": dict(params or {})}
+        if explain is not None:
+            arguments["explain"] = explain
         overrides: dict[str, Any] = {}
         if products_by_name:
             overrides["productsByName"] = dict(products_by_name)
@@ -493,6 +505,14 @@ class Superwall:
         if user is not None:
             request["user"] = dict(user)
         return PlacementExplanation.from_wire(await self.call("debug/explainPlacement", request))
+
+    async def recent_decisions(self, limit: int | None = None) -> RecentDecisions:
+        """``debug/recentDecisions``: the decision records kept last (at most 50), oldest first.
+        With ``configure``'s ``options={"recordDecisions": True}`` (or the log at debug) every
+        presentation's is kept, and ``records_every_decision`` is true; otherwise only those of
+        the calls that asked for theirs (``explain=True``)."""
+        request: dict[str, Any] = {} if limit is None else {"limit": limit}
+        return RecentDecisions.from_wire(await self.call("debug/recentDecisions", request))
 
     async def advance_clock(self, seconds: float) -> ClockReading:
         """``debug/advanceClock``: moves the bridge's clock on, when ``configure`` asked for

@@ -8,7 +8,10 @@ with the kind kept in :attr:`BridgeError.kind`.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
+
+if TYPE_CHECKING:
+    from ._protocol import PresentationDecision
 
 
 class SuperwallBridgeError(Exception):
@@ -30,6 +33,15 @@ class BridgeError(SuperwallBridgeError):
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}(code={self.code}, kind={self.kind!r}, message={self.message!r})"
+
+    @property
+    def decision(self) -> PresentationDecision | None:
+        """The decision record of a ``getPaywall`` that asked for it (``explain=True``) and
+        found no paywall to show: why it was skipped or failed."""
+        from ._protocol import PresentationDecision
+
+        wire = self.data.get("decision")
+        return PresentationDecision.from_wire(wire) if isinstance(wire, Mapping) else None
 
 
 # Protocol-level errors.

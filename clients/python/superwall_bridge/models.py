@@ -22,7 +22,7 @@ from ._protocol import (
     RestorationResult, SubscriptionTransaction, NonSubscriptionTransaction, CustomerInfo, UserIdentity,
     ConfigureWarning, ConfigureResult, ConfigDiff, ConfigProblem, ConfigRefresh, ServerInfo,
     ExpressionTrace, RuleExplanation, OccurrenceCheck, AudienceCheck, VariantCheck, PaywallCheck, PlacementExplanation,
-    PlacementDecision, DecisionChange, ClockReading,
+    PlacementDecision, DecisionChange, DecisionGate, PresentationDecision, RecentDecisions, ClockReading,
 )
 from ._wire import WireModel, format_date, parse_date
 
@@ -38,7 +38,7 @@ __all__ = [
     "SubscriptionTransaction", "NonSubscriptionTransaction", "CustomerInfo", "UserIdentity",
     "ConfigureWarning", "ConfigureResult", "ConfigDiff", "ConfigProblem", "ConfigRefresh", "ServerInfo",
     "ExpressionTrace", "RuleExplanation", "OccurrenceCheck", "AudienceCheck", "VariantCheck", "PaywallCheck",
-    "PlacementExplanation", "PlacementDecision", "DecisionChange", "ClockReading",
+    "PlacementExplanation", "PlacementDecision", "DecisionChange", "DecisionGate", "PresentationDecision", "RecentDecisions", "ClockReading",
 ]
 
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 ErrorKind = Literal["parseError", "invalidHeader", "invalidRequest", "messageTooLarge", "alreadyInitialized", "shutDown", "methodNotFound", "notImplemented", "invalidParams", "internalError", "notConfigured", "apiKeyMismatch", "invalidUserId", "reservedPlacementName", "paywallSessionNotFound", "productNotFound", "purchaseInProgress", "customerInfoTimeout", "noPurchaseController", "paywallSkipped", "debuggerPresented", "paywallAlreadyPresented", "noPresenter", "noConfig", "subscriptionStatusTimeout", "webviewFailed", "paywallFailedToLoad", "paywallNotFound", "configUnavailable", "invalidConfig", "dataDirectoryInUse", "dataDirectoryUnusable", "storageFailed", "storageFull", "malformedResponse", "notInitialized", "unsupportedProtocolVersion", "requestTimeout", "requestCancelled", "connectionClosed", "invalidPageMessage", "clockNotManual"]
 ERROR_KINDS: tuple[str, ...] = ('parseError', 'invalidHeader', 'invalidRequest', 'messageTooLarge', 'alreadyInitialized', 'shutDown', 'methodNotFound', 'notImplemented', 'invalidParams', 'internalError', 'notConfigured', 'apiKeyMismatch', 'invalidUserId', 'reservedPlacementName', 'paywallSessionNotFound', 'productNotFound', 'purchaseInProgress', 'customerInfoTimeout', 'noPurchaseController', 'paywallSkipped', 'debuggerPresented', 'paywallAlreadyPresented', 'noPresenter', 'noConfig', 'subscriptionStatusTimeout', 'webviewFailed', 'paywallFailedToLoad', 'paywallNotFound', 'configUnavailable', 'invalidConfig', 'dataDirectoryInUse', 'dataDirectoryUnusable', 'storageFailed', 'storageFull', 'malformedResponse', 'notInitialized', 'unsupportedProtocolVersion', 'requestTimeout', 'requestCancelled', 'connectionClosed', 'invalidPageMessage', 'clockNotManual')
-CLIENT_TO_BRIDGE: tuple[str, ...] = ('initialize', 'shutdown', 'exit', '$/ping', 'debug/echo', 'configure', 'getConfigurationStatus', 'setDelegate', 'identify', 'reset', 'getUserId', 'setUserAttributes', 'getUserAttributes', 'setIntegrationAttributes', 'getIntegrationAttributes', 'getDeviceAttributes', 'register', 'getPresentationResult', 'getPaywall', 'paywall/action', 'paywall/pageMessage', 'paywall/pageLoad', 'dismiss', 'togglePaywallSpinner', 'isPaywallPresented', 'latestPaywallInfo', 'preloadAllPaywalls', 'preloadPaywalls', 'confirmAllAssignments', 'getAssignments', 'setSubscriptionStatus', 'getSubscriptionStatus', 'getEntitlements', 'getEntitlementsByProductIds', 'getCustomerInfo', 'getProducts', 'setStoreProducts', 'purchase', 'restorePurchases', 'handleDeepLink', 'getEventQueueStatus', 'flushEvents', 'refreshConfiguration', 'setLogLevel', 'setLocaleIdentifier', 'setInterfaceStyle', 'setPlatformWrapper', 'debug/evaluateExpression', 'debug/explainPlacement', 'debug/advanceClock', 'debug/overrideAssignment', 'app/didBecomeActive', 'app/willResignActive')
+CLIENT_TO_BRIDGE: tuple[str, ...] = ('initialize', 'shutdown', 'exit', '$/ping', 'debug/echo', 'configure', 'getConfigurationStatus', 'setDelegate', 'identify', 'reset', 'getUserId', 'setUserAttributes', 'getUserAttributes', 'setIntegrationAttributes', 'getIntegrationAttributes', 'getDeviceAttributes', 'register', 'getPresentationResult', 'getPaywall', 'paywall/action', 'paywall/pageMessage', 'paywall/pageLoad', 'dismiss', 'togglePaywallSpinner', 'isPaywallPresented', 'latestPaywallInfo', 'preloadAllPaywalls', 'preloadPaywalls', 'confirmAllAssignments', 'getAssignments', 'setSubscriptionStatus', 'getSubscriptionStatus', 'getEntitlements', 'getEntitlementsByProductIds', 'getCustomerInfo', 'getProducts', 'setStoreProducts', 'purchase', 'restorePurchases', 'handleDeepLink', 'getEventQueueStatus', 'flushEvents', 'refreshConfiguration', 'setLogLevel', 'setLocaleIdentifier', 'setInterfaceStyle', 'setPlatformWrapper', 'debug/evaluateExpression', 'debug/explainPlacement', 'debug/recentDecisions', 'debug/advanceClock', 'debug/overrideAssignment', 'app/didBecomeActive', 'app/willResignActive')
 BRIDGE_TO_CLIENT_REQUESTS: tuple[str, ...] = ('purchaseController/purchase', 'purchaseController/restorePurchases', 'testMode/purchase', 'testMode/restore', 'paywall/present', 'paywall/dismiss', 'paywall/showAlert', 'paywall/presentSurvey', 'paywall/preload', 'paywall/openUrl', 'paywall/requestReview', 'paywall/requestPermission', 'paywall/scheduleNotification', 'paywall/haptic', 'paywall/loadingState', 'handler/onCustomCallback')
 BRIDGE_TO_CLIENT_NOTIFICATIONS: tuple[str, ...] = ('$/cancelRequest', 'paywall/pageEvent', 'handler/onPresent', 'handler/onWillDismiss', 'handler/onDismiss', 'handler/onSkip', 'handler/onError', 'delegate/handleSuperwallEvent', 'delegate/subscriptionStatusDidChange', 'delegate/customerInfoDidChange', 'delegate/willPresentPaywall', 'delegate/didPresentPaywall', 'delegate/willDismissPaywall', 'delegate/didDismissPaywall', 'delegate/handleCustomPaywallAction', 'delegate/paywallWillOpenURL', 'delegate/paywallWillOpenDeepLink', 'delegate/userAttributesDidChange', 'delegate/testModeTransaction', 'delegate/willRedeemLink', 'delegate/didRedeemLink', 'delegate/handleLog', 'delegate/handleSuperwallDeepLink', 'config/didRefresh')
 
@@ -87,15 +87,15 @@ if TYPE_CHECKING:
     GetDeviceAttributesResult = TypedDict("GetDeviceAttributesResult", {"attributes": Required[dict[str, Any]]}, total=False)
 
     #: `register`: SuperwallKit's register: answers when the presentation ends.
-    RegisterParams = TypedDict("RegisterParams", {"placement": Required[str], "params": dict[str, Any], "hasFeature": bool}, total=False)
+    RegisterParams = TypedDict("RegisterParams", {"placement": Required[str], "params": dict[str, Any], "hasFeature": bool, "explain": bool}, total=False)
     RegisterResult: TypeAlias = dict[str, Any]
 
     #: `getPresentationResult`: What register would do, without doing it.
-    GetPresentationResultParams = TypedDict("GetPresentationResultParams", {"placement": Required[str], "params": dict[str, Any]}, total=False)
+    GetPresentationResultParams = TypedDict("GetPresentationResultParams", {"placement": Required[str], "params": dict[str, Any], "explain": bool}, total=False)
     GetPresentationResultResult: TypeAlias = dict[str, Any]
 
     #: `getPaywall`: The paywall for a placement, for the client to show itself.
-    GetPaywallParams = TypedDict("GetPaywallParams", {"placement": Required[str], "params": dict[str, Any], "overrides": dict[str, Any]}, total=False)
+    GetPaywallParams = TypedDict("GetPaywallParams", {"placement": Required[str], "params": dict[str, Any], "overrides": dict[str, Any], "explain": bool}, total=False)
     GetPaywallResult: TypeAlias = dict[str, Any]
 
     #: `paywall/action`: Forwards what the user did on a paywall.
@@ -217,6 +217,10 @@ if TYPE_CHECKING:
     #: `debug/explainPlacement`: Explains what register would do for a placement now, with no side effect.
     DebugExplainPlacementParams = TypedDict("DebugExplainPlacementParams", {"placement": Required[str], "params": dict[str, Any], "user": dict[str, Any]}, total=False)
     DebugExplainPlacementResult: TypeAlias = dict[str, Any]
+
+    #: `debug/recentDecisions`: The last presentations' decision records, oldest first.
+    DebugRecentDecisionsParams = TypedDict("DebugRecentDecisionsParams", {"limit": int}, total=False)
+    DebugRecentDecisionsResult = TypedDict("DebugRecentDecisionsResult", {"decisions": Required[list[dict[str, Any]]], "recordsEveryDecision": Required[bool]}, total=False)
 
     #: `debug/advanceClock`: Moves a manual clock on.
     DebugAdvanceClockParams = TypedDict("DebugAdvanceClockParams", {"seconds": Required[float]}, total=False)

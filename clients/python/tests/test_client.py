@@ -526,6 +526,57 @@ def test_explain_placement_says_why_with_the_rules_tree_and_changes_nothing(brid
     run(scenario())
 
 
+def test_a_decision_record_says_why_gate_by_gate_and_the_recent_ones_are_kept(bridge: str, data_directory: str, bridge_arguments: list[str]) -> None:
+    async def scenario() -> None:
+        async with Superwall.start(bridge, arguments=bridge_arguments) as sw:
+            await sw.configure("pk_test", options=embedded(data_directory))
+            result = await sw.register("daily_limit_reached", explain=True)
+            decision = result.decision
+            assert decision is not None and decision.call == "register"
+            assert [gate.gate for gate in decision.gates] == ["config", "subscriptionStatus", "placement", "audiences"]
+            assert (decision.outcome, decision.reason) == ("skipped", "noAudienceMatch")
+            audiences = decision.gate_named("audiences")
+            assert audiences is not None and not audiences.passed
+            assert decision.audiences and decision.audiences[0].rule is not None
+            text = str(decision)
+            assert f"#{decision.sequence} register daily_limit_reached" in text
+            assert "✗ audiences: no audience matched" in text and "audience 1 of" in text, text
+
+            assert (await sw.register("daily_limit_reached")).decision is None, "off unless asked for"
+            mistyped = await sw.presentation_result("daily_limit_reachd", explain=True)
+            assert mistyped.decision is not None
+            placement = mistyped.decision.gate_named("placement")
+            assert placement is not None and placement.read == {"nearestPlacement": "daily_limit_reached"}
+            with pytest.raises(PaywallSkippedError) as skipped:
+                await sw.get_paywall("daily_limit_reachd", explain=True)
+            assert skipped.value.decision is not None and skipped.value.decision.reason == "placementNotFound"
+
+            recent = await sw.recent_decisions()
+            assert not recent.records_every_decision
+            assert [(kept.call, kept.placement) for kept in recent.decisions] == [
+                ("register", "daily_limit_reached"), ("getPresentationResult", "daily_limit_reachd"),
+                ("getPaywall", "daily_limit_reachd")], "only the calls that asked are kept"
+            assert [kept.sequence for kept in recent.decisions] == sorted(kept.sequence for kept in recent.decisions)
+            assert len((await sw.recent_decisions(limit=1)).decisions) == 1
+            with pytest.raises(InvalidParamsError):
+                await sw.recent_decisions(limit=51)
+
+    run(scenario())
+
+
+def test_a_session_that_records_decisions_answers_each_and_keeps_the_last(bridge: str, data_directory: str, bridge_arguments: list[str]) -> None:
+    async def scenario() -> None:
+        async with Superwall.start(bridge, arguments=bridge_arguments) as sw:
+            await sw.configure("pk_test", options=embedded(data_directory, recordDecisions=True))
+            assert (await sw.register("daily_limit_reached")).decision is not None
+            assert (await sw.register("daily_limit_reached", explain=False)).decision is None, "a call may opt out"
+            recent = await sw.recent_decisions()
+            assert recent.records_every_decision
+            assert [kept.placement for kept in recent.decisions][-2:] == ["daily_limit_reached", "daily_limit_reached"]
+
+    run(scenario())
+
+
 def test_a_manual_clock_moves_only_when_advanced_and_a_system_one_refuses(bridge: str, data_directory: str, bridge_arguments: list[str], tmp_path: Path) -> None:
     from superwall_bridge import ClockNotManualError
 

@@ -1,4 +1,4 @@
-import type { ErrorKind } from "./generated/protocol";
+import type { ErrorKind, PresentationDecision } from "./generated/protocol";
 
 /** A JSON-RPC error reply from the bridge. `kind` (its `data.kind`) is stable; switch on it. */
 export class BridgeError extends Error {
@@ -12,6 +12,13 @@ export class BridgeError extends Error {
         this.code = code;
         this.data = data;
         this.kind = typeof data?.kind === "string" ? data.kind : "unknown";
+    }
+
+    /** The decision record of a `getPaywall` that asked for it (`explain: true`) and found no
+     * paywall to show: why it was skipped or failed. */
+    get decision(): PresentationDecision | undefined {
+        const decision = this.data?.decision;
+        return decision !== null && typeof decision === "object" ? (decision as PresentationDecision) : undefined;
     }
 }
 

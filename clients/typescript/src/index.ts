@@ -6,4 +6,5 @@ export {
     type PaywallPresentationHandler, type PurchaseAnswer, type PurchaseController, type RegisterArguments, type RestoreAnswer,
     type SuperwallDelegate,
 } from "./superwall";
+export { decisionGate, formatDecision } from "./decisions";
 export { accept64Script, decodePageEvents, type PageEvent } from "./page";

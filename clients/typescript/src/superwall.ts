@@ -7,7 +7,7 @@ import type {
     Attributes, ConfigRefresh, ConfigureOptions, ConfigureResult, CustomCallbackResult, CustomerInfo, DeviceOverrides,
     Entitlement, EntitlementsInfo, InitializeResult, PaywallInfo, PaywallPresentation, PaywallResult, PresentationResult,
     Product, PurchaseResult, RegisterResult, SkipReason, StoreDetails, SubscriptionStatusInput, SubscriptionStatus, TrackedEvent,
-    PaywallPageLoadResult, PreloadedPaywall, GetPaywallParams, PlacementExplanation, DebugAdvanceClockResult, Assignment, DebugOverrideAssignmentResult, FlushEventsResult, GetAssignmentsResult, ConfirmAllAssignmentsResult, TestModePurchaseResult, PaywallPresentSurveyParams, SurveyAnswer, ErrorObject, DelegateHandleSuperwallEventParams, DelegateTestModeTransactionParams, DelegateDidRedeemLinkParams,
+    PaywallPageLoadResult, PreloadedPaywall, GetPaywallParams, PlacementExplanation, DebugAdvanceClockResult, DebugRecentDecisionsResult, Assignment, DebugOverrideAssignmentResult, FlushEventsResult, GetAssignmentsResult, ConfirmAllAssignmentsResult, TestModePurchaseResult, PaywallPresentSurveyParams, SurveyAnswer, ErrorObject, DelegateHandleSuperwallEventParams, DelegateTestModeTransactionParams, DelegateDidRedeemLinkParams,
 } from "./generated/protocol";
 
 /** This package's version (the bridge's and both clients': one version, in the repository's VERSION). */
@@ -133,6 +133,10 @@ export interface RegisterArguments {
     /** Runs when the bridge decides the feature may run (a skip, a purchase, a declined non-gated paywall). */
     feature?: () => void | Promise<void>;
     timeoutMs?: number;
+    /** Answer the decision record as the result's `decision`: every gate the presentation ran,
+     * what it read and how long it waited (`formatDecision` prints it). Absent, it follows
+     * `configure`'s `options.recordDecisions`. */
+    explain?: boolean;
 }
 
 export interface GetPaywallArguments {
@@ -142,6 +146,8 @@ export interface GetPaywallArguments {
     overrides?: GetPaywallParams["overrides"];
     /** Hears the paywall's life until it is dismissed. */
     handler?: PaywallPresentationHandler;
+    /** As `register`'s; a skip's or a failure's record is the error's `decision`. */
+    explain?: boolean;
 }
 
 type Listener = (refresh: ConfigRefresh) => void;
@@ -316,7 +322,11 @@ export class Superwall {
         this.handlers.set(id, args.handler ?? {});
         try {
             const result = await this.connection.request<RegisterResult>(
-                "register", { placement: args.placement, params: args.params ?? {}, hasFeature: args.feature !== undefined },
+                "register",
+                {
+                    placement: args.placement, params: args.params ?? {}, hasFeature: args.feature !== undefined,
+                    ...(args.explain === undefined ? {} : { explain: args.explain }),
+                },
                 args.timeoutMs ?? this.interactiveTimeout(), id);
             if (result.skipReason?.type === "placementNotFound") await this.checkKnown(args.placement);
             if (result.featureGranted && args.feature) await args.feature();
@@ -333,7 +343,11 @@ export class Superwall {
         this.handlers.set(id, args.handler ?? {});
         try {
             return await this.connection.request<PaywallPresentation>(
-                "getPaywall", { placement: args.placement, params: args.params ?? {}, ...(args.overrides ? { overrides: args.overrides } : {}) },
+                "getPaywall",
+                {
+                    placement: args.placement, params: args.params ?? {}, ...(args.overrides ? { overrides: args.overrides } : {}),
+                    ...(args.explain === undefined ? {} : { explain: args.explain }),
+                },
                 this.options.timeoutMs ?? DEFAULT_TIMEOUT_MS, id);
         } catch (error) {
             this.handlers.delete(id);
@@ -343,8 +357,11 @@ export class Superwall {
         }
     }
 
-    async getPresentationResult(placement: string, params?: Attributes): Promise<PresentationResult> {
-        const result = await this.call<PresentationResult>("getPresentationResult", { placement, ...(params ? { params } : {}) });
+    /** SuperwallKit's `getPresentationResult`; `explain` as `register`'s. */
+    async getPresentationResult(placement: string, params?: Attributes, options: { explain?: boolean } = {}): Promise<PresentationResult> {
+        const result = await this.call<PresentationResult>("getPresentationResult", {
+            placement, ...(params ? { params } : {}), ...(options.explain === undefined ? {} : { explain: options.explain }),
+        });
         if (result.type === "placementNotFound") await this.checkKnown(placement);
         return result;
     }
@@ -483,6 +500,13 @@ export class Superwall {
      * the paywall and the outcome. `user` overlays the user's attributes for this call only. */
     explainPlacement(placement: string, options: { params?: Attributes; user?: Attributes } = {}): Promise<PlacementExplanation> {
         return this.call("debug/explainPlacement", { placement, ...options });
+    }
+
+    /** The decision records kept last (at most 50), oldest first. With `configure`'s
+     * `options.recordDecisions` (or the log at debug) every presentation's is kept and
+     * `recordsEveryDecision` is true; otherwise only those of the calls that asked (`explain`). */
+    recentDecisions(limit?: number): Promise<DebugRecentDecisionsResult> {
+        return this.call("debug/recentDecisions", limit === undefined ? {} : { limit });
     }
 
     /** Moves the bridge's clock on by `seconds`: only after `configure` with `options.clock:

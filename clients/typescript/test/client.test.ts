@@ -5,7 +5,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileS
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import {
-    BridgeClosedError, BridgeError, BridgeTimeoutError, Connection, Superwall, findBridge, type PaywallPresentation, type PaywallPresenter,
+    BridgeClosedError, BridgeError, BridgeTimeoutError, Connection, Superwall, decisionGate, findBridge, formatDecision, type PaywallPresentation, type PaywallPresenter,
     type PaywallPresentSurveyParams, type PurchaseController, type TrackedEvent, type Assignment,
 } from "../src/index";
 
@@ -344,6 +344,34 @@ test("explainPlacement says why, with the rule's tree, and a manual clock moves 
         const start = await superwall.advanceClock(0);
         const later = await superwall.advanceClock(90);
         assert.equal(later.nowMs - start.nowMs, 90_000);
+    } finally {
+        assert.equal(await superwall.close(), 0);
+    }
+});
+
+test("a decision record says why gate by gate, prints readably, and the recent ones are kept", async () => {
+    const superwall = await Superwall.configure({ apiKey: "pk_ts", options: embedded() });
+    try {
+        await superwall.setUserAttributes({ workouts_completed: 5 });
+        const asked = await superwall.getPresentationResult("daily_limit_reached", undefined, { explain: true });
+        const decision = asked.decision;
+        if (decision === undefined) throw new Error("getPresentationResult answered no decision");
+        assert.deepEqual(decision.gates.map((gate) => gate.gate), ["config", "subscriptionStatus", "placement", "audiences", "experiment", "paywall"]);
+        assert.equal(decision.outcome, "paywall");
+        assert.equal(decisionGate(decision, "paywall")?.read.paywallIdentifier, "limit-reached-promo-code");
+        const text = formatDecision(decision);
+        assert.match(text, /^#\d+ getPresentationResult daily_limit_reached\n/);
+        assert.match(text, /✓ audiences: the audience of experiment/);
+        assert.match(text, /user\.workouts_completed {2}→ 5/, text);
+        assert.equal((await superwall.getPresentationResult("daily_limit_reached")).decision, undefined);
+        await assert.rejects(
+            superwall.getPaywall({ placement: "daily_limit_reachd", explain: true }),
+            (error: unknown) => error instanceof BridgeError && decisionGate(error.decision!, "placement")?.read.nearestPlacement === "daily_limit_reached",
+        );
+        const recent = await superwall.recentDecisions();
+        assert.equal(recent.recordsEveryDecision, false);
+        assert.deepEqual(recent.decisions.map((kept) => [kept.call, kept.placement]), [["getPresentationResult", "daily_limit_reached"], ["getPaywall", "daily_limit_reachd"]]);
+        await assert.rejects(superwall.recentDecisions(0), (error: unknown) => error instanceof BridgeError && error.kind === "invalidParams");
     } finally {
         assert.equal(await superwall.close(), 0);
     }

@@ -228,11 +228,15 @@ export interface RegisterResult {
     paywallInfo: PaywallInfo | null;
     paywallResult: PaywallResult | null;
     error: ErrorObject | null;
+    /** The decision record, when the call asked for it (explain) or the session records every one (options.recordDecisions). */
+    decision?: PresentationDecision;
 }
 
 export interface PresentationResult {
     type: "placementNotFound" | "noAudienceMatch" | "paywall" | "holdout" | "paywallNotAvailable";
     experiment: Experiment | null;
+    /** The decision record, when the call asked for it (explain) or the session records every one (options.recordDecisions). */
+    decision?: PresentationDecision;
 }
 
 export interface Paywall {
@@ -246,6 +250,8 @@ export interface Paywall {
 export interface PaywallPresentation {
     sessionId: string;
     paywall: Paywall;
+    /** The decision record, when the call asked for it (explain) or the session records every one (options.recordDecisions). */
+    decision?: PresentationDecision;
 }
 
 /** What the user did on a paywall. */
@@ -492,6 +498,8 @@ export interface ConfigureOptions {
     explainOnRefresh?: Array<string>;
     /** A test option, never for production: every random draw of the session (variants, holdouts, survey presentation, ids) comes from a generator seeded by it, so the same seed, config and calls give the same variants in any process and fresh data directory. Logged as a warning when set. */
     randomSeed?: number;
+    /** Record every presentation's decision and answer it with every register, getPresentationResult and getPaywall, as if each had explain: true; debug/recentDecisions then keeps the last 50. Off by default: recording costs a skipped register 3 to 5 % more instructions, so only the calls that ask (explain: true) are recorded. */
+    recordDecisions?: boolean;
 }
 
 export interface IntroductoryOffer {
@@ -644,6 +652,29 @@ export interface ConfigDiff {
 export interface ConfigProblem {
     path: string;
     message: string;
+}
+
+/** One gate of the presentation pipeline, in the order it ran. passed is false for the gate that stopped the presentation (a holdout's experiment gate included). read holds the values it read, by name; waitedMs is set when it waited (for the config, the subscription status, the paywall or the host). */
+export interface DecisionGate {
+    gate: "paywallOnScreen" | "config" | "subscriptionStatus" | "placement" | "audiences" | "experiment" | "paywall" | "presenter" | "presentation";
+    passed: boolean;
+    /** What the gate found, in one line, as the debug log prints it. */
+    detail: string;
+    read: Record<string, unknown>;
+    waitedMs?: number;
+}
+
+/** What one presentation decided, and why. sequence numbers the recorded decisions of the process from 1. outcome is presented, paywall (found; the call does not show it), skipped or failed, with reason (holdout, noAudienceMatch, placementNotFound, or the error's kind). audiences (each audience's rule with the values it read, as debug/explainPlacement gives them) is absent when the presentation stopped before its audiences. */
+export interface PresentationDecision {
+    sequence: number;
+    placement: string;
+    call: "register" | "implicit" | "getPresentationResult" | "getPaywall";
+    /** When the placement was asked for, ISO 8601. */
+    at: string;
+    gates: Array<DecisionGate>;
+    outcome: "presented" | "paywall" | "skipped" | "failed";
+    reason: string | null;
+    audiences?: Array<AudienceCheck>;
 }
 
 /** Every `data.kind` the bridge answers. */
@@ -806,12 +837,14 @@ export interface RegisterParams {
     placement: string;
     params?: Attributes;
     hasFeature?: boolean;
+    explain?: boolean;
 }
 
 /** What register would do, without doing it. */
 export interface GetPresentationResultParams {
     placement: string;
     params?: Attributes;
+    explain?: boolean;
 }
 export type GetPresentationResultResult = PresentationResult;
 
@@ -825,6 +858,7 @@ export interface GetPaywallParams {
         productsByName?: Record<string, unknown>;
         presentationStyle?: PresentationStyleOverride;
     };
+    explain?: boolean;
 }
 export type GetPaywallResult = PaywallPresentation;
 
@@ -1058,6 +1092,15 @@ export interface DebugExplainPlacementParams {
     user?: Attributes;
 }
 export type DebugExplainPlacementResult = PlacementExplanation;
+
+/** The last presentations' decision records, oldest first. */
+export interface DebugRecentDecisionsParams {
+    limit?: number;
+}
+export type DebugRecentDecisionsResult = {
+    decisions: Array<PresentationDecision>;
+    recordsEveryDecision: boolean;
+};
 
 /** Moves a manual clock on. */
 export interface DebugAdvanceClockParams {
@@ -1412,6 +1455,7 @@ export interface ClientToBridgeMethods {
     "setPlatformWrapper": { params: SetPlatformWrapperParams; result: SetPlatformWrapperResult };
     "debug/evaluateExpression": { params: DebugEvaluateExpressionParams; result: DebugEvaluateExpressionResult };
     "debug/explainPlacement": { params: DebugExplainPlacementParams; result: DebugExplainPlacementResult };
+    "debug/recentDecisions": { params: DebugRecentDecisionsParams; result: DebugRecentDecisionsResult };
     "debug/advanceClock": { params: DebugAdvanceClockParams; result: DebugAdvanceClockResult };
     "debug/overrideAssignment": { params: DebugOverrideAssignmentParams; result: DebugOverrideAssignmentResult };
     "app/didBecomeActive": { params: AppDidBecomeActiveParams };
@@ -1466,6 +1510,6 @@ export interface BridgeToClientNotifications {
     "config/didRefresh": { params: ConfigDidRefreshParams };
 }
 
-export const CLIENT_TO_BRIDGE = ["initialize", "shutdown", "exit", "$/ping", "debug/echo", "configure", "getConfigurationStatus", "setDelegate", "identify", "reset", "getUserId", "setUserAttributes", "getUserAttributes", "setIntegrationAttributes", "getIntegrationAttributes", "getDeviceAttributes", "register", "getPresentationResult", "getPaywall", "paywall/action", "paywall/pageMessage", "paywall/pageLoad", "dismiss", "togglePaywallSpinner", "isPaywallPresented", "latestPaywallInfo", "preloadAllPaywalls", "preloadPaywalls", "confirmAllAssignments", "getAssignments", "setSubscriptionStatus", "getSubscriptionStatus", "getEntitlements", "getEntitlementsByProductIds", "getCustomerInfo", "getProducts", "setStoreProducts", "purchase", "restorePurchases", "handleDeepLink", "getEventQueueStatus", "flushEvents", "refreshConfiguration", "setLogLevel", "setLocaleIdentifier", "setInterfaceStyle", "setPlatformWrapper", "debug/evaluateExpression", "debug/explainPlacement", "debug/advanceClock", "debug/overrideAssignment", "app/didBecomeActive", "app/willResignActive"] as const;
+export const CLIENT_TO_BRIDGE = ["initialize", "shutdown", "exit", "$/ping", "debug/echo", "configure", "getConfigurationStatus", "setDelegate", "identify", "reset", "getUserId", "setUserAttributes", "getUserAttributes", "setIntegrationAttributes", "getIntegrationAttributes", "getDeviceAttributes", "register", "getPresentationResult", "getPaywall", "paywall/action", "paywall/pageMessage", "paywall/pageLoad", "dismiss", "togglePaywallSpinner", "isPaywallPresented", "latestPaywallInfo", "preloadAllPaywalls", "preloadPaywalls", "confirmAllAssignments", "getAssignments", "setSubscriptionStatus", "getSubscriptionStatus", "getEntitlements", "getEntitlementsByProductIds", "getCustomerInfo", "getProducts", "setStoreProducts", "purchase", "restorePurchases", "handleDeepLink", "getEventQueueStatus", "flushEvents", "refreshConfiguration", "setLogLevel", "setLocaleIdentifier", "setInterfaceStyle", "setPlatformWrapper", "debug/evaluateExpression", "debug/explainPlacement", "debug/recentDecisions", "debug/advanceClock", "debug/overrideAssignment", "app/didBecomeActive", "app/willResignActive"] as const;
 export const BRIDGE_TO_CLIENT_REQUESTS = ["purchaseController/purchase", "purchaseController/restorePurchases", "testMode/purchase", "testMode/restore", "paywall/present", "paywall/dismiss", "paywall/showAlert", "paywall/presentSurvey", "paywall/preload", "paywall/openUrl", "paywall/requestReview", "paywall/requestPermission", "paywall/scheduleNotification", "paywall/haptic", "paywall/loadingState", "handler/onCustomCallback"] as const;
 export const BRIDGE_TO_CLIENT_NOTIFICATIONS = ["$/cancelRequest", "paywall/pageEvent", "handler/onPresent", "handler/onWillDismiss", "handler/onDismiss", "handler/onSkip", "handler/onError", "delegate/handleSuperwallEvent", "delegate/subscriptionStatusDidChange", "delegate/customerInfoDidChange", "delegate/willPresentPaywall", "delegate/didPresentPaywall", "delegate/willDismissPaywall", "delegate/didDismissPaywall", "delegate/handleCustomPaywallAction", "delegate/paywallWillOpenURL", "delegate/paywallWillOpenDeepLink", "delegate/userAttributesDidChange", "delegate/testModeTransaction", "delegate/willRedeemLink", "delegate/didRedeemLink", "delegate/handleLog", "delegate/handleSuperwallDeepLink", "config/didRefresh"] as const;
