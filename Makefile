@@ -260,6 +260,7 @@ bench: deps release $(BENCH_BIN)/driver $(BENCH_BIN)/echo-server $(BENCH_BIN)/in
 	$(BENCH_DIR)/.venv/bin/pip install -q "pytest>=8,<10"
 	$(BENCH_DIR)/.venv/bin/pip install -q --no-deps --force-reinstall ./clients/python
 	$(BENCH_DIR)/.venv/bin/python $(BENCH_DIR)/fixture_bench.py --bridge $(BIN_RELEASE) --echo $(BENCH_BIN)/echo-server
+	$(BENCH_DIR)/.venv/bin/python $(BENCH_DIR)/replay_bench.py --bridge $(BIN_RELEASE)
 
 # Instructions per call, counted by callgrind (repeatable whatever the machine does): startup,
 # configure of the 1,000-campaign config, and register / getPresentationResult on it.

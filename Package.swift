@@ -202,6 +202,10 @@ let package = Package(
             dependencies: ["BridgeCommandLine", "BridgeServer", "SuperwallBridgeEmbedding"],
             swiftSettings: strictSettings
         ),
-        .testTarget(name: "EndToEndTests", dependencies: ["JSONRPC", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: ["BridgeCommandLine", "JSONRPC", "TestSupport"],
+            swiftSettings: strictSettings
+        ),
     ]
 )

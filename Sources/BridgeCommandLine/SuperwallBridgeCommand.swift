@@ -37,7 +37,9 @@ struct SuperwallBridgeCommand: ParsableCommand {
             wrapper SDK or a test harness. Logs go to stderr.
             """,
         version: "\(BridgeServer.name) \(BridgeServer.version) (protocol \(BridgeServer.protocolVersion))",
-        subcommands: [Serve.self, Eval.self, Validate.self, Explain.self, DemoConfig.self, FakeAPICommand.self]
+        subcommands: [
+            Serve.self, Eval.self, Validate.self, Explain.self, Replay.self, DemoConfig.self, FakeAPICommand.self,
+        ]
     )
 
     @OptionGroup var serving: ServingOptions
@@ -58,7 +60,8 @@ struct Serve: ParsableCommand {
         Self.serve(serving.settings, framing: serving.framing.framing)
     }
 
-    static func serve(_ settings: ServingSettings, framing: Framing?) -> Never {
+    static func serve(_ given: ServingSettings, framing: Framing?) -> Never {
+        let settings = given.readyToServe()
         // A parent that spawns us from one of its worker threads hands down that thread's
         // blocked (or ignored) signals; SIGTERM, SIGINT and SIGHUP must always reach us.
         var nothing = sigset_t()
@@ -111,6 +114,13 @@ struct ServingOptions: ParsableArguments {
     @Option(name: .long, help: "Write every frame in and out, with its direction and time, to this file (JSON lines).")
     var trace: String?
 
+    @Option(
+        name: .long,
+        help:
+            "Record the session to this file for `superwall-bridge replay`: every frame in and out, and the seed of its random draws."
+    )
+    var recordSession: String?
+
     @Option(name: .long, help: "Framing: auto (detected from the first byte), ndjson or content-length.")
     var framing: FramingChoice = .auto
 
@@ -145,12 +155,16 @@ struct ServingOptions: ParsableArguments {
         guard maxMessageSize > 0 else { throw ValidationError("--max-message-size must be positive.") }
         guard maxConfigSize > 0 else { throw ValidationError("--max-config-size must be positive.") }
         guard maxQueuedOutput > 0 else { throw ValidationError("--max-queued-output must be positive.") }
+        guard trace == nil || recordSession == nil else {
+            throw ValidationError("--trace and --record-session cannot both be given: a recording holds the trace.")
+        }
     }
 
     var settings: ServingSettings {
         var settings = ServingSettings()
         settings.logLevel = logLevel.level
         settings.trace = trace
+        settings.recordSession = recordSession
         settings.maxMessageSize = maxMessageSize
         settings.maxQueuedOutput = maxQueuedOutput
         settings.maxConfigSize = maxConfigSize

@@ -28,7 +28,8 @@ public final class BridgeServer: ConnectionHandler {
         logLevel: any LogLevelControl,
         clientLog: ClientLog? = nil,
         watchConfigFiles: Bool = false,
-        maximumConfigSize: Int = FileConfigSource.defaultMaximumSize
+        maximumConfigSize: Int = FileConfigSource.defaultMaximumSize,
+        recordSeed: UInt64? = nil
     ) {
         self.logger = logger
         clientLog?.attach(delegate)
@@ -50,7 +51,8 @@ public final class BridgeServer: ConnectionHandler {
                 logger: logger,
                 watchConfigFiles: watchConfigFiles,
                 maximumConfigSize: maximumConfigSize,
-                entryOrder: EntryOrder()
+                entryOrder: EntryOrder(),
+                recordSeed: recordSeed
             )
         )
     }

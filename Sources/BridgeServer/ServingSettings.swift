@@ -14,20 +14,48 @@ public struct ServingSettings: Equatable, Sendable {
     public var maxQueuedOutput = 64 * 1024 * 1024
     public var maxConfigSize = FileConfigSource.defaultMaximumSize
     public var watch = false
+    /// A file to record the session to, for `superwall-bridge replay`: every frame in and out
+    /// (as `trace` writes them), and the seed of the session's random draws.
+    public var recordSession: String?
+    /// The seed a recorded session draws from when `configure` gives none; chosen by
+    /// `readyToServe()`.
+    public var recordSeed: UInt64?
 
     /// The settings' names, in camel case.
-    public static let names = ["logLevel", "trace", "maxMessageSize", "maxQueuedOutput", "maxConfigSize", "watch"]
+    public static let names = [
+        "logLevel", "trace", "maxMessageSize", "maxQueuedOutput", "maxConfigSize", "watch", "recordSession",
+    ]
 
     public init() {}
 
-    /// The connection's options: the limits, and the trace file, opened now.
+    /// Both write the frames to a file of their own: one connection has one such file.
+    public struct TraceAndRecord: Error, CustomStringConvertible {
+        public var description: String { "trace and recordSession cannot both be given: a recording holds the trace" }
+    }
+
+    /// The settings as a server uses them: a recording's seed chosen.
+    public func readyToServe() -> ServingSettings {
+        var settings = self
+        if recordSession != nil, settings.recordSeed == nil { settings.recordSeed = UInt64.random(in: 0...UInt64.max) }
+        return settings
+    }
+
+    /// The connection's options: the limits, and the trace or record file, opened now.
     public func connectionOptions(framing: Framing? = nil) throws -> Connection.Options {
         var options = Connection.Options()
         options.maximumMessageSize = maxMessageSize
         options.maximumQueuedOutput = maxQueuedOutput
         options.framing = framing
-        if let trace {
-            options.trace = try FrameTrace(path: trace, masking: ["apiKey", "publicApiKey"])
+        guard trace == nil || recordSession == nil else { throw TraceAndRecord() }
+        if let path = trace ?? recordSession {
+            let file = try FrameTrace(path: path, masking: ["apiKey", "publicApiKey"])
+            if recordSession != nil {
+                file.note([
+                    "recording": .int(Int64(SessionRecording.formatVersion)),
+                    "randomSeed": recordSeed.map { .uint($0) } ?? .null,
+                ])
+            }
+            options.trace = file
         }
         return options
     }
@@ -40,7 +68,15 @@ public struct ServingSettings: Equatable, Sendable {
             logLevel: sink,
             clientLog: clientLog,
             watchConfigFiles: watch,
-            maximumConfigSize: maxConfigSize
+            maximumConfigSize: maxConfigSize,
+            recordSeed: recordSession == nil ? nil : recordSeed
         )
     }
+}
+
+/// What `superwall-bridge replay` reads of a recording beyond its frames.
+public enum SessionRecording {
+    /// The version of the recording's layout, in its first line (`{"direction": "note",
+    /// "recording": N, "randomSeed": ...}`).
+    public static let formatVersion = 1
 }

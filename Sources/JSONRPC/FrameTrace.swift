@@ -65,6 +65,18 @@ public final class FrameTrace: Sendable {
         }
     }
 
+    /// Writes a line that is not a frame: `{"time", "direction": "note", ...members}`.
+    public func note(_ members: JSONObject) {
+        let time = UTCTimestamp.now()
+        queue.async { [descriptor] in
+            var entry: JSONObject = ["time": .string(time), "direction": "note"]
+            entry.merge(members) { $1 }
+            var line = JSONWriter.encode(.object(entry))
+            line.append(UInt8(ascii: "\n"))
+            line.withUnsafeBytes { _ = write(descriptor, $0.baseAddress, $0.count) }
+        }
+    }
+
     /// `frame` with the string value of each member named in `keys` (quoted) cut to its
     /// first four characters and a mark. A scan of the text, not a parse: the frame is
     /// recorded as it was sent, byte for byte, but for the masked values.

@@ -39,7 +39,8 @@ final class EmbeddedBridge: @unchecked Sendable {
     private let status = Mutex<Int32?>(nil)
     private var thread = pthread_t()
 
-    init(options: ServingSettings, output: Output, closeLimit: Duration = .seconds(10)) throws {
+    init(options given: ServingSettings, output: Output, closeLimit: Duration = .seconds(10)) throws {
+        let options = given.readyToServe()
         self.closeLimit = closeLimit
         maximumMessageSize = options.maxMessageSize
         sink = StderrLogHandler.Sink(level: options.logLevel)

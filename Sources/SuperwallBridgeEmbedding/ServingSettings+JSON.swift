@@ -39,6 +39,11 @@ extension ServingSettings {
                     throw Problem(description: "trace must be a file path")
                 }
                 trace = path
+            case "recordSession":
+                guard case .string(let path) = member, !path.isEmpty else {
+                    throw Problem(description: "recordSession must be a file path")
+                }
+                recordSession = path
             case "maxMessageSize": maxMessageSize = try Self.positive(member, name)
             case "maxQueuedOutput": maxQueuedOutput = try Self.positive(member, name)
             case "maxConfigSize": maxConfigSize = try Self.positive(member, name)

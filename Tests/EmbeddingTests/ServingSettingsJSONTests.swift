@@ -1,4 +1,5 @@
 import BridgeServer
+import Foundation
 import Logging
 import Testing
 
@@ -27,6 +28,27 @@ import Testing
         #expect(read.maxQueuedOutput == 8192)
         #expect(read.maxConfigSize == 1000)
         #expect(read.watch)
+        #expect(try options(#"{"recordSession":"/tmp/session.jsonl"}"#).recordSession == "/tmp/session.jsonl")
+    }
+
+    @Test func aRecordingNamesItsSeedAndCannotShareTheConnectionWithATrace() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("record-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        var settings = ServingSettings()
+        settings.recordSession = directory.appendingPathComponent("session.jsonl").path
+        let ready = settings.readyToServe()
+        let seed = try #require(ready.recordSeed)
+        #expect(ready.readyToServe().recordSeed == seed, "a seed once chosen is kept")
+        #expect(ServingSettings().readyToServe().recordSeed == nil, "no recording, no seed")
+        do {
+            let options = try ready.connectionOptions()
+            _ = options
+        }
+        let header = try String(contentsOfFile: settings.recordSession!, encoding: .utf8)
+        #expect(header.contains(#""direction":"note""#) && header.contains(#""randomSeed":\#(seed)"#), "\(header)")
+        settings.trace = directory.appendingPathComponent("trace.jsonl").path
+        #expect(throws: ServingSettings.TraceAndRecord.self) { try settings.connectionOptions() }
     }
 
     @Test(arguments: [

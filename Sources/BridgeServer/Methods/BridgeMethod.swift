@@ -69,6 +69,9 @@ struct MethodContext: Sendable {
     let watchConfigFiles: Bool
     let maximumConfigSize: Int
     let entryOrder: EntryOrder
+    /// The seed of a recorded session's random draws (`ServingSettings.record`), when
+    /// `configure` gives none: a replay draws the same.
+    let recordSeed: UInt64?
 }
 
 /// Runs a core call, turning its error into the protocol's.

@@ -45,7 +45,7 @@ enum ConfigurationMethods {
         static func parameters(of request: IncomingRequest) -> IncomingRequest { request }
 
         func answer(_ request: IncomingRequest) async throws -> Answer {
-            let configure = try ConfigureRequest(
+            var configure = try ConfigureRequest(
                 Params(request),
                 capabilities: context.host.capabilities,
                 watchFiles: context.watchConfigFiles,
@@ -56,7 +56,10 @@ enum ConfigurationMethods {
             if let locale = configure.localeIdentifier { await superwall.setLocaleIdentifier(locale) }
             if configure.usesManualClock { context.clock.stop() }
             for warning in configure.warnings { context.logger.warning("configure: \(warning.message)") }
-            if let seed = configure.options.randomSeed {
+            if configure.options.randomSeed == nil, let seed = context.recordSeed {
+                // A recorded session draws from the seed its recording names.
+                configure.options.randomSeed = seed
+            } else if let seed = configure.options.randomSeed {
                 context.logger.warning(
                     "configure: options.randomSeed is \(Int64(bitPattern: seed)): every random draw (variants, holdouts, surveys, ids) is seeded and predictable; a test option, never for production"
                 )

@@ -6,7 +6,7 @@ import SuperwallCore
 /// `configure`'s params: `{apiKey, options?, device?, storeProducts?}`.
 struct ConfigureRequest {
     let apiKey: String
-    let options: Superwall.ConfigureOptions
+    var options: Superwall.ConfigureOptions
     /// The keys that were ignored because `configure` does not know them, and options taken
     /// only in part.
     let warnings: [ConfigureKeys.Warning]

@@ -90,10 +90,11 @@ struct PaywallTemplates {
     }
 }
 
-/// The argument of `window.paywall.accept64(...)`: standard base64 of a JSON array's UTF-8.
+/// The argument of `window.paywall.accept64(...)`: standard base64 of a JSON array's UTF-8,
+/// keys in order, so that the same events always pass the same text (a replay compares it).
 enum PageEvents {
     static func accept64(_ events: [JSON]) -> String {
-        Data(JSON.array(events).jsonText.utf8).base64EncodedString()
+        Data(JSON.array(events).sortedJSONText.utf8).base64EncodedString()
     }
 
     /// A lifecycle event as SuperwallKit passes it (`pass(placement:)`): its name, the

@@ -24,6 +24,14 @@ enum PipelineKind: Sendable {
     /// The ones whose outcomes are reported by `paywallPresentationRequest` events.
     var tracksOutcome: Bool { self == .presentation || self == .getPaywall }
 
+    /// Whether its decisions are recorded: not those of the kinds that only check.
+    var isRecorded: Bool {
+        switch self {
+        case .presentation, .getPaywall, .getPresentationResult: true
+        case .implicitCheck, .declineCheck, .confirmAll: false
+        }
+    }
+
     /// The call a decision record names (`PresentationDecision.call`); nil for the kinds that
     /// only check, whose decisions are not kept.
     func recordedCall(sourceType: String?) -> String? {

@@ -17,9 +17,11 @@ final class RecentDecisions {
     /// line, so that the pipeline's entry stays small enough to be inlined into its callers.
     @inline(never)
     func startTrail(_ kind: PipelineKind, _ placement: PlacementData, recordingAll: Bool) -> DecisionTrail? {
-        guard let call = kind.recordedCall(sourceType: placement.sourceType) else { return nil }
+        guard kind.isRecorded else { return nil }
         let isLogged = DecisionLog.paywallPresentation.logLevel <= .debug
-        guard isLogged || placement.decisionReceiver != nil || recordingAll else { return nil }
+        guard isLogged || placement.decisionReceiver != nil || recordingAll,
+            let call = kind.recordedCall(sourceType: placement.sourceType)
+        else { return nil }
         return DecisionTrail(placement: placement.name, call: call, at: placement.createdAt, isLogged: isLogged)
     }
 

@@ -305,7 +305,7 @@ extension Superwall {
         let result = triggerResult(outcome)
         if let trail {
             note(outcome, result, of: placement, in: config, on: trail)
-        } else if kind.recordedCall(sourceType: placement.sourceType) == nil {
+        } else if !kind.isRecorded {
             // A recorded kind without a trail is one the debug log does not print.
             DecisionLog.audiences(of: placement, kind, outcome, result)
         }

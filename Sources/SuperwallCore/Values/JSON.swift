@@ -88,6 +88,15 @@ extension JSON {
         return String(decoding: bytes, as: UTF8.self)
     }
 
+    /// The value as compact JSON text, every object's members in key order: the same value
+    /// always reads the same way, from one run to the next.
+    public var sortedJSONText: String {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(256)
+        write(into: &bytes, sortingKeys: true)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
     /// Writes the value; with `sortingKeys`, every object's members in key order.
     fileprivate func write(into bytes: inout [UInt8], sortingKeys: Bool = false) {
         switch self {

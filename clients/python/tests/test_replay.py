@@ -1,0 +1,99 @@
+"""A session recorded with ``--record-session`` and replayed with ``superwall-bridge replay``, against
+the real binary: identical as recorded, and the first differing decision with a changed rule."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+from superwall_bridge import (
+    PaywallInfo, PaywallPresentation, Product, PurchaseResult, RestorationResult, StoreDetails, StorePeriod, StoreTransaction,
+    SubscriptionStatus, Superwall,
+)
+
+from conftest import PROTOCOL
+
+DEMO_CONFIG = PROTOCOL.parent / "config" / "demo.json"
+
+
+class Screen:
+    def __init__(self) -> None:
+        self.shown: asyncio.Queue[PaywallPresentation] = asyncio.Queue()
+
+    async def present(self, presentation: PaywallPresentation) -> None:
+        await self.shown.put(presentation)
+
+    def dismiss(self, dismissal: Any) -> None:
+        pass
+
+
+class Store:
+    def __init__(self) -> None:
+        self.sw: Superwall | None = None
+
+    async def purchase(self, product: Product, paywall_info: PaywallInfo | None) -> PurchaseResult:
+        assert self.sw is not None
+        await self.sw.set_subscription_status(SubscriptionStatus.active(*(e.id for e in product.entitlements)))
+        return PurchaseResult.purchased(StoreTransaction(transaction_id="tx-1"))
+
+    def restore_purchases(self) -> RestorationResult:
+        return RestorationResult.failed("nothing to restore")
+
+
+def record_the_demo_story(bridge: str, recording: Path, data_directory: str) -> None:
+    """configure, identify, attributes, a gated register with a purchase, a deep link, a refresh."""
+    async def story() -> None:
+        screen, store = Screen(), Store()
+        async with Superwall.start(bridge, arguments=["--record-session", str(recording)], purchase_controller=store,
+                                   paywall_presenter=screen) as sw:
+            store.sw = sw
+            await sw.configure("pk_replay", options={"configSource": {"type": "file", "path": str(DEMO_CONFIG)},
+                                                     "dataDirectory": data_directory},
+                               store_products=[StoreDetails("com.pockettrainer.pro.monthly", price=9.99, currency_code="USD",
+                                                            period=StorePeriod("month"))])
+            await sw.set_subscription_status(SubscriptionStatus.inactive())
+            await sw.identify("runner_042")
+            await sw.set_user_attributes({"plan": "free", "workouts_completed": 5})
+            registering = asyncio.create_task(sw.register("daily_limit_reached", has_feature=True, explain=True))
+            shown = await asyncio.wait_for(screen.shown.get(), 10)
+            bought = await sw.paywall_action(shown.session_id, {"type": "purchase", "productId": "com.pockettrainer.pro.monthly"})
+            assert bought["result"]["type"] == "purchased", bought
+            result = await registering
+            assert result.decision is not None and result.decision.outcome == "presented"
+            await sw.handle_deep_link("https://pockettrainer.superwall.app/app-link/workouts/today")
+            await sw.refresh_configuration()
+
+    asyncio.run(asyncio.wait_for(story(), 60))
+
+
+def test_a_recorded_session_replays_identically_and_against_a_changed_rule_names_the_decision(
+        bridge: str, tmp_path: Path) -> None:
+    recording = tmp_path / "session.jsonl"
+    record_the_demo_story(bridge, recording, str(tmp_path / "data"))
+    header = json.loads(recording.read_text().splitlines()[0])
+    assert header["direction"] == "note" and header["recording"] == 1 and isinstance(header["randomSeed"], int)
+    assert "pk_replay" not in recording.read_text(), "the API key is masked"
+
+    same = subprocess.run([bridge, "replay", str(recording)], capture_output=True, text=True, timeout=120)
+    assert same.returncode == 0, same.stdout + same.stderr
+    assert same.stdout.startswith("identical: "), same.stdout
+
+    changed = tmp_path / "changed.json"
+    changed.write_text(DEMO_CONFIG.read_text().replace("user.workouts_completed >= 3", "user.workouts_completed >= 10"))
+    edited = subprocess.run([bridge, "replay", "--frame-timeout", "2", "--config", str(changed), str(recording)],
+                            capture_output=True, text=True, timeout=120)
+    assert edited.returncode == 1, edited.stdout + edited.stderr
+    # The paywall is no longer shown, and register's decision says where the two part.
+    assert "did not send the bridge's request paywall/present" in edited.stdout, edited.stdout
+    assert 'the answer to request "register-' in edited.stdout and "differs at $.result.decision" in edited.stdout, edited.stdout
+    assert "recorded: " in edited.stdout and "replayed: " in edited.stdout
+
+
+def test_a_trace_is_not_a_recording(bridge: str, tmp_path: Path) -> None:
+    trace = tmp_path / "trace.jsonl"
+    trace.write_text(json.dumps({"time": "2026-11-28T10:00:00.000Z", "direction": "in", "bytes": 2, "frame": "{}"}) + "\n")
+    refused = subprocess.run([bridge, "replay", str(trace)], capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2 and "not a recording" in refused.stderr, refused.stderr
