@@ -121,6 +121,13 @@ struct ServingOptions: ParsableArguments {
     )
     var recordSession: String?
 
+    @Flag(
+        name: .long,
+        help:
+            "With --record-session: replace the user ids and attribute values the client sends with tokens in the recording, the same value by the same token."
+    )
+    var recordRedact = false
+
     @Option(name: .long, help: "Framing: auto (detected from the first byte), ndjson or content-length.")
     var framing: FramingChoice = .auto
 
@@ -155,6 +162,9 @@ struct ServingOptions: ParsableArguments {
         guard maxMessageSize > 0 else { throw ValidationError("--max-message-size must be positive.") }
         guard maxConfigSize > 0 else { throw ValidationError("--max-config-size must be positive.") }
         guard maxQueuedOutput > 0 else { throw ValidationError("--max-queued-output must be positive.") }
+        guard !recordRedact || recordSession != nil else {
+            throw ValidationError("--record-redact redacts a recording: give --record-session too.")
+        }
         guard trace == nil || recordSession == nil else {
             throw ValidationError("--trace and --record-session cannot both be given: a recording holds the trace.")
         }
@@ -165,6 +175,7 @@ struct ServingOptions: ParsableArguments {
         settings.logLevel = logLevel.level
         settings.trace = trace
         settings.recordSession = recordSession
+        settings.recordRedact = recordRedact
         settings.maxMessageSize = maxMessageSize
         settings.maxQueuedOutput = maxQueuedOutput
         settings.maxConfigSize = maxConfigSize

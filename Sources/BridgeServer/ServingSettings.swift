@@ -17,6 +17,9 @@ public struct ServingSettings: Equatable, Sendable {
     /// A file to record the session to, for `superwall-bridge replay`: every frame in and out
     /// (as `trace` writes them), and the seed of the session's random draws.
     public var recordSession: String?
+    /// With `recordSession`: the user ids and attribute values the client sends are replaced in
+    /// the recording by tokens, the same value by the same token (`TraceRedaction`).
+    public var recordRedact = false
     /// The seed a recorded session draws from when `configure` gives none; chosen by
     /// `readyToServe()`.
     public var recordSeed: UInt64?
@@ -24,6 +27,7 @@ public struct ServingSettings: Equatable, Sendable {
     /// The settings' names, in camel case.
     public static let names = [
         "logLevel", "trace", "maxMessageSize", "maxQueuedOutput", "maxConfigSize", "watch", "recordSession",
+        "recordRedact",
     ]
 
     public init() {}
@@ -48,11 +52,17 @@ public struct ServingSettings: Equatable, Sendable {
         options.framing = framing
         guard trace == nil || recordSession == nil else { throw TraceAndRecord() }
         if let path = trace ?? recordSession {
-            let file = try FrameTrace(path: path, masking: ["apiKey", "publicApiKey"])
-            if recordSession != nil {
+            let recording = recordSession != nil
+            let file = try FrameTrace(
+                path: path,
+                masking: ["apiKey", "publicApiKey"],
+                redactingUserValues: recording && recordRedact
+            )
+            if recording {
                 file.note([
                     "recording": .int(Int64(SessionRecording.formatVersion)),
                     "randomSeed": recordSeed.map { .uint($0) } ?? .null,
+                    "redacted": .bool(recordRedact),
                 ])
             }
             options.trace = file

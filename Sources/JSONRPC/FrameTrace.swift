@@ -30,8 +30,10 @@ public final class FrameTrace: Sendable {
     }
 
     private let masked: [[UInt8]]
+    /// Set when user ids and attribute values are taken out of the file (`TraceRedaction`).
+    private let redaction: TraceRedaction?
 
-    public init(path: String, masking keys: [String] = []) throws {
+    public init(path: String, masking keys: [String] = [], redactingUserValues: Bool = false) throws {
         let descriptor = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_APPEND | O_NOFOLLOW, 0o600)
         guard descriptor >= 0 else {
             throw OpenError(
@@ -43,6 +45,7 @@ public final class FrameTrace: Sendable {
         fchmod(descriptor, 0o600)
         self.descriptor = descriptor
         masked = keys.map { Array("\"\($0)\"".utf8) }
+        redaction = redactingUserValues ? TraceRedaction() : nil
     }
 
     deinit {
@@ -52,12 +55,14 @@ public final class FrameTrace: Sendable {
 
     public func record(_ direction: Direction, _ frame: [UInt8]) {
         let time = UTCTimestamp.now()
-        queue.async { [descriptor, masked] in
+        queue.async { [descriptor, masked, redaction] in
+            var written = Self.masking(masked, in: frame)
+            if let redaction { written = redaction.redact(written, incoming: direction == .incoming) }
             let entry: JSONValue = [
                 "time": .string(time),
                 "direction": .string(direction.rawValue),
                 "bytes": .int(Int64(frame.count)),
-                "frame": .string(String(decoding: Self.masking(masked, in: frame), as: UTF8.self)),
+                "frame": .string(String(decoding: written, as: UTF8.self)),
             ]
             var line = JSONWriter.encode(entry)
             line.append(UInt8(ascii: "\n"))

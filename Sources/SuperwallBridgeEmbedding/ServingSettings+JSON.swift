@@ -39,6 +39,11 @@ extension ServingSettings {
                     throw Problem(description: "trace must be a file path")
                 }
                 trace = path
+            case "recordRedact":
+                guard case .bool(let flag) = member else {
+                    throw Problem(description: "recordRedact must be true or false")
+                }
+                recordRedact = flag
             case "recordSession":
                 guard case .string(let path) = member, !path.isEmpty else {
                     throw Problem(description: "recordSession must be a file path")
@@ -55,6 +60,12 @@ extension ServingSettings {
                     description: "unknown option \"\(name)\"; the options are \(Self.names.joined(separator: ", "))"
                 )
             }
+        }
+        guard !recordRedact || recordSession != nil else {
+            throw Problem(description: "recordRedact redacts a recording: give recordSession too")
+        }
+        guard trace == nil || recordSession == nil else {
+            throw Problem(description: "trace and recordSession cannot both be given: a recording holds the trace")
         }
     }
 

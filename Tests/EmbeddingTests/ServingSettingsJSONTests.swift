@@ -56,6 +56,8 @@ import Testing
         (#"{"maxMessageSize":0}"#, "maxMessageSize must be a positive"),
         (#"{"maxMessageSize":"1"}"#, "maxMessageSize must be a positive"),
         (#"{"watch":1}"#, "watch must be true or false"),
+        (#"{"recordRedact":true}"#, "give recordSession too"),
+        (#"{"trace":"/tmp/a","recordSession":"/tmp/b"}"#, "cannot both be given"),
         (#"{"framing":"ndjson"}"#, #"unknown option "framing""#),
         (#"["logLevel"]"#, "must be a JSON object"),
         (#"{"logLevel":"#, "not JSON"),

@@ -43,11 +43,12 @@ class Store:
         return RestorationResult.failed("nothing to restore")
 
 
-def record_the_demo_story(bridge: str, recording: Path, data_directory: str) -> None:
+def record_the_demo_story(bridge: str, recording: Path, data_directory: str, *, redact: bool = False) -> None:
     """configure, identify, attributes, a gated register with a purchase, a deep link, a refresh."""
     async def story() -> None:
         screen, store = Screen(), Store()
-        async with Superwall.start(bridge, arguments=["--record-session", str(recording)], purchase_controller=store,
+        arguments = ["--record-session", str(recording)] + (["--record-redact"] if redact else [])
+        async with Superwall.start(bridge, arguments=arguments, purchase_controller=store,
                                    paywall_presenter=screen) as sw:
             store.sw = sw
             await sw.configure("pk_replay", options={"configSource": {"type": "file", "path": str(DEMO_CONFIG)},
@@ -56,7 +57,7 @@ def record_the_demo_story(bridge: str, recording: Path, data_directory: str) -> 
                                                             period=StorePeriod("month"))])
             await sw.set_subscription_status(SubscriptionStatus.inactive())
             await sw.identify("runner_042")
-            await sw.set_user_attributes({"plan": "free", "workouts_completed": 5})
+            await sw.set_user_attributes({"plan": "free", "email": "runner@example.com", "workouts_completed": 5})
             registering = asyncio.create_task(sw.register("daily_limit_reached", has_feature=True, explain=True))
             shown = await asyncio.wait_for(screen.shown.get(), 10)
             bought = await sw.paywall_action(shown.session_id, {"type": "purchase", "productId": "com.pockettrainer.pro.monthly"})
@@ -90,6 +91,18 @@ def test_a_recorded_session_replays_identically_and_against_a_changed_rule_names
     assert "did not send the bridge's request paywall/present" in edited.stdout, edited.stdout
     assert 'the answer to request "register-' in edited.stdout and "differs at $.result.decision" in edited.stdout, edited.stdout
     assert "recorded: " in edited.stdout and "replayed: " in edited.stdout
+
+
+def test_a_redacted_recording_holds_no_user_value_and_still_replays_identically(bridge: str, tmp_path: Path) -> None:
+    recording = tmp_path / "redacted.jsonl"
+    record_the_demo_story(bridge, recording, str(tmp_path / "data"), redact=True)
+    text = recording.read_text()
+    assert json.loads(text.splitlines()[0])["redacted"] is True
+    for value in ("runner_042", "runner@example.com", '"free"', '\\"free\\"'):
+        assert value not in text, f"{value} is in the recording"
+    assert "redacted-" in text
+    replayed = subprocess.run([bridge, "replay", str(recording)], capture_output=True, text=True, timeout=120)
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr
 
 
 def test_a_trace_is_not_a_recording(bridge: str, tmp_path: Path) -> None:

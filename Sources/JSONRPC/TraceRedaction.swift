@@ -1,0 +1,94 @@
+import Synchronization
+
+/// Takes a recording's user ids and attribute values out of it, consistently: each value the
+/// client sent (`identify`'s `userId`, every string in `setUserAttributes`' `attributes`)
+/// becomes the same token wherever it appears after, as a JSON string or quoted inside one (a
+/// rule's value, printed), in the frames in and out. A replay sends the tokens, so the bridge
+/// answers with them where the recording has them. Numbers and booleans are kept: rules that
+/// compare them decide the same; a rule that compares a redacted string with a literal does not.
+///
+/// The tokens come from a hash seeded anew in each process: the same within a recording, and
+/// not reversible by hashing guesses. A value with an `@` gets a token that is an address.
+final class TraceRedaction: Sendable {
+    /// The values seen so far, by the JSON text of their string, with their token's.
+    private let tokens = Mutex<[(value: [UInt8], token: [UInt8])]>([])
+
+    /// The frame with every value seen so far replaced, after noting those an incoming frame
+    /// sends.
+    func redact(_ frame: [UInt8], incoming: Bool) -> [UInt8] {
+        if incoming { noteValues(in: frame) }
+        return tokens.withLock { tokens in
+            var text = frame
+            for (value, token) in tokens {
+                text = Self.replacing(value, with: token, in: text)
+                text = Self.replacing(Self.quotedInside(value), with: Self.quotedInside(token), in: text)
+            }
+            return text
+        }
+    }
+
+    private func noteValues(in frame: [UInt8]) {
+        guard let message = try? JSONDecoding.decode(frame), case .string(let method)? = message["method"],
+            let params = message["params"]
+        else { return }
+        var values: [String] = []
+        switch method {
+        case "identify":
+            if case .string(let userId)? = params["userId"] { values.append(userId) }
+        case "setUserAttributes":
+            if let attributes = params["attributes"] { Self.collectStrings(attributes, into: &values) }
+        default:
+            return
+        }
+        tokens.withLock { tokens in
+            for value in values where !value.isEmpty {
+                let text = JSONWriter.encode(.string(value))
+                guard !tokens.contains(where: { $0.value == text }) else { continue }
+                var hasher = Hasher()
+                hasher.combine(value)
+                let digest = UInt64(bitPattern: Int64(hasher.finalize()))
+                // An address stays an address: SuperwallKit drops an `email` attribute that is not.
+                let suffix = value.contains("@") ? "@redacted.invalid" : ""
+                let token = JSONWriter.encode(.string("redacted-" + String(digest, radix: 16) + suffix))
+                tokens.append((text, token))
+                // The longest first: a value inside another is replaced after it.
+                tokens.sort { $0.value.count > $1.value.count }
+            }
+        }
+    }
+
+    private static func collectStrings(_ value: JSONValue, into values: inout [String]) {
+        switch value {
+        case .string(let text): values.append(text)
+        case .array(let elements): for element in elements { collectStrings(element, into: &values) }
+        case .object(let members): for (_, member) in members { collectStrings(member, into: &values) }
+        default: break
+        }
+    }
+
+    /// `"value"` as it reads inside another JSON string: `\"value\"`.
+    private static func quotedInside(_ text: [UInt8]) -> [UInt8] {
+        let inner = JSONWriter.encode(.string(String(decoding: text, as: UTF8.self)))
+        return Array(inner.dropFirst().dropLast())
+    }
+
+    private static func replacing(_ target: [UInt8], with replacement: [UInt8], in text: [UInt8]) -> [UInt8] {
+        guard target.count <= text.count, let first = target.first else { return text }
+        var result: [UInt8] = []
+        var index = 0
+        var copied = 0
+        while index + target.count <= text.count {
+            if text[index] == first, text[index..<(index + target.count)].elementsEqual(target) {
+                result.append(contentsOf: text[copied..<index])
+                result.append(contentsOf: replacement)
+                index += target.count
+                copied = index
+            } else {
+                index += 1
+            }
+        }
+        guard copied > 0 else { return text }
+        result.append(contentsOf: text[copied...])
+        return result
+    }
+}
