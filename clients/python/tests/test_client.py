@@ -626,7 +626,11 @@ def test_flush_events_writes_the_queue_out_at_once(bridge: str, bridge_arguments
             flushed = await sw.flush_events()
             assert flushed > 0
             assert len((tmp_path / "events.jsonl").read_text().splitlines()) == flushed
-            assert await sw.flush_events() == 0
+            # A second flush writes out only what was tracked since: on a loaded machine, the
+            # config's background refresh may end between the two and track its events.
+            again = await sw.flush_events()
+            assert len((tmp_path / "events.jsonl").read_text().splitlines()) == flushed + again
+            assert again < flushed
 
     run(scenario())
 
