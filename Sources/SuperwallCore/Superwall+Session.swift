@@ -33,6 +33,9 @@ extension Superwall {
             var storeDetails: [String: StoreProductDetails]
             /// The user's variant per experiment, as stored.
             var assignments: [String: Store.Assignment]
+            /// How this process came by each assignment it made or took; one it has no entry for
+            /// was kept from an earlier session (a decision record's `experiment` gate).
+            var assignmentOrigins: [String: Store.AssignmentOrigin] = [:]
             let directory: DataDirectory
             var status: ConfigurationStatus
             var configError: SuperwallError?

@@ -137,6 +137,29 @@ import Testing
         #expect(!gate.passed && gate.detail.contains("experiment e4 rule not true"))
     }
 
+    @Test func theExperimentGateSaysHowTheUserCameByTheVariant() async throws {
+        let config = try await presentationConfig(demoTriggers)
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("origins-\(UUID().uuidString)")
+            .path
+        func assignment(of placement: String, _ harness: PresentationHarness) async throws -> PresentationDecision.Gate
+        {
+            let receiver = DecisionReceiver()
+            _ = try await harness.superwall.presentationResult(for: placement, decision: receiver)
+            return try gate(.experiment, of: receiver.decision)
+        }
+        let first = try await PresentationHarness.make(config, directory: directory)
+        #expect(try await assignment(of: "held", first).read["assignment"] == "drawn")
+        _ = try await first.superwall.overrideAssignment(experimentId: "e1", variantId: "v1")
+        let overridden = try await assignment(of: "nongated", first)
+        #expect(overridden.read["assignment"] == "override" && overridden.read["confirmed"] == true)
+        #expect(overridden.detail.hasSuffix("set by debug/overrideAssignment"))
+        await first.superwall.endSession()
+        let second = try await PresentationHarness.make(config, directory: directory)
+        let kept = try await assignment(of: "held", second)
+        #expect(kept.read["assignment"] == "sticky", "\(kept.detail)")
+        #expect(kept.detail.contains("kept from an earlier session"))
+    }
+
     @Test func aSessionThatRecordsDecisionsKeepsTheLastOnesOldestFirst() async throws {
         let harness = try await PresentationHarness.make(
             try await presentationConfig(demoTriggers),

@@ -7,6 +7,10 @@ extension Superwall {
         guard let current = session, let config = current.config else { return }
         let planned = AssignmentPlanner.plan(for: config, stored: Array(current.assignments.values), random: random)
         guard planned != current.assignments else { return }
+        for (experimentId, assignment) in planned
+        where current.assignments[experimentId]?.variant.id != assignment.variant.id {
+            session?.assignmentOrigins[experimentId] = .drawn
+        }
         session?.assignments = planned
         try? current.store.replaceAssignments(with: planned.values.sorted { $0.experimentId < $1.experimentId })
     }
@@ -62,6 +66,7 @@ extension Superwall {
             }
             let assignment = Store.Assignment(experimentId: entry.experimentId, variant: variant, isSentToServer: true)
             session?.assignments[entry.experimentId] = assignment
+            session?.assignmentOrigins[entry.experimentId] = .server
             try? store?.save(assignment)
         }
         // The user's variants may have changed, and with them what to preload.
@@ -91,6 +96,7 @@ extension Superwall {
         let assignment = Store.Assignment(experimentId: experimentId, variant: variant, isSentToServer: true)
         try persisting { try current.store.save(assignment) }
         session?.assignments[experimentId] = assignment
+        session?.assignmentOrigins[experimentId] = .override
         return assignment
     }
 

@@ -30,6 +30,7 @@ extension Superwall {
             current.userAttributes = identityAttributes(current, merging: current.userAttributes)
             if switching, let config = current.config {
                 current.assignments = AssignmentPlanner.plan(for: config, stored: [], random: random)
+                current.assignmentOrigins = current.assignments.mapValues { _ in .drawn }
             }
             let updated = current
             try persisting {
@@ -129,6 +130,7 @@ extension Superwall {
         reset.userAttributes = identityAttributes(reset, merging: [:])
         reset.integrationAttributes = [:]
         reset.assignments = [:]
+        reset.assignmentOrigins = [:]
         reset.webCustomerInfo = CustomerInfo()
         return reset
     }

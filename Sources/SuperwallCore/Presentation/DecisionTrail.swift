@@ -42,6 +42,7 @@ final class DecisionTrail {
         var matchedOccurrence: Occurrence?
         /// Whether the matched experiment's assignment had been confirmed with the server.
         var assignmentWasConfirmed: Bool?
+        var assignmentOrigin: Store.AssignmentOrigin?
         var explanation: PlacementExplanation?
         var paywallLookup: PaywallLookup?
         var presenterDeclared: Bool?
@@ -228,16 +229,17 @@ final class DecisionTrail {
             gate(.placement, true, "found", [:], nil)
             appendMatchedAudience(experiment.id, campaign: experiment.groupId, details, gate)
             let confirmed = details?.assignmentWasConfirmed == true
+            let origin = details?.assignmentOrigin ?? .sticky
             let kind = experiment.variant.kind == .holdout ? "a holdout" : "a treatment"
             gate(
                 .experiment,
                 experiment.variant.kind != .holdout,
                 "variant \(experiment.variant.id) of experiment \(experiment.id), \(kind), "
-                    + (confirmed ? "confirmed with the server" : "drawn on this device"),
+                    + Self.describe(origin, confirmed: confirmed),
                 [
                     "experimentId": .string(experiment.id), "variantId": .string(experiment.variant.id),
                     "variantType": .string(experiment.variant.kind.rawValue),
-                    "assignment": .string(confirmed ? "confirmed" : "drawn"),
+                    "assignment": .string(origin.rawValue), "confirmed": .bool(confirmed),
                     "paywallIdentifier": .optional(experiment.variant.paywallIdentifier),
                 ],
                 nil
@@ -325,6 +327,17 @@ final class DecisionTrail {
         case .presented: ("presented", nil)
         case .confirmed: ("confirmed", nil)
         case nil: ("unfinished", nil)
+        }
+    }
+
+    /// How the user came by the variant, in words.
+    private static func describe(_ origin: Store.AssignmentOrigin, confirmed: Bool) -> String {
+        let confirmation = confirmed ? ", confirmed with the server" : ""
+        return switch origin {
+        case .sticky: "kept from an earlier session (sticky)" + confirmation
+        case .drawn: "drawn on this device" + confirmation
+        case .server: "assigned by the server"
+        case .override: "set by debug/overrideAssignment"
         }
     }
 

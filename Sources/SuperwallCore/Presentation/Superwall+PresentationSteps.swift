@@ -123,6 +123,7 @@ extension Superwall {
             let details = trail.details
             details.matchedOccurrence = occurrence
             details.assignmentWasConfirmed = session?.assignments[audience.experimentId]?.isSentToServer
+            details.assignmentOrigin = session?.assignmentOrigins[audience.experimentId] ?? .sticky
         case .noAudienceMatch:
             break
         }

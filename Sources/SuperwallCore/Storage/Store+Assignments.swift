@@ -5,6 +5,18 @@ import GRDBSQLite
 /// Assignments: each experiment's sticky variant for the user, and whether the server knows it.
 extension Store {
     /// One experiment's variant for this user, and whether the server has been told.
+    /// How a session came by an assignment.
+    public enum AssignmentOrigin: String, Sendable {
+        /// Kept from an earlier session.
+        case sticky
+        /// Drawn on this device by the variants' percentages.
+        case drawn
+        /// Given by the server's assignments.
+        case server
+        /// Set by `debug/overrideAssignment`.
+        case override
+    }
+
     public struct Assignment: Sendable, Equatable {
         public var experimentId: String
         public var variant: Variant
