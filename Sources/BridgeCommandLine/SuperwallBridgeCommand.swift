@@ -162,12 +162,7 @@ struct ServingOptions: ParsableArguments {
         guard maxMessageSize > 0 else { throw ValidationError("--max-message-size must be positive.") }
         guard maxConfigSize > 0 else { throw ValidationError("--max-config-size must be positive.") }
         guard maxQueuedOutput > 0 else { throw ValidationError("--max-queued-output must be positive.") }
-        guard !recordRedact || recordSession != nil else {
-            throw ValidationError("--record-redact redacts a recording: give --record-session too.")
-        }
-        guard trace == nil || recordSession == nil else {
-            throw ValidationError("--trace and --record-session cannot both be given: a recording holds the trace.")
-        }
+        if let conflict = settings.conflict { throw ValidationError(conflict.commandLine) }
     }
 
     var settings: ServingSettings {

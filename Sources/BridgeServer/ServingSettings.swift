@@ -32,9 +32,29 @@ public struct ServingSettings: Equatable, Sendable {
 
     public init() {}
 
-    /// Both write the frames to a file of their own: one connection has one such file.
-    public struct TraceAndRecord: Error, CustomStringConvertible {
-        public var description: String { "trace and recordSession cannot both be given: a recording holds the trace" }
+    /// Settings that cannot go together: `description` names them as the library's options do,
+    /// `commandLine` as the flags do.
+    public struct Conflict: Error, CustomStringConvertible {
+        public let description: String
+        public let commandLine: String
+    }
+
+    /// Why these settings cannot serve, if they cannot: a trace and a recording both write the
+    /// frames to a file of their own, and a redaction needs a recording.
+    public var conflict: Conflict? {
+        if recordRedact, recordSession == nil {
+            return Conflict(
+                description: "recordRedact redacts a recording: give recordSession too",
+                commandLine: "--record-redact redacts a recording: give --record-session too."
+            )
+        }
+        if trace != nil, recordSession != nil {
+            return Conflict(
+                description: "trace and recordSession cannot both be given: a recording holds the trace",
+                commandLine: "--trace and --record-session cannot both be given: a recording holds the trace."
+            )
+        }
+        return nil
     }
 
     /// The settings as a server uses them: a recording's seed chosen.
@@ -50,7 +70,7 @@ public struct ServingSettings: Equatable, Sendable {
         options.maximumMessageSize = maxMessageSize
         options.maximumQueuedOutput = maxQueuedOutput
         options.framing = framing
-        guard trace == nil || recordSession == nil else { throw TraceAndRecord() }
+        if let conflict { throw conflict }
         if let path = trace ?? recordSession {
             let recording = recordSession != nil
             let file = try FrameTrace(

@@ -61,12 +61,7 @@ extension ServingSettings {
                 )
             }
         }
-        guard !recordRedact || recordSession != nil else {
-            throw Problem(description: "recordRedact redacts a recording: give recordSession too")
-        }
-        guard trace == nil || recordSession == nil else {
-            throw Problem(description: "trace and recordSession cannot both be given: a recording holds the trace")
-        }
+        if let conflict { throw Problem(description: conflict.description) }
     }
 
     private static func positive(_ value: JSONValue, _ name: String) throws(Problem) -> Int {

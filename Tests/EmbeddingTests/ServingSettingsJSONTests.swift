@@ -48,7 +48,7 @@ import Testing
         let header = try String(contentsOfFile: settings.recordSession!, encoding: .utf8)
         #expect(header.contains(#""direction":"note""#) && header.contains(#""randomSeed":\#(seed)"#), "\(header)")
         settings.trace = directory.appendingPathComponent("trace.jsonl").path
-        #expect(throws: ServingSettings.TraceAndRecord.self) { try settings.connectionOptions() }
+        #expect(throws: ServingSettings.Conflict.self) { try settings.connectionOptions() }
     }
 
     @Test(arguments: [

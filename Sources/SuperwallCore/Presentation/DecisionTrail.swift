@@ -1,8 +1,8 @@
 import Foundation
 
 /// What a presentation's pipeline noted as it ran: the values it already held, and the time
-/// of each wait. Made into a `PresentationDecision` only when one is asked for, so that a
-/// pipeline nobody asks about pays for a few stores, not for the words.
+/// of each wait. Made only when someone will read the decision (`RecentDecisions.startTrail`),
+/// and put into words (`PresentationDecision`) only when it is read.
 ///
 /// Owned by the `Superwall` actor, like the pipeline that writes it.
 final class DecisionTrail {
@@ -23,30 +23,13 @@ final class DecisionTrail {
         let error: PresentationError?
     }
 
-    /// The waits, each set when the pipeline waited: values with nothing to release, so that
-    /// a trail costs little to keep and to drop.
+    /// The waits, each set when the pipeline waited.
     struct Waits {
         var config: Duration?
         var status: Duration?
         var statusBound: Duration?
         var paywall: Duration?
         var presentation: Duration?
-    }
-
-    /// What only a pipeline that went past its audiences, or one recorded in full, notes: boxed,
-    /// so that the trails of the many skipped calls do not carry it.
-    final class Details {
-        var paywallOnScreenAtCall: OnScreen?
-        /// The config's placements, for the nearest name to one it does not have.
-        var knownPlacements: [Trigger]?
-        var matchedOccurrence: Occurrence?
-        /// Whether the matched experiment's assignment had been confirmed with the server.
-        var assignmentWasConfirmed: Bool?
-        var assignmentOrigin: Store.AssignmentOrigin?
-        var explanation: PlacementExplanation?
-        var paywallLookup: PaywallLookup?
-        var presenterDeclared: Bool?
-        var paywallOnScreenAtShow: OnScreen?
     }
 
     let placement: String
@@ -61,7 +44,18 @@ final class DecisionTrail {
     var statusAfterWait: SubscriptionStatus?
     var triggerResult: TriggerResult?
     var end: PipelineEnd?
-    private var boxedDetails: Details?
+    var paywallOnScreenAtCall: OnScreen?
+    /// The config's placements, for the nearest name to one it does not have.
+    var knownPlacements: [Trigger]?
+    var matchedOccurrence: Occurrence?
+    /// Whether the matched experiment's assignment had been confirmed with the server.
+    var assignmentWasConfirmed: Bool?
+    var assignmentOrigin: Store.AssignmentOrigin?
+    /// The rules' values as the pipeline decided.
+    var explanation: PlacementExplanation?
+    var paywallLookup: PaywallLookup?
+    var presenterDeclared: Bool?
+    var paywallOnScreenAtShow: OnScreen?
 
     init(placement: String, call: String, at: Date, isLogged: Bool) {
         self.placement = placement
@@ -100,18 +94,7 @@ final class DecisionTrail {
     func paywallLookedUp(_ identifier: String?, _ lookup: Result<LoadedPaywall, PresentationError>) {
         let error: PresentationError? = if case .failure(let error) = lookup { error } else { nil }
         waits.paywall = endWait()
-        details.paywallLookup = PaywallLookup(identifier: identifier, error: error)
-    }
-
-    /// The rules' values, when they were read for it.
-    var explanationIfNoted: PlacementExplanation? { boxedDetails?.explanation }
-
-    /// The details, boxed on first use.
-    var details: Details {
-        if let boxedDetails { return boxedDetails }
-        let details = Details()
-        boxedDetails = details
-        return details
+        paywallLookup = PaywallLookup(identifier: identifier, error: error)
     }
 
     var decision: PresentationDecision {
@@ -125,8 +108,7 @@ final class DecisionTrail {
         ) {
             gates.append(.init(name: name, passed: passed, detail: detail, read: read, waited: waited))
         }
-        let details = boxedDetails
-        if let onScreen = details?.paywallOnScreenAtCall {
+        if let onScreen = paywallOnScreenAtCall {
             gate(
                 .paywallOnScreen,
                 false,
@@ -136,7 +118,7 @@ final class DecisionTrail {
         }
         appendConfigAndStatusGates(gate)
         appendAudienceGates(gate)
-        if let details { appendPaywallGates(details, gate) }
+        appendPaywallGates(gate)
         let (outcome, reason) = self.outcome
         return PresentationDecision(
             sequence: sequence,
@@ -146,7 +128,7 @@ final class DecisionTrail {
             gates: gates,
             outcome: outcome,
             reason: reason,
-            audiences: details?.explanation?.audiences
+            audiences: explanation?.audiences
         )
     }
 
@@ -157,7 +139,7 @@ final class DecisionTrail {
     private func appendConfigAndStatusGates(
         _ gate: AddGate
     ) {
-        guard boxedDetails?.paywallOnScreenAtCall == nil else { return }
+        guard paywallOnScreenAtCall == nil else { return }
         if let configError {
             gate(.config, false, "no config: \(configError.message)", [:], waits.config)
             return
@@ -193,10 +175,9 @@ final class DecisionTrail {
 
     private func appendAudienceGates(_ gate: AddGate) {
         guard let triggerResult else { return }
-        let details = boxedDetails
         switch triggerResult {
         case .placementNotFound:
-            let nearest = details?.knownPlacements.flatMap {
+            let nearest = knownPlacements.flatMap {
                 NearestName.among($0.lazy.map(\.placementName), to: placement)
             }
             gate(
@@ -227,9 +208,9 @@ final class DecisionTrail {
             )
         case .paywall(let experiment), .holdout(let experiment):
             gate(.placement, true, "found", [:], nil)
-            appendMatchedAudience(experiment.id, campaign: experiment.groupId, details, gate)
-            let confirmed = details?.assignmentWasConfirmed == true
-            let origin = details?.assignmentOrigin ?? .sticky
+            appendMatchedAudience(experiment.id, campaign: experiment.groupId, gate)
+            let confirmed = assignmentWasConfirmed == true
+            let origin = assignmentOrigin ?? .sticky
             let kind = experiment.variant.kind == .holdout ? "a holdout" : "a treatment"
             gate(
                 .experiment,
@@ -246,7 +227,7 @@ final class DecisionTrail {
             )
         case .noAssignment(let experimentId):
             gate(.placement, true, "found", [:], nil)
-            appendMatchedAudience(experimentId, campaign: nil, details, gate)
+            appendMatchedAudience(experimentId, campaign: nil, gate)
             gate(
                 .experiment,
                 false,
@@ -257,8 +238,7 @@ final class DecisionTrail {
         }
     }
 
-    private func appendMatchedAudience(_ experimentId: String, campaign: String?, _ details: Details?, _ gate: AddGate)
-    {
+    private func appendMatchedAudience(_ experimentId: String, campaign: String?, _ gate: AddGate) {
         var read: [String: JSON] = ["experimentId": .string(experimentId)]
         var detail = "the audience of experiment \(experimentId)"
         if let campaign {
@@ -266,7 +246,7 @@ final class DecisionTrail {
             detail += " (campaign \(campaign))"
         }
         detail += " matched"
-        if let occurrence = details?.matchedOccurrence {
+        if let occurrence = matchedOccurrence {
             read["occurrenceKey"] = .string(occurrence.key)
             read["occurrenceLimit"] = .int(Int64(occurrence.maxCount))
             detail += "; its occurrence limit (\(occurrence.maxCount)) allows another"
@@ -274,8 +254,8 @@ final class DecisionTrail {
         gate(.audiences, true, detail, read, nil)
     }
 
-    private func appendPaywallGates(_ details: Details, _ gate: AddGate) {
-        guard let lookup = details.paywallLookup else { return }
+    private func appendPaywallGates(_ gate: AddGate) {
+        guard let lookup = paywallLookup else { return }
         let identifier: JSON = .optional(lookup.identifier)
         if let error = lookup.error {
             gate(.paywall, false, error.message, ["paywallIdentifier": identifier], waits.paywall)
@@ -288,7 +268,7 @@ final class DecisionTrail {
             ["paywallIdentifier": identifier],
             waits.paywall
         )
-        if let presenterDeclared = details.presenterDeclared {
+        if let presenterDeclared {
             gate(
                 .presenter,
                 presenterDeclared,
@@ -297,7 +277,7 @@ final class DecisionTrail {
                 nil
             )
         }
-        if let onScreen = details.paywallOnScreenAtShow {
+        if let onScreen = paywallOnScreenAtShow {
             gate(
                 .paywallOnScreen,
                 false,

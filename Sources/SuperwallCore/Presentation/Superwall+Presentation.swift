@@ -245,7 +245,7 @@ extension Superwall {
         trail: DecisionTrail?
     ) async -> PipelineEnd {
         if alreadyPresented {
-            trail?.details.paywallOnScreenAtCall = paywalls.open.map(DecisionTrail.OnScreen.init)
+            trail?.paywallOnScreenAtCall = paywalls.open.map(DecisionTrail.OnScreen.init)
             return .failed(.alreadyPresented)
         }
         // What the trail notes across a wait is kept in the trail, not in this frame: every
@@ -309,7 +309,7 @@ extension Superwall {
             // A recorded kind without a trail is one the debug log does not print.
             DecisionLog.audiences(of: placement, kind, outcome, result)
         }
-        DecisionLog.ruleValues(of: trail?.explanationIfNoted ?? explanation(of: placement, in: config))
+        DecisionLog.ruleValues(of: trail?.explanation ?? explanation(of: placement, in: config))
         let occurrence: Occurrence?
         if case .matched(_, let unsaved) = outcome { occurrence = unsaved } else { occurrence = nil }
         switch result {
@@ -369,13 +369,13 @@ extension Superwall {
             return .reached(experiment, info, loaded.paywall, unsavedOccurrence: occurrence)
         case .presentation:
             let presenter = host.presenter.flatMap { $0.canPresent ? $0 : nil }
-            trail?.details.presenterDeclared = presenter != nil
+            trail?.presenterDeclared = presenter != nil
             guard let presenter else { return .failed(.noPresenter) }
             trackTriggerFire(placement, result)
             confirmAssignment(of: experiment)
             trackPresentationRequest(kind, placement, status: "presentation", reason: nil)
             if let open = paywalls.open {
-                trail?.details.paywallOnScreenAtShow = DecisionTrail.OnScreen(open)
+                trail?.paywallOnScreenAtShow = DecisionTrail.OnScreen(open)
                 return .failed(.alreadyPresented)
             }
             trail?.startWait()

@@ -118,16 +118,15 @@ extension Superwall {
         trail.triggerResult = result
         switch outcome {
         case .placementNotFound:
-            trail.details.knownPlacements = config.triggers
+            trail.knownPlacements = config.triggers
         case .matched(let audience, let occurrence):
-            let details = trail.details
-            details.matchedOccurrence = occurrence
-            details.assignmentWasConfirmed = session?.assignments[audience.experimentId]?.isSentToServer
-            details.assignmentOrigin = session?.assignmentOrigins[audience.experimentId] ?? .sticky
+            trail.matchedOccurrence = occurrence
+            trail.assignmentWasConfirmed = session?.assignments[audience.experimentId]?.isSentToServer
+            trail.assignmentOrigin = session?.assignmentOrigins[audience.experimentId] ?? .sticky
         case .noAudienceMatch:
             break
         }
-        trail.details.explanation = explanation(of: placement, in: config)
+        trail.explanation = explanation(of: placement, in: config)
     }
 
     /// The matched audience's experiment with the user's variant in it.
