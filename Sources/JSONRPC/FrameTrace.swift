@@ -66,7 +66,7 @@ public final class FrameTrace: Sendable {
             ]
             var line = JSONWriter.encode(entry)
             line.append(UInt8(ascii: "\n"))
-            line.withUnsafeBytes { _ = write(descriptor, $0.baseAddress, $0.count) }
+            Self.writeAll(line, to: descriptor)
         }
     }
 
@@ -78,7 +78,7 @@ public final class FrameTrace: Sendable {
             entry.merge(members) { $1 }
             var line = JSONWriter.encode(.object(entry))
             line.append(UInt8(ascii: "\n"))
-            line.withUnsafeBytes { _ = write(descriptor, $0.baseAddress, $0.count) }
+            Self.writeAll(line, to: descriptor)
         }
     }
 
@@ -118,6 +118,23 @@ public final class FrameTrace: Sendable {
         guard copied > 0 else { return frame }
         result.append(contentsOf: frame[copied...])
         return result
+    }
+
+    /// Writes all of `line`: a write may take part of a large one, or be interrupted.
+    private static func writeAll(_ line: [UInt8], to descriptor: Int32) {
+        line.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+                if written > 0 {
+                    offset += written
+                } else if written < 0, errno == EINTR {
+                    continue
+                } else {
+                    return
+                }
+            }
+        }
     }
 
     /// Waits until every record so far is on disk.
