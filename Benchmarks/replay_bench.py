@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """B16 of `make bench`: replaying a recorded session of 1,000 messages.
 
-Records a session with `--record-session` (initialize, configure on the embedded config, then
+Records a session with `--record` (initialize, configure on the embedded config, then
 `register`, `getPresentationResult` and `setUserAttributes` in turn until the recording holds
 MESSAGES frames), then times `superwall-bridge replay` on it RUNS times. The peer, in the same
 run: the same session driven live by the Python client, its time from spawn to exit. The
@@ -25,7 +25,7 @@ from superwall_bridge import Superwall
 async def session(bridge: str, recording: Path, messages: int, data_directory: str) -> float:
     """Drives the session, recording it; answers its wall time from spawn to exit."""
     started = time.monotonic()
-    async with Superwall.start(bridge, arguments=["--record-session", str(recording)]) as sw:
+    async with Superwall.start(bridge, arguments=["--record", str(recording)]) as sw:
         await sw.configure("pk_bench", options={"configSource": {"type": "embedded"}, "dataDirectory": data_directory})
         calls = 0
         # Each call is a request and its answer; the configure and handshake add a few more.

@@ -4,7 +4,7 @@ import JSONRPC
 
 struct Replay: ParsableCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Replay a session recorded with --record-session, and say whether the bridge still does the same.",
+        abstract: "Replay a session recorded with --record, and say whether the bridge still does the same.",
         discussion: """
             Feeds the recorded client's frames to a fresh bridge in a new data directory, answers the bridge's own \
             requests (purchases, presentations, callbacks) with the recorded replies, moves its clock as the \
@@ -17,7 +17,7 @@ struct Replay: ParsableCommand {
             """
     )
 
-    @Argument(help: "The recording (superwall-bridge --record-session FILE).")
+    @Argument(help: "The recording (superwall-bridge --record FILE).")
     var recording: String
 
     @Option(name: .long, help: "Replay against this config file (a static_config response body).")
@@ -96,7 +96,7 @@ struct SessionReplay {
         defer { try? FileManager.default.removeItem(at: directory) }
         let bridge: ReplayedBridge
         do {
-            bridge = try ReplayedBridge()
+            bridge = try ReplayedBridge(answeringHTTPFrom: session.path)
         } catch {
             return .unplayable("cannot start a bridge: \(error)")
         }
@@ -124,7 +124,7 @@ struct SessionReplay {
                 if case .string("configure") = message["method"] {
                     guard let rewritten = rewrittenConfigure(message, dataDirectory: dataDirectory) else {
                         return .unplayable(
-                            "line \(frame.line): the session's config came from the Superwall API, whose answers a recording does not hold; replay it with --config FILE"
+                            "line \(frame.line): the session's config came from the Superwall API, and the recording holds none of its HTTP exchanges; replay it with --config FILE"
                         )
                     }
                     message = rewritten
@@ -224,7 +224,7 @@ struct SessionReplay {
         } else {
             let type: JSONValue? =
                 if case .object(let source)? = options["configSource"] { source["type"] } else { nil }
-            guard type == "file" || type == "embedded" else { return nil }
+            guard type == "file" || type == "embedded" || session.httpExchanges > 0 else { return nil }
         }
         options["dataDirectory"] = .string(dataDirectory)
         options["clock"] = "manual"

@@ -3,7 +3,8 @@ import JSONRPC
 import Synchronization
 
 /// A fresh bridge, this same executable serving newline-delimited JSON on pipes, that a replay
-/// feeds the recorded client's frames and whose own frames it collects.
+/// feeds the recorded client's frames and whose own frames it collects. Its HTTP requests are
+/// answered from the recording, never by the network.
 final class ReplayedBridge: Sendable {
     private let process: Process
     private let input: FileHandle
@@ -12,10 +13,10 @@ final class ReplayedBridge: Sendable {
     private let arrived = DispatchSemaphore(value: 0)
     private let ended = Atomic(false)
 
-    init() throws {
+    init(answeringHTTPFrom recording: String) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.executable)
-        process.arguments = ["serve", "--framing", "ndjson"]
+        process.arguments = ["serve", "--framing", "ndjson", "--answer-http-from", recording]
         let toBridge = Pipe()
         let fromBridge = Pipe()
         process.standardInput = toBridge

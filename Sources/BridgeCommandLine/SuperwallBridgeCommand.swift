@@ -26,27 +26,28 @@ public enum BridgeCommand {
     }
 }
 
-/// The root command serves when given no subcommand, so its help shows the serving flags
-/// beside the subcommands; `serve` is the same, by name.
+/// The root command serves when given no subcommand: it parses the serving flags, so its help
+/// shows them beside the subcommands, and hands on to `serve`, which takes them over (an option
+/// group of the same type is decoded once) with the recording flags. Those are `serve`'s alone:
+/// the parser reads a root option anywhere on the line, so a root `--record` would take
+/// `fake-api --record` from the subcommand.
 struct SuperwallBridgeCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "superwall-bridge",
         abstract: "A headless Superwall SDK core, served as JSON-RPC 2.0 over stdio.",
         discussion: """
             With no subcommand, serves the protocol on stdin and stdout with the options below. Spawn it from a \
-            wrapper SDK or a test harness. Logs go to stderr.
+            wrapper SDK or a test harness. Logs go to stderr. To record the session for `superwall-bridge replay`, \
+            add --record FILE (and --record-redact): see `superwall-bridge serve --help`.
             """,
         version: "\(BridgeServer.name) \(BridgeServer.version) (protocol \(BridgeServer.protocolVersion))",
         subcommands: [
             Serve.self, Eval.self, Validate.self, Explain.self, Replay.self, DemoConfig.self, FakeAPICommand.self,
-        ]
+        ],
+        defaultSubcommand: Serve.self
     )
 
     @OptionGroup var serving: ServingOptions
-
-    func run() throws {
-        Serve.serve(serving.settings, framing: serving.framing.framing)
-    }
 }
 
 struct Serve: ParsableCommand {
@@ -55,9 +56,22 @@ struct Serve: ParsableCommand {
     )
 
     @OptionGroup var serving: ServingOptions
+    @OptionGroup var recording: RecordingOptions
+
+    func validate() throws {
+        if let conflict = settings.conflict { throw ValidationError(conflict.commandLine) }
+    }
 
     func run() throws {
-        Self.serve(serving.settings, framing: serving.framing.framing)
+        Self.serve(settings, framing: serving.framing.framing)
+    }
+
+    var settings: ServingSettings {
+        var settings = serving.settings
+        settings.record = recording.record
+        settings.recordRedact = recording.redact
+        settings.httpAnswers = recording.answerHTTPFrom
+        return settings
     }
 
     static func serve(_ given: ServingSettings, framing: Framing?) -> Never {
@@ -82,7 +96,7 @@ struct Serve: ParsableCommand {
         do {
             let descriptors = try StandardStreams.protect()
             let options = try settings.connectionOptions(framing: framing)
-            let server = settings.server(logger: logger, sink: sink, clientLog: clientLog)
+            let server = try settings.server(logger: logger, sink: sink, clientLog: clientLog, trace: options.trace)
             let connection = Connection(
                 input: descriptors.input,
                 output: descriptors.output,
@@ -113,20 +127,6 @@ struct ServingOptions: ParsableArguments {
 
     @Option(name: .long, help: "Write every frame in and out, with its direction and time, to this file (JSON lines).")
     var trace: String?
-
-    @Option(
-        name: .long,
-        help:
-            "Record the session to this file for `superwall-bridge replay`: every frame in and out, and the seed of its random draws."
-    )
-    var recordSession: String?
-
-    @Flag(
-        name: .long,
-        help:
-            "With --record-session: replace the user ids and attribute values the client sends with tokens in the recording, the same value by the same token."
-    )
-    var recordRedact = false
 
     @Option(name: .long, help: "Framing: auto (detected from the first byte), ndjson or content-length.")
     var framing: FramingChoice = .auto
@@ -162,21 +162,41 @@ struct ServingOptions: ParsableArguments {
         guard maxMessageSize > 0 else { throw ValidationError("--max-message-size must be positive.") }
         guard maxConfigSize > 0 else { throw ValidationError("--max-config-size must be positive.") }
         guard maxQueuedOutput > 0 else { throw ValidationError("--max-queued-output must be positive.") }
-        if let conflict = settings.conflict { throw ValidationError(conflict.commandLine) }
     }
 
     var settings: ServingSettings {
         var settings = ServingSettings()
         settings.logLevel = logLevel.level
         settings.trace = trace
-        settings.recordSession = recordSession
-        settings.recordRedact = recordRedact
         settings.maxMessageSize = maxMessageSize
         settings.maxQueuedOutput = maxQueuedOutput
         settings.maxConfigSize = maxConfigSize
         settings.watch = watch
         return settings
     }
+}
+
+/// The flags that record a session for `superwall-bridge replay`.
+struct RecordingOptions: ParsableArguments {
+    @Option(
+        name: .long,
+        help:
+            "Record the session to this file for `superwall-bridge replay`: every frame in and out, the HTTP exchanges, and the seed of its random draws."
+    )
+    var record: String?
+
+    @Flag(
+        name: .customLong("record-redact"),
+        help:
+            "With --record: replace the user ids and attribute values the client sends with tokens in the recording, the same value by the same token."
+    )
+    var redact = false
+
+    @Option(
+        name: .customLong("answer-http-from"),
+        help: .private
+    )
+    var answerHTTPFrom: String?
 }
 
 enum LogLevel: String, ExpressibleByArgument, CaseIterable {

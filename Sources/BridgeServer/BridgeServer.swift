@@ -22,13 +22,14 @@ public final class BridgeServer: ConnectionHandler {
     /// process's loggers forward to it) carries every line to the client's delegate.
     /// `watchConfigFiles` (the command line's `--watch`) watches every file config source
     /// that does not say `watch: false`; `maximumConfigSize` (`--max-config-size`) bounds a
-    /// config file.
+    /// config file; `httpTransport` carries the Superwall API's requests.
     public init(
         logger: Logger,
         logLevel: any LogLevelControl,
         clientLog: ClientLog? = nil,
         watchConfigFiles: Bool = false,
         maximumConfigSize: Int = FileConfigSource.defaultMaximumSize,
+        httpTransport: any HTTPTransport = NetworkTransport(),
         recordSeed: UInt64? = nil
     ) {
         self.logger = logger
@@ -51,6 +52,7 @@ public final class BridgeServer: ConnectionHandler {
                 logger: logger,
                 watchConfigFiles: watchConfigFiles,
                 maximumConfigSize: maximumConfigSize,
+                httpTransport: httpTransport,
                 entryOrder: EntryOrder(),
                 recordSeed: recordSeed
             )

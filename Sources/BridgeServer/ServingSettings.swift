@@ -16,17 +16,20 @@ public struct ServingSettings: Equatable, Sendable {
     public var watch = false
     /// A file to record the session to, for `superwall-bridge replay`: every frame in and out
     /// (as `trace` writes them), and the seed of the session's random draws.
-    public var recordSession: String?
-    /// With `recordSession`: the user ids and attribute values the client sends are replaced in
+    public var record: String?
+    /// With `record`: the user ids and attribute values the client sends are replaced in
     /// the recording by tokens, the same value by the same token (`TraceRedaction`).
     public var recordRedact = false
     /// The seed a recorded session draws from when `configure` gives none; chosen by
     /// `readyToServe()`.
     public var recordSeed: UInt64?
+    /// A recording whose HTTP exchanges answer the bridge's requests instead of the network:
+    /// what `superwall-bridge replay` serves its bridge with.
+    public var httpAnswers: String?
 
     /// The settings' names, in camel case.
     public static let names = [
-        "logLevel", "trace", "maxMessageSize", "maxQueuedOutput", "maxConfigSize", "watch", "recordSession",
+        "logLevel", "trace", "maxMessageSize", "maxQueuedOutput", "maxConfigSize", "watch", "record",
         "recordRedact",
     ]
 
@@ -42,16 +45,16 @@ public struct ServingSettings: Equatable, Sendable {
     /// Why these settings cannot serve, if they cannot: a trace and a recording both write the
     /// frames to a file of their own, and a redaction needs a recording.
     public var conflict: Conflict? {
-        if recordRedact, recordSession == nil {
+        if recordRedact, record == nil {
             return Conflict(
-                description: "recordRedact redacts a recording: give recordSession too",
-                commandLine: "--record-redact redacts a recording: give --record-session too."
+                description: "recordRedact redacts a recording: give record too",
+                commandLine: "--record-redact redacts a recording: give --record too."
             )
         }
-        if trace != nil, recordSession != nil {
+        if trace != nil, record != nil {
             return Conflict(
-                description: "trace and recordSession cannot both be given: a recording holds the trace",
-                commandLine: "--trace and --record-session cannot both be given: a recording holds the trace."
+                description: "trace and record cannot both be given: a recording holds the trace",
+                commandLine: "--trace and --record cannot both be given: a recording holds the trace."
             )
         }
         return nil
@@ -60,7 +63,7 @@ public struct ServingSettings: Equatable, Sendable {
     /// The settings as a server uses them: a recording's seed chosen.
     public func readyToServe() -> ServingSettings {
         var settings = self
-        if recordSession != nil, settings.recordSeed == nil { settings.recordSeed = UInt64.random(in: 0...UInt64.max) }
+        if record != nil, settings.recordSeed == nil { settings.recordSeed = UInt64.random(in: 0...UInt64.max) }
         return settings
     }
 
@@ -71,8 +74,8 @@ public struct ServingSettings: Equatable, Sendable {
         options.maximumQueuedOutput = maxQueuedOutput
         options.framing = framing
         if let conflict { throw conflict }
-        if let path = trace ?? recordSession {
-            let recording = recordSession != nil
+        if let path = trace ?? record {
+            let recording = record != nil
             let file = try FrameTrace(
                 path: path,
                 masking: ["apiKey", "publicApiKey"],
@@ -91,15 +94,29 @@ public struct ServingSettings: Equatable, Sendable {
     }
 
     /// The server these settings describe, logging through `logger` at `sink`'s level and to a
-    /// client's `delegate/handleLog` through `clientLog`.
-    public func server(logger: Logger, sink: StderrLogHandler.Sink, clientLog: ClientLog) -> BridgeServer {
-        BridgeServer(
+    /// client's `delegate/handleLog` through `clientLog`; a recording's HTTP exchanges go to
+    /// `trace`, the connection's (`connectionOptions`).
+    public func server(
+        logger: Logger,
+        sink: StderrLogHandler.Sink,
+        clientLog: ClientLog,
+        trace: FrameTrace? = nil
+    ) throws -> BridgeServer {
+        var transport: any HTTPTransport = NetworkTransport()
+        if let httpAnswers { transport = try RecordedHTTPAnswers(path: httpAnswers) }
+        if record != nil, let trace {
+            transport = RecordingTransport(transport) { attempt, outcome in
+                trace.exchange(HTTPExchangeRecording.members(attempt, outcome))
+            }
+        }
+        return BridgeServer(
             logger: logger,
             logLevel: sink,
             clientLog: clientLog,
             watchConfigFiles: watch,
             maximumConfigSize: maxConfigSize,
-            recordSeed: recordSession == nil ? nil : recordSeed
+            httpTransport: transport,
+            recordSeed: record == nil ? nil : recordSeed
         )
     }
 }

@@ -82,6 +82,24 @@ public final class FrameTrace: Sendable {
         }
     }
 
+    /// Writes an HTTP exchange the bridge made: `{"time", "direction": "http", ...members}`. A
+    /// redacted recording's user values are taken out of its `url` (as path segments and query
+    /// values) and out of its strings (as JSON strings, quoted inside them too).
+    public func exchange(_ members: JSONObject) {
+        let time = UTCTimestamp.now()
+        queue.async { [descriptor, redaction] in
+            var entry: JSONObject = ["time": .string(time), "direction": "http"]
+            entry.merge(members) { $1 }
+            if let redaction, case .string(let url)? = entry["url"] {
+                entry["url"] = .string(redaction.redactSegments(of: url))
+            }
+            var line = JSONWriter.encode(.object(entry))
+            if let redaction { line = redaction.redact(line, incoming: false) }
+            line.append(UInt8(ascii: "\n"))
+            Self.writeAll(line, to: descriptor)
+        }
+    }
+
     /// `frame` with the string value of each member named in `keys` (quoted) cut to its
     /// first four characters and a mark. A scan of the text, not a parse: the frame is
     /// recorded as it was sent, byte for byte, but for the masked values.

@@ -27,6 +27,59 @@ final class TraceRedaction: Sendable {
         }
     }
 
+    /// `url` with each path segment and query value that is a value seen so far (percent-decoded)
+    /// replaced by its token: a user id is a segment of the web entitlements' URL.
+    func redactSegments(of url: String) -> String {
+        let known = tokens.withLock { tokens in
+            tokens.compactMap { pair -> (String, String)? in
+                guard case .string(let value)? = try? JSONDecoding.decode(pair.value),
+                    case .string(let token)? = try? JSONDecoding.decode(pair.token)
+                else { return nil }
+                return (value, token)
+            }
+        }
+        guard !known.isEmpty else { return url }
+        var result = ""
+        var segment = ""
+        func flush() {
+            let decoded = Self.percentDecoded(segment)
+            result += known.first { $0.0 == decoded }.map { Self.percentEncoded($0.1) } ?? segment
+            segment = ""
+        }
+        for character in url {
+            if "/?&=#".contains(character) {
+                flush()
+                result.append(character)
+            } else {
+                segment.append(character)
+            }
+        }
+        flush()
+        return result
+    }
+
+    private static func percentDecoded(_ text: String) -> String {
+        guard text.contains("%") else { return text }
+        var bytes: [UInt8] = []
+        var utf8 = Array(text.utf8)[...]
+        while let byte = utf8.popFirst() {
+            if byte == UInt8(ascii: "%"), utf8.count >= 2,
+                let value = UInt8(String(decoding: utf8.prefix(2), as: UTF8.self), radix: 16)
+            {
+                bytes.append(value)
+                utf8 = utf8.dropFirst(2)
+            } else {
+                bytes.append(byte)
+            }
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Tokens are letters, digits, `-`, `@` and `.`; `@` is all a URL segment needs encoded.
+    private static func percentEncoded(_ token: String) -> String {
+        token.split(separator: "@", omittingEmptySubsequences: false).joined(separator: "%40")
+    }
+
     private func noteValues(in frame: [UInt8]) {
         guard let message = try? JSONDecoding.decode(frame), case .string(let method)? = message["method"],
             let params = message["params"]

@@ -51,7 +51,12 @@ final class EmbeddedBridge: @unchecked Sendable {
             StderrLogHandler(label: label, sink: sink, clientLog: clientLog)
         }
         self.logger = logger
-        let server = options.server(logger: logger, sink: sink, clientLog: clientLog)
+        let server = try options.server(
+            logger: logger,
+            sink: sink,
+            clientLog: clientLog,
+            trace: connectionOptions.trace
+        )
         let inbox = MessageInbox(maximumQueuedBytes: options.maxQueuedOutput)
         self.inbox = inbox
         let deliver: @Sendable (UnsafeBufferPointer<UInt8>) -> Void

@@ -44,11 +44,11 @@ extension ServingSettings {
                     throw Problem(description: "recordRedact must be true or false")
                 }
                 recordRedact = flag
-            case "recordSession":
+            case "record":
                 guard case .string(let path) = member, !path.isEmpty else {
-                    throw Problem(description: "recordSession must be a file path")
+                    throw Problem(description: "record must be a file path")
                 }
-                recordSession = path
+                record = path
             case "maxMessageSize": maxMessageSize = try Self.positive(member, name)
             case "maxQueuedOutput": maxQueuedOutput = try Self.positive(member, name)
             case "maxConfigSize": maxConfigSize = try Self.positive(member, name)

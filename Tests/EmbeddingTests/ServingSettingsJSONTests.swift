@@ -28,7 +28,7 @@ import Testing
         #expect(read.maxQueuedOutput == 8192)
         #expect(read.maxConfigSize == 1000)
         #expect(read.watch)
-        #expect(try options(#"{"recordSession":"/tmp/session.jsonl"}"#).recordSession == "/tmp/session.jsonl")
+        #expect(try options(#"{"record":"/tmp/session.jsonl"}"#).record == "/tmp/session.jsonl")
     }
 
     @Test func aRecordingNamesItsSeedAndCannotShareTheConnectionWithATrace() throws {
@@ -36,7 +36,7 @@ import Testing
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         var settings = ServingSettings()
-        settings.recordSession = directory.appendingPathComponent("session.jsonl").path
+        settings.record = directory.appendingPathComponent("session.jsonl").path
         let ready = settings.readyToServe()
         let seed = try #require(ready.recordSeed)
         #expect(ready.readyToServe().recordSeed == seed, "a seed once chosen is kept")
@@ -45,7 +45,7 @@ import Testing
             let options = try ready.connectionOptions()
             _ = options
         }
-        let header = try String(contentsOfFile: settings.recordSession!, encoding: .utf8)
+        let header = try String(contentsOfFile: settings.record!, encoding: .utf8)
         #expect(header.contains(#""direction":"note""#) && header.contains(#""randomSeed":\#(seed)"#), "\(header)")
         settings.trace = directory.appendingPathComponent("trace.jsonl").path
         #expect(throws: ServingSettings.Conflict.self) { try settings.connectionOptions() }
@@ -56,8 +56,8 @@ import Testing
         (#"{"maxMessageSize":0}"#, "maxMessageSize must be a positive"),
         (#"{"maxMessageSize":"1"}"#, "maxMessageSize must be a positive"),
         (#"{"watch":1}"#, "watch must be true or false"),
-        (#"{"recordRedact":true}"#, "give recordSession too"),
-        (#"{"trace":"/tmp/a","recordSession":"/tmp/b"}"#, "cannot both be given"),
+        (#"{"recordRedact":true}"#, "give record too"),
+        (#"{"trace":"/tmp/a","record":"/tmp/b"}"#, "cannot both be given"),
         (#"{"framing":"ndjson"}"#, #"unknown option "framing""#),
         (#"["logLevel"]"#, "must be a JSON object"),
         (#"{"logLevel":"#, "not JSON"),
@@ -75,12 +75,23 @@ import Testing
 /// in-process option is a flag of the command line (in kebab case), with the same default.
 @Suite struct OneListOfServingSettingsTests {
     @Test func everyOptionIsAFlagOfTheCommandLineAndTheDefaultsAgree() throws {
-        let help = SuperwallBridgeCommand.helpMessage(columns: 200)
+        let help = Serve.helpMessage(columns: 200)
         for name in ServingSettings.names {
             let flag = "--" + name.replacing(/[A-Z]/) { "-" + $0.output.lowercased() }
             #expect(help.contains(flag), "the command line has no \(flag)")
         }
-        let parsed = try SuperwallBridgeCommand.parseAsRoot([]) as? SuperwallBridgeCommand
-        #expect(parsed?.serving.settings == ServingSettings())
+        let parsed = try SuperwallBridgeCommand.parseAsRoot([]) as? Serve
+        #expect(parsed?.settings == ServingSettings())
+    }
+
+    /// A root option is read anywhere on the line: `--record` is `serve`'s, so that `fake-api`
+    /// keeps its own.
+    @Test func recordIsTheServingFlagAndFakeAPIKeepsItsOwn() throws {
+        let serve =
+            try SuperwallBridgeCommand.parseAsRoot(["--log-level", "debug", "--record", "/tmp/s.jsonl"]) as? Serve
+        #expect(serve?.settings.record == "/tmp/s.jsonl")
+        #expect(serve?.settings.logLevel == .debug)
+        let fake = try SuperwallBridgeCommand.parseAsRoot(["fake-api", "--record", "/tmp/r.jsonl"]) as? FakeAPICommand
+        #expect(fake?.record == "/tmp/r.jsonl")
     }
 }

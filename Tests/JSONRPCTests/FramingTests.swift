@@ -174,4 +174,30 @@ import Testing
         )
         #expect(line["frame"] == .string(frame))
     }
+
+    @Test func aRedactedRecordingTakesTheUserIdOutOfAnExchangesURLAndBody() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("trace-\(UUID().uuidString).jsonl")
+            .path
+        let trace = try FrameTrace(path: path, redactingUserValues: true)
+        trace.record(
+            .incoming,
+            Array(#"{"jsonrpc":"2.0","id":1,"method":"identify","params":{"userId":"runner 042"}}"#.utf8)
+        )
+        trace.exchange([
+            "method": "GET",
+            "url": "http://127.0.0.1:9/users/runner%20042/entitlements?deviceId=runner%20042&other=runner%20042x",
+            "status": 200,
+            "body": #"{"appUserId":"runner 042"}"#,
+        ])
+        trace.flush()
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let exchange = try JSONDecoding.decode(String(text.split(separator: "\n")[1]))
+        #expect(exchange["direction"] == "http")
+        let url = try #require(exchange["url"]?.stringValue)
+        #expect(url.hasPrefix("http://127.0.0.1:9/users/redacted-"))
+        #expect(url.contains("/entitlements?deviceId=redacted-"))
+        // Only a whole segment is a user value.
+        #expect(url.hasSuffix("&other=runner%20042x"))
+        #expect(exchange["body"]?.stringValue?.contains("runner") == false)
+    }
 }

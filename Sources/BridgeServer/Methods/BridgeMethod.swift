@@ -68,6 +68,7 @@ struct MethodContext: Sendable {
     let logger: Logger
     let watchConfigFiles: Bool
     let maximumConfigSize: Int
+    let httpTransport: any HTTPTransport
     let entryOrder: EntryOrder
     /// The seed of a recorded session's random draws (`ServingSettings.record`), when
     /// `configure` gives none: a replay draws the same.

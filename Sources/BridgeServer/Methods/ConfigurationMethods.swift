@@ -49,7 +49,8 @@ enum ConfigurationMethods {
                 Params(request),
                 capabilities: context.host.capabilities,
                 watchFiles: context.watchConfigFiles,
-                maximumConfigSize: context.maximumConfigSize
+                maximumConfigSize: context.maximumConfigSize,
+                httpTransport: context.httpTransport
             )
             let superwall = context.superwall
             if let level = configure.logLevel { context.logLevel.setLevel(level) }

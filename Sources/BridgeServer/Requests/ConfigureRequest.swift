@@ -26,7 +26,8 @@ struct ConfigureRequest {
         _ params: Params,
         capabilities: ClientInfo.Capabilities,
         watchFiles: Bool = false,
-        maximumConfigSize: Int = FileConfigSource.defaultMaximumSize
+        maximumConfigSize: Int = FileConfigSource.defaultMaximumSize,
+        httpTransport: any HTTPTransport = NetworkTransport()
     ) throws(RPCError) {
         var warnings = try ConfigureKeys.check(params)
         apiKey = try params.string("apiKey")
@@ -90,6 +91,7 @@ struct ConfigureRequest {
             options?.optionalObject("configSource"),
             network: network,
             maximumConfigSize: maximumConfigSize,
+            transport: httpTransport,
             path: options?.path(of: "configSource") ?? "params.options.configSource"
         )
         let watch = try options?.optionalObject("configSource")?.optionalBool("watch") ?? watchFiles
@@ -208,10 +210,11 @@ struct ConfigureRequest {
         _ source: Params?,
         network: HTTPConfigSource.NetworkEnvironment,
         maximumConfigSize: Int,
+        transport: any HTTPTransport,
         path: String
     ) throws(RPCError) -> any ConfigSource {
         guard let source else {
-            return HTTPConfigSource(network, maximumBodySize: maximumConfigSize)
+            return HTTPConfigSource(network, maximumBodySize: maximumConfigSize, transport: transport)
         }
         switch try source.string("type") {
         case "embedded":
@@ -228,7 +231,7 @@ struct ConfigureRequest {
                     details: ["path": .string("\(path).baseUrl")]
                 )
             }
-            return HTTPConfigSource(baseURL: url, maximumBodySize: maximumConfigSize)
+            return HTTPConfigSource(baseURL: url, maximumBodySize: maximumConfigSize, transport: transport)
         case let other:
             throw RPCError.invalidParams(
                 "\(path).type must be \"embedded\", \"file\" or \"http\", not \"\(other)\".",

@@ -1,8 +1,5 @@
-import AsyncHTTPClient
 import Executors
 import Foundation
-import NIOCore
-import NIOHTTP1
 import Synchronization
 
 /// The Superwall API, or any server speaking it: `GET {baseURL}/api/v1/static_config?pk=`.
@@ -16,17 +13,21 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
 
     /// The largest body accepted (`--max-config-size`).
     public let maximumBodySize: Int
+    /// What carries the requests: the network, or a recording's answers.
+    public let transport: any HTTPTransport
 
     public init(
         baseURL: URL,
         subscriptionsURL: URL? = nil,
         collectorURL: URL? = nil,
-        maximumBodySize: Int = HTTPConfigSource.defaultMaximumBodySize
+        maximumBodySize: Int = HTTPConfigSource.defaultMaximumBodySize,
+        transport: any HTTPTransport = NetworkTransport()
     ) {
         self.baseURL = baseURL
         self.subscriptionsURL = subscriptionsURL ?? baseURL
         self.collectorURL = collectorURL ?? baseURL
         self.maximumBodySize = maximumBodySize
+        self.transport = transport
     }
 
     /// SuperwallKit's `networkEnvironment`s.
@@ -58,38 +59,28 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
     }
 
     /// SuperwallKit's own source: the Superwall API of `environment`.
-    public init(_ environment: NetworkEnvironment, maximumBodySize: Int = HTTPConfigSource.defaultMaximumBodySize) {
+    public init(
+        _ environment: NetworkEnvironment,
+        maximumBodySize: Int = HTTPConfigSource.defaultMaximumBodySize,
+        transport: any HTTPTransport = NetworkTransport()
+    ) {
         let hosts = environment.hosts
         self.init(
             baseURL: hosts.api,
             subscriptionsURL: hosts.subscriptions,
             collectorURL: hosts.collector,
-            maximumBodySize: maximumBodySize
+            maximumBodySize: maximumBodySize,
+            transport: transport
         )
     }
 
     /// A config of a thousand campaigns is about 5 MB.
     public static let defaultMaximumBodySize = 16 << 20
 
-    /// One client for every request, its connections pooled, for the life of the process.
-    ///
-    /// AsyncHTTPClient rather than `URLSession`: FoundationNetworking links libcurl, which with
-    /// the 28 libraries it needs the dynamic loader relocated on every start, `http` source or
-    /// not; that was half of the time from spawn to the first reply. Its threads start
-    /// with the first request.
-    private static let client: HTTPClient = {
-        var configuration = HTTPClient.Configuration(
-            redirectConfiguration: .follow(max: 5, allowCycles: false),
-            decompression: .enabled(limit: .ratio(100))
-        )
-        // A refused connection fails the attempt at once; the retry policy decides what next.
-        configuration.connectionPool.retryConnectionEstablishment = false
-        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-    }()
-
     /// `POST {collectorURL}/api/v1/events`; answers the response body.
     func postEvents(_ body: Data, request: ConfigRequest) async throws -> Data {
         try await Attempts(
+            transport: transport,
             bodyLimit: maximumBodySize,
             url: collectorURL.appendingPathComponent("api/v1/events"),
             method: "POST",
@@ -102,6 +93,7 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
     /// subscriptions API's camelCase; answers the response body.
     public func redeem(_ body: JSON, request: ConfigRequest) async throws -> Data {
         let attempts = Attempts(
+            transport: transport,
             bodyLimit: maximumBodySize,
             url: subscriptionsURL.appendingPathComponent("subscriptions-api/public/v1/redeem"),
             method: "POST",
@@ -136,7 +128,14 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
         }
         components.queryItems = [URLQueryItem(name: "pk", value: request.apiKey)]
         guard let url = components.url else { throw NetworkError.transport("the base URL \(baseURL) is not usable") }
-        let attempts = Attempts(bodyLimit: maximumBodySize, url: url, method: "GET", body: nil, request: request)
+        let attempts = Attempts(
+            transport: transport,
+            bodyLimit: maximumBodySize,
+            url: url,
+            method: "GET",
+            body: nil,
+            request: request
+        )
         guard let limit = request.timeLimit else { return try await attempts.run() }
         do {
             return try await withTimeLimit(limit) { try await attempts.run() }
@@ -155,6 +154,7 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
             )
         ]
         let attempts = Attempts(
+            transport: transport,
             bodyLimit: maximumBodySize,
             url: baseURL.appendingPathComponent("api/v1/confirm_assignments"),
             method: "POST",
@@ -166,6 +166,7 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
 
     public func fetchAssignments(request: ConfigRequest) async throws -> [AssignmentConfirmation] {
         let attempts = Attempts(
+            transport: transport,
             bodyLimit: maximumBodySize,
             url: baseURL.appendingPathComponent("api/v1/assignments"),
             method: "GET",
@@ -201,8 +202,15 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
         guard let url = components.url else {
             throw NetworkError.transport("the paywall identifier \(identifier) makes no URL")
         }
-        return try await Attempts(bodyLimit: maximumBodySize, url: url, method: "GET", body: nil, request: request)
-            .run()
+        return try await Attempts(
+            transport: transport,
+            bodyLimit: maximumBodySize,
+            url: url,
+            method: "GET",
+            body: nil,
+            request: request
+        )
+        .run()
     }
 
     /// `GET /subscriptions-api/public/v1/users/{userId}/entitlements?deviceId=`: `{customerInfo}`.
@@ -223,13 +231,21 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
         struct Response: Decodable { var customerInfo: CustomerInfo }
         return try JSONDecoder().decode(
             Response.self,
-            from: try await Attempts(bodyLimit: maximumBodySize, url: url, method: "GET", body: nil, request: request)
-                .run()
+            from: try await Attempts(
+                transport: transport,
+                bodyLimit: maximumBodySize,
+                url: url,
+                method: "GET",
+                body: nil,
+                request: request
+            )
+            .run()
         ).customerInfo
     }
 
     /// The retry loop of one request.
     private struct Attempts: Sendable {
+        let transport: any HTTPTransport
         let bodyLimit: Int
         let url: URL
         let method: String
@@ -259,12 +275,12 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
                     failure = .http(status: status)
                 } catch NetworkError.timedOut {
                     failure = .transport("no answer within \(request.attemptTimeout) s")
+                } catch NetworkError.transport(let reason) {
+                    failure = .transport(reason)
                 } catch let error as NetworkError {
                     throw error
                 } catch is CancellationError {
                     throw CancellationError()
-                } catch is NIOTooManyBytesError {
-                    throw NetworkError.tooLarge(limit: bodyLimit)
                 } catch {
                     failure = .transport(HTTPConfigSource.plainWords(for: error))
                 }
@@ -278,21 +294,25 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
 
         /// One attempt: the status and the body.
         private func send(attempt: Int) async throws -> (Int, Data) {
-            var http = HTTPClientRequest(url: url.absoluteString)
-            http.method = HTTPMethod(rawValue: method)
-            if let body { http.body = .bytes(ByteBuffer(bytes: body)) }
-            for (name, value) in request.headers { http.headers.replaceOrAdd(name: name, value: value) }
-            http.headers.replaceOrAdd(name: "X-Retry-Count", value: String(attempt))
-            http.headers.replaceOrAdd(name: "X-Request-Id", value: UUID().uuidString)
-            let response = try await HTTPConfigSource.client.execute(
-                http,
-                timeout: .milliseconds(Int64(request.attemptTimeout * 1000))
+            var headers = request.headers
+            headers["X-Retry-Count"] = String(attempt)
+            headers["X-Request-Id"] = UUID().uuidString
+            let timeout = Duration.milliseconds(Int64(request.attemptTimeout * 1000))
+            let outcome = try await transport.send(
+                HTTPAttempt(
+                    method: method,
+                    url: url,
+                    headers: headers,
+                    body: body,
+                    timeout: timeout,
+                    bodyLimit: bodyLimit
+                )
             )
-            if let declared = response.headers.first(name: "content-length").flatMap(Int.init), declared > bodyLimit {
-                throw NetworkError.tooLarge(limit: bodyLimit)
+            switch outcome {
+            case .answered(let status, let body): return (status, body)
+            case .failed(let error): throw error
+            case .noAnswer: throw NetworkError.timedOut
             }
-            let body = try await response.body.collect(upTo: bodyLimit)
-            return (Int(response.status.code), Data(body.readableBytesView))
         }
     }
 }

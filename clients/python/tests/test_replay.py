@@ -1,4 +1,4 @@
-"""A session recorded with ``--record-session`` and replayed with ``superwall-bridge replay``, against
+"""A session recorded with ``--record`` and replayed with ``superwall-bridge replay``, against
 the real binary: identical as recorded, and the first differing decision with a changed rule."""
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from superwall_bridge import (
     PaywallInfo, PaywallPresentation, Product, PurchaseResult, RestorationResult, StoreDetails, StorePeriod, StoreTransaction,
     SubscriptionStatus, Superwall,
 )
+from superwall_bridge.testing import FakeSuperwallAPI
 
 from conftest import PROTOCOL
 
@@ -43,16 +44,17 @@ class Store:
         return RestorationResult.failed("nothing to restore")
 
 
-def record_the_demo_story(bridge: str, recording: Path, data_directory: str, *, redact: bool = False) -> None:
+def record_the_demo_story(bridge: str, recording: Path, data_directory: str, *, redact: bool = False,
+                          config_source: dict[str, str] | None = None) -> None:
     """configure, identify, attributes, a gated register with a purchase, a deep link, a refresh."""
+    source = config_source or {"type": "file", "path": str(DEMO_CONFIG)}
     async def story() -> None:
         screen, store = Screen(), Store()
-        arguments = ["--record-session", str(recording)] + (["--record-redact"] if redact else [])
+        arguments = ["--record", str(recording)] + (["--record-redact"] if redact else [])
         async with Superwall.start(bridge, arguments=arguments, purchase_controller=store,
                                    paywall_presenter=screen) as sw:
             store.sw = sw
-            await sw.configure("pk_replay", options={"configSource": {"type": "file", "path": str(DEMO_CONFIG)},
-                                                     "dataDirectory": data_directory},
+            await sw.configure("pk_replay", options={"configSource": source, "dataDirectory": data_directory},
                                store_products=[StoreDetails("com.pockettrainer.pro.monthly", price=9.99, currency_code="USD",
                                                             period=StorePeriod("month"))])
             await sw.set_subscription_status(SubscriptionStatus.inactive())
@@ -66,6 +68,7 @@ def record_the_demo_story(bridge: str, recording: Path, data_directory: str, *, 
             assert result.decision is not None and result.decision.outcome == "presented"
             await sw.handle_deep_link("https://pockettrainer.superwall.app/app-link/workouts/today")
             await sw.refresh_configuration()
+            await sw.flush_events()
 
     asyncio.run(asyncio.wait_for(story(), 60))
 
@@ -93,9 +96,43 @@ def test_a_recorded_session_replays_identically_and_against_a_changed_rule_names
     assert "recorded: " in edited.stdout and "replayed: " in edited.stdout
 
 
+def test_a_session_on_the_superwall_api_replays_from_the_http_exchanges_it_recorded(
+        bridge: str, tmp_path: Path) -> None:
+    recording = tmp_path / "api-session.jsonl"
+    with FakeSuperwallAPI(config=DEMO_CONFIG, bridge_path=bridge) as api:
+        record_the_demo_story(bridge, recording, str(tmp_path / "data"), config_source=api.config_source)
+        served = len(api.requests())
+    exchanges = [json.loads(line) for line in recording.read_text().splitlines() if '"direction":"http"' in line]
+    assert len(exchanges) == served, f"{len(exchanges)} exchanges recorded, {served} served"
+    configs = [e for e in exchanges if "/api/v1/static_config" in e["url"]]
+    assert len(configs) == 2 and all(e["status"] == 200 and '"build_id"' in e["body"] for e in configs), configs
+    assert all("pk_replay" not in e["url"] for e in exchanges), "the API key is masked in the URLs"
+    assert any(e["method"] == "POST" and e["url"].endswith("/api/v1/events") for e in exchanges), exchanges
+
+    # The fake API is gone: the replayed bridge is answered from the recording alone.
+    replayed = subprocess.run([bridge, "replay", str(recording)], capture_output=True, text=True, timeout=120)
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+    assert replayed.stdout.startswith("identical: "), replayed.stdout
+
+
+def test_a_recording_without_the_http_exchanges_of_an_api_session_asks_for_a_config(
+        bridge: str, tmp_path: Path) -> None:
+    recording = tmp_path / "api-session.jsonl"
+    with FakeSuperwallAPI(config=DEMO_CONFIG, bridge_path=bridge) as api:
+        record_the_demo_story(bridge, recording, str(tmp_path / "data"), config_source=api.config_source)
+    without = tmp_path / "without-http.jsonl"
+    without.write_text("".join(line + "\n" for line in recording.read_text().splitlines()
+                               if '"direction":"http"' not in line))
+    refused = subprocess.run([bridge, "replay", str(without)], capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 2, refused.stdout + refused.stderr
+    assert "holds none of its HTTP exchanges; replay it with --config FILE" in refused.stderr, refused.stderr
+
+
 def test_a_redacted_recording_holds_no_user_value_and_still_replays_identically(bridge: str, tmp_path: Path) -> None:
     recording = tmp_path / "redacted.jsonl"
-    record_the_demo_story(bridge, recording, str(tmp_path / "data"), redact=True)
+    # On the API, whose exchanges are recorded too: the user id can be a segment of a URL.
+    with FakeSuperwallAPI(config=DEMO_CONFIG, bridge_path=bridge) as api:
+        record_the_demo_story(bridge, recording, str(tmp_path / "data"), redact=True, config_source=api.config_source)
     text = recording.read_text()
     assert json.loads(text.splitlines()[0])["redacted"] is True
     for value in ("runner_042", "runner@example.com", '"free"', '\\"free\\"'):

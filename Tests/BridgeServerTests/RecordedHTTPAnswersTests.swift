@@ -1,0 +1,100 @@
+import Foundation
+import JSONRPC
+import SuperwallCore
+import Testing
+
+@testable import BridgeServer
+
+@Suite struct RecordedHTTPAnswersTests {
+    private static func attempt(_ method: String, _ url: String) -> HTTPAttempt {
+        HTTPAttempt(
+            method: method,
+            url: URL(string: url)!,
+            headers: [:],
+            body: nil,
+            timeout: .milliseconds(20),
+            bodyLimit: 1 << 20
+        )
+    }
+
+    /// Writes `exchanges` as a recording's lines, between two frames, and loads them.
+    private static func answers(_ exchanges: [(HTTPAttempt, HTTPOutcome)]) throws -> RecordedHTTPAnswers {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("recording-\(UUID().uuidString).jsonl")
+        var lines = [#"{"direction":"note","recording":1}"#, #"{"direction":"in","frame":"{}"}"#]
+        for (attempt, outcome) in exchanges {
+            var entry = HTTPExchangeRecording.members(attempt, outcome)
+            entry["direction"] = "http"
+            lines.append(String(decoding: JSONWriter.encode(.object(entry)), as: UTF8.self))
+        }
+        try Data(lines.joined(separator: "\n").utf8).write(to: path)
+        defer { try? FileManager.default.removeItem(at: path) }
+        return try RecordedHTTPAnswers(path: path.path)
+    }
+
+    @Test func eachAttemptGetsTheNextRecordedOutcomeOfItsMethodAndURLThenTheLastAgain() async throws {
+        let config = Self.attempt("GET", "http://api.test/api/v1/static_config?pk=pk_live_secret")
+        let events = Self.attempt("POST", "http://api.test/api/v1/events")
+        let answers = try Self.answers([
+            (config, .answered(status: 503, body: Data("busy".utf8))),
+            (events, .answered(status: 200, body: Data(#"{"status":"ok"}"#.utf8))),
+            (config, .answered(status: 200, body: Data(#"{"build_id":"b"}"#.utf8))),
+        ])
+        #expect(answers.count == 3)
+        // The replayed key is masked differently: the key is not what an attempt is matched by.
+        let replayed = Self.attempt("GET", "http://api.test/api/v1/static_config?pk=pk_l%E2%80%A6(masked)")
+        #expect(try await answers.send(replayed) == .answered(status: 503, body: Data("busy".utf8)))
+        #expect(try await answers.send(replayed) == .answered(status: 200, body: Data(#"{"build_id":"b"}"#.utf8)))
+        #expect(try await answers.send(replayed) == .answered(status: 200, body: Data(#"{"build_id":"b"}"#.utf8)))
+        #expect(try await answers.send(events) == .answered(status: 200, body: Data(#"{"status":"ok"}"#.utf8)))
+    }
+
+    @Test func aURLThatDiffersOnlyByAUUIDIsTheSameRequest() async throws {
+        let recorded = Self.attempt(
+            "GET",
+            "http://api.test/users/$SuperwallAlias:CF43CEED-D67B-411F-9876-203F2C313508/entitlements"
+        )
+        let answers = try Self.answers([(recorded, .answered(status: 200, body: Data("{}".utf8)))])
+        let replayed = Self.attempt(
+            "GET",
+            "http://api.test/users/$SuperwallAlias:0A1B2C3D-D67B-411F-9876-203F2C31350F/entitlements"
+        )
+        #expect(try await answers.send(replayed) == .answered(status: 200, body: Data("{}".utf8)))
+    }
+
+    @Test func failuresReplayAsTheyCameAndARequestNeverMadeFailsSayingSo() async throws {
+        let refused = Self.attempt("GET", "http://api.test/api/v1/assignments")
+        let large = Self.attempt("GET", "http://api.test/api/v1/paywall/p")
+        let silent = Self.attempt("POST", "http://api.test/api/v1/events")
+        let answers = try Self.answers([
+            (refused, .failed(.transport("the connection was refused"))),
+            (large, .failed(.tooLarge(limit: 10))),
+            (silent, .noAnswer),
+        ])
+        #expect(try await answers.send(refused) == .failed(.transport("the connection was refused")))
+        #expect(try await answers.send(large) == .failed(.tooLarge(limit: 10)))
+        #expect(try await answers.send(silent) == .noAnswer)
+        let unknown = try await answers.send(Self.attempt("GET", "http://api.test/api/v1/other"))
+        #expect(unknown == .failed(.transport("the recording holds no answer for GET http://api.test/api/v1/other")))
+    }
+
+    @Test func bytesThatAreNotUTF8AreKeptWhole() async throws {
+        let attempt = Self.attempt("GET", "http://api.test/blob")
+        let bytes = Data([0xFF, 0x00, 0xC3])
+        let members = HTTPExchangeRecording.members(attempt, .answered(status: 200, body: bytes))
+        #expect(members["body"] == nil)
+        #expect(members["bodyBase64"] == .string(bytes.base64EncodedString()))
+        let answers = try Self.answers([(attempt, .answered(status: 200, body: bytes))])
+        #expect(try await answers.send(attempt) == .answered(status: 200, body: bytes))
+    }
+
+    @Test func theRecordedURLMasksTheAPIKey() {
+        let members = HTTPExchangeRecording.members(
+            Self.attempt("GET", "http://api.test/api/v1/static_config?pk=pk_live_secret&locale=de"),
+            .noAnswer
+        )
+        let url = members["url"]?.stringValue ?? ""
+        #expect(!url.contains("secret"))
+        #expect(url.hasPrefix("http://api.test/api/v1/static_config?pk=pk_l"))
+        #expect(url.hasSuffix("&locale=de"))
+    }
+}
