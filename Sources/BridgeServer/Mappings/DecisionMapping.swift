@@ -37,13 +37,17 @@ extension PresentationDecision.Gate {
     }
 }
 
-/// An answer with the decision record its call asked for, as its `decision` member.
+/// An answer with the decision record its call asked for, as its `decision` member. It keeps
+/// the receiver, a reference, not the record: the handler's async frame holds the answer, and
+/// a record's worth of words there made every call allocate a slab of the task's stack.
 struct DecidedAnswer<Answer: WireAnswer & Sendable>: WireAnswer, Sendable {
     let answer: Answer
-    let decision: PresentationDecision?
+    let receiver: DecisionReceiver?
 
     var wireValue: JSONValue {
-        guard let decision, case .object(var object) = answer.wireValue else { return answer.wireValue }
+        guard let decision = receiver?.decision, case .object(var object) = answer.wireValue else {
+            return answer.wireValue
+        }
         object["decision"] = decision.jsonValue
         return .object(object)
     }

@@ -73,6 +73,9 @@ enum PresentationMethods {
             )
         }
 
+        /// Inlined into the handler: out of line, its entry is one more hop to the executor
+        /// for nonisolated code, a few hundred instructions on every call.
+        @inline(__always)
         func answer(_ parameters: Parameters) async throws -> DecidedAnswer<PresentationOutcome> {
             let handler = ClientPresentationHandler(host: host, registerId: parameters.requestId.value)
             let receiver = parameters.placement.decisionReceiver(of: superwall)
@@ -88,7 +91,7 @@ enum PresentationMethods {
                     )
                 }
             }
-            return DecidedAnswer(answer: outcome, decision: receiver?.decision)
+            return DecidedAnswer(answer: outcome, receiver: receiver)
         }
     }
 
@@ -107,6 +110,9 @@ enum PresentationMethods {
             try PlacementParameters(Params(request))
         }
 
+        /// Inlined into the handler: out of line, its entry is one more hop to the executor
+        /// for nonisolated code, a few hundred instructions on every call.
+        @inline(__always)
         func answer(_ parameters: PlacementParameters) async throws -> DecidedAnswer<PresentationResult> {
             let receiver = parameters.decisionReceiver(of: superwall)
             let result = try await evaluatingRules(of: superwall, order: order) { decided async throws(RPCError) in
@@ -119,7 +125,7 @@ enum PresentationMethods {
                     )
                 }
             }
-            return DecidedAnswer(answer: result, decision: receiver?.decision)
+            return DecidedAnswer(answer: result, receiver: receiver)
         }
     }
 
@@ -151,6 +157,9 @@ enum PresentationMethods {
             )
         }
 
+        /// Inlined into the handler: out of line, its entry is one more hop to the executor
+        /// for nonisolated code, a few hundred instructions on every call.
+        @inline(__always)
         func answer(_ parameters: Parameters) async throws -> DecidedAnswer<PaywallPresentation> {
             let handler = ClientPresentationHandler(host: host, registerId: parameters.requestId.value)
             let receiver = parameters.placement.decisionReceiver(of: superwall)
@@ -168,7 +177,7 @@ enum PresentationMethods {
                         )
                     }
                 }
-                return DecidedAnswer(answer: presentation, decision: receiver?.decision)
+                return DecidedAnswer(answer: presentation, receiver: receiver)
             } catch {
                 // A skip or a failure is an error: the decision that led to it goes in its data.
                 throw error.adding(receiver?.decision)

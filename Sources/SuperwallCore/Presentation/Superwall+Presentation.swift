@@ -305,11 +305,13 @@ extension Superwall {
         let result = triggerResult(outcome)
         if let trail {
             note(outcome, result, of: placement, in: config, on: trail)
+            // The trail read the level as it started: below debug, there is no trace to print.
+            if trail.isLogged, let explanation = trail.explanation { DecisionLog.ruleValues(of: explanation) }
         } else if !kind.isRecorded {
-            // A recorded kind without a trail is one the debug log does not print.
             DecisionLog.audiences(of: placement, kind, outcome, result)
+            DecisionLog.ruleValues(of: explanation(of: placement, in: config))
         }
-        DecisionLog.ruleValues(of: trail?.explanation ?? explanation(of: placement, in: config))
+        // A recorded kind without a trail is one the log does not print at debug, nor at trace.
         let occurrence: Occurrence?
         if case .matched(_, let unsaved) = outcome { occurrence = unsaved } else { occurrence = nil }
         switch result {
