@@ -79,28 +79,19 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
 
     /// `POST {collectorURL}/api/v1/events`; answers the response body.
     func postEvents(_ body: Data, request: ConfigRequest) async throws -> Data {
-        try await Attempts(
-            transport: transport,
-            bodyLimit: maximumBodySize,
-            url: collectorURL.appendingPathComponent("api/v1/events"),
-            method: "POST",
-            body: body,
-            request: request
-        ).run()
+        try await attempts("POST", collectorURL.appendingPathComponent("api/v1/events"), body: body, request).run()
     }
 
     /// `POST {subscriptionsURL}/subscriptions-api/public/v1/redeem`, the body in the
     /// subscriptions API's camelCase; answers the response body.
     public func redeem(_ body: JSON, request: ConfigRequest) async throws -> Data {
-        let attempts = Attempts(
-            transport: transport,
-            bodyLimit: maximumBodySize,
-            url: subscriptionsURL.appendingPathComponent("subscriptions-api/public/v1/redeem"),
-            method: "POST",
+        let fetch = attempts(
+            "POST",
+            subscriptionsURL.appendingPathComponent("subscriptions-api/public/v1/redeem"),
             body: Data(body.jsonText.utf8),
-            request: request
+            request
         )
-        return try await attempts.run()
+        return try await fetch.run()
     }
 
     public var description: String { "Superwall API at \(baseURL.absoluteString)" }
@@ -128,20 +119,13 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
         }
         components.queryItems = [URLQueryItem(name: "pk", value: request.apiKey)]
         guard let url = components.url else { throw NetworkError.transport("the base URL \(baseURL) is not usable") }
-        let attempts = Attempts(
-            transport: transport,
-            bodyLimit: maximumBodySize,
-            url: url,
-            method: "GET",
-            body: nil,
-            request: request
-        )
-        guard let limit = request.timeLimit else { return try await attempts.run() }
+        let fetch = attempts("GET", url, request)
+        guard let limit = request.timeLimit else { return try await fetch.run() }
         do {
-            return try await withTimeLimit(limit) { try await attempts.run() }
+            return try await withTimeLimit(limit) { try await fetch.run() }
         } catch NetworkError.timedOut {
             // The limit was the end, not necessarily the cause: the attempts' own failure says more.
-            guard let failure = attempts.lastFailure.value.withLock({ $0 }) else { throw NetworkError.timedOut }
+            guard let failure = fetch.lastFailure.value.withLock({ $0 }) else { throw NetworkError.timedOut }
             throw NetworkError.gaveUp(after: limit, lastFailure: "\(failure)")
         }
     }
@@ -153,26 +137,17 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
                 confirmations.map { ["experiment_id": .string($0.experimentId), "variant_id": .string($0.variantId)] }
             )
         ]
-        let attempts = Attempts(
-            transport: transport,
-            bodyLimit: maximumBodySize,
-            url: baseURL.appendingPathComponent("api/v1/confirm_assignments"),
-            method: "POST",
+        let fetch = attempts(
+            "POST",
+            baseURL.appendingPathComponent("api/v1/confirm_assignments"),
             body: Data(body.jsonText.utf8),
-            request: request
+            request
         )
-        _ = try await attempts.run()
+        _ = try await fetch.run()
     }
 
     public func fetchAssignments(request: ConfigRequest) async throws -> [AssignmentConfirmation] {
-        let attempts = Attempts(
-            transport: transport,
-            bodyLimit: maximumBodySize,
-            url: baseURL.appendingPathComponent("api/v1/assignments"),
-            method: "GET",
-            body: nil,
-            request: request
-        )
+        let fetch = attempts("GET", baseURL.appendingPathComponent("api/v1/assignments"), request)
         struct Response: Decodable {
             struct Entry: Decodable {
                 var experiment_id: String
@@ -180,7 +155,7 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
             }
             var assignments: [Entry]
         }
-        let response = try JSONDecoder().decode(Response.self, from: try await attempts.run())
+        let response = try JSONDecoder().decode(Response.self, from: try await fetch.run())
         return response.assignments.map {
             AssignmentConfirmation(experimentId: $0.experiment_id, variantId: $0.variant_id)
         }
@@ -202,15 +177,8 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
         guard let url = components.url else {
             throw NetworkError.transport("the paywall identifier \(identifier) makes no URL")
         }
-        return try await Attempts(
-            transport: transport,
-            bodyLimit: maximumBodySize,
-            url: url,
-            method: "GET",
-            body: nil,
-            request: request
-        )
-        .run()
+        return try await attempts("GET", url, request)
+            .run()
     }
 
     /// `GET /subscriptions-api/public/v1/users/{userId}/entitlements?deviceId=`: `{customerInfo}`.
@@ -231,16 +199,21 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
         struct Response: Decodable { var customerInfo: CustomerInfo }
         return try JSONDecoder().decode(
             Response.self,
-            from: try await Attempts(
-                transport: transport,
-                bodyLimit: maximumBodySize,
-                url: url,
-                method: "GET",
-                body: nil,
-                request: request
-            )
-            .run()
+            from: try await attempts("GET", url, request)
+                .run()
         ).customerInfo
+    }
+
+    /// The retry loop of one request to `url`.
+    private func attempts(_ method: String, _ url: URL, body: Data? = nil, _ request: ConfigRequest) -> Attempts {
+        Attempts(
+            transport: transport,
+            bodyLimit: maximumBodySize,
+            url: url,
+            method: method,
+            body: body,
+            request: request
+        )
     }
 
     /// The retry loop of one request.
