@@ -64,7 +64,7 @@ extension Superwall {
         for identifier in chosen {
             let wasLoaded = paywalls.loaded[identifier] != nil
             guard case .success(let loaded) = await loadPaywall(identifier, for: nil), !wasLoaded else { continue }
-            await warmPage(of: withStoreDetails(overridingProducts(loaded)).paywall)
+            await warmPage(of: (session?.selling(loaded) ?? loaded).paywall)
         }
         track("paywallPreload_complete", count)
         return chosen

@@ -109,7 +109,9 @@ extension Superwall {
             if let overrides {
                 if session?.status == .pending { decided?() }
                 _ = await waitForConfig()
-                if let unknown = overrides.productsByName.values.sorted().first(where: { knownProduct($0) == nil }) {
+                if let unknown = overrides.productsByName.values.sorted().first(where: {
+                    session?.knownProduct($0) == nil
+                }) {
                     throw .productNotFound(unknown)
                 }
             }
@@ -358,7 +360,7 @@ extension Superwall {
         trail?.paywallLookedUp(identifier, lookup)
         switch lookup {
         case .failure(let error): return .failed(error)
-        case .success(let paywall): loaded = withStoreDetails(overridingProducts(paywall, with: placement.overrides))
+        case .success(let paywall): loaded = session?.selling(paywall, with: placement.overrides) ?? paywall
         }
         let info = paywallInfo(loaded, experiment: experiment, placement: placement)
         switch kind {

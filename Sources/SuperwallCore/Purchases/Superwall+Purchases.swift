@@ -138,8 +138,9 @@ extension Superwall {
     /// The paywall's product first (it carries the reference name), else the config's, with
     /// what the host's store said of it.
     private func product(withId id: String, on paywall: Paywall?) -> Product? {
-        (paywall?.products.first { $0.isNamed(id) } ?? session?.config?.products.first { $0.isNamed(id) }).map(
-            withStoreDetails
+        guard let session else { return nil }
+        return (paywall?.products.first { $0.isNamed(id) } ?? session.config?.products.first { $0.isNamed(id) }).map(
+            session.withStoreDetails
         )
     }
 
@@ -279,28 +280,29 @@ extension Superwall {
         )
     }
 
+    // MARK: The products
+
+    /// The config's products, each once and with what the host's store says of it; only those
+    /// named by `identifiers` (product id or store identifier) when given
+    /// (`Session.products(named:)`).
+    public func products(named identifiers: [String]? = nil) throws(SuperwallError) -> [Product] {
+        guard let session else { throw .notConfigured }
+        return session.products(named: identifiers)
+    }
+
+    /// The host tells what its store says of products (price, period, trial); later details
+    /// for the same store identifier replace earlier ones.
+    public func setStoreProducts(_ details: [StoreProductDetails]) throws(SuperwallError) {
+        try answeringWithoutSuspending { () throws(SuperwallError) -> Void in
+            guard session != nil else { throw .notConfigured }
+            for product in details { session?.storeDetails[product.productIdentifier] = product }
+        }
+    }
+
     // MARK: Helpers
 
     var activeEntitlementIds: Set<String> {
         Set(session?.subscriptionStatus.activeEntitlements.map(\.id) ?? [])
-    }
-
-    /// The product with what the host's store said of it, when it has.
-    func withStoreDetails(_ product: Product) -> Product {
-        var detailed = product
-        detailed.storeDetails = session?.storeDetails[product.storeProduct.productIdentifier] ?? product.storeDetails
-        return detailed
-    }
-
-    /// The paywall with what the host's store said of each product: the host renders prices
-    /// from them, and the purchase and the events read them.
-    func withStoreDetails(_ loaded: LoadedPaywall) -> LoadedPaywall {
-        guard session?.storeDetails.isEmpty == false else { return loaded }
-        var paywall = loaded.paywall
-        paywall.products = paywall.products.map(withStoreDetails)
-        var changed = loaded
-        changed.paywall = paywall
-        return changed
     }
 
     /// `transaction_complete`, then `freeTrial_start` (always, as SuperwallKit sends it, with

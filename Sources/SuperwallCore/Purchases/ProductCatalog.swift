@@ -13,7 +13,43 @@ public struct PaywallOverrides: Sendable, Equatable {
     }
 }
 
-extension Superwall {
+/// The products a session sells: the config's, with what the host's store says of them
+/// (`setStoreProducts`), and the replacements by name that `configure`'s
+/// `overrideProductsByName` and a `getPaywall`'s overrides ask for.
+extension Superwall.Session {
+    /// The config's products (`products_v3`), then those only its paywalls list
+    /// (`products_v2`), each once and with its store details; only the ones named by
+    /// `identifiers` (product id or store identifier) when given. Unknown names are left out,
+    /// as a store leaves out products it does not sell.
+    func products(named identifiers: [String]?) -> [Product] {
+        guard let config = self.config else { return [] }
+        var seen: Set<String> = []
+        var products: [Product] = []
+        for product in config.products + config.paywalls.flatMap(\.products) where seen.insert(product.id).inserted {
+            guard identifiers.map({ $0.contains(where: product.isNamed) }) ?? true else { continue }
+            var listed = withStoreDetails(product)
+            if config.products.contains(where: { $0.id == product.id }) { listed.referenceName = nil }
+            products.append(listed)
+        }
+        return products
+    }
+
+    /// The product with what the host's store said of it, when it has.
+    func withStoreDetails(_ product: Product) -> Product {
+        var detailed = product
+        detailed.storeDetails = self.storeDetails[product.storeProduct.productIdentifier] ?? product.storeDetails
+        return detailed
+    }
+
+    /// The paywall with what the host's store said of each product: the host renders prices
+    /// from them, and the purchase and the events read them.
+    func withStoreDetails(_ loaded: LoadedPaywall) -> LoadedPaywall {
+        guard !self.storeDetails.isEmpty else { return loaded }
+        var changed = loaded
+        changed.paywall.products = loaded.paywall.products.map(withStoreDetails)
+        return changed
+    }
+
     /// SuperwallKit's `overrideProductsByName`, then a call's `PaywallOverrides`: each paywall
     /// product whose name they list is replaced by the product with the given identifier,
     /// which the page, the paywall's info and the purchase then all see; the call's
@@ -22,7 +58,7 @@ extension Superwall {
     /// product, as SuperwallKit keeps it when StoreKit does not find the override (a call's
     /// unknown one is refused before anything runs).
     func overridingProducts(_ loaded: LoadedPaywall, with call: PaywallOverrides? = nil) -> LoadedPaywall {
-        var overrides = session?.overrideProductsByName ?? [:]
+        var overrides = self.overrideProductsByName
         overrides.merge(call?.productsByName ?? [:]) { _, call in call }
         var paywall = loaded.paywall
         if let style = call?.presentationStyle, style.kind != .none { paywall.presentationStyle = style }
@@ -43,13 +79,19 @@ extension Superwall {
         return changed
     }
 
+    /// The paywall as the session sells it: its products replaced as the overrides ask, with
+    /// what the host's store says of them.
+    func selling(_ loaded: LoadedPaywall, with call: PaywallOverrides? = nil) -> LoadedPaywall {
+        withStoreDetails(overridingProducts(loaded, with: call))
+    }
+
     /// The product with this store identifier in the config's catalogue, else an App Store
     /// product the host's store described (with no entitlements: the config maps none to it).
     func knownProduct(_ identifier: String) -> Product? {
-        if let listed = session?.config?.products.first(where: { $0.storeProduct.productIdentifier == identifier }) {
+        if let listed = self.config?.products.first(where: { $0.storeProduct.productIdentifier == identifier }) {
             return listed
         }
-        guard session?.storeDetails[identifier] != nil else { return nil }
+        guard self.storeDetails[identifier] != nil else { return nil }
         return Product(
             referenceName: nil,
             storeProduct: .appStore(productIdentifier: identifier, billingPlanType: nil),
