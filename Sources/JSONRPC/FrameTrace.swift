@@ -100,6 +100,14 @@ public final class FrameTrace: Sendable {
         }
     }
 
+    /// What follows the first four characters of a masked secret.
+    public static let maskMark = "…(masked)"
+
+    /// `secret` as a trace shows it: its first four characters and the mark.
+    public static func masked(_ secret: String) -> String {
+        String(secret.prefix(4)) + maskMark
+    }
+
     /// `frame` with the string value of each member named in `keys` (quoted) cut to its
     /// first four characters and a mark. A scan of the text, not a parse: the frame is
     /// recorded as it was sent, byte for byte, but for the masked values.
@@ -126,7 +134,7 @@ public final class FrameTrace: Sendable {
                 }
                 let kept = min(4, end - start)
                 result.append(contentsOf: frame[copied..<(start + kept)])
-                result.append(contentsOf: Array("…(masked)".utf8))
+                result.append(contentsOf: Array(Self.maskMark.utf8))
                 copied = min(end, frame.count)
                 index = copied
                 continue scanning

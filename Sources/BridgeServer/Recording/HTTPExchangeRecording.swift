@@ -69,7 +69,7 @@ enum HTTPExchangeRecording {
         else { return url.absoluteString }
         components.queryItems = items.map { item in
             guard item.name == "pk", let key = item.value else { return item }
-            return URLQueryItem(name: "pk", value: String(key.prefix(4)) + "…(masked)")
+            return URLQueryItem(name: "pk", value: FrameTrace.masked(key))
         }
         return components.string ?? url.absoluteString
     }
