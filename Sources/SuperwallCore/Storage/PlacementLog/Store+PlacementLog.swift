@@ -21,20 +21,12 @@ extension Store {
     /// journaled. Fewer wait for the commit timer: a worker that took whatever was there each
     /// time it found the CPU idle committed a few rows at a time, and every commit writes its
     /// partly filled pages to the WAL again (18 rows and 4.4 pages a commit under callgrind).
-    ///
-    /// A backlog past `backlogLimit` (the calls hurried the worker: the CPU had no idle time)
-    /// goes in one step. In steps of `count`, the hurried worker took the CPU from the calls a
-    /// slice at a time for as long as the backlog lasted, and on one core a call in every
-    /// twenty waited behind it; in one, a call in a few hundred does.
     func backgroundStep(atMost count: Int) throws -> Bool {
-        let backlog = unwritten.withLock { unwritten in
-            unwritten.commitScheduled = false
-            return unwritten.journaled.count
-        }
+        unwritten.withLock { $0.commitScheduled = false }
         if checkpoints?.take() == true {
             try database.writeWithoutTransaction { _ = try $0.checkpoint(.passive) }
         }
-        try transferPendingWrites(journaledAtMost: backlog > Self.backlogLimit ? backlog : count)
+        try transferPendingWrites(journaledAtMost: count)
         let (fullStepLeft, startTimer) = unwritten.withLock { unwritten -> (Bool, Bool) in
             let remaining = unwritten.journaled.count
             return (remaining >= count, remaining > 0 && remaining < count && unwritten.claimCommitTimer())
