@@ -88,4 +88,55 @@ extension Superwall {
             }
         }
     }
+
+    // MARK: The device
+
+    /// SuperwallKit's `localeIdentifier` option: the locale reported in device attributes
+    /// (and used for paywalls); nil goes back to the device's own.
+    public func setLocaleIdentifier(_ identifier: String?) {
+        device.override(locale: identifier)
+    }
+
+    /// SuperwallKit's `setPlatformWrapper(_:version:)`: a wrapper SDK (Flutter, Expo, ...) says
+    /// who it is; the device attributes (`platformWrapper`, `platformWrapperVersion`) and the
+    /// API's `X-Platform-Wrapper` headers report it instead of the bridge.
+    public func setPlatformWrapper(_ name: String, version: String) {
+        device.override(platformWrapper: name, version: version)
+    }
+
+    public enum InterfaceStyle: String, Sendable {
+        case light = "Light"
+        case dark = "Dark"
+    }
+
+    /// SuperwallKit's `setInterfaceStyle(to:)`: forces light or dark; nil follows the device.
+    /// Tracks `device_attributes` after the change, as SuperwallKit does.
+    public func setInterfaceStyle(_ style: InterfaceStyle?) throws(SuperwallError) {
+        try answeringWithoutSuspending { () throws(SuperwallError) -> Void in
+            device.override(interfaceStyle: style?.rawValue)
+            if session != nil { trackDeviceAttributes() }
+        }
+    }
+
+    /// The context audience rules see now, for `params` (nil outside a placement).
+    public func audienceContext(params: [String: JSON]?) throws(SuperwallError) -> AudienceContext {
+        guard let session else { throw .notConfigured }
+        return AudienceContext(
+            userAttributes: session.userAttributes,
+            isLoggedIn: session.identity.isLoggedIn,
+            device: deviceTemplate(),
+            params: params,
+            history: StorePlacementHistory(store: session.store, now: clock.now())
+        )
+    }
+
+    public func deviceAttributes() -> [String: JSON] {
+        deviceTemplate()()
+    }
+
+    /// The device template as of now, built when first called: most audience rules never
+    /// read `device`, and building it costs two queries and some date arithmetic.
+    func deviceTemplate() -> @Sendable () -> [String: JSON] {
+        device.template(of: session, at: clock.now(), inTestMode: isTestModeActive)
+    }
 }

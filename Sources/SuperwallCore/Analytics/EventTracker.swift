@@ -1,4 +1,6 @@
+import Executors
 import Foundation
+import Logging
 
 /// Makes, records and repeats the SDK's events, and keeps what that needs between them: the
 /// app session, how much to track, where the events go, and the last events of the kinds
@@ -44,17 +46,55 @@ final class EventTracker {
         "paywallWebviewLoad_complete",
     ]
 
-    /// A session begins: its store, its ids, its queue and how much it tracks.
+    /// A session begins: its store, its ids, how much it tracks, and its queue, which sends
+    /// to `collector` (Superwall's, for the `http` source) or else to the data directory's
+    /// `events.jsonl`, and flushes every `options.eventFlushInterval` on `offload`.
     func begin(
         store: Store,
+        directory: String,
         ids: any RandomSource,
-        queue: EventQueue,
-        behavior: EventTrackingBehavior
+        collector: HTTPConfigSource?,
+        request: @escaping @Sendable () async -> ConfigRequest,
+        options: Superwall.ConfigureOptions,
+        offload: OffloadExecutor
     ) {
+        let sink: any EventSink
+        if let collector {
+            sink = CollectorEventSink(source: collector, request: request)
+        } else {
+            sink = JSONLinesEventSink(
+                path: URL(fileURLWithPath: directory).appendingPathComponent(DataDirectory.eventsFile).path
+            )
+        }
+        let queue = EventQueue(store: store, sink: sink, bound: options.eventQueueBound, offload: offload)
         self.store = store
         self.ids = ids
         self.queue = queue
-        self.behavior = behavior
+        self.behavior = options.eventTrackingBehavior
+        let (interval, clock) = (options.eventFlushInterval, clock)
+        // Detached and weak, as every task that reaches the queue: none may keep the session's
+        // store open after the session is gone.
+        Task.detached(executorPreference: offload) { [weak queue] in
+            await queue?.start(every: interval, on: clock)
+        }
+    }
+
+    /// Sends the queued events now, waiting at most `limit`; what is not sent by then stays
+    /// queued on disk, and the log says how many.
+    func flush(within limit: Duration, isolation: isolated (any Actor)? = #isolation) async {
+        guard let queue else { return }
+        // The wait is bounded, not the flush: the queue's own task goes on, and a batch still
+        // on its way stays on disk for next time.
+        let finished = await withDeadline(limit, fallback: false) { [weak queue] in
+            await queue?.flush()
+            return true
+        }
+        if !finished {
+            let waiting = await queue.waitingCount
+            Superwall.logger.warning(
+                "the event flush did not finish within \(limit): \(waiting) events wait on disk and go out in the next session"
+            )
+        }
     }
 
     /// The session ended: nothing more is recorded in its store. Answers its queue, to stop.

@@ -129,4 +129,92 @@ extension Superwall {
             throw .storage(from: error)
         }
     }
+
+    // MARK: The event queue
+
+    func eventRequest() -> ConfigRequest {
+        ConfigRequest(
+            apiKey: session?.apiKey ?? "",
+            headers: requestHeaders(cachedBuildId: config?.buildId),
+            retryPolicy: RetryPolicy(maxRetries: 6, delay: retryDelay),
+            attemptTimeout: 30
+        )
+    }
+
+    /// Sends the queued events now (after `transaction_complete`, at shutdown, at end of
+    /// input), waiting at most `limit`; what is not sent by then stays queued on disk.
+    public func flushEvents(within limit: Duration = .seconds(2)) async {
+        await tracker.flush(within: limit)
+    }
+
+    /// `flushEvents`: sends the queued events now, to the collector or `events.jsonl`, waiting
+    /// at most `limit`, and answers how many went out since the last call answered (a flush
+    /// already under way counts); what is not sent stays queued on disk. Of calls made at
+    /// once, each event is counted by one.
+    public func flushQueuedEvents(within limit: Duration) async throws(SuperwallError) -> Int {
+        guard session != nil, let queue = tracker.queue else { throw .notConfigured }
+        try commitTracked()
+        await flushEvents(within: limit)
+        return await queue.claimDelivered()
+    }
+
+    /// How many queued events were dropped unsent (the queue's bound, refused by the collector).
+    public var droppedEventCount: Int {
+        get async { await tracker.queue?.droppedCount ?? 0 }
+    }
+
+    /// The outgoing queue: how many events wait to be sent, and how many were dropped unsent.
+    public func eventQueueStatus() async throws(SuperwallError) -> (waiting: Int, dropped: Int) {
+        guard session != nil, let queue = tracker.queue else { throw .notConfigured }
+        try commitTracked()
+        await queue.enforceBound()
+        return (await queue.waitingCount, await queue.droppedCount)
+    }
+
+    // MARK: The app's foreground and background (SuperwallKit's `AppSessionManager`, listening
+    // to UIKit's notifications of the same names)
+
+    /// The app came to the foreground: `app_open`, the web entitlements when they are due, and a new session (`session_start`, whose
+    /// campaign may present, then `device_attributes`, `user_attributes` and, under `enable_config_refresh_v2`, a config refresh)
+    /// when it was away longer than the config's `app_session_timeout_ms`.
+    ///
+    /// The session `configure` started is the first one, so an activation the host reports
+    /// without a background before it starts nothing new (SuperwallKit would see its launch
+    /// activation here).
+    public func appDidBecomeActive() throws(SuperwallError) {
+        try answeringWithoutSuspending { () throws(SuperwallError) -> Void in
+            guard let session else { return }
+            track("app_open")
+            pollWebEntitlements(force: false)
+            let timeout = Double(session.config?.appSessionTimeoutMs ?? 3_600_000) / 1000
+            guard tracker.appCameBack(at: clock.now(), startsAnAppSessionAfter: timeout) else { return }
+            tracker.startAppSession(random.uuid().uuidString)
+            track("session_start")
+            trackDeviceAttributes()
+            track(
+                "user_attributes",
+                ["application_installed_at": .string(ISO8601.string(from: session.appInstalledAt))],
+                custom: session.userAttributes
+            )
+            // SuperwallKit refreshes on a new app session only under the config's
+            // `enable_config_refresh_v2`.
+            if session.config?.featureFlags.enableConfigRefreshV2 == true, configLoading.backend != nil {
+                configLoading.runsInBackground(
+                    startTask { superwall in
+                        _ = try? await superwall.refreshConfiguration()
+                    }
+                )
+            }
+        }
+    }
+
+    /// The app went to the background: `app_close`; its time decides whether the next
+    /// activation starts a new session.
+    public func appWillResignActive() throws(SuperwallError) {
+        try answeringWithoutSuspending { () throws(SuperwallError) -> Void in
+            guard session != nil else { return }
+            track("app_close")
+            tracker.appWentToBackground(at: clock.now())
+        }
+    }
 }

@@ -67,3 +67,43 @@ enum AssignmentPlanner {
         return assignments
     }
 }
+
+extension AssignmentPlanner {
+    /// SuperwallKit's `ConfigLogic.transferAssignments`: the variants the server holds for the
+    /// user, as confirmed assignments, when `config` still has the experiment and the variant.
+    static func transfer(_ served: [AssignmentConfirmation], in config: Config) -> [Store.Assignment] {
+        let variants = Dictionary(
+            config.triggers.flatMap(\.audiences).map { ($0.experimentId, $0.variants) },
+            uniquingKeysWith: { first, _ in first }
+        )
+        return served.compactMap { entry in
+            variants[entry.experimentId]?.first { $0.id == entry.variantId }.map {
+                Store.Assignment(experimentId: entry.experimentId, variant: $0, isSentToServer: true)
+            }
+        }
+    }
+
+    /// `variantId` of `experimentId`, confirmed as a server assignment is; either one `config`
+    /// does not have is refused, by name.
+    static func override(
+        _ experimentId: String,
+        to variantId: String,
+        in config: Config
+    ) throws(SuperwallError) -> Store.Assignment {
+        let audiences = config.triggers.flatMap(\.audiences)
+        guard let variants = audiences.first(where: { $0.experimentId == experimentId })?.variants else {
+            throw .notInConfig(
+                path: "params.experimentId",
+                message: "experiment \(experimentId.prefix(64)) is in no audience of the config"
+            )
+        }
+        guard let variant = variants.first(where: { $0.id == variantId }) else {
+            throw .notInConfig(
+                path: "params.variantId",
+                message:
+                    "experiment \(experimentId.prefix(64)) has no variant \(variantId.prefix(64)); its variants are \(variants.map(\.id).joined(separator: ", "))"
+            )
+        }
+        return Store.Assignment(experimentId: experimentId, variant: variant, isSentToServer: true)
+    }
+}

@@ -48,8 +48,10 @@ extension Superwall {
             return ConfigureStart(stage: .done(outcome(of: session)))
         }
         if let seed = options.randomSeed { random = SeededRandomSource(seed: seed) }
+        let opened: Session
         do {
-            session = try openSession(apiKey: apiKey, options: options)
+            opened = try openSession(apiKey: apiKey, options: options)
+            session = opened
         } catch {
             configLoading.failed(error)
             return ConfigureStart(stage: .done(ConfigureOutcome(status: .failed, userId: nil, error: error)))
@@ -57,7 +59,15 @@ extension Superwall {
         let backend = options.configSource.backend
         configLoading.start(from: backend, options: options)
         flags.recordsDecisions.store(options.recordDecisions, ordering: .relaxed)
-        startEventQueue(options)
+        tracker.begin(
+            store: opened.store,
+            directory: opened.directory.path,
+            ids: random,
+            collector: configLoading.backend?.collector,
+            request: { [weak self] in await self?.eventRequest() ?? ConfigRequest(apiKey: "") },
+            options: options,
+            offload: offload
+        )
         trackLaunchEvents()
         return ConfigureStart(stage: .loading(options, backend))
     }
@@ -336,7 +346,7 @@ extension Superwall {
     private func refreshInBackground(from source: any ConfigSource, options: ConfigureOptions) {
         configLoading.runsInBackground(
             startTask { superwall in
-                await superwall.inTurn(of: superwall.configLoading.refreshes) {
+                await superwall.configLoading.refreshes.run {
                     try? await superwall.fetchAndAdopt(
                         from: source,
                         cachedBuildId: superwall.config?.buildId,

@@ -119,7 +119,7 @@ extension Superwall {
     private func refreshConfiguration(onTurn: () -> Void) async throws(SuperwallError) -> ConfigRefresh {
         guard session != nil, let source = configLoading.backend?.config else { throw .notConfigured }
         var report = ConfigRefresh()
-        await inTurn(of: configLoading.refreshes) {
+        await configLoading.refreshes.run {
             onTurn()
             report = await self.refresh(from: source)
         }

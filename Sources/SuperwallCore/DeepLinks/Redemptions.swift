@@ -1,3 +1,5 @@
+import Foundation
+
 /// The work that deep links start: redemptions of web codes, re-redemptions and polls of web
 /// entitlements in flight, the calls waiting until none is, and a deep link held until the
 /// config is ready.
@@ -7,7 +9,7 @@ final class Redemptions {
     /// Redemptions (and polls) posted and not yet answered.
     private(set) var inFlight = 0
     /// Calls waiting until no redemption is in flight.
-    let waiters = ParkedContinuations<Void>()
+    private let waiters = ParkedContinuations<Void>()
     /// A deep link that arrived before the config was ready; routed once it is.
     private(set) var pendingDeepLink: DeepLink?
 
@@ -30,5 +32,29 @@ final class Redemptions {
     func end() {
         inFlight -= 1
         if inFlight == 0 { waiters.resumeAll(()) }
+    }
+
+    /// Waits until no redemption (or poll) is in flight; each is bounded by its request's
+    /// attempts.
+    func waitUntilNoneInFlight(isolation: isolated (any Actor)? = #isolation) async {
+        guard inFlight > 0 else { return }
+        let ticket = waiters.ticket()
+        await withCheckedContinuation(isolation: isolation) { waiters.park($0, ticket: ticket) }
+    }
+
+    /// The subscriptions API's redeem request body (camelCase), for the session's user.
+    static func body(
+        for session: Superwall.Session,
+        deviceId: String,
+        codes: [(code: String, firstRedemption: Bool)]
+    ) -> JSON {
+        [
+            "metadata": .object(session.integrationAttributes),
+            "deviceId": .string(deviceId),
+            "appUserId": session.identity.appUserId.map(JSON.string) ?? .null,
+            "aliasId": .string(session.identity.aliasId),
+            "codes": .array(codes.map { ["code": .string($0.code), "firstRedemption": .bool($0.firstRedemption)] }),
+            "receipts": [],
+        ]
     }
 }

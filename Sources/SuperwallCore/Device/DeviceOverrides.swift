@@ -1,3 +1,5 @@
+import Foundation
+
 /// What the host set over the device's own facts (SuperwallKit's `localeIdentifier`,
 /// `setInterfaceStyle(to:)` and `setPlatformWrapper(_:version:)`), and the device template
 /// last built, kept while none of its inputs changed.
@@ -60,4 +62,59 @@ final class DeviceOverrides {
             attributes.removeValue(forKey: "interfaceStyle")
         }
     }
+
+    // MARK: The template
+
+    /// The device template as of now, built when first called: most audience rules never
+    /// read `device`, and building it costs two queries and some date arithmetic.
+    func template(
+        of session: Superwall.Session?,
+        at now: Date,
+        inTestMode isTestModeActive: Bool
+    ) -> @Sendable () -> [String: JSON] {
+        // Placements in the same second, with nothing changed between them, share one template;
+        // this check spares them copying the inputs out of the session.
+        if let cached = cachedTemplate(second: Self.templateSecond(now)) { return { cached } }
+        guard let session else { return { [:] } }
+        var facts = session.deviceFacts
+        var overrides = session.deviceOverrides
+        apply(to: &facts, attributes: &overrides)
+        // SuperwallKit's test mode makes the device a sandbox one, for rules, events and headers.
+        if isTestModeActive {
+            facts.isSandbox = true
+            overrides.removeValue(forKey: "isSandbox")
+        }
+        let store = session.store
+        let (apiKey, identity, installedAt, status) = (
+            session.apiKey, session.identity, session.appInstalledAt, session.subscriptionStatus
+        )
+        let customerInfo = session.customerInfo.read(by: identity.userId)
+        let experimentalVariables = session.enableExperimentalDeviceVariables
+        let (cache, version) = (templateCache, templateVersion)
+        return { [facts, overrides] in
+            cache.attributes(version: version, second: Self.templateSecond(now)) {
+                DeviceTemplate.attributes(
+                    DeviceTemplate.Inputs(
+                        facts: facts,
+                        overrides: overrides,
+                        apiKey: apiKey,
+                        identity: identity,
+                        appInstalledAt: installedAt,
+                        now: now,
+                        timeZone: .current,
+                        sdkVersion: SuperwallSDK.referenceVersion,
+                        subscriptionStatus: status,
+                        customerInfo: customerInfo,
+                        totalPaywallViews: (try? store.placementCount(named: "paywall_open", since: nil, until: now))
+                            ?? 0,
+                        lastPaywallView: try? store.lastPlacement(named: "paywall_open", before: now),
+                        experimentalVariables: experimentalVariables
+                    )
+                )
+            }
+        }
+    }
+
+    /// The second a device template is built for; it holds the time in whole seconds.
+    static func templateSecond(_ time: Date) -> Int64 { Int64(time.timeIntervalSince1970.rounded(.down)) }
 }

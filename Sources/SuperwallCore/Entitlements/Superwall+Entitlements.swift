@@ -162,6 +162,59 @@ extension Superwall {
         }
         return map
     }
+
+    // MARK: Subscription status
+
+    public func subscriptionStatus() throws(SuperwallError) -> SubscriptionStatus {
+        guard let session else { throw .notConfigured }
+        return session.subscriptionStatus
+    }
+
+    /// The host sets the status: it is applied, and the customer info recomputed from it; but
+    /// while test mode is on, a status test mode set stands (the host's is logged and left).
+    @discardableResult
+    public func setSubscriptionStatus(_ status: SubscriptionStatus) throws(SuperwallError) -> SubscriptionStatus {
+        try answeringWithoutSuspending { () throws(SuperwallError) -> SubscriptionStatus in
+            guard let current = session else { throw .notConfigured }
+            if isTestModeActive, let kept = purchases.testModeStatus, status.resolved != kept {
+                // SuperwallKit resolves a status set while test mode is on to test mode's own.
+                Self.logger.warning(
+                    "setSubscriptionStatus(\(status.resolved.wireName)) was not applied: test mode is on, and its status (\(kept.wireName)) stands while it is, as in SuperwallKit"
+                )
+                return current.subscriptionStatus
+            }
+            let applied = try applySubscriptionStatus(status, byHost: true)
+            try refreshCustomerInfo(derivingStatus: false)
+            return applied
+        }
+    }
+
+    /// Sets the status (`.active([])` is inactive), persists it, and on a change tells the
+    /// delegate and tracks `subscriptionStatus_didChange` and `device_attributes`. A known
+    /// status releases presentations waiting for one. One the bridge sets in test mode (not
+    /// `byHost`) is test mode's, which then stands against the host's.
+    @discardableResult
+    func applySubscriptionStatus(
+        _ status: SubscriptionStatus,
+        byHost: Bool = false
+    ) throws(SuperwallError) -> SubscriptionStatus {
+        guard let current = session else { throw .notConfigured }
+        let new = status.resolved
+        let old = current.subscriptionStatus
+        if isTestModeActive, !byHost { purchases.testModeSet(new) }
+        guard new != old else { return new }
+        try persisting { try current.store.set(new, for: .subscriptionStatus) }
+        session?.subscriptionStatus = new
+        host.delegate?.subscriptionStatusDidChange(from: old, to: new)
+        var parameters: [String: JSON] = ["status": .string(new.wireName)]
+        if case .active = new {
+            parameters["active_entitlement_ids"] = .string(new.activeEntitlements.map(\.id).joined(separator: ","))
+        }
+        track("subscriptionStatus_didChange", parameters)
+        trackDeviceAttributes()
+        if new != .unknown { purchases.statusWaiters.resumeAll(true) }
+        return new
+    }
 }
 
 /// A completed purchase as the history records it.

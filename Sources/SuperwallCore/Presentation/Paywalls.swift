@@ -14,7 +14,7 @@ final class Paywalls {
     let presentationQueue = TurnQueue()
     /// Paywalls loaded so far, with the presentation id each load was given.
     private(set) var loaded: [String: LoadedPaywall] = [:]
-    /// The last preload started: each waits for the one before (Superwall+Preloading.swift).
+    /// The last preload started: each waits for the one before.
     private(set) var preloading: Task<[String], Never>?
     /// The last page effect asked of the host: each waits for the one before, so that the
     /// host sees them in order without the page's messages waiting on them.
@@ -87,6 +87,49 @@ final class Paywalls {
         return turn
     }
 
+    /// SuperwallKit's `ConfigLogic.getActiveTreatmentPaywallIds`: of the triggers the config
+    /// lets preload (`disable_preload`), one per campaign, the experiments none of whose
+    /// audiences opt out (`preload.behavior`: `NEVER`, or `IF_TRUE` with a rule that does not
+    /// admit the user now, by `admits`), and of those the user's treatment variants' paywalls.
+    static func preloadablePaywallIds(
+        of triggers: [Trigger],
+        in config: Config,
+        assignments: [String: Store.Assignment],
+        admits: (Audience) -> Bool
+    ) -> [String] {
+        if config.preloadingDisabled.all { return [] }
+        let disabled = Set(config.preloadingDisabled.placements)
+        var campaigns = Set<String>()
+        var audiences: [Audience] = []
+        for trigger in triggers where !disabled.contains(trigger.placementName) {
+            guard let first = trigger.audiences.first, campaigns.insert(first.experimentGroupId).inserted else {
+                continue
+            }
+            audiences += trigger.audiences
+        }
+        // Sets beside the lists: a config of thousands of campaigns made these quadratic.
+        var experiments: [String] = []
+        var seen = Set<String>()
+        var skipped = Set<String>()
+        for audience in audiences {
+            if seen.insert(audience.experimentId).inserted { experiments.append(audience.experimentId) }
+            switch audience.preload.behavior {
+            case .always: break
+            case .never: skipped.insert(audience.experimentId)
+            case .ifTrue: if !admits(audience) { skipped.insert(audience.experimentId) }
+            }
+        }
+        var identifiers: [String] = []
+        var chosen = Set<String>()
+        for experiment in experiments where !skipped.contains(experiment) {
+            guard let variant = assignments[experiment]?.variant, variant.kind == .treatment,
+                let paywall = variant.paywallIdentifier, chosen.insert(paywall).inserted
+            else { continue }
+            identifiers.append(paywall)
+        }
+        return identifiers
+    }
+
     // MARK: Work around the paywalls
 
     /// Runs `effect` on `executor` once the page effects asked before it are done.
@@ -105,34 +148,4 @@ final class Paywalls {
     func confirmed(_ experimentId: String) {
         confirmationsInFlight[experimentId] = nil
     }
-}
-
-extension Superwall {
-    /// The paywall on screen, as it stands.
-    var openPaywall: PresentedPaywall? { paywalls.open }
-
-    // MARK: What is on screen
-
-    /// SuperwallKit's `isPaywallPresented`.
-    public var isPaywallPresented: Bool { paywalls.open != nil }
-
-    /// SuperwallKit's `latestPaywallInfo`: the paywall on screen's, else the last dismissed one's.
-    public var latestPaywallInfo: PaywallInfo? { paywalls.open?.info ?? paywalls.lastDismissedInfo }
-
-    /// SuperwallKit's `togglePaywallSpinner(isHidden:)`: shows the paywall's spinner
-    /// (`manualLoading`) over a ready page, or hides the spinner of a manual load or a
-    /// purchase. Answers the loading state asked of the host, nil without a paywall.
-    public func togglePaywallSpinner(isHidden: Bool) -> PageLoadingState? {
-        guard let paywall = paywalls.open else { return nil }
-        let state = paywall.page.loadingState
-        if isHidden, state == .manualLoading || state == .loadingPurchase {
-            request(.loadingState(.ready), on: paywall)
-        } else if !isHidden, state == .ready {
-            request(.loadingState(.manualLoading), on: paywall)
-        }
-        return paywalls.open?.page.loadingState
-    }
-
-    /// The session id of the paywall on screen, once it is shown.
-    public var openSessionId: String? { paywalls.open.flatMap { $0.isShown && !$0.isClosing ? $0.id : nil } }
 }

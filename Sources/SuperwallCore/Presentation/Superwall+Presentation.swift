@@ -183,7 +183,7 @@ extension Superwall {
     /// Runs `work` after every presentation queued before it, as SuperwallKit serialises
     /// `register` calls and implicit triggers. Returns when `work` has run.
     func inPresentationQueue(_ work: () async -> Void) async {
-        await inTurn(of: paywalls.presentationQueue, work)
+        await paywalls.presentationQueue.run(work)
     }
 
     /// Waits until every queued presentation has run (tests, and callers that need the

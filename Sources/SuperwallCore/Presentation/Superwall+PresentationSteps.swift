@@ -313,4 +313,85 @@ extension Superwall {
         }
         recorded(tracker.recordPresentationRequest([placement.name, kind.wireName, status, reason ?? ""], parameters))
     }
+
+    // MARK: Assignments
+
+    /// How many confirmations are being posted now.
+    public var confirmationsPending: Int { paywalls.confirmationsInFlight.count }
+
+    /// Draws what is missing and keeps what is sticky (`AssignmentPlanner`), then persists.
+    func chooseAssignments() {
+        guard let current = session, let config = current.config else { return }
+        let planned = AssignmentPlanner.plan(for: config, stored: Array(current.assignments.values), random: random)
+        guard planned != current.assignments else { return }
+        for (experimentId, assignment) in planned
+        where current.assignments[experimentId]?.variant.id != assignment.variant.id {
+            session?.assignmentOrigins[experimentId] = .drawn
+        }
+        session?.assignments = planned
+        try? current.store.replaceAssignments(with: planned.values.sorted { $0.experimentId < $1.experimentId })
+    }
+
+    /// Tells the server which variant the user saw (`POST /api/v1/confirm_assignments`), once
+    /// per assignment, when the config comes from a server that takes confirmations. On
+    /// failure the assignment stays unconfirmed and the next presentation tries again.
+    func confirmAssignment(of experiment: Experiment) {
+        guard let current = session, let assignment = current.assignments[experiment.id], !assignment.isSentToServer,
+            let server = configLoading.backend?.assignments, paywalls.confirmationsInFlight[experiment.id] == nil
+        else { return }
+        let confirmation = AssignmentConfirmation(
+            experimentId: assignment.experimentId,
+            variantId: assignment.variant.id
+        )
+        let request = apiRequest(attemptTimeout: 10)
+        paywalls.confirming(
+            experiment.id,
+            in: startTask { superwall in
+                let confirmed = (try? await server.confirmAssignments([confirmation], request: request)) != nil
+                superwall.confirmationFinished(confirmation, confirmed: confirmed)
+            }
+        )
+    }
+
+    private func confirmationFinished(_ confirmation: AssignmentConfirmation, confirmed: Bool) {
+        paywalls.confirmed(confirmation.experimentId)
+        guard confirmed, var assignment = session?.assignments[confirmation.experimentId],
+            assignment.variant.id == confirmation.variantId
+        else { return }
+        assignment.isSentToServer = true
+        session?.assignments[confirmation.experimentId] = assignment
+        try? store?.save(assignment)
+    }
+
+    /// SuperwallKit's server assignments (`ConfigLogic.transferAssignments`): the variants the
+    /// server holds for the user replace the local ones, as confirmed, when the config still
+    /// has the experiment and the variant; the rest is ignored. Only a server that keeps
+    /// assignments has any; a config without triggers asks for none.
+    func fetchServerAssignments() async {
+        guard let current = session, let config = current.config, !config.triggers.isEmpty,
+            let server = configLoading.backend?.assignments
+        else { return }
+        let request = apiRequest(attemptTimeout: 10)
+        guard let served = try? await server.fetchAssignments(request: request) else { return }
+        for assignment in AssignmentPlanner.transfer(served, in: config) {
+            session?.assignments[assignment.experimentId] = assignment
+            session?.assignmentOrigins[assignment.experimentId] = .server
+            try? store?.save(assignment)
+        }
+        // The user's variants may have changed, and with them what to preload.
+        if !served.isEmpty { preloadIfEnabled() }
+    }
+
+    /// `debug/overrideAssignment`: the user is given `variantId` of `experimentId`, as a server
+    /// assignment gives it: confirmed, and kept until the experiment or the variant leaves the
+    /// config. Either one the config does not have is refused, by name.
+    public func overrideAssignment(experimentId: String, variantId: String) throws(SuperwallError) -> Store.Assignment {
+        guard let current = session else { throw .notConfigured }
+        guard let config = current.config else { throw .configUnavailable("the config has not loaded yet") }
+        let assignment = try AssignmentPlanner.override(experimentId, to: variantId, in: config)
+        try persisting { try current.store.save(assignment) }
+        session?.assignments[experimentId] = assignment
+        session?.assignmentOrigins[experimentId] = .override
+        return assignment
+    }
 }

@@ -170,7 +170,7 @@ extension Superwall {
             }
         case .testMode:
             host.delegate?.testModeTransaction(.purchase(product))
-            answer = await simulatedPurchase(of: product)
+            answer = await testModeChoices.purchase(of: product)
         }
         let result = answer.result
         DecisionLog.transactions.debug(

@@ -131,4 +131,42 @@ extension Superwall {
             await withDeadline(limit, fallback: ()) { try? await presenter.showAlert(alert, sessionId: sessionId) }
         }
     }
+
+    // MARK: Test mode
+
+    var testModeChoices: TestModeChoices {
+        TestModeChoices(chooser: host.testModeChooser, timeouts: timeouts, logger: Self.logger)
+    }
+
+    /// Re-derives the status from what test mode bought, unless the host chooses the
+    /// entitlements: then, as SuperwallKit's restore drawer, they replace what test mode
+    /// bought, and the restore counts only when it found one. A cancelled choice fails it.
+    private func simulatedRestore() async throws(SuperwallError) -> RestorationResult {
+        switch await testModeChoices.restore(from: configEntitlementIds) {
+        case .notOffered:
+            try refreshCustomerInfo()
+            return .restored
+        case .restored(let ids):
+            try replaceSimulatedEntitlements(with: ids)
+            return .restored
+        case .cancelled:
+            return .failed("The simulated restore was cancelled.")
+        case .failed(let reason):
+            return .failed(reason)
+        }
+    }
+
+    /// Every entitlement the config's products grant, in the order first met.
+    private var configEntitlementIds: [String] {
+        var seen = Set<String>()
+        return (session?.config?.products ?? []).flatMap(\.entitlements).map(\.id).filter { seen.insert($0).inserted }
+    }
+
+    private func replaceSimulatedEntitlements(with ids: [String]) throws(SuperwallError) {
+        guard let store else { return }
+        try persisting { try store.set(PurchaseHistory(), for: .purchaseHistory) }
+        session?.purchaseHistory = PurchaseHistory()
+        _ = try applySubscriptionStatus(ids.isEmpty ? .inactive : .active(Set(ids.map(Entitlement.init(id:)))))
+        try refreshCustomerInfo(derivingStatus: false)
+    }
 }

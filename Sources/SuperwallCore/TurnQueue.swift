@@ -48,20 +48,19 @@ final class TurnQueue {
     func waitUntilEmpty(with continuation: CheckedContinuation<Void, Never>) {
         if line.isEmpty { continuation.resume() } else { drainWaiters.append(continuation) }
     }
-}
 
-extension Superwall {
-    /// Runs `work` after everything queued in `queue` before it. Returns when `work` has run.
-    func inTurn(of queue: TurnQueue, _ work: () async -> Void) async {
-        await takeTurn(queue.reserve(), of: queue, work)
+    /// Runs `work` after everything queued before it, on the caller's actor. Returns when
+    /// `work` has run.
+    func run(isolation: isolated (any Actor)? = #isolation, _ work: () async -> Void) async {
+        await run(reserve(), isolation: isolation, work)
     }
 
-    /// Runs `work` once `ticket`'s turn in `queue` comes.
-    func takeTurn(_ ticket: TurnQueue.Ticket, of queue: TurnQueue, _ work: () async -> Void) async {
-        if !queue.isTurn(of: ticket) {
-            await withCheckedContinuation { queue.wait(ticket, with: $0) }
+    /// Runs `work` once `ticket`'s turn comes, on the caller's actor.
+    func run(_ ticket: Ticket, isolation: isolated (any Actor)? = #isolation, _ work: () async -> Void) async {
+        if !isTurn(of: ticket) {
+            await withCheckedContinuation(isolation: isolation) { wait(ticket, with: $0) }
         }
         await work()
-        queue.finish(ticket)
+        finish(ticket)
     }
 }

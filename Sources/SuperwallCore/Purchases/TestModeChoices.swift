@@ -1,12 +1,31 @@
-/// Test mode's simulated purchases and restores, with the host's choices when it offers them.
-extension Superwall {
+import Logging
+
+/// Test mode's choices: the outcome of a simulated purchase and the entitlements a simulated
+/// restore finds, asked of a host that offers them (SuperwallKit's test-mode drawers), each
+/// within its deadline.
+struct TestModeChoices {
+    /// What the host chose for a simulated restore.
+    enum Restore: Equatable {
+        /// The host offers no choice: the restore re-derives the status from what test mode bought.
+        case notOffered
+        /// These entitlements, each offered and once, replace what test mode bought.
+        case restored([String])
+        case cancelled
+        /// No choice came: the reason, for the restore's failure.
+        case failed(String)
+    }
+
     /// SuperwallKit's `PurchaseError.testModeFailure`.
     static let simulatedFailure = "Simulated purchase failure (test mode)."
 
+    let chooser: (any TestModeChooser)?
+    let timeouts: Superwall.Timeouts
+    let logger: Logger
+
     /// Goes through, unless the host chooses otherwise: abandoned is cancelled, as in
     /// SuperwallKit, and an answer that does not come within the purchase deadline fails it.
-    func simulatedPurchase(of product: Product) async -> PurchaseAnswer {
-        guard let chooser = host.testModeChooser, chooser.offersChoices else { return PurchaseAnswer(.purchased) }
+    func purchase(of product: Product) async -> PurchaseAnswer {
+        guard let chooser, chooser.offersChoices else { return PurchaseAnswer(.purchased) }
         let limit = timeouts.purchase
         let choice = await withDeadline(limit, fallback: .unavailable(reason: "No choice came within \(limit).")) {
             await chooser.choosePurchaseOutcome(for: product)
@@ -16,36 +35,29 @@ extension Superwall {
         case .chosen(.abandoned): return PurchaseAnswer(.cancelled)
         case .chosen(.failed): return PurchaseAnswer(.failed(Self.simulatedFailure))
         case .unavailable(let reason):
-            Self.logger.warning(
+            logger.warning(
                 "the simulated purchase of \(product.id) failed: test mode's outcome was not chosen. \(reason)"
             )
             return PurchaseAnswer(.failed("Test mode's outcome was not chosen. \(reason)"))
         }
     }
 
-    /// Re-derives the status from what test mode bought, unless the host chooses the
-    /// entitlements: then, as SuperwallKit's restore drawer, they replace what test mode
-    /// bought, and the restore counts only when it found one. A cancelled choice fails it.
-    /// Only entitlements the config's products grant can be restored, as the drawer offers no
-    /// others: any other id chosen is left out, with a warning naming it.
-    func simulatedRestore() async throws(SuperwallError) -> RestorationResult {
-        guard let chooser = host.testModeChooser, chooser.offersChoices else {
-            try refreshCustomerInfo()
-            return .restored
-        }
-        let available = configEntitlementIds
+    /// The entitlements the host chooses to restore, of `available` (the config's products'):
+    /// as SuperwallKit's restore drawer offers no others, any other id chosen is left out,
+    /// with a warning naming it.
+    func restore(from available: [String]) async -> Restore {
+        guard let chooser, chooser.offersChoices else { return .notOffered }
         let limit = timeouts.restore
         let choice = await withDeadline(limit, fallback: .unavailable(reason: "No choice came within \(limit).")) {
             await chooser.chooseRestoredEntitlements(from: available)
         }
         switch choice {
         case .chosen(let chosen?):
-            try replaceSimulatedEntitlements(with: offered(chosen, from: available))
-            return .restored
+            return .restored(offered(chosen, from: available))
         case .chosen(nil):
-            return .failed("The simulated restore was cancelled.")
+            return .cancelled
         case .unavailable(let reason):
-            Self.logger.warning("the simulated restore failed: its entitlements were not chosen. \(reason)")
+            logger.warning("the simulated restore failed: its entitlements were not chosen. \(reason)")
             return .failed("Test mode's restored entitlements were not chosen. \(reason)")
         }
     }
@@ -58,24 +70,10 @@ extension Superwall {
         let strangers = chosen.filter { !availableSet.contains($0) }
         if !strangers.isEmpty {
             let named = strangers.prefix(5).map { "\"\($0)\"" }.joined(separator: ", ")
-            Self.logger.warning(
+            logger.warning(
                 "the simulated restore left out \(strangers.count) entitlement(s) the config's products do not grant (\(named)\(strangers.count > 5 ? ", …" : "")); it restores only those offered in availableEntitlements"
             )
         }
         return kept
-    }
-
-    /// Every entitlement the config's products grant, in the order first met.
-    private var configEntitlementIds: [String] {
-        var seen = Set<String>()
-        return (session?.config?.products ?? []).flatMap(\.entitlements).map(\.id).filter { seen.insert($0).inserted }
-    }
-
-    private func replaceSimulatedEntitlements(with ids: [String]) throws(SuperwallError) {
-        guard let store else { return }
-        try persisting { try store.set(PurchaseHistory(), for: .purchaseHistory) }
-        session?.purchaseHistory = PurchaseHistory()
-        _ = try applySubscriptionStatus(ids.isEmpty ? .inactive : .active(Set(ids.map(Entitlement.init(id:)))))
-        try refreshCustomerInfo(derivingStatus: false)
     }
 }
