@@ -129,6 +129,12 @@ public final class FramedPeer: @unchecked Sendable {
     /// Dispatch watches the descriptor on its own threads. Polling in a sleep loop instead
     /// kept hundreds of parallel tests waking every few hundred microseconds, which starved
     /// the servers they waited for on a loaded machine.
+    ///
+    /// The wait ends only once the source's cancellation has finished: Dispatch forgets the
+    /// descriptor then, not at `cancel()`. A peer that closed its descriptor before that
+    /// left a number that the next test's pipe reused, and that test's source never fired
+    /// (its first reply waited out the whole timeout, and every later call got the reply
+    /// before its own).
     private func waitUntilReadable(until deadline: ContinuousClock.Instant) async {
         let remaining = deadline - ContinuousClock.now
         guard remaining > .zero else { return }
@@ -136,11 +142,11 @@ public final class FramedPeer: @unchecked Sendable {
         let nanoseconds = Int(seconds) * 1_000_000_000 + Int(attoseconds / 1_000_000_000)
         let queue = DispatchQueue(label: "framed-peer.readable")
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            let source = DispatchSource.makeReadSource(fileDescriptor: readDescriptor, queue: queue)
-            let wait = SingleResumption(continuation, source: source)
-            source.setEventHandler { wait.resume() }
-            queue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { wait.resume() }
-            source.resume()
+            let watch = ReadableWatch(DispatchSource.makeReadSource(fileDescriptor: readDescriptor, queue: queue))
+            watch.source.setEventHandler { watch.source.cancel() }
+            watch.source.setCancelHandler { continuation.resume() }
+            queue.asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) { watch.source.cancel() }
+            watch.source.resume()
         }
     }
 
@@ -171,22 +177,13 @@ public final class FramedPeer: @unchecked Sendable {
     }
 }
 
-/// Resumes a wait once, from whichever of its readiness or its deadline comes first, and
-/// stops watching. Used only on the wait's serial queue.
-private final class SingleResumption: @unchecked Sendable {
-    private var continuation: CheckedContinuation<Void, Never>?
-    private let source: any DispatchSourceRead
+/// A read source, touched only on its own serial queue (and cancelled at most twice, which
+/// Dispatch allows): its cancel handler ends the wait, exactly once.
+private final class ReadableWatch: @unchecked Sendable {
+    let source: any DispatchSourceRead
 
-    init(_ continuation: CheckedContinuation<Void, Never>, source: any DispatchSourceRead) {
-        self.continuation = continuation
+    init(_ source: any DispatchSourceRead) {
         self.source = source
-    }
-
-    func resume() {
-        guard let continuation else { return }
-        self.continuation = nil
-        source.cancel()
-        continuation.resume()
     }
 }
 
