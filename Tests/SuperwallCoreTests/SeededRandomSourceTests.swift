@@ -35,4 +35,20 @@ import Testing
         #expect(Array(text)[14] == "4")
         #expect("89AB".contains(Array(text)[19]))
     }
+
+    /// A preload draws from a fork: however many draws it makes, and whenever, the calls after
+    /// the fork draw the same as they would have, and the same seed forks the same sequence.
+    @Test func aForkDrawsApartSoTheSessionDrawsTheSameWhateverTheForkTakes() {
+        let (quiet, busy) = (SeededRandomSource(seed: 42), SeededRandomSource(seed: 42))
+        let (quietFork, busyFork) = (quiet.fork(), busy.fork())
+        for _ in 0..<50 { _ = busyFork.uuid() }
+        #expect(quiet.uuid() == busy.uuid())
+        #expect(quiet.int(in: 0..<1000) == busy.int(in: 0..<1000))
+        #expect(quietFork.uuid() == SeededRandomSource(seed: 42).fork().uuid())
+        #expect(quietFork.uuid() != quiet.uuid())
+    }
+
+    @Test func theSystemSourceIsItsOwnFork() {
+        #expect(SystemRandomSource().fork() is SystemRandomSource)
+    }
 }

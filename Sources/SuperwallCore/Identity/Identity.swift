@@ -62,10 +62,15 @@ public protocol RandomSource: Sendable {
     /// An id that must never repeat, in any run: an event's, which a collector de-duplicates
     /// by. The same as `uuid()` unless the source repeats itself across runs.
     func uniqueId() -> UUID
+    /// A source for work that draws beside the calls (a preload): a seeded source hands it a
+    /// generator of its own, seeded by its next draw, so the calls' draws stay in their order
+    /// whenever that work runs. A source that repeats nothing is its own fork.
+    func fork() -> any RandomSource
 }
 
 extension RandomSource {
     public func uniqueId() -> UUID { uuid() }
+    public func fork() -> any RandomSource { self }
 }
 
 /// The system's random number generator.

@@ -32,6 +32,10 @@ public final class SeededRandomSource: RandomSource {
     /// would give their events the same ids.
     public func uniqueId() -> UUID { SystemRandomSource().uuid() }
 
+    public func fork() -> any RandomSource {
+        SeededRandomSource(seed: generator.withLock { $0.next() })
+    }
+
     public func int(in range: Range<Int>) -> Int {
         generator.withLock { Int.random(in: range, using: &$0) }
     }

@@ -383,7 +383,7 @@ extension Superwall {
         try await answering { () async throws(SuperwallError) -> [String] in
             guard session != nil else { throw .notConfigured }
             _ = await waitForConfig()
-            return await preload(placements: placements)
+            return await preload(placements: placements, drawingFrom: random.fork())
         }
     }
 
@@ -394,7 +394,8 @@ extension Superwall {
     /// duties, and a preload of thousands of campaigns there would hold them until it ended.
     func preloadIfEnabled() {
         guard session?.shouldPreload == true else { return }
-        _ = startTask { superwall in _ = await superwall.preload(placements: nil) }
+        let random = random.fork()
+        _ = startTask { superwall in _ = await superwall.preload(placements: nil, drawingFrom: random) }
     }
 
     /// Waits until the preloads started so far have ended.
@@ -403,11 +404,15 @@ extension Superwall {
     }
 
     /// Waits for the preload before it, then preloads; answers the paywalls it chose.
-    private func preload(placements: Set<String>?) async -> [String] {
-        await paywalls.queuePreload(on: offload) { [self] in await preloadNow(placements: placements) }.value
+    /// `random` is the preload's own (`RandomSource.fork`), forked when it was asked for.
+    private func preload(placements: Set<String>?, drawingFrom random: any RandomSource) async -> [String] {
+        await paywalls.queuePreload(on: offload) { [self] in
+            await preloadNow(placements: placements, drawingFrom: random)
+        }
+        .value
     }
 
-    private func preloadNow(placements: Set<String>?) async -> [String] {
+    private func preloadNow(placements: Set<String>?, drawingFrom random: any RandomSource) async -> [String] {
         guard let config = session?.config else { return [] }
         var triggers = config.triggers
         if let placements { triggers = triggers.filter { placements.contains($0.placementName) } }
@@ -434,8 +439,9 @@ extension Superwall {
         track("paywallPreload_start", count)
         for identifier in chosen {
             let wasLoaded = paywalls.loaded[identifier] != nil
-            guard case .success(let loaded) = await loadPaywall(identifier, for: nil), !wasLoaded else { continue }
-            await warmPage(of: (session?.selling(loaded) ?? loaded).paywall)
+            guard case .success(let loaded) = await loadPaywall(identifier, for: nil, drawingFrom: random), !wasLoaded
+            else { continue }
+            await warmPage(of: (session?.selling(loaded) ?? loaded).paywall, drawingFrom: random)
         }
         track("paywallPreload_complete", count)
         return chosen
@@ -443,7 +449,7 @@ extension Superwall {
 
     /// Asks a host that warms web views to load the paywall's page, within `timeouts.pageEffect`;
     /// a host that fails or does not answer in time only loses the head start.
-    private func warmPage(of paywall: Paywall) async {
+    private func warmPage(of paywall: Paywall, drawingFrom random: any RandomSource) async {
         guard let presenter = host.presenter, presenter.canPreload else { return }
         var loader = pageLoader(for: paywall)
         let page = pageBootstrap(of: paywall, loading: try? loader.start(random: random).get())

@@ -156,7 +156,12 @@ extension Superwall {
     /// /api/v1/paywall/{identifier}`). Loaded once and then cached until a config changes it or
     /// the locale does.
     /// `placement` is nil for a preload (SuperwallKit's `is_triggered_from_event: false`).
-    func loadPaywall(_ identifier: String?, for placement: String?) async -> Result<LoadedPaywall, PresentationError> {
+    /// `random` draws its presentation id: the session's, or a preload's own (`RandomSource.fork`).
+    func loadPaywall(
+        _ identifier: String?,
+        for placement: String?,
+        drawingFrom random: (any RandomSource)? = nil
+    ) async -> Result<LoadedPaywall, PresentationError> {
         guard let identifier else { return .failure(.paywallNotFound("the variant names no paywall")) }
         let server = configLoading.backend?.paywalls
         let locale = server == nil ? nil : paywallLocale()
@@ -201,7 +206,7 @@ extension Superwall {
         }
         let loaded = LoadedPaywall(
             paywall: paywall,
-            presentationId: random.uuid().uuidString.lowercased(),
+            presentationId: (random ?? self.random).uuid().uuidString.lowercased(),
             locale: locale,
             requestedFor: [request],
             loadStarted: loadStarted,
