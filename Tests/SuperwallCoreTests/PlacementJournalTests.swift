@@ -128,23 +128,40 @@ private func row(_ name: String, _ time: Double, queued: Bool = false) -> Placem
     @Test func theWorkerLeavesLessThanAFullStepForTheCommitTimerAndThenTransfersIt() async throws {
         // A timer long enough that no poll, however loaded the machine, misses its wait.
         let store = try Store(path: temporaryDatabasePath(), commitDelay: .seconds(2))
-        // Past the backlog limit (512) the worker starts at once and steps while a full step
-        // (64 rows) is journaled: 600 rows leave 24 for the timer.
-        for index in 0..<600 {
+        // Under the backlog limit (512) the worker steps while a full step (64 rows) is
+        // journaled: 500 rows leave 52 for the timer.
+        for index in 0..<500 {
             store.logPlacement("p\(index)", at: Date(timeIntervalSince1970: Double(index)), params: [:])
         }
         try store.commitPendingWrites()
         let unwritten = await onAThreadOfItsOwn { () -> [Int] in
             let deadline = ContinuousClock.now + .seconds(30)
-            while store.unwrittenCount > 24, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.000_5) }
+            while store.unwrittenCount > 52, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.000_5) }
             let leftForTheTimer = store.unwrittenCount
             Thread.sleep(forTimeInterval: 0.2)
             let beforeTheTimer = store.unwrittenCount
             while store.unwrittenCount > 0, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.01) }
             return [leftForTheTimer, beforeTheTimer, store.unwrittenCount]
         }
-        #expect(unwritten == [24, 24, 0])
-        #expect(try store.placementNames().count >= 600)
+        #expect(unwritten == [52, 52, 0])
+        #expect(try store.placementNames().count >= 500)
+    }
+
+    /// Under a load that leaves the worker no idle CPU, a call that finds the backlog past its
+    /// limit hurries the worker, which moves all of it in one step, without the timer.
+    @Test func aBacklogPastItsLimitGoesIntoSQLiteInOneStep() async throws {
+        let store = try Store(path: temporaryDatabasePath(), commitDelay: .seconds(60))
+        for index in 0..<(Store.backlogLimit + 1) {
+            store.logPlacement("p\(index)", at: Date(timeIntervalSince1970: Double(index)), params: [:])
+        }
+        try store.commitPendingWrites()
+        let left = await onAThreadOfItsOwn { () -> Int in
+            let deadline = ContinuousClock.now + .seconds(30)
+            while store.unwrittenCount > 0, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.000_5) }
+            return store.unwrittenCount
+        }
+        #expect(left == 0)
+        #expect(try store.placementNames().count == Store.backlogLimit + 1)
     }
 
     @Test func theWorkerCheckpointsSoTheWALStaysNearItsMarkHoweverMuchIsWritten() async throws {
