@@ -9,9 +9,9 @@ import Synchronization
 /// `signal()` asks for a run; the run starts `delay` later, so that a burst of signals is one
 /// run, and calls `work` until it says nothing is left, each call a bounded step. The thread
 /// waits for the CPU at idle priority (Linux's `SCHED_IDLE`), so a step starts only when the
-/// CPU is free; the step itself runs at normal priority with the shortest time slice the
-/// kernel grants, because it holds the database: a call that waits on it must not wait on a
-/// thread that runs only when nothing else does. Between steps the thread goes back to idle
+/// CPU is free; the step itself runs at normal priority, because it holds the database: a
+/// call that waits on it must not wait on a thread that runs only when nothing else does. The
+/// step asks for a long time slice (`stepSlice`). Between steps the thread goes back to idle
 /// priority, so that it competes for a busy CPU only when asked to: `hurry()` (the store's
 /// calls, when its backlog grows, and its WAL hook, for a checkpoint) runs it at normal
 /// priority until a step ends with no new request. `stop()` ends the thread after its
@@ -23,8 +23,11 @@ final class IdleWorker: Sendable {
     private let urgent = Atomic(false)
     /// The thread's kernel id, once it runs.
     private let thread = Atomic<Int32>(0)
-    /// The least the kernel's EEVDF scheduler takes as a thread's slice.
-    private static let stepSlice: UInt64 = 100_000
+    /// The slice a step asks of the kernel's EEVDF scheduler, longer than a call's default:
+    /// at a wakeup, a thread with a shorter slice may preempt one with a longer one, so the
+    /// calls preempt a step rather than the step the calls, and when the step has its turn it
+    /// runs on, delaying one call rather than many by a slice each (Benchmarks/README, B9).
+    private static let stepSlice: UInt64 = 3_000_000
 
     init(name: String, delay: DispatchTimeInterval, work: @escaping @Sendable () -> Bool) {
         // The thread keeps the worker until `stop()`.
