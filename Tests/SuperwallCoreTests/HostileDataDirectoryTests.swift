@@ -25,7 +25,7 @@ private func victim() throws -> (path: String, contents: Data) {
     /// never written through, but every flush then failed unseen and events piled up.
     @Test(arguments: [
         "bridge.lock", "superwall.sqlite", "superwall.sqlite-wal", "superwall.sqlite-placements-0",
-        "superwall.sqlite-placements-1", "events.jsonl",
+        "superwall.sqlite-placements-1", "superwall.sqlite-lastConfig", "events.jsonl",
     ])
     func aLinkPlantedAsOneOfItsFilesIsRefusedAndItsTargetUntouched(_ name: String) throws {
         let directory = temporaryPath("planted")
@@ -56,10 +56,11 @@ private func victim() throws -> (path: String, contents: Data) {
         let opened = try DataDirectory(path: directory)
         defer { withExtendedLifetime(opened) {} }
         try opened.store.set("x", for: .aliasId)
+        try opened.store.setDocument(Data("{}".utf8), for: .lastConfig)
         _ = try await JSONLinesEventSink(path: directory + "/events.jsonl").deliver([Array("{}".utf8)])
         for name in [
             "", "/bridge.lock", "/superwall.sqlite", "/superwall.sqlite-wal", "/superwall.sqlite-placements-0",
-            "/superwall.sqlite-state", "/events.jsonl",
+            "/superwall.sqlite-state", "/superwall.sqlite-lastConfig", "/events.jsonl",
         ] {
             var status = stat()
             #expect(stat(directory + name, &status) == 0, "\(name)")

@@ -16,7 +16,9 @@ import GRDB
 /// Whatever is found, the files as they were are copied (or moved) into `damaged-<time>`
 /// beside them for inspection, and each finding is returned to be reported.
 enum DatabaseOpening {
-    static let fileSuffixes = ["", "-wal", "-shm", "-journal", "-placements-0", "-placements-1", "-state"]
+    static let fileSuffixes =
+        ["", "-wal", "-shm", "-journal", "-placements-0", "-placements-1", "-state"]
+        + DocumentKey.all.map { "-\($0.name)" }
 
     static func open(at path: String, configuration: Configuration) throws -> (DatabaseQueue, [String]) {
         for suffix in fileSuffixes { try PrivateFile.refuseLink(at: path + suffix) }

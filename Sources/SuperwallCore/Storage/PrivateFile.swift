@@ -15,6 +15,8 @@ enum PrivateFile {
     struct OpenError: Error, CustomStringConvertible {
         let path: String
         let reason: String
+        /// The `errno` of the failure, when it was a system call's.
+        var code: Int32 = 0
         var description: String { "cannot open \(path): \(reason)" }
     }
 
@@ -22,7 +24,10 @@ enum PrivateFile {
     /// created `0600` if `flags` has `O_CREAT`.
     static func open(_ path: String, _ flags: Int32) throws -> Int32 {
         let descriptor = Glibc.open(path, flags | O_NOFOLLOW | O_CLOEXEC, mode)
-        guard descriptor >= 0 else { throw OpenError(path: path, reason: reason(errno)) }
+        guard descriptor >= 0 else {
+            let code = errno
+            throw OpenError(path: path, reason: reason(code), code: code)
+        }
         return descriptor
     }
 
@@ -36,13 +41,38 @@ enum PrivateFile {
     static func append(_ bytes: [UInt8], to path: String) throws {
         let descriptor = try open(path, O_WRONLY | O_CREAT | O_APPEND)
         defer { close(descriptor) }
+        try bytes.withUnsafeBytes { try write($0, to: descriptor, path: path) }
+    }
+
+    /// Writes all of `bytes` to `descriptor`, the file at `path`.
+    static func write(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32, path: String) throws {
         var written = 0
         while written < bytes.count {
-            let count = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress! + written, $0.count - written) }
+            let count = Glibc.write(descriptor, bytes.baseAddress! + written, bytes.count - written)
             if count < 0, errno == EINTR { continue }
             guard count > 0 else { throw OpenError(path: path, reason: String(cString: strerror(errno))) }
             written += count
         }
+    }
+
+    /// The whole of the file open at `descriptor`, the file at `path`.
+    static func readAll(_ descriptor: Int32, path: String) throws -> Data {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            throw OpenError(path: path, reason: String(cString: strerror(errno)))
+        }
+        var bytes = Data(count: Int(status.st_size))
+        var read = 0
+        try bytes.withUnsafeMutableBytes { raw in
+            while read < raw.count {
+                let count = Glibc.read(descriptor, raw.baseAddress! + read, raw.count - read)
+                if count < 0, errno == EINTR { continue }
+                guard count >= 0 else { throw OpenError(path: path, reason: String(cString: strerror(errno))) }
+                if count == 0 { break }
+                read += count
+            }
+        }
+        return read == bytes.count ? bytes : bytes.prefix(read)
     }
 
     /// Throws when `path` exists as a symbolic link (for the files SQLite opens itself).

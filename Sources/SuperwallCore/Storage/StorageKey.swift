@@ -70,6 +70,9 @@ public struct DocumentKey: Sendable {
 
     /// `store.config`: the body of the last config that decoded, as served.
     static var lastConfig: DocumentKey { .init(name: "lastConfig", scope: .app) }
+
+    /// Every document, each a file beside a database on disk (`Store+Documents.swift`).
+    static let all: [DocumentKey] = [.lastConfig]
 }
 
 extension UUID {

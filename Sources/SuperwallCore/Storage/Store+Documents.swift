@@ -2,11 +2,70 @@ import Foundation
 import GRDB
 import GRDBSQLite
 
-/// Documents: values stored as their bytes (the cached config), read and written a chunk at a time.
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Documents: values stored as their bytes (the cached config).
+///
+/// A store on disk keeps each in a file of its own beside the database
+/// (`superwall.sqlite-lastConfig`), private to its owner, never opened through a link, and
+/// replaced whole by a rename: through SQLite, a config of megabytes would go into the
+/// write-ahead log, then into the database again at the next checkpoint, with a checksum of
+/// every page (Benchmarks/README, `configure`). A document that an earlier version kept in
+/// SQLite is read from there until it is next written. A store in memory keeps its documents
+/// in SQLite.
 extension Store {
-    /// Stores `bytes` as they are, written into SQLite a chunk at a time (incremental blob
-    /// I/O): binding a multi-megabyte config would copy it whole, twice, into SQLite's memory.
     public func setDocument(_ bytes: Data, for key: DocumentKey) throws {
+        guard let file = documentFile(for: key) else { return try setStoredDocument(bytes, for: key) }
+        guard !isClosed.load(ordering: .acquiring) else { throw StoreFault.closed }
+        let written = file + ".new"
+        let descriptor = try PrivateFile.open(written, O_WRONLY | O_CREAT | O_TRUNC)
+        do {
+            defer { Glibc.close(descriptor) }
+            try bytes.withUnsafeBytes { raw in try PrivateFile.write(raw, to: descriptor, path: written) }
+        }
+        guard rename(written, file) == 0 else {
+            throw PrivateFile.OpenError(path: file, reason: String(cString: strerror(errno)))
+        }
+        if try storedDocumentRow(key) != nil {
+            try write { db in try db.execute(sql: "DELETE FROM keyedValue WHERE key = ?", arguments: [key.name]) }
+        }
+    }
+
+    /// The bytes stored under `key`, or nil.
+    public func document(_ key: DocumentKey) throws -> Data? {
+        guard let file = documentFile(for: key) else { return try storedDocument(key) }
+        guard !isClosed.load(ordering: .acquiring) else { throw StoreFault.closed }
+        let descriptor: Int32
+        do {
+            descriptor = try PrivateFile.open(file, O_RDONLY)
+        } catch  where errno == ENOENT {
+            return try storedDocument(key)
+        }
+        defer { Glibc.close(descriptor) }
+        return try PrivateFile.readAll(descriptor, path: file)
+    }
+
+    /// Forgets the document under `key`, wherever it is kept.
+    public func remove(_ key: DocumentKey) throws {
+        if let file = documentFile(for: key) {
+            guard !isClosed.load(ordering: .acquiring) else { throw StoreFault.closed }
+            if unlink(file) != 0, errno != ENOENT {
+                throw PrivateFile.OpenError(path: file, reason: String(cString: strerror(errno)))
+            }
+        }
+        try changing { try $0.remove(named: key.name) }
+    }
+
+    /// The path of `key`'s document; nil for a store in memory.
+    func documentFile(for key: DocumentKey) -> String? {
+        documentsPrefix.map { "\($0)-\(key.name)" }
+    }
+
+    /// Stores `bytes` in SQLite, written a chunk at a time (incremental blob I/O): binding a
+    /// multi-megabyte document would copy it whole, twice, into SQLite's memory.
+    private func setStoredDocument(_ bytes: Data, for key: DocumentKey) throws {
         try write { db in
             try db.execute(
                 sql:
@@ -36,8 +95,14 @@ extension Store {
         }
     }
 
-    /// The bytes stored under `key`, read straight into the answer.
-    public func document(_ key: DocumentKey) throws -> Data? {
+    private func storedDocumentRow(_ key: DocumentKey) throws -> Int64? {
+        try database.read { db in
+            try Int64.fetchOne(db, sql: "SELECT rowid FROM keyedValue WHERE key = ?", arguments: [key.name])
+        }
+    }
+
+    /// The bytes SQLite holds under `key`, read straight into the answer.
+    private func storedDocument(_ key: DocumentKey) throws -> Data? {
         try database.read { db in
             guard
                 let row = try Int64.fetchOne(

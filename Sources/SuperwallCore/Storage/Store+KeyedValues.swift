@@ -24,10 +24,6 @@ extension Store {
         try changing { try $0.remove(key) }
     }
 
-    public func remove(_ key: DocumentKey) throws {
-        try changing { try $0.remove(named: key.name) }
-    }
-
     /// Changes that reach the disk together: after a crash at any moment, the database holds
     /// all of them or none (switching users is one of these).
     public final class Changes {

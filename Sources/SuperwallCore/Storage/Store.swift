@@ -62,6 +62,9 @@ public final class Store: Sendable {
     let transfers: IdleWorker?
     /// Asks the worker for the WAL's checkpoints; nil for a store in memory, which has no WAL.
     let checkpoints: CheckpointRequests?
+    /// The database's path, which its documents' files extend (`Store+Documents.swift`); nil
+    /// in memory.
+    let documentsPrefix: String?
     /// Says whether the store was closed cleanly; nil in memory.
     let closeMark: CleanCloseMark?
     /// What a user would want to know of the store's files (damage found when it opened, a
@@ -96,6 +99,7 @@ public final class Store: Sendable {
         let (database, findings) = try DatabaseOpening.open(at: path, configuration: configuration)
         connection = database
         closeMark = CleanCloseMark(besideDatabaseAt: path)
+        documentsPrefix = path
         try Self.migrator.migrate(database)
         journal = try PlacementJournal(besideDatabaseAt: path)
         let transferDelay = commitDelay
@@ -117,7 +121,8 @@ public final class Store: Sendable {
 
     /// Puts every accepted row and every commit into the main database file (a checkpoint
     /// that empties the write-ahead log) and marks the store closed cleanly: the data
-    /// directory then holds everything in `superwall.sqlite` alone. At the end of a session.
+    /// directory then holds everything in `superwall.sqlite` and its documents' files. At the
+    /// end of a session.
     /// A failure is reported, not thrown: the session is ending either way.
     /// Closing again with nothing written since does nothing: a process that closed its store
     /// and then removed its directory (`explain`) was warned, at the store's end, that the
@@ -157,6 +162,7 @@ public final class Store: Sendable {
         transfers = nil
         checkpoints = nil
         closeMark = nil
+        documentsPrefix = nil
         connection = try DatabaseQueue()
         try Self.migrator.migrate(connection)
         try loadTimeline()
