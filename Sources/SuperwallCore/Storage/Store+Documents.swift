@@ -28,8 +28,8 @@ extension Store {
         guard rename(written, file) == 0 else {
             throw PrivateFile.OpenError(path: file, reason: String(cString: strerror(errno)))
         }
-        if try storedDocumentRow(key) != nil {
-            try write { db in try db.execute(sql: "DELETE FROM keyedValue WHERE key = ?", arguments: [key.name]) }
+        if try database.read({ db in try Self.documentRow(key, in: db) }) != nil {
+            try changing { try $0.remove(named: key.name) }
         }
     }
 
@@ -40,7 +40,7 @@ extension Store {
         let descriptor: Int32
         do {
             descriptor = try PrivateFile.open(file, O_RDONLY)
-        } catch  where errno == ENOENT {
+        } catch let error as PrivateFile.OpenError where error.code == ENOENT {
             return try storedDocument(key)
         }
         defer { Glibc.close(descriptor) }
@@ -72,13 +72,7 @@ extension Store {
                     "INSERT INTO keyedValue (key, scope, value) VALUES (?, ?, zeroblob(?)) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                 arguments: [key.name, key.scope.rawValue, bytes.count]
             )
-            guard
-                let row = try Int64.fetchOne(
-                    db,
-                    sql: "SELECT rowid FROM keyedValue WHERE key = ?",
-                    arguments: [key.name]
-                )
-            else { return }
+            guard let row = try Self.documentRow(key, in: db) else { return }
             try Self.withBlob(of: row, writable: true, in: db) { blob in
                 try bytes.withUnsafeBytes { raw in
                     var offset = 0
@@ -95,22 +89,15 @@ extension Store {
         }
     }
 
-    private func storedDocumentRow(_ key: DocumentKey) throws -> Int64? {
-        try database.read { db in
-            try Int64.fetchOne(db, sql: "SELECT rowid FROM keyedValue WHERE key = ?", arguments: [key.name])
-        }
+    /// The row SQLite keeps `key`'s document in, if it keeps one.
+    private static func documentRow(_ key: DocumentKey, in db: Database) throws -> Int64? {
+        try Int64.fetchOne(db, sql: "SELECT rowid FROM keyedValue WHERE key = ?", arguments: [key.name])
     }
 
     /// The bytes SQLite holds under `key`, read straight into the answer.
     private func storedDocument(_ key: DocumentKey) throws -> Data? {
         try database.read { db in
-            guard
-                let row = try Int64.fetchOne(
-                    db,
-                    sql: "SELECT rowid FROM keyedValue WHERE key = ?",
-                    arguments: [key.name]
-                )
-            else { return nil }
+            guard let row = try Self.documentRow(key, in: db) else { return nil }
             return try Self.withBlob(of: row, writable: false, in: db) { blob in
                 var bytes = Data(count: Int(sqlite3_blob_bytes(blob)))
                 try bytes.withUnsafeMutableBytes { raw in
