@@ -131,8 +131,9 @@ class Bridge:
         raise RuntimeError(f"no total in {self.dump_base}")
 
 
-#: The body of the store's idle worker's thread (`IdleWorker.init`'s closure), mangled.
-IDLE_WORKER_THREAD = "IdleWorkerC4name5delay4work"
+#: The body of the store's idle worker's thread (`IdleWorker.init`'s closure), mangled: the
+#: prefix of the initializer's name, which every parameter list it may take begins with.
+IDLE_WORKER_THREAD = "IdleWorkerC4name"
 
 
 def idle_worker_instructions(dump: Path) -> int:

@@ -34,3 +34,10 @@ int scheduling_set_normal_with_slice(pid_t thread, uint64_t slice_ns) {
     struct sched_param parameters = {.sched_priority = 0};
     return sched_setscheduler(thread, SCHED_OTHER, &parameters) == 0 ? 0 : errno;
 }
+
+int scheduling_allowed_cpu_count(void) {
+    cpu_set_t allowed;
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return 1;
+    int count = CPU_COUNT(&allowed);
+    return count > 0 ? count : 1;
+}

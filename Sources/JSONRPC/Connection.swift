@@ -274,14 +274,18 @@ public final class Connection: Sendable {
     }
 
     /// Waits for input, running the requests' work meanwhile; what that work wrote goes out
-    /// before the thread sleeps.
+    /// before the thread sleeps, and then the handler's idle work runs.
     private func waitForInput() {
+        let whenIdle = { [writer, handler] in
+            writer.uncork()
+            handler.connectionIsIdle()
+        }
         switch input {
         case .descriptor(let descriptor):
             guard let executor else { return writer.uncork() }
             executor.waitForInput(
                 descriptor,
-                whenIdle: writer.uncork,
+                whenIdle: whenIdle,
                 shouldStop: { readingShouldStop },
                 hasInput: { false }
             )
@@ -292,7 +296,7 @@ public final class Connection: Sendable {
             }
             executor.waitForInput(
                 nil,
-                whenIdle: writer.uncork,
+                whenIdle: whenIdle,
                 shouldStop: { readingShouldStop },
                 hasInput: { !inbox.prepareToSleep() },
                 spin: (Self.inProcessSpin, { inbox.hasInput })

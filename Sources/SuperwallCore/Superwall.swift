@@ -146,24 +146,35 @@ public actor Superwall {
     /// rule whose cost grows with its input (bounded per evaluation, but to milliseconds, not
     /// microseconds). A host whose calls share a thread with other duties moves the
     /// presentations of such a config elsewhere.
-    public nonisolated var evaluatesSlowRules: Bool { flags.rulesCallMatches.load(ordering: .relaxed) }
+    public nonisolated var evaluatesSlowRules: Bool { hostAccess.rulesCallMatches.load(ordering: .relaxed) }
 
     /// `ConfigureOptions.recordDecisions`: every decision is recorded, and a host answers each
     /// call's decision as if it had asked for it.
-    public nonisolated var recordsDecisions: Bool { flags.recordsDecisions.load(ordering: .relaxed) }
+    public nonisolated var recordsDecisions: Bool { hostAccess.recordsDecisions.load(ordering: .relaxed) }
 
-    /// What a host reads of the session without entering the actor.
-    final class Flags: Sendable {
+    /// What a host reaches of the session without entering the actor: flags it reads, and the
+    /// store's work it runs when idle.
+    final class HostAccess: Sendable {
         let rulesCallMatches = Atomic<Bool>(false)
         let recordsDecisions = Atomic<Bool>(false)
+        let upkeep = StoreUpkeep()
     }
 
-    nonisolated let flags = Flags()
+    nonisolated let hostAccess = HostAccess()
 
     /// Whether every presentation's decision is recorded now: the session asks for it, or the
     /// debug log prints each one.
     public nonisolated var recordsEveryDecision: Bool {
         recordsDecisions || DecisionLog.paywallPresentation.logLevel <= .debug
+    }
+
+    /// Does what the SDK put off so as not to hold up a call's answer: under a load that leaves
+    /// no idle CPU, moving the placement log's backlog from its journal into SQLite. A host calls
+    /// it when it has answered everything and has nothing else to run; it costs next to nothing
+    /// when there is nothing to do. Without it, the call that finds the backlog at twice its
+    /// limit does that work before it answers.
+    public nonisolated func performUpkeep() {
+        hostAccess.upkeep.perform()
     }
 
     /// The actor runs on a lane rather than the cooperative pool, so that a request's deadline

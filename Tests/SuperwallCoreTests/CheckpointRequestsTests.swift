@@ -4,35 +4,64 @@ import Testing
 
 @testable import SuperwallCore
 
-@Suite struct CheckpointRequestsTests {
-    @Test func aCommitThatLeavesTheWALLongAsksTheWorkerAtOnceAndDoesNotCheckpointItself() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent(
-            "checkpoints-\(UUID().uuidString).sqlite"
-        ).path
-        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) } }
+/// A WAL-mode database with the hook installed, and a worker whose delay no test waits out:
+/// only `hurry()` starts it in time.
+private struct HookedDatabase {
+    let path = FileManager.default.temporaryDirectory.appendingPathComponent(
+        "checkpoints-\(UUID().uuidString).sqlite"
+    ).path
+    let database: DatabaseQueue
+    let asked = DispatchSemaphore(value: 0)
+    let worker: IdleWorker
+    let requests: CheckpointRequests
+
+    init() throws {
         var configuration = Configuration()
         configuration.prepareDatabase { db in
             try db.execute(sql: "PRAGMA journal_mode = WAL")
             try db.execute(sql: "PRAGMA wal_autocheckpoint = \(CheckpointRequests.pages)")
         }
-        let database = try DatabaseQueue(path: path, configuration: configuration)
-        let asked = DispatchSemaphore(value: 0)
-        // A delay no test waits out: only `hurry()` starts this worker in time.
-        let worker = IdleWorker(name: "test", delay: .seconds(600)) {
+        database = try DatabaseQueue(path: path, configuration: configuration)
+        worker = IdleWorker(name: "test", delay: .seconds(600)) { [asked] in
             asked.signal()
             return false
         }
-        defer { worker.stop() }
-        let requests = CheckpointRequests(worker: worker)
-        database.writeWithoutTransaction { requests.install(on: $0) }
-        defer { database.writeWithoutTransaction { requests.uninstall(from: $0) } }
-
+        requests = CheckpointRequests(worker: worker)
+        database.writeWithoutTransaction { [requests] in requests.install(on: $0) }
         try database.write { try $0.execute(sql: "CREATE TABLE filler (bytes BLOB)") }
-        for _ in 0..<40 {
+    }
+
+    /// Commits `count` rows of 100 kB, each in its own transaction.
+    func fill(_ count: Int) throws {
+        for _ in 0..<count {
             try database.write { try $0.execute(sql: "INSERT INTO filler VALUES (zeroblob(100000))") }
         }
+    }
 
-        #expect(asked.wait(timeout: .now() + 5) == .success, "the worker was asked at once")
+    func close() {
+        database.writeWithoutTransaction { requests.uninstall(from: $0) }
+        worker.stop()
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: path + suffix) }
+    }
+}
+
+@Suite struct CheckpointRequestsTests {
+    @Test func aCommitJustPastTheMarkAsksForACheckpointWithoutHurryingTheWorker() throws {
+        let hooked = try HookedDatabase()
+        defer { hooked.close() }
+        // 25 pages of 4 KiB a row: past 128 pages, short of 512.
+        try hooked.fill(10)
+        #expect(hooked.asked.wait(timeout: .now() + 0.3) == .timedOut, "the worker waits for its delay")
+        #expect(hooked.requests.take(), "the next step, or the call moving a backlog, checkpoints")
+    }
+
+    @Test func aCommitThatLeavesTheWALFarPastItsMarkHurriesTheWorkerAndDoesNotCheckpointItself() throws {
+        let hooked = try HookedDatabase()
+        defer { hooked.close() }
+        let (asked, requests, database) = (hooked.asked, hooked.requests, hooked.database)
+        try hooked.fill(40)
+
+        #expect(asked.wait(timeout: .now() + 5) == .success, "the worker was hurried")
         #expect(requests.take())
         #expect(!requests.take(), "a request is taken once")
         // SQLite's own checkpoint would have restarted the WAL within the first megabyte.

@@ -123,12 +123,24 @@ import Testing
     @Test func eventsThatArriveWhileABoundCheckWaitsJoinItRatherThanScheduleAnother() {
         var tally = ArrivalTally()
         let interval = EventQueue.boundCheckInterval
-        let scheduled = (0..<(5 * interval)).filter { _ in tally.arrive() }
+        let scheduled = (0..<(5 * interval)).filter { _ in tally.arrive(within: 100_000) }
         #expect(scheduled == [interval - 1], "one check, when the first interval fills")
         #expect(tally.take() == 5 * interval, "the check notes every event that waited for it")
         #expect(!tally.checkIsScheduled && tally.count == 0)
-        let next = (0..<interval).filter { _ in tally.arrive() }
+        let next = (0..<interval).filter { _ in tally.arrive(within: 100_000) }
         #expect(next == [interval - 1])
+    }
+
+    /// A check that would find the queue within its bound woke threads on the calls' core
+    /// for nothing: the estimate takes the events instead, until they would pass the bound.
+    @Test func eventsThatKeepAKnownEstimateWithinTheBoundScheduleNoCheck() {
+        let interval = EventQueue.boundCheckInterval
+        var tally = ArrivalTally()
+        tally.estimate = 0
+        let scheduled = (0..<(3 * interval)).filter { _ in tally.arrive(within: 2 * interval + interval / 2) }
+        #expect(scheduled == [3 * interval - 1], "the third interval would pass the bound")
+        #expect(tally.estimate == 2 * interval)
+        #expect(tally.take() == interval)
     }
 
     @Test func rowsNotQueuedAreLoggedButNeverSent() async throws {

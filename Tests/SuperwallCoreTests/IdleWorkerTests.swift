@@ -79,6 +79,72 @@ private var kernelTakesCustomSlices: Bool {
         #expect(steps.withLock { $0 } == [SCHED_OTHER, SCHED_OTHER, SCHED_OTHER])
     }
 
+    /// Whether a step is due is asked at idle priority, so a busy CPU is not taken to find that
+    /// nothing should run; a run whose step is not due takes none and waits for the next signal.
+    @Test func aStepThatIsNotDueIsNotTakenAndIsAskedAtIdlePriority() async throws {
+        let events = Mutex<[String]>([])
+        let stepped = DispatchSemaphore(value: 0)
+        let worker = IdleWorker(
+            name: "test",
+            delay: .milliseconds(1),
+            isDue: {
+                events.withLock { events in
+                    let due = !events.isEmpty
+                    events.append("due \(due) at \(sched_getscheduler(0))")
+                    return due
+                }
+            },
+            work: {
+                events.withLock { $0.append("step at \(sched_getscheduler(0))") }
+                stepped.signal()
+                return false
+            }
+        )
+        defer { worker.stop() }
+        worker.signal()
+        let deadline = ContinuousClock.now + .seconds(30)
+        while events.withLock({ $0.isEmpty }), ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(1))
+        }
+        worker.signal()
+        #expect(await stepped.waitOffThePool() == .success)
+        #expect(
+            events.withLock { $0 } == [
+                "due false at \(Self.idlePolicy)", "due true at \(Self.idlePolicy)", "step at \(SCHED_OTHER)",
+            ]
+        )
+    }
+
+    /// A timed wait never ends early unsignalled, so the lower bounds hold on a loaded machine.
+    @Test func eachRunInARowWhoseStepIsNotDueWaitsTwiceAsLongBeforeItStarts() async throws {
+        let asked = Mutex<[ContinuousClock.Instant]>([])
+        let delay = 50
+        let worker = IdleWorker(
+            name: "test",
+            delay: .milliseconds(delay),
+            isDue: {
+                asked.withLock { $0.append(.now) }
+                return false
+            },
+            work: { false }
+        )
+        defer { worker.stop() }
+        var signalled: [ContinuousClock.Instant] = []
+        for run in 1...3 {
+            signalled.append(.now)
+            worker.signal()
+            let deadline = ContinuousClock.now + .seconds(30)
+            while asked.withLock({ $0.count }) < run, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(1))
+            }
+        }
+        let times = asked.withLock { $0 }
+        try #require(times.count == 3)
+        for (run, factor) in [1, 2, 4].enumerated() {
+            #expect(times[run] - signalled[run] >= .milliseconds(delay * factor))
+        }
+    }
+
     @Test func aHurriedRunStartsWithoutTheDelayAndAtNormalPriority() async throws {
         let ran = DispatchSemaphore(value: 0)
         let policy = Mutex<Int32>(-1)

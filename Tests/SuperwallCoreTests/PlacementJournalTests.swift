@@ -18,6 +18,22 @@ private func row(_ name: String, _ time: Double, queued: Bool = false) -> Placem
     )
 }
 
+/// The resident kilobytes of this process's mapping of `path`, from `/proc/self/smaps`.
+private func residentKilobytes(ofMapping path: String) throws -> Int {
+    // Read to its end: procfs gives its files no size to read by.
+    let file = try #require(FileHandle(forReadingAtPath: "/proc/self/smaps"))
+    let smaps = String(decoding: file.readDataToEndOfFile(), as: UTF8.self)
+    var inMapping = false
+    for line in smaps.split(separator: "\n") {
+        if let first = line.first, first.isHexDigit, line.contains("-") {
+            inMapping = line.hasSuffix(path)
+        } else if inMapping, line.hasPrefix("Rss:") {
+            return Int(line.split(separator: " ")[1]) ?? -1
+        }
+    }
+    return -1
+}
+
 @Suite struct PlacementJournalTests {
     @Test func recordsAppendedAreReadBackInOrderByTheNextProcess() throws {
         let path = temporaryDatabasePath()
@@ -128,7 +144,7 @@ private func row(_ name: String, _ time: Double, queued: Bool = false) -> Placem
     @Test func theWorkerLeavesLessThanAFullStepForTheCommitTimerAndThenTransfersIt() async throws {
         // A timer long enough that no poll, however loaded the machine, misses its wait.
         let store = try Store(path: temporaryDatabasePath(), commitDelay: .seconds(2))
-        // Under the backlog limit (512) the worker steps while a full step (64 rows) is
+        // Under the backlog limit (2,048) the worker steps while a full step (64 rows) is
         // journaled: 500 rows leave 52 for the timer.
         for index in 0..<500 {
             store.logPlacement("p\(index)", at: Date(timeIntervalSince1970: Double(index)), params: [:])
@@ -147,11 +163,79 @@ private func row(_ name: String, _ time: Double, queued: Bool = false) -> Placem
         #expect(try store.placementNames().count >= 500)
     }
 
-    /// Under a load that leaves the worker no idle CPU, a call that finds the backlog past its
-    /// limit hurries the worker, which moves all of it in one step, without the timer.
-    @Test func aBacklogPastItsLimitGoesIntoSQLiteInOneStep() async throws {
-        let store = try Store(path: temporaryDatabasePath(), commitDelay: .seconds(60))
-        for index in 0..<(Store.backlogLimit + 1) {
+    /// On one CPU, under a load that leaves the worker no idle time, a backlog past its limit
+    /// is moved into SQLite when the host is next idle, and one past its ceiling by the call
+    /// that finds it, before it returns. The timer's delay is one no test waits out.
+    @Test func aBacklogPastItsLimitIsMovedWhenTheHostIsIdleAndPastItsCeilingByTheCall() throws {
+        let store = try Store(path: temporaryDatabasePath(), commitDelay: .seconds(600), allowedCPUs: 1)
+        func log(_ count: Int) throws {
+            for _ in 0..<count { store.logPlacement("p", at: Date(timeIntervalSince1970: 1), params: [:]) }
+            try store.commitPendingWrites()
+        }
+        try log(Store.backlogLimit)
+        store.moveBacklogIfAsked()
+        #expect(store.unwrittenCount == Store.backlogLimit, "at the limit the rows wait for the worker")
+
+        try log(1)
+        #expect(store.unwrittenCount == Store.backlogLimit + 1, "the call answers without moving them")
+        store.moveBacklogIfAsked()
+        #expect(store.unwrittenCount == 0)
+
+        try log(Store.backlogCeiling)
+        #expect(store.unwrittenCount == Store.backlogCeiling)
+        try log(1)
+        #expect(store.unwrittenCount == 0, "past the ceiling the call moved them itself")
+        #expect(try store.placementNames().count == Store.backlogLimit + Store.backlogCeiling + 2)
+    }
+
+    /// Each page given back costs the next append to it a page fault, so pages are given back
+    /// by a step of the worker's, which it takes only when the calls are quiet, and not by a call.
+    @Test func theJournalGivesItsPagesBackOnlyWhenTheCallsAreQuiet() throws {
+        let path = temporaryDatabasePath()
+        let store = try Store(path: path, commitDelay: .seconds(600), allowedCPUs: 1)
+        let params: [String: JSON] = ["padding": .string(String(repeating: "x", count: 200))]
+        for index in 0...Store.backlogLimit {
+            store.logPlacement("p\(index)", at: Date(timeIntervalSince1970: Double(index)), params: params)
+        }
+        try store.commitPendingWrites()
+        store.moveBacklogIfAsked()
+        #expect(store.unwrittenCount == 0)
+        let mapping = path + "-placements-0"
+        #expect(try residentKilobytes(ofMapping: mapping) > 0, "moving the rows kept the pages")
+
+        #expect(
+            !store.transferIsDue(step: Store.transferStep),
+            "right after a burst the calls are busy, and a step would share their CPU"
+        )
+        #expect(try residentKilobytes(ofMapping: mapping) > 0)
+
+        #expect(store.transferIsDue(step: Store.transferStep), "nothing came since")
+        _ = try store.backgroundStep(atMost: Store.transferStep)
+        #expect(try residentKilobytes(ofMapping: mapping) == 0)
+    }
+
+    /// A worker that finds a CPU idle while the calls keep coming steps beside them when the
+    /// process may run on more than one; on one, it waits for them to stop.
+    @Test func aWorkerWithACPUOfItsOwnStepsWhileTheCallsAreBusy() throws {
+        func burst(_ store: Store) throws {
+            for _ in 0..<(4 * Store.transferStep) {
+                store.logPlacement("p", at: Date(timeIntervalSince1970: 1), params: [:])
+            }
+            try store.commitPendingWrites()
+        }
+        let beside = try Store(path: temporaryDatabasePath(), commitDelay: .seconds(600), allowedCPUs: 2)
+        try burst(beside)
+        #expect(beside.transferIsDue(step: Store.transferStep))
+        let sharing = try Store(path: temporaryDatabasePath(), commitDelay: .seconds(600), allowedCPUs: 1)
+        try burst(sharing)
+        #expect(!sharing.transferIsDue(step: Store.transferStep), "the same burst on one CPU")
+    }
+
+    /// With a CPU of its own, the worker moves a backlog past its limit, hurried by the call
+    /// that finds it, in one step, without the timer.
+    @Test func aBacklogPastItsLimitGoesIntoSQLiteInOneStepOnAnotherCPU() async throws {
+        let store = try Store(path: temporaryDatabasePath(), commitDelay: .seconds(600), allowedCPUs: 2)
+        for index in 0...Store.backlogLimit {
             store.logPlacement("p\(index)", at: Date(timeIntervalSince1970: Double(index)), params: [:])
         }
         try store.commitPendingWrites()

@@ -13,6 +13,9 @@ pid_t scheduling_current_thread(void);
 /// the policy is set alone). Returns 0, or an errno.
 int scheduling_set_normal_with_slice(pid_t thread, uint64_t slice_ns);
 
+/// How many CPUs the calling thread may run on (its affinity mask); 1 when it cannot be read.
+int scheduling_allowed_cpu_count(void);
+
 /// Tells the core the thread is waiting in a loop (x86's `pause`), so a thread watching memory
 /// for another's write spends less power and leaves its sibling hyperthread the core.
 static inline void scheduling_relax(void) {

@@ -46,13 +46,12 @@ actor EventQueue {
     /// The most events kept waiting; past it the oldest are dropped and counted.
     private let bound: Int
     private var flushing: Task<Void, Never>?
-    /// How many events wait, kept without counting; nil until counted (see `noteQueued`).
-    private var estimatedWaiting: Int?
     private var timer: Task<Void, Never>?
 
     /// How many events may be queued between two checks of the bound.
     static let boundCheckInterval = 1_000
-    /// Events queued and not yet noted, counted without waiting for the actor.
+    /// Events queued and not yet noted, and how many wait by the estimate, kept without
+    /// waiting for the actor.
     private let arrivals = Mutex(ArrivalTally())
 
     init(store: Store, sink: any EventSink, bound: Int = 100_000, offload: OffloadExecutor) {
@@ -102,11 +101,12 @@ actor EventQueue {
     private var storedPosition: Int64 { ((try? store.value(.eventQueuePosition)) ?? nil) ?? 0 }
 
     /// The core calls this as it queues each event. Every `boundCheckInterval` events one
-    /// check of the bound is scheduled; while it waits for the queue (a flush that cannot keep
-    /// up holds it), later events join that check. A task per interval piled up there instead,
-    /// about 4 bytes of memory per event without end.
+    /// check of the bound is scheduled, unless the estimate says the queue is within it; while
+    /// a check waits for the queue (a flush that cannot keep up holds it), later events join
+    /// it. A task per interval piled up there instead, about 4 bytes of memory per event
+    /// without end; and a check that found nothing to do woke threads on the calls' core.
     nonisolated func noteArrival() {
-        guard arrivals.withLock({ $0.arrive() }) else { return }
+        guard arrivals.withLock({ $0.arrive(within: bound) }) else { return }
         Task.detached(executorPreference: offload) { [weak self] in await self?.checkArrivals() }
     }
 
@@ -119,8 +119,9 @@ actor EventQueue {
     /// the queue keeps an estimate (the last count, plus what was queued since, less what was
     /// sent) and counts only when it has none.
     func noteQueued(_ count: Int) {
-        let estimate = (estimatedWaiting ?? waitingCount) + count
-        estimatedWaiting = estimate
+        let known = arrivals.withLock { $0.estimate }
+        let estimate = (known ?? waitingCount) + count
+        arrivals.withLock { $0.estimate = estimate }
         if estimate > bound { dropOldest(estimate - bound) }
     }
 
@@ -177,7 +178,7 @@ actor EventQueue {
             // Past the batch, or past what a check of the bound dropped while it was out.
             position = max(last.position, storedPosition)
             try? store.set(position, for: .eventQueuePosition)
-            estimatedWaiting = estimatedWaiting.map { max(0, $0 - batch.count) }
+            arrivals.withLock { $0.estimate = $0.estimate.map { max(0, $0 - batch.count) } }
             deliveredCount += batch.count - refused.count
             if !refused.isEmpty { countDropped(refused.count) }
         }
@@ -186,7 +187,7 @@ actor EventQueue {
     /// Keeps the queue within its bound, oldest first; the count it makes becomes the estimate.
     private func dropOldest(after position: inout Int64) {
         guard let waiting = try? store.outgoingEventCount(after: position) else { return }
-        estimatedWaiting = min(waiting, bound)
+        arrivals.withLock { $0.estimate = min(waiting, bound) }
         guard waiting > bound, let kept = try? store.outgoingPosition(keepingNewest: bound) else { return }
         position = kept
         try? store.set(position, for: .eventQueuePosition)
@@ -202,7 +203,7 @@ actor EventQueue {
             return enforceBound()  // fewer wait than estimated
         }
         try? store.set(last, for: .eventQueuePosition)
-        estimatedWaiting = bound
+        arrivals.withLock { $0.estimate = bound }
         countDropped(excess)
     }
 
@@ -255,22 +256,35 @@ struct CollectorEventSink: EventSink {
     }
 }
 
-/// Counts queued events between checks of the queue's bound, and whether a check is waiting.
+/// Counts queued events between checks of the queue's bound, and whether a check is waiting;
+/// keeps the queue's estimate of how many events wait (the last count, plus what was queued
+/// since, less what was sent), nil until counted.
 struct ArrivalTally {
     private(set) var count = 0
     private(set) var checkIsScheduled = false
+    var estimate: Int?
 
-    /// Counts one event; true when a check is due and none is scheduled (the caller schedules it).
-    mutating func arrive() -> Bool {
+    /// Counts one event; true when a check is due and none is scheduled (the caller schedules
+    /// it). A check is due every `boundCheckInterval` events, unless the estimate with them is
+    /// within `bound`: they then join the estimate and no check is made.
+    mutating func arrive(within bound: Int) -> Bool {
         count += 1
         guard count >= EventQueue.boundCheckInterval, !checkIsScheduled else { return false }
+        if let estimate, estimate + count <= bound {
+            self.estimate = estimate + count
+            count = 0
+            return false
+        }
         checkIsScheduled = true
         return true
     }
 
     /// What the scheduled check notes: every event counted so far, the count starting again.
     mutating func take() -> Int {
-        defer { self = ArrivalTally() }
+        defer {
+            count = 0
+            checkIsScheduled = false
+        }
         return count
     }
 }

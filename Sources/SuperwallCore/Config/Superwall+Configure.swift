@@ -52,13 +52,14 @@ extension Superwall {
         do {
             opened = try openSession(apiKey: apiKey, options: options)
             session = opened
+            hostAccess.upkeep.watch(opened.store)
         } catch {
             configLoading.failed(error)
             return ConfigureStart(stage: .done(ConfigureOutcome(status: .failed, userId: nil, error: error)))
         }
         let backend = options.configSource.backend
         configLoading.start(from: backend, options: options)
-        flags.recordsDecisions.store(options.recordDecisions, ordering: .relaxed)
+        hostAccess.recordsDecisions.store(options.recordDecisions, ordering: .relaxed)
         tracker.begin(
             store: opened.store,
             directory: opened.directory.path,
@@ -430,7 +431,7 @@ extension Superwall {
             "config build \(config.buildId) in use: \(config.triggers.count) placements, \(config.paywalls.count) paywalls, \(config.products.count) products\(refresh.map { ", \($0.cacheStatus == "CACHED" ? "from the cache" : "fetched in \(String(format: "%.3f", $0.fetchSeconds)) s after \($0.retryCount) retries")" } ?? ", from the cache")"
         )
         session?.config = config
-        flags.rulesCallMatches.store(
+        hostAccess.rulesCallMatches.store(
             config.triggers.contains { $0.audiences.contains { $0.rule?.mayCallMatches == true } },
             ordering: .relaxed
         )

@@ -1,3 +1,4 @@
+import CScheduling
 import DequeModule
 import Foundation
 import GRDB
@@ -31,6 +32,9 @@ public final class Store: Sendable {
     /// How long an accepted row may wait for a commit that no reply asks for.
     public static let commitDelay: DispatchTimeInterval = .milliseconds(20)
     let commitDelay: DispatchTimeInterval
+    /// Whether the process may run on one CPU only (its affinity when the store opened): the
+    /// worker then has no CPU of its own to move rows on while the calls keep one busy.
+    let sharesOneCPU: Bool
 
     /// Rows made durable in `journal` and not yet in SQLite come first, in `journaled`; then
     /// rows accepted since the last commit, in `rows`.
@@ -40,6 +44,8 @@ public final class Store: Sendable {
         var commitScheduled = false
         /// The next record's sequence number.
         var nextSequence: UInt64 = 1
+        /// `nextSequence` when the worker last stepped.
+        var nextSequenceAtLastStep: UInt64 = 1
         /// Every record up to this one is in SQLite.
         var transferred: UInt64 = 0
         /// Write transactions that took accepted rows not journaled and have not ended yet.
@@ -74,9 +80,20 @@ public final class Store: Sendable {
     static let logger = Logger(label: "superwall.store")
     /// The most journaled rows one step of the transfer inserts.
     static let transferStep = 64
-    /// Journaled rows past which a call hurries the worker: under a load that leaves the CPU
-    /// no idle time, a worker at idle priority gets no turn and the files would fill.
-    static let backlogLimit = 512
+    /// Journaled rows past which they are moved into SQLite in one go: under a load that leaves
+    /// the CPU no idle time, a worker at idle priority gets no turn and the files would fill.
+    /// The call that finds them hurries the worker, which moves them on another CPU; on one CPU
+    /// whatever moves them holds up a call, so the call asks for them to be moved when the host
+    /// is next idle (`moveBacklogIfAsked`), and one call in two thousand rows waits for all of
+    /// them (a few milliseconds, most of it the checkpoint's syncs) rather than the worker
+    /// cutting into the calls around it (Benchmarks/README, B9). About a megabyte of the
+    /// journal's two.
+    static let backlogLimit = 2048
+    /// Journaled rows past which the call that finds them moves them itself, before it
+    /// answers: the host did not take the work when it was idle, or is never idle.
+    static let backlogCeiling = 2 * backlogLimit
+    /// Set by a call that found the backlog past `backlogLimit`.
+    let backlogMoveAsked = Atomic(false)
 
     /// Opens (creating and migrating as needed) the database file at `path`.
     ///
@@ -86,8 +103,14 @@ public final class Store: Sendable {
     /// commit in WAL with `synchronous = NORMAL` survives the process being killed (it is in
     /// the kernel's page cache) and loses at most the last commits, never the file, on power loss.
     /// `commitDelay` is for tests that must tell the timer's commits from the others.
-    public init(path: String, commitDelay: DispatchTimeInterval = Store.commitDelay) throws {
+    /// `allowedCPUs` is for tests that must choose how a backlog is moved.
+    public init(
+        path: String,
+        commitDelay: DispatchTimeInterval = Store.commitDelay,
+        allowedCPUs: Int = Int(scheduling_allowed_cpu_count())
+    ) throws {
         self.commitDelay = commitDelay
+        sharesOneCPU = allowedCPUs == 1
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { db in
@@ -105,10 +128,15 @@ public final class Store: Sendable {
         let transferDelay = commitDelay
         let step = Self.transferStep
         let store = WeakStore()
-        let transfers = IdleWorker(name: "placement transfers", delay: transferDelay) {
-            guard let store = store.value else { return false }
-            return (try? store.backgroundStep(atMost: step)) ?? false
-        }
+        let transfers = IdleWorker(
+            name: "placement transfers",
+            delay: transferDelay,
+            isDue: { store.value?.transferIsDue(step: step) ?? false },
+            work: {
+                guard let store = store.value else { return false }
+                return (try? store.backgroundStep(atMost: step)) ?? false
+            }
+        )
         self.transfers = transfers
         let checkpoints = CheckpointRequests(worker: transfers)
         self.checkpoints = checkpoints
@@ -158,6 +186,7 @@ public final class Store: Sendable {
     /// `commitDelay` is for tests that must see rows before the timer commits them.
     public init(commitDelay: DispatchTimeInterval = Store.commitDelay) throws {
         self.commitDelay = commitDelay
+        sharesOneCPU = false
         journal = nil
         transfers = nil
         checkpoints = nil

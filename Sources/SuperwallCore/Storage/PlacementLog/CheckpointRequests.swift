@@ -7,11 +7,16 @@ import Synchronization
 /// pages into the database and waits for two `fsync`s: 2–3 ms here, in the call that happened
 /// to commit. This hook replaces it (a WAL hook turns SQLite's own checkpoint off, so the
 /// store sets no `wal_autocheckpoint`): SQLite calls it after every commit with the WAL's
-/// length, and past `pages` it asks the store's worker to checkpoint at once, at normal priority.
+/// length. Past `pages` it asks for a checkpoint, which the store's worker makes at its next
+/// step, or the call that moves a backlog into SQLite right after it (`commitPendingWrites`);
+/// it does not wake the worker for it, since a wakeup takes the CPU from a call. Past
+/// `urgentPages`, when neither came (other writes under a load that leaves the worker no idle
+/// CPU), it hurries the worker, which then checkpoints at normal priority.
 final class CheckpointRequests: Sendable {
     /// A megabyte of 8 KiB pages: each checkpoint a fraction of a millisecond of copying
     /// (1,000 pages, SQLite's default, held a call up to 14 ms when calls still checkpointed).
     static let pages: Int32 = 128
+    static let urgentPages: Int32 = pages * 4
     private let wanted = Atomic(false)
     private let worker: IdleWorker
 
@@ -34,12 +39,12 @@ final class CheckpointRequests: Sendable {
         wanted.exchange(false, ordering: .acquiringAndReleasing)
     }
 
-    /// Asked again after every commit that leaves the WAL long, so a request the worker has
-    /// not yet reached is not lost whatever priority it was left at.
+    /// Hurried again after every commit that leaves the WAL past `urgentPages`, so a request
+    /// the worker has not yet reached is not lost whatever priority it was left at.
     fileprivate func walGrew(to pages: Int32) {
         guard pages >= Self.pages else { return }
         wanted.store(true, ordering: .releasing)
-        worker.hurry()
+        if pages >= Self.urgentPages { worker.hurry() }
     }
 }
 

@@ -13,9 +13,14 @@ import Synchronization
 /// call that waits on it must not wait on a thread that runs only when nothing else does. The
 /// step asks for a long time slice (`stepSlice`). Between steps the thread goes back to idle
 /// priority, so that it competes for a busy CPU only when asked to: `hurry()` (the store's
-/// calls, when its backlog grows, and its WAL hook, for a checkpoint) runs it at normal
-/// priority until a step ends with no new request. `stop()` ends the thread after its
-/// current step.
+/// WAL hook, when the WAL runs far past its mark) runs it at normal priority until a step ends
+/// with no new request. `stop()` ends the thread after its current step.
+///
+/// Before each step that was not hurried it asks `isDue`, still at idle priority. A step that
+/// is not due is not taken: the run ends (`isDue` may signal for a later one), and the next
+/// run waits twice the last one's delay, up to `longestPostponement` times `delay`, until a
+/// step is taken. Under a steady load the worker otherwise woke every delay to find the same,
+/// and each wakeup took the CPU from a call.
 final class IdleWorker: Sendable {
     private let wakeUp = DispatchSemaphore(value: 0)
     private let stopped = Atomic(false)
@@ -28,22 +33,37 @@ final class IdleWorker: Sendable {
     /// calls preempt a step rather than the step the calls, and when the step has its turn it
     /// runs on, delaying one call rather than many by a slice each (Benchmarks/README, B9).
     private static let stepSlice: UInt64 = 3_000_000
+    /// The most a run's start is put off, as a multiple of the delay (a power of two).
+    static let longestPostponement = 64
 
-    init(name: String, delay: DispatchTimeInterval, work: @escaping @Sendable () -> Bool) {
+    init(
+        name: String,
+        delay: DispatchTimeInterval,
+        isDue: @escaping @Sendable () -> Bool = { true },
+        work: @escaping @Sendable () -> Bool
+    ) {
         // The thread keeps the worker until `stop()`.
         let worker = Thread { [self] in
             let id = scheduling_current_thread()
             thread.store(id, ordering: .releasing)
             waitAtIdlePriority()
+            var postponement = 1
             while true {
                 wakeUp.wait()
                 // Signals that came while it ran or waited for the CPU ask for this same run;
                 // left counted, they would cut the delay short. A hurry is kept in `urgent`.
                 while wakeUp.wait(timeout: .now()) == .success {}
                 guard !isStopped else { return }
-                if !urgent.load(ordering: .acquiring) { _ = wakeUp.wait(timeout: .now() + delay) }
+                if !urgent.load(ordering: .acquiring) {
+                    _ = wakeUp.wait(timeout: .now() + delay.scaled(by: postponement))
+                }
                 var atNormalPriority = false
                 while !isStopped {
+                    guard atNormalPriority || urgent.load(ordering: .acquiring) || isDue() else {
+                        postponement = min(postponement * 2, Self.longestPostponement)
+                        break
+                    }
+                    postponement = 1
                     urgent.store(false, ordering: .releasing)
                     if !atNormalPriority { _ = scheduling_set_normal_with_slice(id, Self.stepSlice) }
                     let more = work()
@@ -90,4 +110,18 @@ private func waitAtIdlePriority() {
     var parameters = sched_param(sched_priority: 0)
     _ = pthread_setschedparam(pthread_self(), 5, &parameters)
     sched_yield()
+}
+
+extension DispatchTimeInterval {
+    /// The interval `factor` times as long; `never` stays `never`.
+    fileprivate func scaled(by factor: Int) -> DispatchTimeInterval {
+        switch self {
+        case .seconds(let count): .seconds(count * factor)
+        case .milliseconds(let count): .milliseconds(count * factor)
+        case .microseconds(let count): .microseconds(count * factor)
+        case .nanoseconds(let count): .nanoseconds(count * factor)
+        case .never: .never
+        @unknown default: self
+        }
+    }
 }

@@ -232,8 +232,16 @@ final class PlacementJournal: Sendable {
             if state.segments[state.active].last <= transferred {
                 state.segments[state.active].end = 0
             }
-            // A file with nothing to keep gives its pages back: the process's resident memory
-            // does not keep what a burst wrote (the data stays in the file).
+        }
+    }
+
+    /// Unmaps the pages of the files with nothing to keep: the process's resident memory does
+    /// not keep what a burst wrote (the data stays in the file). Not while calls are coming:
+    /// each page given back costs the next append to it a page fault, and those faults were
+    /// most of the calls that took several times their usual time (Benchmarks/README, B9).
+    func releasePages(through transferred: UInt64) {
+        state.withLock { state in
+            guard !state.isClosed else { return }
             for index in state.segments.indices
             where state.segments[index].last <= transferred && !state.segments[index].isReleased && state.damage == nil
             {

@@ -21,25 +21,44 @@ extension Store {
     /// journaled. Fewer wait for the commit timer: a worker that took whatever was there each
     /// time it found the CPU idle committed a few rows at a time, and every commit writes its
     /// partly filled pages to the WAL again (18 rows and 4.4 pages a commit under callgrind).
-    ///
-    /// A backlog past `backlogLimit` (the calls hurried the worker: the CPU had no idle time)
-    /// goes in one step: on one core, a call waits behind each step, and one step per backlog
-    /// delays a call in a few hundred where steps of `count` delayed one in twenty.
+    /// A backlog past `backlogLimit` goes in one step, as few commits as can be. The step also
+    /// gives back the journal's pages that hold nothing to keep.
     func backgroundStep(atMost count: Int) throws -> Bool {
         let backlog = unwritten.withLock { unwritten in
             unwritten.commitScheduled = false
             return unwritten.journaled.count
         }
-        if checkpoints?.take() == true {
-            try database.writeWithoutTransaction { _ = try $0.checkpoint(.passive) }
-        }
+        try checkpointIfAsked()
         try transferPendingWrites(journaledAtMost: backlog > Self.backlogLimit ? backlog : count)
-        let (fullStepLeft, startTimer) = unwritten.withLock { unwritten -> (Bool, Bool) in
+        let (fullStepLeft, startTimer, transferred) = unwritten.withLock { unwritten -> (Bool, Bool, UInt64) in
             let remaining = unwritten.journaled.count
-            return (remaining >= count, remaining > 0 && remaining < count && unwritten.claimCommitTimer())
+            let startTimer = remaining > 0 && remaining < count && unwritten.claimCommitTimer()
+            return (remaining >= count, startTimer, unwritten.transferred)
         }
+        journal?.releasePages(through: transferred)
         if startTimer { startCommitTimer() }
         return fullStepLeft
+    }
+
+    /// Whether the worker's step is due, asked at idle priority before it takes the database.
+    /// When the process may run on one CPU only and more than a `step` of rows came since the
+    /// last time it asked, the calls are busy and the step would take the CPU from them (each
+    /// step held up the calls around it), so the rows wait for a later run, which the commit
+    /// timer asks for, or for the host's idle time past `backlogLimit`. So does a checkpoint
+    /// asked for: the backlog's move makes it, or the worker when hurried
+    /// (`CheckpointRequests.urgentPages`) or the calls are quiet. With more CPUs a worker that
+    /// found one idle steps beside the calls.
+    func transferIsDue(step: Int) -> Bool {
+        let (callsAreBusy, startTimer) = unwritten.withLock { unwritten -> (Bool, Bool) in
+            let arrived = unwritten.nextSequence - unwritten.nextSequenceAtLastStep
+            unwritten.nextSequenceAtLastStep = unwritten.nextSequence
+            guard arrived > UInt64(step), sharesOneCPU else { return (false, false) }
+            unwritten.commitScheduled = false
+            let waiting = !unwritten.journaled.isEmpty || !unwritten.rows.isEmpty
+            return (true, waiting && unwritten.claimCommitTimer())
+        }
+        if startTimer { startCommitTimer() }
+        return !callsAreBusy
     }
 
     /// Inserts the rows the journal holds that SQLite does not (those of calls answered
@@ -61,6 +80,7 @@ extension Store {
             unwritten.journaled = Deque(missing)
             unwritten.transferred = transferred
             unwritten.nextSequence = max(transferred, records.last?.sequence ?? 0) + 1
+            unwritten.nextSequenceAtLastStep = unwritten.nextSequence
         }
         try transferPendingWrites()
     }
@@ -131,8 +151,9 @@ extension Store {
     /// signalled when they were accepted inserts them into SQLite, off the call's path: a
     /// SQLite commit costs a call several writes, and every megabyte of them a checkpoint. Under
     /// a load that leaves the worker no idle CPU, a call that finds more than `backlogLimit`
-    /// rows journaled hurries it: it then runs at normal priority and moves the backlog in one
-    /// step. A store in memory, or a full journal, commits to SQLite.
+    /// rows journaled hurries the worker, or on one CPU asks for them to be moved when the host
+    /// is next idle; the call that finds more than `backlogCeiling` moves them itself. A store
+    /// in memory, or a full journal, commits to SQLite.
     public func commitPendingWrites() throws {
         guard let journal else { return try transferPendingWrites() }
         var appended = PlacementJournal.Appended.appended
@@ -162,11 +183,46 @@ extension Store {
             }
             return try transferPendingWrites()
         }
-        if backlog > Self.backlogLimit { transfers?.hurry() }
+        if backlog > Self.backlogCeiling {
+            moveBacklog()
+        } else if backlog > Self.backlogLimit {
+            if sharesOneCPU {
+                backlogMoveAsked.store(true, ordering: .releasing)
+            } else {
+                transfers?.hurry()
+            }
+        }
         // Another write (the event queue's, a setting's) took rows accepted before this call's
         // answer into its transaction: answered before that commits, a crash would lose them.
         // Writes run one at a time, so an empty one behind it returns once it has ended.
         if rowsAreInFlight { try database.writeWithoutTransaction { _ in } }
+    }
+
+    /// Moves the journaled backlog into SQLite if a call asked for it (see `backlogLimit`).
+    public func moveBacklogIfAsked() {
+        guard backlogMoveAsked.load(ordering: .acquiring),
+            backlogMoveAsked.exchange(false, ordering: .acquiringAndReleasing)
+        else { return }
+        moveBacklog()
+    }
+
+    /// Every journaled row into SQLite, then a checkpoint if the WAL asks. The rows are safe in
+    /// the journal, so a failure is the worker's to retry, not a call's.
+    private func moveBacklog() {
+        do {
+            try transferPendingWrites()
+            try checkpointIfAsked()
+        } catch {
+            Self.logger.warning(
+                "journaled rows could not be moved into SQLite yet (\(error)); they stay in the journal"
+            )
+        }
+    }
+
+    /// A passive checkpoint, if the WAL passed its mark since the last one (`CheckpointRequests`).
+    func checkpointIfAsked() throws {
+        guard checkpoints?.take() == true else { return }
+        try database.writeWithoutTransaction { _ = try $0.checkpoint(.passive) }
     }
 
     /// Inserts every row not yet in SQLite, journaled or not, in one transaction.
