@@ -119,9 +119,13 @@ actor EventQueue {
     /// the queue keeps an estimate (the last count, plus what was queued since, less what was
     /// sent) and counts only when it has none.
     func noteQueued(_ count: Int) {
-        let known = arrivals.withLock { $0.estimate }
-        let estimate = (known ?? waitingCount) + count
-        arrivals.withLock { $0.estimate = estimate }
+        let counted = arrivals.withLock { $0.estimate } == nil ? waitingCount : 0
+        // Added under the lock: events that arrive meanwhile add to the same estimate.
+        let estimate = arrivals.withLock { tally -> Int in
+            let estimate = (tally.estimate ?? counted) + count
+            tally.estimate = estimate
+            return estimate
+        }
         if estimate > bound { dropOldest(estimate - bound) }
     }
 
