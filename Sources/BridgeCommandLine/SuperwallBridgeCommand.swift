@@ -95,8 +95,8 @@ struct Serve: ParsableCommand {
         let logger = Logger(label: "superwall-bridge")
         do {
             let descriptors = try StandardStreams.protect()
-            let options = try settings.connectionOptions(framing: framing)
-            let server = try settings.server(logger: logger, sink: sink, clientLog: clientLog, trace: options.trace)
+            var options = try settings.connectionOptions(framing: framing)
+            let server = try settings.server(logger: logger, sink: sink, clientLog: clientLog, connection: &options)
             let connection = Connection(
                 input: descriptors.input,
                 output: descriptors.output,

@@ -94,17 +94,22 @@ public struct ServingSettings: Equatable, Sendable {
     }
 
     /// The server these settings describe, logging through `logger` at `sink`'s level and to a
-    /// client's `delegate/handleLog` through `clientLog`; a recording's HTTP exchanges go to
-    /// `trace`, the connection's (`connectionOptions`).
+    /// client's `delegate/handleLog` through `clientLog`, for the connection `connection`
+    /// describes (`connectionOptions`): a recording's HTTP exchanges go to its trace, and
+    /// recorded answers are told of the frames it reads.
     public func server(
         logger: Logger,
         sink: StderrLogHandler.Sink,
         clientLog: ClientLog,
-        trace: FrameTrace? = nil
+        connection: inout Connection.Options
     ) throws -> BridgeServer {
         var transport: any HTTPTransport = NetworkTransport()
-        if let httpAnswers { transport = try RecordedHTTPAnswers(path: httpAnswers) }
-        if record != nil, let trace {
+        if let httpAnswers {
+            let answers = try RecordedHTTPAnswers(path: httpAnswers)
+            connection.frameRead = { answers.clientSent($0) }
+            transport = answers
+        }
+        if record != nil, let trace = connection.trace {
             transport = RecordingTransport(transport) { attempt, outcome in
                 trace.exchange(HTTPExchangeRecording.members(attempt, outcome))
             }

@@ -9,6 +9,7 @@ extension Connection {
         switch event {
         case .message(let body):
             options.trace?.record(.incoming, body)
+            options.frameRead?(body)
             handleMessage(consume body)
         case .tooLarge(let size, let limit):
             logger.warning("skipped a message of \(size) bytes, over the limit of \(limit)")

@@ -32,6 +32,9 @@ public final class Connection: Sendable {
         /// How long queued output may take to reach the client after the input closes.
         public var flushTimeout: Duration = .seconds(2)
         public var trace: FrameTrace?
+        /// Given each message read, before it is handled (a replay's recorded HTTP answers wait
+        /// for the frames they followed).
+        public var frameRead: (@Sendable ([UInt8]) -> Void)?
 
         public init() {}
     }

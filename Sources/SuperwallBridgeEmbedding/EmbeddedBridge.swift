@@ -46,7 +46,7 @@ final class EmbeddedBridge: @unchecked Sendable {
         sink = StderrLogHandler.Sink(level: options.logLevel)
         let clientLog = ClientLog()
         route = LogRouting.Route(sink: sink, clientLog: clientLog)
-        let connectionOptions = try options.connectionOptions()
+        var connectionOptions = try options.connectionOptions()
         let logger = Logger(label: "superwall-bridge") { [sink] label in
             StderrLogHandler(label: label, sink: sink, clientLog: clientLog)
         }
@@ -55,7 +55,7 @@ final class EmbeddedBridge: @unchecked Sendable {
             logger: logger,
             sink: sink,
             clientLog: clientLog,
-            trace: connectionOptions.trace
+            connection: &connectionOptions
         )
         let inbox = MessageInbox(maximumQueuedBytes: options.maxQueuedOutput)
         self.inbox = inbox

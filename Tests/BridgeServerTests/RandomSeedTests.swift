@@ -86,6 +86,28 @@ import Testing
         #expect(variants == ["3001", "3002"])
     }
 
+    /// The alias `reset` draws after a decision on `open_coach_chat`, its paywall loaded first
+    /// by a preload of `preloaded`'s paywalls or by the decision itself.
+    private static func aliasAfterADecision(preloading preloaded: [String]) async -> JSONValue? {
+        let process = await bridgeProcess()
+        let options: JSONObject = ["randomSeed": 7, "paywalls": ["shouldPreload": false]]
+        _ = await call(process, "configure", configureParams(temporaryDirectory(), options: options))
+        let preload = await call(process, "preloadPaywalls", ["placements": .array(preloaded.map(JSONValue.string))])
+        #expect(preload?["result"]?["paywalls"]?.arrayValue?.isEmpty == preloaded.isEmpty)
+        let decision = await call(process, "getPresentationResult", ["placement": "open_coach_chat"])
+        #expect(decision?["result"]?["type"] == "paywall", "\(String(describing: decision))")
+        _ = await call(process, "reset")
+        return await call(process, "getUserId")?["result"]?["aliasId"]
+    }
+
+    /// Whether a background preload or the call loads a paywall depends on timing: a replay
+    /// must draw the same ids either way.
+    @Test func aPaywallThatAPreloadLoadedFirstLeavesTheSessionsLaterDrawsAsTheyWere() async {
+        let loadedByThePreload = await Self.aliasAfterADecision(preloading: ["open_coach_chat"])
+        let loadedByTheDecision = await Self.aliasAfterADecision(preloading: [])
+        #expect(loadedByThePreload != nil && loadedByThePreload == loadedByTheDecision)
+    }
+
     @Test func aSeedThatIsNotAnIntegerIsRefusedWithItsPath() async {
         let process = await bridgeProcess()
         let error = await call(

@@ -17,11 +17,18 @@ import Testing
         )
     }
 
-    /// Writes `exchanges` as a recording's lines, between two frames, and loads them.
-    private static func answers(_ exchanges: [(HTTPAttempt, HTTPOutcome)]) throws -> RecordedHTTPAnswers {
+    /// Writes `exchanges` as a recording's lines, each after `framesBefore` more of the client's
+    /// frames (none by default), and loads them.
+    private static func answers(
+        _ exchanges: [(HTTPAttempt, HTTPOutcome)],
+        framesBefore: [Int]? = nil
+    ) throws -> RecordedHTTPAnswers {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("recording-\(UUID().uuidString).jsonl")
-        var lines = [#"{"direction":"note","recording":1}"#, #"{"direction":"in","frame":"{}"}"#]
-        for (attempt, outcome) in exchanges {
+        var lines = [#"{"direction":"note","recording":1}"#]
+        for (index, (attempt, outcome)) in exchanges.enumerated() {
+            let frames = framesBefore?[index] ?? 0
+            lines += Array(repeating: #"{"direction":"in","frame":"{}"}"#, count: frames)
+            lines.append(#"{"direction":"out","frame":"{}"}"#)
             var entry = HTTPExchangeRecording.members(attempt, outcome)
             entry["direction"] = "http"
             lines.append(String(decoding: JSONWriter.encode(.object(entry)), as: UTF8.self))
@@ -46,6 +53,37 @@ import Testing
         #expect(try await answers.send(replayed) == .answered(status: 200, body: Data(#"{"build_id":"b"}"#.utf8)))
         #expect(try await answers.send(replayed) == .answered(status: 200, body: Data(#"{"build_id":"b"}"#.utf8)))
         #expect(try await answers.send(events) == .answered(status: 200, body: Data(#"{"status":"ok"}"#.utf8)))
+    }
+
+    @Test func anAnswerWaitsForTheClientsFramesTheRecordingHasBeforeIt() async throws {
+        var assignments = Self.attempt("GET", "http://api.test/api/v1/assignments")
+        assignments.timeout = .seconds(600)
+        let config = Self.attempt("GET", "http://api.test/api/v1/static_config")
+        let answers = try Self.answers(
+            [
+                (config, .answered(status: 200, body: Data("{}".utf8))),
+                (assignments, .answered(status: 200, body: Data(#"{"assignments":[]}"#.utf8))),
+            ],
+            framesBefore: [0, 2]
+        )
+        let held = Task { try await answers.send(assignments) }
+        for _ in 0..<10_000 where answers.answersWaiting == 0 { try await Task.sleep(for: .milliseconds(1)) }
+        try #require(answers.answersWaiting == 1)
+        // An exchange with no frames before it is answered at once.
+        #expect(try await answers.send(config) == .answered(status: 200, body: Data("{}".utf8)))
+        answers.clientSent(Array(#"{"jsonrpc":"2.0","id":"replay-1","method":"debug/advanceClock"}"#.utf8))
+        answers.clientSent(Array(#"{"jsonrpc":"2.0","id":1,"method":"initialize"}"#.utf8))
+        // The replay's own request is not the session's: one of the two frames is read.
+        #expect(answers.answersWaiting == 1)
+        answers.clientSent(Array(#"{"jsonrpc":"2.0","id":2,"method":"identify"}"#.utf8))
+        #expect(try await held.value == .answered(status: 200, body: Data(#"{"assignments":[]}"#.utf8)))
+        #expect(answers.answersWaiting == 0)
+    }
+
+    @Test func anAnswerWhoseFramesNeverComeIsGivenWhenTheAttemptsTimeIsOut() async throws {
+        let events = Self.attempt("POST", "http://api.test/api/v1/events")
+        let answers = try Self.answers([(events, .answered(status: 200, body: Data("{}".utf8)))], framesBefore: [3])
+        #expect(try await answers.send(events) == .answered(status: 200, body: Data("{}".utf8)))
     }
 
     @Test func aURLThatDiffersOnlyByAUUIDIsTheSameRequest() async throws {

@@ -75,13 +75,16 @@ extension Superwall {
             let identity = try identify(userId: userId)
             guard identity.appUserId != previous else { return identity }
             redeemExistingCodes()
+            // Forked now, not when the answer lands (`preloadIfEnabled`), and only for a server
+            // that keeps assignments: a session on a file draws as it did.
+            let preloading = configLoading.backend?.assignments == nil ? nil : random.fork()
             if restorePaywallAssignments {
                 _ = await waitForConfig()
-                await fetchServerAssignments()
+                await fetchServerAssignments(preloadingWith: preloading)
             } else {
                 startTask { superwall in
                     _ = await superwall.waitForConfig()
-                    await superwall.fetchServerAssignments()
+                    await superwall.fetchServerAssignments(preloadingWith: preloading)
                 }
             }
             return session?.identity ?? identity

@@ -392,9 +392,12 @@ extension Superwall {
     ///
     /// It runs on the offload executor, not the caller's: the caller may be a thread with other
     /// duties, and a preload of thousands of campaigns there would hold them until it ended.
-    func preloadIfEnabled() {
+    /// Work that ends in the background gives `forked`, a generator forked when it started: it
+    /// draws nothing from the session's own, so what a seeded session draws does not depend on
+    /// when an answer lands.
+    func preloadIfEnabled(drawingFrom forked: (any RandomSource)? = nil) {
         guard session?.shouldPreload == true else { return }
-        let random = random.fork()
+        let random = forked ?? random.fork()
         _ = startTask { superwall in _ = await superwall.preload(placements: nil, drawingFrom: random) }
     }
 

@@ -356,7 +356,9 @@ extension Superwall {
         let loaded: LoadedPaywall
         let identifier = experiment.variant.paywallIdentifier
         trail?.startWait()
-        let lookup = await loadPaywall(identifier, for: placement.name)
+        // Forked whether or not the paywall is loaded already: a preload that loads it first
+        // must not change what a seeded session draws next.
+        let lookup = await loadPaywall(identifier, for: placement.name, drawingFrom: random.fork())
         trail?.paywallLookedUp(identifier, lookup)
         switch lookup {
         case .failure(let error): return .failed(error)

@@ -371,10 +371,11 @@ extension Superwall {
     /// SuperwallKit's server assignments (`ConfigLogic.transferAssignments`): the variants the
     /// server holds for the user replace the local ones, as confirmed, when the config still
     /// has the experiment and the variant; the rest is ignored. Only a server that keeps
-    /// assignments has any; a config without triggers asks for none.
-    func fetchServerAssignments() async {
+    /// assignments has any; a config without triggers asks for none. A preload they call for
+    /// draws from `random`, forked when the fetch was asked for.
+    func fetchServerAssignments(preloadingWith random: (any RandomSource)?) async {
         guard let current = session, let config = current.config, !config.triggers.isEmpty,
-            let server = configLoading.backend?.assignments
+            let server = configLoading.backend?.assignments, let random
         else { return }
         let request = apiRequest(attemptTimeout: 10)
         guard let served = try? await server.fetchAssignments(request: request) else { return }
@@ -384,7 +385,7 @@ extension Superwall {
             try? store?.save(assignment)
         }
         // The user's variants may have changed, and with them what to preload.
-        if !served.isEmpty { preloadIfEnabled() }
+        if !served.isEmpty { preloadIfEnabled(drawingFrom: random) }
     }
 
     /// `debug/overrideAssignment`: the user is given `variantId` of `experimentId`, as a server
