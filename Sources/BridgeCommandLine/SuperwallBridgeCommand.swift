@@ -89,6 +89,11 @@ struct Serve: ParsableCommand {
         // after the first such free, and later large buffers stay in the heap: one 16 MiB
         // message left the process 48 MiB larger for good.
         mallopt(M_MMAP_THRESHOLD, 1 << 20)
+        // Setting that threshold leaves glibc's trim threshold at 128 KiB, and the heap's top was
+        // handed back after every move of recorded events into SQLite, to be faulted in again
+        // by the calls that followed: a `register`'s p99 on one core was 7 % higher. Up to 4 MiB
+        // of free heap is kept.
+        mallopt(M_TRIM_THRESHOLD, 4 << 20)
         let sink = StderrLogHandler.Sink(level: settings.logLevel)
         let clientLog = ClientLog()
         LoggingSystem.bootstrap { label in StderrLogHandler(label: label, sink: sink, clientLog: clientLog) }
