@@ -156,11 +156,12 @@ extension Superwall {
     /// /api/v1/paywall/{identifier}`). Loaded once and then cached until a config changes it or
     /// the locale does.
     /// `placement` is nil for a preload (SuperwallKit's `is_triggered_from_event: false`).
-    /// `random` draws its presentation id: the session's, or a preload's own (`RandomSource.fork`).
+    /// `random` draws its presentation id: a generator of the call's or the preload's own
+    /// (`RandomSource.fork`), so that which of them loads a paywall first changes no other draw.
     func loadPaywall(
         _ identifier: String?,
         for placement: String?,
-        drawingFrom random: (any RandomSource)? = nil
+        drawingFrom random: any RandomSource
     ) async -> Result<LoadedPaywall, PresentationError> {
         guard let identifier else { return .failure(.paywallNotFound("the variant names no paywall")) }
         let server = configLoading.backend?.paywalls
@@ -206,7 +207,7 @@ extension Superwall {
         }
         let loaded = LoadedPaywall(
             paywall: paywall,
-            presentationId: (random ?? self.random).uuid().uuidString.lowercased(),
+            presentationId: random.uuid().uuidString.lowercased(),
             locale: locale,
             requestedFor: [request],
             loadStarted: loadStarted,
