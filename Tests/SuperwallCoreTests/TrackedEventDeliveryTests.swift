@@ -101,4 +101,37 @@ import Testing
         #expect(!names.contains("paywallPresentationRequest"))
         #expect(names.contains("trigger_fire"))
     }
+
+    /// The `expression_params` of each `paywallPresentationRequest` for `workout_shared` sent,
+    /// in order; nil for one without them.
+    private func expressionParams(_ path: String) throws -> [String?] {
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").compactMap { line in
+            guard let row = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                row["event_name"] as? String == "paywallPresentationRequest",
+                let parameters = row["parameters"] as? [String: Any],
+                parameters["$source_event_name"] as? String == "workout_shared"
+            else { return nil }
+            return .some(parameters["$expression_params"] as? String)
+        }
+    }
+
+    @Test func presentationRequestsCarryThePlacementsParamsWhenTheConfigEnablesExpressionParams() async throws {
+        let enabled = try edited(EmbeddedDemoConfig.json) {
+            $0["toggles"] = [["key": "enable_expression_params", "enabled": true]]
+        }
+        let (withParams, path) = try await superwall(config: enabled)
+        _ = try await withParams.register(placement: "workout_shared", params: ["n": 1])
+        _ = try await withParams.register(placement: "workout_shared", params: ["n": 2])
+        await withParams.flushEvents()
+        // The placement's params as its event carries them, as a JSON text.
+        let sent = try expressionParams(path).map { text in
+            try text.flatMap { try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any] }?["n"] as? Int
+        }
+        #expect(sent == [1, 2])
+
+        let (plain, plainPath) = try await superwall()
+        _ = try await plain.register(placement: "workout_shared", params: ["n": 1])
+        await plain.flushEvents()
+        #expect(try expressionParams(plainPath) == [nil])
+    }
 }

@@ -17,6 +17,8 @@ final class EventTracker {
     private(set) var behavior = EventTrackingBehavior.all
     /// `disable_verbose_events` in a build that is not a sandbox one.
     private(set) var suppressesVerboseEvents = false
+    /// `enable_expression_params`: `paywallPresentationRequest` carries the placement's params.
+    private(set) var sendsExpressionParams = false
     /// Sends the tracked events out.
     private(set) var queue: EventQueue?
     /// The last skip's `trigger_fire`, the last `paywallPresentationRequest` and the last
@@ -71,6 +73,8 @@ final class EventTracker {
         self.ids = ids
         self.queue = queue
         self.behavior = options.eventTrackingBehavior
+        // What a config says is said again by the session's first one.
+        (suppressesVerboseEvents, sendsExpressionParams) = (false, false)
         let (interval, clock) = (options.eventFlushInterval, clock)
         // Detached and weak, as every task that reaches the queue: none may keep the session's
         // store open after the session is gone.
@@ -108,6 +112,7 @@ final class EventTracker {
     /// (or test mode) sends all the same.
     func configDidChange(_ config: Config, isSandbox: Bool) {
         suppressesVerboseEvents = config.featureFlags.disableVerboseEvents && !isSandbox
+        sendsExpressionParams = config.featureFlags.enableExpressionParams
     }
 
     func startAppSession(_ id: String) {

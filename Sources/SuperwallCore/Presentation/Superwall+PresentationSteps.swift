@@ -311,7 +311,7 @@ extension Superwall {
                 "status_reason": reason.map(JSON.string) ?? "",
             ]
         }
-        guard session?.config?.featureFlags.enableExpressionParams != true else {
+        guard !tracker.sendsExpressionParams else {
             var withExpression = parameters()
             withExpression["expression_params"] = .string(JSON.object(placement.params).jsonText)
             track("paywallPresentationRequest", withExpression)
