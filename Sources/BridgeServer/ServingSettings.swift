@@ -106,7 +106,7 @@ public struct ServingSettings: Equatable, Sendable {
         var transport: any HTTPTransport = NetworkTransport()
         if let httpAnswers {
             let answers = try RecordedHTTPAnswers(path: httpAnswers)
-            connection.frameRead = { answers.clientSent($0) }
+            if answers.count > 0 { connection.frameRead = { answers.clientSent($0) } }
             transport = answers
         }
         if record != nil, let trace = connection.trace {
