@@ -29,9 +29,11 @@ public final class OffloadExecutor: TaskExecutor, @unchecked Sendable {
     private let workArrived = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
     private var queued = Deque<@Sendable () -> Void>()
     private var threads = 0
-    /// Threads waiting for work that no submission has woken yet.
-    private var idleThreads = 0
+    /// Threads waiting for work, counted by themselves: from before their wait to after it.
+    private var waiting = 0
     /// Wakeups signalled and not yet taken (a condition variable may also wake spuriously).
+    /// A thread that starts to wait while one is pending takes it, whichever thread it was
+    /// signalled for; each taken wakeup is one more look at the queue.
     private var wakeups = 0
 
     private init(width: Int) {
@@ -54,8 +56,11 @@ public final class OffloadExecutor: TaskExecutor, @unchecked Sendable {
         pthread_mutex_lock(lock)
         queued.append(work)
         var startsThread = false
-        if idleThreads > 0 {
-            idleThreads -= 1
+        // A waiting thread that no pending wakeup covers takes the work. Counting the idle at
+        // submission instead lost work: a thread that began to wait took a wakeup signalled
+        // for another, which then waited uncounted, and once every thread was started, work
+        // queued with all of them waiting ran never (a purchase waited out its 600 s).
+        if waiting > wakeups {
             wakeups += 1
             pthread_cond_signal(workArrived)
         } else if threads < width {
@@ -93,9 +98,10 @@ public final class OffloadExecutor: TaskExecutor, @unchecked Sendable {
         pthread_mutex_lock(lock)
         while true {
             guard let work = queued.popFirst() else {
-                idleThreads += 1
+                waiting += 1
                 while wakeups == 0 { pthread_cond_wait(workArrived, lock) }
                 wakeups -= 1
+                waiting -= 1
                 continue
             }
             pthread_mutex_unlock(lock)
