@@ -57,9 +57,9 @@ public final class OffloadExecutor: TaskExecutor, @unchecked Sendable {
         queued.append(work)
         var startsThread = false
         // A waiting thread that no pending wakeup covers takes the work. Counting the idle at
-        // submission instead lost work: a thread that began to wait took a wakeup signalled
-        // for another, which then waited uncounted, and once every thread was started, work
-        // queued with all of them waiting ran never (a purchase waited out its 600 s).
+        // submission instead could lose work: a thread that began to wait took a wakeup
+        // signalled for another, which then waited uncounted, and once every thread was
+        // started, work queued while all of them waited was never run.
         if waiting > wakeups {
             wakeups += 1
             pthread_cond_signal(workArrived)
