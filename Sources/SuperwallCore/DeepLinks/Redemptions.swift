@@ -38,8 +38,7 @@ final class Redemptions {
     /// attempts.
     func waitUntilNoneInFlight(isolation: isolated (any Actor)? = #isolation) async {
         guard inFlight > 0 else { return }
-        let ticket = waiters.ticket()
-        await withCheckedContinuation(isolation: isolation) { waiters.park($0, ticket: ticket) }
+        await waiters.wait { inFlight > 0 }
     }
 
     /// The subscriptions API's redeem request body (camelCase), for the session's user.

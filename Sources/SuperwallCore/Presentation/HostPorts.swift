@@ -152,7 +152,7 @@ final class ParkedContinuations<Value: Sendable> {
         return nextTicket
     }
 
-    func park(_ continuation: CheckedContinuation<Value, Never>, ticket: UInt64) {
+    private func park(_ continuation: CheckedContinuation<Value, Never>, ticket: UInt64) {
         parked[ticket] = { continuation.resume(returning: $0) }
     }
 
@@ -169,6 +169,22 @@ final class ParkedContinuations<Value: Sendable> {
         let waiting = parked.values
         parked.removeAll()
         for resume in waiting { resume(value) }
+    }
+}
+
+extension ParkedContinuations where Value == Void {
+    /// Parks the caller until `resumeAll`, unless `pending` no longer holds.
+    ///
+    /// `pending` is read in the turn that parks. Read by the caller before its `await`, what it
+    /// waits for could happen while the call itself was suspended, and the wake-up would be
+    /// lost: entering even the same actor suspends a task whose job runs on another task
+    /// executor than the one it prefers (a task started on the offload executor, whose job on
+    /// the actor's lane runs with none), and the lane runs the jobs queued before it first.
+    func wait(isolation: isolated (any Actor)? = #isolation, while pending: () -> Bool) async {
+        await withCheckedContinuation(isolation: isolation) { continuation in
+            guard pending() else { return continuation.resume() }
+            park(continuation, ticket: ticket())
+        }
     }
 }
 

@@ -12,8 +12,7 @@ extension Superwall {
     /// Waits while the config is loading; nil once it is loaded, `noConfig` if it failed.
     func waitForConfig() async -> PresentationError? {
         while session?.status == .pending {
-            let ticket = configLoading.waiters.ticket()
-            await withCheckedContinuation { configLoading.waiters.park($0, ticket: ticket) }
+            await configLoading.waiters.wait { session?.status == .pending }
         }
         switch session?.status {
         case nil: return .noConfig("Superwall is not configured")
