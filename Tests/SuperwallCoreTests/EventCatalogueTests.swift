@@ -34,7 +34,7 @@ import Testing
         }
         // The run must reach most of the table, or the check above says little.
         let unseen = table.eventNames.subtracting(seen)
-        #expect(unseen.count <= 10, "the run tracked none of \(unseen.sorted())")
+        #expect(unseen.count <= 9, "the run tracked none of \(unseen.sorted())")
     }
 
     @Test func theTableIsReadAsTheTestExpects() throws {
@@ -183,7 +183,14 @@ private func eventsOfFailures() async throws -> [EventRow] {
         storeProducts: [annualDetails]
     )
     try await abandoned.superwall.setSubscriptionStatus(.inactive)
-    _ = try await abandoned.superwall.purchase(productId: annual)
+    // From a paywall: a controller's purchase the app starts itself tracks nothing, as in SuperwallKit.
+    let abandoning = abandoned.registerInBackground("gated")
+    let third = try await abandoned.waitForPresentation()
+    try await abandoned.superwall.handlePageMessage(
+        envelope(["event_name": "purchase", "product_identifier": .string(annual)], ["event_name": "close"]),
+        inSession: third.sessionId
+    )
+    _ = try await abandoning.value
     failures += try await rows(of: abandoned)
     return failures
 }

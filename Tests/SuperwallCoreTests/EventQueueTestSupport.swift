@@ -1,3 +1,4 @@
+import Executors
 import Foundation
 import Testing
 
@@ -22,4 +23,20 @@ final class RecordingSink: EventSink, @unchecked Sendable {
             (try? JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])?["event_name"] as? String
         }
     }
+}
+
+/// A sink whose first delivery waits until `release()`; it records what it delivers.
+final class HeldSink: EventSink, @unchecked Sendable {
+    let firstBatchArrived = OneShot<Void>()
+    private let released = OneShot<Void>()
+    private let recording = RecordingSink()
+
+    func deliver(_ events: [[UInt8]]) async throws -> Set<Int> {
+        firstBatchArrived.resolve(())
+        await released.value
+        return try await recording.deliver(events)
+    }
+
+    func release() { released.resolve(()) }
+    var names: [String] { recording.names }
 }

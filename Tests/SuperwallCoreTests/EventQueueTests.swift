@@ -1,3 +1,4 @@
+import Executors
 import Foundation
 import Testing
 
@@ -141,6 +142,24 @@ import Testing
         #expect(scheduled == [3 * interval - 1], "the third interval would pass the bound")
         #expect(tally.estimate == 2 * interval)
         #expect(tally.take() == interval)
+    }
+
+    /// `flushEvents` after a completed transaction's own flush: the events tracked meanwhile go
+    /// out too, rather than the call joining a flush that had read its batch before them.
+    @Test func aFlushAskedForWhileAnotherIsOutSendsWhatWasQueuedAfterThatOnesBatch() async throws {
+        let store = try store(queued: 1)
+        let sink = HeldSink()
+        let queue = EventQueue(store: store, sink: sink, offload: .shared)
+        let first = Task(executorPreference: OffloadExecutor.shared) { await queue.flush() }
+        await sink.firstBatchArrived.value
+        store.logPlacement("event_1", at: Date(), paramsJSON: Array("{}".utf8), eventId: UUID(), queued: true)
+        // Let go once this test's own flush has been asked for (at once, but for a busy host).
+        let release = DeadlineTimer(after: .milliseconds(100)) { sink.release() }
+        await queue.flush()
+        #expect(sink.names == ["event_0", "event_1"])
+        await first.value
+        #expect(sink.names == ["event_0", "event_1"], "nothing is sent twice")
+        release.cancel()
     }
 
     @Test func rowsNotQueuedAreLoggedButNeverSent() async throws {

@@ -45,7 +45,9 @@ actor EventQueue {
     nonisolated var unownedExecutor: UnownedSerialExecutor { lane.asUnownedSerialExecutor() }
     /// The most events kept waiting; past it the oldest are dropped and counted.
     private let bound: Int
-    private var flushing: Task<Void, Never>?
+    /// The flush under way, numbered in the order flushes started.
+    private var flushing: (task: Task<Void, Never>, number: Int)?
+    private var flushesStarted = 0
     private var timer: Task<Void, Never>?
 
     /// How many events may be queued between two checks of the bound.
@@ -79,14 +81,23 @@ actor EventQueue {
         timer = nil
     }
 
-    /// Sends what waits, in batches; a flush already running is joined rather than doubled.
+    /// Sends what waits, in batches. A flush that started after this call is joined rather than
+    /// doubled; one that started before it may have read its batches before the events this
+    /// call is to send were queued, so it is waited for and then followed by another.
     func flush() async {
-        if let flushing { return await flushing.value }
+        let asked = flushesStarted
+        while let running = flushing {
+            if running.number > asked { return await running.task.value }
+            await running.task.value
+            if flushing?.number == running.number { flushing = nil }
+        }
+        flushesStarted += 1
+        let number = flushesStarted
         let task = Task(executorPreference: offload) { await self.send() }
-        flushing = task
+        flushing = (task, number)
         let delivered = deliveredCount
         await task.value
-        flushing = nil
+        if flushing?.number == number { flushing = nil }
         // What a reset forgot and is now sent is read by nothing: the log stays the size of
         // what rules can still read and what waits to go out.
         if deliveredCount != delivered { try? store.pruneForgottenPlacements() }
