@@ -152,7 +152,9 @@ import Testing
     private static let alternating = (0..<6).map { $0 % 2 == 0 ? "3001" : "3002" }
 
     @Test func eachPipelinedDecisionSeesTheOverrideSentJustBeforeIt() async {
-        #expect(await Self.variantsSeen(configure: configureParams(temporaryDirectory())) == Self.alternating)
+        // Read first, so that a failure prints what each decision saw.
+        let seen = await Self.variantsSeen(configure: configureParams(temporaryDirectory()))
+        #expect(seen == Self.alternating)
     }
 
     /// A rule that calls `matches()` sends every decision off the reader, where a later call
@@ -168,6 +170,7 @@ import Testing
         let path = temporaryDirectory() + ".json"
         try JSONSerialization.data(withJSONObject: config).write(to: URL(fileURLWithPath: path))
         let params = configureParams(temporaryDirectory(), source: ["type": "file", "path": .string(path)])
-        #expect(await Self.variantsSeen(configure: params) == Self.alternating)
+        let seen = await Self.variantsSeen(configure: params)
+        #expect(seen == Self.alternating)
     }
 }
