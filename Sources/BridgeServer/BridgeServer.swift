@@ -88,9 +88,12 @@ public final class BridgeServer: ConnectionHandler {
     public func handle(_ request: IncomingRequest, connection: Connection) async throws -> JSONValue {
         if let method = methods[request.method] {
             let order = methods.entryOrder
-            let (earlier, own) = order.arrive(route(of: request.method))
+            let route = route(of: request.method)
+            let (earlier, own) = order.arrive(route)
             defer { if let own { order.entered(own) } }
             for gate in earlier { await gate.value }
+            // Back on the reader, a direct call reaches the SDK before the reader runs anything else.
+            if route == .direct, let own { order.entered(own) }
             // What the call tracked is durable before it returns (the core's `answering`):
             // the answer never reports an event a crash could lose.
             do {

@@ -28,10 +28,15 @@ func offTheReader<Result: Sendable, Failure: Error>(
 /// call (an override, an identify) never overtakes an earlier decision on its way in. A call
 /// that waits inside the SDK (for the config, the subscription status, the client) lets later
 /// ones run meanwhile, as SuperwallKit's async calls do.
+///
+/// A request on the reader that waits for a gate is no longer in arrival order once it opens:
+/// it goes on when the reader gets to it, and a request read meanwhile that found the gates
+/// open could leave the reader and reach the SDK first. So it announces a gate too, which it
+/// opens as it goes on, before it reaches the SDK on the same turn of the reader.
 final class EntryOrder: Sendable {
     /// How a request reaches the SDK.
     enum Route: Equatable {
-        /// On the reader thread, in arrival order: nothing to announce.
+        /// On the reader thread, in arrival order: nothing to announce unless it must wait.
         case direct
         /// Off the reader: later requests wait until it is in.
         case configure, decision
@@ -46,12 +51,13 @@ final class EntryOrder: Sendable {
     private let announced = Mutex<[Announced]>([])
 
     /// Called in arrival order, before the request first suspends: the gates of earlier
-    /// requests still on their way in, and, for one that hops, a gate of its own that later
-    /// requests wait for. Nearly always there are none: a lock, and no suspension.
+    /// requests still on their way in, and, for one that hops or must wait for those, a gate
+    /// of its own that later requests wait for. Nearly always there are none: a lock, and no
+    /// suspension.
     func arrive(_ route: Route) -> (earlier: [OneShot<Void>], own: OneShot<Void>?) {
         announced.withLock { gates in
             let earlier = gates.map(\.gate)
-            guard route != .direct else { return (earlier, nil) }
+            guard route != .direct || !earlier.isEmpty else { return (earlier, nil) }
             let own = OneShot<Void>()
             gates.append(Announced(gate: own, route: route))
             return (earlier, own)
