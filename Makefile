@@ -41,7 +41,7 @@ all: build
 deps:
 	@if ! pkg-config --exists jansson sqlite3 zlib 2>/dev/null; then \
 		echo "installing libjansson-dev libsqlite3-dev zlib1g-dev"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libjansson-dev libsqlite3-dev zlib1g-dev pkg-config >/dev/null; \
+		scripts/install_packages.sh libjansson-dev libsqlite3-dev zlib1g-dev pkg-config; \
 	fi
 
 build: deps
@@ -146,7 +146,7 @@ JAVA17 := /usr/lib/jvm/java-17-openjdk-amd64
 embedding-deps:
 	@if [ ! -x $(JAVA17)/bin/javac ] || ! command -v luajit >/dev/null; then \
 		echo "installing openjdk-17-jdk-headless luajit"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends openjdk-17-jdk-headless luajit >/dev/null; \
+		scripts/install_packages.sh --no-install-recommends openjdk-17-jdk-headless luajit; \
 	fi
 
 embedding-test: embedding-deps
@@ -182,14 +182,14 @@ python-test: $(PY_VENV)/bin/pytest
 typescript-deps:
 	@if ! command -v tsc >/dev/null; then \
 		echo "installing node-typescript"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends node-typescript >/dev/null; \
+		scripts/install_packages.sh --no-install-recommends node-typescript; \
 	fi
 
 # npm packs the TypeScript package in `make dist` (nothing is fetched from a registry).
 npm-deps:
 	@if ! command -v npm >/dev/null; then \
 		echo "installing npm"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends npm >/dev/null; \
+		scripts/install_packages.sh --no-install-recommends npm; \
 	fi
 
 typescript-test: typescript-deps
@@ -203,7 +203,7 @@ typescript-test: typescript-deps
 browser-deps:
 	@if ! command -v chromium >/dev/null || ! command -v chromedriver >/dev/null; then \
 		echo "installing chromium chromium-driver"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null; \
+		scripts/install_packages.sh chromium chromium-driver; \
 	fi
 
 browser-test: browser-deps $(PY_VENV)/bin/pytest
@@ -265,7 +265,7 @@ bench: deps release $(BENCH_BIN)/driver $(BENCH_BIN)/echo-server $(BENCH_BIN)/in
 # Instructions per call, counted by callgrind (repeatable whatever the machine does): startup,
 # configure of the 1,000-campaign config, and register / getPresentationResult on it.
 bench-instructions: deps release $(BENCH_BIN)/bench-config.json
-	@command -v valgrind >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq valgrind >/dev/null)
+	@command -v valgrind >/dev/null || scripts/install_packages.sh valgrind
 	$(PYTHON) $(BENCH_DIR)/instructions.py --bridge $(BIN_RELEASE) --config $(CURDIR)/$(BENCH_BIN)/bench-config.json
 
 # The self-contained binary: the release build, stripped, with its checksum, its size by

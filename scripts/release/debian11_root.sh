@@ -8,7 +8,7 @@ checkout=$(cd "$(dirname "$0")/../.." && pwd)
 root="$checkout/.build/debian11-root"
 packages="python3 python3-venv python3-pip libc6-dev libgcc-10-dev"
 if [ ! -x "$root/usr/bin/python3.9" ]; then
-    command -v debootstrap >/dev/null || { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq debootstrap >/dev/null; }
+    command -v debootstrap >/dev/null || "$checkout/scripts/install_packages.sh" debootstrap
     # A check that was killed may have left the checkout bind-mounted inside: never delete through it.
     awk -v root="$root" '$2 == root || index($2, root "/") == 1 {print $2}' /proc/mounts | sort -r | while read -r mount; do
         umount "$mount"
