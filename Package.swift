@@ -1,8 +1,16 @@
 // swift-tools-version:6.1
 import PackageDescription
 
-let strictSettings: [SwiftSetting] = [
-    .swiftLanguageMode(.v6)
+let moduleSettings: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    // In release, a concrete generic type's metadata is reached through its accessor rather than
+    // by demangling its name at run time: the first demangling of each such type looks its
+    // conformances up by scanning every conformance record in the binary (about 400,000
+    // instructions a scan), and startup would pay for several (Benchmarks/README.md).
+    .unsafeFlags(
+        ["-Xfrontend", "-disable-concrete-type-metadata-mangled-name-accessors"],
+        .when(configuration: .release)
+    ),
 ]
 
 let package = Package(
@@ -43,7 +51,7 @@ let package = Package(
         .target(name: "CForkGuard"),
         // jansson's allocations for one request from a block of their own.
         .target(name: "CJSONArena", dependencies: ["CJansson"]),
-        .target(name: "JSONText", swiftSettings: strictSettings),
+        .target(name: "JSONText", swiftSettings: moduleSettings),
         // Timers and an executor that need no thread of Swift's cooperative pool.
         .target(
             name: "Executors",
@@ -52,7 +60,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
-            swiftSettings: strictSettings
+            swiftSettings: moduleSettings
         ),
         .target(
             name: "JSONRPC",
@@ -66,9 +74,9 @@ let package = Package(
                 .product(name: "OrderedCollections", package: "swift-collections"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ],
-            swiftSettings: strictSettings
+            swiftSettings: moduleSettings
         ),
-        .target(name: "Rules", swiftSettings: strictSettings),
+        .target(name: "Rules", swiftSettings: moduleSettings),
         .target(
             name: "SuperwallCore",
             dependencies: [
@@ -87,7 +95,7 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
-            swiftSettings: strictSettings,
+            swiftSettings: moduleSettings,
             // The toolchain's ICU, which Foundation uses, formats what Foundation on Linux
             // cannot (short durations); its symbols are `swift_`-prefixed.
             linkerSettings: [.linkedLibrary("_FoundationICU", .when(platforms: [.linux]))]
@@ -100,7 +108,7 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
-            swiftSettings: strictSettings
+            swiftSettings: moduleSettings
         ),
         .target(
             name: "BridgeServer",
@@ -112,7 +120,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ],
-            swiftSettings: strictSettings
+            swiftSettings: moduleSettings
         ),
         // What linking static jansson into a shared library needs (see stdin.c).
         .target(name: "CEmbeddingShims"),
@@ -129,7 +137,7 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "DequeModule", package: "swift-collections"),
             ],
-            swiftSettings: strictSettings,
+            swiftSettings: moduleSettings,
             // Never unmapped by dlclose: threads of the runtime inside it (libdispatch's) may
             // still run its code when a host unloads it at exit, as LuaJIT does.
             linkerSettings: [.unsafeFlags(["-Xlinker", "-z", "-Xlinker", "nodelete"])]
@@ -146,12 +154,12 @@ let package = Package(
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ],
-            swiftSettings: strictSettings
+            swiftSettings: moduleSettings
         ),
         .executableTarget(
             name: "superwall-bridge",
             dependencies: ["BridgeCommandLine"],
-            swiftSettings: strictSettings,
+            swiftSettings: moduleSettings,
             // Not position-independent in release: the loader then has almost nothing to relocate at start.
             linkerSettings: [
                 .unsafeFlags(["-Xclang-linker", "-no-pie"], .when(platforms: [.linux], configuration: .release))
@@ -161,27 +169,27 @@ let package = Package(
             name: "rules-benchmark",
             dependencies: ["Rules", "SuperwallCore"],
             path: "Benchmarks/RulesBenchmark",
-            swiftSettings: strictSettings
+            swiftSettings: moduleSettings
         ),
         .target(
             name: "TestSupport",
             dependencies: ["Executors", "JSONRPC", .product(name: "Logging", package: "swift-log")],
             path: "Tests/TestSupport",
             resources: [.copy("Fixtures")],
-            swiftSettings: strictSettings
+            swiftSettings: moduleSettings
         ),
         .testTarget(
             name: "JSONRPCTests",
             dependencies: [
                 "JSONRPC", "TestSupport", .product(name: "OrderedCollections", package: "swift-collections"),
             ],
-            swiftSettings: strictSettings
+            swiftSettings: moduleSettings
         ),
         .testTarget(
             name: "RulesTests",
             dependencies: ["Rules"],
             resources: [.copy("Fixtures")],
-            swiftSettings: strictSettings
+            swiftSettings: moduleSettings
         ),
         .testTarget(
             name: "SuperwallCoreTests",
@@ -189,23 +197,23 @@ let package = Package(
                 "FakeAPI", "SuperwallCore", "TestSupport", .product(name: "GRDB", package: "GRDB.swift"),
             ],
             resources: [.copy("Fixtures")],
-            swiftSettings: strictSettings
+            swiftSettings: moduleSettings
         ),
-        .testTarget(name: "JSONTextTests", dependencies: ["JSONText", "TestSupport"], swiftSettings: strictSettings),
+        .testTarget(name: "JSONTextTests", dependencies: ["JSONText", "TestSupport"], swiftSettings: moduleSettings),
         .testTarget(
             name: "BridgeServerTests",
             dependencies: ["BridgeServer", "JSONRPC", "TestSupport"],
-            swiftSettings: strictSettings
+            swiftSettings: moduleSettings
         ),
         .testTarget(
             name: "EmbeddingTests",
             dependencies: ["BridgeCommandLine", "BridgeServer", "SuperwallBridgeEmbedding"],
-            swiftSettings: strictSettings
+            swiftSettings: moduleSettings
         ),
         .testTarget(
             name: "EndToEndTests",
             dependencies: ["BridgeCommandLine", "JSONRPC", "TestSupport"],
-            swiftSettings: strictSettings
+            swiftSettings: moduleSettings
         ),
     ]
 )
