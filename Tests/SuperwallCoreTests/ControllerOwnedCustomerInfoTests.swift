@@ -9,7 +9,8 @@ import Testing
     @Test func getCustomerInfoWaitsForTheFirstStatusTheHostSets() async throws {
         let harness = try await PresentationHarness.make(
             try await presentationConfig(upsellTriggers),
-            usingPurchaseController: true
+            usingPurchaseController: true,
+            timeouts: .statusTheTestSets
         )
         let waiting = Task { try await harness.superwall.customerInfo() }
         try await Task.sleep(for: .milliseconds(50))

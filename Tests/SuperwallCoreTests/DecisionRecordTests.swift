@@ -40,15 +40,10 @@ import Testing
     }
 
     @Test func aRegisterThatWaitedForTheStatusSaysSoWithTheTimeWaited() async throws {
-        // The status comes from this test's own task, which a full cooperative pool (the busy-pool
-        // suite, when every suite runs in one process) can hold back for seconds: the wait's
-        // deadline is far enough that only the status ends it.
-        var timeouts = Superwall.Timeouts()
-        timeouts.subscriptionStatus = .seconds(120)
         let harness = try await PresentationHarness.make(
             try await presentationConfig(demoTriggers),
             usingPurchaseController: true,
-            timeouts: timeouts
+            timeouts: .statusTheTestSets
         )
         let receiver = DecisionReceiver()
         let waiting = Mutex(false)

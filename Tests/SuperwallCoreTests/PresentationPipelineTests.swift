@@ -228,7 +228,8 @@ import Testing
     @Test func aStatusSetWhileWaitingLetsThePresentationProceed() async throws {
         let harness = try await PresentationHarness.make(
             try await presentationConfig(demoTriggers),
-            usingPurchaseController: true
+            usingPurchaseController: true,
+            timeouts: .statusTheTestSets
         )
         let register = Task { try await harness.superwall.register(placement: "held") }
         try await Task.sleep(for: .milliseconds(50))

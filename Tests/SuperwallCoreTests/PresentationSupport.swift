@@ -273,6 +273,17 @@ final class PaywallDelegate: SuperwallDelegate, @unchecked Sendable {
     func event(_ name: String) -> TrackedEvent? { events.last { $0.name == name } }
 }
 
+extension Superwall.Timeouts {
+    /// For a test whose own task sets the subscription status while a call waits for it: in one
+    /// process with every suite, the busy-pool suite can hold that task back for seconds, so the
+    /// wait's deadline is far enough that only the status ends it.
+    static var statusTheTestSets: Self {
+        var timeouts = Self()
+        timeouts.subscriptionStatus = .seconds(120)
+        return timeouts
+    }
+}
+
 /// A configured core with fakes around it.
 struct PresentationHarness {
     let superwall: Superwall
