@@ -96,9 +96,8 @@ TEST_TMP := /tmp/superwall-bridge-tests-$(shell printf %s "$(CURDIR)" | cksum | 
 PY_VENV := .build/python-venv
 # The suites that only compute (the rule engine's property tests, the codecs' fuzzing) run
 # first, on their own: beside the others they kept the cooperative pool's two threads busy
-# for seconds, and the deadlines the other suites assert waited behind them. The count of the
-# process's parse blocks runs with them: the other suites' threads change it.
-COMPUTE_SUITES := RulesTests|FuzzTests|JSONTextTests|ParseBlockThreadTests
+# for seconds, and the deadlines the other suites assert waited behind them.
+COMPUTE_SUITES := RulesTests|FuzzTests|JSONTextTests
 # The suite that fills the cooperative pool on purpose, to show the bridge's deadlines hold
 # while it is full, runs last and alone: beside it every other test would stall.
 BUSY_POOL_SUITES := BusyPoolDeadlineTests

@@ -18,7 +18,7 @@ static _Thread_local json_arena *current;
 /* A released arena kept for the thread's next parse, freed when the thread ends. */
 static pthread_key_t spare;
 static pthread_once_t installed = PTHREAD_ONCE_INIT;
-static atomic_size_t outstanding;
+static atomic_size_t freed_by_ending_threads;
 
 static int owns(const json_arena *arena, const void *pointer) {
     const unsigned char *byte = pointer;
@@ -41,13 +41,13 @@ static void arena_free(void *pointer) {
     if (!owns(current, pointer)) free(pointer);
 }
 
-static void free_arena(void *arena) {
+static void free_spare_of_ending_thread(void *arena) {
     free(arena);
-    atomic_fetch_sub_explicit(&outstanding, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&freed_by_ending_threads, 1, memory_order_relaxed);
 }
 
 static void install(void) {
-    pthread_key_create(&spare, free_arena);
+    pthread_key_create(&spare, free_spare_of_ending_thread);
     json_set_alloc_funcs(arena_malloc, arena_free);
 }
 
@@ -58,7 +58,6 @@ static json_arena *take_arena(void) {
     } else {
         arena = malloc(sizeof *arena);
         if (!arena) return NULL;
-        atomic_fetch_add_explicit(&outstanding, 1, memory_order_relaxed);
     }
     arena->used = 0;
     return arena;
@@ -66,11 +65,11 @@ static json_arena *take_arena(void) {
 
 static void give_back(json_arena *arena) {
     if (!arena) return;
-    if (pthread_getspecific(spare) || pthread_setspecific(spare, arena) != 0) free_arena(arena);
+    if (pthread_getspecific(spare) || pthread_setspecific(spare, arena) != 0) free(arena);
 }
 
-size_t json_arena_outstanding(void) {
-    return atomic_load_explicit(&outstanding, memory_order_relaxed);
+size_t json_arena_freed_by_ending_threads(void) {
+    return atomic_load_explicit(&freed_by_ending_threads, memory_order_relaxed);
 }
 
 json_t *json_arena_loadb(const char *buffer, size_t length, size_t flags, json_error_t *error, json_arena **arena) {

@@ -15,8 +15,8 @@ json_t *json_arena_loadb(const char *buffer, size_t length, size_t flags, json_e
 /* Drops `root` and the arena it was parsed into; from any thread. */
 void json_arena_release(json_t *root, json_arena *arena);
 
-/* How many arena blocks are allocated: those of live trees, and one kept per thread that
- * parsed or released a tree, until the thread ends. */
-size_t json_arena_outstanding(void);
+/* How many blocks were freed as the thread that kept them ended: a thread that parsed or
+ * released a tree keeps one block for its next parse, until it ends. */
+size_t json_arena_freed_by_ending_threads(void);
 
 #endif
