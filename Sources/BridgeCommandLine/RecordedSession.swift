@@ -2,8 +2,9 @@ import BridgeServer
 import Foundation
 import JSONRPC
 
-/// A session recorded with `--record`: its frames in order, the seed of its random draws, and
-/// how many HTTP exchanges it holds.
+/// A session recorded with `--record`: the seed of its random draws, how many frames and
+/// HTTP exchanges it holds, and its frames in order, read from the file as they are replayed
+/// (`RecordingLines`), never held whole.
 struct RecordedSession {
     struct Frame {
         enum Direction: String {
@@ -26,57 +27,125 @@ struct RecordedSession {
     }
 
     let path: String
+    /// The largest recording read, in bytes.
+    let limit: Int
     var randomSeed: UInt64?
-    var frames: [Frame] = []
+    /// How many frames, in and out, it holds.
+    var frameCount = 0
     /// How many HTTP exchanges of the bridge's it holds (lines `"direction": "http"`), which
     /// the replayed bridge is answered from.
     var httpExchanges = 0
 
-    init(path: String) throws {
+    /// Reads the recording through once, checking every line, and keeps only its header and
+    /// its counts.
+    init(path: String, limit: Int = RecordingLines.defaultLimit) throws {
         self.path = path
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw Problem(description: "cannot read the recording \(path)")
-        }
+        self.limit = limit
+        let lines = RecordingLines(path: path, limit: limit)
+        try lines.check()
         var sawHeader = false
-        let times = ISO8601DateFormatter()
-        times.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        for (index, line) in String(decoding: data, as: UTF8.self).split(separator: "\n").enumerated() {
-            let entry: JSONValue
-            do {
-                entry = try JSONDecoding.decode(String(line))
-            } catch {
-                throw Problem(description: "\(path):\(index + 1): not a line of a recording (\(error))")
-            }
-            guard case .string(let direction) = entry["direction"] else {
-                throw Problem(description: "\(path):\(index + 1): no direction")
-            }
-            if direction == "note" {
-                guard entry["recording"] != nil else { continue }
+        var reading = lines.makeIterator()
+        var number = 0
+        while let line = reading.next() {
+            number += 1
+            switch try Self.entry(line, number: number, path: path) {
+            case .header(let seed):
                 sawHeader = true
-                switch entry["randomSeed"] {
-                case .uint(let seed): randomSeed = seed
-                case .int(let seed): randomSeed = UInt64(bitPattern: seed)
-                default: randomSeed = nil
-                }
-                continue
+                randomSeed = seed
+            case .exchange: httpExchanges += 1
+            case .frame: frameCount += 1
+            case .otherNote: break
             }
-            if direction == "http" {
-                httpExchanges += 1
-                continue
-            }
-            guard let kind = Frame.Direction(rawValue: direction), case .string(let text) = entry["frame"] else {
-                throw Problem(description: "\(path):\(index + 1): a frame line needs direction in or out, and frame")
-            }
-            let time: Date? = if case .string(let stamp) = entry["time"] { times.date(from: stamp) } else { nil }
-            frames.append(
-                Frame(direction: kind, time: time, message: try? JSONDecoding.decode(text), text: text, line: index + 1)
-            )
         }
+        if let failure = reading.failure { throw Problem(description: "\(failure)") }
         guard sawHeader else {
             throw Problem(
                 description:
-                    "\(path) is not a recording: its first line names no recording (a --trace file? record with --record)"
+                    "\(TerminalText.escaped(path)) is not a recording: its first line names no recording (a --trace file? record with --record)"
             )
+        }
+    }
+
+    private enum Entry {
+        case header(randomSeed: UInt64?)
+        case otherNote
+        case exchange
+        case frame(Frame.Direction, text: String, time: String?)
+    }
+
+    private static func entry(_ line: [UInt8], number: Int, path: String) throws -> Entry {
+        let entry: JSONValue
+        do {
+            entry = try JSONDecoding.decode(line)
+        } catch {
+            throw Problem(description: "\(TerminalText.escaped(path)):\(number): not a line of a recording (\(error))")
+        }
+        guard case .string(let direction) = entry["direction"] else {
+            throw Problem(description: "\(TerminalText.escaped(path)):\(number): no direction")
+        }
+        switch direction {
+        case "note":
+            guard entry["recording"] != nil else { return .otherNote }
+            switch entry["randomSeed"] {
+            case .uint(let seed): return .header(randomSeed: seed)
+            case .int(let seed): return .header(randomSeed: UInt64(bitPattern: seed))
+            default: return .header(randomSeed: nil)
+            }
+        case "http":
+            return .exchange
+        default:
+            guard let kind = Frame.Direction(rawValue: direction), case .string(let text) = entry["frame"] else {
+                throw Problem(
+                    description:
+                        "\(TerminalText.escaped(path)):\(number): a frame line needs direction in or out, and frame"
+                )
+            }
+            let time: String? = if case .string(let stamp) = entry["time"] { stamp } else { nil }
+            return .frame(kind, text: text, time: time)
+        }
+    }
+
+    /// The frames, in order, read from the file again as they are asked for.
+    func frames() -> Frames {
+        Frames(lines: RecordingLines(path: path, limit: limit).makeIterator(), path: path)
+    }
+
+    struct Frames: Sequence, IteratorProtocol {
+        fileprivate var lines: RecordingLines.Iterator
+        fileprivate let path: String
+        private var number = 0
+        private let times: ISO8601DateFormatter = {
+            let times = ISO8601DateFormatter()
+            times.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+            return times
+        }()
+
+        fileprivate init(lines: RecordingLines.Iterator, path: String) {
+            self.lines = lines
+            self.path = path
+        }
+
+        /// The next frame; a line that is not one (the header, an HTTP exchange, one that
+        /// changed since it was checked) is passed over.
+        mutating func next() -> Frame? {
+            while let line = lines.next() {
+                number += 1
+                guard
+                    case .frame(let direction, let text, let stamp)? = try? RecordedSession.entry(
+                        line,
+                        number: number,
+                        path: path
+                    )
+                else { continue }
+                return Frame(
+                    direction: direction,
+                    time: stamp.flatMap(times.date(from:)),
+                    message: try? JSONDecoding.decode(text),
+                    text: text,
+                    line: number
+                )
+            }
+            return nil
         }
     }
 }
@@ -100,9 +169,10 @@ enum MessageIdentity: Equatable, CustomStringConvertible {
 
     var description: String {
         switch self {
-        case .response(let id): "the answer to request \(String(decoding: JSONWriter.encode(id), as: UTF8.self))"
-        case .bridgeMessage(let method, true): "the bridge's request \(method)"
-        case .bridgeMessage(let method, false): "the notification \(method)"
+        case .response(let id):
+            "the answer to request \(TerminalText.escaped(String(decoding: JSONWriter.encode(id), as: UTF8.self)))"
+        case .bridgeMessage(let method, true): "the bridge's request \(TerminalText.escaped(method))"
+        case .bridgeMessage(let method, false): "the notification \(TerminalText.escaped(method))"
         }
     }
 }
@@ -115,6 +185,7 @@ enum ReplayNormalization {
         let lowered = name.lowercased()
         return name.hasSuffix("Ms") || name.hasSuffix("At") || lowered.hasSuffix("_at") || lowered.hasSuffix("time")
             || lowered.hasSuffix("timestamp") || lowered.hasSuffix("date") || lowered.hasSuffix("seconds")
+            || lowered.hasSuffix("duration")
     }
 
     /// `value` with every time (ISO 8601, and the members that hold times) made `<time>`, the
@@ -157,7 +228,7 @@ enum ReplayNormalization {
                 ($0 == "audiences" ? 1 : 0, $0) < ($1 == "audiences" ? 1 : 0, $1)
             }
             for key in keys {
-                let childPath = "\(path).\(key)"
+                let childPath = "\(path).\(TerminalText.escaped(key))"
                 guard let leftValue = left[key] else { return (childPath, "(absent)", text(right[key]!)) }
                 guard let rightValue = right[key] else { return (childPath, text(leftValue), "(absent)") }
                 if let difference = firstDifference(leftValue, rightValue, at: childPath) { return difference }
@@ -177,7 +248,7 @@ enum ReplayNormalization {
     }
 
     private static func text(_ value: JSONValue) -> String {
-        let text = String(decoding: JSONWriter.encode(value), as: UTF8.self)
+        let text = TerminalText.escaped(String(decoding: JSONWriter.encode(value), as: UTF8.self))
         return text.count > 300 ? String(text.prefix(300)) + " …" : text
     }
 }

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BridgeServer
 import Foundation
 import JSONRPC
 
@@ -29,18 +30,22 @@ struct Replay: ParsableCommand {
     @Option(name: .long, help: "How long to wait for each frame the recording says the bridge sent, in seconds.")
     var frameTimeout: Double = 10
 
+    @Option(name: .long, help: "The largest recording replayed, in bytes; a larger one is refused before it is read.")
+    var maxRecordingSize = RecordingLines.defaultLimit
+
     func validate() throws {
         guard frameTimeout > 0, frameTimeout <= 3600 else {
             throw ValidationError("--frame-timeout must be more than 0 and at most 3600 seconds.")
         }
+        guard maxRecordingSize > 0 else { throw ValidationError("--max-recording-size must be positive.") }
     }
 
     func run() throws {
         let session: RecordedSession
         do {
-            session = try RecordedSession(path: recording)
+            session = try RecordedSession(path: recording, limit: maxRecordingSize)
         } catch {
-            FileHandle.standardError.write(Data("replay: \(error)\n".utf8))
+            FileHandle.standardError.write(Data("replay: \(TerminalText.escapedLines("\(error)"))\n".utf8))
             throw ExitCode(2)
         }
         var replay = SessionReplay(
@@ -51,12 +56,12 @@ struct Replay: ParsableCommand {
         )
         switch replay.run() {
         case .identical(let compared):
-            print("identical: \(compared) frames from the bridge compared, \(session.frames.count) frames in all")
+            print("identical: \(compared) frames from the bridge compared, \(session.frameCount) frames in all")
         case .different(let report):
-            print(report)
+            print(TerminalText.escapedLines(report))
             throw ExitCode(1)
         case .unplayable(let reason):
-            FileHandle.standardError.write(Data("replay: \(reason)\n".utf8))
+            FileHandle.standardError.write(Data("replay: \(TerminalText.escapedLines(reason))\n".utf8))
             throw ExitCode(2)
         }
     }
@@ -92,15 +97,24 @@ struct SessionReplay {
     }
 
     mutating func run() -> Outcome {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("replay-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: directory) }
+        let directory: String
+        do {
+            directory = try Self.privateDirectory()
+        } catch {
+            return .unplayable("cannot make a data directory for the replay: \(error)")
+        }
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         let bridge: ReplayedBridge
         do {
-            bridge = try ReplayedBridge(answeringHTTPFrom: session.path)
+            bridge = try ReplayedBridge(
+                answeringHTTPFrom: session.path,
+                limit: session.limit,
+                dataDirectory: directory + "/data"
+            )
         } catch {
             return .unplayable("cannot start a bridge: \(error)")
         }
-        var outcome = feed(bridge, dataDirectory: directory.path)
+        var outcome = feed(bridge, dataDirectory: directory + "/data")
         let leftovers = bridge.finish(within: .seconds(10))
         if case .identical = outcome, let extra = leftovers.first(where: Self.isCompared) {
             let text = String(decoding: JSONWriter.encode(extra), as: UTF8.self)
@@ -111,41 +125,60 @@ struct SessionReplay {
         return outcome
     }
 
+    /// A new directory only this user can open, for the replayed bridge's data: never the
+    /// default one, nor one the recording names.
+    private static func privateDirectory() throws -> String {
+        var template = Array((FileManager.default.temporaryDirectory.path + "/replay-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        return String(cString: made)
+    }
+
     private mutating func feed(_ bridge: ReplayedBridge, dataDirectory: String) -> Outcome {
         var compared = 0
         var configureId: JSONValue?
-        for (position, frame) in session.frames.enumerated() {
+        var frames = session.frames()
+        while let frame = frames.next() {
             switch frame.direction {
             case .incoming:
-                guard var message = frame.message else {
+                guard let message = frame.message else {
                     bridge.send(frame.text)
                     continue
                 }
-                if case .string("configure") = message["method"] {
-                    guard let rewritten = rewrittenConfigure(message, dataDirectory: dataDirectory) else {
-                        return .unplayable(
-                            "line \(frame.line): the session's config came from the Superwall API, and the recording holds none of its HTTP exchanges; replay it with --config FILE"
-                        )
+                // A batch's members are read as the bridge reads them, one by one.
+                let members: [JSONValue] = if case .array(let members) = message { members } else { [message] }
+                var sent: [JSONValue] = []
+                for var member in members {
+                    if case .string("configure") = member["method"] {
+                        guard let rewritten = rewrittenConfigure(member, dataDirectory: dataDirectory) else {
+                            return .unplayable(
+                                "line \(frame.line): the session's config came from the Superwall API, and the recording holds none of its HTTP exchanges; replay it with --config FILE"
+                            )
+                        }
+                        member = rewritten
+                        configureId = member["id"]
+                    } else if case .string("shutdown") = member["method"] {
+                        // The bridge refuses other requests from now on, the clock's included.
+                        lastClockReading = nil
                     }
-                    message = rewritten
-                    configureId = message["id"]
-                } else if case .string("shutdown") = message["method"] {
-                    // The bridge refuses other requests from now on, the clock's included.
-                    lastClockReading = nil
-                } else if let reading = frame.time {
+                    if member["method"] == nil, let id = member["id"], let replayed = bridgeRequestIds[id] {
+                        member = member.setting("id", to: replayed)
+                    }
+                    sent.append(member)
+                }
+                let startsWithLifecycle = members.contains {
+                    $0["method"] == "configure" || $0["method"] == "shutdown"
+                }
+                if !startsWithLifecycle, let reading = frame.time {
                     if let outcome = advanceClock(of: bridge, to: reading) { return outcome }
                 }
-                if message["method"] == nil, let id = message["id"], let replayed = bridgeRequestIds[id] {
-                    message = message.setting("id", to: replayed)
-                }
-                bridge.send(message)
+                bridge.send(message.isBatch ? .array(sent) : sent[0])
             case .outgoing:
                 guard let recorded = frame.message, let identity = MessageIdentity(recorded) else { continue }
                 if case .bridgeMessage("delegate/handleLog", _) = identity { continue }
                 guard let replayed = bridge.take(within: frameTimeout, where: { MessageIdentity($0) == identity })
                 else {
                     let missing = "line \(frame.line): the bridge did not send \(identity) the recording has"
-                    return .different(missing + divergence(after: position, in: bridge))
+                    return .different(missing + divergence(in: &frames, of: bridge))
                 }
                 if case .bridgeMessage(_, true) = identity, let recordedId = recorded["id"], let id = replayed["id"] {
                     bridgeRequestIds[recordedId] = id
@@ -192,8 +225,9 @@ struct SessionReplay {
 
     /// What the bridge answered instead: the first later answer the recording has that the
     /// bridge already sent, and where it differs (a decision, most often).
-    private func divergence(after position: Int, in bridge: ReplayedBridge) -> String {
-        for frame in session.frames[(position + 1)...] where frame.direction == .outgoing {
+    private func divergence(in later: inout RecordedSession.Frames, of bridge: ReplayedBridge) -> String {
+        while let frame = later.next() {
+            guard frame.direction == .outgoing else { continue }
             guard let recorded = frame.message, let identity = MessageIdentity(recorded),
                 case .response = identity,
                 let replayed = bridge.take(within: .zero, where: { MessageIdentity($0) == identity })
@@ -275,6 +309,11 @@ struct SessionReplay {
 }
 
 extension JSONValue {
+    fileprivate var isBatch: Bool {
+        if case .array = self { return true }
+        return false
+    }
+
     fileprivate func setting(_ key: String, to value: JSONValue) -> JSONValue {
         guard case .object(var members) = self else { return self }
         members[key] = value

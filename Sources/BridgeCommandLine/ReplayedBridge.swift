@@ -13,10 +13,15 @@ final class ReplayedBridge: Sendable {
     private let arrived = DispatchSemaphore(value: 0)
     private let ended = Atomic(false)
 
-    init(answeringHTTPFrom recording: String) throws {
+    /// A bridge answered from `recording` (of at most `limit` bytes), whose every session
+    /// keeps its data in `dataDirectory`, whatever its `configure` names.
+    init(answeringHTTPFrom recording: String, limit: Int, dataDirectory: String) throws {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.executable)
-        process.arguments = ["serve", "--framing", "ndjson", "--answer-http-from", recording]
+        process.arguments = [
+            "serve", "--framing", "ndjson", "--answer-http-from", recording, "--answer-http-limit", String(limit),
+            "--replay-data-directory", dataDirectory,
+        ]
         let toBridge = Pipe()
         let fromBridge = Pipe()
         process.standardInput = toBridge

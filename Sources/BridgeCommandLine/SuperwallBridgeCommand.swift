@@ -71,6 +71,8 @@ struct Serve: ParsableCommand {
         settings.record = recording.record
         settings.recordRedact = recording.redact
         settings.httpAnswers = recording.answerHTTPFrom
+        settings.httpAnswersLimit = recording.answerHTTPLimit
+        settings.pinnedDataDirectory = recording.replayDataDirectory
         return settings
     }
 
@@ -205,6 +207,13 @@ struct RecordingOptions: ParsableArguments {
         help: .private
     )
     var answerHTTPFrom: String?
+
+    @Option(name: .customLong("answer-http-limit"), help: .private)
+    var answerHTTPLimit = RecordingLines.defaultLimit
+
+    /// A replay's: the one data directory every `configure` of the session opens.
+    @Option(name: .customLong("replay-data-directory"), help: .private)
+    var replayDataDirectory: String?
 }
 
 enum LogLevel: String, ExpressibleByArgument, CaseIterable {

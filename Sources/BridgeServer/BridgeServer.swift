@@ -30,7 +30,8 @@ public final class BridgeServer: ConnectionHandler {
         watchConfigFiles: Bool = false,
         maximumConfigSize: Int = FileConfigSource.defaultMaximumSize,
         httpTransport: any HTTPTransport = NetworkTransport(),
-        recordSeed: UInt64? = nil
+        recordSeed: UInt64? = nil,
+        pinnedDataDirectory: String? = nil
     ) {
         self.logger = logger
         clientLog?.attach(delegate)
@@ -54,7 +55,8 @@ public final class BridgeServer: ConnectionHandler {
                 maximumConfigSize: maximumConfigSize,
                 httpTransport: httpTransport,
                 entryOrder: EntryOrder(),
-                recordSeed: recordSeed
+                recordSeed: recordSeed,
+                pinnedDataDirectory: pinnedDataDirectory
             )
         )
     }

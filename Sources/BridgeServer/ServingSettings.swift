@@ -26,6 +26,11 @@ public struct ServingSettings: Equatable, Sendable {
     /// A recording whose HTTP exchanges answer the bridge's requests instead of the network:
     /// what `superwall-bridge replay` serves its bridge with.
     public var httpAnswers: String?
+    /// The largest recording `httpAnswers` may name, in bytes.
+    public var httpAnswersLimit = RecordingLines.defaultLimit
+    /// The data directory every `configure` opens, whatever it names (a replay's, so that a
+    /// recording never chooses where the bridge writes).
+    public var pinnedDataDirectory: String?
 
     /// The settings' names, in camel case.
     public static let names = [
@@ -105,7 +110,7 @@ public struct ServingSettings: Equatable, Sendable {
     ) throws -> BridgeServer {
         var transport: any HTTPTransport = NetworkTransport()
         if let httpAnswers {
-            let answers = try RecordedHTTPAnswers(path: httpAnswers)
+            let answers = try RecordedHTTPAnswers(path: httpAnswers, limit: httpAnswersLimit)
             if answers.count > 0 { connection.frameRead = { answers.clientSent($0) } }
             transport = answers
         }
@@ -121,7 +126,8 @@ public struct ServingSettings: Equatable, Sendable {
             watchConfigFiles: watch,
             maximumConfigSize: maxConfigSize,
             httpTransport: transport,
-            recordSeed: record == nil ? nil : recordSeed
+            recordSeed: record == nil ? nil : recordSeed,
+            pinnedDataDirectory: pinnedDataDirectory
         )
     }
 }

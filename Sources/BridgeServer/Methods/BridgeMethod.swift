@@ -73,6 +73,9 @@ struct MethodContext: Sendable {
     /// The seed of a recorded session's random draws (`ServingSettings.record`), when
     /// `configure` gives none: a replay draws the same.
     let recordSeed: UInt64?
+    /// The data directory every `configure` opens, whatever it names
+    /// (`ServingSettings.pinnedDataDirectory`).
+    let pinnedDataDirectory: String?
 }
 
 /// Runs a core call, turning its error into the protocol's.

@@ -57,6 +57,7 @@ enum ConfigurationMethods {
             if let locale = configure.localeIdentifier { await superwall.setLocaleIdentifier(locale) }
             if configure.usesManualClock { context.clock.stop() }
             for warning in configure.warnings { context.logger.warning("configure: \(warning.message)") }
+            if let pinned = context.pinnedDataDirectory { configure.options.dataDirectory = pinned }
             if configure.options.randomSeed == nil, let seed = context.recordSeed {
                 // A recorded session draws from the seed its recording names.
                 configure.options.randomSeed = seed

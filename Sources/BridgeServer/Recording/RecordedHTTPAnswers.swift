@@ -37,15 +37,16 @@ public final class RecordedHTTPAnswers: HTTPTransport {
     private let answers: Mutex<[String: Answers]>
     private let progress = Mutex(Progress())
 
-    /// The exchanges of the recording at `path`.
-    public init(path: String) throws {
-        guard let data = FileManager.default.contents(atPath: path) else {
-            throw Problem(description: "cannot read the recording \(path)")
-        }
+    /// The exchanges of the recording at `path`, read a line at a time (`RecordingLines`),
+    /// of a file of at most `limit` bytes.
+    public init(path: String, limit: Int = RecordingLines.defaultLimit) throws {
+        let lines = RecordingLines(path: path, limit: limit)
+        try lines.check()
         var byKey: [String: Answers] = [:]
         var framesBefore = 0
-        for line in data.split(separator: UInt8(ascii: "\n")) {
-            guard let entry = try? JSONDecoding.decode(Array(line)) else { continue }
+        var reading = lines.makeIterator()
+        while let line = reading.next() {
+            guard let entry = try? JSONDecoding.decode(line) else { continue }
             if entry["direction"] == "in" {
                 framesBefore += 1
                 continue
@@ -56,6 +57,7 @@ public final class RecordedHTTPAnswers: HTTPTransport {
                 Recorded(outcome: outcome, afterFrames: framesBefore)
             )
         }
+        if let failure = reading.failure { throw Problem(description: "\(failure)") }
         answers = Mutex(byKey)
     }
 
