@@ -244,9 +244,12 @@ struct ExplanationText {
     private func children(of trace: ExpressionTrace, indent: String) -> [String] {
         var lines: [String] = []
         for (index, child) in trace.children.enumerated() {
-            let last = index == trace.children.count - 1
+            let last = index == trace.children.count - 1 && trace.omittedNodes == 0
             lines.append(indent + (last ? "└─ " : "├─ ") + node(child))
             lines.append(contentsOf: children(of: child, indent: indent + (last ? "   " : "│  ")))
+        }
+        if trace.omittedNodes > 0 {
+            lines.append(indent + "└─ " + dim("… \(trace.omittedNodes) more nodes not shown"))
         }
         return lines
     }

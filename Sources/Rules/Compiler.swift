@@ -72,6 +72,24 @@ struct Compiler {
                 )
             }
             return Conditional(condition: try lower(condition), then: try lower(then), otherwise: try lower(otherwise))
+        case .orDefault(let inner, let fallback):
+            if optimize, case .select(let operand, let field) = inner {
+                return SelectOrDefault(
+                    operand: try lowerOperand(operand, reading: field),
+                    field: field,
+                    fallback: fallback
+                )
+            }
+            return MissingKeyFallback(inner: try lower(inner), fallback: fallback)
+        case .guardedRelation(let relation, let left, let right):
+            return GuardedRelation(relation: relation, left: try lower(left), right: try lower(right))
+        case .eitherRelation(let relation, let operand, let literals, let operandOnLeft):
+            return EitherRelation(
+                relation: relation,
+                operand: try lower(operand),
+                literals: literals,
+                operandOnLeft: operandOnLeft
+            )
         case .traced(let number, let inner):
             return Traced(number: number, inner: try lower(inner), isEvaluation: true)
         case .probed(let number, let inner):

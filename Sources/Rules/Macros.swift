@@ -1,5 +1,6 @@
 /// The comprehension macros `all`, `exists`, `exists_one`, `map` and `filter`, over a list's
-/// elements or a map's keys. Each iteration spends one step of the frame's budget.
+/// elements or a map's keys, the keys in one order in every process (`ValueMap.keysInOrder`).
+/// Each iteration spends one step of the frame's budget.
 final class Comprehension: Node {
     enum Kind: String {
         case all, exists, exists_one, map, filter
@@ -24,7 +25,7 @@ final class Comprehension: Node {
         let items: [Value]
         switch try range.evaluate(&frame) {
         case .list(let elements): items = elements
-        case .map(let map): items = map.entries.keys.map(\.value)
+        case .map(let map): items = map.keysInOrder.map(\.value)
         case let other:
             throw EvaluationError(.unsupportedOperation, "\(kind.rawValue)() cannot iterate over \(other.kindName)")
         }
@@ -32,10 +33,20 @@ final class Comprehension: Node {
         defer { frame.locals[slot] = saved }
         var matched = 0
         var produced: [Value] = []
+        /// `all` and `exists` are CEL's logical and / or over the elements: a false (a
+        /// true) decides whatever the others raised, so an error counts only when no element
+        /// decides, and the result never depends on the order of a map's keys.
+        var deferredError: EvaluationError?
         for item in items {
             try frame.spend()
             frame.locals[slot] = item
-            let verdict = try body.evaluate(&frame)
+            let verdict: Value
+            do {
+                verdict = try body.evaluate(&frame)
+            } catch  where (kind == .all || kind == .exists) && error.kind != .budgetExceeded {
+                if deferredError == nil { deferredError = error }
+                continue
+            }
             switch kind {
             case .all:
                 if !verdict.isTruthy { return .bool(false) }
@@ -53,6 +64,7 @@ final class Comprehension: Node {
                 if verdict.isTruthy { produced.append(item) }
             }
         }
+        if let deferredError { throw deferredError }
         switch kind {
         case .all: return .bool(true)
         case .exists: return .bool(false)

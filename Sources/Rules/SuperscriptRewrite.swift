@@ -10,6 +10,10 @@
 /// 5. `x == "42"` becomes `x == "42" || x == 42` (and `!=` a conjunction) when either side is
 ///    a string literal that parses as a number, as Rust's `parse` would (no trimming).
 ///
+/// Each rule writes what it repeats once (`Expr.orDefault`, `.guardedRelation`,
+/// `.eitherRelation`), so the rewritten tree is linear in the source: written as the
+/// conditionals above, a chain `user.f1.f2….f24` became 2^24 nodes to lower and evaluate.
+///
 /// Where Superscript leaves the order of 2 and 5 open, 2 comes first: a missing attribute
 /// compared with `"0"` is `"" == "0" || "" == 0`, false, like any other comparison of a
 /// missing attribute with a non-empty string.
@@ -26,7 +30,7 @@ enum SuperscriptRewrite {
         case .select(let operand, let field):
             let access = Expr.select(rewrite(operand, insideHas: insideHas), field)
             if insideHas { return access }
-            return .conditional(.call("has", target: nil, [access]), access, .literal(.null))
+            return .orDefault(access, .null)
         case .index(let operand, let index):
             return .index(rewrite(operand, insideHas: insideHas), rewrite(index, insideHas: insideHas))
         case .call(let name, let target, let arguments):
@@ -62,14 +66,14 @@ enum SuperscriptRewrite {
             // The access inside `has()` is marked too, so a missing member shows as the
             // error it would have been, at the member, although the rule reads it as null.
             let access = Expr.select(rewrite(operand, insideHas: false), field)
-            return .traced(
-                number,
-                .conditional(.call("has", target: nil, [.probed(number, access)]), access, .literal(.null))
-            )
+            return .traced(number, .orDefault(.probed(number, access), .null))
         case .traced(let number, let inner):
             return .traced(number, rewrite(inner, insideHas: insideHas))
         case .probed(let number, let inner):
             return .probed(number, rewrite(inner, insideHas: insideHas))
+        case .orDefault, .guardedRelation, .eitherRelation:
+            // Made by this rewrite, never read by it.
+            return expression
         case .relation(let relation, let left, let right):
             let safe = nullSafeRelation(relation, left, right, insideHas: insideHas)
             return coerceNumericString(relation, original: (left, right), safe)
@@ -89,13 +93,12 @@ enum SuperscriptRewrite {
         insideHas: Bool
     ) -> (relation: Expr, left: Expr, right: Expr) {
         let rewrittenRight = rewrite(right, insideHas: insideHas)
-        let guarded: (guard: Expr, operand: Expr)?
+        /// A member access on the left, as compared (marked as the source's node when explaining).
+        let guarded: Expr?
         let mark = { (expression: Expr) in left.traceNumber.map { Expr.traced($0, expression) } ?? expression }
-        let probe = { (expression: Expr) in left.traceNumber.map { Expr.probed($0, expression) } ?? expression }
         switch left.unwrapped {
         case .select(let operand, let field) where !insideHas:
-            let access = Expr.select(rewrite(operand, insideHas: false), field)
-            guarded = (.call("has", target: nil, [probe(access)]), mark(access))
+            guarded = mark(Expr.select(rewrite(operand, insideHas: false), field))
         case .call(let name, let target?, let arguments)
         where !insideHas && (target.unwrapped == .identifier("device") || target.unwrapped == .identifier("computed")):
             guard case .identifier(let receiver) = target.unwrapped else { preconditionFailure("matched above") }
@@ -106,7 +109,14 @@ enum SuperscriptRewrite {
                     arguments.map { rewrite($0, insideHas: false) }
                 )
             )
-            guarded = (.call("hasFn", target: nil, [.literal(.string("\(receiver).\(name)"))]), call)
+            let declared = Expr.call("hasFn", target: nil, [.literal(.string("\(receiver).\(name)"))])
+            // `hasFn` is asked first; the call is written once.
+            if case .literal(let literal) = rewrittenRight.unwrapped {
+                let safeLeft = Expr.conditional(declared, call, .literal(zeroValue(of: literal)))
+                return (.relation(relation, safeLeft, rewrittenRight), safeLeft, rewrittenRight)
+            }
+            let checked = Expr.conditional(declared, .relation(relation, call, rewrittenRight), .literal(.bool(false)))
+            return (checked, call, rewrittenRight)
         default:
             guarded = nil
         }
@@ -115,15 +125,11 @@ enum SuperscriptRewrite {
             return (.relation(relation, rewrittenLeft, rewrittenRight), rewrittenLeft, rewrittenRight)
         }
         if case .literal(let literal) = rewrittenRight.unwrapped {
-            let safeLeft = Expr.conditional(guarded.guard, guarded.operand, .literal(zeroValue(of: literal)))
+            let safeLeft = Expr.orDefault(guarded, zeroValue(of: literal))
             return (.relation(relation, safeLeft, rewrittenRight), safeLeft, rewrittenRight)
         }
-        let checked = Expr.conditional(
-            guarded.guard,
-            .relation(relation, guarded.operand, rewrittenRight),
-            .literal(.bool(false))
-        )
-        return (checked, guarded.operand, rewrittenRight)
+        let checked = Expr.guardedRelation(relation, guarded, rewrittenRight)
+        return (checked, guarded, rewrittenRight)
     }
 
     private static func zeroValue(of literal: Value) -> Value {
@@ -155,11 +161,14 @@ enum SuperscriptRewrite {
         } else {
             return safe.relation
         }
-        let numeric =
-            numberOnRight
-            ? Expr.relation(relation, safe.left, .literal(number))
-            : Expr.relation(relation, .literal(number), safe.right)
-        return relation == .equal ? .or(safe.relation, numeric) : .and(safe.relation, numeric)
+        // The side compared with both is written once.
+        if numberOnRight, case .literal(let text) = safe.right.unwrapped {
+            return .eitherRelation(relation, operand: safe.left, literals: [text, number], operandOnLeft: true)
+        }
+        if !numberOnRight, case .literal(let text) = safe.left.unwrapped {
+            return .eitherRelation(relation, operand: safe.right, literals: [text, number], operandOnLeft: false)
+        }
+        return safe.relation
     }
 
     /// Rust's `parse::<i64>()`, then `u64`, then `f64`.

@@ -98,6 +98,26 @@ public enum MapKey: Hashable, Sendable {
         }
     }
 
+    /// The order of `ValueMap.keysInOrder`.
+    static func precedes(_ left: MapKey, _ right: MapKey) -> Bool {
+        switch (left, right) {
+        case (.bool(let a), .bool(let b)): return !a && b
+        case (.int(let a), .int(let b)): return a < b
+        case (.uint(let a), .uint(let b)): return a < b
+        case (.string(let a), .string(let b)): return a.unicodeScalars.lexicographicallyPrecedes(b.unicodeScalars)
+        default: return left.rank < right.rank
+        }
+    }
+
+    private var rank: Int {
+        switch self {
+        case .bool: 0
+        case .int: 1
+        case .uint: 2
+        case .string: 3
+        }
+    }
+
     var value: Value {
         switch self {
         case .int(let value): .int(value)
@@ -157,6 +177,13 @@ public struct ValueMap: Sendable {
         case .entries(let entries): entries[.string(name)]
         case .view(let view): view.value(forKey: name)
         }
+    }
+
+    /// The keys in one order whatever the process's hashing: booleans, then ints, uints and
+    /// strings, each in ascending order (strings by their Unicode scalars). What a rule reads
+    /// from iterating a map is so the same in every run.
+    public var keysInOrder: [MapKey] {
+        entries.keys.sorted(by: MapKey.precedes)
     }
 
     public var entries: [MapKey: Value] {

@@ -88,9 +88,10 @@ extension RuleExplanation {
 }
 
 extension ExpressionTrace {
-    /// `{text, evaluated, value?, valueText?, error?, evaluations?, children}`.
+    /// `{text, evaluated, value?, valueText?, error?, evaluations?, children, omittedNodes?}`;
+    /// the text is already bounded (`ExpressionTrace.textLimit`).
     var jsonValue: JSONValue {
-        var object: JSONObject = ["text": .string(Self.bounded(text)), "evaluated": .bool(outcome != .notEvaluated)]
+        var object: JSONObject = ["text": .string(text), "evaluated": .bool(outcome != .notEvaluated)]
         switch outcome {
         case .value(let value): object.merge(Self.describe(value)) { $1 }
         case .error(let error): object["error"] = .string(error.message)
@@ -98,6 +99,7 @@ extension ExpressionTrace {
         }
         if evaluations > 1 { object["evaluations"] = .int(Int64(evaluations)) }
         object["children"] = .array(children.map(\.jsonValue))
+        if omittedNodes > 0 { object["omittedNodes"] = .int(Int64(omittedNodes)) }
         return .object(object)
     }
 
@@ -114,8 +116,8 @@ extension ExpressionTrace {
         return ["valueText": .string(text), "value": ExpressionEvaluation.encode(value)]
     }
 
-    /// The most characters of a node's source text or value text an explanation carries.
-    static let textLimit = 1_024
+    /// The most characters of a value's text an explanation carries.
+    static let textLimit = ExpressionTrace.textLimit
 
     static func bounded(_ text: String) -> String {
         guard text.count > textLimit else { return text }

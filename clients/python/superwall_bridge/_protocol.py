@@ -591,6 +591,7 @@ class ExpressionTrace(WireModel):
     error: str | None = None
     evaluations: int | None = None
     children: list[ExpressionTrace] = field(default_factory=list)
+    omitted_nodes: int | None = None
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def node_text(self) -> str:

@@ -562,6 +562,8 @@ export interface ExpressionTrace {
     error?: string;
     evaluations?: number;
     children: Array<ExpressionTrace>;
+    /** How many nodes of the source below this one are left out: an explanation shows at most 2,000 nodes, each node's text at most 1,024 bytes (then " …"). */
+    omittedNodes?: number;
 }
 
 /** An audience rule's value after Superscript's post-pass (value/valueText, or error), whether it matches (only exactly true does), and the tree of its source. */
