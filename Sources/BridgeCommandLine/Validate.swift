@@ -33,7 +33,7 @@ struct Validate: ParsableCommand {
         } catch {
             // For text that is not JSON at all, the parser's line and column say more than
             // the decoder's path; the text is parsed again only then.
-            if let syntax = Self.syntaxError(in: body) {
+            if let syntax = Self.syntaxError(in: Config.withoutByteOrderMark(body)) {
                 print("\(file):\(syntax.line):\(syntax.column): not JSON: \(syntax.reason)")
             } else {
                 print("\(file):\(error.path): \(error.reason)")
@@ -42,8 +42,14 @@ struct Validate: ParsableCommand {
         }
         let problems = config.problems
         for problem in problems { print("\(file):\(problem.path): \(problem.message)") }
-        let warnings = config.warnings
-        for warning in warnings { print("\(file):\(warning.path): warning: \(warning.message)") }
+        var warnings = config.warnings.map { "\(file):\($0.path): warning: \($0.message)" }
+        if let duplicate = JSONDecoding.firstDuplicateKey(in: [UInt8](Config.withoutByteOrderMark(body))) {
+            warnings.insert(
+                "\(file):\(duplicate.line):\(duplicate.column): warning: \(duplicate.reason): of a key written twice the last is read",
+                at: 0
+            )
+        }
+        for warning in warnings { print(warning) }
         guard problems.isEmpty else { throw ExitCode(1) }
         let noted = warnings.isEmpty ? "" : ", \(warnings.count) warning\(warnings.count == 1 ? "" : "s")"
         print(

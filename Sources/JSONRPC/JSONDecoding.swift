@@ -56,6 +56,22 @@ public enum JSONDecoding {
         return ParsedJSON(root: root, arena: arena, lexemes: NumberLexemes(in: bytes))
     }
 
+    /// Where the first object that names a key twice names it again, in JSON text (nil when
+    /// none does, or when the text is not JSON): a decoder reads the last, which a config's
+    /// author may not have meant.
+    public static func firstDuplicateKey(in bytes: [UInt8]) -> JSONSyntaxError? {
+        var error = json_error_t()
+        let flags = Int(JSON_DECODE_ANY | JSON_ALLOW_NUL | JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL)
+        let root = bytes.withUnsafeBytes { buffer in
+            json_loadb(buffer.baseAddress?.assumingMemoryBound(to: CChar.self), buffer.count, flags, &error)
+        }
+        if let root {
+            json_decref(root)
+            return nil
+        }
+        return json_error_code(&error) == json_error_duplicate_key ? JSONSyntaxError(error) : nil
+    }
+
     public static func decode(_ bytes: [UInt8]) throws(JSONSyntaxError) -> JSONValue {
         do {
             return try bytes.withUnsafeBytes { buffer in try decode(buffer) }

@@ -8,7 +8,7 @@
 ///
 /// The errors are `DecodingError`s of the same cases and coding paths as Foundation's; text
 /// that is not JSON is `dataCorrupted` with an empty coding path. Of a key written twice, the
-/// first is read. Numbers follow Foundation: an integer type takes a number written with a
+/// last is read. Numbers follow Foundation: an integer type takes a number written with a
 /// fraction or exponent when its value is a whole number in range. A number that does not fit
 /// its type is `dataCorrupted` at the number's own path, as on Apple's platforms (Foundation
 /// on Linux reports it as text that is not JSON, with no path).
@@ -269,22 +269,25 @@ extension JSONTape {
         )
     }
 
-    /// The index of the value of the first member named `name` of the object at `object`.
+    /// The index of the value of the last member named `name` of the object at `object`: of a
+    /// key written twice the last is read, as `JSON.parse`, Python and jansson (the JSON-RPC
+    /// side) read it.
     func member(named name: UnsafeBufferPointer<UInt8>, inObjectAt object: Int) -> Int? {
         let prefix = JSONTape.prefix(of: name, from: 0, count: name.count)
         var key = object + 1
+        var found: Int?
         for _ in 0..<entries[object].count {
             let entry = entries[key]
             if entry.isMarked {
-                if string(at: key).utf8.elementsEqual(name) { return key + 1 }
+                if string(at: key).utf8.elementsEqual(name) { found = key + 1 }
             } else if entry.prefix == prefix, Int(entry.end &- entry.start) == name.count,
                 tailsMatch(from: Int(entry.start), name)
             {
-                return key + 1
+                found = key + 1
             }
             key &+= entry.distanceToNextKey
         }
-        return nil
+        return found
     }
 
     /// The names of the members of the object at `object` that `known` lacks (none for a value

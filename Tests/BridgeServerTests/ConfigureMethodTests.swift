@@ -222,6 +222,22 @@ import Testing
         #expect(plain?["warnings"] == [])
     }
 
+    @Test func thousandsOfUnknownKeysAnswerTheFirstFewHundredAndACount() async {
+        let process = await bridgeProcess()
+        var options: JSONObject = [
+            "configSource": ["type": "embedded"], "dataDirectory": .string(temporaryDirectory()),
+        ]
+        for index in 0..<5_000 { options["unknown\(index)"] = .int(Int64(index)) }
+        let result = await call(process, "configure", ["apiKey": "pk_test", "options": .object(options)])?["result"]
+        #expect(result?["configurationStatus"] == "configured")
+        let warnings = result?["warnings"]?.arrayValue ?? []
+        #expect(warnings.count == 201)
+        #expect(
+            warnings.last?["message"]
+                == "4800 more keys configure does not know were ignored: only the first 200 are listed."
+        )
+    }
+
     @Test func aConfigKeyNoDecoderReadsIsAWarningOfTheConfigure() async throws {
         let directory = temporaryDirectory()
         let file = URL(fileURLWithPath: directory).appendingPathComponent("config.json")

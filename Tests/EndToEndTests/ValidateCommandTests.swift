@@ -106,9 +106,31 @@ import Testing
         #expect(result.status == 1)
         #expect(result.stdout == "\(path):$.build_id: expected a string\n")
     }
+
+    @Test func aFileWithAByteOrderMarkIsValidAndAKeyWrittenTwiceIsAWarning() async throws {
+        let path = try configFile()
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let edited = "\u{FEFF}{\"build_id\": \"written first\"," + text.dropFirst()
+        try edited.write(toFile: path, atomically: true, encoding: .utf8)
+        let result = try await runBridge(["validate", path])
+        #expect(result.status == 0, "\(result.stdout)")
+        #expect(result.stdout.contains("valid: build pt-conformance-holdout"))
+        #expect(result.stdout.contains("\(path):1:"))
+        #expect(result.stdout.contains("warning: duplicate object key: of a key written twice the last is read"))
+    }
+
+    @Test func thousandsOfUnknownKeysPrintTheFirstFewHundredAndACount() async throws {
+        let path = try configFile { config in
+            for index in 0..<20_000 { config["unknown_\(index)"] = index }
+        }
+        let result = try await runBridge(["validate", path])
+        #expect(result.status == 0)
+        let warnings = result.stdout.split(separator: "\n").filter { $0.contains(": warning: ") }
+        #expect(warnings.count <= 210)
+        #expect(result.stdout.contains("19800 more unknown keys are ignored: only the first 200 are listed"))
+    }
 }
 
-/// A config of the conformance suite (`protocol/conformance/configs`).
 func conformanceConfig(_ name: String) -> URL {
     URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent(
         "../../protocol/conformance/configs/\(name)"

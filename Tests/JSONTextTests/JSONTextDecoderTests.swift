@@ -5,9 +5,12 @@ import Testing
 
 @Suite struct JSONTextDecoderTests {
     @Test func itDecodesWhatFoundationsDecoderDecodes() throws {
-        let expected = try foundation(Sample.self, sampleText)
-        #expect(try ours(Sample.self, sampleText) == expected)
+        var expected = try foundation(Sample.self, sampleText)
         #expect(expected.table["two"] == 2)
+        // Of a key written twice (here once with an escape) Foundation reads the first; this
+        // decoder reads the last, as JSON.parse, Python and jansson do.
+        expected.table["two"] = 3
+        #expect(try ours(Sample.self, sampleText) == expected)
     }
 
     @Test(arguments: [
@@ -58,9 +61,9 @@ import Testing
         #expect((try? ours([Double].self, "[\(number)]")) == expectedDouble)
     }
 
-    @Test func ofAKeyWrittenTwiceTheFirstIsRead() throws {
+    @Test func ofAKeyWrittenTwiceTheLastIsRead() throws {
         struct One: Decodable { var a: Int }
-        #expect(try ours(One.self, #"{"a":1,"b":0,"a":2}"#).a == 1)
+        #expect(try ours(One.self, #"{"a":1,"b":0,"a":2}"#).a == 2)
     }
 
     @Test func aMemberNameWrittenWithEscapesIsFound() throws {

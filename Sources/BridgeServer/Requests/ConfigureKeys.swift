@@ -46,9 +46,13 @@ enum ConfigureKeys {
         for key in level.keys where home[key] == nil { home[key] = "\(level.path).\(key)" }
     }
 
+    /// The most unknown keys `check` lists; the others are counted in one more warning.
+    static let listedUnknownKeys = 200
+
     /// Refuses a known key at the wrong level; answers the unknown ones.
     static func check(_ params: Params) throws(RPCError) -> [Warning] {
         var warnings: [Warning] = []
+        var unknown = 0
         for level in levels {
             guard let members = try object(at: level.path, in: params)?.members else { continue }
             let known = Set(level.keys)
@@ -60,8 +64,21 @@ enum ConfigureKeys {
                         details: ["path": .string(path), "belongsAt": .string(belongs)]
                     )
                 }
-                warnings.append(Warning(path: path, message: "\(path) is not a key configure knows; it was ignored."))
+                unknown += 1
+                guard unknown <= listedUnknownKeys else { continue }
+                warnings.append(
+                    Warning(path: path, message: "\(path.prefix(200)) is not a key configure knows; it was ignored.")
+                )
             }
+        }
+        if unknown > listedUnknownKeys {
+            warnings.append(
+                Warning(
+                    path: "params",
+                    message:
+                        "\(unknown - listedUnknownKeys) more keys configure does not know were ignored: only the first \(listedUnknownKeys) are listed."
+                )
+            )
         }
         return warnings
     }

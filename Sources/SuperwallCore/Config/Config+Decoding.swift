@@ -52,7 +52,8 @@ extension Config {
         try decode(from: data, reusing: nil)
     }
 
-    public static func decode(from data: Data, reusing previous: Config?) throws(ConfigDecodingError) -> Config {
+    public static func decode(from text: Data, reusing previous: Config?) throws(ConfigDecodingError) -> Config {
+        let data = withoutByteOrderMark(text)
         do {
             return try data.withUnsafeBytes { bytes in
                 var reader = ConfigReader(reusing: previous)
@@ -69,6 +70,11 @@ extension Config {
         } catch {
             throw ConfigDecodingError(path: "$", reason: String(describing: error))
         }
+    }
+
+    /// The text without the UTF-8 byte order mark a Windows editor writes at its start.
+    public static func withoutByteOrderMark(_ text: Data) -> Data {
+        text.starts(with: [0xEF, 0xBB, 0xBF]) ? Data(text.dropFirst(3)) : text
     }
 
     init(header: ConfigHeader, triggers: [Trigger], paywalls: [Paywall], products: [Product]) {
@@ -139,15 +145,28 @@ extension ConfigDecodingError {
 /// decoder reads (`ignoredMembers`).
 final class DroppedElementLog: Sendable {
     static let key = CodingUserInfoKey(rawValue: "superwall.droppedElements")!
-    private let storage = Mutex<(elements: [ConfigProblem], ignored: [ConfigProblem], pathPrefix: String)>(
-        ([], [], "$")
-    )
+
+    private struct Entries {
+        var elements: [ConfigProblem] = []
+        var ignored: [ConfigProblem] = []
+        /// How many members were ignored, those past `ignoredListed` included.
+        var ignoredCount = 0
+        var pathPrefix = "$"
+    }
+
+    private let storage = Mutex(Entries())
+
+    /// The most unknown keys one decode lists; the others are counted. A config of a million
+    /// misspelt keys otherwise answered `configure` with 72 MB of warnings, after a minute.
+    static let ignoredListed = 200
 
     var elements: [ConfigProblem] { storage.withLock { $0.elements } }
     var ignoredMembers: [ConfigProblem] { storage.withLock { $0.ignored } }
+    /// How many members were ignored, listed or not.
+    var ignoredCount: Int { storage.withLock { $0.ignoredCount } }
     /// Both kinds: an element that left anything out is decoded again on reuse, so that it is
     /// reported again.
-    var count: Int { storage.withLock { $0.elements.count + $0.ignored.count } }
+    var count: Int { storage.withLock { $0.elements.count + $0.ignoredCount } }
 
     /// Where the part being decoded is in the whole config: the `$` of its coding paths.
     var pathPrefix: String {
@@ -159,8 +178,31 @@ final class DroppedElementLog: Sendable {
         storage.withLock { $0.elements.append(element) }
     }
 
-    func recordIgnored(_ member: ConfigProblem) {
-        storage.withLock { $0.ignored.append(member) }
+    /// Counts an ignored member, and lists it while fewer than `ignoredListed` are: `describe`
+    /// is called only then.
+    func recordIgnored(_ describe: () -> ConfigProblem) {
+        let listed = storage.withLock { entries in
+            entries.ignoredCount += 1
+            return entries.ignored.count < Self.ignoredListed
+        }
+        guard listed else { return }
+        let problem = describe()
+        storage.withLock { $0.ignored.append(problem) }
+    }
+
+    /// The ignored members of several logs: the first `ignoredListed`, then one line that
+    /// counts the others.
+    static func ignoredMembers(of logs: [DroppedElementLog]) -> [ConfigProblem] {
+        let listed = logs.flatMap(\.ignoredMembers).prefix(ignoredListed)
+        let others = logs.reduce(0) { $0 + $1.ignoredCount } - listed.count
+        guard others > 0 else { return Array(listed) }
+        return listed
+            + [
+                ConfigProblem(
+                    path: "$",
+                    message: "\(others) more unknown keys are ignored: only the first \(ignoredListed) are listed"
+                )
+            ]
     }
 
     static func of(_ decoder: any Decoder) -> DroppedElementLog? {

@@ -102,15 +102,16 @@ struct ConfigReader {
         var stream = try JSONStream(bytes)
         guard stream.nextKind == .object else { throw ConfigDecodingError(path: "$", reason: "expected an object") }
         try stream.open(.object)
-        var seen: Set<LargeArray> = []
         while let name = try stream.nextMember() {
-            // Of a key written twice, the first is read, as JSONDecoder reads it.
-            guard let key = LargeArray(rawValue: name), seen.insert(key).inserted else {
+            // Of a key written twice, the last is read, as the header's decoder and the
+            // JSON-RPC side read it.
+            guard let key = LargeArray(rawValue: name) else {
                 let name = UnsafeRawBufferPointer(rebasing: bytes[stream.memberNameText])
                 try stream.readValue { _, range in appendToHeader(name, UnsafeRawBufferPointer(rebasing: bytes[range]))
                 }
                 continue
             }
+            forget(key)
             switch stream.nextKind {
             case .array:
                 try readElements(of: key, from: &stream, in: bytes)
@@ -175,6 +176,15 @@ struct ConfigReader {
         }
     }
 
+    /// Drops what an earlier member of the same name read.
+    private mutating func forget(_ key: LargeArray) {
+        switch key {
+        case .triggers: triggers = Section(key: triggers.key)
+        case .paywalls: paywalls = Section(key: paywalls.key)
+        case .products: products = Section(key: products.key)
+        }
+    }
+
     private mutating func mark(_ found: Found, for key: LargeArray) {
         switch key {
         case .triggers: triggers.found = found
@@ -205,9 +215,9 @@ struct ConfigReader {
         var config = Config(header: header, triggers: triggers, paywalls: paywalls, products: products)
         config.droppedElements =
             self.triggers.dropped.elements + self.paywalls.dropped.elements + self.products.dropped.elements
-        config.ignoredMembers =
-            headerLog.ignoredMembers + self.triggers.dropped.ignoredMembers + self.paywalls.dropped.ignoredMembers
-            + self.products.dropped.ignoredMembers
+        config.ignoredMembers = DroppedElementLog.ignoredMembers(
+            of: [headerLog, self.triggers.dropped, self.paywalls.dropped, self.products.dropped]
+        )
         config.decodedText = DecodedText(
             triggers: self.triggers.positions,
             paywalls: self.paywalls.positions,

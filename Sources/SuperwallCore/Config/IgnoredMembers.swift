@@ -26,16 +26,28 @@ extension ConfigObjectKeys {
 }
 
 extension Decoder {
+    /// The longest unknown key a warning names whole.
+    fileprivate static var longestNameShown: Int { 128 }
+
     /// Records, in the decode's log, each member of the object being decoded that `Keys`
     /// does not name.
     func noteIgnoredMembers<Keys: ConfigObjectKeys>(besides _: Keys.Type) {
         let unknown = unknownMemberNames(of: self, besides: Keys.nameSet)
         guard !unknown.isEmpty, let log = DroppedElementLog.of(self) else { return }
         for name in unknown {
-            let path = ConfigDecodingError(path: jsonPath(codingPath + [AnyMemberKey(stringValue: name)]), reason: "")
-                .under(log.pathPrefix).path
-            let suggestion = NearestName.among(Keys.names, to: name).map { "; did you mean \"\($0)\"?" } ?? ""
-            log.recordIgnored(ConfigProblem(path: path, message: "unknown key \"\(name)\" is ignored\(suggestion)"))
+            log.recordIgnored {
+                // A name of megabytes is named by its start; nothing that long is a typo of a key.
+                let isLong = name.utf8.count > Self.longestNameShown
+                let shown = isLong ? String(name.prefix(Self.longestNameShown)) + "…" : name
+                let path = ConfigDecodingError(
+                    path: jsonPath(codingPath + [AnyMemberKey(stringValue: shown)]),
+                    reason: ""
+                ).under(log.pathPrefix).path
+                let suggestion =
+                    isLong
+                    ? "" : NearestName.among(Keys.names, to: name).map { "; did you mean \"\($0)\"?" } ?? ""
+                return ConfigProblem(path: path, message: "unknown key \"\(shown)\" is ignored\(suggestion)")
+            }
         }
     }
 }
