@@ -25,7 +25,9 @@ final class Comprehension: Node {
         let items: [Value]
         switch try range.evaluate(&frame) {
         case .list(let elements): items = elements
-        case .map(let map): items = map.keysInOrder.map(\.value)
+        case .map(let map):
+            try frame.charge(map.count)
+            items = map.keysInOrder.map(\.value)
         case let other:
             throw EvaluationError(.unsupportedOperation, "\(kind.rawValue)() cannot iterate over \(other.kindName)")
         }
@@ -120,18 +122,28 @@ final class BuiltinCall: Node {
             }
             return .bool(try frame.match(text, against: try RegularExpression(pattern)))
         }
+        // A function reads its arguments and makes its value: both are charged (`size` reads
+        // no more than a count).
+        let result: Value
         switch arguments.count {
         case 1:
-            return try builtin.apply(.one(try arguments[0].evaluate(&frame)), frame: frame)
+            let only = try arguments[0].evaluate(&frame)
+            if builtin != .size { try frame.charge(reading: only) }
+            result = try builtin.apply(.one(only), frame: frame)
         case 2:
             let first = try arguments[0].evaluate(&frame)
-            return try builtin.apply(.two(first, try arguments[1].evaluate(&frame)), frame: frame)
+            let second = try arguments[1].evaluate(&frame)
+            try frame.charge(reading: first, second)
+            result = try builtin.apply(.two(first, second), frame: frame)
         default:
             var values: [Value] = []
             values.reserveCapacity(arguments.count)
             for argument in arguments { values.append(try argument.evaluate(&frame)) }
-            return try builtin.apply(.many(values), frame: frame)
+            try frame.charge(values.reduce(0) { $0 + $1.workSize })
+            result = try builtin.apply(.many(values), frame: frame)
         }
+        try frame.charge(reading: result)
+        return result
     }
 }
 

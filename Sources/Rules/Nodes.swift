@@ -6,6 +6,7 @@ struct Frame {
     var locals: [Value]
     private var remainingSteps: Int
     private var remainingMatchSteps: Int
+    private var remainingWork: Int
     /// Set only when explaining (`Program.explain`): where `Traced` nodes report.
     var trace: TraceRecorder?
 
@@ -18,25 +19,58 @@ struct Frame {
     static let matchStepBudget = RegularExpression.maximumSteps
     /// The longest string, bytes or list an operator may produce.
     static let maximumLength = 1 << 20
+    /// What one evaluation's string, list and map operations may touch in all, in bytes (a
+    /// list or map counts its elements): every operand an operator or function reads and
+    /// every value it makes. Steps alone bound no work: 1,600 `contains()` on a 1 MiB string
+    /// took 55 s, and a `map` that kept a new 1 MiB string each step took gigabytes.
+    static let workBudget = 32 << 20
 
     init(activation: any Activation, localSlots: Int) {
         self.activation = activation
         locals = Array(repeating: .null, count: localSlots)
         remainingSteps = Self.stepBudget
         remainingMatchSteps = Self.matchStepBudget
+        remainingWork = Self.workBudget
     }
 
     mutating func spend(_ steps: Int = 1) throws(EvaluationError) {
+        let before = remainingSteps
         remainingSteps -= steps
         if remainingSteps < 0 {
             throw EvaluationError(.budgetExceeded, "Evaluation exceeded \(Self.stepBudget) steps")
         }
+        // A request cancelled while its rule runs stops within a thousand steps.
+        if before >> 10 != remainingSteps >> 10 { try stopIfCancelled() }
+    }
+
+    /// Spends `bytes` of the work budget (`workBudget`).
+    mutating func charge(_ bytes: Int) throws(EvaluationError) {
+        let before = remainingWork
+        remainingWork -= bytes
+        if remainingWork < 0 {
+            throw EvaluationError(
+                .budgetExceeded,
+                "The rule's string, list and map operations exceed \(Self.workBudget >> 20) MiB of work"
+            )
+        }
+        if before >> 16 != remainingWork >> 16 { try stopIfCancelled() }
+    }
+
+    /// Spends what reading `values` costs.
+    mutating func charge(reading values: Value...) throws(EvaluationError) {
+        var bytes = 0
+        for value in values { bytes += value.workSize }
+        try charge(bytes)
+    }
+
+    private func stopIfCancelled() throws(EvaluationError) {
+        if Task.isCancelled { throw EvaluationError(.budgetExceeded, "The evaluation was cancelled") }
     }
 
     /// Matches `text` against `pattern`, spending its worst case from the evaluation's budget.
     mutating func match(_ text: String, against pattern: RegularExpression) throws(EvaluationError) -> Bool {
-        // A request cancelled while its rule runs stops at its next match.
-        if Task.isCancelled { throw EvaluationError(.budgetExceeded, "The evaluation was cancelled") }
+        try stopIfCancelled()
+        try charge(text.utf8.count)
         let input = Array(text.unicodeScalars)
         let cost = pattern.worstCaseSteps(forInputOf: input.count)
         remainingMatchSteps -= cost
@@ -199,6 +233,7 @@ final class ListLiteral: Node {
         self.elements = elements
     }
     func evaluate(_ frame: inout Frame) throws(EvaluationError) -> Value {
+        try frame.charge(elements.count)
         var values: [Value] = []
         values.reserveCapacity(elements.count)
         for element in elements { values.append(try element.evaluate(&frame)) }
@@ -213,6 +248,7 @@ final class MapLiteral: Node {
         self.entries = entries
     }
     func evaluate(_ frame: inout Frame) throws(EvaluationError) -> Value {
+        try frame.charge(entries.count)
         var map: [MapKey: Value] = [:]
         for entry in entries {
             let keyValue = try entry.key.evaluate(&frame)
@@ -271,6 +307,7 @@ final class Arithmetic: Node {
 
     func evaluate(_ frame: inout Frame) throws(EvaluationError) -> Value {
         let result = try Operators.apply(operation, try left.evaluate(&frame), try right.evaluate(&frame))
+        try frame.charge(result.workSize)
         switch result {
         case .string(let text) where text.utf8.count > Frame.maximumLength:
             throw EvaluationError(.budgetExceeded, "Result longer than \(Frame.maximumLength) bytes")
@@ -298,10 +335,17 @@ final class Relation: Node {
 
     func evaluate(_ frame: inout Frame) throws(EvaluationError) -> Value {
         let lhs = try left.evaluate(&frame)
-        return try Self.apply(relation, lhs, try right.evaluate(&frame))
+        return try Self.apply(relation, lhs, try right.evaluate(&frame), frame: &frame)
     }
 
-    static func apply(_ relation: Expr.Relation, _ lhs: Value, _ rhs: Value) throws(EvaluationError) -> Value {
+    static func apply(
+        _ relation: Expr.Relation,
+        _ lhs: Value,
+        _ rhs: Value,
+        frame: inout Frame
+    ) throws(EvaluationError) -> Value {
+        // `in` reads its container; the others read both sides, as far as the shorter goes.
+        try frame.charge(relation == .in ? rhs.workSize : min(lhs.workSize, rhs.workSize))
         switch relation {
         case .equal: return .bool(Operators.equals(lhs, rhs))
         case .notEqual: return .bool(!Operators.equals(lhs, rhs))
@@ -334,7 +378,7 @@ final class GuardedRelation: Node {
         } catch  where error.kind == .noSuchKey {
             return .bool(false)
         }
-        return try Relation.apply(relation, lhs, try right.evaluate(&frame))
+        return try Relation.apply(relation, lhs, try right.evaluate(&frame), frame: &frame)
     }
 }
 
@@ -355,6 +399,7 @@ final class EitherRelation: Node {
 
     func evaluate(_ frame: inout Frame) throws(EvaluationError) -> Value {
         let value = try operand.evaluate(&frame)
+        try frame.charge(value.workSize)
         let equalsOne = literals.contains { literal in
             operandOnLeft ? Operators.equals(value, literal) : Operators.equals(literal, value)
         }
@@ -461,5 +506,21 @@ final class DynamicCall: Node {
             }
         }
         return host.call(name, arguments: values).normalized
+    }
+}
+
+extension Value {
+    /// What an operation that reads or makes this value costs, for `Frame.charge`: a string's
+    /// or bytes' length, a list's or a made map's count, 1 for anything else (a host's view
+    /// of its attributes is looked up, never read whole).
+    var workSize: Int {
+        switch self {
+        case .string(let text): text.utf8.count
+        case .bytes(let bytes): bytes.count
+        case .list(let elements): elements.count
+        case .map(let map):
+            if case .entries(let entries) = map.storage { entries.count } else { 1 }
+        default: 1
+        }
     }
 }

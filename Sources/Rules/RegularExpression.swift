@@ -16,6 +16,10 @@ struct RegularExpression {
     static let maximumSteps = 10_000_000
 
     private let program: [Instruction]
+    /// Whether the program asserts `\b` or `\B`: a match then reads which of the input's
+    /// scalars are word characters once, not at every step (a Unicode property lookup made
+    /// such a step a hundred times a character step).
+    private let assertsWordBoundaries: Bool
 
     init(_ pattern: String) throws(EvaluationError) {
         guard pattern.unicodeScalars.count <= Self.maximumPatternLength else {
@@ -27,6 +31,11 @@ struct RegularExpression {
         try compiler.emit(tree)
         compiler.append(.match)
         program = compiler.instructions
+        assertsWordBoundaries = program.contains { instruction in
+            if case .assert(.wordBoundary) = instruction { return true }
+            if case .assert(.notWordBoundary) = instruction { return true }
+            return false
+        }
     }
 
     static func failure(_ message: String) -> EvaluationError {
@@ -50,17 +59,18 @@ struct RegularExpression {
         }
         var current = ThreadList(capacity: program.count)
         var next = ThreadList(capacity: program.count)
+        let words = assertsWordBoundaries ? input.map(CharacterMatcher.isWord) : []
         current.startGeneration()
         for position in 0...input.count {
             // A fresh start thread at every position: the search is unanchored. It shares the
             // generation of the threads that advanced here, so none is added twice.
-            if add(0, at: position, input: input, to: &current) { return true }
+            if add(0, at: position, input: input, words: words, to: &current) { return true }
             guard position < input.count else { break }
             let scalar = input[position]
             next.startGeneration()
             for pc in current.threads {
                 guard case .character(let matcher) = program[pc], matcher.matches(scalar) else { continue }
-                if add(pc + 1, at: position + 1, input: input, to: &next) { return true }
+                if add(pc + 1, at: position + 1, input: input, words: words, to: &next) { return true }
             }
             swap(&current, &next)
         }
@@ -68,8 +78,15 @@ struct RegularExpression {
     }
 
     /// Adds `pc` and everything reachable from it without consuming input; true when that
-    /// reaches `match`.
-    private func add(_ start: Int, at position: Int, input: [Unicode.Scalar], to list: inout ThreadList) -> Bool {
+    /// reaches `match`. `words` says which scalars of the input are word characters, when
+    /// the program asks.
+    private func add(
+        _ start: Int,
+        at position: Int,
+        input: [Unicode.Scalar],
+        words: [Bool],
+        to list: inout ThreadList
+    ) -> Bool {
         var pending = [start]
         while let pc = pending.popLast() {
             guard list.mark(pc) else { continue }
@@ -81,7 +98,7 @@ struct RegularExpression {
                 pending.append(second)
                 pending.append(first)
             case .assert(let assertion):
-                if assertion.holds(at: position, in: input) { pending.append(pc + 1) }
+                if assertion.holds(at: position, in: input, words: words) { pending.append(pc + 1) }
             }
         }
         return false
@@ -120,15 +137,15 @@ enum Instruction {
 enum Assertion {
     case textStart, textEnd, lineStart, lineEnd, wordBoundary, notWordBoundary
 
-    func holds(at position: Int, in input: [Unicode.Scalar]) -> Bool {
+    func holds(at position: Int, in input: [Unicode.Scalar], words: [Bool]) -> Bool {
         switch self {
         case .textStart: return position == 0
         case .textEnd: return position == input.count
         case .lineStart: return position == 0 || input[position - 1] == "\n"
         case .lineEnd: return position == input.count || input[position] == "\n"
         case .wordBoundary, .notWordBoundary:
-            let before = position > 0 && CharacterMatcher.isWord(input[position - 1])
-            let after = position < input.count && CharacterMatcher.isWord(input[position])
+            let before = position > 0 && words[position - 1]
+            let after = position < input.count && words[position]
             return (before != after) == (self == .wordBoundary)
         }
     }
@@ -140,7 +157,12 @@ struct CharacterMatcher {
     var caseInsensitive = false
 
     static func isWord(_ scalar: Unicode.Scalar) -> Bool {
-        scalar == "_" || scalar.properties.isAlphabetic || scalar.properties.numericType == .decimal
+        if scalar.isASCII {
+            let value = scalar.value
+            return value == 0x5F || (0x30...0x39).contains(value) || (0x41...0x5A).contains(value)
+                || (0x61...0x7A).contains(value)
+        }
+        return scalar.properties.isAlphabetic || scalar.properties.numericType == .decimal
     }
 
     func matches(_ scalar: Unicode.Scalar) -> Bool {

@@ -104,3 +104,67 @@ import Testing
 extension Result where Success == Value, Failure == EvaluationError {
     static func == (left: Self, right: Self) -> Bool { sameOutcome(left, right) }
 }
+
+/// An evaluation is bounded in what its operations touch, not only in its steps, and stops
+/// when its task is cancelled.
+@Suite struct WorkBudgetTests {
+    private let big = VariableActivation(["big": .string(String(repeating: "a", count: 512 * 1024))])
+
+    private func budgetError(_ source: String, _ activation: VariableActivation) throws -> EvaluationError? {
+        guard case .failure(let error) = try Program(source).evaluate(activation) else { return nil }
+        return error
+    }
+
+    @Test func aRuleThatMakesANewLargeStringEachStepStopsAtTheWorkBudget() throws {
+        // Each step keeps a new 512 KiB string: 1,000 of them would be half a gigabyte.
+        let rule = "size([" + (1...1_000).map(String.init).joined(separator: ",") + "].map(x, big + string(x))) > 0"
+        let error = try #require(try budgetError(rule, big))
+        #expect(error.kind == .budgetExceeded)
+        #expect(error.message.contains("MiB of work"))
+    }
+
+    @Test func manySearchesOfALargeStringStopAtTheWorkBudget() throws {
+        let rule = (0..<200).map { "big.contains('b\($0)')" }.joined(separator: " || ")
+        let error = try #require(try budgetError(rule, big))
+        #expect(error.kind == .budgetExceeded)
+        // Forty searches of it are well within the budget.
+        let fewer = (0..<40).map { "big.contains('b\($0)')" }.joined(separator: " || ")
+        #expect(try Program(fewer).evaluate(big) == .success(.bool(false)))
+    }
+
+    @Test func anEvaluationWhoseTaskIsCancelledStops() async throws {
+        let program = try Program(
+            "size([1,2,3,4,5,6,7,8,9,10].map(a, [1,2,3,4,5,6,7,8,9,10].map(b, [1,2,3,4,5,6,7,8,9,10].map(c, [1,2,3,4,5,6,7,8,9,10].map(d, 1))))) > 0"
+        )
+        let cancelled = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return program.evaluate(VariableActivation())
+        }
+        guard case .failure(let error) = await cancelled.value else {
+            Issue.record("expected the cancelled evaluation to stop")
+            return
+        }
+        #expect(error.message == "The evaluation was cancelled")
+        #expect(program.evaluate(VariableActivation()) == .success(.bool(true)))
+    }
+
+    @Test func aSearchFindsBytesAsRustDoesAndStaysLinear() throws {
+        // A needle that almost matches at every start: a quadratic search would take minutes.
+        let text = String(repeating: "a", count: 200_000) + "b"
+        let needle = String(repeating: "a", count: 100_000) + "b"
+        let activation = VariableActivation(["text": .string(text), "needle": .string(needle)])
+        #expect(try Program("text.contains(needle)").evaluate(activation) == .success(.bool(true)))
+        // By bytes: a precomposed é is not e with a combining accent.
+        let accents = VariableActivation(["text": .string("caf\u{E9}"), "needle": .string("e\u{301}")])
+        #expect(try Program("text.contains(needle)").evaluate(accents) == .success(.bool(false)))
+        #expect(try Program("'x-e\u{301}-y'.contains('e\u{301}')").evaluate(accents) == .success(.bool(true)))
+    }
+
+    @Test func wordBoundariesHoldForLettersOfEveryScript() throws {
+        #expect(value(#"'café au lait'.matches('é\\b')"#) == .bool(true))
+        #expect(value(#"'naïve'.matches('a\\Bï')"#) == .bool(true))
+        #expect(value(#"'naïve'.matches('a\\bï')"#) == .bool(false))
+        #expect(value(#"'snake_case'.matches('e\\b')"#) == .bool(true))
+        #expect(value(#"'snake_case'.matches('e\\b_')"#) == .bool(false))
+    }
+}
