@@ -105,7 +105,7 @@ public struct FrameDecoder: Sendable {
         case .readingBody(let length):
             return [.truncated(expected: length, received: buffer.count - start)]
         case .skippingLine(let skipped):
-            return [.tooLarge(size: skipped + trimmed(buffer[start...]).count, limit: maximumMessageSize)]
+            return [.tooLarge(size: skipped + lineLength(buffer[start...]), limit: maximumMessageSize)]
         case .resynchronising:
             return []
         case .idle:
@@ -114,16 +114,26 @@ public struct FrameDecoder: Sendable {
                 return rest.allSatisfy(JSONTextScanner.isWhitespace)
                     ? [] : [.malformedHeader("the stream ended inside a header block.")]
             }
-            let line = trimmed(buffer[start...])
+            let rest = buffer[start...]
+            if lineLength(rest) > maximumMessageSize {
+                return [.tooLarge(size: lineLength(rest), limit: maximumMessageSize)]
+            }
+            let line = trimmed(rest)
             return line.isEmpty ? [] : [.message(Array(line))]
         }
     }
 
     private mutating func nextEvent() -> FrameEvent? {
         if framing == nil {
+            // Whitespace before the first message belongs to no line: it is dropped as it comes,
+            // however it is chunked.
             guard let first = buffer[start...].firstIndex(where: { !JSONTextScanner.isWhitespace($0) }) else {
+                start = buffer.count
+                scanFrom = start
                 return nil
             }
+            start = first
+            scanFrom = max(scanFrom, start)
             framing =
                 (buffer[first] == UInt8(ascii: "C") || buffer[first] == UInt8(ascii: "c"))
                 ? .contentLength : .newlineDelimited
@@ -145,33 +155,45 @@ public struct FrameDecoder: Sendable {
             let lineStart = start
             start = newline + 1
             scanFrom = start
-            let line = trimmed(buffer[lineStart..<newline])
+            let raw = buffer[lineStart..<newline]
             if case .skippingLine(let skipped) = state {
                 state = .idle
-                return .tooLarge(size: skipped + line.count, limit: maximumMessageSize)
+                return .tooLarge(size: skipped + lineLength(raw), limit: maximumMessageSize)
             }
+            // The limit is on the line as sent, its whitespace included: so it does not depend
+            // on where the reads split it.
+            if lineLength(raw) > maximumMessageSize {
+                return .tooLarge(size: lineLength(raw), limit: maximumMessageSize)
+            }
+            let line = trimmed(raw)
             if line.isEmpty { continue }
-            if line.count > maximumMessageSize {
-                return .tooLarge(size: line.count, limit: maximumMessageSize)
-            }
             return .message(Array(line))
         }
     }
 
     /// Drops an unterminated line as it arrives once it is over the limit, so it is never
     /// buffered whole; it is reported, with its full size, when its newline comes.
+    ///
+    /// A `\r` at the end of what has come is kept: the line's length leaves it out if a
+    /// newline follows.
     private mutating func checkUnterminatedLineSize() -> FrameEvent? {
-        let pending = buffer.count - start
+        let keep = buffer.last == UInt8(ascii: "\r") ? 1 : 0
+        let pending = buffer.count - start - keep
         switch state {
         case .skippingLine(let skipped):
             state = .skippingLine(skipped: skipped + pending)
         default:
-            guard pending - 1 > maximumMessageSize else { return nil }
+            guard pending > maximumMessageSize else { return nil }
             state = .skippingLine(skipped: pending)
         }
-        start = buffer.count
+        start = buffer.count - keep
         scanFrom = start
         return nil
+    }
+
+    /// A line's length as the limit counts it: its bytes but one `\r` at its end.
+    private func lineLength(_ line: ArraySlice<UInt8>) -> Int {
+        line.last == UInt8(ascii: "\r") ? line.count - 1 : line.count
     }
 
     private func trimmed(_ line: ArraySlice<UInt8>) -> ArraySlice<UInt8> {

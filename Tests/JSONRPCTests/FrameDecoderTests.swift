@@ -202,3 +202,82 @@ import Testing
         if case .message(let body) = events.first { #expect(body.count == 4 * 1024 * 1024 + 2) }
     }
 }
+
+/// The events a stream gives do not depend on how its reads split it.
+@Suite struct FrameChunkingTests {
+    private func whole(_ stream: [UInt8], limit: Int, framing: Framing? = nil) -> [FrameEvent] {
+        var decoder = FrameDecoder(maximumMessageSize: limit, framing: framing)
+        return decoder.consume(stream) + decoder.finish()
+    }
+
+    private func inPieces(_ stream: [UInt8], limit: Int, sizes: [Int], framing: Framing? = nil) -> [FrameEvent] {
+        var decoder = FrameDecoder(maximumMessageSize: limit, framing: framing)
+        var events: [FrameEvent] = []
+        var index = 0
+        var turn = 0
+        while index < stream.count {
+            let end = min(stream.count, index + sizes[turn % sizes.count])
+            events += decoder.consume(stream[index..<end])
+            index = end
+            turn += 1
+        }
+        return events + decoder.finish()
+    }
+
+    @Test func aLastUnterminatedLineOneByteOverTheLimitIsTooLargeNotAMessage() {
+        let line = Array(("{\"a\":\"" + String(repeating: "x", count: 4) + "\"}").utf8)  // 12 bytes
+        #expect(whole(line, limit: 11) == [.tooLarge(size: 12, limit: 11)])
+        #expect(inPieces(line, limit: 11, sizes: [5]) == [.tooLarge(size: 12, limit: 11)])
+        #expect(whole(line, limit: 12) == [.message(line)])
+    }
+
+    @Test func aLineOverTheLimitIsTooLargeWhateverItHoldsAndHoweverItIsRead() {
+        let limit = 16
+        for text in [String(repeating: " ", count: 40), "{\"a\":1}" + String(repeating: " ", count: 30)] {
+            let stream = Array(("{\"x\":0}\n" + text + "\n{\"b\":2}\n").utf8)
+            let expected = whole(stream, limit: limit)
+            #expect(expected.contains(.tooLarge(size: text.utf8.count, limit: limit)), "\(expected)")
+            for sizes in [[1], [3], [7], [2, 5, 1]] {
+                #expect(inPieces(stream, limit: limit, sizes: sizes) == expected, "\(sizes)")
+            }
+        }
+    }
+
+    @Test func aCarriageReturnSplitFromItsNewlineIsNotCounted() {
+        let stream = Array((String(repeating: "y", count: 20) + "\r\n").utf8)
+        let expected: [FrameEvent] = [.tooLarge(size: 20, limit: 10)]
+        #expect(whole(stream, limit: 10) == expected)
+        #expect(inPieces(stream, limit: 10, sizes: [21, 1]) == expected)
+        #expect(inPieces(stream, limit: 10, sizes: [11, 10, 1]) == expected)
+    }
+
+    @Test func randomNewlineDelimitedStreamsGiveTheSameEventsInAnyPieces() {
+        var generator = SplitMix(seed: 7)
+        let alphabet = Array("{}\"a1 \t\r\n".utf8)
+        for _ in 0..<500 {
+            let length = Int(generator.next() % 80)
+            let stream = (0..<length).map { _ in alphabet[Int(generator.next() % UInt64(alphabet.count))] }
+            let limit = Int(generator.next() % 12) + 1
+            let sizes = (0..<3).map { _ in Int(generator.next() % 7) + 1 }
+            let expected = whole(stream, limit: limit, framing: .newlineDelimited)
+            #expect(
+                inPieces(stream, limit: limit, sizes: sizes, framing: .newlineDelimited) == expected,
+                "\(String(decoding: stream, as: UTF8.self).debugDescription) limit \(limit) pieces \(sizes)"
+            )
+            for case .message(let body) in expected { #expect(body.count <= limit) }
+        }
+    }
+}
+
+/// A small seeded generator, so the random streams are the same on every run.
+private struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
