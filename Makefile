@@ -32,7 +32,7 @@ BIN_RELEASE := .build/release/superwall-bridge
 BENCH_DIR := Benchmarks
 BENCH_BIN := $(BENCH_DIR)/bin
 
-.PHONY: embedding-deps embedding-test docs-test all deps build release startup-order test python-test typescript-deps npm-deps typescript-test browser-deps browser-test demo demo-python demo-typescript bench bench-instructions dist dist-check stress clean
+.PHONY: embedding-deps embedding-test docs-test all deps build release startup-order test python-test typescript-deps npm-deps typescript-test browser-deps browser-test demo demo-python demo-typescript bench bench-instructions dist dist-check stress fuzz clean
 
 all: build
 
@@ -120,6 +120,7 @@ test: deps
 	TMPDIR=$(TEST_TMP) $(MAKE) --no-print-directory python-test
 	TMPDIR=$(TEST_TMP) $(MAKE) --no-print-directory typescript-test
 	TMPDIR=$(TEST_TMP) $(MAKE) --no-print-directory browser-test
+	FUZZ_SEED=1 $(MAKE) --no-print-directory fuzz FUZZ_SECONDS=15
 	rm -rf $(TEST_TMP)
 
 # The examples the docs run through, against the debug binary.
@@ -312,6 +313,16 @@ dist-check: dist
 # resets (what history costs). Prints a table.
 stress: release
 	$(PYTHON) Tests/Stress/stress.py $(BIN_RELEASE) --library $(CURDIR)/.build/release/libsuperwall_bridge.so
+
+# Coverage-guided fuzzing (libFuzzer with AddressSanitizer) of the rule pipeline, the regular
+# expressions, the JSON text decoder and the framing, each target for FUZZ_SECONDS on its seed
+# corpus (Tests/Fuzz/corpus) and what earlier runs found; `make test` runs each for 15 s.
+# A crash or a broken oracle keeps its input in $(FUZZ_DIR)/artifacts and fails.
+FUZZ_DIR := .build/fuzz
+FUZZ_SECONDS ?= 60
+fuzz:
+	Tests/Fuzz/build.sh $(FUZZ_DIR)
+	Tests/Fuzz/run.sh $(FUZZ_DIR) $(FUZZ_SECONDS)
 
 clean:
 	rm -rf .build $(BENCH_BIN) $(BENCH_DIR)/.venv

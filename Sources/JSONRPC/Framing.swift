@@ -272,12 +272,15 @@ public struct FrameDecoder: Sendable {
     static let resynchronisationWindow = 64
 
     /// Where a `Content-Length: N` line ending in a raw newline starts, between `from` and
-    /// `to` (by its newline), not reaching back before `notBefore`. Such a line cannot occur
+    /// `to` (by its newline), not reaching back before `notBefore`, nor more than
+    /// `resynchronisationWindow` bytes before its newline, however the stream came in pieces. Such a line cannot occur
     /// inside a valid JSON text, where a name is quoted and a raw newline never sits in a string.
     private func headerStart(from: Int, to: Int, notBefore: Int) -> Int? {
         var index = from
         while index < to, let newline = Self.newline(in: buffer, from: index, to: to) {
-            if let start = Self.headerLine(endingAt: newline, in: buffer, notBefore: notBefore) { return start }
+            // A header line is at most a window long, as only a window is kept while looking.
+            let floor = max(notBefore, newline - Self.resynchronisationWindow)
+            if let start = Self.headerLine(endingAt: newline, in: buffer, notBefore: floor) { return start }
             index = newline + 1
         }
         return nil

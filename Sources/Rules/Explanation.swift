@@ -312,7 +312,7 @@ enum ExpressionPrinter {
             entries(members, fieldNames: false)
             output.write("}")
         case .message(let name, let members):
-            output.write(name + "{")
+            output.write((keywords.contains(name) ? "." + name : name) + "{")
             entries(members, fieldNames: true)
             output.write("}")
         case .not(let operand):

@@ -358,75 +358,6 @@ final class Relation: Node {
     }
 }
 
-/// `has(l) ? (l op r) : false` with `l` evaluated once (`Expr.guardedRelation`): false when
-/// resolving `l` runs into a missing key; an error of `r` is the relation's.
-final class GuardedRelation: Node {
-    let relation: Expr.Relation
-    let left: any Node
-    let right: any Node
-
-    init(relation: Expr.Relation, left: any Node, right: any Node) {
-        self.relation = relation
-        self.left = left
-        self.right = right
-    }
-
-    func evaluate(_ frame: inout Frame) throws(EvaluationError) -> Value {
-        let lhs: Value
-        do {
-            lhs = try left.evaluate(&frame)
-        } catch  where error.kind == .noSuchKey {
-            return .bool(false)
-        }
-        return try Relation.apply(relation, lhs, try right.evaluate(&frame), frame: &frame)
-    }
-}
-
-/// `x == a || x == b` (or `x != a && x != b`) with `x` evaluated once (`Expr.eitherRelation`).
-final class EitherRelation: Node {
-    let relation: Expr.Relation
-    let operand: any Node
-    let literals: [Value]
-    let operandOnLeft: Bool
-
-    init(relation: Expr.Relation, operand: any Node, literals: [Value], operandOnLeft: Bool) {
-        precondition(relation == .equal || relation == .notEqual, "only == and != relate to either literal")
-        self.relation = relation
-        self.operand = operand
-        self.literals = literals
-        self.operandOnLeft = operandOnLeft
-    }
-
-    func evaluate(_ frame: inout Frame) throws(EvaluationError) -> Value {
-        let value = try operand.evaluate(&frame)
-        try frame.charge(value.workSize)
-        let equalsOne = literals.contains { literal in
-            operandOnLeft ? Operators.equals(value, literal) : Operators.equals(literal, value)
-        }
-        return .bool(relation == .equal ? equalsOne : !equalsOne)
-    }
-}
-
-/// `has(e) ? e : fallback` with `e` evaluated once (`Expr.orDefault`) when `e` is not a
-/// plain member access (`SelectOrDefault` is that one).
-final class MissingKeyFallback: Node {
-    let inner: any Node
-    let fallback: Value
-
-    init(inner: any Node, fallback: Value) {
-        self.inner = inner
-        self.fallback = fallback
-    }
-
-    func evaluate(_ frame: inout Frame) throws(EvaluationError) -> Value {
-        do {
-            return try inner.evaluate(&frame)
-        } catch  where error.kind == .noSuchKey {
-            return fallback
-        }
-    }
-}
-
 /// A chain `a && b && c`: every operand is evaluated, in order, and the first error wins
 /// (cel-interpreter does not short-circuit `&&`); the result is whether all are truthy.
 final class AllOf: Node {
@@ -506,21 +437,5 @@ final class DynamicCall: Node {
             }
         }
         return host.call(name, arguments: values).normalized
-    }
-}
-
-extension Value {
-    /// What an operation that reads or makes this value costs, for `Frame.charge`: a string's
-    /// or bytes' length, a list's or a made map's count, 1 for anything else (a host's view
-    /// of its attributes is looked up, never read whole).
-    var workSize: Int {
-        switch self {
-        case .string(let text): text.utf8.count
-        case .bytes(let bytes): bytes.count
-        case .list(let elements): elements.count
-        case .map(let map):
-            if case .entries(let entries) = map.storage { entries.count } else { 1 }
-        default: 1
-        }
     }
 }

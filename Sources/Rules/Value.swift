@@ -246,3 +246,19 @@ public struct TimeSpan: Sendable, Hashable {
         nanoseconds = Int32(totalNanoseconds % 1_000_000_000)
     }
 }
+
+extension Value {
+    /// What an operation that reads or makes this value costs, for `Frame.charge`: a string's
+    /// or bytes' length, a list's or a made map's count, 1 for anything else (a host's view
+    /// of its attributes is looked up, never read whole).
+    var workSize: Int {
+        switch self {
+        case .string(let text): text.utf8.count
+        case .bytes(let bytes): bytes.count
+        case .list(let elements): elements.count
+        case .map(let map):
+            if case .entries(let entries) = map.storage { entries.count } else { 1 }
+        default: 1
+        }
+    }
+}

@@ -251,6 +251,16 @@ import Testing
         #expect(inPieces(stream, limit: 10, sizes: [11, 10, 1]) == expected)
     }
 
+    @Test func afterARefusedHeaderALineLongerThanTheWindowIsNotAHeaderWholeOrInPieces() {
+        let long = "content-length:" + String(repeating: " ", count: 80) + "5\r\n\r\nhello"
+        let stream = Array(("Content-Length: 50\r\n\r\nxxxxx\n" + long + "Content-Length: 2\r\n\r\nok").utf8)
+        let expected: [FrameEvent] = [.tooLarge(size: 50, limit: 10), .message(Array("ok".utf8))]
+        #expect(whole(stream, limit: 10) == expected)
+        for sizes in [[1], [5], [13], [64, 1]] {
+            #expect(inPieces(stream, limit: 10, sizes: sizes) == expected, "\(sizes)")
+        }
+    }
+
     @Test func randomNewlineDelimitedStreamsGiveTheSameEventsInAnyPieces() {
         var generator = SplitMix(seed: 7)
         let alphabet = Array("{}\"a1 \t\r\n".utf8)
