@@ -56,6 +56,7 @@ let package = Package(
         .target(
             name: "Executors",
             dependencies: [
+                "CForkGuard",
                 .product(name: "DequeModule", package: "swift-collections"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -94,6 +95,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ],
             swiftSettings: moduleSettings,
             // The toolchain's ICU, which Foundation uses, formats what Foundation on Linux

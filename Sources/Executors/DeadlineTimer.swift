@@ -15,7 +15,7 @@ public final class DeadlineTimer: Sendable {
     /// Calls `handler` once `delay` has passed, unless `cancel()` comes first.
     public init(after delay: Duration, _ handler: @escaping @Sendable () -> Void) {
         let nanoseconds = min(max(delay / .nanoseconds(1), 0), Double(Int64.max / 2))
-        scheduled = Self.loop.scheduleTask(in: .nanoseconds(Int64(nanoseconds))) { handler() }
+        scheduled = Self.loop.value.scheduleTask(in: .nanoseconds(Int64(nanoseconds))) { handler() }
     }
 
     /// Stops the timer; a handler already running finishes.
@@ -40,6 +40,7 @@ public final class DeadlineTimer: Sendable {
         }.get()
     }
 
-    /// Timers fire here: a loop of their own, which lives as long as the process.
-    private static let loop = MultiThreadedEventLoopGroup(numberOfThreads: 1).next()
+    /// Timers fire here: a loop of their own, which lives as long as the process (a forked
+    /// child makes its own).
+    private static let loop = PerProcess { _ in MultiThreadedEventLoopGroup(numberOfThreads: 1).next() }
 }

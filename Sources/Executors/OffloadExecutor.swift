@@ -1,3 +1,4 @@
+import CForkGuard
 import DequeModule
 
 #if canImport(Glibc)
@@ -53,6 +54,7 @@ public final class OffloadExecutor: TaskExecutor, @unchecked Sendable {
 
     /// Runs `work` on one of the executor's threads.
     public func submit(_ work: @escaping @Sendable () -> Void) {
+        Self.forkHandlers
         pthread_mutex_lock(lock)
         queued.append(work)
         var startsThread = false
@@ -69,6 +71,31 @@ public final class OffloadExecutor: TaskExecutor, @unchecked Sendable {
         }
         pthread_mutex_unlock(lock)
         if startsThread { startThread() }
+    }
+
+    /// Across a `fork()` the lock is held, so the child finds the state whole; the child then
+    /// forgets its parent's threads, which it does not have, and the work queued for them (the
+    /// parent's bridges', which the child cannot use). Without it a child's first offloaded
+    /// work was handed to a thread that did not exist, and its `configure` never answered.
+    private static let forkHandlers: Void = {
+        pthread_atfork(
+            { OffloadExecutor.shared.lockForFork() },
+            { OffloadExecutor.shared.unlockAfterFork() },
+            { OffloadExecutor.shared.forgetTheParentsThreads() }
+        )
+    }()
+
+    private func lockForFork() { pthread_mutex_lock(lock) }
+
+    private func unlockAfterFork() { pthread_mutex_unlock(lock) }
+
+    private func forgetTheParentsThreads() {
+        queued.removeAll()
+        threads = 0
+        waiting = 0
+        wakeups = 0
+        pthread_cond_init(workArrived, nil)
+        pthread_mutex_unlock(lock)
     }
 
     private func startThread() {

@@ -16,8 +16,8 @@ import Glibc
 /// close) drops what is queued and lets that thread go.
 final class OutputMailbox: @unchecked Sendable {
     enum Received {
-        /// The next message, with a NUL after it (not counted); valid until the next receive
-        /// or until `discard()`.
+        /// The next message, with a NUL after it (not counted); valid until the same thread's
+        /// next receive, or until the mailbox goes (the bridge's close).
         case message(UnsafeBufferPointer<CChar>)
         case timedOut
         /// The bridge has finished and everything it sent was received, or was discarded.
@@ -34,8 +34,10 @@ final class OutputMailbox: @unchecked Sendable {
     private struct State: ~Copyable {
         var messages = Deque<Message>()
         var queuedBytes = 0
-        /// The message the host received last, freed at the next receive.
-        var lent: Message?
+        /// The message each receiving thread received last, freed at that thread's next
+        /// receive: a message another thread received stays valid while its thread reads it
+        /// (one freed at any thread's next receive was read after it was freed).
+        var lent: [UInt: Message] = [:]
         var ended = false
         var discarding = false
         var deliverersWaiting = 0
@@ -53,8 +55,8 @@ final class OutputMailbox: @unchecked Sendable {
     private let receiverSleeping = Atomic<Bool>(false)
     private let arrivals = DispatchSemaphore(value: 0)
     private let room = DispatchSemaphore(value: 0)
-    /// Set while a receive runs: a second receiver at once is refused, as the lent message
-    /// would otherwise be freed under the first.
+    /// Set while a receive runs: a second receiver at once is refused (`busy`), so that the
+    /// messages go out in order, one receive at a time.
     private let receiving = Atomic<Bool>(false)
 
     init(maximumQueuedBytes: Int) {
@@ -63,7 +65,7 @@ final class OutputMailbox: @unchecked Sendable {
 
     deinit {
         state.withLock { state in
-            state.lent?.free()
+            for message in state.lent.values { message.free() }
             for message in state.messages { message.free() }
         }
     }
@@ -125,6 +127,9 @@ final class OutputMailbox: @unchecked Sendable {
         arrivals.signal()
     }
 
+    /// The calling thread, as the key of the message it was lent.
+    private static var callingThread: UInt { UInt(pthread_self()) }
+
     /// Whether another receive is running on this mailbox (one thread receives at a time).
     struct Busy: Error {}
 
@@ -136,10 +141,8 @@ final class OutputMailbox: @unchecked Sendable {
             throw Busy()
         }
         defer { receiving.store(false, ordering: .releasing) }
-        state.withLock { state in
-            state.lent?.free()
-            state.lent = nil
-        }
+        let receiver = Self.callingThread
+        state.withLock { state in state.lent.removeValue(forKey: receiver)?.free() }
         let deadline = ContinuousClock.now + timeout
         if let received = take() { return received }
         if timeout > .zero, watch(until: min(deadline, ContinuousClock.now + Self.watchLimit)),
@@ -184,16 +187,17 @@ final class OutputMailbox: @unchecked Sendable {
         return false
     }
 
-    /// The next message, lent until the next receive; `ended` once the bridge has finished
+    /// The next message, lent to the calling thread until its next receive; `ended` once the bridge has finished
     /// and nothing is queued; nil when there is nothing yet.
     private func take() -> Received? {
+        let receiver = Self.callingThread
         let (next, waiting) = state.withLock { state -> (Received?, Int) in
             guard let message = state.messages.popFirst() else {
                 return (state.ended || state.discarding ? .ended : nil, 0)
             }
             queued.subtract(1, ordering: .sequentiallyConsistent)
             state.queuedBytes -= message.length
-            state.lent = message
+            state.lent[receiver] = message
             let waiting = state.deliverersWaiting
             state.deliverersWaiting = 0
             return (.message(UnsafeBufferPointer(rebasing: message.bytes[..<message.length])), waiting)

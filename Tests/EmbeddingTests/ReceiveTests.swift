@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 
 @testable import SuperwallBridgeEmbedding
@@ -128,5 +129,66 @@ import Testing
         #expect(superwallBridgeClose(bridge) == 0)
         #expect(ContinuousClock.now - started < .seconds(10))
         #expect(receive(bridge, timeout: 0) == .code(1))
+    }
+}
+
+/// A message received on one thread stays the caller's while another thread receives.
+@Suite struct LentMessageTests {
+    /// Runs `work` on a thread of its own and waits for it.
+    private func onAnotherThread<Result: Sendable>(_ work: @escaping @Sendable () -> Result) -> Result {
+        let done = DispatchSemaphore(value: 0)
+        let result = Mutex<Result?>(nil)
+        let thread = Thread {
+            result.withLock { $0 = work() }
+            done.signal()
+        }
+        thread.start()
+        done.wait()
+        return result.withLock { $0! }
+    }
+
+    private func text(_ received: OutputMailbox.Received) -> String? {
+        guard case .message(let message) = received else { return nil }
+        return String(decoding: UnsafeRawBufferPointer(message), as: UTF8.self)
+    }
+
+    private func deliver(_ mailbox: OutputMailbox, _ text: String) {
+        var bytes = Array(text.utf8)
+        bytes.withUnsafeMutableBufferPointer { mailbox.deliver(UnsafeBufferPointer($0)) }
+    }
+
+    @Test func aMessageOneThreadReceivedIsNotFreedByAnotherThreadsReceive() throws {
+        let mailbox = OutputMailbox(maximumQueuedBytes: 1 << 20)
+        for text in ["message one", "message two"] { deliver(mailbox, text) }
+        // The first thread receives, and reads what it received only after the second has
+        // received too, as two host threads taking turns do; it lives until then.
+        let received = DispatchSemaphore(value: 0)
+        let read = DispatchSemaphore(value: 0)
+        let done = DispatchSemaphore(value: 0)
+        let firstRead = Mutex<String?>(nil)
+        let first = Thread {
+            guard case .message(let message) = try? mailbox.receive(timeout: .zero) else {
+                received.signal()
+                done.signal()
+                return
+            }
+            received.signal()
+            read.wait()
+            firstRead.withLock { $0 = String(decoding: UnsafeRawBufferPointer(message), as: UTF8.self) }
+            done.signal()
+        }
+        first.start()
+        received.wait()
+        // The second receives, then makes a message of the same size: memory its receive
+        // freed would be reused at once.
+        let second = onAnotherThread { () -> String? in
+            let received = self.text((try? mailbox.receive(timeout: .zero)) ?? .timedOut)
+            self.deliver(mailbox, "message six")
+            return received
+        }
+        read.signal()
+        done.wait()
+        #expect(second == "message two")
+        #expect(firstRead.withLock { $0 } == "message one")
     }
 }

@@ -1,7 +1,8 @@
 /* Drives two bridges at once in one process through superwall_bridge.h: each configured on
  * the embedded demo with its own data directory and user, answering in order to its own
  * callback; then the misuses the header names, each answered with a code, never a crash: a
- * closed handle used again, two closes racing, and a forked child using its parent's bridge.
+ * closed handle used again, two closes racing, and a forked child using its parent's bridge and
+ * opening its own.
  * Usage: two_bridges LIBRARY-DIRECTORY-IS-LINKED DATA-DIRECTORY. Exits 0 when every check holds. */
 #define _GNU_SOURCE
 #include "superwall_bridge.h"
@@ -274,7 +275,9 @@ int main(int argc, char **argv) {
           answer(&restarted, "user"));
 
     /* A child forked now shares nothing of the bridge: its sends and close are refused at once,
-       and it holds no lock on the data directory, so the parent reopens it while the child lives. */
+       and it holds no lock on the data directory, so the parent reopens it while the child lives.
+       It opens and configures a bridge of its own, as a pre-fork server's worker does, although
+       none of the threads its parent's bridges started exist in it. */
     int to_child[2];
     check(pipe(to_child) == 0, "pipe failed");
     pid_t child = fork();
@@ -283,6 +286,23 @@ int main(int argc, char **argv) {
         int code = 0;
         if (superwall_bridge_send(restarted.bridge, "{}", 2) != SUPERWALL_BRIDGE_ENDED) code |= 1;
         if (superwall_bridge_close(restarted.bridge) != -1) code |= 2;
+        alarm(60);
+        inbox_t own;
+        open_bridge(&own, "the forked child's own", NULL);
+        char own_params[1024];
+        snprintf(own_params, sizeof own_params,
+                 "{\"apiKey\":\"pk_two_bridges\",\"options\":{\"configSource\":{\"type\":\"embedded\"},"
+                 "\"dataDirectory\":\"%s/forked-child\"}}",
+                 data_directory);
+        request(&own, "init", "initialize", "{\"protocolVersion\":\"1.0\",\"client\":{\"name\":\"x\",\"version\":\"1\"}}");
+        request(&own, "configure", "configure", own_params);
+        if (!strstr(answer(&own, "configure"), "\"configured\"")) code |= 4;
+        request(&own, "ping", "$/ping", "{}");
+        answer(&own, "ping");
+        send_text(&own, "{\"jsonrpc\":\"2.0\",\"id\":\"down\",\"method\":\"shutdown\"}");
+        answer(&own, "down");
+        send_text(&own, "{\"jsonrpc\":\"2.0\",\"method\":\"exit\"}");
+        if (superwall_bridge_close(own.bridge) != 0) code |= 8;
         char byte;
         while (read(to_child[0], &byte, 1) < 0 && errno == EINTR) {
         }
@@ -296,7 +316,9 @@ int main(int argc, char **argv) {
     int child_status = 0;
     waitpid(child, &child_status, 0);
     check(WIFEXITED(child_status) && WEXITSTATUS(child_status) == 0,
-          "the forked child: send not refused (1) or close not -1 (2): status %d", child_status);
+          "the forked child: send not refused (1), close not -1 (2), its own bridge not configured (4) or not "
+          "closed with 0 (8): status %d",
+          child_status);
 
     /* A closed handle answers its codes for ever; of two closes at once, one closes. */
     for (int i = 0; i < 3; i++) {

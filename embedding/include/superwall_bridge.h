@@ -56,7 +56,8 @@ int superwall_bridge_send(superwall_bridge *bridge, const char *message, size_t 
 /* Takes the next message a bridge opened without an output function sends, on the caller's
  * own thread: waits up to timeout_ms milliseconds (0: not at all) and returns
  * SUPERWALL_BRIDGE_RECEIVED with *message pointing at the whole message, *length bytes with a
- * NUL after them (not counted), valid until the next receive on this bridge or its close;
+ * NUL after them (not counted), valid until the same thread's next receive on this bridge,
+ * or its close (a message one thread received stays valid while another thread receives);
  * SUPERWALL_BRIDGE_TIMED_OUT when nothing came in time; SUPERWALL_BRIDGE_ENDED once the bridge
  * has finished (after `exit`, or end of input) and everything it sent was received, or once
  * closed; SUPERWALL_BRIDGE_BUSY while another thread is receiving from it;

@@ -3,6 +3,7 @@ import Executors
 import Foundation
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 
 /// One attempt of a request to the Superwall API, as an `HTTPConfigSource` sends it.
 public struct HTTPAttempt: Sendable {
@@ -54,16 +55,19 @@ public struct NetworkTransport: HTTPTransport {
     /// AsyncHTTPClient rather than `URLSession`: FoundationNetworking links libcurl, which with
     /// the 28 libraries it needs the dynamic loader relocated on every start, `http` source or
     /// not; that was half of the time from spawn to the first reply. Its threads start
-    /// with the first request.
-    private static let client: HTTPClient = {
+    /// with the first request. A forked child makes its own, on threads of its own: it has
+    /// none of its parent's.
+    private static let client = PerProcess { isFirstProcess in
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .follow(max: 5, allowCycles: false),
             decompression: .enabled(limit: .ratio(100))
         )
         // A refused connection fails the attempt at once; the retry policy decides what next.
         configuration.connectionPool.retryConnectionEstablishment = false
-        return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-    }()
+        let threads: HTTPClient.EventLoopGroupProvider =
+            isFirstProcess ? .singleton : .shared(MultiThreadedEventLoopGroup(numberOfThreads: 1))
+        return HTTPClient(eventLoopGroupProvider: threads, configuration: configuration)
+    }
 
     public func send(_ attempt: HTTPAttempt) async throws -> HTTPOutcome {
         var http = HTTPClientRequest(url: attempt.url.absoluteString)
@@ -72,7 +76,7 @@ public struct NetworkTransport: HTTPTransport {
         for (name, value) in attempt.headers { http.headers.replaceOrAdd(name: name, value: value) }
         do {
             let (seconds, attoseconds) = attempt.timeout.components
-            let response = try await Self.client.execute(
+            let response = try await Self.client.value.execute(
                 http,
                 timeout: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
             )
