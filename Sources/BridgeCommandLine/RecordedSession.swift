@@ -159,6 +159,13 @@ enum MessageIdentity: Equatable, CustomStringConvertible {
 
     init?(_ message: JSONValue) {
         if case .string(let method) = message["method"] {
+            // The delegate's events are matched by their name too: one the SDK tracks in the
+            // background (an implicit trigger's) may come before or after a call's own.
+            if method == "delegate/handleSuperwallEvent", case .string(let name)? = message["params"]?["event"]?["name"]
+            {
+                self = .bridgeMessage(method: "\(method) \(name)", isRequest: false)
+                return
+            }
             self = .bridgeMessage(method: method, isRequest: message["id"] != nil)
         } else if let id = message["id"] {
             self = .response(id)
@@ -198,6 +205,14 @@ enum ReplayNormalization {
         switch value {
         case .string(let text):
             if member == "id", text.hasPrefix("sw-") { return "<id>" }
+            // A base64 payload (a paywall page's `accept64`) is compared as what it holds:
+            // its times and ids differ from run to run as any others do.
+            if let member, member.hasSuffix("64"), let data = Data(base64Encoded: text),
+                let decoded = String(data: data, encoding: .utf8)
+            {
+                if let payload = try? JSONDecoding.decode(decoded) { return ["base64": normalized(payload)] }
+                return ["base64": .string(VaryingText.madeAlike(decoded))]
+            }
             return .string(VaryingText.madeAlike(text))
         case .array(let elements):
             return .array(elements.map { normalized($0) })

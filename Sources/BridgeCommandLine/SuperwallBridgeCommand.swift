@@ -198,7 +198,7 @@ struct RecordingOptions: ParsableArguments {
     @Flag(
         name: .customLong("record-redact"),
         help:
-            "With --record: replace the user ids and attribute values the client sends with tokens in the recording, the same value by the same token."
+            "With --record: replace the user values the session carries (ids, attributes, params, what a page posts, codes) with tokens in the recording, in every encoding, the same value by the same token."
     )
     var redact = false
 

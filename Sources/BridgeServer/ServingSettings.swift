@@ -17,8 +17,9 @@ public struct ServingSettings: Equatable, Sendable {
     /// A file to record the session to, for `superwall-bridge replay`: every frame in and out
     /// (as `trace` writes them), and the seed of the session's random draws.
     public var record: String?
-    /// With `record`: the user ids and attribute values the client sends are replaced in
-    /// the recording by tokens, the same value by the same token (`TraceRedaction`).
+    /// With `record`: the user values the session carries (ids, attributes, params, what a
+    /// page posts, codes) are replaced in the recording by tokens, in every encoding, the same
+    /// value by the same token (`TraceRedaction`).
     public var recordRedact = false
     /// The seed a recorded session draws from when `configure` gives none; chosen by
     /// `readyToServe()`.

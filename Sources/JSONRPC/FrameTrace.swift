@@ -30,7 +30,10 @@ public final class FrameTrace: Sendable {
     }
 
     private let masked: [[UInt8]]
-    /// Set when user ids and attribute values are taken out of the file (`TraceRedaction`).
+    /// The API keys `configure` sent, each masked wherever else it appears (inside a paywall
+    /// page's base64 payload, say), not only as the value of a masked member.
+    private let keys = SecretReplacements()
+    /// Set when user values are taken out of the file (`TraceRedaction`).
     private let redaction: TraceRedaction?
 
     public init(path: String, masking keys: [String] = [], redactingUserValues: Bool = false) throws {
@@ -55,8 +58,11 @@ public final class FrameTrace: Sendable {
 
     public func record(_ direction: Direction, _ frame: [UInt8]) {
         let time = UTCTimestamp.now()
-        queue.async { [descriptor, masked, redaction] in
-            var written = Self.masking(masked, in: frame)
+        queue.async { [descriptor, masked, keys, redaction] in
+            if direction == .incoming, !masked.isEmpty {
+                for key in Self.apiKeys(in: frame) { keys.add(key, as: Self.masked(key)) }
+            }
+            var written = keys.replacing(inFrame: Self.masking(masked, in: frame))
             if let redaction { written = redaction.redact(written, incoming: direction == .incoming) }
             let entry: JSONValue = [
                 "time": .string(time),
@@ -82,21 +88,36 @@ public final class FrameTrace: Sendable {
         }
     }
 
-    /// Writes an HTTP exchange the bridge made: `{"time", "direction": "http", ...members}`. A
-    /// redacted recording's user values are taken out of its `url` (as path segments and query
-    /// values) and out of its strings (as JSON strings, quoted inside them too).
+    /// Writes an HTTP exchange the bridge made: `{"time", "direction": "http", ...members}`,
+    /// the API keys masked in it; a redacted recording's user values are taken out of its `url`
+    /// (as path segments and query values) and out of its strings (`TraceRedaction`).
     public func exchange(_ members: JSONObject) {
         let time = UTCTimestamp.now()
-        queue.async { [descriptor, redaction] in
-            var entry: JSONObject = ["time": .string(time), "direction": "http"]
-            entry.merge(members) { $1 }
-            if let redaction, case .string(let url)? = entry["url"] {
-                entry["url"] = .string(redaction.redactSegments(of: url))
+        queue.async { [descriptor, keys, redaction] in
+            var exchange = members
+            if !keys.isEmpty {
+                for (key, member) in exchange { exchange[key] = keys.replacing(inValue: member).0 }
             }
+            if let redaction { exchange = redaction.redact(exchange: exchange) }
+            var entry: JSONObject = ["time": .string(time), "direction": "http"]
+            entry.merge(exchange) { $1 }
             var line = JSONWriter.encode(.object(entry))
-            if let redaction { line = redaction.redact(line, incoming: false) }
             line.append(UInt8(ascii: "\n"))
             Self.writeAll(line, to: descriptor)
+        }
+    }
+
+    /// The API keys a `configure` (alone or in a batch) sends.
+    static func apiKeys(in frame: [UInt8]) -> [String] {
+        guard frame.firstRange(of: Array("apiKey".utf8)) != nil, let message = try? JSONDecoding.decode(frame) else {
+            return []
+        }
+        let messages: [JSONValue] = if case .array(let elements) = message { elements } else { [message] }
+        return messages.compactMap { message in
+            guard message["method"] == "configure", case .string(let key)? = message["params"]?["apiKey"] else {
+                return nil
+            }
+            return key
         }
     }
 
