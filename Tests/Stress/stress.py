@@ -599,8 +599,10 @@ def main() -> int:
     parser.add_argument("--batch-sizes", default="100000,1300000", help="pings per large batch")
     parser.add_argument("--soak-seconds", type=float, default=600)
     parser.add_argument("--resets", type=int, default=20_000)
+    parser.add_argument("--only", help="run only these categories (comma-separated names, as in the table)")
     arguments = parser.parse_args()
     import edges
+    import recordings
     started = time.monotonic()
     tallies = []
     for name, run in [
@@ -615,7 +617,12 @@ def main() -> int:
         ("large batch", lambda: edges.large_batches(arguments.binary, [int(n) for n in arguments.batch_sizes.split(",")])),
         *([("in-process", lambda: edges.in_process(arguments.library))] if arguments.library else []),
         ("growth", lambda: edges.growth(arguments.binary, arguments.soak_seconds, arguments.resets, arguments.seed)),
+        ("crafted recordings", lambda: recordings.crafted_recordings(arguments.binary)),
+        ("redacted recordings", lambda: recordings.redacted_sessions(arguments.binary)),
+        ("heavy rules and explanations", lambda: recordings.heavy_rules(arguments.binary)),
     ]:
+        if arguments.only and name not in arguments.only.split(","):
+            continue
         print(f"{name}...", file=sys.stderr, flush=True)
         tallies.append(run())
     print("\n| category | tries | crashes | hangs | wrong answers | data lost | peak RSS |")
