@@ -71,27 +71,9 @@ final class SecretReplacements: Sendable {
     /// A message, or a batch of them, with its protocol members kept.
     func replacing(inMessage message: JSONValue) -> (JSONValue, changed: Bool) {
         switch message {
-        case .array(let elements):
-            var changed = false
-            let replaced = elements.map { element -> JSONValue in
-                let (value, elementChanged) = replacing(inMessage: element)
-                changed = changed || elementChanged
-                return value
-            }
-            return (.array(replaced), changed)
-        case .object(let members):
-            var result = members
-            var changed = false
-            for (key, member) in members where !Self.protocolMembers.contains(key) {
-                let (value, memberChanged) = replacing(inValue: member)
-                if memberChanged {
-                    result[key] = value
-                    changed = true
-                }
-            }
-            return (.object(result), changed)
-        default:
-            return replacing(inValue: message)
+        case .array(let elements): return Self.mapping(elements) { replacing(inMessage: $0) }
+        case .object(let members): return replacing(inMembers: members, besides: Self.protocolMembers)
+        default: return replacing(inValue: message)
         }
     }
 
@@ -101,25 +83,8 @@ final class SecretReplacements: Sendable {
         case .string(let text):
             let replaced = replacing(inString: text)
             return replaced == text ? (value, false) : (.string(replaced), true)
-        case .array(let elements):
-            var changed = false
-            let replaced = elements.map { element -> JSONValue in
-                let (value, elementChanged) = replacing(inValue: element)
-                changed = changed || elementChanged
-                return value
-            }
-            return (.array(replaced), changed)
-        case .object(let members):
-            var result = members
-            var changed = false
-            for (key, member) in members {
-                let (value, memberChanged) = replacing(inValue: member)
-                if memberChanged {
-                    result[key] = value
-                    changed = true
-                }
-            }
-            return (.object(result), changed)
+        case .array(let elements): return Self.mapping(elements) { replacing(inValue: $0) }
+        case .object(let members): return replacing(inMembers: members, besides: [])
         case .encoded(let text):
             return replacing(inValue: text.decoded)
         case .int(let number):
@@ -132,6 +97,32 @@ final class SecretReplacements: Sendable {
         default:
             return (value, false)
         }
+    }
+
+    private func replacing(inMembers members: JSONObject, besides kept: Set<String>) -> (JSONValue, changed: Bool) {
+        var result = members
+        var changed = false
+        for (key, member) in members where !kept.contains(key) {
+            let (value, memberChanged) = replacing(inValue: member)
+            if memberChanged {
+                result[key] = value
+                changed = true
+            }
+        }
+        return (.object(result), changed)
+    }
+
+    private static func mapping(
+        _ elements: [JSONValue],
+        _ replace: (JSONValue) -> (JSONValue, changed: Bool)
+    ) -> (JSONValue, changed: Bool) {
+        var changed = false
+        let replaced = elements.map { element -> JSONValue in
+            let (value, elementChanged) = replace(element)
+            changed = changed || elementChanged
+            return value
+        }
+        return (.array(replaced), changed)
     }
 
     /// A string value: a secret whole, a base64 payload decoded and replaced in, or text.

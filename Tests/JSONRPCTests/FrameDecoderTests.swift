@@ -1,4 +1,5 @@
 import JSONRPC
+import TestSupport
 import Testing
 
 @Suite struct FrameDecoderTests {
@@ -262,7 +263,7 @@ import Testing
     }
 
     @Test func randomNewlineDelimitedStreamsGiveTheSameEventsInAnyPieces() {
-        var generator = SplitMix(seed: 7)
+        var generator = SeededGenerator(seed: 7)
         let alphabet = Array("{}\"a1 \t\r\n".utf8)
         for _ in 0..<500 {
             let length = Int(generator.next() % 80)
@@ -276,18 +277,5 @@ import Testing
             )
             for case .message(let body) in expected { #expect(body.count <= limit) }
         }
-    }
-}
-
-/// A small seeded generator, so the random streams are the same on every run.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
