@@ -161,8 +161,11 @@ final class EmbeddedBridge: @unchecked Sendable {
                 delivered = now
                 continue
             }
+            // A bridge received from has no callback to blame: it answered nothing in that time.
             logger.error(
-                "the bridge did not finish within \(closeLimit) of close: its output callback has not returned; it is left running, and the callback is called no more"
+                mailbox == nil
+                    ? "the bridge did not finish within \(closeLimit) of close: its output callback has not returned; it is left running, and the callback is called no more"
+                    : "the bridge did not finish within \(closeLimit) of close and sent nothing in that time; it is left running, and what it sends is dropped"
             )
             connection.abandonOutput()
             pthread_detach(thread)
