@@ -165,10 +165,10 @@ struct SessionReplay {
                     }
                     sent.append(member)
                 }
-                let startsWithLifecycle = members.contains {
+                let holdsConfigureOrShutdown = members.contains {
                     $0["method"] == "configure" || $0["method"] == "shutdown"
                 }
-                if !startsWithLifecycle, let reading = frame.time {
+                if !holdsConfigureOrShutdown, let reading = frame.time {
                     if let outcome = advanceClock(of: bridge, to: reading) { return outcome }
                 }
                 bridge.send(message.isBatch ? .array(sent) : sent[0])
