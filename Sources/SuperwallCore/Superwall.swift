@@ -16,6 +16,10 @@ public actor Superwall {
         public var configSource: any ConfigSource
         /// Where state persists; the per-API-key default under `$XDG_DATA_HOME` when nil.
         public var dataDirectory: String?
+        /// Whether opening a directory another session of this process holds waits (up to
+        /// two seconds, on the calling thread) for it to let go; false for a caller that
+        /// waited already (`DataDirectory.waitUntilThisProcessLetsGo`), suspended.
+        public var waitsForThisProcessToLetGo = true
         /// Device facts the client reports, by template name (`platform`, `appVersion`, ...).
         public var device: [String: JSON]
         /// SuperwallKit's `networkEnvironment`, `logging.level` and `localeIdentifier`, as

@@ -66,6 +66,13 @@ enum ConfigurationMethods {
                     "configure: options.randomSeed is \(Int64(bitPattern: seed)): every random draw (variants, holdouts, surveys, ids) is seeded and predictable; a test option, never for production"
                 )
             }
+            // A directory another session of this process is letting go of (a hot restart) is
+            // waited for here, suspended: waiting inside the open held a thread.
+            await DataDirectory.waitUntilThisProcessLetsGo(
+                of: configure.options.dataDirectory ?? DataDirectory.defaultPath(apiKey: configure.apiKey),
+                within: DataDirectory.thisProcessLetsGoWithin
+            )
+            configure.options.waitsForThisProcessToLetGo = false
             // Opening the data directory and loading a large config stall no one's messages.
             let start = try await offTheReader {
                 try await core {

@@ -142,7 +142,7 @@ extension Superwall {
         let path = options.dataDirectory ?? DataDirectory.defaultPath(apiKey: apiKey)
         let directory: DataDirectory
         do {
-            directory = try DataDirectory(path: path)
+            directory = try DataDirectory(path: path, waitingForThisProcess: options.waitsForThisProcessToLetGo)
         } catch {
             throw .dataDirectory(error)
         }

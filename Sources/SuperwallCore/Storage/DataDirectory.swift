@@ -60,7 +60,8 @@ public final class DataDirectory: Sendable {
         return false
     }
 
-    public init(path: String) throws(OpenError) {
+    /// `waitingForThisProcess`: whether a lock this process holds is waited for.
+    public init(path: String, waitingForThisProcess: Bool = true) throws(OpenError) {
         if let reason = Self.refusal(of: path) { throw .unusable(path: path, reason: reason) }
         do {
             try FileManager.default.createDirectory(
@@ -85,7 +86,10 @@ public final class DataDirectory: Sendable {
         } catch {
             throw .unusable(path: path, reason: "\(error)")
         }
-        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 || Self.lockOnceThisProcessLetsGo(descriptor) else {
+        guard
+            flock(descriptor, LOCK_EX | LOCK_NB) == 0
+                || (waitingForThisProcess && Self.lockOnceThisProcessLetsGo(descriptor))
+        else {
             // The holder writes its pid just after taking the lock; a bridge started at the
             // same moment gives it a few milliseconds to.
             var holder = Self.readPid(descriptor)
@@ -108,6 +112,18 @@ public final class DataDirectory: Sendable {
         }
         self.path = path
         lockDescriptor = Mutex(descriptor)
+        HeldDataDirectories.hold(path)
+    }
+
+    /// How long a session of this process takes at most to let go of its directory: its
+    /// last tasks ending.
+    public static let thisProcessLetsGoWithin: Duration = .seconds(2)
+
+    /// Waits, without holding a thread, until no session of this process holds the directory
+    /// at `path` (one closing lets go within moments), for at most `limit`; a directory another
+    /// process holds is not waited for (its open fails at once with `inUse`).
+    public static func waitUntilThisProcessLetsGo(of path: String, within limit: Duration) async {
+        _ = await HeldDataDirectories.waitUntilReleased(path, within: limit)
     }
 
     /// The events written with the `embedded` and `file` config sources, one JSON line each.
@@ -159,10 +175,13 @@ public final class DataDirectory: Sendable {
     /// another, is the files' only writer. The directory is not usable after it.
     public func close() {
         store.close()
-        lockDescriptor.withLock { descriptor in
-            if let descriptor { fork_guard_close(descriptor) }
+        let released = lockDescriptor.withLock { descriptor -> Bool in
+            guard let held = descriptor else { return false }
+            fork_guard_close(held)
             descriptor = nil
+            return true
         }
+        if released { HeldDataDirectories.release(path) }
     }
 
     /// `$XDG_DATA_HOME/superwall-bridge/<api key>`, or `~/.local/share/...` without it: one
