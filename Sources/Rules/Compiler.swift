@@ -82,7 +82,7 @@ struct Compiler {
             }
             return MissingKeyFallback(inner: try lower(inner), fallback: fallback)
         case .guardedRelation(let relation, let left, let right):
-            return GuardedRelation(relation: relation, left: try lower(left), right: try lower(right))
+            return GuardedRelation(Relation(relation: relation, left: try lower(left), right: try lower(right)))
         case .eitherRelation(let relation, let operand, let literals, let operandOnLeft):
             return EitherRelation(
                 relation: relation,

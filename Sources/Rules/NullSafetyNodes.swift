@@ -4,24 +4,21 @@
 /// `has(l) ? (l op r) : false` with `l` evaluated once (`Expr.guardedRelation`): false when
 /// resolving `l` runs into a missing key; an error of `r` is the relation's.
 final class GuardedRelation: Node {
-    let relation: Expr.Relation
-    let left: any Node
-    let right: any Node
+    /// The relation, whose left operand is the one guarded.
+    let guarded: Relation
 
-    init(relation: Expr.Relation, left: any Node, right: any Node) {
-        self.relation = relation
-        self.left = left
-        self.right = right
+    init(_ guarded: Relation) {
+        self.guarded = guarded
     }
 
     func evaluate(_ frame: inout Frame) throws(EvaluationError) -> Value {
         let lhs: Value
         do {
-            lhs = try left.evaluate(&frame)
+            lhs = try guarded.left.evaluate(&frame)
         } catch  where error.kind == .noSuchKey {
             return .bool(false)
         }
-        return try Relation.apply(relation, lhs, try right.evaluate(&frame), frame: &frame)
+        return try Relation.apply(guarded.relation, lhs, try guarded.right.evaluate(&frame), frame: &frame)
     }
 }
 
