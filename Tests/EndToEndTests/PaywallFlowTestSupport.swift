@@ -59,15 +59,13 @@ struct PaywallClient {
         return nil
     }
 
-    /// The client goes away: the bridge must resolve every wait and exit 0 well within any
-    /// deadline it holds.
+    /// The client goes away: the bridge must resolve every wait and exit 0 without waiting out
+    /// any deadline it holds (a purchase's is an hour). The bound is the suites' expectation
+    /// timeout, not a figure for the machine's speed: a busy CI machine took 12.8 s here.
     func disconnectAndExpectAPromptExit() async {
-        let (status, elapsed) = await measuredOffThePool {
-            bridge.client.closeWriting()
-            return await bridge.waitForExit()
-        }
-        #expect(status == 0)
-        #expect(elapsed < .seconds(10))
+        bridge.client.closeWriting()
+        let status = await bridge.waitForExit()
+        #expect(status == 0, "the bridge had not exited after \(expectationTimeout)")
     }
 
     func answer(_ request: JSONValue, _ result: JSONValue) {

@@ -196,3 +196,23 @@ import Glibc
         }
     }
 }
+
+extension FakeAPILimitsTests {
+    /// Six 40 MiB event posts once kept 240 MiB in the server's memory; the newest stays whole.
+    @Test func theKeptRequestsHoldAtMostTheirBudgetOfBodiesAndTheNewestWhole() throws {
+        let api = try FakeAPI(config: { Data("{}".utf8) })
+        let large = FakeAPI.keptBodyBytes / 3 + 1
+        for index in 0..<6 {
+            let body = Data(repeating: UInt8(ascii: "a") + UInt8(index), count: large)
+            _ = api.answer(FakeAPIRequest(method: "POST", path: "/api/v1/events", query: "", headers: [:], body: body))
+        }
+        let kept = api.requests
+        #expect(kept.count == 2)
+        #expect(kept.reduce(0) { $0 + ($1.body?.count ?? 0) } <= FakeAPI.keptBodyBytes)
+        #expect(kept.last?.body?.first == UInt8(ascii: "a") + 5)
+
+        let huge = Data(count: FakeAPI.keptBodyBytes * 2)
+        _ = api.answer(FakeAPIRequest(method: "POST", path: "/api/v1/events", query: "", headers: [:], body: huge))
+        #expect(api.requests.map { $0.body?.count } == [huge.count])
+    }
+}
