@@ -62,6 +62,9 @@ enum DecisionLog {
         }
     }
 
+    /// Whether `ruleValues` prints anything: the log is at trace level.
+    static var tracesRuleValues: Bool { paywallPresentation.logLevel <= .trace }
+
     /// At trace level, the values each evaluated rule read, and what it came to.
     static func ruleValues(of explanation: @autoclosure () -> PlacementExplanation) {
         guard paywallPresentation.logLevel <= .trace else { return }

@@ -12,14 +12,14 @@ enum AudienceOutcome: Sendable, Equatable {
 
 /// Evaluates a placement's audiences in order: the first whose rule is exactly `true` and
 /// whose occurrence limit allows one more wins.
-struct AudienceEvaluator {
+struct AudienceEvaluator: Sendable {
     /// The rules' context for the placement being evaluated.
     let context: AudienceContext
     /// The placement log, as of just before the placement: the `<type>_<placement>` device
     /// keys count history, not the placement being evaluated.
     let historyBeforePlacement: any PlacementHistory
     /// How many times an occurrence key was recorded within its interval.
-    let storedOccurrences: (Occurrence) -> Int
+    let storedOccurrences: @Sendable (Occurrence) -> Int
 
     func evaluate(_ trigger: Trigger?) -> AudienceOutcome {
         guard let trigger else { return .placementNotFound }

@@ -122,6 +122,26 @@ extension Superwall {
         user overlay: [String: JSON] = [:],
         in config: Config
     ) -> PlacementExplanation {
+        .explaining(
+            placement,
+            in: config,
+            evaluator: config.trigger(for: placement) == nil
+                ? nil : audienceEvaluator(params: audienceParameters, placedAt: placedAt, userOverlay: overlay),
+            assignments: session?.assignments ?? [:]
+        )
+    }
+}
+
+extension PlacementExplanation {
+    /// The explanation of `placement`'s decision from what the actor hands over: the rules'
+    /// context (`evaluator`, nil when there is no session) and the user's assignments. It
+    /// needs nothing of the actor, so slow rules are explained off it (`AudienceSnapshot`).
+    static func explaining(
+        _ placement: String,
+        in config: Config,
+        evaluator: AudienceEvaluator?,
+        assignments: [String: Store.Assignment]
+    ) -> PlacementExplanation {
         var explanation = PlacementExplanation(
             placement: placement,
             placementFound: false,
@@ -133,13 +153,7 @@ extension Superwall {
             explanation.nearestPlacement = NearestName.among(config.triggers.map(\.placementName), to: placement)
             return explanation
         }
-        guard
-            let evaluator = audienceEvaluator(
-                params: audienceParameters,
-                placedAt: placedAt,
-                userOverlay: overlay
-            )
-        else { return explanation }
+        guard let evaluator else { return explanation }
         explanation.placementFound = true
         explanation.audiences = evaluator.explain(trigger)
         // The checks are in the audiences' order.
@@ -148,7 +162,7 @@ extension Superwall {
             return explanation
         }
         let audience = trigger.audiences[matched]
-        guard let assignment = session?.assignments[audience.experimentId] else {
+        guard let assignment = assignments[audience.experimentId] else {
             explanation.unassignedExperimentId = audience.experimentId
             explanation.outcome = .paywallNotAvailable
             explanation.featureGranted = false

@@ -269,7 +269,12 @@ extension Superwall {
             return .failed(.subscriptionStatusTimeout(after: timeouts.subscriptionStatus))
         }
         trail?.statusWaitEnded(with: session?.subscriptionStatus, bound: timeouts.subscriptionStatus)
-        let decided = audienceSteps(kind, placement, trail: trail)
+        let decided =
+            if let slow = slowAudienceSnapshot(kind, placement, trail: trail) {
+                await slowAudienceSteps(kind, placement, slow, trail: trail)
+            } else {
+                audienceSteps(kind, placement, trail: trail)
+            }
         placement.decided?()
         switch decided {
         case .ended(let end):
@@ -284,59 +289,6 @@ extension Superwall {
                 flow: flow,
                 trail: trail
             )
-        }
-    }
-
-    /// Where the audience steps leave a pipeline: ended, or with a paywall to load.
-    private enum AudienceStepsEnd {
-        case ended(PipelineEnd)
-        case paywall(Experiment, TriggerResult, unsavedOccurrence: Occurrence?)
-    }
-
-    /// The steps that need no wait: the audiences, then what their result means. Not inlined
-    /// into the pipeline, whose frame is on the task's heap-allocated stack: every value the
-    /// rules build would have a place in it, kilobytes for every skipped `register`.
-    @inline(never)
-    private func audienceSteps(
-        _ kind: PipelineKind,
-        _ placement: PlacementData,
-        trail: DecisionTrail?
-    ) -> AudienceStepsEnd {
-        guard let config = session?.config else { return .ended(.failed(.noConfig("the config is gone"))) }
-        let outcome = evaluateAudiences(of: placement, in: config)
-        let result = triggerResult(outcome)
-        if let trail {
-            note(outcome, result, of: placement, in: config, on: trail)
-            // The trail read the level as it started: below debug, there is no trace to print.
-            if trail.isLogged, let explanation = trail.explanation { DecisionLog.ruleValues(of: explanation) }
-        } else if !kind.isRecorded {
-            DecisionLog.audiences(of: placement, kind, outcome, result)
-            DecisionLog.ruleValues(of: explanation(of: placement, in: config))
-        }
-        // A recorded kind without a trail is one the log does not print at debug, nor at trace.
-        let occurrence: Occurrence?
-        if case .matched(_, let unsaved) = outcome { occurrence = unsaved } else { occurrence = nil }
-        switch result {
-        case .placementNotFound:
-            return .ended(.skipped(.placementNotFound))
-        case .noAudienceMatch:
-            if kind.firesTriggers { trackTriggerFire(placement, result) }
-            return .ended(.skipped(.noAudienceMatch))
-        case .holdout(let experiment):
-            if kind.confirmsAssignments { confirmAssignment(of: experiment) }
-            if kind.firesTriggers {
-                trackTriggerFire(placement, result)
-                if let occurrence { recordOccurrence(occurrence) }
-            }
-            return .ended(.skipped(.holdout(experiment)))
-        case .noAssignment(let experimentId):
-            return .ended(.failed(.paywallNotFound("the user has no assignment in experiment \(experimentId)")))
-        case .paywall(let experiment):
-            if kind == .confirmAll {
-                confirmAssignment(of: experiment)
-                return .ended(.confirmed(experiment))
-            }
-            return .paywall(experiment, result, unsavedOccurrence: occurrence)
         }
     }
 

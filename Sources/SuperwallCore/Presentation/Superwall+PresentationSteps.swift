@@ -58,11 +58,18 @@ extension Superwall {
         return known
     }
 
-    func evaluateAudiences(of placement: PlacementData, in config: Config) -> AudienceOutcome {
-        guard let trigger = config.trigger(for: placement.name),
-            let evaluator = audienceEvaluator(params: placement.params, placedAt: placement.createdAt)
-        else { return .placementNotFound }
-        return evaluator.evaluate(trigger)
+    /// What `placement`'s decision reads, as of now (`AudienceSnapshot`).
+    func audienceSnapshot(of placement: PlacementData, in config: Config, explains: Bool) -> AudienceSnapshot {
+        let trigger = config.trigger(for: placement.name)
+        return AudienceSnapshot(
+            placement: placement.name,
+            config: config,
+            trigger: trigger,
+            evaluator: trigger == nil
+                ? nil : audienceEvaluator(params: placement.params, placedAt: placement.createdAt),
+            assignments: session?.assignments ?? [:],
+            explains: explains
+        )
     }
 
     /// The evaluator of audiences for a placement with `params` made at `placedAt`: the user,
@@ -106,44 +113,21 @@ extension Superwall {
         if trail.statusAtStart == .unknown { trail.startWait() }
     }
 
-    /// Notes on `trail` what the audiences decided, with the values the rules read.
-    func note(
-        _ outcome: AudienceOutcome,
-        _ result: TriggerResult,
-        of placement: PlacementData,
-        in config: Config,
-        on trail: DecisionTrail
-    ) {
-        trail.triggerResult = result
-        switch outcome {
+    /// Notes on `trail` what the audiences decided, with the values the rules read, as the
+    /// decision's snapshot saw them.
+    func note(_ decision: AudienceDecision, of snapshot: AudienceSnapshot, on trail: DecisionTrail) {
+        trail.triggerResult = decision.result
+        switch decision.outcome {
         case .placementNotFound:
-            trail.knownPlacements = config.triggers
+            trail.knownPlacements = snapshot.config.triggers
         case .matched(let audience, let occurrence):
             trail.matchedOccurrence = occurrence
-            trail.assignmentWasConfirmed = session?.assignments[audience.experimentId]?.isSentToServer
+            trail.assignmentWasConfirmed = snapshot.assignments[audience.experimentId]?.isSentToServer
             trail.assignmentOrigin = session?.assignmentOrigins[audience.experimentId] ?? .sticky
         case .noAudienceMatch:
             break
         }
-        trail.explanation = explanation(of: placement, in: config)
-    }
-
-    /// The matched audience's experiment with the user's variant in it.
-    func triggerResult(_ outcome: AudienceOutcome) -> TriggerResult {
-        switch outcome {
-        case .placementNotFound: return .placementNotFound
-        case .noAudienceMatch(let unmatched): return .noAudienceMatch(unmatched)
-        case .matched(let audience, _):
-            guard let assignment = session?.assignments[audience.experimentId] else {
-                return .noAssignment(experimentId: audience.experimentId)
-            }
-            let experiment = Experiment(
-                id: audience.experimentId,
-                groupId: audience.experimentGroupId,
-                variant: assignment.variant
-            )
-            return assignment.variant.kind == .holdout ? .holdout(experiment) : .paywall(experiment)
-        }
+        trail.explanation = decision.explanation
     }
 
     func recordOccurrence(_ occurrence: Occurrence) {
@@ -399,5 +383,108 @@ extension Superwall {
         session?.assignments[experimentId] = assignment
         session?.assignmentOrigins[experimentId] = .override
         return assignment
+    }
+
+    // MARK: The audience steps: on the actor, or off it from a snapshot for rules that may be slow
+
+    /// Where the audience steps leave a pipeline: ended, or with a paywall to load.
+    enum AudienceStepsEnd {
+        case ended(PipelineEnd)
+        case paywall(Experiment, TriggerResult, unsavedOccurrence: Occurrence?)
+    }
+
+    /// The steps that need no wait: the audiences, then what their result means. Not inlined
+    /// into the pipeline, whose frame is on the task's heap-allocated stack: every value the
+    /// rules build would have a place in it, kilobytes for every skipped `register`.
+    @inline(never)
+    func audienceSteps(
+        _ kind: PipelineKind,
+        _ placement: PlacementData,
+        trail: DecisionTrail?
+    ) -> AudienceStepsEnd {
+        guard let config = session?.config else { return .ended(.failed(.noConfig("the config is gone"))) }
+        let snapshot = audienceSnapshot(of: placement, in: config, explains: explains(kind, trail))
+        return meaning(of: snapshot.decide(), from: snapshot, kind, placement, trail: trail)
+    }
+
+    /// Whether a decision of `kind` carries its explanation: for its record, or for the trace
+    /// log's rule values of a kind that is not recorded.
+    func explains(_ kind: PipelineKind, _ trail: DecisionTrail?) -> Bool {
+        trail != nil || (!kind.isRecorded && DecisionLog.tracesRuleValues)
+    }
+
+    /// The snapshot of a decision whose rules may be slow, taken now, in the call's turn; nil
+    /// for the others, which are decided on the actor at once.
+    @inline(never)
+    func slowAudienceSnapshot(
+        _ kind: PipelineKind,
+        _ placement: PlacementData,
+        trail: DecisionTrail?
+    ) -> AudienceSnapshot? {
+        guard let config = session?.config, config.trigger(for: placement.name)?.rulesMayBeSlow == true else {
+            return nil
+        }
+        return audienceSnapshot(of: placement, in: config, explains: explains(kind, trail))
+    }
+
+    /// The audience steps of a decision whose rules may be slow: decided off the actor from
+    /// the snapshot its turn took, so that a heavy rule holds no other call, then what the
+    /// result means, back on the actor.
+    @inline(never)
+    func slowAudienceSteps(
+        _ kind: PipelineKind,
+        _ placement: PlacementData,
+        _ snapshot: AudienceSnapshot,
+        trail: DecisionTrail?
+    ) async -> AudienceStepsEnd {
+        // The snapshot holds what the decision reads: a caller keeping its calls in order lets
+        // the next one go now, not once the rules have run.
+        placement.decided?()
+        let decision = await snapshot.decidedOffTheActor()
+        return meaning(of: decision, from: snapshot, kind, placement, trail: trail)
+    }
+
+    /// What a decision means: noted, logged, tracked and confirmed as its kind asks.
+    func meaning(
+        of decision: AudienceDecision,
+        from snapshot: AudienceSnapshot,
+        _ kind: PipelineKind,
+        _ placement: PlacementData,
+        trail: DecisionTrail?
+    ) -> AudienceStepsEnd {
+        let (outcome, result) = (decision.outcome, decision.result)
+        if let trail {
+            note(decision, of: snapshot, on: trail)
+            // The trail read the level as it started: below debug, there is no trace to print.
+            if trail.isLogged, let explanation = trail.explanation { DecisionLog.ruleValues(of: explanation) }
+        } else if !kind.isRecorded {
+            DecisionLog.audiences(of: placement, kind, outcome, result)
+            if let explanation = decision.explanation { DecisionLog.ruleValues(of: explanation) }
+        }
+        // A recorded kind without a trail is one the log does not print at debug, nor at trace.
+        let occurrence: Occurrence?
+        if case .matched(_, let unsaved) = outcome { occurrence = unsaved } else { occurrence = nil }
+        switch result {
+        case .placementNotFound:
+            return .ended(.skipped(.placementNotFound))
+        case .noAudienceMatch:
+            if kind.firesTriggers { trackTriggerFire(placement, result) }
+            return .ended(.skipped(.noAudienceMatch))
+        case .holdout(let experiment):
+            if kind.confirmsAssignments { confirmAssignment(of: experiment) }
+            if kind.firesTriggers {
+                trackTriggerFire(placement, result)
+                if let occurrence { recordOccurrence(occurrence) }
+            }
+            return .ended(.skipped(.holdout(experiment)))
+        case .noAssignment(let experimentId):
+            return .ended(.failed(.paywallNotFound("the user has no assignment in experiment \(experimentId)")))
+        case .paywall(let experiment):
+            if kind == .confirmAll {
+                confirmAssignment(of: experiment)
+                return .ended(.confirmed(experiment))
+            }
+            return .paywall(experiment, result, unsavedOccurrence: occurrence)
+        }
     }
 }
