@@ -110,11 +110,6 @@ extension Superwall {
         )
     }
 
-    /// The explanation of a placement the pipeline is deciding, from the params its rules read.
-    func explanation(of placement: PlacementData, in config: Config) -> PlacementExplanation {
-        explanation(of: placement.name, audienceParameters: placement.params, placedAt: placement.createdAt, in: config)
-    }
-
     private func explanation(
         of placement: String,
         audienceParameters: [String: JSON],
