@@ -108,10 +108,10 @@ public final class BridgeServer: ConnectionHandler {
         throw RPCError.methodNotFound(request.method)
     }
 
-    /// Whether the request leaves the reader before it reaches the SDK (see `EntryOrder`).
+    /// Whether the request leaves the reader before it reaches the SDK (see `EntryOrder`): a
+    /// property of its method alone.
     private func route(of method: String) -> EntryOrder.Route {
-        if method == ConfigurationMethods.Configure.name { return .configure }
-        return PresentationMethods.deciding.contains(method) && superwall.evaluatesSlowRules ? .decision : .direct
+        method == ConfigurationMethods.Configure.name ? .configure : .direct
     }
 
     /// `notConfigured` after a `configure` that failed says why it failed (`data.cause`):

@@ -4,12 +4,12 @@ import Synchronization
 // The one place that knows the connection runs requests on the thread that reads the input
 // (`ReaderExecutor`): what must leave that thread, and the order that leaving would break.
 
-/// Runs a call that adopts a config (or evaluates rules known to be slow) on the
-/// `OffloadExecutor`. A request runs on the thread that reads the input, and so does the
-/// SDK's actor for it; adopting a config of thousands of campaigns (drawing and storing their
-/// assignments) there would hold every later request, `$/ping` included, until it ended.
-/// Not the cooperative pool: what such a call waits for (configure's time limit) must end on
-/// time while the pool is busy.
+/// Runs a call that adopts a config on the `OffloadExecutor`. A request runs on the thread that
+/// reads the input, and so does the SDK's actor for it; adopting a config of thousands of
+/// campaigns (drawing and storing their assignments) there would hold every later request,
+/// `$/ping` included, until it ended. Not the cooperative pool: what such a call waits for
+/// (configure's time limit) must end on time while the pool is busy. (The SDK moves its own
+/// slow work, rules that may be slow, off its actor: the bridge does not steer it.)
 func offTheReader<Result: Sendable, Failure: Error>(
     _ call: () async throws(Failure) -> Result
 ) async throws(Failure) -> Result {
@@ -20,14 +20,13 @@ func offTheReader<Result: Sendable, Failure: Error>(
 ///
 /// The connection starts each request's handler in arrival order, and a handler that calls
 /// the SDK without suspending first enters it in that order too: the SDK's actor takes calls
-/// first come, first served. Two kinds leave the reader thread before they reach the SDK:
-/// `configure` (a large config must not hold the reader), and a placement's decision when the
-/// config has slow rules. Each announces itself as it arrives and opens its gate once it is in:
-/// `configure` once it has opened its session, a decision once it has decided or starts to wait
-/// (the core's `decided`). Every request that arrives after it waits for that gate, so a later
-/// call (an override, an identify) never overtakes an earlier decision on its way in. A call
-/// that waits inside the SDK (for the config, the subscription status, the client) lets later
-/// ones run meanwhile, as SuperwallKit's async calls do.
+/// first come, first served, and a call that decides a placement takes what its decision reads
+/// on its turn. One kind leaves the reader before it reaches the SDK: `configure` (a large
+/// config must not hold the reader). It announces itself as it arrives and opens its gate once
+/// it has opened its session; every request that arrives after it waits for that gate, so a
+/// later call (an override, an identify) never overtakes it on its way in. A call that waits
+/// inside the SDK (for the config, the subscription status, the client) lets later ones run
+/// meanwhile, as SuperwallKit's async calls do.
 ///
 /// A request on the reader that waits for a gate is no longer in arrival order once it opens:
 /// it goes on when the reader gets to it, and a request read meanwhile that found the gates
@@ -39,7 +38,7 @@ final class EntryOrder: Sendable {
         /// On the reader thread, in arrival order: nothing to announce unless it must wait.
         case direct
         /// Off the reader: later requests wait until it is in.
-        case configure, decision
+        case configure
     }
 
     private struct Announced {

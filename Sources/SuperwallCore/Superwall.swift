@@ -146,20 +146,13 @@ public actor Superwall {
         public var configProblems: [ConfigProblem] = []
     }
 
-    /// Whether an audience rule of the config in use calls `matches()`: the one part of a
-    /// rule whose cost grows with its input (bounded per evaluation, but to milliseconds, not
-    /// microseconds). A host whose calls share a thread with other duties moves the
-    /// presentations of such a config elsewhere.
-    public nonisolated var evaluatesSlowRules: Bool { hostAccess.rulesCallMatches.load(ordering: .relaxed) }
-
-    /// `ConfigureOptions.recordDecisions`: every decision is recorded, and a host answers each
-    /// call's decision as if it had asked for it.
-    public nonisolated var recordsDecisions: Bool { hostAccess.recordsDecisions.load(ordering: .relaxed) }
+    /// `ConfigureOptions.recordDecisions`: every decision is recorded, and each call gets its
+    /// decision unless it said `explain: false`.
+    nonisolated var recordsDecisions: Bool { hostAccess.recordsDecisions.load(ordering: .relaxed) }
 
     /// What a host reaches of the session without entering the actor: flags it reads, and the
     /// store's work it runs when idle.
     final class HostAccess: Sendable {
-        let rulesCallMatches = Atomic<Bool>(false)
         let recordsDecisions = Atomic<Bool>(false)
         let upkeep = StoreUpkeep()
     }
@@ -184,8 +177,9 @@ public actor Superwall {
     /// The actor runs on a lane rather than the cooperative pool, so that a request's deadline
     /// holds while the pool is busy (see `SerialLane`).
     private nonisolated let lane: SerialLane
-    /// Where heavy work and the SDK's background tasks run (docs/concurrency.md).
-    nonisolated let offload: OffloadExecutor
+    /// Where heavy work and the SDK's background tasks run (docs/concurrency.md): the
+    /// process's one offload executor.
+    nonisolated var offload: OffloadExecutor { .shared }
     public nonisolated var unownedExecutor: UnownedSerialExecutor { lane.asUnownedSerialExecutor() }
 
     let clock: any WallClock
@@ -217,10 +211,8 @@ public actor Superwall {
         purchaseController: (any PurchaseController)? = nil,
         testModeChooser: (any TestModeChooser)? = nil,
         retryDelay: @escaping @Sendable (Int, Int) -> Duration = RetryPolicy.superwallBackoff,
-        offload: OffloadExecutor = .shared,
         lane: SerialLane = SerialLane()
     ) {
-        self.offload = offload
         self.lane = lane
         self.clock = clock
         self.random = random

@@ -12,33 +12,32 @@ import Testing
         #expect(direct.own == nil)
     }
 
-    /// An override read while a decision was on its way in, then a decision read once that one
-    /// was in: the second decision must not leave the reader before the override goes on.
+    /// An override read while a `configure` was on its way in, then another `configure` read
+    /// once that one was in: the second must not leave the reader before the override goes on.
     @Test func aRequestThatWaitedHoldsTheRequestsReadAfterItUntilItGoesOn() throws {
         let order = EntryOrder()
-        let firstDecision = try #require(order.arrive(.decision).own)
+        let firstConfigure = try #require(order.arrive(.configure).own)
         let override = order.arrive(.direct)
-        #expect(override.earlier.map(ObjectIdentifier.init) == [ObjectIdentifier(firstDecision)])
+        #expect(override.earlier.map(ObjectIdentifier.init) == [ObjectIdentifier(firstConfigure)])
         let overridesGate = try #require(override.own, "a direct request that must wait announces a gate")
 
-        order.entered(firstDecision)
-        let secondDecision = order.arrive(.decision)
-        #expect(secondDecision.earlier.map(ObjectIdentifier.init) == [ObjectIdentifier(overridesGate)])
+        order.entered(firstConfigure)
+        let secondConfigure = order.arrive(.configure)
+        #expect(secondConfigure.earlier.map(ObjectIdentifier.init) == [ObjectIdentifier(overridesGate)])
 
         order.entered(overridesGate)
-        let secondDecisionsGate = try #require(secondDecision.own)
-        #expect(order.arrive(.direct).earlier.map(ObjectIdentifier.init) == [ObjectIdentifier(secondDecisionsGate)])
+        let secondConfiguresGate = try #require(secondConfigure.own)
+        #expect(order.arrive(.direct).earlier.map(ObjectIdentifier.init) == [ObjectIdentifier(secondConfiguresGate)])
     }
 
-    @Test func aDecisionsOpenerIsItsOwnGateWhateverWaitsBeforeIt() throws {
+    @Test func aConfiguresOpenerIsItsOwnGateWhateverWaitsAfterIt() throws {
         let order = EntryOrder()
         let configure = try #require(order.arrive(.configure).own)
-        _ = order.arrive(.direct)
-        let decision = try #require(order.arrive(.decision).own)
-        let opener = try #require(order.opener(for: .decision))
+        let direct = try #require(order.arrive(.direct).own)
+        let opener = try #require(order.opener(for: .configure))
         opener()
         let waitedFor = Set(order.arrive(.direct).earlier.map(ObjectIdentifier.init))
-        #expect(!waitedFor.contains(ObjectIdentifier(decision)))
-        #expect(waitedFor.contains(ObjectIdentifier(configure)))
+        #expect(!waitedFor.contains(ObjectIdentifier(configure)))
+        #expect(waitedFor.contains(ObjectIdentifier(direct)))
     }
 }

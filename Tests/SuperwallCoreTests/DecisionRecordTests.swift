@@ -46,17 +46,9 @@ import Testing
             timeouts: .statusTheTestSets
         )
         let receiver = DecisionReceiver()
-        let waiting = Mutex(false)
         let started = ContinuousClock.now
-        let register = Task {
-            try await harness.superwall.register(
-                placement: "held",
-                decided: { waiting.withLock { $0 = true } },
-                decision: receiver
-            )
-        }
-        // `decided` is called as the pipeline starts to wait for the status.
-        try await eventually { waiting.withLock { $0 } }
+        let register = Task { try await harness.superwall.register(placement: "held", decision: receiver) }
+        try await eventually { await harness.superwall.waitsForTheSubscriptionStatus }
         try await Task.sleep(for: .milliseconds(20))
         try await harness.superwall.setSubscriptionStatus(.inactive)
         _ = try await register.value
@@ -204,4 +196,9 @@ import Testing
             ]
         )
     }
+}
+
+extension Superwall {
+    /// Whether a call waits for the subscription status now.
+    fileprivate var waitsForTheSubscriptionStatus: Bool { purchases.statusWaiters.count > 0 }
 }

@@ -21,7 +21,7 @@ import Testing
 
     @Test func eventsGoOutInBatchesOfFiftyOldestFirstEachOnce() async throws {
         let sink = RecordingSink()
-        let queue = EventQueue(store: try store(queued: 120), sink: sink, offload: .shared)
+        let queue = EventQueue(store: try store(queued: 120), sink: sink)
         await queue.flush()
         #expect(sink.delivered.map(\.count) == [50, 50, 20])
         #expect(sink.names.first == "event_0" && sink.names.last == "event_119")
@@ -36,7 +36,7 @@ import Testing
 
     @Test func aFlushSendsAtMostElevenBatchesAndTheNextOneTheRest() async throws {
         let sink = RecordingSink()
-        let queue = EventQueue(store: try store(queued: 600), sink: sink, offload: .shared)
+        let queue = EventQueue(store: try store(queued: 600), sink: sink)
         await queue.flush()
         #expect(sink.delivered.count == 11)
         await queue.flush()
@@ -48,7 +48,7 @@ import Testing
     @Test func aFlushToALocalFileWritesTheWholeQueue() async throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("events-\(UUID().uuidString).jsonl")
             .path
-        let queue = EventQueue(store: try store(queued: 5_000), sink: JSONLinesEventSink(path: path), offload: .shared)
+        let queue = EventQueue(store: try store(queued: 5_000), sink: JSONLinesEventSink(path: path))
         await queue.flush()
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
         #expect(lines.count == 5_000)
@@ -58,7 +58,7 @@ import Testing
     @Test func aFailedDeliveryKeepsTheBatchForTheNextFlush() async throws {
         let sink = RecordingSink()
         sink.failing = true
-        let queue = EventQueue(store: try store(queued: 10), sink: sink, offload: .shared)
+        let queue = EventQueue(store: try store(queued: 10), sink: sink)
         await queue.flush()
         #expect(sink.delivered.isEmpty)
         sink.failing = false
@@ -69,7 +69,7 @@ import Testing
     @Test func refusedRowsAreCountedAsDroppedAndNotSentAgain() async throws {
         let sink = RecordingSink()
         sink.refuse = [0, 3]
-        let queue = EventQueue(store: try store(queued: 5), sink: sink, offload: .shared)
+        let queue = EventQueue(store: try store(queued: 5), sink: sink)
         await queue.flush()
         #expect(await queue.droppedCount == 2)
         await queue.flush()
@@ -78,14 +78,14 @@ import Testing
 
     @Test func pastItsBoundTheQueueDropsTheOldestAndCountsThem() async throws {
         let sink = RecordingSink()
-        let queue = EventQueue(store: try store(queued: 25), sink: sink, bound: 10, offload: .shared)
+        let queue = EventQueue(store: try store(queued: 25), sink: sink, bound: 10)
         await queue.flush()
         #expect(sink.names == (15..<25).map { "event_\($0)" })
         #expect(await queue.droppedCount == 15)
     }
 
     @Test func theBoundHoldsBeforeAnyFlush() async throws {
-        let queue = EventQueue(store: try store(queued: 25), sink: RecordingSink(), bound: 10, offload: .shared)
+        let queue = EventQueue(store: try store(queued: 25), sink: RecordingSink(), bound: 10)
         await queue.enforceBound()
         #expect(await queue.waitingCount == 10)
         #expect(await queue.droppedCount == 15)
@@ -94,7 +94,7 @@ import Testing
     @Test func eventsNotedPastTheBoundDropTheOldestByTheEstimateAndTheFlushSendsTheRest() async throws {
         let store = try store(queued: 25)
         let sink = RecordingSink()
-        let queue = EventQueue(store: store, sink: sink, bound: 10, offload: .shared)
+        let queue = EventQueue(store: store, sink: sink, bound: 10)
         await queue.enforceBound()
         for index in 25..<30 {
             store.logPlacement(
@@ -113,7 +113,7 @@ import Testing
     }
 
     @Test func anEstimateAboveWhatWaitsFallsBackToCounting() async throws {
-        let queue = EventQueue(store: try store(queued: 25), sink: RecordingSink(), bound: 10, offload: .shared)
+        let queue = EventQueue(store: try store(queued: 25), sink: RecordingSink(), bound: 10)
         await queue.noteQueued(25)
         #expect(await queue.waitingCount == 10)
         #expect(await queue.droppedCount == 15)
@@ -149,7 +149,7 @@ import Testing
     @Test func aFlushAskedForWhileAnotherIsOutSendsWhatWasQueuedAfterThatOnesBatch() async throws {
         let store = try store(queued: 1)
         let sink = HeldSink()
-        let queue = EventQueue(store: store, sink: sink, offload: .shared)
+        let queue = EventQueue(store: store, sink: sink)
         let first = Task(executorPreference: OffloadExecutor.shared) { await queue.flush() }
         await sink.firstBatchArrived.value
         store.logPlacement("event_1", at: Date(), paramsJSON: Array("{}".utf8), eventId: UUID(), queued: true)
@@ -166,7 +166,7 @@ import Testing
         let store = try store(queued: 3)
         store.logPlacement("local_only", at: Date(), paramsJSON: Array("{}".utf8), eventId: UUID(), queued: false)
         let sink = RecordingSink()
-        await EventQueue(store: store, sink: sink, offload: .shared).flush()
+        await EventQueue(store: store, sink: sink).flush()
         #expect(sink.names == ["event_0", "event_1", "event_2"])
         #expect(try store.placementNames().contains("local_only"))
     }
@@ -176,7 +176,7 @@ import Testing
         try store.resetUser()
         store.logPlacement("after_reset", at: Date(), paramsJSON: Array("{}".utf8), eventId: UUID(), queued: true)
         let sink = RecordingSink()
-        await EventQueue(store: store, sink: sink, offload: .shared).flush()
+        await EventQueue(store: store, sink: sink).flush()
         #expect(sink.names == ["event_0", "event_1", "event_2", "after_reset"])
         #expect(try store.placementNames() == ["after_reset"])
     }
@@ -196,7 +196,7 @@ import Testing
         #expect(try rowCount(store) == 4, "the unqueued row goes at once; the queued ones wait to be sent")
         store.logPlacement("after_reset", at: Date(), paramsJSON: Array("{}".utf8), eventId: UUID(), queued: true)
         let sink = RecordingSink()
-        await EventQueue(store: store, sink: sink, offload: .shared).flush()
+        await EventQueue(store: store, sink: sink).flush()
         #expect(sink.names == ["event_0", "event_1", "event_2", "kept", "after_reset"])
         #expect(try rowCount(store) == 1)
         #expect(try store.placementNames() == ["after_reset"])

@@ -5,9 +5,9 @@ import Testing
 @testable import SuperwallCore
 
 @Suite struct SlowRuleConfigTests {
-    @Test func aConfigWhoseRulesCallMatchesIsEvaluatedOffTheReader() async throws {
-        let plain = try await PresentationHarness.make(try await presentationConfig(actionTriggers))
-        #expect(!plain.superwall.evaluatesSlowRules)
+    /// Only a placement whose rules call `matches()` is decided off the actor; every other one
+    /// is decided at once on it, as before.
+    @Test func onlyAPlacementWhoseRulesCallMatchesIsDecidedOffTheActor() async throws {
         var triggers = actionTriggers
         triggers.append(
             placement(
@@ -15,7 +15,10 @@ import Testing
                 [audience("e9", rule: #"user.name.matches("^A")"#, variants: [treatment("v9", "summer-sale")])]
             )
         )
-        let slow = try await PresentationHarness.make(try await presentationConfig(triggers))
-        #expect(slow.superwall.evaluatesSlowRules)
+        let harness = try await PresentationHarness.make(try await presentationConfig(triggers))
+        let config = try #require(await harness.superwall.session?.config)
+        #expect(config.trigger(for: "search")?.rulesMayBeSlow == true)
+        let others = config.triggers.filter { $0.placementName != "search" }
+        #expect(!others.isEmpty && others.allSatisfy { !$0.rulesMayBeSlow })
     }
 }

@@ -18,27 +18,11 @@ enum PresentationMethods {
             explain = try params.optionalBool("explain")
         }
 
-        /// Where the call's decision record goes, when it answers one.
-        func decisionReceiver(of superwall: Superwall) -> DecisionReceiver? {
-            explain ?? superwall.recordsDecisions ? DecisionReceiver() : nil
+        /// Where the call's decision record goes: the core hands it over when the call asked
+        /// for it, or when the session records every decision and the call did not refuse it.
+        var decisionReceiver: DecisionReceiver? {
+            explain == false ? nil : DecisionReceiver(explain: explain)
         }
-    }
-
-    /// The methods that decide a placement's presentation: off the reader when the config has
-    /// slow rules, and so announced to `EntryOrder`.
-    static let deciding: Set<String> = [Register.name, GetPresentationResult.name, GetPaywall.name]
-
-    /// Runs a call that evaluates the config's audience rules where it was asked, or off the
-    /// reader when a rule of the config may be slow (`Superwall.evaluatesSlowRules`); `call`
-    /// gets what opens its `EntryOrder` gate, when it announced one.
-    static func evaluatingRules<Result: Sendable>(
-        of superwall: Superwall,
-        order: EntryOrder,
-        _ call: (_ decided: (@Sendable () -> Void)?) async throws(RPCError) -> Result
-    ) async throws(RPCError) -> Result {
-        guard superwall.evaluatesSlowRules else { return try await call(nil) }
-        let decided = order.opener(for: .decision)
-        return try await offTheReader { () async throws(RPCError) -> Result in try await call(decided) }
     }
 
     struct Register: BridgeMethod {
@@ -53,12 +37,10 @@ enum PresentationMethods {
 
         let superwall: Superwall
         let host: ClientHost
-        let order: EntryOrder
 
         init(_ context: MethodContext) {
             superwall = context.superwall
             host = context.host
-            order = context.entryOrder
         }
 
         /// Kept out of line: inlined into the handler, every value the reading builds had a
@@ -78,18 +60,15 @@ enum PresentationMethods {
         @inline(__always)
         func answer(_ parameters: Parameters) async throws -> DecidedAnswer<PresentationOutcome> {
             let handler = ClientPresentationHandler(host: host, registerId: parameters.requestId.value)
-            let receiver = parameters.placement.decisionReceiver(of: superwall)
-            let outcome = try await evaluatingRules(of: superwall, order: order) { decided async throws(RPCError) in
-                try await core {
-                    try await superwall.register(
-                        placement: parameters.placement.placement,
-                        params: parameters.placement.params,
-                        hasFeature: parameters.hasFeature,
-                        handler: handler,
-                        decided: decided,
-                        decision: receiver
-                    )
-                }
+            let receiver = parameters.placement.decisionReceiver
+            let outcome = try await core {
+                try await superwall.register(
+                    placement: parameters.placement.placement,
+                    params: parameters.placement.params,
+                    hasFeature: parameters.hasFeature,
+                    handler: handler,
+                    decision: receiver
+                )
             }
             return DecidedAnswer(answer: outcome, receiver: receiver)
         }
@@ -99,12 +78,8 @@ enum PresentationMethods {
         static let name = "getPresentationResult"
 
         let superwall: Superwall
-        let order: EntryOrder
 
-        init(_ context: MethodContext) {
-            superwall = context.superwall
-            order = context.entryOrder
-        }
+        init(_ context: MethodContext) { superwall = context.superwall }
 
         static func parameters(of request: IncomingRequest) throws(RPCError) -> PlacementParameters {
             try PlacementParameters(Params(request))
@@ -114,16 +89,13 @@ enum PresentationMethods {
         /// for nonisolated code, a few hundred instructions on every call.
         @inline(__always)
         func answer(_ parameters: PlacementParameters) async throws -> DecidedAnswer<PresentationResult> {
-            let receiver = parameters.decisionReceiver(of: superwall)
-            let result = try await evaluatingRules(of: superwall, order: order) { decided async throws(RPCError) in
-                try await core {
-                    try await superwall.presentationResult(
-                        for: parameters.placement,
-                        params: parameters.params,
-                        decided: decided,
-                        decision: receiver
-                    )
-                }
+            let receiver = parameters.decisionReceiver
+            let result = try await core {
+                try await superwall.presentationResult(
+                    for: parameters.placement,
+                    params: parameters.params,
+                    decision: receiver
+                )
             }
             return DecidedAnswer(answer: result, receiver: receiver)
         }
@@ -140,12 +112,10 @@ enum PresentationMethods {
 
         let superwall: Superwall
         let host: ClientHost
-        let order: EntryOrder
 
         init(_ context: MethodContext) {
             superwall = context.superwall
             host = context.host
-            order = context.entryOrder
         }
 
         static func parameters(of request: IncomingRequest) throws(RPCError) -> Parameters {
@@ -162,20 +132,16 @@ enum PresentationMethods {
         @inline(__always)
         func answer(_ parameters: Parameters) async throws -> DecidedAnswer<PaywallPresentation> {
             let handler = ClientPresentationHandler(host: host, registerId: parameters.requestId.value)
-            let receiver = parameters.placement.decisionReceiver(of: superwall)
+            let receiver = parameters.placement.decisionReceiver
             do {
-                let presentation = try await evaluatingRules(of: superwall, order: order) {
-                    decided async throws(RPCError) in
-                    try await core {
-                        try await superwall.getPaywall(
-                            placement: parameters.placement.placement,
-                            params: parameters.placement.params,
-                            overrides: parameters.overrides,
-                            handler: handler,
-                            decided: decided,
-                            decision: receiver
-                        )
-                    }
+                let presentation = try await core {
+                    try await superwall.getPaywall(
+                        placement: parameters.placement.placement,
+                        params: parameters.placement.params,
+                        overrides: parameters.overrides,
+                        handler: handler,
+                        decision: receiver
+                    )
                 }
                 return DecidedAnswer(answer: presentation, receiver: receiver)
             } catch {

@@ -41,7 +41,8 @@ actor EventQueue {
     private let sink: any EventSink
     /// Off the cooperative pool, as the SDK's actor (see `SerialLane`).
     private nonisolated let lane = SerialLane()
-    private nonisolated let offload: OffloadExecutor
+    /// Where its timer and flushes run.
+    private nonisolated var offload: OffloadExecutor { .shared }
     nonisolated var unownedExecutor: UnownedSerialExecutor { lane.asUnownedSerialExecutor() }
     /// The most events kept waiting; past it the oldest are dropped and counted.
     private let bound: Int
@@ -56,8 +57,7 @@ actor EventQueue {
     /// waiting for the actor.
     private let arrivals = Mutex(ArrivalTally())
 
-    init(store: Store, sink: any EventSink, bound: Int = 100_000, offload: OffloadExecutor) {
-        self.offload = offload
+    init(store: Store, sink: any EventSink, bound: Int = 100_000) {
         self.store = store
         self.sink = sink
         self.bound = bound

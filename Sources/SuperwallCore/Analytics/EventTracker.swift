@@ -50,15 +50,14 @@ final class EventTracker {
 
     /// A session begins: its store, its ids, how much it tracks, and its queue, which sends
     /// to `collector` (Superwall's, for the `http` source) or else to the data directory's
-    /// `events.jsonl`, and flushes every `options.eventFlushInterval` on `offload`.
+    /// `events.jsonl`, and flushes every `options.eventFlushInterval` on the offload executor.
     func begin(
         store: Store,
         directory: String,
         ids: any RandomSource,
         collector: HTTPConfigSource?,
         request: @escaping @Sendable () async -> ConfigRequest,
-        options: Superwall.ConfigureOptions,
-        offload: OffloadExecutor
+        options: Superwall.ConfigureOptions
     ) {
         let sink: any EventSink
         if let collector {
@@ -68,7 +67,7 @@ final class EventTracker {
                 path: URL(fileURLWithPath: directory).appendingPathComponent(DataDirectory.eventsFile).path
             )
         }
-        let queue = EventQueue(store: store, sink: sink, bound: options.eventQueueBound, offload: offload)
+        let queue = EventQueue(store: store, sink: sink, bound: options.eventQueueBound)
         self.store = store
         self.ids = ids
         self.queue = queue
@@ -78,7 +77,7 @@ final class EventTracker {
         let (interval, clock) = (options.eventFlushInterval, clock)
         // Detached and weak, as every task that reaches the queue: none may keep the session's
         // store open after the session is gone.
-        Task.detached(executorPreference: offload) { [weak queue] in
+        Task.detached(executorPreference: OffloadExecutor.shared) { [weak queue] in
             await queue?.start(every: interval, on: clock)
         }
     }

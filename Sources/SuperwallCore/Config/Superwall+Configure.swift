@@ -66,8 +66,7 @@ extension Superwall {
             ids: random,
             collector: configLoading.backend?.collector,
             request: { [weak self] in await self?.eventRequest() ?? ConfigRequest(apiKey: "") },
-            options: options,
-            offload: offload
+            options: options
         )
         trackLaunchEvents()
         return ConfigureStart(stage: .loading(options, backend))
@@ -431,10 +430,6 @@ extension Superwall {
             "config build \(config.buildId) in use: \(config.triggers.count) placements, \(config.paywalls.count) paywalls, \(config.products.count) products\(refresh.map { ", \($0.cacheStatus == "CACHED" ? "from the cache" : "fetched in \(String(format: "%.3f", $0.fetchSeconds)) s after \($0.retryCount) retries")" } ?? ", from the cache")"
         )
         session?.config = config
-        hostAccess.rulesCallMatches.store(
-            config.triggers.contains { $0.audiences.contains { $0.rule?.mayCallMatches == true } },
-            ordering: .relaxed
-        )
         warnOfAnUnknownBundleId(against: config)
         announceTestMode()
         session?.status = .configured

@@ -147,6 +147,9 @@ final class ParkedContinuations<Value: Sendable> {
     private var parked: [UInt64: @Sendable (Value) -> Void] = [:]
     private var nextTicket: UInt64 = 0
 
+    /// How many wait now.
+    var count: Int { parked.count }
+
     func ticket() -> UInt64 {
         nextTicket += 1
         return nextTicket

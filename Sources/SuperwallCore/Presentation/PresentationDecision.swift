@@ -66,12 +66,19 @@ public struct PresentationDecision: Sendable, Equatable {
     }
 }
 
-/// Where a call that asked for its decision (`explain: true`) finds it, once its pipeline has
-/// decided: before `register` answers, and before `getPaywall` throws.
+/// Where a call finds its decision record (`explain: true`, or every call of a session that
+/// records decisions), once its pipeline has decided: before `register` answers, and before
+/// `getPaywall` throws.
 public final class DecisionReceiver: Sendable {
     private let stored = Mutex<PresentationDecision?>(nil)
+    /// The call's `explain`: true or false, or nil to follow the session's
+    /// `options.recordDecisions`, which the core applies.
+    let explain: Bool?
 
-    public init() {}
+    public init(explain: Bool? = true) { self.explain = explain }
+
+    /// Whether the call gets its decision, when the session records every one or not.
+    func wantsDecision(recordingAll: Bool) -> Bool { explain ?? recordingAll }
 
     public var decision: PresentationDecision? { stored.withLock { $0 } }
 

@@ -68,11 +68,8 @@ struct PlacementData: Sendable {
     var implicitTrigger: ImplicitTrigger?
     /// `getPaywall`'s overrides.
     var overrides: PaywallOverrides?
-    /// Set when the caller asked for the decision (`explain: true`).
+    /// Where the caller reads the decision, when it may want it (`explain`).
     var decisionReceiver: DecisionReceiver?
-    /// Called once the audiences are decided, or as the pipeline starts to wait (see
-    /// `Superwall.register(placement:params:hasFeature:handler:decided:)`).
-    var decided: (@Sendable () -> Void)?
     /// When the placement was asked for: its wait for a subscription status counts from here,
     /// so time spent queued behind other placements is part of the bound, not added to it.
     let requestedAt = ContinuousClock.now

@@ -19,7 +19,7 @@ final class RecentDecisions {
     func startTrail(_ kind: PipelineKind, _ placement: PlacementData, recordingAll: Bool) -> DecisionTrail? {
         guard kind.isRecorded else { return nil }
         let isLogged = DecisionLog.paywallPresentation.logLevel <= .debug
-        guard isLogged || placement.decisionReceiver != nil || recordingAll,
+        guard isLogged || recordingAll || placement.decisionReceiver?.explain == true,
             let call = kind.recordedCall(sourceType: placement.sourceType)
         else { return nil }
         return DecisionTrail(placement: placement.name, call: call, at: placement.createdAt, isLogged: isLogged)

@@ -11,16 +11,13 @@ extension Superwall {
     /// runs the pipeline behind any earlier registers, and answers when the presentation
     /// ends: skipped, dismissed (after the user is done with the paywall) or failed, with
     /// whether the feature is granted.
-    /// `decided` is called once the placement's audiences are decided, or as it starts to wait
-    /// (its turn, the config, the subscription status): a caller that keeps its calls in order
-    /// lets the next one go then.
-    /// `decision` is given the decision record once the pipeline has decided.
+    /// `decision` is given the decision record once the pipeline has decided, when it asked for
+    /// it or the session records every decision (`options.recordDecisions`).
     public func register(
         placement: String,
         params: [String: JSON] = [:],
         hasFeature: Bool = false,
         handler: (any PresentationHandler)? = nil,
-        decided: (@Sendable () -> Void)? = nil,
         decision: DecisionReceiver? = nil
     ) async throws(SuperwallError) -> PresentationOutcome {
         try await answering { () async throws(SuperwallError) -> PresentationOutcome in
@@ -30,9 +27,7 @@ extension Superwall {
                 hasFeature: hasFeature,
                 handler: handler
             )
-            placementData.decided = decided
             placementData.decisionReceiver = decision
-            if !paywalls.presentationQueue.isEmpty { decided?() }
             await inPresentationQueue {
                 await self.present(placementData, flow: flow, alreadyPresented: alreadyPresented)
             }
@@ -70,17 +65,15 @@ extension Superwall {
     /// SuperwallKit's `getPresentationResult(forPlacement:params:)`: what `register` would
     /// do, without tracking the placement or showing anything. Assignments are confirmed
     /// (and a holdout's occurrence recorded) as SuperwallKit does.
-    /// `decided`, `decision`: as `register`'s.
+    /// `decision`: as `register`'s.
     public func presentationResult(
         for placement: String,
         params: [String: JSON] = [:],
-        decided: (@Sendable () -> Void)? = nil,
         decision: DecisionReceiver? = nil
     ) async throws(SuperwallError) -> PresentationResult {
         guard session != nil else { throw .notConfigured }
         let event = tracker.makeEvent(placement, custom: params, isSuperwallEvent: false)
         var placementData = PlacementData(event, sourceType: nil)
-        placementData.decided = decided
         placementData.decisionReceiver = decision
         switch await runPipeline(.getPresentationResult, placementData) {
         case .skipped(.placementNotFound): return .placementNotFound
@@ -94,20 +87,18 @@ extension Superwall {
     /// SuperwallKit's `getPaywall`: the paywall for a placement, which the host shows
     /// itself. The session opens at once and is driven like any other (`perform`,
     /// `dismiss`); `handler` hears how it ends. Skips and errors throw.
-    /// `decided`, `decision`: as `register`'s.
+    /// `decision`: as `register`'s.
     public func getPaywall(
         placement: String,
         params: [String: JSON] = [:],
         overrides: PaywallOverrides? = nil,
         handler: (any PresentationHandler)? = nil,
-        decided: (@Sendable () -> Void)? = nil,
         decision: DecisionReceiver? = nil
     ) async throws(SuperwallError) -> PaywallPresentation {
         try await answering { () async throws(SuperwallError) -> PaywallPresentation in
             guard session != nil else { throw .notConfigured }
             guard !SuperwallEventNames.all.contains(placement) else { throw .reservedPlacementName(placement) }
             if let overrides {
-                if session?.status == .pending { decided?() }
                 _ = await waitForConfig()
                 if let unknown = overrides.productsByName.values.sorted().first(where: {
                     session?.knownProduct($0) == nil
@@ -118,7 +109,6 @@ extension Superwall {
             let event = track(placement, ["is_feature_gatable": false], custom: params, isSuperwallEvent: false)
             var placementData = PlacementData(event, sourceType: "getPaywall")
             placementData.overrides = overrides
-            placementData.decided = decided
             placementData.decisionReceiver = decision
             switch await runPipeline(.getPaywall, placementData) {
             case .skipped(let reason): throw .paywallSkipped(reason)
@@ -221,9 +211,15 @@ extension Superwall {
         flow: PresentationFlow? = nil,
         alreadyPresented: Bool = false
     ) async -> PipelineEnd {
-        let trail = decisions.startTrail(kind, placement, recordingAll: recordsDecisions)
+        let recordingAll = recordsDecisions
+        let trail = decisions.startTrail(kind, placement, recordingAll: recordingAll)
         let end = await pipelineSteps(kind, placement, flow: flow, alreadyPresented: alreadyPresented, trail: trail)
-        if let trail { decisions.finish(trail, with: end, for: placement.decisionReceiver) }
+        if let trail {
+            let receiver = placement.decisionReceiver.flatMap {
+                $0.wantsDecision(recordingAll: recordingAll) ? $0 : nil
+            }
+            decisions.finish(trail, with: end, for: receiver)
+        }
         guard kind.tracksOutcome else { return end }
         switch end {
         case .skipped(let reason):
@@ -253,8 +249,6 @@ extension Superwall {
         // What the trail notes across a wait is kept in the trail, not in this frame: every
         // value kept across an `await` enlarges the frame each pipeline allocates.
         let configIsLoading = session?.status == .pending
-        // A caller keeping its calls in order lets the next one go before this one waits.
-        if configIsLoading || session?.subscriptionStatus == .unknown { placement.decided?() }
         if configIsLoading { trail?.startWait() }
         if let error = await waitForConfig() {
             trail?.configFailed(error)
@@ -275,7 +269,6 @@ extension Superwall {
             } else {
                 audienceSteps(kind, placement, trail: trail)
             }
-        placement.decided?()
         switch decided {
         case .ended(let end):
             return end

@@ -437,9 +437,6 @@ extension Superwall {
         _ snapshot: AudienceSnapshot,
         trail: DecisionTrail?
     ) async -> AudienceStepsEnd {
-        // The snapshot holds what the decision reads: a caller keeping its calls in order lets
-        // the next one go now, not once the rules have run.
-        placement.decided?()
         let decision = await snapshot.decidedOffTheActor()
         return meaning(of: decision, from: snapshot, kind, placement, trail: trail)
     }
