@@ -32,7 +32,7 @@ BIN_RELEASE := .build/release/superwall-bridge
 BENCH_DIR := Benchmarks
 BENCH_BIN := $(BENCH_DIR)/bin
 
-.PHONY: embedding-deps embedding-test docs-test all deps build release startup-order test python-test typescript-deps npm-deps typescript-test browser-deps browser-test demo demo-python demo-typescript bench bench-instructions dist dist-check stress fuzz clean
+.PHONY: embedding-deps embedding-test docs-test all deps build release startup-order check test python-test typescript-deps npm-deps typescript-test browser-deps browser-test demo demo-python demo-typescript bench bench-instructions dist dist-check stress fuzz clean
 
 all: build
 
@@ -102,7 +102,9 @@ COMPUTE_SUITES := RulesTests|FuzzTests|JSONTextTests
 # while it is full, runs last and alone: beside it every other test would stall.
 BUSY_POOL_SUITES := BusyPoolDeadlineTests
 
-test: deps
+# The checks and the Swift suites, which need nothing but the toolchain and the packages: the
+# loop for a change to the Swift code (docs/contributing.md).
+check: deps
 	$(PYTHON) scripts/check/check_links.py
 	$(PYTHON) scripts/check/check_source_layout.py
 	$(SWIFT) format lint --strict --recursive Sources Tests Benchmarks Package.swift
@@ -115,6 +117,10 @@ test: deps
 	set -o pipefail; TMPDIR=$(TEST_TMP) SUPERWALL_WIRE_TRACES=$(WIRE_TRACES) SUPERWALL_BRIDGE_BIN=$(CURDIR)/$(BIN_DEBUG) $(SWIFT) test --skip-build --skip '$(COMPUTE_SUITES)|$(BUSY_POOL_SUITES)' 2>&1 | tee -a .build/swift-test.log
 	set -o pipefail; TMPDIR=$(TEST_TMP) $(SWIFT) test --skip-build --filter '$(BUSY_POOL_SUITES)' 2>&1 | tee -a .build/swift-test.log
 	@sed -nE 's/.*Test run with ([0-9]+) tests? in [0-9]+ suites? passed.*/\1/p' .build/swift-test.log | awk '{ sum += $$1 } END { print "Swift: " sum " passed, 0 failed" }'
+
+# Every suite: `check`, then the docs' examples, the library from C, Java and LuaJIT, both
+# clients, the paywall page in a browser and a short run of each fuzz target.
+test: check
 	TMPDIR=$(TEST_TMP) $(MAKE) --no-print-directory docs-test
 	TMPDIR=$(TEST_TMP) $(MAKE) --no-print-directory embedding-test
 	TMPDIR=$(TEST_TMP) $(MAKE) --no-print-directory python-test

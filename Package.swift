@@ -49,8 +49,6 @@ let package = Package(
         // What a forked child must not inherit: the data directories' locks, and the use of
         // bridges whose threads stayed in the parent.
         .target(name: "CForkGuard"),
-        // jansson's allocations for one request from a block of their own.
-        .target(name: "CJSONArena", dependencies: ["CJansson"]),
         .target(name: "JSONText", swiftSettings: moduleSettings),
         // Timers and an executor that need no thread of Swift's cooperative pool.
         .target(
@@ -67,7 +65,6 @@ let package = Package(
             name: "JSONRPC",
             dependencies: [
                 "CJansson",
-                "CJSONArena",
                 "CScheduling",
                 "Executors",
                 "JSONText",
@@ -133,7 +130,6 @@ let package = Package(
                 "BridgeServer",
                 "CEmbeddingShims",
                 "CForkGuard",
-                "CScheduling",
                 "JSONRPC",
                 "SuperwallCore",
                 .product(name: "Logging", package: "swift-log"),
@@ -209,7 +205,7 @@ let package = Package(
         ),
         .testTarget(
             name: "EmbeddingTests",
-            dependencies: ["BridgeCommandLine", "BridgeServer", "SuperwallBridgeEmbedding"],
+            dependencies: ["BridgeCommandLine", "BridgeServer", "SuperwallBridgeEmbedding", "TestSupport"],
             swiftSettings: moduleSettings
         ),
         .testTarget(

@@ -1,4 +1,3 @@
-import CJSONArena
 import CJansson
 
 /// Why a byte string is not a JSON text.
@@ -40,20 +39,19 @@ public enum JSONDecoding {
     /// tree is converted (`value()`), so a large message is not held three times over.
     public static func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONSyntaxError) -> ParsedJSON {
         var error = json_error_t()
-        var arena: OpaquePointer?
         let text = bytes.baseAddress?.assumingMemoryBound(to: CChar.self)
         let flags = Int(JSON_DECODE_ANY | JSON_ALLOW_NUL)
-        if let root = json_arena_loadb(text, bytes.count, flags, &error, &arena) {
-            return ParsedJSON(root: root, arena: arena, lexemes: nil)
+        if let root = json_loadb(text, bytes.count, flags, &error) {
+            return ParsedJSON(root: root, lexemes: nil)
         }
         guard json_error_code(&error) == json_error_numeric_overflow else {
             throw JSONSyntaxError(error)
         }
         let realFlags = flags | Int(JSON_DECODE_INT_AS_REAL)
-        guard let root = json_arena_loadb(text, bytes.count, realFlags, &error, &arena) else {
+        guard let root = json_loadb(text, bytes.count, realFlags, &error) else {
             throw JSONSyntaxError(error)
         }
-        return ParsedJSON(root: root, arena: arena, lexemes: NumberLexemes(in: bytes))
+        return ParsedJSON(root: root, lexemes: NumberLexemes(in: bytes))
     }
 
     /// Where the first object that names a key twice names it again, in JSON text (nil when
@@ -90,18 +88,15 @@ public enum JSONDecoding {
 /// A JSON text as jansson parsed it, owned until it is converted or dropped.
 public final class ParsedJSON {
     private let root: UnsafeMutablePointer<json_t>
-    /// Where jansson allocated the tree (`CJSONArena`); nil when it all went to malloc.
-    private let arena: OpaquePointer?
     /// The number texts, when jansson had to read every number as a double.
     private let lexemes: NumberLexemes?
 
-    fileprivate init(root: UnsafeMutablePointer<json_t>, arena: OpaquePointer?, lexemes: NumberLexemes?) {
+    fileprivate init(root: UnsafeMutablePointer<json_t>, lexemes: NumberLexemes?) {
         self.root = root
-        self.arena = arena
         self.lexemes = lexemes
     }
 
-    deinit { json_arena_release(root, arena) }
+    deinit { json_decref(root) }
 
     public func value() -> JSONValue {
         var conversion = Conversion(lexemes: lexemes)

@@ -1,4 +1,3 @@
-import CScheduling
 import DequeModule
 import Dispatch
 import Synchronization
@@ -133,9 +132,8 @@ final class OutputMailbox: @unchecked Sendable {
     /// Whether another receive is running on this mailbox (one thread receives at a time).
     struct Busy: Error {}
 
-    /// The next message, waiting up to `timeout`: it first watches for up to `watchLimit`
-    /// (a load between `pause`s, a yield every microsecond), so an answer that comes at once
-    /// costs no sleep and no wake-up, then sleeps until a message, the end, or the deadline.
+    /// The next message, waiting up to `timeout`: it sleeps until a message, the end, or the
+    /// deadline.
     func receive(timeout: Duration) throws(Busy) -> Received {
         guard receiving.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
             throw Busy()
@@ -145,11 +143,6 @@ final class OutputMailbox: @unchecked Sendable {
         state.withLock { state in state.lent.removeValue(forKey: receiver)?.free() }
         let deadline = ContinuousClock.now + timeout
         if let received = take() { return received }
-        if timeout > .zero, watch(until: min(deadline, ContinuousClock.now + Self.watchLimit)),
-            let received = take()
-        {
-            return received
-        }
         while true {
             receiverSleeping.store(true, ordering: .sequentiallyConsistent)
             if let received = take() {
@@ -165,26 +158,6 @@ final class OutputMailbox: @unchecked Sendable {
                 remaining.components.seconds * 1_000_000_000 + remaining.components.attoseconds / 1_000_000_000
             _ = arrivals.wait(timeout: .now() + .nanoseconds(Int(min(nanoseconds, Int64(Int32.max)))))
         }
-    }
-
-    /// How long a receive watches before it sleeps: a `$/ping` answers in a few microseconds,
-    /// a skipped `register` in about fifteen.
-    static let watchLimit: Duration = .microseconds(100)
-
-    /// Whether a message or the end arrived before `deadline`.
-    private func watch(until deadline: ContinuousClock.Instant) -> Bool {
-        repeat {
-            for _ in 0..<32 {
-                if queued.load(ordering: .sequentiallyConsistent) > 0
-                    || finished.load(ordering: .sequentiallyConsistent)
-                {
-                    return true
-                }
-                scheduling_relax()
-            }
-            sched_yield()
-        } while ContinuousClock.now < deadline
-        return false
     }
 
     /// The next message, lent to the calling thread until its next receive; `ended` once the bridge has finished

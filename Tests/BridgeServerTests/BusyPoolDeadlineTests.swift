@@ -10,8 +10,8 @@ import Testing
 /// the pool with blocking jobs, sends one request from a thread of its own, and takes the time
 /// until the answer.
 ///
-/// This suite runs in `make test`'s first phase, beside the suites that only compute: it
-/// holds the whole pool for a moment, which would hold the other suites' tests as well.
+/// This suite runs last and alone in `make check` (and so `make test`): it holds the whole
+/// pool for a moment, which would hold the other suites' tests as well.
 @Suite(.serialized) struct BusyPoolDeadlineTests {
     /// A deadline of 100 ms answers within this, pool full.
     static let allowed: Duration = .milliseconds(250)
@@ -152,8 +152,8 @@ private func timedWithThePoolFull(
         let started = ContinuousClock.now
         client.request(.string(id), method, params)
         var reply: JSONValue?
-        while reply == nil, ContinuousClock.now - started < .seconds(30) {
-            guard let message = client.nextReplyBlockingThisThread(timeout: .seconds(30)) else { break }
+        while reply == nil, ContinuousClock.now - started < expectationTimeout {
+            guard let message = client.nextReplyBlockingThisThread(timeout: expectationTimeout) else { break }
             if message["id"]?.stringValue == id { reply = message }
         }
         return (reply, ContinuousClock.now - started, !saturation.probeRan)

@@ -22,7 +22,7 @@ import Testing
         )
         process.client.request("ping", "$/ping")
         var order: [JSONValue] = []
-        while order.count < 2, let message = await process.client.next(timeout: .seconds(120)) {
+        while order.count < 2, let message = await process.client.next(timeout: slowExpectationTimeout) {
             if let id = message["id"], message["method"] == nil { order.append(id) }
         }
         #expect(order == ["ping", "slow"])
@@ -36,7 +36,7 @@ import Testing
             ["expression": .string(Self.heavy), "context": Self.context]
         )
         process.client.notify("$/cancelRequest", ["id": "slow"])
-        let reply = await process.client.next(timeout: .seconds(120))
+        let reply = await process.client.next(timeout: slowExpectationTimeout)
         #expect(reply?["id"] == "slow")
         #expect(reply?["error"]?["code"] == -32800)
     }

@@ -1,5 +1,6 @@
 import BridgeServer
 import Foundation
+import TestSupport
 import Testing
 
 @testable import SuperwallBridgeEmbedding
@@ -17,7 +18,7 @@ import Testing
         }
 
         func first(containing part: String) async -> String? {
-            let deadline = ContinuousClock.now + .seconds(30)
+            let deadline = ContinuousClock.now + expectationTimeout
             while ContinuousClock.now < deadline {
                 if let found = lock.withLock({ messages.first { $0.contains(part) } }) { return found }
                 try? await Task.sleep(for: .milliseconds(2))

@@ -26,7 +26,7 @@ import Testing
             }
         }
         reader.start()
-        #expect(await bridge.waitForExit(timeout: .seconds(60)) == 0)
+        #expect(await bridge.waitForExit(timeout: slowExpectationTimeout) == 0)
         while !reader.isFinished { try await Task.sleep(for: .milliseconds(20)) }
         let answer = received.get().split(separator: UInt8(ascii: "\n")).map { try? JSONDecoding.decode(Array($0)) }
             .first { $0?["id"] == "echo" }

@@ -37,7 +37,7 @@ import Testing
         let client = bridge.client
         let writer = Thread { client.request(1, "debug/echo", [.string(text)]) }
         writer.start()
-        let reply = await bridge.client.next(timeout: .seconds(60))
+        let reply = await bridge.client.next(timeout: slowExpectationTimeout)
         #expect(reply?["result"]?.arrayValue?.first?.stringValue == text)
     }
 }

@@ -111,7 +111,7 @@ import Testing
             client.request(1, "echo", [.string(payload)])
         }
         writer.start()
-        let reply = await server.client.next(timeout: .seconds(60))
+        let reply = await server.client.next(timeout: slowExpectationTimeout)
         #expect(reply?["result"]?.arrayValue?.first?.stringValue?.utf8.count == payload.utf8.count)
     }
 

@@ -19,7 +19,7 @@ import Testing
         let text = "[" + elements.joined(separator: ", \t") + "]"
         #expect(text.utf8.count >= 1 << 20)
         server.client.send(text)
-        let answer = await server.client.next(timeout: .seconds(120))
+        let answer = await server.client.next(timeout: slowExpectationTimeout)
         let reply = answer?.arrayValue ?? []
         #expect(reply.count == 30_001, "\(String(describing: answer).prefix(300))")
         let ids = reply.compactMap { $0["id"]?.int64Value }
@@ -33,7 +33,7 @@ import Testing
         let server = await initializedServer()
         let text = "[" + Self.pings(30_000).joined(separator: ",") + ",{\"jsonrpc\":]"
         server.client.send(text)
-        let reply = await server.client.next(timeout: .seconds(120))
+        let reply = await server.client.next(timeout: slowExpectationTimeout)
         #expect(errorCode(reply) == -32700)
         server.client.request("after", "$/ping")
         #expect(await server.client.next()?["id"] == "after", "no answer of the batch came before")
@@ -52,7 +52,7 @@ import Testing
             client.closeWriting()
         }
         writer.start()
-        let reply = await server.client.next(timeout: .seconds(120))?.arrayValue ?? []
+        let reply = await server.client.next(timeout: slowExpectationTimeout)?.arrayValue ?? []
         #expect(reply.count == count)
         #expect(Set(reply.compactMap { $0["id"]?.int64Value }).count == count)
         #expect(reply.allSatisfy { $0["result"] != nil || errorCode($0) == -32800 })

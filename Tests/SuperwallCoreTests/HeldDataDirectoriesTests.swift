@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import SuperwallCore
@@ -17,7 +18,7 @@ import Testing
         directory.close()
         await released.value
         #expect(HeldDataDirectories.releaseSignal(of: path) == nil)
-        #expect(await HeldDataDirectories.waitUntilReleased(path, within: .seconds(120)))
+        #expect(await HeldDataDirectories.waitUntilReleased(path, within: slowExpectationTimeout))
         // The directory opens at once now.
         let reopened = try DataDirectory(path: path + "/")
         reopened.close()

@@ -102,7 +102,7 @@ private var kernelTakesCustomSlices: Bool {
         )
         defer { worker.stop() }
         worker.signal()
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + expectationTimeout
         while events.withLock({ $0.isEmpty }), ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(1))
         }
@@ -133,7 +133,7 @@ private var kernelTakesCustomSlices: Bool {
         for run in 1...3 {
             signalled.append(.now)
             worker.signal()
-            let deadline = ContinuousClock.now + .seconds(30)
+            let deadline = ContinuousClock.now + expectationTimeout
             while asked.withLock({ $0.count }) < run, ContinuousClock.now < deadline {
                 try await Task.sleep(for: .milliseconds(1))
             }

@@ -5,7 +5,7 @@ import Testing
 
 @testable import SuperwallCore
 
-@Suite struct JSONTextTests {
+@Suite struct JSONTextWritingTests {
     /// Small strings (most keys) and large ones, with and without what must be escaped, read
     /// back as they were written.
     @Test(arguments: [

@@ -151,7 +151,7 @@ private func residentKilobytes(ofMapping path: String) throws -> Int {
         }
         try store.commitPendingWrites()
         let unwritten = await onAThreadOfItsOwn { () -> [Int] in
-            let deadline = ContinuousClock.now + .seconds(30)
+            let deadline = ContinuousClock.now + expectationTimeout
             while store.unwrittenCount > 52, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.000_5) }
             let leftForTheTimer = store.unwrittenCount
             Thread.sleep(forTimeInterval: 0.2)
@@ -240,7 +240,7 @@ private func residentKilobytes(ofMapping path: String) throws -> Int {
         }
         try store.commitPendingWrites()
         let left = await onAThreadOfItsOwn { () -> Int in
-            let deadline = ContinuousClock.now + .seconds(30)
+            let deadline = ContinuousClock.now + expectationTimeout
             while store.unwrittenCount > 0, ContinuousClock.now < deadline { Thread.sleep(forTimeInterval: 0.000_5) }
             return store.unwrittenCount
         }
@@ -258,7 +258,7 @@ private func residentKilobytes(ofMapping path: String) throws -> Int {
         }
         // Long: the worker waits for an idle CPU, which a machine running every suite at once
         // (or building beside them) leaves it seconds apart; only a failing test waits it out.
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + expectationTimeout
         while store.unwrittenCount > 0, ContinuousClock.now < deadline {
             try await Task.sleep(for: .milliseconds(10))
         }

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import SuperwallCore
@@ -373,7 +374,7 @@ struct PresentationHarness {
 /// Polls `condition` every few milliseconds for up to 30 seconds.
 func eventually(_ condition: () async -> Bool) async throws {
     // Long, as every suite runs at once on two cores; only a failing test waits it out.
-    let deadline = ContinuousClock.now + .seconds(30)
+    let deadline = ContinuousClock.now + expectationTimeout
     while ContinuousClock.now < deadline {
         if await condition() { return }
         try await Task.sleep(for: .milliseconds(5))

@@ -17,7 +17,7 @@ import Testing
         store.logPlacement("c", at: Date(), params: [:])
         #expect(try store.placementNames() == ["a", "b", "c"])
         store.logPlacement("d", at: Date(), params: [:])
-        let deadline = ContinuousClock.now + .seconds(30)
+        let deadline = ContinuousClock.now + expectationTimeout
         while store.unwrittenCount > 0, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(5)) }
         #expect(store.unwrittenCount == 0)
         #expect(try store.placementNames() == ["a", "b", "c", "d"])

@@ -1,10 +1,18 @@
 import Foundation
 import JSONRPC
 
-/// How long a test waits for what it expects before it fails. Long on purpose: every suite
-/// runs at once on two cores, so an answer can take seconds to come on a busy machine, and
-/// only a test that is failing anyway waits it out.
-public let expectationTimeout: Duration = .seconds(30)
+/// How long a test waits for what it expects before it fails: `SUPERWALL_TEST_TIMEOUT`
+/// seconds, 30 unless set. Long on purpose: every suite runs at once on two cores, so an
+/// answer can take seconds to come on a busy machine, and only a test that is failing anyway
+/// waits it out. The one knob for every wait of the Swift suites; raise it on a slower machine.
+public let expectationTimeout: Duration = {
+    let seconds = ProcessInfo.processInfo.environment["SUPERWALL_TEST_TIMEOUT"].flatMap(Double.init) ?? 30
+    return .milliseconds(Int(max(seconds, 1) * 1000))
+}()
+
+/// The wait for work that moves megabytes (a 16 MiB message, a batch of thousands, a slow
+/// rule): four times `expectationTimeout`.
+public let slowExpectationTimeout: Duration = expectationTimeout * 4
 
 /// The client end of a JSON-RPC stream in tests: writes raw bytes or messages, and reads
 /// framed replies with a timeout, so a test that expects a reply never hangs.

@@ -63,8 +63,7 @@ int superwall_bridge_send(superwall_bridge *bridge, const char *message, size_t 
  * closed; SUPERWALL_BRIDGE_BUSY while another thread is receiving from it;
  * SUPERWALL_BRIDGE_INVALID_ARGUMENT for a NULL argument, a negative timeout, or a bridge opened
  * with an output function. On anything but a message, *message is NULL and *length 0.
- * Before it sleeps it watches for up to 100 microseconds, so an answer that comes at once costs
- * no wake-up. Like a pipe, the bridge holds up to maxQueuedOutput bytes unreceived, then waits
+ * It sleeps until a message comes, the bridge ends or the timeout passes. Like a pipe, the bridge holds up to maxQueuedOutput bytes unreceived, then waits
  * for the host to receive. Messages not received before close are dropped. */
 int superwall_bridge_receive(superwall_bridge *bridge, int timeout_ms, const char **message, size_t *length);
 

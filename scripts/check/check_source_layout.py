@@ -105,6 +105,7 @@ COMPONENTS = {
     "DeviceOverrides": "Device/DeviceOverrides.swift",
     "Paywalls": "Presentation/Paywalls.swift",
     "ConfigLoading": "Config/ConfigLoading.swift",
+    "RecentDecisions": "Presentation/RecentDecisions.swift",
 }
 OPEN_FIELD = re.compile(r"^    (?:(?:nonisolated|internal|public)\s+)*var\s+(\w+)")
 
