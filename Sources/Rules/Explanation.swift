@@ -299,6 +299,9 @@ enum ExpressionPrinter {
             if let target {
                 render(target, within: 7, into: &output)
                 output.write(".")
+            } else if keywords.contains(name) {
+                // `.in()` is a call of a function named `in`; `in()` would not read back.
+                output.write(".")
             }
             output.write(name + "(")
             each(arguments)

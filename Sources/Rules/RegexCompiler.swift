@@ -1,5 +1,8 @@
 struct RegexCompiler {
     var instructions: [Instruction] = []
+    /// Nodes emitted so far, counted apart from the instructions: a repetition of what emits
+    /// nothing (`(a{0}){990}{990}{999}`) emits no instruction in a billion steps.
+    private var nodesEmitted = 0
 
     mutating func append(_ instruction: Instruction) {
         instructions.append(instruction)
@@ -15,6 +18,12 @@ struct RegexCompiler {
 
     mutating func emit(_ node: RegexNode) throws(EvaluationError) {
         try checkSize()
+        nodesEmitted += 1
+        guard nodesEmitted <= RegularExpression.maximumCompiledNodes else {
+            throw RegularExpression.failure(
+                "pattern repeats its parts more than \(RegularExpression.maximumCompiledNodes) times in all"
+            )
+        }
         switch node {
         case .empty:
             break

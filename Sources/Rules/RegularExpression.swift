@@ -12,6 +12,8 @@ struct RegularExpression {
     static let maximumPatternLength = 1000
     static let maximumRepetition = 1000
     static let maximumInstructions = 10_000
+    /// The most nodes compiling a pattern may emit, repetitions counted out.
+    static let maximumCompiledNodes = 100_000
     static let maximumNesting = 100
     static let maximumSteps = 10_000_000
 

@@ -31,11 +31,6 @@ extension Superwall {
             var customerInfo: CustomerInfo
             /// What the host's store says of products, by store identifier.
             var storeDetails: [String: StoreProductDetails]
-            /// The user's variant per experiment, as stored.
-            var assignments: [String: Store.Assignment]
-            /// How this process came by each assignment it made or took; one it has no entry for
-            /// was kept from an earlier session (a decision record's `experiment` gate).
-            var assignmentOrigins: [String: Store.AssignmentOrigin] = [:]
             let directory: DataDirectory
             var status: ConfigurationStatus
             var configError: SuperwallError?

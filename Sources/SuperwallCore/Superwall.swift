@@ -202,6 +202,7 @@ public actor Superwall {
     let purchases = Purchases()
     let redemptions = Redemptions()
     let decisions = RecentDecisions()
+    let userAssignments = Assignments()
 
     public init(
         clock: any WallClock = SystemWallClock(),

@@ -1,5 +1,6 @@
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import SuperwallBridgeEmbedding
@@ -82,12 +83,16 @@ import Testing
     @Test func aSecondThreadReceivingAtOnceIsToldTheBridgeIsBusy() async throws {
         let bridge = try open()
         let address = Int(bitPattern: bridge)
+        // The first receive waits as long as the test would: on a loaded machine the task may
+        // start late, and a shorter wait could end before the second receive is tried.
+        let waitMilliseconds = Int32(expectationTimeout / .milliseconds(1))
         let waiting = Task.detached { () -> Outcome in
-            self.receive(UnsafeMutableRawPointer(bitPattern: address), timeout: 5_000)
+            self.receive(UnsafeMutableRawPointer(bitPattern: address), timeout: waitMilliseconds)
         }
         // The first receive is waiting once a second one is refused.
         var second = Outcome.code(4)
-        for _ in 0..<2_000 {
+        let deadline = ContinuousClock.now + expectationTimeout
+        while ContinuousClock.now < deadline {
             second = receive(bridge, timeout: 0)
             if second == .code(5) { break }
             try await Task.sleep(for: .milliseconds(1))

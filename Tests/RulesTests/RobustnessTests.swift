@@ -30,6 +30,15 @@ import Testing
         )
     }
 
+    /// Repetitions of what emits no instruction (`1{0}` repeated 990 × 990 × 999 times) ran a
+    /// billion compile steps, 13 s in the release build, without ever reaching the instruction
+    /// bound: a pattern is refused once its compilation has emitted 100,000 nodes.
+    @Test func aPatternThatRepeatsNothingABillionTimesIsRefusedAtOnce() throws {
+        #expect(throws: EvaluationError.self) { try RegularExpression(#"\b01{00}{0990}{0990}{0999}0}{0999}"#) }
+        #expect(throws: EvaluationError.self) { try RegularExpression("(a{0}b{0}){990}{990}{999}") }
+        #expect(try RegularExpression("(a{0}){990}").matches("x"))
+    }
+
     /// Each match had its own bound of 10 million steps: 200 on a 60 KB attribute ran for seconds.
     @Test(
         "a rule's matches share one budget",

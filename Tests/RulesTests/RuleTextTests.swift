@@ -21,7 +21,8 @@ import Testing
     @Test(arguments: [
         "2e308 > 1.0", "-2e308 < 1.0", "b'\\xff' == b'\\xff'", "b'\\000' == b'\\000'", "(-7).f == 1",
         "(-7.5).f == 1", ".true ? 1 : 2", "Msg{f: 1} == 1", "[1, 'a', {'k': [true]}][2]",
-        "!(a || b) && c", "a - (b - c)", ".in{} == 1", ". in {}", "x.exists(k, k > 0) ? 'yes' : 'no'",
+        "!(a || b) && c", "a - (b - c)", ".in{} == 1", ". in {}", ". in ()", ".true(1) == .null()",
+        "x.exists(k, k > 0) ? 'yes' : 'no'",
     ])
     func thePrintedTextParsesBackToTheSameTree(_ source: String) throws {
         let printed = try reprinted(source)

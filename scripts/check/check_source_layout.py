@@ -106,6 +106,7 @@ COMPONENTS = {
     "Paywalls": "Presentation/Paywalls.swift",
     "ConfigLoading": "Config/ConfigLoading.swift",
     "RecentDecisions": "Presentation/RecentDecisions.swift",
+    "Assignments": "Assignment/Assignments.swift",
 }
 OPEN_FIELD = re.compile(r"^    (?:(?:nonisolated|internal|public)\s+)*var\s+(\w+)")
 

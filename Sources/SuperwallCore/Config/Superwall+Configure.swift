@@ -51,7 +51,9 @@ extension Superwall {
         let opened: Session
         do {
             opened = try openSession(apiKey: apiKey, options: options)
+            let stored = try persisting { try opened.store.assignments() }
             session = opened
+            userAssignments.sessionOpened(with: stored)
             hostAccess.upkeep.watch(opened.store)
         } catch {
             configLoading.failed(error)
@@ -180,10 +182,6 @@ extension Superwall {
                     customerInfo: try store.value(.customerInfo) ?? .placeholder,
                     storeDetails: Dictionary(
                         options.storeProducts.map { ($0.productIdentifier, $0) },
-                        uniquingKeysWith: { _, last in last }
-                    ),
-                    assignments: Dictionary(
-                        try store.assignments().map { ($0.experimentId, $0) },
                         uniquingKeysWith: { _, last in last }
                     ),
                     directory: directory,

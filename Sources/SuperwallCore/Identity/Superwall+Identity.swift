@@ -28,17 +28,14 @@ extension Superwall {
             let reseeds = current.config?.featureFlags.enableUserIdSeed == true
             if reseeds { current.identity.seed = Identity.seed(forUserId: userId) }
             current.userAttributes = identityAttributes(current, merging: current.userAttributes)
-            if switching, let config = current.config {
-                current.assignments = AssignmentPlanner.plan(for: config, stored: [], random: random)
-                current.assignmentOrigins = current.assignments.mapValues { _ in .drawn }
-            }
+            let drawn = switching ? current.config.map { Assignments.drawn(for: $0, random: random) } ?? [:] : nil
             let updated = current
             try persisting {
                 try updated.store.changing { changes in
                     if switching {
                         try changes.resetUser()
                         try changes.replaceAssignments(
-                            with: updated.assignments.values.sorted { $0.experimentId < $1.experimentId }
+                            with: (drawn ?? [:]).values.sorted { $0.experimentId < $1.experimentId }
                         )
                     }
                     try save(updated.identity, in: changes)
@@ -49,6 +46,7 @@ extension Superwall {
                 }
             }
             session = updated
+            if let drawn { userAssignments.userChanged(to: drawn) }
             if switching {
                 trackResetAttributes()
                 try userWasReset()
@@ -113,6 +111,7 @@ extension Superwall {
             }
         }
         session = updated
+        userAssignments.userChanged(to: [:])
         DecisionLog.identityManager.debug(
             "reset: a new anonymous user \(updated.identity.aliasId), seed \(updated.identity.seed)"
         )
@@ -126,14 +125,13 @@ extension Superwall {
     }
 
     /// `session` as a reset leaves it: a new anonymous user with a new alias and seed, no
-    /// attributes, assignments or web entitlements.
+    /// attributes or web entitlements (its assignments, `Assignments`, are cleared once the
+    /// reset is persisted).
     private func anonymized(_ session: Session) -> Session {
         var reset = session
         reset.identity = Identity.anonymous(using: random)
         reset.userAttributes = identityAttributes(reset, merging: [:])
         reset.integrationAttributes = [:]
-        reset.assignments = [:]
-        reset.assignmentOrigins = [:]
         reset.webCustomerInfo = CustomerInfo()
         return reset
     }

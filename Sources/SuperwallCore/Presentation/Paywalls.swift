@@ -2,7 +2,7 @@ import Executors
 import Foundation
 
 /// The paywalls: the one on screen, those loaded and preloading, the presentations waiting
-/// their turn, and the work around them (page effects, assignment confirmations).
+/// their turn, and the work around them (page effects).
 ///
 /// Owned by the `Superwall` actor, which is the only one to touch it.
 final class Paywalls {
@@ -19,8 +19,6 @@ final class Paywalls {
     /// The last page effect asked of the host: each waits for the one before, so that the
     /// host sees them in order without the page's messages waiting on them.
     private(set) var pageEffects: Task<Void, Never>?
-    /// Confirmations of assignments being posted, by experiment id.
-    private(set) var confirmationsInFlight: [String: Task<Void, Never>] = [:]
     /// Actions on a paywall the host has shown but the SDK has not yet marked shown (its
     /// `paywall_open` not yet tracked): they wait, as a user cannot tap what has not appeared.
     let shownWaiters = ParkedContinuations<Bool>()
@@ -139,13 +137,5 @@ final class Paywalls {
             await previous?.value
             await effect()
         }
-    }
-
-    func confirming(_ experimentId: String, in confirmation: Task<Void, Never>) {
-        confirmationsInFlight[experimentId] = confirmation
-    }
-
-    func confirmed(_ experimentId: String) {
-        confirmationsInFlight[experimentId] = nil
     }
 }

@@ -122,7 +122,7 @@ extension Superwall {
             in: config,
             evaluator: config.trigger(for: placement) == nil
                 ? nil : audienceEvaluator(params: audienceParameters, placedAt: placedAt, userOverlay: overlay),
-            assignments: session?.assignments ?? [:]
+            assignments: userAssignments.current
         )
     }
 }

@@ -422,7 +422,7 @@ extension Superwall {
         var chosen: [String] = []
         let evaluator = audienceEvaluator(params: [:], placedAt: clock.now())
         let admits = { (audience: Audience) in evaluator?.admits(audience) == true }
-        let assignments = session?.assignments ?? [:]
+        let assignments = userAssignments.current
         // The prioritized campaign's paywalls first. SuperwallKit then waits 5 s to spare a
         // phone's network; here the rest follow at once (see the README's departures).
         if let prioritized = config.prioritizedCampaignId {

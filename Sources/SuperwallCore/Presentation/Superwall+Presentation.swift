@@ -148,7 +148,7 @@ extension Superwall {
                         PlacementData(tracker.makeEvent(trigger.placementName), sourceType: nil)
                     )
                 }
-                for task in paywalls.confirmationsInFlight.values { await task.value }
+                for task in userAssignments.confirmationsInFlight.values { await task.value }
             }
             return try assignments()
         }
@@ -164,8 +164,8 @@ extension Superwall {
 
     /// The stored assignments, by experiment id.
     public func assignments() throws(SuperwallError) -> [Store.Assignment] {
-        guard let session else { throw .notConfigured }
-        return session.assignments.values.sorted { $0.experimentId < $1.experimentId }
+        guard session != nil else { throw .notConfigured }
+        return userAssignments.sortedByExperiment()
     }
 
     // MARK: The queue

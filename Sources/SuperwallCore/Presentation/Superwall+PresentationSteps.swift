@@ -67,7 +67,7 @@ extension Superwall {
             trigger: trigger,
             evaluator: trigger == nil
                 ? nil : audienceEvaluator(params: placement.params, placedAt: placement.createdAt),
-            assignments: session?.assignments ?? [:],
+            assignments: userAssignments.current,
             explains: explains
         )
     }
@@ -123,7 +123,7 @@ extension Superwall {
         case .matched(let audience, let occurrence):
             trail.matchedOccurrence = occurrence
             trail.assignmentWasConfirmed = snapshot.assignments[audience.experimentId]?.isSentToServer
-            trail.assignmentOrigin = session?.assignmentOrigins[audience.experimentId] ?? .sticky
+            trail.assignmentOrigin = userAssignments.origins[audience.experimentId] ?? .sticky
         case .noAudienceMatch:
             break
         }
@@ -306,34 +306,27 @@ extension Superwall {
     // MARK: Assignments
 
     /// How many confirmations are being posted now.
-    public var confirmationsPending: Int { paywalls.confirmationsInFlight.count }
+    public var confirmationsPending: Int { userAssignments.confirmationsInFlight.count }
 
     /// Draws what is missing and keeps what is sticky (`AssignmentPlanner`), then persists.
     func chooseAssignments() {
         guard let current = session, let config = current.config else { return }
-        let planned = AssignmentPlanner.plan(for: config, stored: Array(current.assignments.values), random: random)
-        guard planned != current.assignments else { return }
-        for (experimentId, assignment) in planned
-        where current.assignments[experimentId]?.variant.id != assignment.variant.id {
-            session?.assignmentOrigins[experimentId] = .drawn
-        }
-        session?.assignments = planned
-        try? current.store.replaceAssignments(with: planned.values.sorted { $0.experimentId < $1.experimentId })
+        userAssignments.configDidChange(config, random: random, store: current.store)
     }
 
     /// Tells the server which variant the user saw (`POST /api/v1/confirm_assignments`), once
     /// per assignment, when the config comes from a server that takes confirmations. On
     /// failure the assignment stays unconfirmed and the next presentation tries again.
     func confirmAssignment(of experiment: Experiment) {
-        guard let current = session, let assignment = current.assignments[experiment.id], !assignment.isSentToServer,
-            let server = configLoading.backend?.assignments, paywalls.confirmationsInFlight[experiment.id] == nil
+        guard session != nil, let assignment = userAssignments.needsConfirmation(of: experiment.id),
+            let server = configLoading.backend?.assignments
         else { return }
         let confirmation = AssignmentConfirmation(
             experimentId: assignment.experimentId,
             variantId: assignment.variant.id
         )
         let request = apiRequest(attemptTimeout: 10)
-        paywalls.confirming(
+        userAssignments.confirming(
             experiment.id,
             in: startTask { superwall in
                 let confirmed = (try? await server.confirmAssignments([confirmation], request: request)) != nil
@@ -343,13 +336,7 @@ extension Superwall {
     }
 
     private func confirmationFinished(_ confirmation: AssignmentConfirmation, confirmed: Bool) {
-        paywalls.confirmed(confirmation.experimentId)
-        guard confirmed, var assignment = session?.assignments[confirmation.experimentId],
-            assignment.variant.id == confirmation.variantId
-        else { return }
-        assignment.isSentToServer = true
-        session?.assignments[confirmation.experimentId] = assignment
-        try? store?.save(assignment)
+        userAssignments.confirmationFinished(confirmation, confirmed: confirmed, store: store)
     }
 
     /// SuperwallKit's server assignments (`ConfigLogic.transferAssignments`): the variants the
@@ -363,11 +350,7 @@ extension Superwall {
         else { return }
         let request = apiRequest(attemptTimeout: 10)
         guard let served = try? await server.fetchAssignments(request: request) else { return }
-        for assignment in AssignmentPlanner.transfer(served, in: config) {
-            session?.assignments[assignment.experimentId] = assignment
-            session?.assignmentOrigins[assignment.experimentId] = .server
-            try? store?.save(assignment)
-        }
+        userAssignments.tookFromServer(AssignmentPlanner.transfer(served, in: config), store: store)
         // The user's variants may have changed, and with them what to preload.
         if !served.isEmpty { preloadIfEnabled(drawingFrom: random) }
     }
@@ -380,8 +363,7 @@ extension Superwall {
         guard let config = current.config else { throw .configUnavailable("the config has not loaded yet") }
         let assignment = try AssignmentPlanner.override(experimentId, to: variantId, in: config)
         try persisting { try current.store.save(assignment) }
-        session?.assignments[experimentId] = assignment
-        session?.assignmentOrigins[experimentId] = .override
+        userAssignments.overridden(assignment)
         return assignment
     }
 
