@@ -5,8 +5,10 @@ import Synchronization
 
 /// The SDK: SuperwallKit's public surface, headless, in async Swift.
 ///
-/// All state lives in this actor; the world outside is reached only through the protocols
-/// it is given (config source, clock, random source, delegate) and its data directory.
+/// The actor is the SDK's one door: its state lives in the components it owns (`Paywalls`,
+/// `Assignments`, `Purchases`, `EventTracker` and the others, each the only writer of its own
+/// fields) and in the session's values; the world outside is reached only through the
+/// protocols it is given (config source, clock, random source, delegate) and its data directory.
 public actor Superwall {
     public enum ConfigurationStatus: String, Sendable {
         case pending, configured, failed

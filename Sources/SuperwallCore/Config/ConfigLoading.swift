@@ -37,6 +37,12 @@ final class ConfigLoading {
         waiters.resumeAll(())
     }
 
+    /// The load ended with no config: the calls waiting for one go on, to find none. With
+    /// `configDidChange`, the one door through which they wake.
+    func loadFailed() {
+        waiters.resumeAll(())
+    }
+
     /// `configure` could not open a session, for `error`.
     func failed(_ error: SuperwallError) {
         failedConfigure = error

@@ -286,7 +286,7 @@ extension Superwall {
                 session?.configError =
                     (error as? ConfigDecodingError).map(SuperwallError.invalidConfig) ?? .configUnavailable(reason)
                 track("config_fail", ["error_message": .string(reason)])
-                configLoading.waiters.resumeAll(())
+                configLoading.loadFailed()
             }
         }
     }
@@ -326,7 +326,7 @@ extension Superwall {
             throw error
         }
         if let store {
-            // Megabytes into SQLite: offloaded too.
+            // Megabytes into a file beside the database (`Store+Documents`): offloaded too.
             _ = try? await offloaded { try store.setDocument(body, for: .lastConfig) }
         }
         adopt(

@@ -21,6 +21,7 @@ final class Paywalls {
     private(set) var pageEffects: Task<Void, Never>?
     /// Actions on a paywall the host has shown but the SDK has not yet marked shown (its
     /// `paywall_open` not yet tracked): they wait, as a user cannot tap what has not appeared.
+    /// Woken here alone, by `shown` (true) and `closed` (false).
     let shownWaiters = ParkedContinuations<Bool>()
 
     // MARK: The paywall on screen: opened, shown, closing, closed
@@ -30,9 +31,12 @@ final class Paywalls {
         open = presented
     }
 
-    /// The host showed the paywall `id`.
+    /// The host showed the paywall `id`: the actions waiting for it go on, once the actor's
+    /// turn that marked it (and tracked `paywall_open`) ends.
     func shown(_ id: String) {
-        if open?.id == id { open?.isShown = true }
+        guard open?.id == id else { return }
+        open?.isShown = true
+        shownWaiters.resumeAll(true)
     }
 
     /// Begins to close the paywall on screen: answers it as it was, or nil when none is on
@@ -48,9 +52,12 @@ final class Paywalls {
         lastDismissedInfo = info
     }
 
-    /// The paywall `id` is gone (closed, or never shown): another may open.
+    /// The paywall `id` is gone (closed, or never shown): another may open, and an action
+    /// still waiting for it to be shown is told it will not be.
     func closed(_ id: String) {
-        if open?.id == id { open = nil }
+        guard open?.id == id else { return }
+        open = nil
+        shownWaiters.resumeAll(false)
     }
 
     /// Changes what is kept of the paywall on screen while it is `id`: its page's state, the

@@ -382,7 +382,6 @@ extension Superwall {
         }
         if let failure {
             paywalls.closed(presented.id)
-            paywalls.shownWaiters.resumeAll(false)
             return .failed(failure)
         }
         guard paywalls.open?.id == presented.id else { return .presented(presented.info) }
@@ -418,7 +417,6 @@ extension Superwall {
     /// the delegate, then the handler.
     private func didShow(_ presented: PresentedPaywall, occurrence: Occurrence?) {
         paywalls.shown(presented.id)
-        defer { paywalls.shownWaiters.resumeAll(true) }
         if let occurrence { recordOccurrence(occurrence) }
         DecisionLog.paywallPresentation.debug(
             "presented paywall \(presented.info.identifier) (session \(presented.id)) for \(presented.info.presentedByPlacementWithName ?? "getPaywall")"
