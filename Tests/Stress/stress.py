@@ -442,6 +442,15 @@ def configured(binary: str, directory: str) -> tuple[Bridge, dict[str, Any] | No
     return bridge, answer
 
 
+def answered(line: bytes, request_id: str) -> bool:
+    """Whether `line` is the result of the request `request_id`."""
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return False
+    return isinstance(message, dict) and message.get("id") == request_id and "result" in message
+
+
 def crash_mid_identify(binary: str, rounds: int, seed: int) -> Tally:
     """SIGKILL at a random moment of an identify to another user: the restart holds the old
     user or the new one (the new one if its identify was answered), whole, never an anonymous one."""
@@ -464,7 +473,8 @@ def crash_mid_identify(binary: str, rounds: int, seed: int) -> Tally:
         bridge.process.kill()
         bridge.process.wait()
         bridge.wait_for(lambda lines: bridge.closed, bound=5)
-        if any(b'"identify"' in line and b'"result"' in line for line in bridge.lines):
+        # The identify's own answer: `initialize`'s result names "identify" among its methods.
+        if any(answered(line, "identify") for line in bridge.lines):
             acknowledged = target
         restarted, answer = configured(binary, directory)
         user = (answer or {}).get("result", {}).get("userId")
