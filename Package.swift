@@ -42,10 +42,8 @@ let package = Package(
         ),
         // glibc's mallopt, for the executable's allocator settings.
         .systemLibrary(name: "CMalloc"),
-        // sched_setattr, which glibc does not wrap, for the store's background worker.
-        .target(name: "CScheduling"),
-        // memcpy into a file's shared mapping that turns SIGBUS into an error, for the journal.
-        .target(name: "CGuardedCopy"),
+        // The CPU's spin-wait hint, for the reader's short wait for input.
+        .systemLibrary(name: "CSpinHint"),
         // What a forked child must not inherit: the data directories' locks, and the use of
         // bridges whose threads stayed in the parent.
         .target(name: "CForkGuard"),
@@ -65,7 +63,7 @@ let package = Package(
             name: "JSONRPC",
             dependencies: [
                 "CJansson",
-                "CScheduling",
+                "CSpinHint",
                 "Executors",
                 "JSONText",
                 .product(name: "Logging", package: "swift-log"),
@@ -79,8 +77,6 @@ let package = Package(
             name: "SuperwallCore",
             dependencies: [
                 "CForkGuard",
-                "CGuardedCopy",
-                "CScheduling",
                 "Executors",
                 "JSONText",
                 "Rules",

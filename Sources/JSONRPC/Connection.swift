@@ -277,12 +277,9 @@ public final class Connection: Sendable {
     }
 
     /// Waits for input, running the requests' work meanwhile; what that work wrote goes out
-    /// before the thread sleeps, and then the handler's idle work runs.
+    /// before the thread sleeps.
     private func waitForInput() {
-        let whenIdle = { [writer, handler] in
-            writer.uncork()
-            handler.connectionIsIdle()
-        }
+        let whenIdle = { [writer] in writer.uncork() }
         switch input {
         case .descriptor(let descriptor):
             guard let executor else { return writer.uncork() }
