@@ -22,13 +22,6 @@ extension Superwall {
             var showsPurchaseFailureAlert: Bool { options.showsPurchaseFailureAlert }
             var enableExperimentalDeviceVariables: Bool { options.enableExperimentalDeviceVariables }
             var shouldPreload: Bool { options.shouldPreload }
-            var subscriptionStatus: SubscriptionStatus
-            /// The purchases recorded here, the device's half of the customer info.
-            var purchaseHistory: PurchaseHistory
-            /// The web's half, from redeemed web purchases.
-            var webCustomerInfo: CustomerInfo
-            /// The last customer info computed; the placeholder until one is.
-            var customerInfo: CustomerInfo
             /// What the host's store says of products, by store identifier.
             var storeDetails: [String: StoreProductDetails]
             let directory: DataDirectory
@@ -132,6 +125,6 @@ extension Superwall {
     /// The device template as of now, built when first called: most audience rules never
     /// read `device`, and building it costs two queries and some date arithmetic.
     func deviceTemplate() -> @Sendable () -> [String: JSON] {
-        device.template(of: session, at: clock.now(), inTestMode: isTestModeActive)
+        device.template(of: session, entitlements: userEntitlements, at: clock.now(), inTestMode: isTestModeActive)
     }
 }

@@ -194,6 +194,8 @@ public actor Superwall {
     let redemptions = Redemptions()
     let decisions = RecentDecisions()
     let userAssignments = Assignments()
+    /// The user's subscription status and customer info, and what they are derived from.
+    let userEntitlements = Entitlements()
 
     public init(
         clock: any WallClock = SystemWallClock(),

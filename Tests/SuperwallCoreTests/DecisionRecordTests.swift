@@ -200,5 +200,5 @@ import Testing
 
 extension Superwall {
     /// Whether a call waits for the subscription status now.
-    fileprivate var waitsForTheSubscriptionStatus: Bool { purchases.statusWaiters.count > 0 }
+    fileprivate var waitsForTheSubscriptionStatus: Bool { userEntitlements.statusWaiters.count > 0 }
 }

@@ -169,16 +169,14 @@ extension Superwall {
             }
             var facts = DeviceFacts.ofThisProcess()
             facts.apply(options.device)
-            let status =
-                try store.value(.subscriptionStatus) ?? (options.usingPurchaseController ? .unknown : .inactive)
+            try userEntitlements.sessionOpened(
+                from: store,
+                defaultStatus: options.usingPurchaseController ? .unknown : .inactive
+            )
             var session = Session(
                 Session.Fields(
                     apiKey: apiKey,
                     options: options,
-                    subscriptionStatus: status,
-                    purchaseHistory: try store.value(.purchaseHistory) ?? PurchaseHistory(),
-                    webCustomerInfo: try store.value(.webCustomerInfo) ?? CustomerInfo(),
-                    customerInfo: try store.value(.customerInfo) ?? .placeholder,
                     storeDetails: Dictionary(
                         options.storeProducts.map { ($0.productIdentifier, $0) },
                         uniquingKeysWith: { _, last in last }
@@ -403,7 +401,7 @@ extension Superwall {
             "X-Device-Interface-Style": text("interfaceStyle"), "X-SDK-Version": SuperwallSDK.referenceVersion,
             "X-Bundle-ID": text("bundleId"), "X-Low-Power-Mode": "false", "X-Is-Sandbox": text("isSandbox"),
             "X-Static-Config-Build-Id": cachedBuildId ?? "", "X-Current-Time": ISO8601.string(from: clock.now()),
-            "X-Entitlements": activeEntitlementIds(session.subscriptionStatus), "Content-Type": "application/json",
+            "X-Entitlements": activeEntitlementIds(userEntitlements.status), "Content-Type": "application/json",
         ]
     }
 

@@ -143,8 +143,7 @@ extension Superwall {
     /// Makes `customerInfo` the user's web customer info; its entitlements join the status.
     /// `revoking` derives the status even when it holds none (a poll that found them gone).
     private func adoptWebCustomerInfo(_ customerInfo: CustomerInfo, revoking: Bool = false) {
-        try? store?.set(customerInfo, for: .webCustomerInfo)
-        session?.webCustomerInfo = customerInfo
+        userEntitlements.adoptWeb(customerInfo, in: store)
         try? refreshCustomerInfo(webEntitlementsChanged: revoking)
     }
 
@@ -181,12 +180,12 @@ extension Superwall {
         defer { redemptions.end() }
         // A user who changed meanwhile is not the one asked about.
         guard let fetched, let session, (session.identity.appUserId ?? webDeviceId) == userId else { return }
-        let holdsUnexpired = session.webCustomerInfo.entitlements.contains {
+        let holdsUnexpired = userEntitlements.web.entitlements.contains {
             $0.isActive && ($0.expiresAt ?? .distantPast) > time
         }
         if fetched.entitlements.isEmpty && holdsUnexpired { return }
         try? session.store.set(time.timeIntervalSince1970 * 1000, for: .lastWebEntitlementsFetch)
-        guard fetched != session.webCustomerInfo else { return }
+        guard fetched != userEntitlements.web else { return }
         adoptWebCustomerInfo(fetched, revoking: true)
     }
 

@@ -69,6 +69,7 @@ final class DeviceOverrides {
     /// read `device`, and building it costs two queries and some date arithmetic.
     func template(
         of session: Superwall.Session?,
+        entitlements: Entitlements,
         at now: Date,
         inTestMode isTestModeActive: Bool
     ) -> @Sendable () -> [String: JSON] {
@@ -86,9 +87,9 @@ final class DeviceOverrides {
         }
         let store = session.store
         let (apiKey, identity, installedAt, status) = (
-            session.apiKey, session.identity, session.appInstalledAt, session.subscriptionStatus
+            session.apiKey, session.identity, session.appInstalledAt, entitlements.status
         )
-        let customerInfo = session.customerInfo.read(by: identity.userId)
+        let customerInfo = entitlements.customerInfo.read(by: identity.userId)
         let experimentalVariables = session.enableExperimentalDeviceVariables
         let (cache, version) = (templateCache, templateVersion)
         return { [facts, overrides] in

@@ -27,15 +27,15 @@ extension Superwall {
     }
 
     private func entitlements(byProductId: [String: [Entitlement]]) throws(SuperwallError) -> EntitlementsInfo {
-        guard let session else { throw .notConfigured }
-        let active = session.subscriptionStatus.activeEntitlements
+        guard session != nil else { throw .notConfigured }
+        let active = userEntitlements.status.activeEntitlements
         let activeIds = Set(active.map(\.id))
-        let all = (byProductId.values.joined() + session.customerInfo.entitlements + active).mergedByPriority()
+        let all = (byProductId.values.joined() + userEntitlements.customerInfo.entitlements + active).mergedByPriority()
         return EntitlementsInfo(
             active: active,
             inactive: all.filter { !activeIds.contains($0.id) },
             all: all,
-            web: session.webCustomerInfo.entitlements.filter(\.isActive).sorted { $0.id < $1.id }
+            web: userEntitlements.web.entitlements.filter(\.isActive).sorted { $0.id < $1.id }
         )
     }
 
@@ -51,9 +51,9 @@ extension Superwall {
     /// with duplicates unioned (`ConfigLogic.extractEntitlements`), plus what the customer
     /// info says a product unlocked.
     var entitlementsByProductId: [String: [Entitlement]] {
-        guard let session else { return [:] }
+        guard session != nil else { return [:] }
         var map = configEntitlementsByProductId
-        for entitlement in session.customerInfo.entitlements {
+        for entitlement in userEntitlements.customerInfo.entitlements {
             for productId in entitlement.productIds { map[productId, default: []].append(entitlement) }
         }
         return map.mapValues { $0.mergedByPriority() }
@@ -66,15 +66,18 @@ extension Superwall {
     /// presentation would (`timeouts.subscriptionStatus`).
     public func customerInfo() async throws(SuperwallError) -> CustomerInfo {
         guard let session else { throw .notConfigured }
-        if !session.customerInfo.isPlaceholder { return session.customerInfo.read(by: session.identity.userId) }
+        let entitlements = userEntitlements
+        if !entitlements.customerInfo.isPlaceholder {
+            return entitlements.customerInfo.read(by: session.identity.userId)
+        }
         let limit = timeouts.subscriptionStatus
-        let known = await wait(on: purchases.customerInfoWaiters, within: limit) {
-            self.session?.customerInfo.isPlaceholder ?? false
+        let known = await wait(on: entitlements.customerInfoWaiters, within: limit) {
+            self.session != nil && entitlements.customerInfo.isPlaceholder
         }
         guard known, let current = self.session else {
             throw .customerInfoTimeout(limit)
         }
-        return current.customerInfo.read(by: current.identity.userId)
+        return entitlements.customerInfo.read(by: current.identity.userId)
     }
 
     /// Whether the bridge derives the status from the purchases it records, rather than the
@@ -86,13 +89,8 @@ extension Superwall {
 
     /// Adds a completed purchase to the history and derives what follows from it.
     func recordPurchase(_ transaction: PurchaseTransaction) throws(SuperwallError) {
-        guard var history = session?.purchaseHistory, let store else { return }
-        switch transaction {
-        case .subscription(let subscription): history.subscriptions.append(subscription)
-        case .nonSubscription(let purchase): history.nonSubscriptions.append(purchase)
-        }
-        try persisting { try store.set(history, for: .purchaseHistory) }
-        session?.purchaseHistory = history
+        guard let store else { return }
+        try persisting { try userEntitlements.recordPurchase(transaction, in: store) }
         try refreshCustomerInfo()
     }
 
@@ -111,31 +109,32 @@ extension Superwall {
     /// web's entitlements leaves the user inactive.
     func refreshCustomerInfo(derivingStatus: Bool = true, webEntitlementsChanged: Bool = false) throws(SuperwallError) {
         guard let current = session else { return }
-        let device = current.purchaseHistory.customerInfo(
+        let entitlements = userEntitlements
+        let device = entitlements.purchaseHistory.customerInfo(
             entitlementsByProductId: configEntitlementsByProductId,
             now: clock.now()
         )
-        let web = current.webCustomerInfo
+        let web = entitlements.web
         let updated: CustomerInfo
         if ownsSubscriptionStatus {
-            if derivingStatus, webEntitlementsChanged || !current.purchaseHistory.isEmpty || !web.entitlements.isEmpty {
+            if derivingStatus,
+                webEntitlementsChanged || !entitlements.purchaseHistory.isEmpty || !web.entitlements.isEmpty
+            {
                 let active = (device.entitlements + web.entitlements).filter(\.isActive)
                 try applySubscriptionStatus(active.isEmpty ? .inactive : .active(Set(active)))
             }
             var merged = device.merging(with: web)
-            merged.entitlements = (merged.entitlements + (session?.subscriptionStatus.activeEntitlements ?? []))
-                .mergedByPriority()
+            merged.entitlements = (merged.entitlements + entitlements.status.activeEntitlements).mergedByPriority()
             updated = merged
         } else {
             // The host has not said yet: the customer info stays the launch placeholder.
-            guard current.subscriptionStatus != .unknown else { return }
-            updated = .forExternalPurchaseController(status: current.subscriptionStatus, device: device, web: web)
+            guard entitlements.status != .unknown else { return }
+            updated = .forExternalPurchaseController(status: entitlements.status, device: device, web: web)
         }
-        let old = current.customerInfo
+        let old = entitlements.customerInfo
         guard updated != old else { return }
-        try persisting { try current.store.set(updated, for: .customerInfo) }
-        session?.customerInfo = updated
-        purchases.customerInfoWaiters.resumeAll(true)
+        try persisting { try entitlements.setCustomerInfo(updated, in: current.store) }
+        self.device.templateInputsChanged()
         // The first value is a change only when it holds something the blank one does not.
         var oldContent = old
         oldContent.isPlaceholder = false
@@ -165,9 +164,14 @@ extension Superwall {
 
     // MARK: Subscription status
 
+    /// The status, while a session is open.
+    var currentSubscriptionStatus: SubscriptionStatus? {
+        session == nil ? nil : userEntitlements.status
+    }
+
     public func subscriptionStatus() throws(SuperwallError) -> SubscriptionStatus {
-        guard let session else { throw .notConfigured }
-        return session.subscriptionStatus
+        guard session != nil else { throw .notConfigured }
+        return userEntitlements.status
     }
 
     /// The host sets the status: it is applied, and the customer info recomputed from it; but
@@ -175,13 +179,13 @@ extension Superwall {
     @discardableResult
     public func setSubscriptionStatus(_ status: SubscriptionStatus) throws(SuperwallError) -> SubscriptionStatus {
         try answeringWithoutSuspending { () throws(SuperwallError) -> SubscriptionStatus in
-            guard let current = session else { throw .notConfigured }
-            if isTestModeActive, let kept = purchases.testModeStatus, status.resolved != kept {
+            guard session != nil else { throw .notConfigured }
+            if isTestModeActive, let kept = userEntitlements.testModeStatus, status.resolved != kept {
                 // SuperwallKit resolves a status set while test mode is on to test mode's own.
                 Self.logger.warning(
                     "setSubscriptionStatus(\(status.resolved.wireName)) was not applied: test mode is on, and its status (\(kept.wireName)) stands while it is, as in SuperwallKit"
                 )
-                return current.subscriptionStatus
+                return userEntitlements.status
             }
             let applied = try applySubscriptionStatus(status, byHost: true)
             try refreshCustomerInfo(derivingStatus: false)
@@ -200,11 +204,9 @@ extension Superwall {
     ) throws(SuperwallError) -> SubscriptionStatus {
         guard let current = session else { throw .notConfigured }
         let new = status.resolved
-        let old = current.subscriptionStatus
-        if isTestModeActive, !byHost { purchases.testModeSet(new) }
-        guard new != old else { return new }
-        try persisting { try current.store.set(new, for: .subscriptionStatus) }
-        session?.subscriptionStatus = new
+        if isTestModeActive, !byHost { userEntitlements.testModeSet(new) }
+        guard let old = try persisting({ try userEntitlements.setStatus(new, in: current.store) }) else { return new }
+        device.templateInputsChanged()
         host.delegate?.subscriptionStatusDidChange(from: old, to: new)
         var parameters: [String: JSON] = ["status": .string(new.wireName)]
         if case .active = new {
@@ -212,7 +214,6 @@ extension Superwall {
         }
         track("subscriptionStatus_didChange", parameters)
         trackDeviceAttributes()
-        if new != .unknown { purchases.statusWaiters.resumeAll(true) }
         return new
     }
 }

@@ -112,6 +112,7 @@ extension Superwall {
         }
         session = updated
         userAssignments.userChanged(to: [:])
+        userEntitlements.userReset()
         DecisionLog.identityManager.debug(
             "reset: a new anonymous user \(updated.identity.aliasId), seed \(updated.identity.seed)"
         )
@@ -124,15 +125,14 @@ extension Superwall {
         }
     }
 
-    /// `session` as a reset leaves it: a new anonymous user with a new alias and seed, no
-    /// attributes or web entitlements (its assignments, `Assignments`, are cleared once the
-    /// reset is persisted).
+    /// `session` as a reset leaves it: a new anonymous user with a new alias and seed and no
+    /// attributes (its assignments and web entitlements, `Assignments` and `Entitlements`, are
+    /// cleared once the reset is persisted).
     private func anonymized(_ session: Session) -> Session {
         var reset = session
         reset.identity = Identity.anonymous(using: random)
         reset.userAttributes = identityAttributes(reset, merging: [:])
         reset.integrationAttributes = [:]
-        reset.webCustomerInfo = CustomerInfo()
         return reset
     }
 

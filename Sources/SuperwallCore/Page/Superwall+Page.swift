@@ -260,7 +260,7 @@ extension Superwall {
                 uniquingKeysWith: { _, computed in computed }
             )
         }
-        let customerInfo = session?.customerInfo ?? .placeholder
+        let customerInfo = session == nil ? .placeholder : userEntitlements.customerInfo
         return PaywallTemplates(
             paywall: paywall.paywall,
             userAttributes: session?.userAttributes ?? [:],

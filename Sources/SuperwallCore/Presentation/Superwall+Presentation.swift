@@ -256,13 +256,13 @@ extension Superwall {
         }
         if let trail { noteConfigLoaded(on: trail) }
         guard await waitForSubscriptionStatus(requestedAt: placement.requestedAt) else {
-            trail?.statusWaitEnded(with: session?.subscriptionStatus, bound: timeouts.subscriptionStatus)
+            trail?.statusWaitEnded(with: currentSubscriptionStatus, bound: timeouts.subscriptionStatus)
             if kind.tracksOutcome {
                 trackPresentationRequest(kind, placement, status: "timeout", reason: "subscriptionStatus_timeout")
             }
             return .failed(.subscriptionStatusTimeout(after: timeouts.subscriptionStatus))
         }
-        trail?.statusWaitEnded(with: session?.subscriptionStatus, bound: timeouts.subscriptionStatus)
+        trail?.statusWaitEnded(with: currentSubscriptionStatus, bound: timeouts.subscriptionStatus)
         let decided =
             if let slow = slowAudienceSnapshot(kind, placement, trail: trail) {
                 await slowAudienceSteps(kind, placement, slow, trail: trail)

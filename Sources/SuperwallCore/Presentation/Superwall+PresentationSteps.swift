@@ -24,11 +24,14 @@ extension Superwall {
     /// Waits for the status to be known, until `timeouts.subscriptionStatus` after the call
     /// was made: a placement queued behind another that waited does not wait twice.
     func waitForSubscriptionStatus(requestedAt: ContinuousClock.Instant) async -> Bool {
-        guard let status = session?.subscriptionStatus else { return false }
+        guard session != nil else { return false }
+        let status = userEntitlements.status
         if status != .unknown { return true }
         let remaining = timeouts.subscriptionStatus - (ContinuousClock.now - requestedAt)
         guard remaining > .zero else { return false }
-        return await wait(on: purchases.statusWaiters, within: remaining) { session?.subscriptionStatus == .unknown }
+        return await wait(on: userEntitlements.statusWaiters, within: remaining) {
+            session != nil && userEntitlements.status == .unknown
+        }
     }
 
     /// Parks the caller with `waiters` while `pending` holds, until they are resumed (true, as
@@ -109,7 +112,7 @@ extension Superwall {
     /// unknown.
     func noteConfigLoaded(on trail: DecisionTrail) {
         if let wait = trail.endWait() { trail.waits.config = wait }
-        trail.statusAtStart = session?.subscriptionStatus
+        trail.statusAtStart = currentSubscriptionStatus
         if trail.statusAtStart == .unknown { trail.startWait() }
     }
 
@@ -228,7 +231,9 @@ extension Superwall {
             presentedByPlacementWithId: placement.id.uuidString.lowercased(),
             presentedByPlacementAt: placement.createdAt,
             presentationSourceType: placement.sourceType,
-            isFreeTrialAvailable: FreeTrialEligibility(customerInfo: session?.customerInfo ?? .placeholder).isAvailable(
+            isFreeTrialAvailable: FreeTrialEligibility(
+                customerInfo: session == nil ? .placeholder : userEntitlements.customerInfo
+            ).isAvailable(
                 on: paywall
             ),
             featureGating: paywall.featureGating,

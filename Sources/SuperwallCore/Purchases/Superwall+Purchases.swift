@@ -111,6 +111,7 @@ extension Superwall {
     func announceTestMode() {
         let reason = testModeReason
         guard purchases.testModeChanges(to: reason) else { return }
+        if reason == nil { userEntitlements.testModeEnded() }
         if let reason {
             Self.logger.warning(
                 "test mode is on (\(reason.message)): purchases and restores are simulated, entitlements are granted without a store, the purchase controller is not called, and device.isSandbox is \"true\""
@@ -302,7 +303,7 @@ extension Superwall {
     // MARK: Helpers
 
     var activeEntitlementIds: Set<String> {
-        Set(session?.subscriptionStatus.activeEntitlements.map(\.id) ?? [])
+        Set(currentSubscriptionStatus?.activeEntitlements.map(\.id) ?? [])
     }
 
     /// `transaction_complete`, then `freeTrial_start` (always, as SuperwallKit sends it, with

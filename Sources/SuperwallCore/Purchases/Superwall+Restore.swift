@@ -164,8 +164,7 @@ extension Superwall {
 
     private func replaceSimulatedEntitlements(with ids: [String]) throws(SuperwallError) {
         guard let store else { return }
-        try persisting { try store.set(PurchaseHistory(), for: .purchaseHistory) }
-        session?.purchaseHistory = PurchaseHistory()
+        try persisting { try userEntitlements.clearPurchaseHistory(in: store) }
         _ = try applySubscriptionStatus(ids.isEmpty ? .inactive : .active(Set(ids.map(Entitlement.init(id:)))))
         try refreshCustomerInfo(derivingStatus: false)
     }
