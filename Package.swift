@@ -42,8 +42,10 @@ let package = Package(
         ),
         // glibc's mallopt, for the executable's allocator settings.
         .systemLibrary(name: "CMalloc"),
-        // The CPU's spin-wait hint, for the reader's short wait for input.
-        .systemLibrary(name: "CSpinHint"),
+        // sched_setattr, which glibc does not wrap, for the store's background worker.
+        .target(name: "CScheduling"),
+        // memcpy into a file's shared mapping that turns SIGBUS into an error, for the journal.
+        .target(name: "CGuardedCopy"),
         // What a forked child must not inherit: the data directories' locks, and the use of
         // bridges whose threads stayed in the parent.
         .target(name: "CForkGuard"),
@@ -63,7 +65,7 @@ let package = Package(
             name: "JSONRPC",
             dependencies: [
                 "CJansson",
-                "CSpinHint",
+                "CScheduling",
                 "Executors",
                 "JSONText",
                 .product(name: "Logging", package: "swift-log"),
@@ -77,6 +79,8 @@ let package = Package(
             name: "SuperwallCore",
             dependencies: [
                 "CForkGuard",
+                "CGuardedCopy",
+                "CScheduling",
                 "Executors",
                 "JSONText",
                 "Rules",

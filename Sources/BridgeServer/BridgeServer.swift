@@ -61,6 +61,10 @@ public final class BridgeServer: ConnectionHandler {
         )
     }
 
+    public func connectionIsIdle() {
+        superwall.performUpkeep()
+    }
+
     /// Who the client said it is, once `initialize` has been answered.
     public var clientInfo: ClientInfo? { client.withLock { $0 } }
 

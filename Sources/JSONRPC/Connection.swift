@@ -277,9 +277,12 @@ public final class Connection: Sendable {
     }
 
     /// Waits for input, running the requests' work meanwhile; what that work wrote goes out
-    /// before the thread sleeps.
+    /// before the thread sleeps, and then the handler's idle work runs.
     private func waitForInput() {
-        let whenIdle = { [writer] in writer.uncork() }
+        let whenIdle = { [writer, handler] in
+            writer.uncork()
+            handler.connectionIsIdle()
+        }
         switch input {
         case .descriptor(let descriptor):
             guard let executor else { return writer.uncork() }

@@ -26,9 +26,15 @@ public protocol ConnectionHandler: Sendable {
     /// The connection has ended: its requests were answered (or cancelled) and nothing more
     /// arrives. What the handler holds for the session can be let go of.
     func connectionDidEnd(connection: Connection) async
+
+    /// The reading thread has run everything it had and written every answer, and is about to
+    /// wait for input: work put off so as not to hold up an answer may run here. Called after
+    /// every burst of requests, so it must cost next to nothing when there is none.
+    func connectionIsIdle()
 }
 
 extension ConnectionHandler {
     public func inputDidClose(connection: Connection) async {}
     public func connectionDidEnd(connection: Connection) async {}
+    public func connectionIsIdle() {}
 }

@@ -1,4 +1,4 @@
-import CSpinHint
+import CScheduling
 import DequeModule
 import Executors
 import Synchronization
@@ -150,7 +150,7 @@ final class ReaderExecutor: TaskExecutor, LaneHost, @unchecked Sendable {
         repeat {
             for _ in 0..<Self.relaxedChecks {
                 if inputArrived() { return .input }
-                spin_hint()
+                scheduling_relax()
             }
             if state.withLock({ !$0.jobs.isEmpty }) { return .job }
             sched_yield()

@@ -152,9 +152,11 @@ public actor Superwall {
     /// decision unless it said `explain: false`.
     nonisolated var recordsDecisions: Bool { hostAccess.recordsDecisions.load(ordering: .relaxed) }
 
-    /// What a host reaches of the session without entering the actor: flags it reads.
+    /// What a host reaches of the session without entering the actor: flags it reads, and the
+    /// store's work it runs when idle.
     final class HostAccess: Sendable {
         let recordsDecisions = Atomic<Bool>(false)
+        let upkeep = StoreUpkeep()
     }
 
     nonisolated let hostAccess = HostAccess()
@@ -163,6 +165,15 @@ public actor Superwall {
     /// debug log prints each one.
     public nonisolated var recordsEveryDecision: Bool {
         recordsDecisions || DecisionLog.paywallPresentation.logLevel <= .debug
+    }
+
+    /// Does what the SDK put off so as not to hold up a call's answer: under a load that leaves
+    /// no idle CPU, moving the placement log's backlog from its journal into SQLite. A host calls
+    /// it when it has answered everything and has nothing else to run; it costs next to nothing
+    /// when there is nothing to do. Without it, the call that finds the backlog at twice its
+    /// limit does that work before it answers.
+    public nonisolated func performUpkeep() {
+        hostAccess.upkeep.perform()
     }
 
     /// The actor runs on a lane rather than the cooperative pool, so that a request's deadline

@@ -10,6 +10,19 @@ final class TestHandler: ConnectionHandler {
     let shutdownCalls = LockedBox<Int>(0)
     /// How long `shutdown`'s flush takes.
     let shutdownDelay = LockedBox<Duration>(.zero)
+    let idleCalls = LockedBox<Int>(0)
+    /// Set by the next request: the idle work after it waits for this to be signalled.
+    let holdIdleWorkAfterNextRequest = LockedBox<DispatchSemaphore?>(nil)
+    private let idleGate = LockedBox<DispatchSemaphore?>(nil)
+
+    func connectionIsIdle() {
+        idleCalls.update { $0 += 1 }
+        idleGate.update { gate in
+            defer { gate = nil }
+            return gate
+        }?.wait()
+    }
+
     func initialize(_ request: IncomingRequest, connection: Connection) async throws -> JSONValue {
         if let delay = request.params?["delayMs"]?.int64Value {
             try await Task.sleep(for: .milliseconds(delay))
@@ -19,6 +32,12 @@ final class TestHandler: ConnectionHandler {
     }
 
     func handle(_ request: IncomingRequest, connection: Connection) async throws -> JSONValue {
+        if let gate = holdIdleWorkAfterNextRequest.update({ gate in
+            defer { gate = nil }
+            return gate
+        }) {
+            idleGate.set(gate)
+        }
         switch request.method {
         case "$/ping":
             return [:]

@@ -310,7 +310,8 @@ def growth(binary: str, soak_seconds: float, resets: int, seed: int) -> Tally:
         now = time.monotonic() - started
         if now - last_sample >= 30:
             size = sum(os.path.getsize(os.path.join(directory, name)) for name in os.listdir(directory)
-                       if name.startswith("superwall.sqlite"))
+                       if name.startswith("superwall.sqlite") and not name.endswith("-placements-0")
+                       and not name.endswith("-placements-1"))
             samples.append((now, size, vm_kib(bridge.process.pid, "VmRSS")))
             last_sample = now
         ids = []

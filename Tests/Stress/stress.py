@@ -16,7 +16,6 @@ import json
 import os
 import random
 import signal
-import struct
 import subprocess
 import sys
 import tempfile
@@ -489,8 +488,8 @@ def crash_mid_identify(binary: str, rounds: int, seed: int) -> Tally:
 
 def hostile_storage(binary: str) -> Tally:
     """Links planted as the data directory's files are refused and their targets untouched; a
-    crafted record in an earlier version's journal and a lost write-ahead log are reported, not
-    a crash or a silent fresh install."""
+    crafted journal record and a lost write-ahead log are reported, not a crash or a silent
+    fresh install."""
     tally = Tally("hostile storage")
     for name in ["bridge.lock", "superwall.sqlite", "superwall.sqlite-wal", "superwall.sqlite-placements-0",
                  "superwall.sqlite-placements-1", "events.jsonl"]:
@@ -510,15 +509,17 @@ def hostile_storage(binary: str) -> Tally:
                 tally.lost += 1
                 tally.note(f"{name}: the link's target was written")
         bridge.finish(tally)
-    # An earlier version's journal beside the database, holding a record with a valid
-    # checksum and an impossible sequence number.
+    # A record with a valid checksum and an impossible sequence number.
     tally.tries += 1
     directory = killed_after(binary, "stress-journal-", "register", {"placement": "workout_shared"})
-    name, params = b"crafted", b"{}"
-    payload = ((1 << 63).to_bytes(8, "little") + struct.pack("<d", 1.0) + b"\x00" + bytes(16)
-               + len(name).to_bytes(4, "little") + name + len(params).to_bytes(4, "little") + params)
-    with open(os.path.join(directory, "superwall.sqlite-placements-0"), "wb") as file:
-        file.write(len(payload).to_bytes(4, "little") + journal_checksum(payload).to_bytes(4, "little") + payload)
+    path = os.path.join(directory, "superwall.sqlite-placements-0")
+    with open(path, "r+b") as file:
+        header = file.read(8)
+        length = int.from_bytes(header[:4], "little")
+        payload = bytearray(file.read(length))
+        payload[0:8] = (1 << 63).to_bytes(8, "little")
+        file.seek(0)
+        file.write(header[:4] + journal_checksum(bytes(payload)).to_bytes(4, "little") + payload)
     bridge, answer = configured(binary, directory)
     warnings = ((answer or {}).get("result") or {}).get("warnings", [])
     if bridge.process.poll() is not None or not any("not valid" in warning.get("message", "") for warning in warnings):
@@ -549,8 +550,7 @@ def killed_after(binary: str, prefix: str, method: str, params: dict[str, Any]) 
 
 
 def journal_checksum(payload: bytes) -> int:
-    """An earlier version's placement journal's checksum of a record's payload
-    (LegacyPlacementJournal.checksum)."""
+    """The placement journal's checksum of a record's payload (PlacementJournal.checksum)."""
     mask = (1 << 64) - 1
     value = (0x9E3779B97F4A7C15 ^ len(payload)) & mask
     offset = 0

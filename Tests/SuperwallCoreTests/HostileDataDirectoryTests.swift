@@ -20,8 +20,8 @@ private func victim() throws -> (path: String, contents: Data) {
 }
 
 @Suite struct HostileDataDirectoryTests {
-    /// Each name was followed: the lock truncated its target to the pid, the placement journal
-    /// of earlier versions extended its files to 2 MiB, and SQLite's files took theirs over. An `events.jsonl` link was
+    /// Each name was followed: the lock truncated its target to the pid, the journal's files
+    /// extended theirs to 2 MiB, and SQLite's files took theirs over. An `events.jsonl` link was
     /// never written through, but every flush then failed unseen and events piled up.
     @Test(arguments: [
         "bridge.lock", "superwall.sqlite", "superwall.sqlite-wal", "superwall.sqlite-placements-0",
@@ -59,7 +59,7 @@ private func victim() throws -> (path: String, contents: Data) {
         try opened.store.setDocument(Data("{}".utf8), for: .lastConfig)
         _ = try await JSONLinesEventSink(path: directory + "/events.jsonl").deliver([Array("{}".utf8)])
         for name in [
-            "", "/bridge.lock", "/superwall.sqlite", "/superwall.sqlite-wal",
+            "", "/bridge.lock", "/superwall.sqlite", "/superwall.sqlite-wal", "/superwall.sqlite-placements-0",
             "/superwall.sqlite-state", "/superwall.sqlite-lastConfig", "/events.jsonl",
         ] {
             var status = stat()

@@ -54,6 +54,7 @@ extension Superwall {
             let stored = try persisting { try opened.store.assignments() }
             session = opened
             userAssignments.sessionOpened(with: stored)
+            hostAccess.upkeep.watch(opened.store)
         } catch {
             configLoading.failed(error)
             return ConfigureStart(stage: .done(ConfigureOutcome(status: .failed, userId: nil, error: error)))

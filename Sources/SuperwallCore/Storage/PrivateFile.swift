@@ -55,14 +55,13 @@ enum PrivateFile {
         }
     }
 
-    /// The whole of the file open at `descriptor`, the file at `path`, or its first `limit`
-    /// bytes.
-    static func readAll(_ descriptor: Int32, path: String, atMost limit: Int = .max) throws -> Data {
+    /// The whole of the file open at `descriptor`, the file at `path`.
+    static func readAll(_ descriptor: Int32, path: String) throws -> Data {
         var status = stat()
         guard fstat(descriptor, &status) == 0 else {
             throw OpenError(path: path, reason: String(cString: strerror(errno)))
         }
-        var bytes = Data(count: min(Int(status.st_size), limit))
+        var bytes = Data(count: Int(status.st_size))
         var read = 0
         try bytes.withUnsafeMutableBytes { raw in
             while read < raw.count {

@@ -129,16 +129,8 @@ extension Store {
     }
 
     /// Throws SQLite's error unless its own API answered `expected`.
-    /// A write refused for want of room is `StoreFault.full`: SQLite says so of a full disk
-    /// (`SQLITE_FULL`), but of the process's file-size limit or a quota only "disk I/O error".
     static func check(_ code: Int32, is expected: Int32 = SQLITE_OK, in db: Database) throws {
         guard code == expected else {
-            let cause = sqlite3_system_errno(db.sqliteConnection)
-            if code & 0xFF == SQLITE_IOERR, [ENOSPC, EFBIG, EDQUOT].contains(cause) {
-                throw StoreFault.full(
-                    String(cString: sqlite3_errmsg(db.sqliteConnection)) + ": " + String(cString: strerror(cause))
-                )
-            }
             throw DatabaseError(
                 resultCode: ResultCode(rawValue: code),
                 message: String(cString: sqlite3_errmsg(db.sqliteConnection))

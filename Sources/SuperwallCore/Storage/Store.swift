@@ -1,3 +1,5 @@
+import CScheduling
+import DequeModule
 import Foundation
 import GRDB
 import GRDBSQLite
@@ -30,13 +32,24 @@ public final class Store: Sendable {
     /// How long an accepted row may wait for a commit that no reply asks for.
     public static let commitDelay: DispatchTimeInterval = .milliseconds(20)
     let commitDelay: DispatchTimeInterval
+    /// Whether the process may run on one CPU only (its affinity when the store opened): the
+    /// worker then has no CPU of its own to move rows on while the calls keep one busy.
+    let sharesOneCPU: Bool
 
-    /// Rows accepted since the last commit.
+    /// Rows made durable in `journal` and not yet in SQLite come first, in `journaled`; then
+    /// rows accepted since the last commit, in `rows`.
     struct UnwrittenPlacements {
+        var journaled = Deque<PlacementJournal.Record>()
         var rows: [PlacementRow] = []
         var commitScheduled = false
-        /// Write transactions that took accepted rows and have not ended yet. An answer waits
-        /// for them: its rows may be among theirs.
+        /// The next record's sequence number.
+        var nextSequence: UInt64 = 1
+        /// `nextSequence` when the worker last stepped.
+        var nextSequenceAtLastStep: UInt64 = 1
+        /// Every record up to this one is in SQLite.
+        var transferred: UInt64 = 0
+        /// Write transactions that took accepted rows not journaled and have not ended yet.
+        /// An answer waits for them: its rows may be among theirs.
         var transactionsHoldingRows = 0
 
         /// True when the commit timer was not running: the caller starts it.
@@ -48,17 +61,39 @@ public final class Store: Sendable {
     }
     /// Set by a clean close, cleared by the next write.
     let isClosedCleanly = Atomic<Bool>(false)
-    /// Checkpoints the WAL off the calls' path; nil for a store in memory, which has no WAL.
-    let checkpoints: BackgroundCheckpoints?
+    /// Where an answered call's rows are made durable without a SQLite commit; nil for a
+    /// store in memory, which commits them to SQLite.
+    let journal: PlacementJournal?
+    /// Moves journaled rows into SQLite, a bounded step at a time, when the CPU is idle.
+    let transfers: IdleWorker?
+    /// Asks the worker for the WAL's checkpoints; nil for a store in memory, which has no WAL.
+    let checkpoints: CheckpointRequests?
     /// The database's path, which its documents' files extend (`Store+Documents.swift`); nil
     /// in memory.
     let documentsPrefix: String?
     /// Says whether the store was closed cleanly; nil in memory.
     let closeMark: CleanCloseMark?
-    /// What a user would want to know of the store's files (damage found when it opened,
-    /// rows recovered from an earlier version's journal), each also logged as a warning when found.
+    /// What a user would want to know of the store's files (damage found when it opened, a
+    /// journal gone out of use), each also logged as a warning when found.
     let problems = Mutex<[String]>([])
+    let journalDamageReported = Mutex(false)
     static let logger = Logger(label: "superwall.store")
+    /// The most journaled rows one step of the transfer inserts.
+    static let transferStep = 64
+    /// Journaled rows past which they are moved into SQLite in one go: under a load that leaves
+    /// the CPU no idle time, a worker at idle priority gets no turn and the files would fill.
+    /// The call that finds them hurries the worker, which moves them on another CPU; on one CPU
+    /// whatever moves them holds up a call, so the call asks for them to be moved when the host
+    /// is next idle (`moveBacklogIfAsked`), and one call in two thousand rows waits for all of
+    /// them (a few milliseconds, most of it the checkpoint's syncs) rather than the worker
+    /// cutting into the calls around it (Benchmarks/README, B9). About a megabyte of the
+    /// journal's two.
+    static let backlogLimit = 2048
+    /// Journaled rows past which the call that finds them moves them itself, before it
+    /// answers: the host did not take the work when it was idle, or is never idle.
+    static let backlogCeiling = 2 * backlogLimit
+    /// Set by a call that found the backlog past `backlogLimit`.
+    let backlogMoveAsked = Atomic(false)
 
     /// Opens (creating and migrating as needed) the database file at `path`.
     ///
@@ -66,11 +101,16 @@ public final class Store: Sendable {
     /// holds its own lock for the life of the connection (`locking_mode = EXCLUSIVE`): no
     /// file-lock system calls per transaction and no shared-memory index beside the WAL. A
     /// commit in WAL with `synchronous = NORMAL` survives the process being killed (it is in
-    /// the kernel's page cache) and loses at most the last commits, never the file, on power
-    /// loss; every answered call commits its rows so before its answer (`commitPendingWrites`).
+    /// the kernel's page cache) and loses at most the last commits, never the file, on power loss.
     /// `commitDelay` is for tests that must tell the timer's commits from the others.
-    public init(path: String, commitDelay: DispatchTimeInterval = Store.commitDelay) throws {
+    /// `allowedCPUs` is for tests that must choose how a backlog is moved.
+    public init(
+        path: String,
+        commitDelay: DispatchTimeInterval = Store.commitDelay,
+        allowedCPUs: Int = Int(scheduling_allowed_cpu_count())
+    ) throws {
         self.commitDelay = commitDelay
+        sharesOneCPU = allowedCPUs == 1
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { db in
@@ -78,20 +118,32 @@ public final class Store: Sendable {
             try db.execute(sql: "PRAGMA locking_mode = EXCLUSIVE")
             try db.execute(sql: "PRAGMA journal_mode = WAL")
             try db.execute(sql: "PRAGMA synchronous = NORMAL")
-            try db.execute(sql: "PRAGMA journal_size_limit = \(BackgroundCheckpoints.walSizeLimit)")
         }
         let (database, findings) = try DatabaseOpening.open(at: path, configuration: configuration)
         connection = database
         closeMark = CleanCloseMark(besideDatabaseAt: path)
         documentsPrefix = path
         try Self.migrator.migrate(database)
-        let checkpoints = BackgroundCheckpoints()
+        journal = try PlacementJournal(besideDatabaseAt: path)
+        let transferDelay = commitDelay
+        let step = Self.transferStep
+        let store = WeakStore()
+        let transfers = IdleWorker(
+            name: "placement transfers",
+            delay: transferDelay,
+            isDue: { store.value?.transferIsDue(step: step) ?? false },
+            work: {
+                guard let store = store.value else { return false }
+                return (try? store.backgroundStep(atMost: step)) ?? false
+            }
+        )
+        self.transfers = transfers
+        let checkpoints = CheckpointRequests(worker: transfers)
         self.checkpoints = checkpoints
-        connection.writeWithoutTransaction { db in
-            checkpoints.install(on: db) { [weak self] in self?.checkpointInBackground() }
-        }
+        store.value = self
+        connection.writeWithoutTransaction { checkpoints.install(on: $0) }
         for finding in findings { report(finding) }
-        try recoverLegacyJournal(besideDatabaseAt: path)
+        try recoverJournal()
         try loadTimeline()
     }
 
@@ -134,6 +186,9 @@ public final class Store: Sendable {
     /// `commitDelay` is for tests that must see rows before the timer commits them.
     public init(commitDelay: DispatchTimeInterval = Store.commitDelay) throws {
         self.commitDelay = commitDelay
+        sharesOneCPU = false
+        journal = nil
+        transfers = nil
         checkpoints = nil
         closeMark = nil
         documentsPrefix = nil
@@ -147,12 +202,14 @@ public final class Store: Sendable {
     }
 
     /// Ends the store for good: its rows go into the main database file (a clean close),
-    /// then its SQLite connection closes, so nothing of this store writes to the files any more. Every later call
+    /// then its worker stops, its journal's files are unmapped and its SQLite connection
+    /// closes, so nothing of this store writes to the files any more. Every later call
     /// throws `StoreFault.closed`. The data directory calls it before it lets go of its lock,
     /// so the next session to take the lock is the files' only writer.
     public func close() {
         closeCleanly()
         guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
+        transfers?.stop()
         // SQLite deletes the write-ahead log when the connection closes, after checkpointing
         // it: the clean close's mark says so, or the next open would take the log for lost.
         // The statements are taken inside the write: one running before it may have prepared
@@ -169,5 +226,12 @@ public final class Store: Sendable {
         } catch {
             report("the database could not be closed (\(error)); its connection closes when the process ends")
         }
+        journal?.closeFiles()
     }
+}
+
+/// The store as its background worker sees it: not kept alive by it. Unchecked because its
+/// one field is set once, in the store's `init`, before the worker's first step reads it.
+final class WeakStore: @unchecked Sendable {
+    weak var value: Store?
 }

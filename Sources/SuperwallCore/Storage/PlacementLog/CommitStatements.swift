@@ -2,14 +2,15 @@ import GRDB
 import GRDBSQLite
 
 /// `BEGIN IMMEDIATE`, `COMMIT` and the placement insert, prepared once on the writer's
-/// connection and run with SQLite's own calls: every answered call commits its rows, and
-/// GRDB's statement cache and its bookkeeping around each statement would cost thousands of
-/// instructions a commit.
+/// connection and run with SQLite's own calls, with the journal's mark: a transfer commits
+/// every few dozen rows, and GRDB's statement cache and its bookkeeping around each statement
+/// would cost thousands of instructions a commit.
 /// Used only inside the writer's queue; finalized before the connection closes.
 final class CommitStatements: @unchecked Sendable {
     let begin: OpaquePointer
     let commit: OpaquePointer
     let insert: OpaquePointer
+    let setTransferred: OpaquePointer
 
     init(_ db: Database) throws {
         func prepare(_ sql: String) throws -> OpaquePointer {
@@ -33,6 +34,12 @@ final class CommitStatements: @unchecked Sendable {
         insert = try prepare(
             "INSERT INTO placement (name, createdAtMs, params, eventId, queued) VALUES (?, ?, ?, ?, ?)"
         )
+        setTransferred = try prepare(
+            """
+            INSERT INTO keyedValue (key, scope, value) VALUES ('\(Store.transferredKey)', 'app', ?)
+            ON CONFLICT(key) DO UPDATE SET value = excluded.value
+            """
+        )
     }
 
     func run(_ statement: OpaquePointer, in db: Database) throws {
@@ -42,6 +49,6 @@ final class CommitStatements: @unchecked Sendable {
     }
 
     func finalize() {
-        for statement in [begin, commit, insert] { sqlite3_finalize(statement) }
+        for statement in [begin, commit, insert, setTransferred] { sqlite3_finalize(statement) }
     }
 }

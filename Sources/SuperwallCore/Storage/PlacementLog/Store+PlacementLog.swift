@@ -1,3 +1,4 @@
+import DequeModule
 import Foundation
 import GRDB
 import GRDBSQLite
@@ -12,51 +13,76 @@ struct PlacementRow: Equatable {
     let queued: Bool
 }
 
-/// The placement log: rows accepted at once, committed to SQLite before the call that
-/// tracked them is answered.
+/// The placement log: rows accepted at once, made durable by the journal before a call is
+/// answered, and moved into SQLite in the background.
 extension Store {
-    /// Inserts the rows an earlier version's journal holds that SQLite does not (those of
-    /// calls it answered before its process was killed), in their order, then removes the
-    /// journal's files (`LegacyPlacementJournal`). The rows and the mark of the last one go in
-    /// one transaction, so a crash before the files are gone inserts none of them twice.
-    func recoverLegacyJournal(besideDatabaseAt databasePath: String) throws {
-        let paths = LegacyPlacementJournal.paths(besideDatabaseAt: databasePath)
-        guard paths.contains(where: { access($0, F_OK) == 0 }) else { return }
-        let recovery = LegacyPlacementJournal.read(paths)
+    /// The worker's step: the commit timer is rearmed, then a checkpoint if one was asked for,
+    /// and up to `count` journaled rows go into SQLite; true while a full step's worth is
+    /// journaled. Fewer wait for the commit timer: a worker that took whatever was there each
+    /// time it found the CPU idle committed a few rows at a time, and every commit writes its
+    /// partly filled pages to the WAL again (18 rows and 4.4 pages a commit under callgrind).
+    /// A backlog past `backlogLimit` goes in one step, as few commits as can be. The step also
+    /// gives back the journal's pages that hold nothing to keep.
+    func backgroundStep(atMost count: Int) throws -> Bool {
+        let backlog = unwritten.withLock { unwritten in
+            unwritten.commitScheduled = false
+            return unwritten.journaled.count
+        }
+        try checkpointIfAsked()
+        try transferPendingWrites(journaledAtMost: backlog > Self.backlogLimit ? backlog : count)
+        let (fullStepLeft, startTimer, transferred) = unwritten.withLock { unwritten -> (Bool, Bool, UInt64) in
+            let remaining = unwritten.journaled.count
+            let startTimer = remaining > 0 && remaining < count && unwritten.claimCommitTimer()
+            return (remaining >= count, startTimer, unwritten.transferred)
+        }
+        journal?.releasePages(through: transferred)
+        if startTimer { startCommitTimer() }
+        return fullStepLeft
+    }
+
+    /// Whether the worker's step is due, asked at idle priority before it takes the database.
+    /// When the process may run on one CPU only and more than a `step` of rows came since the
+    /// last time it asked, the calls are busy and the step would take the CPU from them (each
+    /// step held up the calls around it), so the rows wait for a later run, which the commit
+    /// timer asks for, or for the host's idle time past `backlogLimit`. So does a checkpoint
+    /// asked for: the backlog's move makes it, or the worker when hurried
+    /// (`CheckpointRequests.urgentPages`) or the calls are quiet. With more CPUs a worker that
+    /// found one idle steps beside the calls.
+    func transferIsDue(step: Int) -> Bool {
+        let (callsAreBusy, startTimer) = unwritten.withLock { unwritten -> (Bool, Bool) in
+            let arrived = unwritten.nextSequence - unwritten.nextSequenceAtLastStep
+            unwritten.nextSequenceAtLastStep = unwritten.nextSequence
+            guard arrived > UInt64(step), sharesOneCPU else { return (false, false) }
+            unwritten.commitScheduled = false
+            let waiting = !unwritten.journaled.isEmpty || !unwritten.rows.isEmpty
+            return (true, waiting && unwritten.claimCommitTimer())
+        }
+        if startTimer { startCommitTimer() }
+        return !callsAreBusy
+    }
+
+    /// Inserts the rows the journal holds that SQLite does not (those of calls answered
+    /// before the last process ended), in their order.
+    func recoverJournal() throws {
+        guard let journal else { return }
+        let recovery = journal.recover()
+        let records = recovery.records
         for rejected in recovery.rejected {
             report(
-                "the placement journal of an earlier version holds a record that is not valid (\(rejected)); it and the records after it in its file were skipped"
+                "the placement journal holds a record that is not valid (\(rejected)); it and the records after it in its file were skipped"
             )
         }
-        let query = "SELECT value FROM keyedValue WHERE key = ?"
-        let key = LegacyPlacementJournal.transferredKey
         // Untrusted like the journal: a mark no journal can have written counts as none.
-        let mark = try database.read { db in try Int64.fetchOne(db, sql: query, arguments: [key]) } ?? 0
-        let transferred = UInt64(exactly: mark).map { min($0, LegacyPlacementJournal.largestSequence) } ?? 0
-        let missing = recovery.records.filter { $0.sequence > transferred }
-        if let last = missing.last {
-            try write { db in
-                let statements = try commitStatements(in: db)
-                defer { sqlite3_reset(statements.insert) }
-                for record in missing { try Self.insert(record.row, with: statements.insert, in: db) }
-                try db.execute(
-                    sql: """
-                        INSERT INTO keyedValue (key, scope, value) VALUES (?, 'app', ?)
-                        ON CONFLICT(key) DO UPDATE SET value = excluded.value
-                        """,
-                    arguments: [key, Int64(last.sequence)]
-                )
-            }
-            Self.logger.notice(
-                "\(missing.count) placement rows an earlier version answered for were moved from its journal into the database"
-            )
+        let mark = try database.read { db in try Int64.fetchOne(db, sql: Self.transferredQuery) } ?? 0
+        let transferred = UInt64(exactly: mark).map { min($0, PlacementJournal.largestSequence) } ?? 0
+        let missing = records.filter { $0.sequence > transferred }
+        unwritten.withLock { unwritten in
+            unwritten.journaled = Deque(missing)
+            unwritten.transferred = transferred
+            unwritten.nextSequence = max(transferred, records.last?.sequence ?? 0) + 1
+            unwritten.nextSequenceAtLastStep = unwritten.nextSequence
         }
-        for path in paths where unlink(path) != 0 && errno != ENOENT {
-            let reason = String(cString: strerror(errno))
-            report("the placement journal of an earlier version, \(path), could not be removed: \(reason)")
-            return
-        }
-        try write { db in try db.execute(sql: "DELETE FROM keyedValue WHERE key = ?", arguments: [key]) }
+        try transferPendingWrites()
     }
 
     func loadTimeline() throws {
@@ -103,64 +129,132 @@ extension Store {
     }
 
     /// The commit timer, claimed by `claimCommitTimer()`: the rows accepted by the time it
-    /// fires are committed then.
+    /// fires are committed then, by the worker for a store on disk.
     func startCommitTimer() {
-        DispatchQueue.global().asyncAfter(deadline: .now() + commitDelay) { [weak self] in
-            guard let self else { return }
-            self.unwritten.withLock { $0.commitScheduled = false }
-            try? self.transferPendingWrites()
+        if let transfers {
+            transfers.signal()
+        } else {
+            DispatchQueue.global().asyncAfter(deadline: .now() + commitDelay) { [weak self] in
+                guard let self else { return }
+                self.unwritten.withLock { $0.commitScheduled = false }
+                try? self.transferPendingWrites()
+            }
         }
     }
 
     /// How many accepted rows are not yet in SQLite.
-    var unwrittenCount: Int { unwritten.withLock { $0.rows.count } }
+    var unwrittenCount: Int { unwritten.withLock { $0.rows.count + $0.journaled.count } }
 
-    /// Makes the accepted rows durable: every answered call does this before its answer, in
-    /// one SQLite commit (a commit in WAL with `synchronous = NORMAL` writes the WAL and does
-    /// not sync, so it survives the process being killed).
+    /// Makes the accepted rows durable: every answered call does this before its answer.
+    ///
+    /// With a journal (a store on disk) the rows are copied into it, and the background worker
+    /// signalled when they were accepted inserts them into SQLite, off the call's path: a
+    /// SQLite commit costs a call several writes, and every megabyte of them a checkpoint. Under
+    /// a load that leaves the worker no idle CPU, a call that finds more than `backlogLimit`
+    /// rows journaled hurries the worker, or on one CPU asks for them to be moved when the host
+    /// is next idle; the call that finds more than `backlogCeiling` moves them itself. A store
+    /// in memory, or a full journal, commits to SQLite.
     public func commitPendingWrites() throws {
-        let rowsAreInFlight = unwritten.withLock { $0.transactionsHoldingRows > 0 }
-        try transferPendingWrites()
+        guard let journal else { return try transferPendingWrites() }
+        var appended = PlacementJournal.Appended.appended
+        var rowsAreInFlight = false
+        let backlog = unwritten.withLock { unwritten -> Int? in
+            rowsAreInFlight = unwritten.transactionsHoldingRows > 0
+            guard !unwritten.rows.isEmpty else { return 0 }
+            appended = journal.append(unwritten.rows, from: unwritten.nextSequence, transferred: unwritten.transferred)
+            guard appended == .appended else { return nil }
+            for row in unwritten.rows {
+                unwritten.journaled.append(PlacementJournal.Record(sequence: unwritten.nextSequence, row: row))
+                unwritten.nextSequence += 1
+            }
+            unwritten.rows.removeAll(keepingCapacity: true)
+            return unwritten.journaled.count
+        }
+        guard let backlog else {
+            if appended == .closed { throw StoreFault.closed }
+            let firstSign =
+                appended == .damaged
+                && journalDamageReported.withLock { reported in
+                    defer { reported = true }
+                    return !reported
+                }
+            if firstSign, let damage = journal.damage {
+                report("\(damage); each answer now commits its rows to SQLite instead")
+            }
+            return try transferPendingWrites()
+        }
+        if backlog > Self.backlogCeiling {
+            moveBacklog()
+        } else if backlog > Self.backlogLimit {
+            if sharesOneCPU {
+                backlogMoveAsked.store(true, ordering: .releasing)
+            } else {
+                transfers?.hurry()
+            }
+        }
         // Another write (the event queue's, a setting's) took rows accepted before this call's
         // answer into its transaction: answered before that commits, a crash would lose them.
         // Writes run one at a time, so an empty one behind it returns once it has ended.
         if rowsAreInFlight { try database.writeWithoutTransaction { _ in } }
     }
 
-    /// A passive checkpoint, asked for by the WAL hook (`BackgroundCheckpoints`), on its queue.
-    /// A failure is logged: the commits stay in the WAL, and the next checkpoint takes them.
-    func checkpointInBackground() {
+    /// Moves the journaled backlog into SQLite if a call asked for it (see `backlogLimit`).
+    public func moveBacklogIfAsked() {
+        guard backlogMoveAsked.load(ordering: .acquiring),
+            backlogMoveAsked.exchange(false, ordering: .acquiringAndReleasing)
+        else { return }
+        moveBacklog()
+    }
+
+    /// Every journaled row into SQLite, then a checkpoint if the WAL asks. The rows are safe in
+    /// the journal, so a failure is the worker's to retry, not a call's.
+    private func moveBacklog() {
         do {
-            try database.writeWithoutTransaction { db in
-                guard !isClosed.load(ordering: .acquiring) else { return }
-                _ = try db.checkpoint(.passive)
-            }
-        } catch StoreFault.closed {
+            try transferPendingWrites()
+            try checkpointIfAsked()
         } catch {
-            Self.logger.warning("the write-ahead log could not be checkpointed yet (\(error)); its commits stay in it")
+            Self.logger.warning(
+                "journaled rows could not be moved into SQLite yet (\(error)); they stay in the journal"
+            )
         }
     }
 
-    /// Inserts every row not yet in SQLite in one transaction.
+    /// A passive checkpoint, if the WAL passed its mark since the last one (`CheckpointRequests`).
+    func checkpointIfAsked() throws {
+        guard checkpoints?.take() == true else { return }
+        try database.writeWithoutTransaction { _ = try $0.checkpoint(.passive) }
+    }
+
+    /// Inserts every row not yet in SQLite, journaled or not, in one transaction.
     ///
     /// Its statements are prepared once: GRDB's `write` parses its `BEGIN` again each time,
     /// and binding through `StatementArguments` cost more than SQLite's own insert.
-    func transferPendingWrites() throws {
-        guard unwritten.withLock({ !$0.rows.isEmpty }) else { return }
+    /// With `journaledAtMost`, only that many journaled rows (a background step).
+    func transferPendingWrites(journaledAtMost limit: Int? = nil) throws {
+        guard unwritten.withLock({ (!$0.rows.isEmpty && limit == nil) || !$0.journaled.isEmpty }) else { return }
         isClosedCleanly.store(false, ordering: .releasing)
         var tookRows = false
         defer { if tookRows { unwritten.withLock { $0.transactionsHoldingRows -= 1 } } }
-        try database.writeWithoutTransaction { db in
+        let transferred = try database.writeWithoutTransaction { db -> UInt64? in
             let statements = try commitStatements(in: db)
             try statements.run(statements.begin, in: db)
             do {
-                try writeUnwritten(db, with: statements, tookRows: &tookRows)
+                let transferred = try writeUnwritten(db, with: statements, journaledAtMost: limit, tookRows: &tookRows)
                 try statements.run(statements.commit, in: db)
+                return transferred
             } catch {
                 if db.isInsideTransaction { try? db.execute(sql: "ROLLBACK TRANSACTION") }
                 throw error
             }
         }
+        forget(through: transferred)
+    }
+
+    /// After a commit that took the journaled records up to `transferred`.
+    func forget(through transferred: UInt64?) {
+        guard let transferred else { return }
+        unwritten.withLock { $0.transferred = max($0.transferred, transferred) }
+        journal?.discard(through: transferred)
     }
 
     func commitStatements(in db: Database) throws -> CommitStatements {
@@ -171,31 +265,61 @@ extension Store {
         return statements
     }
 
-    /// Inserts the accepted rows in `db`'s transaction. They are taken inside the
-    /// transaction, so rows are committed in the order they were accepted whichever thread
-    /// commits; if the insert fails they are put back for the next commit.
+    /// Inserts the rows not yet in SQLite in `db`'s transaction, journaled ones first, and
+    /// notes the last journaled one's sequence number with them; returns it. They are taken
+    /// inside the transaction, so rows are committed in the order they were accepted whichever
+    /// thread commits; if the insert fails they are put back for the next commit.
+    @discardableResult
     ///
-    /// `tookRows` is set when it took rows: the caller's transaction then holds the only copy
-    /// of them, and counts in `transactionsHoldingRows` until it ends (the caller takes it off).
-    func writeUnwritten(_ db: Database, with prepared: CommitStatements? = nil, tookRows: inout Bool) throws {
-        let rows = unwritten.withLock { unwritten -> [PlacementRow] in
-            defer { unwritten.rows.removeAll(keepingCapacity: true) }
+    /// `tookRows` is set when it took rows that were not journaled: the caller's transaction
+    /// then holds the only copy of them, and counts in `transactionsHoldingRows` until it ends
+    /// (the caller takes it off).
+    func writeUnwritten(
+        _ db: Database,
+        with prepared: CommitStatements? = nil,
+        journaledAtMost limit: Int? = nil,
+        tookRows: inout Bool
+    ) throws -> UInt64? {
+        let (records, rows) = unwritten.withLock { unwritten -> ([PlacementJournal.Record], [PlacementRow]) in
+            if let limit {
+                let records = Array(unwritten.journaled.prefix(limit))
+                unwritten.journaled.removeFirst(records.count)
+                return (records, [])
+            }
+            defer {
+                unwritten.journaled.removeAll()
+                unwritten.rows.removeAll(keepingCapacity: true)
+            }
             if !unwritten.rows.isEmpty, !tookRows {
                 tookRows = true
                 unwritten.transactionsHoldingRows += 1
             }
-            return unwritten.rows
+            return (Array(unwritten.journaled), unwritten.rows)
         }
-        guard !rows.isEmpty else { return }
+        guard !records.isEmpty || !rows.isEmpty else { return nil }
         do {
             let statements = try prepared ?? commitStatements(in: db)
             defer { sqlite3_reset(statements.insert) }
+            for record in records { try Self.insert(record.row, with: statements.insert, in: db) }
             for row in rows { try Self.insert(row, with: statements.insert, in: db) }
+            guard let last = records.last?.sequence else { return nil }
+            let code = sqlite3_bind_int64(statements.setTransferred, 1, Int64(last))
+            try Self.check(code, in: db)
+            try statements.run(statements.setTransferred, in: db)
+            return last
         } catch {
-            unwritten.withLock { $0.rows.insert(contentsOf: rows, at: 0) }
+            unwritten.withLock {
+                $0.journaled.prepend(contentsOf: records)
+                $0.rows.insert(contentsOf: rows, at: 0)
+            }
             throw error
         }
     }
+
+    /// Where the journal's last transferred sequence number is kept, in the same
+    /// transaction as the rows.
+    static let transferredKey = "placementJournal.transferred"
+    static let transferredQuery = "SELECT value FROM keyedValue WHERE key = '\(transferredKey)'"
 
     /// Binds `row` to the prepared insert and runs it. The values are bound where they lie
     /// (`SQLITE_STATIC`, a nil destructor) for the step alone: SQLite reads bound values only
@@ -238,12 +362,15 @@ extension Store {
     /// A write transaction that first commits the accepted rows, keeping their order.
     func write<T>(_ updates: (Database) throws -> T) throws -> T {
         isClosedCleanly.store(false, ordering: .releasing)
+        var transferred: UInt64?
         var tookRows = false
         defer { if tookRows { unwritten.withLock { $0.transactionsHoldingRows -= 1 } } }
-        return try database.write { db in
-            try writeUnwritten(db, tookRows: &tookRows)
+        let result = try database.write { db in
+            transferred = try writeUnwritten(db, tookRows: &tookRows)
             return try updates(db)
         }
+        forget(through: transferred)
+        return result
     }
 
     /// When `name` last happened at or before `time`, accepted rows included.
