@@ -28,14 +28,6 @@ extension Superwall {
             var status: ConfigurationStatus
             var configError: SuperwallError?
             var config: Config?
-            var identity: Identity
-            var userAttributes: [String: JSON] {
-                didSet { userAttributeTexts = nil }
-            }
-            /// `userAttributes` as text, kept by `setUserAttributes` and dropped by any other change.
-            var userAttributeTexts: AttributeTexts? = nil
-            var integrationAttributes: [String: JSON]
-            let appInstalledAt: Date
             var deviceFacts: DeviceFacts
             let deviceOverrides: [String: JSON]
             var store: Store { directory.store }
@@ -110,8 +102,8 @@ extension Superwall {
     public func audienceContext(params: [String: JSON]?) throws(SuperwallError) -> AudienceContext {
         guard let session else { throw .notConfigured }
         return AudienceContext(
-            userAttributes: session.userAttributes,
-            isLoggedIn: session.identity.isLoggedIn,
+            userAttributes: users.attributes,
+            isLoggedIn: users.identity.isLoggedIn,
             device: deviceTemplate(),
             params: params,
             history: StorePlacementHistory(store: session.store, now: clock.now())
@@ -125,6 +117,12 @@ extension Superwall {
     /// The device template as of now, built when first called: most audience rules never
     /// read `device`, and building it costs two queries and some date arithmetic.
     func deviceTemplate() -> @Sendable () -> [String: JSON] {
-        device.template(of: session, entitlements: userEntitlements, at: clock.now(), inTestMode: isTestModeActive)
+        device.template(
+            of: session,
+            users: users,
+            entitlements: userEntitlements,
+            at: clock.now(),
+            inTestMode: isTestModeActive
+        )
     }
 }

@@ -207,6 +207,8 @@ public actor Superwall {
     let userAssignments = Assignments()
     /// The user's subscription status and customer info, and what they are derived from.
     let userEntitlements = Entitlements()
+    /// Who the user is and their attributes.
+    let users = Users()
 
     public init(
         clock: any WallClock = SystemWallClock(),

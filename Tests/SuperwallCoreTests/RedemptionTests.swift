@@ -147,3 +147,36 @@ extension RedemptionTests {
         #expect(!server.posts.contains { $0.path == "/subscriptions-api/public/v1/redeem" })
     }
 }
+
+extension RedemptionTests {
+    @Test func identifyingAnotherUserForgetsTheWebsEntitlementsOfTheOneBefore() async throws {
+        let server = try await ScriptedAPIServer.start(
+            [.init(status: 200, body: EmbeddedDemoConfig.json)],
+            paths: [Self.redeemPath: .init(status: 200, body: Self.success)]
+        )
+        let superwall = try await configured(server, delegate: RedemptionRecorder())
+        _ = try await superwall.identify(userId: "runner")
+        #expect(try await superwall.handleDeepLink("pockettrainer://superwall/redeem?code=WEB-1"))
+        await superwall.awaitRedemptions()
+        #expect(try await superwall.entitlements().web.map(\.id) == ["pro"])
+        _ = try await superwall.identify(userId: "walker")
+        await superwall.awaitRedemptions()
+        #expect(try await superwall.entitlements().web.isEmpty)
+        #expect(try await superwall.subscriptionStatus().activeEntitlements.isEmpty)
+    }
+
+    @Test func aResetTakesTheWebsEntitlementsOutOfTheStatus() async throws {
+        let server = try await ScriptedAPIServer.start(
+            [.init(status: 200, body: EmbeddedDemoConfig.json)],
+            paths: [Self.redeemPath: .init(status: 200, body: Self.success)]
+        )
+        let superwall = try await configured(server, delegate: RedemptionRecorder())
+        #expect(try await superwall.handleDeepLink("pockettrainer://superwall/redeem?code=WEB-1"))
+        await superwall.awaitRedemptions()
+        #expect(try await superwall.subscriptionStatus().activeEntitlements.map(\.id) == ["pro"])
+        _ = try await superwall.reset()
+        await superwall.awaitRedemptions()
+        #expect(try await superwall.entitlements().web.isEmpty)
+        #expect(try await superwall.subscriptionStatus() == .inactive)
+    }
+}

@@ -15,7 +15,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 MAXIMUM_LINES = 500
 # The environment (clock, random source, host, lane, ...) and one owner per kind of domain state.
-MAXIMUM_ACTOR_PROPERTIES = 16
+MAXIMUM_ACTOR_PROPERTIES = 17
 MAXIMUM_ACTOR_EXTENSION_FILES = 14
 STORED = re.compile(r"^    (?:(?:public|private|fileprivate|internal|nonisolated|private\(set\)|public\(set\))\s+)*(?:let|var)\s+(\w+)")
 
@@ -109,6 +109,7 @@ COMPONENTS = {
     "RecentDecisions": "Presentation/RecentDecisions.swift",
     "Assignments": "Assignment/Assignments.swift",
     "Entitlements": "Entitlements/Entitlements.swift",
+    "Users": "Identity/Users.swift",
 }
 OPEN_FIELD = re.compile(r"^    (?:(?:nonisolated|internal|public)\s+)*var\s+(\w+)")
 

@@ -193,8 +193,8 @@ extension Superwall {
             trackDeviceAttributes()
             track(
                 "user_attributes",
-                ["application_installed_at": .string(ISO8601.string(from: session.appInstalledAt))],
-                custom: session.userAttributes
+                ["application_installed_at": .string(ISO8601.string(from: users.appInstalledAt))],
+                custom: users.attributes
             )
             // SuperwallKit refreshes on a new app session only under the config's
             // `enable_config_refresh_v2`.

@@ -39,7 +39,7 @@ extension Superwall {
                     stage: .done(
                         ConfigureOutcome(
                             status: session.status,
-                            userId: session.identity.userId,
+                            userId: users.identity.userId,
                             error: .apiKeyMismatch(configured: session.apiKey)
                         )
                     )
@@ -112,7 +112,7 @@ extension Superwall {
     private func outcome(of session: Session) -> ConfigureOutcome {
         ConfigureOutcome(
             status: session.status,
-            userId: session.identity.userId,
+            userId: users.identity.userId,
             error: session.configError,
             storeProblems: session.store.problemsFound,
             testMode: testModeReason,
@@ -161,20 +161,14 @@ extension Superwall {
                 appInstalledAt = clock.now()
                 try store.set(appInstalledAt.timeIntervalSince1970 * 1000, for: .appInstalledAt)
             }
-            let identity: Identity
-            if let alias = try store.value(.aliasId), let seed = try store.value(.seed) {
-                identity = Identity(aliasId: alias, appUserId: try store.value(.appUserId), seed: seed)
-            } else {
-                identity = Identity.anonymous(using: random)
-                try save(identity, to: store)
-            }
+            try users.sessionOpened(from: store, appInstalledAt: appInstalledAt, random: random)
             var facts = DeviceFacts.ofThisProcess()
             facts.apply(options.device)
             try userEntitlements.sessionOpened(
                 from: store,
                 defaultStatus: options.usingPurchaseController ? .unknown : .inactive
             )
-            var session = Session(
+            return Session(
                 Session.Fields(
                     apiKey: apiKey,
                     options: options,
@@ -186,21 +180,10 @@ extension Superwall {
                     status: .pending,
                     configError: nil,
                     config: nil,
-                    identity: identity,
-                    userAttributes: try store.userAttributes(),
-                    integrationAttributes: try store.value(.integrationAttributes) ?? [:],
-                    appInstalledAt: appInstalledAt,
                     deviceFacts: facts,
                     deviceOverrides: options.device.filter { !DeviceFacts.keysMadeFacts.contains($0.key) }
                 )
             )
-            let stored = session.userAttributes
-            session.userAttributes = identityAttributes(session, merging: stored)
-            // Written only when they changed: a restart on a full disk opens what it has.
-            if session.userAttributes != stored {
-                try store.setUserAttributes(session.userAttributes, replacing: stored)
-            }
-            return session
         }
     }
 
@@ -213,7 +196,7 @@ extension Superwall {
             track(
                 "app_install",
                 [
-                    "application_installed_at": .string(ISO8601.string(from: session.appInstalledAt)),
+                    "application_installed_at": .string(ISO8601.string(from: users.appInstalledAt)),
                     "using_purchase_controller": .bool(session.usingPurchaseController),
                 ]
             )
@@ -391,7 +374,7 @@ extension Superwall {
             "X-Platform": text("platform"), "X-Platform-Environment": "SDK",
             "X-Platform-Wrapper": text("platformWrapper"),
             "X-Platform-Wrapper-Version": text("platformWrapperVersion"),
-            "X-App-User-ID": session.identity.appUserId ?? "", "X-Alias-ID": session.identity.aliasId,
+            "X-App-User-ID": users.identity.appUserId ?? "", "X-Alias-ID": users.identity.aliasId,
             "X-URL-Scheme": "",
             "X-Vendor-ID": text("vendorId"), "X-App-Version": text("appVersion"), "X-OS-Version": text("osVersion"),
             "X-Device-Model": text("deviceModel"), "X-Device-Locale": text("deviceLocale"),

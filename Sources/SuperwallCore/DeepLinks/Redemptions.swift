@@ -43,15 +43,15 @@ final class Redemptions {
 
     /// The subscriptions API's redeem request body (camelCase), for the session's user.
     static func body(
-        for session: Superwall.Session,
+        for user: Users,
         deviceId: String,
         codes: [(code: String, firstRedemption: Bool)]
     ) -> JSON {
         [
-            "metadata": .object(session.integrationAttributes),
+            "metadata": .object(user.integrationAttributes),
             "deviceId": .string(deviceId),
-            "appUserId": session.identity.appUserId.map(JSON.string) ?? .null,
-            "aliasId": .string(session.identity.aliasId),
+            "appUserId": user.identity.appUserId.map(JSON.string) ?? .null,
+            "aliasId": .string(user.identity.aliasId),
             "codes": .array(codes.map { ["code": .string($0.code), "firstRedemption": .bool($0.firstRedemption)] }),
             "receipts": [],
         ]

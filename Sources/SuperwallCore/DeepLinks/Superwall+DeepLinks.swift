@@ -74,7 +74,7 @@ extension Superwall {
         redemptions.begin()
         track("redemption_start")
         host.delegate?.willRedeemLink()
-        guard let server = configLoading.backend?.redemption, let session else {
+        guard let server = configLoading.backend?.redemption, session != nil else {
             finishRedemption(
                 RedemptionResult(
                     code: code,
@@ -86,7 +86,7 @@ extension Superwall {
             return
         }
         let body = Redemptions.body(
-            for: session,
+            for: users,
             deviceId: webDeviceId,
             codes: [(code, firstRedemption: !redeemedCodes.contains(code))]
         )
@@ -118,9 +118,9 @@ extension Superwall {
     /// redemption events or delegate calls, as in SuperwallKit. `http` sources only.
     func redeemExistingCodes() {
         let codes = redeemedCodes
-        guard !codes.isEmpty, let server = configLoading.backend?.redemption, let session else { return }
+        guard !codes.isEmpty, let server = configLoading.backend?.redemption, session != nil else { return }
         let body = Redemptions.body(
-            for: session,
+            for: users,
             deviceId: webDeviceId,
             codes: codes.map { ($0, firstRedemption: false) }
         )
@@ -167,7 +167,7 @@ extension Superwall {
             }
         }
         let deviceId = webDeviceId
-        let userId = session.identity.appUserId ?? deviceId
+        let userId = users.identity.appUserId ?? deviceId
         let request = apiRequest(attemptTimeout: 15)
         redemptions.begin()
         startTask { superwall in
@@ -179,7 +179,7 @@ extension Superwall {
     private func finishWebEntitlements(_ fetched: CustomerInfo?, askedFor userId: String, at time: Date) {
         defer { redemptions.end() }
         // A user who changed meanwhile is not the one asked about.
-        guard let fetched, let session, (session.identity.appUserId ?? webDeviceId) == userId else { return }
+        guard let fetched, let session, (users.identity.appUserId ?? webDeviceId) == userId else { return }
         let holdsUnexpired = userEntitlements.web.entitlements.contains {
             $0.isActive && ($0.expiresAt ?? .distantPast) > time
         }
@@ -193,6 +193,6 @@ extension Superwall {
     var webDeviceId: String {
         guard let session else { return DeviceTemplate.deviceIdPrefix }
         if let given = session.deviceOverrides["deviceId"]?.stringValue { return given }
-        return DeviceTemplate.deviceId(vendorId: session.deviceFacts.vendorId, identity: session.identity)
+        return DeviceTemplate.deviceId(vendorId: session.deviceFacts.vendorId, identity: users.identity)
     }
 }

@@ -69,6 +69,7 @@ final class DeviceOverrides {
     /// read `device`, and building it costs two queries and some date arithmetic.
     func template(
         of session: Superwall.Session?,
+        users: Users,
         entitlements: Entitlements,
         at now: Date,
         inTestMode isTestModeActive: Bool
@@ -87,7 +88,7 @@ final class DeviceOverrides {
         }
         let store = session.store
         let (apiKey, identity, installedAt, status) = (
-            session.apiKey, session.identity, session.appInstalledAt, entitlements.status
+            session.apiKey, users.identity, users.appInstalledAt, entitlements.status
         )
         let customerInfo = entitlements.customerInfo.read(by: identity.userId)
         let experimentalVariables = session.enableExperimentalDeviceVariables

@@ -84,8 +84,10 @@ final class Entitlements {
     }
 
     /// The user was reset: the web's entitlements were theirs (the reset's transaction
-    /// removed them from the store).
-    func userReset() {
+    /// removed them from the store). Whether there were any, which the status must lose.
+    func userReset() -> Bool {
+        let held = !web.entitlements.isEmpty
         web = CustomerInfo()
+        return held
     }
 }

@@ -65,19 +65,19 @@ extension Superwall {
     /// When the host owns the status and has not set one yet, this waits for it, as long as
     /// presentation would (`timeouts.subscriptionStatus`).
     public func customerInfo() async throws(SuperwallError) -> CustomerInfo {
-        guard let session else { throw .notConfigured }
+        guard session != nil else { throw .notConfigured }
         let entitlements = userEntitlements
         if !entitlements.customerInfo.isPlaceholder {
-            return entitlements.customerInfo.read(by: session.identity.userId)
+            return entitlements.customerInfo.read(by: users.identity.userId)
         }
         let limit = timeouts.subscriptionStatus
         let known = await wait(on: entitlements.customerInfoWaiters, within: limit) {
             self.session != nil && entitlements.customerInfo.isPlaceholder
         }
-        guard known, let current = self.session else {
+        guard known, self.session != nil else {
             throw .customerInfoTimeout(limit)
         }
-        return entitlements.customerInfo.read(by: current.identity.userId)
+        return entitlements.customerInfo.read(by: users.identity.userId)
     }
 
     /// Whether the bridge derives the status from the purchases it records, rather than the
@@ -140,8 +140,8 @@ extension Superwall {
         oldContent.isPlaceholder = false
         guard updated != oldContent else { return }
         host.delegate?.customerInfoDidChange(
-            from: old.read(by: current.identity.userId),
-            to: updated.read(by: current.identity.userId)
+            from: old.read(by: users.identity.userId),
+            to: updated.read(by: users.identity.userId)
         )
         track(
             "customerInfo_didChange",

@@ -263,7 +263,7 @@ extension Superwall {
         let customerInfo = session == nil ? .placeholder : userEntitlements.customerInfo
         return PaywallTemplates(
             paywall: paywall.paywall,
-            userAttributes: session?.userAttributes ?? [:],
+            userAttributes: session == nil ? [:] : users.attributes,
             device: device,
             params: paywall.placementParams,
             experiment: paywall.info.experiment,

@@ -423,7 +423,7 @@ extension Superwall {
         )
         passToPage("paywall_open", on: presented)
         var parameters = presented.info.placementParameters
-        parameters["user_attributes"] = .object(session?.userAttributes ?? [:])
+        parameters["user_attributes"] = .object(session == nil ? [:] : users.attributes)
         track(
             "paywall_open",
             parameters,

@@ -83,13 +83,13 @@ extension Superwall {
         placedAt: Date,
         userOverlay: [String: JSON] = [:]
     ) -> AudienceEvaluator? {
-        guard let store, let current = session else { return nil }
+        guard let store else { return nil }
         let now = clock.now()
         let attributes =
-            userOverlay.isEmpty ? current.userAttributes : current.userAttributes.merging(userOverlay) { $1 }
+            userOverlay.isEmpty ? users.attributes : users.attributes.merging(userOverlay) { $1 }
         let context = AudienceContext(
             userAttributes: attributes,
-            isLoggedIn: current.identity.isLoggedIn,
+            isLoggedIn: users.identity.isLoggedIn,
             device: deviceTemplate(),
             params: params,
             history: StorePlacementHistory(store: store, now: now)

@@ -89,8 +89,8 @@ extension Superwall {
         guard let session else { return nil }
         let listed = session.config?.testModeUserIds.first { id in
             switch id.kind {
-            case .userId: id.value == session.identity.appUserId
-            case .aliasId: id.value == session.identity.aliasId
+            case .userId: id.value == users.identity.appUserId
+            case .aliasId: id.value == users.identity.aliasId
             }
         }
         switch session.testModeBehavior {
@@ -370,7 +370,7 @@ extension Superwall {
     private func completionParameters(_ transaction: PurchaseTransaction, product: Product) -> [String: JSON] {
         var parameters: [String: JSON] = [
             "transaction_type": .string(product.transactionType), "storefront_countryCode": "", "storefront_id": "",
-            "user_attributes": .object(session?.userAttributes ?? [:]),
+            "user_attributes": .object(session == nil ? [:] : users.attributes),
         ]
         let purchaseDate: Date
         let transactionId: String
