@@ -96,8 +96,10 @@ extension Trigger: Decodable {
     public init(from decoder: any Decoder) throws {
         decoder.noteIgnoredMembers(besides: Keys.self)
         let container = try decoder.container(keyedBy: Keys.self)
-        placementName = try container.decode(String.self, forKey: .eventName)
-        audiences = try container.decodeArray(Audience.self, forKey: .rules)
+        self.init(
+            placementName: try container.decode(String.self, forKey: .eventName),
+            audiences: try container.decodeArray(Audience.self, forKey: .rules)
+        )
     }
 }
 

@@ -102,13 +102,19 @@ public func snakeCase(_ name: String) -> String {
 public struct Trigger: Sendable, Equatable {
     public var placementName: String
     /// Audiences in order: the first that matches wins.
-    public var audiences: [Audience]
+    public var audiences: [Audience] {
+        didSet { rulesMayBeSlow = Self.rulesMayBeSlow(audiences) }
+    }
+    /// Whether a rule calls `matches()` (`rulesMayBeSlow(_:)`): a placement's decision reads
+    /// it every time, so it is kept rather than found again.
+    private(set) var rulesMayBeSlow: Bool
     /// The audience rules' last answers (not part of the trigger's value).
     let memo = AudienceMemo()
 
     public init(placementName: String, audiences: [Audience]) {
         self.placementName = placementName
         self.audiences = audiences
+        rulesMayBeSlow = Self.rulesMayBeSlow(audiences)
     }
 
     public static func == (lhs: Trigger, rhs: Trigger) -> Bool {

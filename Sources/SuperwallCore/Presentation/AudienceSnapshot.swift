@@ -9,7 +9,8 @@ import Rules
 /// meanwhile (an override, new attributes) is not seen by it.
 struct AudienceSnapshot: Sendable {
     let placement: String
-    let config: Config
+    /// The config, when the decision explains itself (its explanation and trail read it).
+    let config: Config?
     let trigger: Trigger?
     /// Nil when there is no session to read (no store, no user).
     let evaluator: AudienceEvaluator?
@@ -26,12 +27,9 @@ struct AudienceSnapshot: Sendable {
             outcome: outcome,
             result: Self.triggerResult(outcome, assignments: assignments),
             explanation: explains
-                ? .explaining(
-                    placement,
-                    in: config,
-                    evaluator: evaluator,
-                    assignments: assignments
-                ) : nil
+                ? config.map {
+                    .explaining(placement, in: $0, evaluator: evaluator, assignments: assignments)
+                } : nil
         )
     }
 
@@ -61,9 +59,11 @@ struct AudienceSnapshot: Sendable {
 }
 
 extension Trigger {
-    /// Whether a rule of the trigger calls `matches()`: the one part of a rule whose cost grows
+    /// Whether a rule of `audiences` calls `matches()`: the one part of a rule whose cost grows
     /// with its input (bounded per evaluation, but to milliseconds, not microseconds).
-    var rulesMayBeSlow: Bool { audiences.contains { $0.rule?.mayCallMatches == true } }
+    static func rulesMayBeSlow(_ audiences: [Audience]) -> Bool {
+        audiences.contains { $0.rule?.mayCallMatches == true }
+    }
 }
 
 /// A placement's audiences decided (`AudienceSnapshot.decide`).

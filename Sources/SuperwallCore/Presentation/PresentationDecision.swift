@@ -67,7 +67,7 @@ public struct PresentationDecision: Sendable, Equatable {
 }
 
 /// Where a call finds its decision record (`explain: true`, or every call of a session that
-/// records decisions), once its pipeline has decided: before `register` answers, and before
+/// records decisions), once its pipeline has made its decision, before `register` answers and before
 /// `getPaywall` throws.
 public final class DecisionReceiver: Sendable {
     private let stored = Mutex<PresentationDecision?>(nil)

@@ -264,10 +264,9 @@ extension Superwall {
         }
         trail?.statusWaitEnded(with: currentSubscriptionStatus, bound: timeouts.subscriptionStatus)
         let decided =
-            if let slow = slowAudienceSnapshot(kind, placement, trail: trail) {
-                await slowAudienceSteps(kind, placement, slow, trail: trail)
-            } else {
-                audienceSteps(kind, placement, trail: trail)
+            switch audienceSteps(kind, placement, trail: trail) {
+            case .decided(let end): end
+            case .offTheActor(let snapshot): await slowAudienceSteps(kind, placement, snapshot, trail: trail)
             }
         switch decided {
         case .ended(let end):

@@ -66,7 +66,7 @@ extension Superwall {
         let trigger = config.trigger(for: placement.name)
         return AudienceSnapshot(
             placement: placement.name,
-            config: config,
+            config: explains ? config : nil,
             trigger: trigger,
             evaluator: trigger == nil
                 ? nil : audienceEvaluator(params: placement.params, placedAt: placement.createdAt),
@@ -122,7 +122,7 @@ extension Superwall {
         trail.triggerResult = decision.result
         switch decision.outcome {
         case .placementNotFound:
-            trail.knownPlacements = snapshot.config.triggers
+            trail.knownPlacements = snapshot.config?.triggers
         case .matched(let audience, let occurrence):
             trail.matchedOccurrence = occurrence
             trail.assignmentWasConfirmed = snapshot.assignments[audience.experimentId]?.isSentToServer
@@ -388,30 +388,24 @@ extension Superwall {
         _ kind: PipelineKind,
         _ placement: PlacementData,
         trail: DecisionTrail?
-    ) -> AudienceStepsEnd {
-        guard let config = session?.config else { return .ended(.failed(.noConfig("the config is gone"))) }
+    ) -> AudienceSteps {
+        guard let config = session?.config else { return .decided(.ended(.failed(.noConfig("the config is gone")))) }
         let snapshot = audienceSnapshot(of: placement, in: config, explains: explains(kind, trail))
-        return meaning(of: snapshot.decide(), from: snapshot, kind, placement, trail: trail)
+        if snapshot.trigger?.rulesMayBeSlow == true { return .offTheActor(snapshot) }
+        return .decided(meaning(of: snapshot.decide(), from: snapshot, kind, placement, trail: trail))
+    }
+
+    /// The audience steps as the call's turn leaves them: decided, or to be decided off the
+    /// actor from the snapshot the turn took (`slowAudienceSteps`).
+    enum AudienceSteps {
+        case decided(AudienceStepsEnd)
+        case offTheActor(AudienceSnapshot)
     }
 
     /// Whether a decision of `kind` carries its explanation: for its record, or for the trace
     /// log's rule values of a kind that is not recorded.
     func explains(_ kind: PipelineKind, _ trail: DecisionTrail?) -> Bool {
         trail != nil || (!kind.isRecorded && DecisionLog.tracesRuleValues)
-    }
-
-    /// The snapshot of a decision whose rules may be slow, taken now, in the call's turn; nil
-    /// for the others, which are decided on the actor at once.
-    @inline(never)
-    func slowAudienceSnapshot(
-        _ kind: PipelineKind,
-        _ placement: PlacementData,
-        trail: DecisionTrail?
-    ) -> AudienceSnapshot? {
-        guard let config = session?.config, config.trigger(for: placement.name)?.rulesMayBeSlow == true else {
-            return nil
-        }
-        return audienceSnapshot(of: placement, in: config, explains: explains(kind, trail))
     }
 
     /// The audience steps of a decision whose rules may be slow: decided off the actor from
