@@ -1,11 +1,14 @@
 import Foundation
 
 extension Superwall {
-    /// What exists once `configure` has opened the data directory.
+    /// What exists once `configure` has opened the data directory: the key, the options, the
+    /// directory, the device's facts, the config in use and what the host's store says of
+    /// products. Its fields change only through its own methods; the user, their assignments
+    /// and entitlements have owners of their own (`Users`, `Assignments`, `Entitlements`).
     ///
     /// A value whose fields live in one buffer, copied on write (as `Array` is): a read
-    /// through the optional `session` (`session?.config`) copies one pointer rather than some
-    /// twenty fields, and a copy changed and not yet assigned back changes nothing.
+    /// through the optional `session` (`session?.config`) copies one pointer rather than a
+    /// dozen fields.
     ///
     /// Sendable as `Array` is: its storage is changed in place only when no other value shares it.
     @dynamicMemberLookup
@@ -23,14 +26,27 @@ extension Superwall {
             var enableExperimentalDeviceVariables: Bool { options.enableExperimentalDeviceVariables }
             var shouldPreload: Bool { options.shouldPreload }
             /// What the host's store says of products, by store identifier.
-            var storeDetails: [String: StoreProductDetails]
+            fileprivate(set) var storeDetails: [String: StoreProductDetails]
             let directory: DataDirectory
-            var status: ConfigurationStatus
-            var configError: SuperwallError?
-            var config: Config?
-            var deviceFacts: DeviceFacts
+            fileprivate(set) var status: ConfigurationStatus = .pending
+            fileprivate(set) var configError: SuperwallError?
+            fileprivate(set) var config: Config?
+            let deviceFacts: DeviceFacts
             let deviceOverrides: [String: JSON]
             var store: Store { directory.store }
+
+            init(apiKey: String, options: ConfigureOptions, directory: DataDirectory, deviceFacts: DeviceFacts) {
+                self.apiKey = apiKey
+                self.options = options
+                // Of details given twice for one product, the last.
+                storeDetails = Dictionary(
+                    options.storeProducts.map { ($0.productIdentifier, $0) },
+                    uniquingKeysWith: { _, last in last }
+                )
+                self.directory = directory
+                self.deviceFacts = deviceFacts
+                deviceOverrides = options.device.filter { !DeviceFacts.keysMadeFacts.contains($0.key) }
+            }
         }
 
         /// The fields behind a pointer that a class owns: a `let`, so a read pays no dynamic
@@ -60,12 +76,35 @@ extension Superwall {
             storage.fields.pointee[keyPath: field]
         }
 
-        subscript<Value>(dynamicMember field: WritableKeyPath<Fields, Value>) -> Value {
-            get { storage.fields.pointee[keyPath: field] }
-            _modify {
-                if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields.pointee) }
-                yield &storage.fields.pointee[keyPath: field]
+        // The session's own changes: its fields are written here and nowhere else.
+
+        /// `config` is in use: the session is configured, with no error.
+        mutating func configDidChange(_ config: Config) {
+            change {
+                $0.config = config
+                $0.status = .configured
+                $0.configError = nil
             }
+        }
+
+        /// The config could not be loaded, for `error`, and none is in use.
+        mutating func configFailed(_ error: SuperwallError) {
+            change {
+                $0.status = .failed
+                $0.configError = error
+            }
+        }
+
+        /// The host's store described `details`: they replace what it said of the same products.
+        mutating func storeDescribed(_ details: [StoreProductDetails]) {
+            change { fields in
+                for product in details { fields.storeDetails[product.productIdentifier] = product }
+            }
+        }
+
+        private mutating func change(_ body: (inout Fields) -> Void) {
+            if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields.pointee) }
+            body(&storage.fields.pointee)
         }
     }
 

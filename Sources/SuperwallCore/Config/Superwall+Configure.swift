@@ -168,22 +168,7 @@ extension Superwall {
                 from: store,
                 defaultStatus: options.usingPurchaseController ? .unknown : .inactive
             )
-            return Session(
-                Session.Fields(
-                    apiKey: apiKey,
-                    options: options,
-                    storeDetails: Dictionary(
-                        options.storeProducts.map { ($0.productIdentifier, $0) },
-                        uniquingKeysWith: { _, last in last }
-                    ),
-                    directory: directory,
-                    status: .pending,
-                    configError: nil,
-                    config: nil,
-                    deviceFacts: facts,
-                    deviceOverrides: options.device.filter { !DeviceFacts.keysMadeFacts.contains($0.key) }
-                )
-            )
+            return Session(Session.Fields(apiKey: apiKey, options: options, directory: directory, deviceFacts: facts))
         }
     }
 
@@ -262,10 +247,10 @@ extension Superwall {
             } else {
                 let reason = (error as? ConfigDecodingError).map { "the config is invalid at \($0)" } ?? "\(error)"
                 DecisionLog.configManager.debug("configure: no config: \(reason)")
-                session?.status = .failed
                 // An invalid config is the client's to fix, at a path: not a fetch that failed.
-                session?.configError =
+                session?.configFailed(
                     (error as? ConfigDecodingError).map(SuperwallError.invalidConfig) ?? .configUnavailable(reason)
+                )
                 track("config_fail", ["error_message": .string(reason)])
                 configLoading.loadFailed()
             }
@@ -408,12 +393,10 @@ extension Superwall {
         DecisionLog.configManager.debug(
             "config build \(config.buildId) in use: \(config.triggers.count) placements, \(config.paywalls.count) paywalls, \(config.products.count) products\(refresh.map { ", \($0.cacheStatus == "CACHED" ? "from the cache" : "fetched in \(String(format: "%.3f", $0.fetchSeconds)) s after \($0.retryCount) retries")" } ?? ", from the cache")"
         )
-        session?.config = config
+        session?.configDidChange(config)
         warnOfAnUnknownBundleId(against: config)
         announceTestMode()
-        session?.status = .configured
         tracker.configDidChange(config, isSandbox: session?.deviceFacts.isSandbox != false || isTestModeActive)
-        session?.configError = nil
         paywalls.configDidChange(config)
         chooseAssignments()
         if let refresh {

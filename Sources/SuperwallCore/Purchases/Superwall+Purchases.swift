@@ -296,7 +296,7 @@ extension Superwall {
     public func setStoreProducts(_ details: [StoreProductDetails]) throws(SuperwallError) {
         try answeringWithoutSuspending { () throws(SuperwallError) -> Void in
             guard session != nil else { throw .notConfigured }
-            for product in details { session?.storeDetails[product.productIdentifier] = product }
+            session?.storeDescribed(details)
         }
     }
 
