@@ -57,3 +57,12 @@ final class Redemptions {
         ]
     }
 }
+
+extension Redemptions {
+    /// `<scheme>://superwall/redeem?code=…` and `https://*.superwall.app/app-link/superwall/redeem?…`.
+    static func isRedemptionLink(_ url: String) -> Bool {
+        guard let components = URLComponents(string: url) else { return false }
+        let path = (components.host.map { "/" + $0 } ?? "") + components.path
+        return path.hasSuffix("superwall/redeem")
+    }
+}

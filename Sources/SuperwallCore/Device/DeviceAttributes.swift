@@ -320,3 +320,14 @@ final class DeviceTemplateCache: Sendable {
         return built
     }
 }
+
+extension ISO8601 {
+    /// SuperwallKit's `Date.isoFormatter`, which its transaction events use: milliseconds,
+    /// UTC, `+00:00`.
+    static func storeTransactionDate(_ date: Date) -> String {
+        date.formatted(
+            Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt).dateTimeSeparator(.standard)
+        )
+        .replacingOccurrences(of: "Z", with: "+00:00")
+    }
+}

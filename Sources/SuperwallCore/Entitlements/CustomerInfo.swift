@@ -234,3 +234,15 @@ public struct CustomerInfo: Sendable, Equatable, Codable {
         return first + second.filter { !known.contains(id($0)) }
     }
 }
+
+extension CustomerInfo {
+    /// Product ids whose newest App Store purchase is active (a page's `isSubscribed`).
+    var subscribedProductIds: Set<String> {
+        var newest: [String: SubscriptionTransaction] = [:]
+        for subscription in subscriptions where subscription.store == .appStore {
+            if let known = newest[subscription.productId], known.purchaseDate >= subscription.purchaseDate { continue }
+            newest[subscription.productId] = subscription
+        }
+        return Set(newest.values.filter(\.isActive).map(\.productId))
+    }
+}

@@ -51,3 +51,15 @@ public enum UserAttributes {
         return count
     }
 }
+
+extension UserAttributes {
+    /// A page's `user_attribute_updated` as changes, with SuperwallKit's rules:
+    /// `$is_standard_event` and `$application_installed_at` are not the page's to set.
+    static func pageChanges(_ attributes: [String: JSON]) -> [String: JSON?] {
+        var changes: [String: JSON?] = [:]
+        for (key, value) in attributes where key != "$is_standard_event" && key != "$application_installed_at" {
+            changes[key] = value == .null ? .some(nil) : .some(value)
+        }
+        return changes
+    }
+}

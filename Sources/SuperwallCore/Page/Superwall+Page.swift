@@ -48,7 +48,7 @@ extension Superwall {
         case .customPlacement(let name, let params):
             _ = try await perform(.customPlacement(name: name, params: params), inSession: paywall.id)
         case .userAttributesUpdated(let attributes):
-            _ = try await perform(.setUserAttributes(Self.pageAttributeChanges(attributes)), inSession: paywall.id)
+            _ = try await perform(.setUserAttributes(UserAttributes.pageChanges(attributes)), inSession: paywall.id)
         case .pageView(let page):
             _ = try await perform(.pageView(page), inSession: paywall.id)
         case .requestCallback(let requestId, let name, let isBlocking, let variables):
@@ -268,20 +268,10 @@ extension Superwall {
             params: paywall.placementParams,
             experiment: paywall.info.experiment,
             isFreeTrialAvailable: paywall.info.isFreeTrialAvailable,
-            subscribedProductIds: Self.subscribedProductIds(customerInfo),
+            subscribedProductIds: customerInfo.subscribedProductIds,
             deviceLocale: device["deviceLocale"]?.stringValue ?? "en_US",
             now: now
         )
-    }
-
-    /// Product ids whose newest App Store purchase is active (`isSubscribed`).
-    static func subscribedProductIds(_ customerInfo: CustomerInfo) -> Set<String> {
-        var newest: [String: SubscriptionTransaction] = [:]
-        for subscription in customerInfo.subscriptions where subscription.store == .appStore {
-            if let known = newest[subscription.productId], known.purchaseDate >= subscription.purchaseDate { continue }
-            newest[subscription.productId] = subscription
-        }
-        return Set(newest.values.filter(\.isActive).map(\.productId))
     }
 
     /// A lifecycle event into the page of `paywall`: `paywall_open` and `paywall_close`
@@ -295,16 +285,6 @@ extension Superwall {
             return
         }
         presenter.passToPage(event, sessionId: paywall.id)
-    }
-
-    /// `user_attribute_updated`'s changes with SuperwallKit's rules: `$is_standard_event` and
-    /// `$application_installed_at` are not the page's to set.
-    static func pageAttributeChanges(_ attributes: [String: JSON]) -> [String: JSON?] {
-        var changes: [String: JSON?] = [:]
-        for (key, value) in attributes where key != "$is_standard_event" && key != "$application_installed_at" {
-            changes[key] = value == .null ? .some(nil) : .some(value)
-        }
-        return changes
     }
 
     // MARK: Loading the page

@@ -94,7 +94,9 @@ extension Superwall {
                 host.delegate?.paywallWillOpenURL(url)
             case .openDeepLink(let url):
                 // A redemption link is handled where the paywall stays up.
-                if !Self.isRedemptionLink(url) { await closePaywall(result: .declined, closeReason: .systemLogic) }
+                if !Redemptions.isRedemptionLink(url) {
+                    await closePaywall(result: .declined, closeReason: .systemLogic)
+                }
                 host.delegate?.paywallWillOpenDeepLink(url)
             case .setUserAttributes(let changes):
                 host.delegate?.userAttributesDidChange(try setUserAttributes(changes))
@@ -153,13 +155,6 @@ extension Superwall {
         ) {
             await handler.onCustomCallback(callback)
         }
-    }
-
-    /// `<scheme>://superwall/redeem?code=…` and `https://*.superwall.app/app-link/superwall/redeem?…`.
-    static func isRedemptionLink(_ url: String) -> Bool {
-        guard let components = URLComponents(string: url) else { return false }
-        let path = (components.host.map { "/" + $0 } ?? "") + components.path
-        return path.hasSuffix("superwall/redeem")
     }
 
     // MARK: Closing

@@ -390,20 +390,13 @@ extension Superwall {
         parameters["state"] = "PURCHASED"
         parameters["store_transaction_id"] = .string(transactionId)
         parameters["original_transaction_identifier"] = .string(transactionId)
-        parameters["transaction_date"] = .string(Self.storeTransactionDate(purchaseDate))
-        parameters["original_transaction_date"] = .string(Self.storeTransactionDate(purchaseDate))
-        if let expiration { parameters["expiration_date"] = .string(Self.storeTransactionDate(expiration)) }
+        parameters["transaction_date"] = .string(ISO8601.storeTransactionDate(purchaseDate))
+        parameters["original_transaction_date"] = .string(ISO8601.storeTransactionDate(purchaseDate))
+        if let expiration { parameters["expiration_date"] = .string(ISO8601.storeTransactionDate(expiration)) }
         parameters["payment"] = ["product_identifier": .string(product.storeProduct.productIdentifier), "quantity": 1]
         return parameters
     }
 
-    /// SuperwallKit's `Date.isoFormatter`: milliseconds, UTC, `+00:00`.
-    static func storeTransactionDate(_ date: Date) -> String {
-        date.formatted(
-            Date.ISO8601FormatStyle(includingFractionalSeconds: true, timeZone: .gmt).dateTimeSeparator(.standard)
-        )
-        .replacingOccurrences(of: "Z", with: "+00:00")
-    }
 }
 
 extension Product {
