@@ -298,3 +298,16 @@ public struct TestModeUserId: Sendable, Equatable {
         self.value = value
     }
 }
+
+extension Config {
+    /// SuperwallKit's `ConfigLogic.getStaticPaywall` turned around: the locale to fetch a
+    /// paywall in, or nil to take the config's. The device locale when the config lists it;
+    /// else its language, when the config lists that and it is not English. The device's
+    /// locale is read only when the config lists any.
+    func paywallLocale(forDevice deviceLocale: () -> String?) -> String? {
+        guard !locales.isEmpty, let deviceLocale = deviceLocale() else { return nil }
+        if locales.contains(deviceLocale) { return deviceLocale }
+        let language = String(deviceLocale.prefix { $0 != "_" && $0 != "-" })
+        return language != "en" && locales.contains(language) ? language : nil
+    }
+}

@@ -118,3 +118,43 @@ public struct PaywallLoadTimes: Sendable, Equatable {
         ]
     }
 }
+
+extension PaywallInfo {
+    /// What a paywall loaded for `experiment`, presented by `placement`, is, for a user whose
+    /// customer info is `customerInfo` (which says whether a free trial is available).
+    init(presenting loaded: LoadedPaywall, experiment: Experiment, placement: PlacementData, customerInfo: CustomerInfo)
+    {
+        let paywall = loaded.paywall
+        self.init(
+            databaseId: paywall.id,
+            identifier: paywall.identifier,
+            name: paywall.name,
+            url: paywall.url,
+            cacheKey: paywall.cacheKey,
+            buildId: paywall.buildId,
+            experiment: experiment,
+            products: paywall.products,
+            presentedByPlacementWithName: placement.name,
+            presentedByPlacementWithId: placement.id.uuidString.lowercased(),
+            presentedByPlacementAt: placement.createdAt,
+            presentationSourceType: placement.sourceType,
+            isFreeTrialAvailable: FreeTrialEligibility(
+                customerInfo: customerInfo
+            ).isAvailable(
+                on: paywall
+            ),
+            featureGating: paywall.featureGating,
+            closeReason: .none,
+            localNotifications: paywall.localNotifications,
+            computedPropertyRequests: paywall.computedProperties,
+            surveys: paywall.surveys,
+            presentationStyle: paywall.presentationStyle,
+            presentationDelayMs: paywall.presentationDelayMs,
+            isScrollEnabled: paywall.isScrollEnabled,
+            presentationId: loaded.presentationId
+        )
+        introOfferEligibility = paywall.introductoryOfferEligibility
+        loadTimes.responseStart = loaded.loadStarted
+        loadTimes.responseComplete = loaded.loadCompleted
+    }
+}

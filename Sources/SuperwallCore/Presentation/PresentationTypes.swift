@@ -222,3 +222,30 @@ public struct CustomCallbackResult: Sendable, Equatable {
         CustomCallbackResult(status: .failure, data: ["error": .string(reason)])
     }
 }
+
+extension TriggerResult {
+    /// `trigger_fire`'s parameters for a decision of `placement` with this result.
+    func fireParameters(for placement: PlacementData) -> [String: JSON] {
+        var parameters: [String: JSON] = ["trigger_name": .string(placement.name)]
+        switch self {
+        case .paywall(let experiment):
+            parameters["result"] = "present"
+            parameters["variant_id"] = .string(experiment.variant.id)
+            parameters["experiment_id"] = .string(experiment.id)
+            parameters["paywall_identifier"] = experiment.variant.paywallIdentifier.map(JSON.string) ?? .null
+        case .holdout(let experiment):
+            parameters["result"] = "holdout"
+            parameters["variant_id"] = .string(experiment.variant.id)
+            parameters["experiment_id"] = .string(experiment.id)
+        case .noAudienceMatch(let unmatched):
+            parameters["result"] = "no_rule_match"
+            parameters.reserveCapacity(parameters.count + unmatched.count + 2)
+            for audience in unmatched { parameters[audience.parameterKey] = .string(audience.source.rawValue) }
+        case .placementNotFound:
+            parameters["result"] = "eventNotFound"
+        case .noAssignment:
+            parameters["result"] = "error"
+        }
+        return parameters
+    }
+}

@@ -308,7 +308,12 @@ extension Superwall {
         case .failure(let error): return .failed(error)
         case .success(let paywall): loaded = session?.selling(paywall, with: placement.overrides) ?? paywall
         }
-        let info = paywallInfo(loaded, experiment: experiment, placement: placement)
+        let info = PaywallInfo(
+            presenting: loaded,
+            experiment: experiment,
+            placement: placement,
+            customerInfo: session == nil ? .placeholder : userEntitlements.customerInfo
+        )
         switch kind {
         case .getPresentationResult, .implicitCheck, .declineCheck, .confirmAll:
             if kind.confirmsAssignments { confirmAssignment(of: experiment) }

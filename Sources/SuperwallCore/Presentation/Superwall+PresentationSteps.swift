@@ -151,7 +151,8 @@ extension Superwall {
     ) async -> Result<LoadedPaywall, PresentationError> {
         guard let identifier else { return .failure(.paywallNotFound("the variant names no paywall")) }
         let server = configLoading.backend?.paywalls
-        let locale = server == nil ? nil : paywallLocale()
+        let locale =
+            server == nil ? nil : session?.config?.paywallLocale { deviceAttributes()["deviceLocale"]?.stringValue }
         let request = placement ?? ""
         let triggered: [String: JSON] = ["is_triggered_from_event": .bool(placement != nil)]
         if var loaded = paywalls.loaded[identifier], loaded.locale == locale {
@@ -204,54 +205,6 @@ extension Superwall {
         return .success(loaded)
     }
 
-    /// SuperwallKit's `ConfigLogic.getStaticPaywall` turned around: the locale to fetch a
-    /// paywall in, or nil to take the config's. The device locale when the config lists it;
-    /// else its language, when the config lists that and it is not English.
-    func paywallLocale() -> String? {
-        guard let locales = session?.config?.locales, !locales.isEmpty,
-            let deviceLocale = deviceAttributes()["deviceLocale"]?.stringValue
-        else { return nil }
-        if locales.contains(deviceLocale) { return deviceLocale }
-        let language = String(deviceLocale.prefix { $0 != "_" && $0 != "-" })
-        return language != "en" && locales.contains(language) ? language : nil
-    }
-
-    func paywallInfo(_ loaded: LoadedPaywall, experiment: Experiment, placement: PlacementData) -> PaywallInfo {
-        let paywall = loaded.paywall
-        var info = PaywallInfo(
-            databaseId: paywall.id,
-            identifier: paywall.identifier,
-            name: paywall.name,
-            url: paywall.url,
-            cacheKey: paywall.cacheKey,
-            buildId: paywall.buildId,
-            experiment: experiment,
-            products: paywall.products,
-            presentedByPlacementWithName: placement.name,
-            presentedByPlacementWithId: placement.id.uuidString.lowercased(),
-            presentedByPlacementAt: placement.createdAt,
-            presentationSourceType: placement.sourceType,
-            isFreeTrialAvailable: FreeTrialEligibility(
-                customerInfo: session == nil ? .placeholder : userEntitlements.customerInfo
-            ).isAvailable(
-                on: paywall
-            ),
-            featureGating: paywall.featureGating,
-            closeReason: .none,
-            localNotifications: paywall.localNotifications,
-            computedPropertyRequests: paywall.computedProperties,
-            surveys: paywall.surveys,
-            presentationStyle: paywall.presentationStyle,
-            presentationDelayMs: paywall.presentationDelayMs,
-            isScrollEnabled: paywall.isScrollEnabled,
-            presentationId: loaded.presentationId
-        )
-        info.introOfferEligibility = paywall.introductoryOfferEligibility
-        info.loadTimes.responseStart = loaded.loadStarted
-        info.loadTimes.responseComplete = loaded.loadCompleted
-        return info
-    }
-
     // MARK: Events
 
     func trackTriggerFire(_ placement: PlacementData, _ result: TriggerResult) {
@@ -259,36 +212,12 @@ extension Superwall {
             recorded(
                 tracker.recordUnmatchedTriggerFire(UnmatchedPlacement(placement: placement.name, unmatched: unmatched))
                 {
-                    triggerFireParameters(placement, result)
+                    result.fireParameters(for: placement)
                 }
             )
         } else {
-            track("trigger_fire", triggerFireParameters(placement, result))
+            track("trigger_fire", result.fireParameters(for: placement))
         }
-    }
-
-    private func triggerFireParameters(_ placement: PlacementData, _ result: TriggerResult) -> [String: JSON] {
-        var parameters: [String: JSON] = ["trigger_name": .string(placement.name)]
-        switch result {
-        case .paywall(let experiment):
-            parameters["result"] = "present"
-            parameters["variant_id"] = .string(experiment.variant.id)
-            parameters["experiment_id"] = .string(experiment.id)
-            parameters["paywall_identifier"] = experiment.variant.paywallIdentifier.map(JSON.string) ?? .null
-        case .holdout(let experiment):
-            parameters["result"] = "holdout"
-            parameters["variant_id"] = .string(experiment.variant.id)
-            parameters["experiment_id"] = .string(experiment.id)
-        case .noAudienceMatch(let unmatched):
-            parameters["result"] = "no_rule_match"
-            parameters.reserveCapacity(parameters.count + unmatched.count + 2)
-            for audience in unmatched { parameters[audience.parameterKey] = .string(audience.source.rawValue) }
-        case .placementNotFound:
-            parameters["result"] = "eventNotFound"
-        case .noAssignment:
-            parameters["result"] = "error"
-        }
-        return parameters
     }
 
     func trackPresentationRequest(_ kind: PipelineKind, _ placement: PlacementData, status: String, reason: String?) {
