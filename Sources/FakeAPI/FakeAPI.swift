@@ -81,12 +81,14 @@ public final class FakeAPI: Sendable {
                 status: scripted.status,
                 body: body,
                 delayMilliseconds: scripted.delayMilliseconds,
-                chunked: scripted.chunked
+                chunked: scripted.chunked,
+                heldUntil: scripted.heldUntil
             )
         }
         var answer = scripted.status == 200 ? route(request) : FakeAPIResponse(status: scripted.status, body: Data())
         answer.delayMilliseconds = scripted.delayMilliseconds
         answer.chunked = scripted.chunked
+        answer.heldUntil = scripted.heldUntil
         return answer
     }
 

@@ -80,12 +80,15 @@ public struct FakeAPIResponse: Sendable {
     public var body: Data
     public var delayMilliseconds: Int
     public var chunked: Bool
+    /// Sent once this gate opens (`FakeAPIScript.Answer.heldUntil`).
+    public var heldUntil: AnswerGate?
 
-    init(status: Int, body: Data, delayMilliseconds: Int = 0, chunked: Bool = false) {
+    init(status: Int, body: Data, delayMilliseconds: Int = 0, chunked: Bool = false, heldUntil: AnswerGate? = nil) {
         self.status = status
         self.body = body
         self.delayMilliseconds = delayMilliseconds
         self.chunked = chunked
+        self.heldUntil = heldUntil
     }
 
     static func json(_ object: Any, status: Int = 200) -> FakeAPIResponse {

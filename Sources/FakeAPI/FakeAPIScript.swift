@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// What a fake API answers beyond its defaults: scripted answers per path (failures, delays,
 /// sequences) and the server-side state a test starts from. Read from the `--script` file;
@@ -13,12 +14,22 @@ public struct FakeAPIScript: Sendable {
         public var delayMilliseconds: Int
         /// Streamed in chunks with no `Content-Length`.
         public var chunked: Bool
+        /// Held until the gate opens (then the delay runs): for a test that must order a
+        /// fetch's answer against its own steps rather than race a timer.
+        public var heldUntil: AnswerGate?
 
-        public init(status: Int, body: Data? = nil, delayMilliseconds: Int = 0, chunked: Bool = false) {
+        public init(
+            status: Int,
+            body: Data? = nil,
+            delayMilliseconds: Int = 0,
+            chunked: Bool = false,
+            heldUntil: AnswerGate? = nil
+        ) {
             self.status = status
             self.body = body
             self.delayMilliseconds = delayMilliseconds
             self.chunked = chunked
+            self.heldUntil = heldUntil
         }
     }
 
@@ -153,4 +164,32 @@ public struct FakeAPIScript: Sendable {
         }
         return data
     }
+}
+
+/// A gate an answer waits at until the test opens it (`FakeAPIScript.Answer.heldUntil`).
+public final class AnswerGate: Sendable, Equatable {
+    private let state = Mutex<(isOpen: Bool, waiting: [@Sendable () -> Void])>((false, []))
+
+    public init() {}
+
+    /// Lets every held answer go, and the ones that come later at once.
+    public func open() {
+        let waiting = state.withLock { state in
+            state.isOpen = true
+            defer { state.waiting = [] }
+            return state.waiting
+        }
+        for resume in waiting { resume() }
+    }
+
+    /// Runs `resume` once the gate is open: now, if it is.
+    func whenOpen(_ resume: @escaping @Sendable () -> Void) {
+        let isOpen = state.withLock { state in
+            if !state.isOpen { state.waiting.append(resume) }
+            return state.isOpen
+        }
+        if isOpen { resume() }
+    }
+
+    public static func == (lhs: AnswerGate, rhs: AnswerGate) -> Bool { lhs === rhs }
 }

@@ -137,13 +137,36 @@ private final class RequestHandler: ChannelInboundHandler {
             let response = api.answer(request)
             let keepAlive = head.isKeepAlive
             let version = head.version
-            guard response.delayMilliseconds > 0 else {
-                write(response, version: version, keepAlive: keepAlive, context: context)
+            if let gate = response.heldUntil {
+                let held = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+                var released = response
+                released.heldUntil = nil
+                let answer = released
+                gate.whenOpen {
+                    held.eventLoop.execute {
+                        let (handler, context) = held.value
+                        handler.send(answer, version: version, keepAlive: keepAlive, context: context)
+                    }
+                }
                 return
             }
-            context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(Int64(response.delayMilliseconds))) {
-                self.write(response, version: version, keepAlive: keepAlive, context: context)
-            }
+            send(response, version: version, keepAlive: keepAlive, context: context)
+        }
+    }
+
+    /// Writes `response` now, or after its delay.
+    private func send(
+        _ response: FakeAPIResponse,
+        version: HTTPVersion,
+        keepAlive: Bool,
+        context: ChannelHandlerContext
+    ) {
+        guard response.delayMilliseconds > 0 else {
+            write(response, version: version, keepAlive: keepAlive, context: context)
+            return
+        }
+        context.eventLoop.assumeIsolated().scheduleTask(in: .milliseconds(Int64(response.delayMilliseconds))) {
+            self.write(response, version: version, keepAlive: keepAlive, context: context)
         }
     }
 

@@ -16,13 +16,16 @@ final class ScriptedAPIServer: Sendable {
         var body_repeat: Int = 1
         /// Streamed in chunks with no Content-Length.
         var chunked = false
+        /// Held until the test opens this gate.
+        var held: AnswerGate? = nil
 
         var answer: FakeAPIScript.Answer {
             FakeAPIScript.Answer(
                 status: status,
                 body: Data(String(repeating: body, count: max(1, body_repeat)).utf8),
                 delayMilliseconds: delay_ms,
-                chunked: chunked
+                chunked: chunked,
+                heldUntil: held
             )
         }
     }

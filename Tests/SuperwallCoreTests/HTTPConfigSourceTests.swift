@@ -1,3 +1,4 @@
+import FakeAPI
 import Foundation
 import TestSupport
 import Testing
@@ -147,19 +148,20 @@ import Testing
             of: "pt-2026-11-20.3",
             with: "pt-2026-11-21.1"
         )
-        // The fetch takes six seconds; starting from the cache takes far less, even on a
-        // machine busy with every suite at once.
-        let server = try await ScriptedAPIServer.start([.init(status: 200, body: newer, delay_ms: 6000)])
+        // The fetch is held until configure has answered: configure cannot have waited for it.
+        let fetch = AnswerGate()
+        let server = try await ScriptedAPIServer.start([.init(status: 200, body: newer, held: fetch)])
         let delegate = RecordingDelegate()
-        // Measured up to configure's answer: what it started (the launch events' triggers, the
-        // preloads) runs on, and on a machine busy with every suite it can end after the fetch.
-        let ((superwall, outcome), elapsed) = try await measuredOffThePool {
-            try await configure(server, directory: directory, delegate: delegate, settling: false)
-        }
+        let (superwall, outcome) = try await configure(
+            server,
+            directory: directory,
+            delegate: delegate,
+            settling: false
+        )
         #expect(outcome.status == .configured)
-        #expect(elapsed < .milliseconds(4500))
         #expect(await superwall.config?.buildId == "pt-2026-11-20.3")
         #expect(!delegate.names.contains("config_refresh"))
+        fetch.open()
         await superwall.settle()
         await superwall.awaitBackgroundRefresh()
         #expect(await superwall.config?.buildId == "pt-2026-11-21.1")
