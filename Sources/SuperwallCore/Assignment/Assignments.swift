@@ -15,7 +15,11 @@ final class Assignments {
 
     /// The assignments, by experiment id.
     func sortedByExperiment() -> [Store.Assignment] {
-        current.values.sorted { $0.experimentId < $1.experimentId }
+        Self.sortedByExperiment(current)
+    }
+
+    private static func sortedByExperiment(_ assignments: [String: Store.Assignment]) -> [Store.Assignment] {
+        assignments.values.sorted { $0.experimentId < $1.experimentId }
     }
 
     /// A session opened on `stored`, its store's assignments.
@@ -36,10 +40,17 @@ final class Assignments {
         try? store.replaceAssignments(with: sortedByExperiment())
     }
 
-    /// A new user's first assignments, drawn afresh; `identify` persists them with the user
-    /// and then hands them over (`userChanged(to:)`).
-    static func drawn(for config: Config, random: any RandomSource) -> [String: Store.Assignment] {
-        AssignmentPlanner.plan(for: config, stored: [], random: random)
+    /// A new user's first assignments, drawn afresh from `config` (none without one) and
+    /// written in `changes`, the transaction that makes the user; `identify` hands them over
+    /// once it commits (`userChanged(to:)`).
+    static func drawForNewUser(
+        from config: Config?,
+        random: any RandomSource,
+        in changes: Store.Changes
+    ) throws -> [String: Store.Assignment] {
+        let drawn = config.map { AssignmentPlanner.plan(for: $0, stored: [], random: random) } ?? [:]
+        try changes.replaceAssignments(with: sortedByExperiment(drawn))
+        return drawn
     }
 
     /// The user changed, and `drawn` (nothing, after a reset) is what was persisted for them.

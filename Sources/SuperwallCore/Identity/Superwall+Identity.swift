@@ -25,9 +25,7 @@ extension Superwall {
             var drawn: [String: Store.Assignment]?
             let identified = try persisting {
                 try users.identify(as: userId, reseeding: reseeds, random: random, in: session.store) { changes in
-                    let fresh = config.map { Assignments.drawn(for: $0, random: random) } ?? [:]
-                    try changes.replaceAssignments(with: fresh.values.sorted { $0.experimentId < $1.experimentId })
-                    drawn = fresh
+                    drawn = try Assignments.drawForNewUser(from: config, random: random, in: changes)
                 }
             }
             guard case .identified(let switching) = identified else { return users.identity }
