@@ -101,6 +101,11 @@ COMPUTE_SUITES := RulesTests|FuzzTests|JSONTextTests
 # The suite that fills the cooperative pool on purpose, to show the bridge's deadlines hold
 # while it is full, runs last and alone: beside it every other test would stall.
 BUSY_POOL_SUITES := BusyPoolDeadlineTests
+# How many tests of the end-to-end suites run at once. Unbounded, Swift Testing started every
+# test together: some 110 bridge processes shared two cores, and an answer a test waits 30 s
+# for could take longer. Eight keep the cores busy (the whole phase takes as long) with at
+# most a dozen bridges alive, so each test's waits measure its own work, not the crowd's.
+TEST_WIDTH := 8
 
 # The checks and the Swift suites, which need nothing but the toolchain and the packages: the
 # loop for a change to the Swift code (docs/contributing.md).
@@ -114,7 +119,7 @@ check: deps
 	$(SWIFT) build --build-tests
 	rm -rf $(WIRE_TRACES) $(TEST_TMP) && mkdir -p $(TEST_TMP)
 	set -o pipefail; TMPDIR=$(TEST_TMP) $(SWIFT) test --skip-build --filter '$(COMPUTE_SUITES)' 2>&1 | tee .build/swift-test.log
-	set -o pipefail; TMPDIR=$(TEST_TMP) SUPERWALL_WIRE_TRACES=$(WIRE_TRACES) SUPERWALL_BRIDGE_BIN=$(CURDIR)/$(BIN_DEBUG) $(SWIFT) test --skip-build --skip '$(COMPUTE_SUITES)|$(BUSY_POOL_SUITES)' 2>&1 | tee -a .build/swift-test.log
+	set -o pipefail; TMPDIR=$(TEST_TMP) SUPERWALL_WIRE_TRACES=$(WIRE_TRACES) SUPERWALL_BRIDGE_BIN=$(CURDIR)/$(BIN_DEBUG) $(SWIFT) test --skip-build --experimental-maximum-parallelization-width $(TEST_WIDTH) --skip '$(COMPUTE_SUITES)|$(BUSY_POOL_SUITES)' 2>&1 | tee -a .build/swift-test.log
 	set -o pipefail; TMPDIR=$(TEST_TMP) $(SWIFT) test --skip-build --filter '$(BUSY_POOL_SUITES)' 2>&1 | tee -a .build/swift-test.log
 	@sed -nE 's/.*Test run with ([0-9]+) tests? in [0-9]+ suites? passed.*/\1/p' .build/swift-test.log | awk '{ sum += $$1 } END { print "Swift: " sum " passed, 0 failed" }'
 

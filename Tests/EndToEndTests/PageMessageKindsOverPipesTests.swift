@@ -71,7 +71,8 @@ import Testing
                 && has("paywall/haptic") { $0["type"] == "success" }
                 && tracked("paywall_page_view") && tracked("stripeCheckout_start")
         }
-        let deadline = ContinuousClock.now + expectationTimeout
+        // Fifteen round trips and the host's answers to the requests they make, in one wait.
+        let deadline = ContinuousClock.now + slowExpectationTimeout
         while !everyEffectSeen(), ContinuousClock.now < deadline, let message = await client.bridge.client.next() {
             seen.append(message)
             if let method = message["method"]?.stringValue {
