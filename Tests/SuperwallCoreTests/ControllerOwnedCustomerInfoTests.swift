@@ -13,7 +13,7 @@ import Testing
             timeouts: .statusTheTestSets
         )
         let waiting = Task { try await harness.superwall.customerInfo() }
-        try await Task.sleep(for: .milliseconds(50))
+        try await eventually { await harness.superwall.waitsForTheCustomerInfo }
         try await harness.superwall.setSubscriptionStatus(.active([Entitlement(id: "pro")]))
         let info = try await waiting.value
         #expect(info.entitlements.map(\.id) == ["pro"])

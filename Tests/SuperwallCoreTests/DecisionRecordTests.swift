@@ -49,7 +49,6 @@ import Testing
         let started = ContinuousClock.now
         let register = Task { try await harness.superwall.register(placement: "held", decision: receiver) }
         try await eventually { await harness.superwall.waitsForTheSubscriptionStatus }
-        try await Task.sleep(for: .milliseconds(20))
         try await harness.superwall.setSubscriptionStatus(.inactive)
         _ = try await register.value
         let elapsed = ContinuousClock.now - started
@@ -196,9 +195,4 @@ import Testing
             ]
         )
     }
-}
-
-extension Superwall {
-    /// Whether a call waits for the subscription status now.
-    fileprivate var waitsForTheSubscriptionStatus: Bool { userEntitlements.statusWaiters.count > 0 }
 }

@@ -232,7 +232,7 @@ import Testing
             timeouts: .statusTheTestSets
         )
         let register = Task { try await harness.superwall.register(placement: "held") }
-        try await Task.sleep(for: .milliseconds(50))
+        try await eventually { await harness.superwall.waitsForTheSubscriptionStatus }
         try await harness.superwall.setSubscriptionStatus(.active([Entitlement(id: "pro")]))
         guard case .skipped(.holdout) = try await register.value.ending else {
             Issue.record("expected the holdout once the status was known")

@@ -371,6 +371,14 @@ struct PresentationHarness {
     }
 }
 
+extension Superwall {
+    /// Whether a call waits for the subscription status now: a test sets the status once it
+    /// does, rather than after a pause that a loaded machine may not give the call.
+    var waitsForTheSubscriptionStatus: Bool { userEntitlements.statusWaiters.count > 0 }
+    /// Whether a call waits for the first customer info now.
+    var waitsForTheCustomerInfo: Bool { userEntitlements.customerInfoWaiters.count > 0 }
+}
+
 /// Polls `condition` every few milliseconds for up to 30 seconds.
 func eventually(_ condition: () async -> Bool) async throws {
     // Long, as every suite runs at once on two cores; only a failing test waits it out.

@@ -25,9 +25,9 @@ import Testing
             try await clock.sleep(for: .seconds(60))
             woke.withLock { $0 = true }
         }
-        try await Task.sleep(for: .milliseconds(50))
+        try await eventually { clock.parkedSleeps == 1 }
         clock.advance(by: 59)
-        try await Task.sleep(for: .milliseconds(50))
+        #expect(clock.parkedSleeps == 1, "an advance short of the deadline ends no sleep")
         #expect(!woke.withLock { $0 })
         clock.advance(by: 1)
         try await sleeper.value

@@ -32,6 +32,9 @@ public final class StoppableClock: WallClock, Sendable {
 
     public var isStopped: Bool { state.withLock { $0.stoppedAt != nil } }
 
+    /// How many sleeps wait for an advance now: a test advances once the sleep it means is parked.
+    var parkedSleeps: Int { state.withLock { $0.sleepers.count } }
+
     /// Stops the clock at the present time; a stopped clock stays where it is.
     public func stop() {
         state.withLock { state in
