@@ -10,11 +10,17 @@ import Testing
 /// the pool with blocking jobs, sends one request from a thread of its own, and takes the time
 /// until the answer.
 ///
+/// What is asserted is behaviour, not speed: the pool stays full until the answer comes (or
+/// the test's wait ends), so an answer at all proves the deadline needed no thread of the
+/// pool. The bound on the time only tells the 100 ms deadline from the longer ones behind it
+/// (a purchase's minute, the test's own 30 s), with room for a loaded machine: one answered
+/// after 0.82 s beside the other suites.
+///
 /// This suite runs last and alone in `make check` (and so `make test`): it holds the whole
 /// pool for a moment, which would hold the other suites' tests as well.
 @Suite(.serialized) struct BusyPoolDeadlineTests {
     /// A deadline of 100 ms answers within this, pool full.
-    static let allowed: Duration = .milliseconds(250)
+    static let allowed: Duration = .seconds(5)
     /// Each test's data directory, removed when it ends.
     private let dataDirectory = ScratchDirectory()
 

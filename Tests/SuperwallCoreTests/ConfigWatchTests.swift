@@ -71,6 +71,8 @@ final class RefreshRecorder: SuperwallDelegate, @unchecked Sendable {
             try config(buildId: build).write(to: temporary)
             _ = rename(temporary.path, file.path)
             try await eventually { await superwall.config?.buildId == build }
+            // The delegate hears of the refresh after the config is adopted.
+            try await eventually { recorder.refreshes.last?.buildId == build }
         }
         #expect(recorder.refreshes.map(\.buildId).suffix(2) == ["b2", "b3"])
     }

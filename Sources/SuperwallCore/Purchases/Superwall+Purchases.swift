@@ -155,7 +155,12 @@ extension Superwall {
     ) async throws(SuperwallError) -> PurchaseResult {
         try purchases.begin()
         defer { purchases.end() }
-        let parameters = transactionParameters(product, paywall: paywall)
+        let events = TransactionEvents(
+            product: product,
+            paywall: paywall?.info,
+            deviceLocale: deviceAttributes()["deviceLocale"]?.stringValue ?? "en_US"
+        )
+        let parameters = events.parameters(at: clock.now())
         let custom = paywall?.info.audienceFilterParameters ?? [:]
         let subject = EventSubject(paywallInfo: paywall?.info, product: product)
         track("transaction_start", parameters, custom: custom, subject: subject)
@@ -185,7 +190,15 @@ extension Superwall {
             passPurchaseToPage(product, on: paywall)
             track(
                 "transaction_complete",
-                parameters.merging(completionParameters(transaction, product: product)) { _, new in new },
+                parameters.merging(
+                    events.completionParameters(
+                        of: transaction,
+                        id: random.uuid(),
+                        userAttributes: session == nil ? [:] : users.attributes,
+                        configRequestId: session?.config?.requestId ?? "",
+                        appSessionId: tracker.appSessionId
+                    )
+                ) { _, new in new },
                 custom: custom,
                 subject: subject
             )
@@ -206,8 +219,7 @@ extension Superwall {
             if dismissing { await dismissIfAutomatic(paywall, result: .restored) }
         case .cancelled:
             var abandoned = custom
-            abandoned.merge(productParameters(product, prefix: "abandoned_product_")) { _, product in product }
-            abandoned["abandoned_product_id"] = .string(product.id)
+            abandoned.merge(events.abandonedParameters(at: clock.now())) { _, product in product }
             passToPage("transaction_abandon", on: paywall)
             track("transaction_abandon", parameters, custom: abandoned, subject: subject)
         case .pending:
@@ -242,43 +254,6 @@ extension Superwall {
             )
         }
         return result
-    }
-
-    /// The transaction a completed purchase adds to the history: what the store reported,
-    /// completed from the product. A simulated subscription lasts one period when the host
-    /// gave the product's period, else until the history is reset.
-    private func transaction(of product: Product, reported: TransactionReport?, simulated: Bool) -> PurchaseTransaction
-    {
-        let now = clock.now()
-        let purchased = reported?.purchaseDate ?? now
-        let id = reported?.transactionId ?? random.uuid().uuidString.lowercased()
-        let store = reported?.store ?? Entitlement.Store(wireName: product.storeProduct.store)
-        guard product.isSubscription || reported?.expirationDate != nil else {
-            return .nonSubscription(
-                NonSubscriptionTransaction(
-                    transactionId: id,
-                    productId: product.storeProduct.productIdentifier,
-                    purchaseDate: purchased,
-                    isConsumable: product.storeDetails?.isConsumable ?? false,
-                    store: store
-                )
-            )
-        }
-        let simulatedExpiry =
-            simulated
-            ? product.storeDetails?.period.map { purchased.addingTimeInterval(Double($0.days) * 86_400) } : nil
-        return .subscription(
-            SubscriptionTransaction(
-                transactionId: id,
-                productId: product.storeProduct.productIdentifier,
-                purchaseDate: purchased,
-                willRenew: reported?.willRenew ?? true,
-                isActive: true,
-                expirationDate: reported?.expirationDate ?? simulatedExpiry,
-                offerType: reported?.offerType ?? (product.trialPeriodDays == nil ? nil : .trial),
-                store: store
-            )
-        )
     }
 
     // MARK: The products
@@ -335,68 +310,17 @@ extension Superwall {
         await closePaywall(result: result, closeReason: .systemLogic)
     }
 
-    /// `store`, `source` (`SUPERWALL` from a paywall, `APP` otherwise), the paywall's
-    /// placement params and the product's (`productParameters(_:prefix:)`).
-    private func transactionParameters(_ product: Product, paywall: PresentedPaywall?) -> [String: JSON] {
-        var parameters = paywall?.info.placementParameters ?? [:]
-        parameters["store"] = .string(product.storeProduct.store)
-        parameters["source"] = paywall == nil ? "APP" : "SUPERWALL"
-        parameters.merge(productParameters(product, prefix: "product_")) { _, product in product }
-        return parameters
+    /// The transaction a completed purchase of `product` adds to the history.
+    private func transaction(of product: Product, reported: TransactionReport?, simulated: Bool) -> PurchaseTransaction
+    {
+        PurchaseTransaction(
+            completing: product,
+            reported: reported,
+            id: random.uuid().uuidString.lowercased(),
+            at: clock.now(),
+            simulated: simulated
+        )
     }
-
-    /// SuperwallKit's product params: the store's identifier as `<prefix>id` and each of the
-    /// product's template variables as `<prefix><snake_case name>`, strings all. A product the
-    /// host's store has not described has only its identifier (and the config's trial days).
-    func productParameters(_ product: Product, prefix: String) -> [String: JSON] {
-        let identifier = product.storeProduct.productIdentifier
-        var parameters: [String: JSON] = [
-            "\(prefix)id": .string(identifier), "\(prefix)identifier": .string(identifier),
-        ]
-        guard let details = product.storeDetails, details.price != nil else {
-            if let days = product.trialPeriodDays { parameters["\(prefix)trial_period_days"] = .string("\(days)") }
-            return parameters
-        }
-        let locale = deviceAttributes()["deviceLocale"]?.stringValue ?? "en_US"
-        for (name, value) in ProductAttributes(details: details, deviceLocale: locale, now: clock.now()).strings {
-            parameters[prefix + snakeCase(name)] = .string(value)
-        }
-        return parameters
-    }
-
-    /// What SuperwallKit adds to `transaction_complete`: the storefront (unknown here, so
-    /// empty as on a device without one), the user's attributes, and the transaction as its
-    /// `StoreTransaction` encodes it, snake_cased.
-    private func completionParameters(_ transaction: PurchaseTransaction, product: Product) -> [String: JSON] {
-        var parameters: [String: JSON] = [
-            "transaction_type": .string(product.transactionType), "storefront_countryCode": "", "storefront_id": "",
-            "user_attributes": .object(session == nil ? [:] : users.attributes),
-        ]
-        let purchaseDate: Date
-        let transactionId: String
-        var expiration: Date?
-        switch transaction {
-        case .subscription(let subscription):
-            (purchaseDate, transactionId, expiration) = (
-                subscription.purchaseDate, subscription.transactionId, subscription.expirationDate
-            )
-            if let group = subscription.subscriptionGroupId { parameters["subscription_group_id"] = .string(group) }
-        case .nonSubscription(let purchase):
-            (purchaseDate, transactionId) = (purchase.purchaseDate, purchase.transactionId)
-        }
-        parameters["id"] = .string(random.uuid().uuidString)
-        parameters["config_request_id"] = .string(session?.config?.requestId ?? "")
-        parameters["app_session_id"] = .string(tracker.appSessionId)
-        parameters["state"] = "PURCHASED"
-        parameters["store_transaction_id"] = .string(transactionId)
-        parameters["original_transaction_identifier"] = .string(transactionId)
-        parameters["transaction_date"] = .string(ISO8601.storeTransactionDate(purchaseDate))
-        parameters["original_transaction_date"] = .string(ISO8601.storeTransactionDate(purchaseDate))
-        if let expiration { parameters["expiration_date"] = .string(ISO8601.storeTransactionDate(expiration)) }
-        parameters["payment"] = ["product_identifier": .string(product.storeProduct.productIdentifier), "quantity": 1]
-        return parameters
-    }
-
 }
 
 extension Product {

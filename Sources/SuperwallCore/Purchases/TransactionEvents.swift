@@ -1,0 +1,132 @@
+import Foundation
+
+/// The params of SuperwallKit's transaction events (`transaction_start` to
+/// `transaction_timeout`) for one purchase of `product`, from `paywall` or from the app.
+struct TransactionEvents {
+    let product: Product
+    /// The paywall the purchase was made from; nil for one the app started.
+    let paywall: PaywallInfo?
+    /// The locale the product's prices are written in.
+    let deviceLocale: String
+
+    /// What every event of the purchase carries: `store`, `source` (`SUPERWALL` from a paywall,
+    /// `APP` otherwise), the paywall's placement params and the product's
+    /// (`productParameters(prefix:at:)`).
+    func parameters(at now: Date) -> [String: JSON] {
+        var parameters = paywall?.placementParameters ?? [:]
+        parameters["store"] = .string(product.storeProduct.store)
+        parameters["source"] = paywall == nil ? "APP" : "SUPERWALL"
+        parameters.merge(productParameters(prefix: "product_", at: now)) { _, product in product }
+        return parameters
+    }
+
+    /// What `transaction_abandon` adds to the custom params: the product as
+    /// `abandoned_product_…`, its id the config's.
+    func abandonedParameters(at now: Date) -> [String: JSON] {
+        var parameters = productParameters(prefix: "abandoned_product_", at: now)
+        parameters["abandoned_product_id"] = .string(product.id)
+        return parameters
+    }
+
+    /// SuperwallKit's product params: the store's identifier as `<prefix>id` and each of the
+    /// product's template variables as `<prefix><snake_case name>`, strings all. A product the
+    /// host's store has not described has only its identifier (and the config's trial days).
+    func productParameters(prefix: String, at now: Date) -> [String: JSON] {
+        let identifier = product.storeProduct.productIdentifier
+        var parameters: [String: JSON] = [
+            "\(prefix)id": .string(identifier), "\(prefix)identifier": .string(identifier),
+        ]
+        guard let details = product.storeDetails, details.price != nil else {
+            if let days = product.trialPeriodDays { parameters["\(prefix)trial_period_days"] = .string("\(days)") }
+            return parameters
+        }
+        for (name, value) in ProductAttributes(details: details, deviceLocale: deviceLocale, now: now).strings {
+            parameters[prefix + snakeCase(name)] = .string(value)
+        }
+        return parameters
+    }
+
+    /// What SuperwallKit adds to `transaction_complete`: the storefront (unknown here, so
+    /// empty as on a device without one), the user's attributes, and the transaction as its
+    /// `StoreTransaction` encodes it, snake_cased, under the id `id`.
+    func completionParameters(
+        of transaction: PurchaseTransaction,
+        id: UUID,
+        userAttributes: [String: JSON],
+        configRequestId: String,
+        appSessionId: String
+    ) -> [String: JSON] {
+        var parameters: [String: JSON] = [
+            "transaction_type": .string(product.transactionType), "storefront_countryCode": "", "storefront_id": "",
+            "user_attributes": .object(userAttributes),
+        ]
+        let purchaseDate: Date
+        let transactionId: String
+        var expiration: Date?
+        switch transaction {
+        case .subscription(let subscription):
+            (purchaseDate, transactionId, expiration) = (
+                subscription.purchaseDate, subscription.transactionId, subscription.expirationDate
+            )
+            if let group = subscription.subscriptionGroupId { parameters["subscription_group_id"] = .string(group) }
+        case .nonSubscription(let purchase):
+            (purchaseDate, transactionId) = (purchase.purchaseDate, purchase.transactionId)
+        }
+        parameters["id"] = .string(id.uuidString)
+        parameters["config_request_id"] = .string(configRequestId)
+        parameters["app_session_id"] = .string(appSessionId)
+        parameters["state"] = "PURCHASED"
+        parameters["store_transaction_id"] = .string(transactionId)
+        parameters["original_transaction_identifier"] = .string(transactionId)
+        parameters["transaction_date"] = .string(ISO8601.storeTransactionDate(purchaseDate))
+        parameters["original_transaction_date"] = .string(ISO8601.storeTransactionDate(purchaseDate))
+        if let expiration { parameters["expiration_date"] = .string(ISO8601.storeTransactionDate(expiration)) }
+        parameters["payment"] = ["product_identifier": .string(product.storeProduct.productIdentifier), "quantity": 1]
+        return parameters
+    }
+}
+
+extension PurchaseTransaction {
+    /// The transaction a completed purchase of `product` adds to the history: what the store
+    /// reported, completed from the product, `id` when the store gave none. A simulated
+    /// subscription lasts one period when the host gave the product's period, else until the
+    /// history is reset.
+    init(
+        completing product: Product,
+        reported: TransactionReport?,
+        id: @autoclosure () -> String,
+        at now: Date,
+        simulated: Bool
+    ) {
+        let purchased = reported?.purchaseDate ?? now
+        let id = reported?.transactionId ?? id()
+        let store = reported?.store ?? Entitlement.Store(wireName: product.storeProduct.store)
+        guard product.isSubscription || reported?.expirationDate != nil else {
+            self = .nonSubscription(
+                NonSubscriptionTransaction(
+                    transactionId: id,
+                    productId: product.storeProduct.productIdentifier,
+                    purchaseDate: purchased,
+                    isConsumable: product.storeDetails?.isConsumable ?? false,
+                    store: store
+                )
+            )
+            return
+        }
+        let simulatedExpiry =
+            simulated
+            ? product.storeDetails?.period.map { purchased.addingTimeInterval(Double($0.days) * 86_400) } : nil
+        self = .subscription(
+            SubscriptionTransaction(
+                transactionId: id,
+                productId: product.storeProduct.productIdentifier,
+                purchaseDate: purchased,
+                willRenew: reported?.willRenew ?? true,
+                isActive: true,
+                expirationDate: reported?.expirationDate ?? simulatedExpiry,
+                offerType: reported?.offerType ?? (product.trialPeriodDays == nil ? nil : .trial),
+                store: store
+            )
+        )
+    }
+}
