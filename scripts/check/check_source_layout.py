@@ -52,7 +52,7 @@ def actor_properties() -> list[str]:
 # The actor's own lines: inside `actor Superwall` and `extension Superwall`, the types declared
 # there aside. They are orchestration, the flows that cross components: what one area does
 # belongs to its component. A ceiling that only comes down, towards 2,000.
-MAXIMUM_ACTOR_LINES = 3_640
+MAXIMUM_ACTOR_LINES = 3_600
 ACTOR_OPENING = re.compile(r"^(?:public )?(?:extension|actor) Superwall\b(?!\.)")
 NESTED_TYPE = re.compile(r"^    (?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|private|fileprivate|internal|nonisolated)\s+)*"
                          r"(?:struct|enum|final class|class|actor|protocol)\s")

@@ -43,6 +43,46 @@ public struct ConfigRequest: Sendable {
         self.timeLimit = timeLimit
         self.onRetry = onRetry
     }
+
+    /// SuperwallKit's headers for every API request (`DependencyContainer.makeHeaders`), from
+    /// the device template (`device`), the user's ids, the active entitlements (`X-Entitlements`,
+    /// comma-joined, empty when none) and the build id of the config in use.
+    static func superwallHeaders(
+        apiKey: String,
+        device: [String: JSON],
+        appUserId: String?,
+        aliasId: String,
+        activeEntitlementIds: [String],
+        cachedBuildId: String?,
+        at now: Date
+    ) -> [String: String] {
+        func text(_ key: String) -> String {
+            switch device[key] {
+            case .string(let value)?: return value
+            case .int(let value)?: return String(value)
+            case .bool(let value)?: return String(value)
+            default: return ""
+            }
+        }
+        return [
+            "Authorization": "Bearer \(apiKey)",
+            "X-Platform": text("platform"), "X-Platform-Environment": "SDK",
+            "X-Platform-Wrapper": text("platformWrapper"),
+            "X-Platform-Wrapper-Version": text("platformWrapperVersion"),
+            "X-App-User-ID": appUserId ?? "", "X-Alias-ID": aliasId,
+            "X-URL-Scheme": "",
+            "X-Vendor-ID": text("vendorId"), "X-App-Version": text("appVersion"), "X-OS-Version": text("osVersion"),
+            "X-Device-Model": text("deviceModel"), "X-Device-Locale": text("deviceLocale"),
+            "X-Device-Language-Code": text("deviceLanguageCode"), "X-Device-Currency-Code": "",
+            "X-Device-Currency-Symbol": "",
+            "X-Device-Timezone-Offset": text("timezoneOffset"), "X-App-Install-Date": text("appInstallDate"),
+            "X-Radio-Type": "Wifi",
+            "X-Device-Interface-Style": text("interfaceStyle"), "X-SDK-Version": SuperwallSDK.referenceVersion,
+            "X-Bundle-ID": text("bundleId"), "X-Low-Power-Mode": "false", "X-Is-Sandbox": text("isSandbox"),
+            "X-Static-Config-Build-Id": cachedBuildId ?? "", "X-Current-Time": ISO8601.string(from: now),
+            "X-Entitlements": activeEntitlementIds.joined(separator: ","), "Content-Type": "application/json",
+        ]
+    }
 }
 
 /// The demo app compiled into the binary.

@@ -342,41 +342,18 @@ extension Superwall {
         )
     }
 
-    /// SuperwallKit's headers for every API request (`DependencyContainer.makeHeaders`).
+    /// SuperwallKit's headers for every API request, as the session stands now.
     func requestHeaders(cachedBuildId: String?) -> [String: String] {
         guard let session else { return [:] }
-        let device = deviceAttributes()
-        func text(_ key: String) -> String {
-            switch device[key] {
-            case .string(let value)?: return value
-            case .int(let value)?: return String(value)
-            case .bool(let value)?: return String(value)
-            default: return ""
-            }
-        }
-        return [
-            "Authorization": "Bearer \(session.apiKey)",
-            "X-Platform": text("platform"), "X-Platform-Environment": "SDK",
-            "X-Platform-Wrapper": text("platformWrapper"),
-            "X-Platform-Wrapper-Version": text("platformWrapperVersion"),
-            "X-App-User-ID": users.identity.appUserId ?? "", "X-Alias-ID": users.identity.aliasId,
-            "X-URL-Scheme": "",
-            "X-Vendor-ID": text("vendorId"), "X-App-Version": text("appVersion"), "X-OS-Version": text("osVersion"),
-            "X-Device-Model": text("deviceModel"), "X-Device-Locale": text("deviceLocale"),
-            "X-Device-Language-Code": text("deviceLanguageCode"), "X-Device-Currency-Code": "",
-            "X-Device-Currency-Symbol": "",
-            "X-Device-Timezone-Offset": text("timezoneOffset"), "X-App-Install-Date": text("appInstallDate"),
-            "X-Radio-Type": "Wifi",
-            "X-Device-Interface-Style": text("interfaceStyle"), "X-SDK-Version": SuperwallSDK.referenceVersion,
-            "X-Bundle-ID": text("bundleId"), "X-Low-Power-Mode": "false", "X-Is-Sandbox": text("isSandbox"),
-            "X-Static-Config-Build-Id": cachedBuildId ?? "", "X-Current-Time": ISO8601.string(from: clock.now()),
-            "X-Entitlements": activeEntitlementIds(userEntitlements.status), "Content-Type": "application/json",
-        ]
-    }
-
-    /// `X-Entitlements`: the active entitlement ids, comma-joined; empty when none.
-    private func activeEntitlementIds(_ status: SubscriptionStatus) -> String {
-        status.activeEntitlements.map(\.id).joined(separator: ",")
+        return ConfigRequest.superwallHeaders(
+            apiKey: session.apiKey,
+            device: deviceAttributes(),
+            appUserId: users.identity.appUserId,
+            aliasId: users.identity.aliasId,
+            activeEntitlementIds: userEntitlements.status.activeEntitlements.map(\.id),
+            cachedBuildId: cachedBuildId,
+            at: clock.now()
+        )
     }
 
     /// What `config_refresh` reports about a fetch.

@@ -75,6 +75,27 @@ public struct Survey: Sendable, Equatable {
         if includeOtherOption, id == Option.other.id { return .other }
         return options.first { $0.id == id }
     }
+
+    /// `survey_response`'s params and custom params when the user chose `optionId` on the
+    /// paywall `info` (with `customResponse`, the text of "Other"): nil for an answer the
+    /// survey does not allow, an unknown option or "Other" without text.
+    func response(
+        choosing optionId: String,
+        customResponse: String?,
+        on info: PaywallInfo
+    ) -> (parameters: [String: JSON], custom: [String: JSON])? {
+        guard let option = option(withId: optionId) else { return nil }
+        let text = option == .other ? customResponse?.trimmingCharacters(in: .whitespacesAndNewlines) : nil
+        if option == .other, text?.isEmpty != false { return nil }
+        var parameters = info.placementParameters
+        parameters["survey_id"] = .string(id)
+        parameters["survey_assignment_key"] = .string(assignmentKey)
+        parameters["survey_selected_option_id"] = .string(option.id)
+        var custom = info.audienceFilterParameters
+        custom["survey_selected_option_title"] = .string(option.title)
+        custom["survey_custom_response"] = text.map(JSON.string) ?? .null
+        return (parameters, custom)
+    }
 }
 
 extension Survey: Decodable {

@@ -92,6 +92,36 @@ final class Paywalls {
         return turn
     }
 
+    /// What a preload loads, in order: the paywalls of `placements`' triggers (every trigger's
+    /// when nil) that `preloadablePaywallIds` chooses, the config's prioritized campaign's
+    /// first, and never `shown`, the paywall on screen, which is not reloaded under the user.
+    /// SuperwallKit waits 5 s after the prioritized campaign's to spare a phone's network; here
+    /// the rest follow at once (see the README's departures).
+    static func paywallIdsToPreload(
+        for placements: Set<String>?,
+        in config: Config,
+        assignments: [String: Store.Assignment],
+        sparing shown: String?,
+        admits: (Audience) -> Bool
+    ) -> [String] {
+        var triggers = config.triggers
+        if let placements { triggers = triggers.filter { placements.contains($0.placementName) } }
+        var chosen: [String] = []
+        if let prioritized = config.prioritizedCampaignId {
+            chosen = preloadablePaywallIds(
+                of: triggers.filter { $0.audiences.contains { $0.experimentGroupId == prioritized } },
+                in: config,
+                assignments: assignments,
+                admits: admits
+            )
+        }
+        let prioritized = Set(chosen)
+        chosen += preloadablePaywallIds(of: triggers, in: config, assignments: assignments, admits: admits)
+            .filter { !prioritized.contains($0) }
+        if let shown { chosen.removeAll { $0 == shown } }
+        return chosen
+    }
+
     /// SuperwallKit's `ConfigLogic.getActiveTreatmentPaywallIds`: of the triggers the config
     /// lets preload (`disable_preload`), one per campaign, the experiments none of whose
     /// audiences opt out (`preload.behavior`: `NEVER`, or `IF_TRUE` with a rule that does not

@@ -333,16 +333,13 @@ extension Superwall {
             if survey.includeCloseOption { track("survey_close") }
             return true
         case .response(let optionId, let customResponse):
-            guard let option = survey.option(withId: optionId) else { return true }
-            let text = option == .other ? customResponse?.trimmingCharacters(in: .whitespacesAndNewlines) : nil
-            if option == .other, text?.isEmpty != false { return true }
-            var parameters = current.info.placementParameters
-            parameters["survey_id"] = .string(survey.id)
-            parameters["survey_assignment_key"] = .string(survey.assignmentKey)
-            parameters["survey_selected_option_id"] = .string(option.id)
-            var custom = current.info.audienceFilterParameters
-            custom["survey_selected_option_title"] = .string(option.title)
-            custom["survey_custom_response"] = text.map(JSON.string) ?? .null
+            guard
+                let (parameters, custom) = survey.response(
+                    choosing: optionId,
+                    customResponse: customResponse,
+                    on: current.info
+                )
+            else { return true }
             let response = tracker.makeEvent(
                 ImplicitTrigger.surveyResponse.rawValue,
                 parameters,
@@ -412,27 +409,14 @@ extension Superwall {
 
     private func preloadNow(placements: Set<String>?, drawingFrom random: any RandomSource) async -> [String] {
         guard let config = session?.config else { return [] }
-        var triggers = config.triggers
-        if let placements { triggers = triggers.filter { placements.contains($0.placementName) } }
-        var chosen: [String] = []
         let evaluator = audienceEvaluator(params: [:], placedAt: clock.now())
-        let admits = { (audience: Audience) in evaluator?.admits(audience) == true }
-        let assignments = userAssignments.current
-        // The prioritized campaign's paywalls first. SuperwallKit then waits 5 s to spare a
-        // phone's network; here the rest follow at once (see the README's departures).
-        if let prioritized = config.prioritizedCampaignId {
-            chosen = Paywalls.preloadablePaywallIds(
-                of: triggers.filter { $0.audiences.contains { $0.experimentGroupId == prioritized } },
-                in: config,
-                assignments: assignments,
-                admits: admits
-            )
-        }
-        let prioritized = Set(chosen)
-        chosen += Paywalls.preloadablePaywallIds(of: triggers, in: config, assignments: assignments, admits: admits)
-            .filter { !prioritized.contains($0) }
-        // The paywall on screen is not reloaded under the user.
-        if let shown = paywalls.open?.paywall.identifier { chosen.removeAll { $0 == shown } }
+        let chosen = Paywalls.paywallIdsToPreload(
+            for: placements,
+            in: config,
+            assignments: userAssignments.current,
+            sparing: paywalls.open?.paywall.identifier,
+            admits: { evaluator?.admits($0) == true }
+        )
         let count: [String: JSON] = ["paywall_count": .int(Int64(chosen.count))]
         track("paywallPreload_start", count)
         for identifier in chosen {
