@@ -42,7 +42,8 @@ let package = Package(
         ),
         // glibc's mallopt, for the executable's allocator settings.
         .systemLibrary(name: "CMalloc"),
-        // sched_setattr, which glibc does not wrap, for the store's background worker.
+        // sched_setattr, which glibc does not wrap, for the store's background worker; the
+        // CPU affinity, which the bridge reads to say where that worker runs.
         .target(name: "CScheduling"),
         // memcpy into a file's shared mapping that turns SIGBUS into an error, for the journal.
         .target(name: "CGuardedCopy"),
@@ -112,6 +113,7 @@ let package = Package(
         .target(
             name: "BridgeServer",
             dependencies: [
+                "CScheduling",
                 "Executors",
                 "JSONRPC",
                 "Rules",

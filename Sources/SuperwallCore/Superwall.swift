@@ -22,6 +22,9 @@ public actor Superwall {
         /// two seconds, on the calling thread) for it to let go; false for a caller that
         /// waited already (`DataDirectory.waitUntilThisProcessLetsGo`), suspended.
         public var waitsForThisProcessToLetGo = true
+        /// Where the store's background worker runs beside the calls (`Store.WorkerPlacement`):
+        /// the host that runs the session knows the machine.
+        public var storeWorker: Store.WorkerPlacement = .besideTheCalls
         /// Device facts the client reports, by template name (`platform`, `appVersion`, ...).
         public var device: [String: JSON]
         /// SuperwallKit's `networkEnvironment`, `logging.level` and `localeIdentifier`, as

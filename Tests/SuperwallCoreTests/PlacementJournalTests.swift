@@ -167,7 +167,7 @@ private func residentKilobytes(ofMapping path: String) throws -> Int {
     /// is moved into SQLite when the host is next idle, and one past its ceiling by the call
     /// that finds it, before it returns. The timer's delay is one no test waits out.
     @Test func aBacklogPastItsLimitIsMovedWhenTheHostIsIdleAndPastItsCeilingByTheCall() throws {
-        let store = try Store(path: temporaryDatabasePath(), commitDelay: .seconds(600), allowedCPUs: 1)
+        let store = try Store(path: temporaryDatabasePath(), commitDelay: .seconds(600), worker: .sharingTheCallsCPU)
         func log(_ count: Int) throws {
             for _ in 0..<count { store.logPlacement("p", at: Date(timeIntervalSince1970: 1), params: [:]) }
             try store.commitPendingWrites()
@@ -192,7 +192,7 @@ private func residentKilobytes(ofMapping path: String) throws -> Int {
     /// by a step of the worker's, which it takes only when the calls are quiet, and not by a call.
     @Test func theJournalGivesItsPagesBackOnlyWhenTheCallsAreQuiet() throws {
         let path = temporaryDatabasePath()
-        let store = try Store(path: path, commitDelay: .seconds(600), allowedCPUs: 1)
+        let store = try Store(path: path, commitDelay: .seconds(600), worker: .sharingTheCallsCPU)
         let params: [String: JSON] = ["padding": .string(String(repeating: "x", count: 200))]
         for index in 0...Store.backlogLimit {
             store.logPlacement("p\(index)", at: Date(timeIntervalSince1970: Double(index)), params: params)
@@ -223,10 +223,10 @@ private func residentKilobytes(ofMapping path: String) throws -> Int {
             }
             try store.commitPendingWrites()
         }
-        let beside = try Store(path: temporaryDatabasePath(), commitDelay: .seconds(600), allowedCPUs: 2)
+        let beside = try Store(path: temporaryDatabasePath(), commitDelay: .seconds(600), worker: .besideTheCalls)
         try burst(beside)
         #expect(beside.transferIsDue(step: Store.transferStep))
-        let sharing = try Store(path: temporaryDatabasePath(), commitDelay: .seconds(600), allowedCPUs: 1)
+        let sharing = try Store(path: temporaryDatabasePath(), commitDelay: .seconds(600), worker: .sharingTheCallsCPU)
         try burst(sharing)
         #expect(!sharing.transferIsDue(step: Store.transferStep), "the same burst on one CPU")
     }
@@ -234,7 +234,7 @@ private func residentKilobytes(ofMapping path: String) throws -> Int {
     /// With a CPU of its own, the worker moves a backlog past its limit, hurried by the call
     /// that finds it, in one step, without the timer.
     @Test func aBacklogPastItsLimitGoesIntoSQLiteInOneStepOnAnotherCPU() async throws {
-        let store = try Store(path: temporaryDatabasePath(), commitDelay: .seconds(600), allowedCPUs: 2)
+        let store = try Store(path: temporaryDatabasePath(), commitDelay: .seconds(600), worker: .besideTheCalls)
         for index in 0...Store.backlogLimit {
             store.logPlacement("p\(index)", at: Date(timeIntervalSince1970: Double(index)), params: [:])
         }

@@ -1,3 +1,4 @@
+import CScheduling
 import Foundation
 import JSONRPC
 import Logging
@@ -127,6 +128,9 @@ struct ConfigureRequest {
                 ?? (network == .release ? .seconds(20) : .seconds(1))
         )
         configureOptions.explainOnRefresh = explainOnRefresh
+        // The process's affinity, as the session opens: on one CPU the store's worker shares
+        // the calls' (Foundation's processor count does not follow the affinity).
+        configureOptions.storeWorker = scheduling_allowed_cpu_count() == 1 ? .sharingTheCallsCPU : .besideTheCalls
         configureOptions.recordDecisions = try options?.optionalBool("recordDecisions") ?? false
         // Any integer: the bits of a negative one seed as they are.
         configureOptions.randomSeed = try options?.optionalInt("randomSeed").map { UInt64(bitPattern: Int64($0)) }

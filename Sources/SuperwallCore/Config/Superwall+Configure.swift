@@ -143,7 +143,11 @@ extension Superwall {
         let path = options.dataDirectory ?? DataDirectory.defaultPath(apiKey: apiKey)
         let directory: DataDirectory
         do {
-            directory = try DataDirectory(path: path, waitingForThisProcess: options.waitsForThisProcessToLetGo)
+            directory = try DataDirectory(
+                path: path,
+                waitingForThisProcess: options.waitsForThisProcessToLetGo,
+                storeWorker: options.storeWorker
+            )
         } catch {
             throw .dataDirectory(error)
         }

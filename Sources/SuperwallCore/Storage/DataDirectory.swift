@@ -61,7 +61,11 @@ public final class DataDirectory: Sendable {
     }
 
     /// `waitingForThisProcess`: whether a lock this process holds is waited for.
-    public init(path: String, waitingForThisProcess: Bool = true) throws(OpenError) {
+    public init(
+        path: String,
+        waitingForThisProcess: Bool = true,
+        storeWorker: Store.WorkerPlacement = .besideTheCalls
+    ) throws(OpenError) {
         if let reason = Self.refusal(of: path) { throw .unusable(path: path, reason: reason) }
         do {
             try FileManager.default.createDirectory(
@@ -104,7 +108,7 @@ public final class DataDirectory: Sendable {
         // A forked child closes its copy at once, so the lock goes when this process lets go.
         _ = fork_guard_hold(descriptor)
         do {
-            store = try Store(path: (path as NSString).appendingPathComponent("superwall.sqlite"))
+            store = try Store(path: (path as NSString).appendingPathComponent("superwall.sqlite"), worker: storeWorker)
         } catch {
             fork_guard_close(descriptor)
             throw StoreFault.isFull(error)

@@ -1,4 +1,3 @@
-import CScheduling
 import DequeModule
 import Foundation
 import GRDB
@@ -32,9 +31,24 @@ public final class Store: Sendable {
     /// How long an accepted row may wait for a commit that no reply asks for.
     public static let commitDelay: DispatchTimeInterval = .milliseconds(20)
     let commitDelay: DispatchTimeInterval
-    /// Whether the process may run on one CPU only (its affinity when the store opened): the
-    /// worker then has no CPU of its own to move rows on while the calls keep one busy.
-    let sharesOneCPU: Bool
+    /// Where the worker that moves journaled rows into SQLite runs, as whoever opened the
+    /// store said.
+    let worker: WorkerPlacement
+    /// Whether the worker has no CPU of its own to move rows on while the calls keep one busy.
+    var sharesOneCPU: Bool { worker == .sharingTheCallsCPU }
+
+    /// Where the worker that moves journaled rows into SQLite runs beside the calls. Told by
+    /// whoever runs the store, which knows the machine it runs on: the store reads no scheduler
+    /// facts of its own.
+    public enum WorkerPlacement: Sendable, Equatable {
+        /// On a CPU the calls are not using: it steps beside them, and a backlog past
+        /// `backlogLimit` hurries it.
+        case besideTheCalls
+        /// On the calls' one CPU, where whatever moves rows holds up a call: it waits while
+        /// the calls are busy, and a backlog past the limit is moved when the host is next
+        /// idle (`moveBacklogIfAsked`).
+        case sharingTheCallsCPU
+    }
 
     /// Rows made durable in `journal` and not yet in SQLite come first, in `journaled`; then
     /// rows accepted since the last commit, in `rows`.
@@ -103,14 +117,14 @@ public final class Store: Sendable {
     /// commit in WAL with `synchronous = NORMAL` survives the process being killed (it is in
     /// the kernel's page cache) and loses at most the last commits, never the file, on power loss.
     /// `commitDelay` is for tests that must tell the timer's commits from the others.
-    /// `allowedCPUs` is for tests that must choose how a backlog is moved.
+    /// `worker` says where the worker may run (`WorkerPlacement`).
     public init(
         path: String,
         commitDelay: DispatchTimeInterval = Store.commitDelay,
-        allowedCPUs: Int = Int(scheduling_allowed_cpu_count())
+        worker: WorkerPlacement = .besideTheCalls
     ) throws {
         self.commitDelay = commitDelay
-        sharesOneCPU = allowedCPUs == 1
+        self.worker = worker
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { db in
@@ -186,7 +200,7 @@ public final class Store: Sendable {
     /// `commitDelay` is for tests that must see rows before the timer commits them.
     public init(commitDelay: DispatchTimeInterval = Store.commitDelay) throws {
         self.commitDelay = commitDelay
-        sharesOneCPU = false
+        worker = .besideTheCalls
         journal = nil
         transfers = nil
         checkpoints = nil
