@@ -86,7 +86,7 @@ extension Store {
             try body(changes)
             return changes.resetsUser
         }
-        if resetsUser { timeline.withLock { $0.keepOnly(Self.installHistory) } }
+        if resetsUser { log.timeline.withLock { $0.keepOnly(Self.installHistory) } }
     }
 
     /// Deletes the rows a reset forgot that the event queue is done with (sent, or never to

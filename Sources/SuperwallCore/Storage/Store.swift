@@ -1,4 +1,3 @@
-import DequeModule
 import Foundation
 import GRDB
 import GRDBSQLite
@@ -24,18 +23,11 @@ public final class Store: Sendable {
     let isClosed = Atomic<Bool>(false)
     /// The statements of the commit every answered request makes, prepared on first use.
     let commitStatements = Mutex<CommitStatements?>(nil)
-    /// Placement-log rows accepted but not yet committed (see `logPlacement`).
-    let unwritten = Mutex(UnwrittenPlacements())
-    /// The log's times by name, committed or not: what rules read.
-    let timeline = Mutex(PlacementTimeline())
+    /// The placement log's rows until they are in SQLite, and the times rules read.
+    let log: PlacementLog
     /// How long an accepted row may wait for a commit that no reply asks for.
     public static let commitDelay: DispatchTimeInterval = .milliseconds(20)
     let commitDelay: DispatchTimeInterval
-    /// Where the worker that moves journaled rows into SQLite runs, as whoever opened the
-    /// store said.
-    let worker: WorkerPlacement
-    /// Whether the worker has no CPU of its own to move rows on while the calls keep one busy.
-    var sharesOneCPU: Bool { worker == .sharingTheCallsCPU }
 
     /// Where the worker that moves journaled rows into SQLite runs beside the calls. Told by
     /// whoever runs the store, which knows the machine it runs on: the store reads no scheduler
@@ -50,38 +42,8 @@ public final class Store: Sendable {
         case sharingTheCallsCPU
     }
 
-    /// Rows made durable in `journal` and not yet in SQLite come first, in `journaled`; then
-    /// rows accepted since the last commit, in `rows`.
-    struct UnwrittenPlacements {
-        var journaled = Deque<PlacementJournal.Record>()
-        var rows: [PlacementRow] = []
-        var commitScheduled = false
-        /// The next record's sequence number.
-        var nextSequence: UInt64 = 1
-        /// `nextSequence` when the worker last stepped.
-        var nextSequenceAtLastStep: UInt64 = 1
-        /// Every record up to this one is in SQLite.
-        var transferred: UInt64 = 0
-        /// Write transactions that took accepted rows not journaled and have not ended yet.
-        /// An answer waits for them: its rows may be among theirs.
-        var transactionsHoldingRows = 0
-
-        /// True when the commit timer was not running: the caller starts it.
-        mutating func claimCommitTimer() -> Bool {
-            guard !commitScheduled else { return false }
-            commitScheduled = true
-            return true
-        }
-    }
     /// Set by a clean close, cleared by the next write.
     let isClosedCleanly = Atomic<Bool>(false)
-    /// Where an answered call's rows are made durable without a SQLite commit; nil for a
-    /// store in memory, which commits them to SQLite.
-    let journal: PlacementJournal?
-    /// Moves journaled rows into SQLite, a bounded step at a time, when the CPU is idle.
-    let transfers: IdleWorker?
-    /// Asks the worker for the WAL's checkpoints; nil for a store in memory, which has no WAL.
-    let checkpoints: CheckpointRequests?
     /// The database's path, which its documents' files extend (`Store+Documents.swift`); nil
     /// in memory.
     let documentsPrefix: String?
@@ -90,7 +52,6 @@ public final class Store: Sendable {
     /// What a user would want to know of the store's files (damage found when it opened, a
     /// journal gone out of use), each also logged as a warning when found.
     let problems = Mutex<[String]>([])
-    let journalDamageReported = Mutex(false)
     static let logger = Logger(label: "superwall.store")
     /// The most journaled rows one step of the transfer inserts.
     static let transferStep = 64
@@ -106,8 +67,6 @@ public final class Store: Sendable {
     /// Journaled rows past which the call that finds them moves them itself, before it
     /// answers: the host did not take the work when it was idle, or is never idle.
     static let backlogCeiling = 2 * backlogLimit
-    /// Set by a call that found the backlog past `backlogLimit`.
-    let backlogMoveAsked = Atomic(false)
 
     /// Opens (creating and migrating as needed) the database file at `path`.
     ///
@@ -124,7 +83,6 @@ public final class Store: Sendable {
         worker: WorkerPlacement = .besideTheCalls
     ) throws {
         self.commitDelay = commitDelay
-        self.worker = worker
         var configuration = Configuration()
         configuration.busyMode = .timeout(5)
         configuration.prepareDatabase { db in
@@ -138,7 +96,7 @@ public final class Store: Sendable {
         closeMark = CleanCloseMark(besideDatabaseAt: path)
         documentsPrefix = path
         try Self.migrator.migrate(database)
-        journal = try PlacementJournal(besideDatabaseAt: path)
+        let journal = try PlacementJournal(besideDatabaseAt: path)
         let transferDelay = commitDelay
         let step = Self.transferStep
         let store = WeakStore()
@@ -151,9 +109,8 @@ public final class Store: Sendable {
                 return (try? store.backgroundStep(atMost: step)) ?? false
             }
         )
-        self.transfers = transfers
         let checkpoints = CheckpointRequests(worker: transfers)
-        self.checkpoints = checkpoints
+        log = PlacementLog(journal: journal, transfers: transfers, checkpoints: checkpoints, worker: worker)
         store.value = self
         connection.writeWithoutTransaction { checkpoints.install(on: $0) }
         for finding in findings { report(finding) }
@@ -200,10 +157,7 @@ public final class Store: Sendable {
     /// `commitDelay` is for tests that must see rows before the timer commits them.
     public init(commitDelay: DispatchTimeInterval = Store.commitDelay) throws {
         self.commitDelay = commitDelay
-        worker = .besideTheCalls
-        journal = nil
-        transfers = nil
-        checkpoints = nil
+        log = PlacementLog(journal: nil, transfers: nil, checkpoints: nil, worker: .besideTheCalls)
         closeMark = nil
         documentsPrefix = nil
         connection = try DatabaseQueue()
@@ -223,13 +177,13 @@ public final class Store: Sendable {
     public func close() {
         closeCleanly()
         guard !isClosed.exchange(true, ordering: .acquiringAndReleasing) else { return }
-        transfers?.stop()
+        log.transfers?.stop()
         // SQLite deletes the write-ahead log when the connection closes, after checkpointing
         // it: the clean close's mark says so, or the next open would take the log for lost.
         // The statements are taken inside the write: one running before it may have prepared
         // them, and none after it can (`commitStatements(in:)` refuses a closed store).
         connection.writeWithoutTransaction { db in
-            checkpoints?.uninstall(from: db)
+            log.checkpoints?.uninstall(from: db)
             commitStatements.withLock { statements in
                 statements?.finalize()
                 statements = nil
@@ -240,7 +194,7 @@ public final class Store: Sendable {
         } catch {
             report("the database could not be closed (\(error)); its connection closes when the process ends")
         }
-        journal?.closeFiles()
+        log.journal?.closeFiles()
     }
 }
 

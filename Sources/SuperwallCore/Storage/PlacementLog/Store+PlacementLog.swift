@@ -1,4 +1,3 @@
-import DequeModule
 import Foundation
 import GRDB
 import GRDBSQLite
@@ -13,8 +12,9 @@ struct PlacementRow: Equatable {
     let queued: Bool
 }
 
-/// The placement log: rows accepted at once, made durable by the journal before a call is
-/// answered, and moved into SQLite in the background.
+/// The placement log's SQLite side: rows accepted at once (`PlacementLog` keeps their books),
+/// made durable by the journal before a call is answered, and moved into SQLite in the
+/// background.
 extension Store {
     /// The worker's step: the commit timer is rearmed, then a checkpoint if one was asked for,
     /// and up to `count` journaled rows go into SQLite; true while a full step's worth is
@@ -24,18 +24,11 @@ extension Store {
     /// A backlog past `backlogLimit` goes in one step, as few commits as can be. The step also
     /// gives back the journal's pages that hold nothing to keep.
     func backgroundStep(atMost count: Int) throws -> Bool {
-        let backlog = unwritten.withLock { unwritten in
-            unwritten.commitScheduled = false
-            return unwritten.journaled.count
-        }
+        let backlog = log.stepStarts()
         try checkpointIfAsked()
         try transferPendingWrites(journaledAtMost: backlog > Self.backlogLimit ? backlog : count)
-        let (fullStepLeft, startTimer, transferred) = unwritten.withLock { unwritten -> (Bool, Bool, UInt64) in
-            let remaining = unwritten.journaled.count
-            let startTimer = remaining > 0 && remaining < count && unwritten.claimCommitTimer()
-            return (remaining >= count, startTimer, unwritten.transferred)
-        }
-        journal?.releasePages(through: transferred)
+        let (fullStepLeft, startTimer, transferred) = log.stepEnds(count: count)
+        log.journal?.releasePages(through: transferred)
         if startTimer { startCommitTimer() }
         return fullStepLeft
     }
@@ -49,14 +42,7 @@ extension Store {
     /// (`CheckpointRequests.urgentPages`) or the calls are quiet. With more CPUs a worker that
     /// found one idle steps beside the calls.
     func transferIsDue(step: Int) -> Bool {
-        let (callsAreBusy, startTimer) = unwritten.withLock { unwritten -> (Bool, Bool) in
-            let arrived = unwritten.nextSequence - unwritten.nextSequenceAtLastStep
-            unwritten.nextSequenceAtLastStep = unwritten.nextSequence
-            guard arrived > UInt64(step), sharesOneCPU else { return (false, false) }
-            unwritten.commitScheduled = false
-            let waiting = !unwritten.journaled.isEmpty || !unwritten.rows.isEmpty
-            return (true, waiting && unwritten.claimCommitTimer())
-        }
+        let (callsAreBusy, startTimer) = log.callsAreBusy(step: step)
         if startTimer { startCommitTimer() }
         return !callsAreBusy
     }
@@ -64,7 +50,7 @@ extension Store {
     /// Inserts the rows the journal holds that SQLite does not (those of calls answered
     /// before the last process ended), in their order.
     func recoverJournal() throws {
-        guard let journal else { return }
+        guard let journal = log.journal else { return }
         let recovery = journal.recover()
         let records = recovery.records
         for rejected in recovery.rejected {
@@ -76,12 +62,7 @@ extension Store {
         let mark = try database.read { db in try Int64.fetchOne(db, sql: Self.transferredQuery) } ?? 0
         let transferred = UInt64(exactly: mark).map { min($0, PlacementJournal.largestSequence) } ?? 0
         let missing = records.filter { $0.sequence > transferred }
-        unwritten.withLock { unwritten in
-            unwritten.journaled = Deque(missing)
-            unwritten.transferred = transferred
-            unwritten.nextSequence = max(transferred, records.last?.sequence ?? 0) + 1
-            unwritten.nextSequenceAtLastStep = unwritten.nextSequence
-        }
+        log.recovered(missing, lastInJournal: records.last?.sequence, transferred: transferred)
         try transferPendingWrites()
     }
 
@@ -94,7 +75,7 @@ extension Store {
             )
             while let row = try rows.next() { loaded.insert(row[0], atMs: row[1]) }
         }
-        timeline.withLock { $0 = loaded }
+        log.timeline.withLock { $0 = loaded }
     }
 
     /// Records that a placement (or event) happened, for `*Since` and `placementsIn*` rules,
@@ -120,30 +101,25 @@ extension Store {
             eventId: eventId,
             queued: queued
         )
-        timeline.withLock { $0.insert(name, atMs: row.createdAtMs) }
-        let startTimer = unwritten.withLock { unwritten -> Bool in
-            unwritten.rows.append(row)
-            return unwritten.claimCommitTimer()
-        }
-        if startTimer { startCommitTimer() }
+        if log.accept(row) { startCommitTimer() }
     }
 
     /// The commit timer, claimed by `claimCommitTimer()`: the rows accepted by the time it
     /// fires are committed then, by the worker for a store on disk.
     func startCommitTimer() {
-        if let transfers {
+        if let transfers = log.transfers {
             transfers.signal()
         } else {
             DispatchQueue.global().asyncAfter(deadline: .now() + commitDelay) { [weak self] in
                 guard let self else { return }
-                self.unwritten.withLock { $0.commitScheduled = false }
+                self.log.commitTimerFired()
                 try? self.transferPendingWrites()
             }
         }
     }
 
     /// How many accepted rows are not yet in SQLite.
-    var unwrittenCount: Int { unwritten.withLock { $0.rows.count + $0.journaled.count } }
+    var unwrittenCount: Int { log.unwrittenCount }
 
     /// Makes the accepted rows durable: every answered call does this before its answer.
     ///
@@ -155,30 +131,14 @@ extension Store {
     /// is next idle; the call that finds more than `backlogCeiling` moves them itself. A store
     /// in memory, or a full journal, commits to SQLite.
     public func commitPendingWrites() throws {
-        guard let journal else { return try transferPendingWrites() }
-        var appended = PlacementJournal.Appended.appended
-        var rowsAreInFlight = false
-        let backlog = unwritten.withLock { unwritten -> Int? in
-            rowsAreInFlight = unwritten.transactionsHoldingRows > 0
-            guard !unwritten.rows.isEmpty else { return 0 }
-            appended = journal.append(unwritten.rows, from: unwritten.nextSequence, transferred: unwritten.transferred)
-            guard appended == .appended else { return nil }
-            for row in unwritten.rows {
-                unwritten.journaled.append(PlacementJournal.Record(sequence: unwritten.nextSequence, row: row))
-                unwritten.nextSequence += 1
-            }
-            unwritten.rows.removeAll(keepingCapacity: true)
-            return unwritten.journaled.count
-        }
-        guard let backlog else {
+        guard let journal = log.journal else { return try transferPendingWrites() }
+        let (backlog, rowsAreInFlight): (Int, Bool)
+        switch log.makeDurable(in: journal) {
+        case .journaled(let journaled, let rowsInFlight):
+            (backlog, rowsAreInFlight) = (journaled, rowsInFlight)
+        case .refused(let appended):
             if appended == .closed { throw StoreFault.closed }
-            let firstSign =
-                appended == .damaged
-                && journalDamageReported.withLock { reported in
-                    defer { reported = true }
-                    return !reported
-                }
-            if firstSign, let damage = journal.damage {
+            if appended == .damaged, log.isFirstSignOfDamage(), let damage = journal.damage {
                 report("\(damage); each answer now commits its rows to SQLite instead")
             }
             return try transferPendingWrites()
@@ -186,10 +146,10 @@ extension Store {
         if backlog > Self.backlogCeiling {
             moveBacklog()
         } else if backlog > Self.backlogLimit {
-            if sharesOneCPU {
-                backlogMoveAsked.store(true, ordering: .releasing)
+            if log.sharesOneCPU {
+                log.backlogMoveAsked.store(true, ordering: .releasing)
             } else {
-                transfers?.hurry()
+                log.transfers?.hurry()
             }
         }
         // Another write (the event queue's, a setting's) took rows accepted before this call's
@@ -200,8 +160,8 @@ extension Store {
 
     /// Moves the journaled backlog into SQLite if a call asked for it (see `backlogLimit`).
     public func moveBacklogIfAsked() {
-        guard backlogMoveAsked.load(ordering: .acquiring),
-            backlogMoveAsked.exchange(false, ordering: .acquiringAndReleasing)
+        guard log.backlogMoveAsked.load(ordering: .acquiring),
+            log.backlogMoveAsked.exchange(false, ordering: .acquiringAndReleasing)
         else { return }
         moveBacklog()
     }
@@ -221,7 +181,7 @@ extension Store {
 
     /// A passive checkpoint, if the WAL passed its mark since the last one (`CheckpointRequests`).
     func checkpointIfAsked() throws {
-        guard checkpoints?.take() == true else { return }
+        guard log.checkpoints?.take() == true else { return }
         try database.writeWithoutTransaction { _ = try $0.checkpoint(.passive) }
     }
 
@@ -231,10 +191,10 @@ extension Store {
     /// and binding through `StatementArguments` cost more than SQLite's own insert.
     /// With `journaledAtMost`, only that many journaled rows (a background step).
     func transferPendingWrites(journaledAtMost limit: Int? = nil) throws {
-        guard unwritten.withLock({ (!$0.rows.isEmpty && limit == nil) || !$0.journaled.isEmpty }) else { return }
+        guard log.hasRowsToWrite(journaledOnly: limit != nil) else { return }
         isClosedCleanly.store(false, ordering: .releasing)
         var tookRows = false
-        defer { if tookRows { unwritten.withLock { $0.transactionsHoldingRows -= 1 } } }
+        defer { if tookRows { log.transactionEnded() } }
         let transferred = try database.writeWithoutTransaction { db -> UInt64? in
             let statements = try commitStatements(in: db)
             try statements.run(statements.begin, in: db)
@@ -252,9 +212,7 @@ extension Store {
 
     /// After a commit that took the journaled records up to `transferred`.
     func forget(through transferred: UInt64?) {
-        guard let transferred else { return }
-        unwritten.withLock { $0.transferred = max($0.transferred, transferred) }
-        journal?.discard(through: transferred)
+        log.forget(through: transferred)
     }
 
     func commitStatements(in db: Database) throws -> CommitStatements {
@@ -280,22 +238,7 @@ extension Store {
         journaledAtMost limit: Int? = nil,
         tookRows: inout Bool
     ) throws -> UInt64? {
-        let (records, rows) = unwritten.withLock { unwritten -> ([PlacementJournal.Record], [PlacementRow]) in
-            if let limit {
-                let records = Array(unwritten.journaled.prefix(limit))
-                unwritten.journaled.removeFirst(records.count)
-                return (records, [])
-            }
-            defer {
-                unwritten.journaled.removeAll()
-                unwritten.rows.removeAll(keepingCapacity: true)
-            }
-            if !unwritten.rows.isEmpty, !tookRows {
-                tookRows = true
-                unwritten.transactionsHoldingRows += 1
-            }
-            return (Array(unwritten.journaled), unwritten.rows)
-        }
+        let (records, rows) = log.take(journaledAtMost: limit, tookRows: &tookRows)
         guard !records.isEmpty || !rows.isEmpty else { return nil }
         do {
             let statements = try prepared ?? commitStatements(in: db)
@@ -308,10 +251,7 @@ extension Store {
             try statements.run(statements.setTransferred, in: db)
             return last
         } catch {
-            unwritten.withLock {
-                $0.journaled.prepend(contentsOf: records)
-                $0.rows.insert(contentsOf: rows, at: 0)
-            }
+            log.putBack(records, rows)
             throw error
         }
     }
@@ -364,7 +304,7 @@ extension Store {
         isClosedCleanly.store(false, ordering: .releasing)
         var transferred: UInt64?
         var tookRows = false
-        defer { if tookRows { unwritten.withLock { $0.transactionsHoldingRows -= 1 } } }
+        defer { if tookRows { log.transactionEnded() } }
         let result = try database.write { db in
             transferred = try writeUnwritten(db, tookRows: &tookRows)
             return try updates(db)
@@ -375,13 +315,13 @@ extension Store {
 
     /// When `name` last happened at or before `time`, accepted rows included.
     public func lastPlacement(named name: String, before time: Date) throws -> Date? {
-        timeline.withLock { $0.last(named: name, atOrBefore: time.timeIntervalSince1970 * 1000) }
+        log.timeline.withLock { $0.last(named: name, atOrBefore: time.timeIntervalSince1970 * 1000) }
             .map { Date(timeIntervalSince1970: $0 / 1000) }
     }
 
     /// How often `name` happened in `[since, until]`; all of its history when `since` is nil.
     public func placementCount(named name: String, since: Date?, until: Date) throws -> Int {
-        timeline.withLock {
+        log.timeline.withLock {
             $0.count(
                 named: name,
                 from: (since?.timeIntervalSince1970 ?? -.infinity) * 1000,
