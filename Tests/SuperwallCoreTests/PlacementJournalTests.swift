@@ -326,13 +326,34 @@ private func residentKilobytes(ofMapping path: String) throws -> Int {
         #expect(store.problemsFound.count == 1)
     }
 
-    @Test func theJournalsBlocksAreReservedWhenItOpens() throws {
+    /// A journal costs the disk what it holds: its first file's first step is reserved when
+    /// it opens (a full disk is found then), and a file grows a step ahead of its records, so
+    /// no record is written into a block that was not reserved for it.
+    @Test func theJournalsBlocksAreReservedAStepAheadOfItsRecords() throws {
         let path = temporaryDatabasePath()
-        _ = try PlacementJournal(besideDatabaseAt: path, capacity: 1 << 20)
-        var status = stat()
-        #expect(stat(path + "-placements-1", &status) == 0)
-        #expect(Int(status.st_blocks) * 512 >= 1 << 20)
-        #expect(status.st_mode & 0o777 == 0o600)
+        let step = PlacementJournal.reservationStep
+        let journal = try PlacementJournal(besideDatabaseAt: path, capacity: 1 << 20)
+        func allocated(_ index: Int) -> Int {
+            var status = stat()
+            guard stat(path + "-placements-\(index)", &status) == 0 else { return -1 }
+            #expect(status.st_mode & 0o777 == 0o600)
+            return Int(status.st_blocks) * 512
+        }
+        #expect(allocated(0) >= step && allocated(0) < 2 * step)
+        #expect(allocated(1) == 0)
+        let row = PlacementRow(
+            name: "p",
+            createdAtMs: 1,
+            params: Array(repeating: 120, count: 1_000),
+            eventId: nil,
+            queued: false
+        )
+        for sequence in 1...100 {
+            #expect(journal.append([row], from: UInt64(sequence), transferred: 0) == .appended)
+        }
+        let written = 100 * (8 + 41 + 1 + 1_000)
+        #expect(allocated(0) >= written + step && allocated(0) <= written + 2 * step)
+        #expect(try PlacementJournal(besideDatabaseAt: path, capacity: 1 << 20).recover().records.count == 100)
     }
 
     /// SQLite deletes the write-ahead log when its connection closes; the next open took that

@@ -20,11 +20,16 @@ import Synchronization
 /// the row. Sequence numbers rise by one from record to record across both files, so stale
 /// records left past the end of a reused file are told apart from new ones.
 ///
-/// Both files' blocks are reserved when they are opened (`posix_fallocate`): a page of a
-/// sparse file that cannot be allocated when it is first written raises SIGBUS, so a disk
-/// that is full is found by `init`, never by a write. A file cut short under the mapping by
-/// another process faults all the same; records are copied in by `guarded_copy`, which turns
-/// that fault into an error, and the journal is then out of use (`isDamaged`).
+/// A file's blocks are reserved before records are written into them (`posix_fallocate`): a
+/// page of a sparse file that cannot be allocated when it is first written raises SIGBUS. The
+/// first file's first `reservationStep` is reserved when it opens, so a disk that is full is
+/// found by `init`; after that a file grows a step at a time, always a step ahead of its
+/// records, so that a disk that fills leaves a step of rows to go on with, and a data
+/// directory costs what its journal has held (a file of `capacity` reserved at once made every
+/// data directory 4 MiB). A step that cannot be reserved makes the append `.full`, and the
+/// caller commits its rows to SQLite. A file cut short under the mapping by another process
+/// faults all the same; records are copied in by `guarded_copy`, which turns that fault into
+/// an error, and the journal is then out of use (`isDamaged`).
 final class PlacementJournal: Sendable {
     /// A row as the journal keeps it, with its sequence number.
     struct Record: Equatable {
@@ -40,6 +45,9 @@ final class PlacementJournal: Sendable {
         var last: UInt64 = 0
         /// Whether its pages were given back since it was last written.
         var isReleased = false
+        /// The bytes from its start whose blocks are reserved: the file is this long, and
+        /// nothing past it is read or written.
+        var reserved: Int
     }
 
     private struct State: @unchecked Sendable {
@@ -91,6 +99,9 @@ final class PlacementJournal: Sendable {
     /// `queued`, the event id, and the name's and the params' lengths.
     private static let fixedPayloadSize = 8 + 8 + 1 + 16 + 4 + 4
 
+    /// How much a file grows by, and how far ahead of its records it is reserved.
+    static let reservationStep = 32 << 10
+
     /// Opens (creating) the two files beside the database at `databasePath`.
     init(besideDatabaseAt databasePath: String, capacity: Int = 2 << 20) throws {
         self.capacity = capacity
@@ -105,15 +116,20 @@ final class PlacementJournal: Sendable {
                 for descriptor in descriptors { close(descriptor) }
                 throw StoreFault.journal("\(error)")
             }
-            // Every block allocated now, the file extended to `capacity` if it was shorter.
-            let reserved = posix_fallocate(descriptor, 0, off_t(capacity))
-            guard reserved == 0 else {
+            // What the file holds stays reserved (a file an earlier run left, or one another
+            // process made sparse, has every block allocated again); the first file has at
+            // least a step.
+            var status = stat()
+            let length = fstat(descriptor, &status) == 0 ? min(Int(status.st_size), capacity) : 0
+            let reserved = index == 0 ? max(length, min(Self.reservationStep, capacity)) : length
+            let code = reserved == 0 ? 0 : posix_fallocate(descriptor, 0, off_t(reserved))
+            guard code == 0 else {
                 close(descriptor)
                 for descriptor in descriptors { close(descriptor) }
-                let reason = String(cString: strerror(reserved))
-                throw reserved == ENOSPC || reserved == EFBIG || reserved == EDQUOT
-                    ? StoreFault.full("cannot reserve \(capacity) bytes for \(path): \(reason)")
-                    : StoreFault.journal("cannot reserve \(capacity) bytes for \(path): \(reason)")
+                let reason = String(cString: strerror(code))
+                throw code == ENOSPC || code == EFBIG || code == EDQUOT
+                    ? StoreFault.full("cannot reserve \(reserved) bytes for \(path): \(reason)")
+                    : StoreFault.journal("cannot reserve \(reserved) bytes for \(path): \(reason)")
             }
             guard let base = mmap(nil, capacity, PROT_READ | PROT_WRITE, MAP_SHARED, descriptor, 0), base != MAP_FAILED
             else {
@@ -123,7 +139,7 @@ final class PlacementJournal: Sendable {
                 throw StoreFault.journal("cannot map \(path): \(reason)")
             }
             descriptors.append(descriptor)
-            segments.append(Segment(base: base))
+            segments.append(Segment(base: base, reserved: reserved))
         }
         self.descriptors = descriptors
         state = Mutex(State(segments: segments))
@@ -160,7 +176,8 @@ final class PlacementJournal: Sendable {
                 var records: [Record] = []
                 var offset = 0
                 reading: while true {
-                    switch Self.read(at: offset, in: state.segments[index].base, capacity: capacity) {
+                    let segment = state.segments[index]
+                    switch Self.read(at: offset, in: segment.base, capacity: segment.reserved) {
                     case .record(let record, let next)
                     where records.last.map({ record.sequence == $0.sequence + 1 }) ?? true:
                         records.append(record)
@@ -204,6 +221,7 @@ final class PlacementJournal: Sendable {
                 state.segments[other].end = 0
                 state.active = other
             }
+            guard reserve(through: state.segments[state.active].end + bytes, in: &state) else { return .full }
             let scratch = state.scratch(holding: bytes)
             var written = 0
             for (offset, row) in rows.enumerated() {
@@ -221,6 +239,22 @@ final class PlacementJournal: Sendable {
             state.segments[state.active] = segment
             return .appended
         }
+    }
+
+    /// Reserves the active file's blocks a step past `end` (at most `capacity`), if they are
+    /// not yet; false when the file cannot grow that far.
+    private func reserve(through end: Int, in state: inout State) -> Bool {
+        let active = state.active
+        guard end > state.segments[active].reserved - Self.reservationStep, state.segments[active].reserved < capacity
+        else { return end <= state.segments[active].reserved }
+        let step = Self.reservationStep
+        let target = min(capacity, (end + step + step - 1) / step * step)
+        let from = state.segments[active].reserved
+        guard posix_fallocate(descriptors[active], off_t(from), off_t(target - from)) == 0 else {
+            return end <= state.segments[active].reserved
+        }
+        state.segments[active].reserved = target
+        return true
     }
 
     /// Forgets what SQLite now holds: a file all of whose records are transferred is reused
@@ -246,7 +280,7 @@ final class PlacementJournal: Sendable {
             where state.segments[index].last <= transferred && !state.segments[index].isReleased && state.damage == nil
             {
                 guard index != state.active || state.segments[index].end == 0 else { continue }
-                madvise(state.segments[index].base, capacity, MADV_DONTNEED)
+                madvise(state.segments[index].base, state.segments[index].reserved, MADV_DONTNEED)
                 state.segments[index].isReleased = true
             }
         }
