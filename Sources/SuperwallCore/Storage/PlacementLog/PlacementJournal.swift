@@ -417,10 +417,19 @@ public enum StoreFault: Error, CustomStringConvertible {
         }
     }
 
-    /// Whether `error` says the disk, or the file-size limit, had no room.
+    /// Whether `error` says the disk, or the file-size limit, had no room. SQLite reports a
+    /// write the file-size limit refuses (`EFBIG`) as an I/O error, not `SQLITE_FULL`: in a
+    /// process with a limit, a failed write is taken for it.
     static func isFull(_ error: any Error) -> Bool {
         if case StoreFault.full = error { return true }
-        if let error = error as? DatabaseError { return error.resultCode == .SQLITE_FULL }
-        return false
+        guard let error = error as? DatabaseError else { return false }
+        return error.resultCode == .SQLITE_FULL
+            || (error.extendedResultCode == .SQLITE_IOERR_WRITE && processLimitsFileSizes)
     }
+
+    /// Whether `ulimit -f` limits this process's files.
+    private static let processLimitsFileSizes: Bool = {
+        var limit = rlimit()
+        return getrlimit(__rlimit_resource_t(RLIMIT_FSIZE.rawValue), &limit) == 0 && limit.rlim_cur != rlim_t.max
+    }()
 }
