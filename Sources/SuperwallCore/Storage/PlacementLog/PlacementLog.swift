@@ -55,7 +55,7 @@ final class PlacementLog: Sendable {
     /// Where the worker runs beside the calls, as whoever opened the store said.
     let worker: Store.WorkerPlacement
     /// Set by a call that found the backlog past `Store.backlogLimit`, on one CPU.
-    let backlogMoveAsked = Atomic(false)
+    private let backlogMoveAsked = Atomic(false)
     private let journalDamageReported = Mutex(false)
 
     init(
@@ -71,7 +71,23 @@ final class PlacementLog: Sendable {
     }
 
     /// Whether the worker has no CPU of its own to move rows on while the calls keep one busy.
-    var sharesOneCPU: Bool { worker == .sharingTheCallsCPU }
+    private var sharesOneCPU: Bool { worker == .sharingTheCallsCPU }
+
+    /// A call found the backlog past `Store.backlogLimit`: the worker is hurried to move it on
+    /// its own CPU, or, sharing the calls' one, the host is asked to when it is next idle.
+    func askForTheBacklogToMove() {
+        if sharesOneCPU {
+            backlogMoveAsked.store(true, ordering: .releasing)
+        } else {
+            transfers?.hurry()
+        }
+    }
+
+    /// Whether a call asked for the backlog to move when the host is idle; the request is taken.
+    func takeBacklogMoveRequest() -> Bool {
+        backlogMoveAsked.load(ordering: .acquiring)
+            && backlogMoveAsked.exchange(false, ordering: .acquiringAndReleasing)
+    }
 
     /// How many accepted rows are not yet in SQLite.
     var unwrittenCount: Int { unwritten.withLock { $0.rows.count + $0.journaled.count } }
@@ -97,10 +113,11 @@ final class PlacementLog: Sendable {
         unwritten.withLock { $0.commitScheduled = false }
     }
 
-    /// Copies the accepted rows into the journal, where an answered call's rows are durable.
-    /// The journal must not be nil.
-    func makeDurable(in journal: PlacementJournal) -> Durability {
-        unwritten.withLock { unwritten in
+    /// Copies the accepted rows into the journal, where an answered call's rows are durable;
+    /// without a journal (a store in memory) they are refused, for SQLite.
+    func makeDurable() -> Durability {
+        guard let journal else { return .refused(.full) }
+        return unwritten.withLock { unwritten in
             let rowsInFlight = unwritten.transactionsHoldingRows > 0
             guard !unwritten.rows.isEmpty else {
                 return .journaled(backlog: 0, rowsInFlight: rowsInFlight)

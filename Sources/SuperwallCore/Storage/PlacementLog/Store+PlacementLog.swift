@@ -131,14 +131,13 @@ extension Store {
     /// is next idle; the call that finds more than `backlogCeiling` moves them itself. A store
     /// in memory, or a full journal, commits to SQLite.
     public func commitPendingWrites() throws {
-        guard let journal = log.journal else { return try transferPendingWrites() }
         let (backlog, rowsAreInFlight): (Int, Bool)
-        switch log.makeDurable(in: journal) {
+        switch log.makeDurable() {
         case .journaled(let journaled, let rowsInFlight):
             (backlog, rowsAreInFlight) = (journaled, rowsInFlight)
         case .refused(let appended):
             if appended == .closed { throw StoreFault.closed }
-            if appended == .damaged, log.isFirstSignOfDamage(), let damage = journal.damage {
+            if appended == .damaged, log.isFirstSignOfDamage(), let damage = log.journal?.damage {
                 report("\(damage); each answer now commits its rows to SQLite instead")
             }
             return try transferPendingWrites()
@@ -146,11 +145,7 @@ extension Store {
         if backlog > Self.backlogCeiling {
             moveBacklog()
         } else if backlog > Self.backlogLimit {
-            if log.sharesOneCPU {
-                log.backlogMoveAsked.store(true, ordering: .releasing)
-            } else {
-                log.transfers?.hurry()
-            }
+            log.askForTheBacklogToMove()
         }
         // Another write (the event queue's, a setting's) took rows accepted before this call's
         // answer into its transaction: answered before that commits, a crash would lose them.
@@ -160,9 +155,7 @@ extension Store {
 
     /// Moves the journaled backlog into SQLite if a call asked for it (see `backlogLimit`).
     public func moveBacklogIfAsked() {
-        guard log.backlogMoveAsked.load(ordering: .acquiring),
-            log.backlogMoveAsked.exchange(false, ordering: .acquiringAndReleasing)
-        else { return }
+        guard log.takeBacklogMoveRequest() else { return }
         moveBacklog()
     }
 
@@ -207,11 +200,6 @@ extension Store {
                 throw error
             }
         }
-        forget(through: transferred)
-    }
-
-    /// After a commit that took the journaled records up to `transferred`.
-    func forget(through transferred: UInt64?) {
         log.forget(through: transferred)
     }
 
@@ -309,7 +297,7 @@ extension Store {
             transferred = try writeUnwritten(db, tookRows: &tookRows)
             return try updates(db)
         }
-        forget(through: transferred)
+        log.forget(through: transferred)
         return result
     }
 
