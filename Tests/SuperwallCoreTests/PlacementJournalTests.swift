@@ -163,6 +163,36 @@ private func residentKilobytes(ofMapping path: String) throws -> Int {
         #expect(try store.placementNames().count >= 500)
     }
 
+    /// The event queue's bound check counts what waits to go out without moving it into
+    /// SQLite (that is the worker's job, at idle priority): rows committed, journaled and only
+    /// accepted, each counted once, those that are not events not at all.
+    @Test func countingTheQueuedEventsMovesNothingIntoSQLite() throws {
+        let store = try Store(path: temporaryDatabasePath(), commitDelay: .seconds(600), worker: .sharingTheCallsCPU)
+        func log(_ name: String, queued: Bool) {
+            store.logPlacement(
+                name,
+                at: Date(timeIntervalSince1970: 1),
+                paramsJSON: Array("{}".utf8),
+                eventId: UUID(),
+                queued: queued
+            )
+        }
+        log("committed", queued: true)
+        log("committed, not an event", queued: false)
+        #expect(try store.outgoingEvents(after: 0, limit: 1).count == 1)
+        #expect(store.unwrittenCount == 0)
+        log("journaled", queued: true)
+        log("journaled, not an event", queued: false)
+        try store.commitPendingWrites()
+        log("accepted", queued: true)
+        #expect(store.unwrittenCount == 3)
+
+        #expect(try store.outgoingEventCount(after: 0) == 3)
+        #expect(store.unwrittenCount == 3, "the count moved nothing")
+        #expect(try store.outgoingEvents(after: 0, limit: 10).count == 3)
+        #expect(try store.outgoingEventCount(after: 0) == 3)
+    }
+
     /// On one CPU, under a load that leaves the worker no idle time, a backlog past its limit
     /// is moved into SQLite when the host is next idle, and one past its ceiling by the call
     /// that finds it, before it returns. The timer's delay is one no test waits out.

@@ -62,15 +62,21 @@ extension Store {
         return UUID(uuid: tuple).text
     }
 
-    /// How many queued events wait after `position`.
+    /// How many queued events wait after `position`: those in SQLite, and those accepted and
+    /// not yet moved there, which come after every row in it. Counted without moving them:
+    /// the queue's bound check counts every `EventQueue.boundCheckInterval` events, and moving
+    /// the backlog there did the idle worker's work at the calls' priority. Both are counted
+    /// inside one read, which no transfer can overlap (rows leave the log inside the write
+    /// that inserts them).
     public func outgoingEventCount(after position: Int64) throws -> Int {
-        try transferPendingWrites()
-        return try database.read { db in
-            try Int.fetchOne(
-                db,
-                sql: "SELECT COUNT(*) FROM placement WHERE id > ? AND queued = 1",
-                arguments: [position]
-            ) ?? 0
+        try database.read { db in
+            let committed =
+                try Int.fetchOne(
+                    db,
+                    sql: "SELECT COUNT(*) FROM placement WHERE id > ? AND queued = 1",
+                    arguments: [position]
+                ) ?? 0
+            return committed + log.queuedUnwrittenCount
         }
     }
 
@@ -87,8 +93,10 @@ extension Store {
     }
 
     /// The position that leaves the newest `count` queued events after it.
+    /// Accepted rows are committed first: only a queue past its bound asks.
     public func outgoingPosition(keepingNewest count: Int) throws -> Int64? {
-        try database.read { db in
+        try transferPendingWrites()
+        return try database.read { db in
             try Int64.fetchOne(
                 db,
                 sql: "SELECT id FROM placement WHERE queued = 1 ORDER BY id DESC LIMIT 1 OFFSET ?",

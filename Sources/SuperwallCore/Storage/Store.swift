@@ -10,10 +10,11 @@ import Synchronization
 /// so that `reset()` is one statement; the placement log is a table of its own, because
 /// audience rules query it by name and time.
 public final class Store: Sendable {
-    private let connection: any DatabaseWriter
-    /// The database, until `close()`; then every access throws `StoreFault.closed`.
+    private let connection: DatabaseQueue
+    /// The database, until `close()`; then every access throws `StoreFault.closed`. A queue:
+    /// reads and writes take turns, which `outgoingEventCount` relies on.
     /// Tests reach it to make SQLite refuse a write.
-    var database: any DatabaseWriter {
+    var database: DatabaseQueue {
         get throws {
             guard !isClosed.load(ordering: .acquiring) else { throw StoreFault.closed }
             return connection

@@ -92,6 +92,13 @@ final class PlacementLog: Sendable {
     /// How many accepted rows are not yet in SQLite.
     var unwrittenCount: Int { unwritten.withLock { $0.rows.count + $0.journaled.count } }
 
+    /// How many accepted rows not yet in SQLite go out as events.
+    var queuedUnwrittenCount: Int {
+        unwritten.withLock { unwritten in
+            unwritten.journaled.count(where: \.row.queued) + unwritten.rows.count(where: \.queued)
+        }
+    }
+
     /// Whether anything waits for SQLite: journaled rows, or accepted ones unless only
     /// journaled ones are asked for.
     func hasRowsToWrite(journaledOnly: Bool) -> Bool {
