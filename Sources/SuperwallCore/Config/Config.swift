@@ -300,6 +300,12 @@ public struct TestModeUserId: Sendable, Equatable {
 }
 
 extension Config {
+    /// Every entitlement the config's products grant, in the order first met.
+    var entitlementIds: [String] {
+        var seen = Set<String>()
+        return products.flatMap(\.entitlements).map(\.id).filter { seen.insert($0).inserted }
+    }
+
     /// SuperwallKit's `ConfigLogic.getStaticPaywall` turned around: the locale to fetch a
     /// paywall in, or nil to take the config's. The device locale when the config lists it;
     /// else its language, when the config lists that and it is not English. The device's

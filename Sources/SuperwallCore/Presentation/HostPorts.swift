@@ -103,6 +103,20 @@ public struct PaywallAlert: Sendable, Equatable {
         closeActionTitle: "Okay"
     )
 
+    /// SuperwallKit's offer of the web restore page, after a restore from a paywall that left
+    /// part of what it sells locked; `hasEntitlements`: the restore found some.
+    static func webRestore(at url: String, hasEntitlements: Bool) -> PaywallAlert {
+        PaywallAlert(
+            title: hasEntitlements ? "Some purchases were not restored" : "No purchases found",
+            message: hasEntitlements
+                ? "Part of what this offer includes was not found in this store. If you bought it on the web, restore it there."
+                : "Nothing to restore was found in this store. If you subscribed on the web, restore your purchase there.",
+            actionTitle: "Restore on the web",
+            actionURL: url,
+            closeActionTitle: "Not now"
+        )
+    }
+
     init(title: String, message: String, actionTitle: String? = nil, actionURL: String? = nil, closeActionTitle: String)
     {
         self.title = title

@@ -108,15 +108,7 @@ extension Superwall {
     /// Asks the host to offer the web restore page, within the presentation deadline.
     private func offerWebRestore(_ url: String, on paywall: PresentedPaywall, hasEntitlements: Bool) async {
         guard let presenter = host.presenter, presenter.canPresent else { return }
-        let alert = PaywallAlert(
-            title: hasEntitlements ? "Some purchases were not restored" : "No purchases found",
-            message: hasEntitlements
-                ? "Part of what this offer includes was not found in this store. If you bought it on the web, restore it there."
-                : "Nothing to restore was found in this store. If you subscribed on the web, restore your purchase there.",
-            actionTitle: "Restore on the web",
-            actionURL: url,
-            closeActionTitle: "Not now"
-        )
+        let alert = PaywallAlert.webRestore(at: url, hasEntitlements: hasEntitlements)
         await withDeadline(timeouts.presentation, fallback: ()) { [presenter] in
             try? await presenter.showAlert(alert, sessionId: paywall.id)
         }
@@ -142,7 +134,7 @@ extension Superwall {
     /// entitlements: then, as SuperwallKit's restore drawer, they replace what test mode
     /// bought, and the restore counts only when it found one. A cancelled choice fails it.
     private func simulatedRestore() async throws(SuperwallError) -> RestorationResult {
-        switch await testModeChoices.restore(from: configEntitlementIds) {
+        switch await testModeChoices.restore(from: session?.config?.entitlementIds ?? []) {
         case .notOffered:
             try refreshCustomerInfo()
             return .restored
@@ -154,12 +146,6 @@ extension Superwall {
         case .failed(let reason):
             return .failed(reason)
         }
-    }
-
-    /// Every entitlement the config's products grant, in the order first met.
-    private var configEntitlementIds: [String] {
-        var seen = Set<String>()
-        return (session?.config?.products ?? []).flatMap(\.entitlements).map(\.id).filter { seen.insert($0).inserted }
     }
 
     private func replaceSimulatedEntitlements(with ids: [String]) throws(SuperwallError) {
