@@ -16,6 +16,14 @@ import Testing
         server.client.request(1, "echo", ["held": true])
         let reply = await server.client.nextReply()
         #expect(reply?["result"]?["held"] == true, "answered while the idle work is held")
-        #expect(handler.idleCalls.get() > before)
+        // The idle work starts once the answer is out, which the client may read first.
+        let started = await onAThreadOfItsOwn { () -> Bool in
+            let deadline = DispatchTime.now() + .seconds(Int(expectationTimeout.components.seconds))
+            while handler.idleCalls.get() <= before {
+                guard handler.idleWorkStarted.wait(timeout: deadline) == .success else { return false }
+            }
+            return true
+        }
+        #expect(started, "the idle work after the request started")
     }
 }

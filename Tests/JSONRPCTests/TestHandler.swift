@@ -13,10 +13,13 @@ final class TestHandler: ConnectionHandler {
     let idleCalls = LockedBox<Int>(0)
     /// Set by the next request: the idle work after it waits for this to be signalled.
     let holdIdleWorkAfterNextRequest = LockedBox<DispatchSemaphore?>(nil)
+    /// Signalled each time idle work starts.
+    let idleWorkStarted = DispatchSemaphore(value: 0)
     private let idleGate = LockedBox<DispatchSemaphore?>(nil)
 
     func connectionIsIdle() {
         idleCalls.update { $0 += 1 }
+        idleWorkStarted.signal()
         idleGate.update { gate in
             defer { gate = nil }
             return gate

@@ -20,15 +20,15 @@ import Testing
     @Test func aConfigCachedByTheLastVersionAsAJSONStringIsReadAfterTheUpgrade() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent(UUID().uuidString + ".sqlite").path
         do {
-            let store = try Store(path: path)
-            // What versions before v6 wrote: the body as a JSON string, and no v6 yet.
+            // What versions before v6 wrote: the body as a JSON string.
+            let queue = try DatabaseQueue(path: path)
+            try Store.stepwiseMigrator(through: "v5: the placement log is the outgoing event queue").migrate(queue)
             let old = try JSONEncoder().encode(minimalConfig)
-            try store.database.write { db in
+            try queue.write { db in
                 try db.execute(
                     sql: "INSERT INTO keyedValue (key, scope, value) VALUES ('lastConfig', 'app', ?)",
                     arguments: [old]
                 )
-                try db.execute(sql: "DELETE FROM grdb_migrations WHERE identifier LIKE 'v6%'")
             }
         }
         let upgraded = try Store(path: path)

@@ -126,7 +126,7 @@ import Testing
         .path
         do {
             let queue = try DatabaseQueue(path: path)
-            try Store.migrator.migrate(queue, upTo: "v7: forgotten placements indexed")
+            try Store.stepwiseMigrator(through: "v7: forgotten placements indexed").migrate(queue)
             try queue.write { db in
                 try db.execute(
                     sql: "INSERT INTO keyedValue (key, scope, value) VALUES ('userAttributes', 'user', ?)",

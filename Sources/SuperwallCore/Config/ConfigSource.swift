@@ -9,10 +9,14 @@ public protocol ConfigSource: Sendable {
     /// What a session with this source reaches: the source says which servers it also is, so
     /// the core never asks by casting. By default, the config alone.
     var backend: SuperwallBackend { get }
+    /// Whether `fetchConfig` sends `ConfigRequest.headers` anywhere: only then are they made
+    /// (from the device template, a third of a millisecond). By default, not.
+    var sendsHeaders: Bool { get }
 }
 
 extension ConfigSource {
     public var backend: SuperwallBackend { SuperwallBackend(config: self) }
+    public var sendsHeaders: Bool { false }
 }
 
 /// What a fetch needs to know; sources that read local bytes ignore most of it.

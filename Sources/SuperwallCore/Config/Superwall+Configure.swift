@@ -273,7 +273,7 @@ extension Superwall {
         let retries = RetryCounter()
         let request = ConfigRequest(
             apiKey: session?.apiKey ?? "",
-            headers: requestHeaders(cachedBuildId: cachedBuildId),
+            headers: source.sendsHeaders ? requestHeaders(cachedBuildId: cachedBuildId) : [:],
             retryPolicy: RetryPolicy(maxRetries: maxRetries, delay: retryDelay),
             timeLimit: timeLimit,
             onRetry: { retries.record($0) }

@@ -96,6 +96,8 @@ public struct HTTPConfigSource: ConfigSource, AssignmentServer, RedemptionServer
 
     public var description: String { "Superwall API at \(baseURL.absoluteString)" }
 
+    public var sendsHeaders: Bool { true }
+
     public var backend: SuperwallBackend {
         SuperwallBackend(
             config: self,

@@ -1,11 +1,62 @@
 import Foundation
 import GRDB
 
-/// The schema, one migration per change, applied in order when a store opens.
+/// The schema, one step per change. A database new to the bridge gets the schema the steps
+/// leave in one statement (`schema`); one an earlier build made gets the steps it has not had,
+/// in order. GRDB's merged migration makes that choice: it is told which of the steps it merges
+/// the database has had. Run step by step, a new database's migrations were a third of a first
+/// `configure`'s instructions, paid by every test that opens a fresh data directory.
+///
+/// A change of schema is a new step, registered after the merged one in `migrator`.
 extension Store {
     static var migrator: DatabaseMigrator {
+        // No table has a foreign key: the checks GRDB defers to each migration's end find nothing.
+        var migrator = DatabaseMigrator().disablingDeferredForeignKeyChecks()
+        let (earlier, last) = (steps.dropLast(), steps[steps.count - 1])
+        migrator.registerMigration(last.identifier, merging: Set(earlier.map(\.identifier))) { db, applied in
+            guard !applied.isEmpty else { return try db.execute(sql: schema) }
+            for step in earlier where !applied.contains(step.identifier) { try step.migrate(db) }
+            try last.migrate(db)
+        }
+        return migrator
+    }
+
+    /// The migrator of a build whose last step was `identifier`, one migration a step: how
+    /// databases made before the steps were merged were migrated (tests make them with it).
+    static func stepwiseMigrator(through identifier: String) -> DatabaseMigrator {
         var migrator = DatabaseMigrator()
-        migrator.registerMigration("v1") { db in
+        for step in steps {
+            migrator.registerMigration(step.identifier, migrate: step.migrate)
+            if step.identifier == identifier { break }
+        }
+        return migrator
+    }
+
+    /// A new database's tables and indexes: what the steps leave, as SQLite writes it down.
+    static let schema = """
+        CREATE TABLE "keyedValue" ("key" TEXT PRIMARY KEY NOT NULL, "scope" TEXT NOT NULL, "value" BLOB NOT NULL);
+        CREATE TABLE "assignment" ("experimentId" TEXT PRIMARY KEY NOT NULL, "variantId" TEXT NOT NULL, "variantKind" TEXT NOT NULL, "paywallIdentifier" TEXT, "isSentToServer" BOOLEAN NOT NULL DEFAULT 0);
+        CREATE TABLE "placement" (id INTEGER PRIMARY KEY, name TEXT NOT NULL, createdAtMs DOUBLE NOT NULL, params BLOB NOT NULL, eventId TEXT, queued INTEGER NOT NULL DEFAULT 0, forgotten INTEGER NOT NULL DEFAULT 0);
+        CREATE TABLE "occurrence" (id INTEGER PRIMARY KEY, key TEXT NOT NULL, createdAtMs DOUBLE NOT NULL);
+        CREATE INDEX occurrenceByKeyAndTime ON occurrence (key, createdAtMs);
+        CREATE INDEX placementForgotten ON placement (id) WHERE forgotten = 1;
+        CREATE INDEX placementForgottenUnqueued ON placement (id) WHERE forgotten = 1 AND queued = 0;
+        CREATE TABLE userAttribute (key TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID;
+        """
+
+    /// One change of the schema, as a migration of its own.
+    struct MigrationStep: Sendable {
+        let identifier: String
+        let migrate: @Sendable (Database) throws -> Void
+
+        init(_ identifier: String, _ migrate: @escaping @Sendable (Database) throws -> Void) {
+            self.identifier = identifier
+            self.migrate = migrate
+        }
+    }
+
+    static let steps: [MigrationStep] = [
+        MigrationStep("v1") { db in
             try db.create(table: "keyedValue") { table in
                 table.primaryKey("key", .text)
                 table.column("scope", .text).notNull()
@@ -18,8 +69,8 @@ extension Store {
                 table.column("params", .blob).notNull()
             }
             try db.create(index: "placementByNameAndTime", on: "placement", columns: ["name", "createdAtMs"])
-        }
-        migrator.registerMigration("v2: occurrences and assignments") { db in
+        },
+        MigrationStep("v2: occurrences and assignments") { db in
             // An audience's occurrence limit counts these rows by key within its interval.
             try db.create(table: "occurrence") { table in
                 table.autoIncrementedPrimaryKey("id")
@@ -35,8 +86,8 @@ extension Store {
                 table.column("paywallIdentifier", .text)
                 table.column("isSentToServer", .boolean).notNull().defaults(to: false)
             }
-        }
-        migrator.registerMigration("v3: logs without AUTOINCREMENT") { db in
+        },
+        MigrationStep("v3: logs without AUTOINCREMENT") { db in
             // AUTOINCREMENT's counter is one more page written by every commit; the rowid alone
             // is increasing as the logs need (rows are only deleted by a reset).
             try db.execute(
@@ -53,12 +104,12 @@ extension Store {
                     CREATE INDEX occurrenceByKeyAndTime ON occurrence (key, createdAtMs);
                     """
             )
-        }
-        migrator.registerMigration("v4: the placement log's times in memory") { db in
+        },
+        MigrationStep("v4: the placement log's times in memory") { db in
             // `PlacementTimeline` answers by name and time; the index only cost writes.
             try db.execute(sql: "DROP INDEX placementByNameAndTime")
-        }
-        migrator.registerMigration("v5: the placement log is the outgoing event queue") { db in
+        },
+        MigrationStep("v5: the placement log is the outgoing event queue") { db in
             // Events go out in id order from a persisted cursor, so the log is append-only: a
             // reset marks rows forgotten instead of deleting them (a deleted last row would let
             // SQLite hand its id out again, behind the cursor).
@@ -69,8 +120,8 @@ extension Store {
                     ALTER TABLE placement ADD COLUMN forgotten INTEGER NOT NULL DEFAULT 0;
                     """
             )
-        }
-        migrator.registerMigration("v6: the cached config as its bytes") { db in
+        },
+        MigrationStep("v6: the cached config as its bytes") { db in
             // It was a JSON string holding the config's text; `document(_:)` reads the text
             // itself, a chunk at a time.
             try db.execute(
@@ -79,8 +130,8 @@ extension Store {
                     WHERE key = 'lastConfig' AND json_valid(CAST(value AS TEXT)) AND json_type(CAST(value AS TEXT)) = 'text'
                     """
             )
-        }
-        migrator.registerMigration("v7: forgotten placements indexed") { db in
+        },
+        MigrationStep("v7: forgotten placements indexed") { db in
             // A reset marks only the rows since the last one, and the rows no rule reads again
             // are pruned, each by this index instead of a scan of the whole log.
             try db.execute(
@@ -89,8 +140,8 @@ extension Store {
                     CREATE INDEX placementForgottenUnqueued ON placement (id) WHERE forgotten = 1 AND queued = 0;
                     """
             )
-        }
-        migrator.registerMigration("v8: user attributes a row each") { db in
+        },
+        MigrationStep("v8: user attributes a row each") { db in
             try db.execute(sql: "CREATE TABLE userAttribute (key TEXT PRIMARY KEY, value BLOB NOT NULL) WITHOUT ROWID")
             if let whole = try Data.fetchOne(db, sql: "SELECT value FROM keyedValue WHERE key = 'userAttributes'") {
                 try Changes(db).setUserAttributes(
@@ -99,7 +150,6 @@ extension Store {
                 )
                 try db.execute(sql: "DELETE FROM keyedValue WHERE key = 'userAttributes'")
             }
-        }
-        return migrator
-    }
+        },
+    ]
 }
