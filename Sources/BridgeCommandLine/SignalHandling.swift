@@ -13,10 +13,18 @@ import Glibc
 enum SignalHandling {
     static let signals = [SIGTERM, SIGINT, SIGHUP]
 
-    /// Installs the handlers; keep the answer alive while serving.
+    /// The longest the handlers are waited for before serving anyway.
+    static let registrationBound: DispatchTimeInterval = .seconds(5)
+
+    /// Installs the handlers, and returns once they are in place; keep the answer alive while
+    /// serving. A dispatch source is registered with the system after `resume()` returns, on
+    /// libdispatch's own thread: until then a signal ignored at the process level is lost, and
+    /// on a loaded machine a parent that sent SIGTERM once the first answer was out (as soon as
+    /// it can know we are up) was ignored for good.
     static func stop(_ connection: Connection, logger: Logger) -> [any DispatchSourceSignal] {
         let received = Received()
-        return signals.map { number in
+        let registered = DispatchGroup()
+        let sources = signals.map { number in
             // Ignored at the process level, so only the dispatch source sees the signal.
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
@@ -28,9 +36,17 @@ enum SignalHandling {
                     _exit(128 + number)
                 }
             }
+            registered.enter()
+            source.setRegistrationHandler { registered.leave() }
             source.resume()
             return source
         }
+        if registered.wait(timeout: .now() + registrationBound) == .timedOut {
+            logger.warning(
+                "the signal handlers were not in place within \(registrationBound): serving anyway; a SIGTERM, SIGINT or SIGHUP until they are is ignored"
+            )
+        }
+        return sources
     }
 
     private final class Received: Sendable {

@@ -7,19 +7,25 @@ import GRDB
 /// the database has had. Run step by step, a new database's migrations were a third of a first
 /// `configure`'s instructions, paid by every test that opens a fresh data directory.
 ///
-/// A change of schema is a new step, registered after the merged one in `migrator`.
+/// A change of schema is a new step at the end of `steps`: it runs after the merged ones, on
+/// new databases too (`schema` stays what the steps through `schemaStep` leave).
 extension Store {
     static var migrator: DatabaseMigrator {
         // No table has a foreign key: the checks GRDB defers to each migration's end find nothing.
         var migrator = DatabaseMigrator().disablingDeferredForeignKeyChecks()
-        let (earlier, last) = (steps.dropLast(), steps[steps.count - 1])
+        let mergedCount = (steps.firstIndex { $0.identifier == schemaStep } ?? steps.count - 1) + 1
+        let (earlier, last) = (steps[..<(mergedCount - 1)], steps[mergedCount - 1])
         migrator.registerMigration(last.identifier, merging: Set(earlier.map(\.identifier))) { db, applied in
             guard !applied.isEmpty else { return try db.execute(sql: schema) }
             for step in earlier where !applied.contains(step.identifier) { try step.migrate(db) }
             try last.migrate(db)
         }
+        for step in steps[mergedCount...] { migrator.registerMigration(step.identifier, migrate: step.migrate) }
         return migrator
     }
+
+    /// The last step `schema` includes.
+    static let schemaStep = "v8: user attributes a row each"
 
     /// The migrator of a build whose last step was `identifier`, one migration a step: how
     /// databases made before the steps were merged were migrated (tests make them with it).
@@ -32,7 +38,8 @@ extension Store {
         return migrator
     }
 
-    /// A new database's tables and indexes: what the steps leave, as SQLite writes it down.
+    /// A new database's tables and indexes: what the steps through `schemaStep` leave, as
+    /// SQLite writes them down.
     static let schema = """
         CREATE TABLE "keyedValue" ("key" TEXT PRIMARY KEY NOT NULL, "scope" TEXT NOT NULL, "value" BLOB NOT NULL);
         CREATE TABLE "assignment" ("experimentId" TEXT PRIMARY KEY NOT NULL, "variantId" TEXT NOT NULL, "variantKind" TEXT NOT NULL, "paywallIdentifier" TEXT, "isSentToServer" BOOLEAN NOT NULL DEFAULT 0);
