@@ -54,7 +54,10 @@ def record_the_demo_story(bridge: str, recording: Path, data_directory: str, *, 
         async with Superwall.start(bridge, arguments=arguments, purchase_controller=store,
                                    paywall_presenter=screen) as sw:
             store.sw = sw
-            await sw.configure("pk_replay", options={"configSource": source, "dataDirectory": data_directory},
+            # No preloads: the one a refresh starts tracks its events whenever it ends, before or
+            # after the flush below, so the flush's count would depend on the machine's speed.
+            await sw.configure("pk_replay", options={"configSource": source, "dataDirectory": data_directory,
+                                                     "paywalls": {"shouldPreload": False}},
                                store_products=[StoreDetails("com.pockettrainer.pro.monthly", price=9.99, currency_code="USD",
                                                             period=StorePeriod("month"))])
             await sw.set_subscription_status(SubscriptionStatus.inactive())
