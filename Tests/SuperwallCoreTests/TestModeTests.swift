@@ -39,9 +39,9 @@ import Testing
         #expect(await harness.superwall.isTestModeActive == false)
         _ = try await harness.superwall.identify(userId: "tester")
         #expect(await harness.superwall.isTestModeActive)
-        #expect(Superwall.isBundleMismatch(configured: "com.pockettrainer", actual: "superwall-bridge"))
-        #expect(!Superwall.isBundleMismatch(configured: "com.pockettrainer", actual: "com.pockettrainer.widget"))
-        #expect(!Superwall.isBundleMismatch(configured: nil, actual: "anything"))
+        #expect(TestModeReason.isBundleMismatch(configured: "com.pockettrainer", actual: "superwall-bridge"))
+        #expect(!TestModeReason.isBundleMismatch(configured: "com.pockettrainer", actual: "com.pockettrainer.widget"))
+        #expect(!TestModeReason.isBundleMismatch(configured: nil, actual: "anything"))
         let bundled = try edited(try await presentationConfig([])) { $0["bundle_id_config"] = "com.pockettrainer" }
         let mismatched = try await PresentationHarness.make(bundled, device: ["bundleId": "com.other"])
         #expect(await mismatched.superwall.isTestModeActive)

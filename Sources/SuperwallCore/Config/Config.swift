@@ -300,6 +300,19 @@ public struct TestModeUserId: Sendable, Equatable {
 }
 
 extension Config {
+    /// The products' entitlements by product id and store identifier alike
+    /// (`ConfigLogic.extractEntitlements`), duplicates not yet merged.
+    var entitlementsByProductId: [String: [Entitlement]] {
+        var map: [String: [Entitlement]] = [:]
+        for product in products {
+            map[product.id, default: []] += product.entitlements
+            if product.storeProduct.productIdentifier != product.id {
+                map[product.storeProduct.productIdentifier, default: []] += product.entitlements
+            }
+        }
+        return map
+    }
+
     /// Every entitlement the config's products grant, in the order first met.
     var entitlementIds: [String] {
         var seen = Set<String>()

@@ -163,6 +163,50 @@ public protocol PaywallServer: Sendable {
     func fetchPaywall(identifier: String, locale: String?, request: ConfigRequest) async throws -> Data
 }
 
+/// Why a paywall could not be loaded, and the event that reports it.
+struct PaywallLoadFailure: Error {
+    let eventName: String
+    let error: PresentationError
+
+    static func notInConfig(_ identifier: String) -> PaywallLoadFailure {
+        PaywallLoadFailure(
+            eventName: "paywallResponseLoad_notFound",
+            error: .paywallNotFound("the config has no paywall \"\(identifier)\"")
+        )
+    }
+}
+
+extension PaywallServer {
+    /// The paywall fetched in `locale` and decoded; a failure names its event.
+    nonisolated(nonsending) func paywall(
+        _ identifier: String,
+        in locale: String,
+        request: ConfigRequest
+    ) async -> Result<Paywall, PaywallLoadFailure> {
+        do {
+            let body = try await fetchPaywall(identifier: identifier, locale: locale, request: request)
+            return .success(try JSONDecoder().decode(Paywall.self, from: body))
+        } catch NetworkError.notFound {
+            return .failure(
+                PaywallLoadFailure(
+                    eventName: "paywallResponseLoad_notFound",
+                    error: .paywallNotFound("the server has no paywall \"\(identifier)\" in \(locale)")
+                )
+            )
+        } catch {
+            return .failure(
+                PaywallLoadFailure(
+                    eventName: "paywallResponseLoad_fail",
+                    error: PresentationError(
+                        .paywallFailedToLoad,
+                        "The paywall \(identifier) failed to load in \(locale): \(error)."
+                    )
+                )
+            )
+        }
+    }
+}
+
 /// A server that knows the user's web entitlements: Superwall's subscriptions API.
 public protocol WebEntitlementServer: Sendable {
     /// The web customer info of `userId` (the app user id, else the device id).

@@ -1,7 +1,6 @@
 import Executors
 import Foundation
 import Logging
-import Synchronization
 
 extension Superwall {
     /// Opens the data directory, restores the user, tracks the launch events, and loads the
@@ -202,174 +201,9 @@ extension Superwall {
         try? store.set(true, for: .didTrackFirstSeen)
     }
 
-    /// SuperwallKit's fetch strategy (`ConfigManager.fetchConfiguration`):
-    /// 1. a cached config and a stored active subscription: the cache at once, and a refresh
-    ///    in the background;
-    /// 2. a cached config whose `enable_config_refresh_v2` is on: one attempt limited to a
-    ///    second, else the cache and a refresh in the background;
-    /// 3. otherwise the full retries, then the cache if there is one, else `config_fail`.
-    private func loadConfig(from source: any ConfigSource, options: ConfigureOptions) async {
-        defer {
-            track(
-                "config_attributes",
-                SuperwallOptionsDump.make(options).merging([
-                    "using_purchase_controller": .bool(options.usingPurchaseController),
-                    "has_delegate": .bool(host.delegate != nil),
-                ]) { _, sdk in sdk }
-            )
-        }
-        let cached =
-            (try? await offloaded { [store] in Self.config(cached: (try? store?.document(.lastConfig)) ?? nil) })
-            ?? nil
-        let subscribed = (try? store?.value(.subscriptionStatus))??.isActive == true
-        DecisionLog.configManager.debug(
-            "configure: the config comes from \(source.description)\(cached.map { "; a cached build \($0.buildId) is kept" } ?? "; nothing is cached")"
-        )
-        if let cached, subscribed {
-            DecisionLog.configManager.debug(
-                "configure: the user is subscribed, so the cached build \(cached.buildId) is used at once and refreshed in the background"
-            )
-            adopt(cached, refresh: nil)
-            refreshInBackground(from: source, options: options)
-            return
-        }
-        let limited = cached?.featureFlags.enableConfigRefreshV2 == true
-        do {
-            try await fetchAndAdopt(
-                from: source,
-                cachedBuildId: cached?.buildId,
-                maxRetries: limited ? 0 : options.maxConfigRetryCount,
-                timeLimit: limited ? .seconds(1) : options.timeouts.config
-            )
-        } catch {
-            if let cached {
-                DecisionLog.configManager.debug(
-                    "configure: the fetch failed (\(error)); the cached build \(cached.buildId) is used"
-                )
-                adopt(cached, refresh: RefreshReport(cacheStatus: "CACHED", fetchSeconds: 0, retryCount: 0))
-                refreshInBackground(from: source, options: options)
-            } else {
-                let reason = (error as? ConfigDecodingError).map { "the config is invalid at \($0)" } ?? "\(error)"
-                DecisionLog.configManager.debug("configure: no config: \(reason)")
-                // An invalid config is the client's to fix, at a path: not a fetch that failed.
-                session?.configFailed(
-                    (error as? ConfigDecodingError).map(SuperwallError.invalidConfig) ?? .configUnavailable(reason)
-                )
-                track("config_fail", ["error_message": .string(reason)])
-                configLoading.loadFailed()
-            }
-        }
-    }
-
-    /// Fetches, decodes, caches and adopts a config, tracking `config_refresh`.
-    /// `cachedBuildId` is sent as `X-Static-Config-Build-Id`.
-    func fetchAndAdopt(
-        from source: any ConfigSource,
-        cachedBuildId: String?,
-        maxRetries: Int,
-        timeLimit: Duration?
-    ) async throws {
-        let started = clock.now()
-        let retries = RetryCounter()
-        let request = ConfigRequest(
-            apiKey: session?.apiKey ?? "",
-            headers: source.sendsHeaders ? requestHeaders(cachedBuildId: cachedBuildId) : [:],
-            retryPolicy: RetryPolicy(maxRetries: maxRetries, delay: retryDelay),
-            timeLimit: timeLimit,
-            onRetry: { retries.record($0) }
-        )
-        let body = try await offloaded { try await source.fetchConfig(request) }
-        let config: Config
-        do {
-            let previous = session?.config
-            config = try await offloaded { try Config.decode(from: body, reusing: previous) }
-        } catch {
-            if source.backend.fetchesOverTheNetwork {
-                track(
-                    "networkDecoding_fail",
-                    [
-                        "request_url": .string(source.description),
-                        "response": .string(String(decoding: body.prefix(1024), as: UTF8.self)),
-                    ]
-                )
-            }
-            throw error
-        }
-        if let store {
-            // Megabytes into a file beside the database (`Store+Documents`): offloaded too.
-            _ = try? await offloaded { try store.setDocument(body, for: .lastConfig) }
-        }
-        adopt(
-            config,
-            refresh: RefreshReport(
-                cacheStatus: "NOT_CACHED",
-                fetchSeconds: clock.now().timeIntervalSince(started),
-                retryCount: retries.count
-            )
-        )
-    }
-
-    /// A fetch with the full retries that replaces the config when it succeeds, and leaves
-    /// the config in use alone when it does not.
-    private func refreshInBackground(from source: any ConfigSource, options: ConfigureOptions) {
-        configLoading.runsInBackground(
-            startTask { superwall in
-                await superwall.configLoading.refreshes.run {
-                    try? await superwall.fetchAndAdopt(
-                        from: source,
-                        cachedBuildId: superwall.config?.buildId,
-                        maxRetries: options.maxConfigRetryCount,
-                        timeLimit: options.timeouts.config
-                    )
-                }
-            }
-        )
-    }
-
-    /// Waits for the last background config refresh (of `configure` or a new app session),
-    /// if one is running.
-    public func awaitBackgroundRefresh() async {
-        await configLoading.backgroundRefresh?.value
-    }
-
-    /// A request to the Superwall API beyond the config: the session's key, and SuperwallKit's
-    /// headers with the build id of the config in use.
-    func apiRequest(
-        retryPolicy: RetryPolicy = RetryPolicy(maxRetries: 0),
-        attemptTimeout: TimeInterval
-    ) -> ConfigRequest {
-        ConfigRequest(
-            apiKey: session?.apiKey ?? "",
-            headers: requestHeaders(cachedBuildId: session?.config?.buildId),
-            retryPolicy: retryPolicy,
-            attemptTimeout: attemptTimeout
-        )
-    }
-
-    /// SuperwallKit's headers for every API request, as the session stands now.
-    func requestHeaders(cachedBuildId: String?) -> [String: String] {
-        guard let session else { return [:] }
-        return ConfigRequest.superwallHeaders(
-            apiKey: session.apiKey,
-            device: deviceAttributes(),
-            appUserId: users.identity.appUserId,
-            aliasId: users.identity.aliasId,
-            activeEntitlementIds: userEntitlements.status.activeEntitlements.map(\.id),
-            cachedBuildId: cachedBuildId,
-            at: clock.now()
-        )
-    }
-
-    /// What `config_refresh` reports about a fetch.
-    private struct RefreshReport {
-        var cacheStatus: String
-        var fetchSeconds: Double
-        var retryCount: Int
-    }
-
     /// Puts a config in use. `refresh` is nil on the path that uses the cache without
     /// fetching first, where SuperwallKit tracks no `config_refresh`.
-    private func adopt(_ config: Config, refresh: RefreshReport?) {
+    func adopt(_ config: Config, refresh: ConfigFetch.Report?) {
         let isFirstConfig = session?.config == nil
         DecisionLog.configManager.debug(
             "config build \(config.buildId) in use: \(config.triggers.count) placements, \(config.paywalls.count) paywalls, \(config.products.count) products\(refresh.map { ", \($0.cacheStatus == "CACHED" ? "from the cache" : "fetched in \(String(format: "%.3f", $0.fetchSeconds)) s after \($0.retryCount) retries")" } ?? ", from the cache")"
@@ -419,11 +253,4 @@ extension Superwall {
     private static let dateTimeKeys: Set = [
         "utcDate", "localDate", "utcTime", "localTime", "utcDateTime", "localDateTime",
     ]
-
-    /// Counts retries as a fetch reports them, from whatever task it runs on.
-    private final class RetryCounter: Sendable {
-        private let value = Mutex(0)
-        func record(_ attempt: Int) { value.withLock { $0 = attempt } }
-        var count: Int { value.withLock { $0 } }
-    }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// The user's subscription status and what it is derived from (SuperwallKit's entitlements
 /// and customer-info managers): the status, test mode's own, the purchases recorded here, the
 /// web's customer info, the customer info derived from them, and the calls waiting for the
@@ -89,5 +91,59 @@ final class Entitlements {
         let held = !web.entitlements.isEmpty
         web = CustomerInfo()
         return held
+    }
+
+    // MARK: What follows from them
+
+    /// What the products unlock: the config's map (`Config.entitlementsByProductId`) with what
+    /// the customer info says a product unlocked, duplicates merged by priority.
+    func byProductId(in config: Config?) -> [String: [Entitlement]] {
+        var map = config?.entitlementsByProductId ?? [:]
+        for entitlement in customerInfo.entitlements {
+            for productId in entitlement.productIds { map[productId, default: []].append(entitlement) }
+        }
+        return map.mapValues { $0.mergedByPriority() }
+    }
+
+    /// SuperwallKit's four views of the entitlements, from what the products unlock.
+    func info(byProductId: [String: [Entitlement]]) -> EntitlementsInfo {
+        let active = status.activeEntitlements
+        let activeIds = Set(active.map(\.id))
+        let all = (byProductId.values.joined() + customerInfo.entitlements + active).mergedByPriority()
+        return EntitlementsInfo(
+            active: active,
+            inactive: all.filter { !activeIds.contains($0.id) },
+            all: all,
+            web: web.entitlements.filter(\.isActive).sorted { $0.id < $1.id }
+        )
+    }
+
+    /// The device's half of the customer info: the purchases recorded here, with the config's
+    /// product map (`Config.entitlementsByProductId`, never the customer info's own, which
+    /// must not feed back into it).
+    func deviceCustomerInfo(config: Config?, now: Date) -> CustomerInfo {
+        purchaseHistory.customerInfo(entitlementsByProductId: config?.entitlementsByProductId ?? [:], now: now)
+    }
+
+    /// The status the bridge derives, when it owns the status: the active entitlements of the
+    /// device's and the web's halves. Nil when there is nothing to derive it from, unless
+    /// `webEntitlementsChanged`: a revocation of the web's entitlements leaves the user inactive.
+    func derivedStatus(from device: CustomerInfo, webEntitlementsChanged: Bool) -> SubscriptionStatus? {
+        guard webEntitlementsChanged || !purchaseHistory.isEmpty || !web.entitlements.isEmpty else { return nil }
+        let active = (device.entitlements + web.entitlements).filter(\.isActive)
+        return active.isEmpty ? .inactive : .active(Set(active))
+    }
+
+    /// The customer info as the status stands now. The bridge's own status merges the two
+    /// halves with it; a host's is SuperwallKit's external-controller variant, and nil while
+    /// the host has not said it (the customer info stays the launch placeholder).
+    func derivedCustomerInfo(from device: CustomerInfo, ownsStatus: Bool) -> CustomerInfo? {
+        guard ownsStatus else {
+            return status == .unknown
+                ? nil : .forExternalPurchaseController(status: status, device: device, web: web)
+        }
+        var merged = device.merging(with: web)
+        merged.entitlements = (merged.entitlements + status.activeEntitlements).mergedByPriority()
+        return merged
     }
 }

@@ -23,40 +23,24 @@ extension Superwall {
     // MARK: Entitlements
 
     public func entitlements() throws(SuperwallError) -> EntitlementsInfo {
-        try entitlements(byProductId: entitlementsByProductId)
-    }
-
-    private func entitlements(byProductId: [String: [Entitlement]]) throws(SuperwallError) -> EntitlementsInfo {
         guard session != nil else { throw .notConfigured }
-        let active = userEntitlements.status.activeEntitlements
-        let activeIds = Set(active.map(\.id))
-        let all = (byProductId.values.joined() + userEntitlements.customerInfo.entitlements + active).mergedByPriority()
-        return EntitlementsInfo(
-            active: active,
-            inactive: all.filter { !activeIds.contains($0.id) },
-            all: all,
-            web: userEntitlements.web.entitlements.filter(\.isActive).sorted { $0.id < $1.id }
-        )
+        return userEntitlements.info(byProductId: entitlementsByProductId)
     }
 
     /// SuperwallKit's `byProductIds`: what the products unlock, as the user holds it now.
     public func entitlements(forProductIds productIds: [String]) throws(SuperwallError) -> [Entitlement] {
+        guard session != nil else { throw .notConfigured }
         let byProductId = entitlementsByProductId
-        let known = Dictionary(uniqueKeysWithValues: try entitlements(byProductId: byProductId).all.map { ($0.id, $0) })
+        let known = Dictionary(
+            uniqueKeysWithValues: userEntitlements.info(byProductId: byProductId).all.map { ($0.id, $0) }
+        )
         let ids = Set(productIds.flatMap { byProductId[$0] ?? [] }.map(\.id))
         return ids.sorted().compactMap { known[$0] }
     }
 
-    /// The config's product → entitlement map, by product id and store identifier alike,
-    /// with duplicates unioned (`ConfigLogic.extractEntitlements`), plus what the customer
-    /// info says a product unlocked.
+    /// What the products unlock, as the user holds it now (`Entitlements.byProductId`).
     var entitlementsByProductId: [String: [Entitlement]] {
-        guard session != nil else { return [:] }
-        var map = configEntitlementsByProductId
-        for entitlement in userEntitlements.customerInfo.entitlements {
-            for productId in entitlement.productIds { map[productId, default: []].append(entitlement) }
-        }
-        return map.mapValues { $0.mergedByPriority() }
+        session == nil ? [:] : userEntitlements.byProductId(in: session?.config)
     }
 
     // MARK: Customer info
@@ -110,27 +94,14 @@ extension Superwall {
     func refreshCustomerInfo(derivingStatus: Bool = true, webEntitlementsChanged: Bool = false) throws(SuperwallError) {
         guard let current = session else { return }
         let entitlements = userEntitlements
-        let device = entitlements.purchaseHistory.customerInfo(
-            entitlementsByProductId: configEntitlementsByProductId,
-            now: clock.now()
-        )
-        let web = entitlements.web
-        let updated: CustomerInfo
-        if ownsSubscriptionStatus {
-            if derivingStatus,
-                webEntitlementsChanged || !entitlements.purchaseHistory.isEmpty || !web.entitlements.isEmpty
-            {
-                let active = (device.entitlements + web.entitlements).filter(\.isActive)
-                try applySubscriptionStatus(active.isEmpty ? .inactive : .active(Set(active)))
-            }
-            var merged = device.merging(with: web)
-            merged.entitlements = (merged.entitlements + entitlements.status.activeEntitlements).mergedByPriority()
-            updated = merged
-        } else {
-            // The host has not said yet: the customer info stays the launch placeholder.
-            guard entitlements.status != .unknown else { return }
-            updated = .forExternalPurchaseController(status: entitlements.status, device: device, web: web)
+        let device = entitlements.deviceCustomerInfo(config: current.config, now: clock.now())
+        if ownsSubscriptionStatus, derivingStatus,
+            let derived = entitlements.derivedStatus(from: device, webEntitlementsChanged: webEntitlementsChanged)
+        {
+            try applySubscriptionStatus(derived)
         }
+        guard let updated = entitlements.derivedCustomerInfo(from: device, ownsStatus: ownsSubscriptionStatus)
+        else { return }
         let old = entitlements.customerInfo
         guard updated != old else { return }
         try persisting { try entitlements.setCustomerInfo(updated, in: current.store) }
@@ -147,19 +118,6 @@ extension Superwall {
             "customerInfo_didChange",
             ["from": .string(old.entitlementsSnapshot), "to": .string(updated.entitlementsSnapshot)]
         )
-    }
-
-    /// Only the config's map: the customer info's own entitlements must not feed back into it.
-    private var configEntitlementsByProductId: [String: [Entitlement]] {
-        guard let products = session?.config?.products else { return [:] }
-        var map: [String: [Entitlement]] = [:]
-        for product in products {
-            map[product.id, default: []] += product.entitlements
-            if product.storeProduct.productIdentifier != product.id {
-                map[product.storeProduct.productIdentifier, default: []] += product.entitlements
-            }
-        }
-        return map
     }
 
     // MARK: Subscription status

@@ -73,6 +73,19 @@ final class Paywalls {
         loaded[identifier] = paywall
     }
 
+    /// The paywall loaded before as `identifier` in `locale`, now requested for `request` too;
+    /// `isFirstForRequest` when that request had not had it (its load events are then tracked).
+    func reuseLoaded(
+        _ identifier: String,
+        locale: String?,
+        for request: String
+    ) -> (paywall: LoadedPaywall, isFirstForRequest: Bool)? {
+        guard var paywall = loaded[identifier], paywall.locale == locale else { return nil }
+        let isFirst = paywall.requestedFor.insert(request).inserted
+        if isFirst { loaded[identifier] = paywall }
+        return (paywall, isFirst)
+    }
+
     /// A config is in use: a loaded paywall it changed (its cache key) or dropped is let go.
     func configDidChange(_ config: Config) {
         loaded = loaded.filter { config.paywall(identifier: $0.key)?.cacheKey == $0.value.paywall.cacheKey }

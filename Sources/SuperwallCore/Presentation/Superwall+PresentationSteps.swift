@@ -2,7 +2,7 @@ import Executors
 import Foundation
 import Rules
 
-/// The presentation pipeline's steps and the events they track (see `Superwall+Presentation.swift`).
+/// The presentation pipeline's steps and the events they track (see `Superwall+Pipeline.swift`).
 extension Superwall {
     // MARK: Steps
 
@@ -137,74 +137,6 @@ extension Superwall {
         try? store?.recordOccurrence(key: occurrence.key, at: clock.now())
     }
 
-    /// The paywall by identifier: the config's, or, when the device's locale is one the config
-    /// lists and the source serves paywalls, fetched in that locale (`GET
-    /// /api/v1/paywall/{identifier}`). Loaded once and then cached until a config changes it or
-    /// the locale does.
-    /// `placement` is nil for a preload (SuperwallKit's `is_triggered_from_event: false`).
-    /// `random` draws its presentation id: a generator of the call's or the preload's own
-    /// (`RandomSource.fork`), so that which of them loads a paywall first changes no other draw.
-    func loadPaywall(
-        _ identifier: String?,
-        for placement: String?,
-        drawingFrom random: any RandomSource
-    ) async -> Result<LoadedPaywall, PresentationError> {
-        guard let identifier else { return .failure(.paywallNotFound("the variant names no paywall")) }
-        let server = configLoading.backend?.paywalls
-        let locale =
-            server == nil ? nil : session?.config?.paywallLocale { deviceAttributes()["deviceLocale"]?.stringValue }
-        let request = placement ?? ""
-        let triggered: [String: JSON] = ["is_triggered_from_event": .bool(placement != nil)]
-        if var loaded = paywalls.loaded[identifier], loaded.locale == locale {
-            guard !loaded.requestedFor.contains(request) else { return .success(loaded) }
-            track("paywallResponseLoad_start", triggered)
-            loaded.requestedFor.insert(request)
-            paywalls.keepLoaded(loaded, as: identifier)
-            track("paywallResponseLoad_complete", triggered)
-            return .success(loaded)
-        }
-        track("paywallResponseLoad_start", triggered)
-        let loadStarted = clock.now()
-        let paywall: Paywall
-        if let locale, let server, session != nil {
-            let request = apiRequest(retryPolicy: RetryPolicy(maxRetries: 6, delay: retryDelay), attemptTimeout: 15)
-            do {
-                paywall = try JSONDecoder().decode(
-                    Paywall.self,
-                    from: try await server.fetchPaywall(identifier: identifier, locale: locale, request: request)
-                )
-            } catch NetworkError.notFound {
-                track("paywallResponseLoad_notFound", triggered)
-                return .failure(.paywallNotFound("the server has no paywall \"\(identifier)\" in \(locale)"))
-            } catch {
-                track("paywallResponseLoad_fail", triggered)
-                return .failure(
-                    PresentationError(
-                        .paywallFailedToLoad,
-                        "The paywall \(identifier) failed to load in \(locale): \(error)."
-                    )
-                )
-            }
-        } else {
-            guard let configured = session?.config?.paywall(identifier: identifier) else {
-                track("paywallResponseLoad_notFound", triggered)
-                return .failure(.paywallNotFound("the config has no paywall \"\(identifier)\""))
-            }
-            paywall = configured
-        }
-        let loaded = LoadedPaywall(
-            paywall: paywall,
-            presentationId: random.uuid().uuidString.lowercased(),
-            locale: locale,
-            requestedFor: [request],
-            loadStarted: loadStarted,
-            loadCompleted: clock.now()
-        )
-        paywalls.keepLoaded(loaded, as: identifier)
-        track("paywallResponseLoad_complete", triggered)
-        return .success(loaded)
-    }
-
     // MARK: Events
 
     func trackTriggerFire(_ placement: PlacementData, _ result: TriggerResult) {
@@ -235,70 +167,6 @@ extension Superwall {
             return
         }
         recorded(tracker.recordPresentationRequest([placement.name, kind.wireName, status, reason ?? ""], parameters))
-    }
-
-    // MARK: Assignments
-
-    /// How many confirmations are being posted now.
-    public var confirmationsPending: Int { userAssignments.confirmationsInFlight.count }
-
-    /// Draws what is missing and keeps what is sticky (`AssignmentPlanner`), then persists.
-    func chooseAssignments() {
-        guard let current = session, let config = current.config else { return }
-        userAssignments.configDidChange(config, random: random, store: current.store)
-    }
-
-    /// Tells the server which variant the user saw (`POST /api/v1/confirm_assignments`), once
-    /// per assignment, when the config comes from a server that takes confirmations. On
-    /// failure the assignment stays unconfirmed and the next presentation tries again.
-    func confirmAssignment(of experiment: Experiment) {
-        guard session != nil, let assignment = userAssignments.needsConfirmation(of: experiment.id),
-            let server = configLoading.backend?.assignments
-        else { return }
-        let confirmation = AssignmentConfirmation(
-            experimentId: assignment.experimentId,
-            variantId: assignment.variant.id
-        )
-        let request = apiRequest(attemptTimeout: 10)
-        userAssignments.confirming(
-            experiment.id,
-            in: startTask { superwall in
-                let confirmed = (try? await server.confirmAssignments([confirmation], request: request)) != nil
-                superwall.confirmationFinished(confirmation, confirmed: confirmed)
-            }
-        )
-    }
-
-    private func confirmationFinished(_ confirmation: AssignmentConfirmation, confirmed: Bool) {
-        userAssignments.confirmationFinished(confirmation, confirmed: confirmed, store: store)
-    }
-
-    /// SuperwallKit's server assignments (`ConfigLogic.transferAssignments`): the variants the
-    /// server holds for the user replace the local ones, as confirmed, when the config still
-    /// has the experiment and the variant; the rest is ignored. Only a server that keeps
-    /// assignments has any; a config without triggers asks for none. A preload they call for
-    /// draws from `random`, forked when the fetch was asked for.
-    func fetchServerAssignments(preloadingWith random: (any RandomSource)?) async {
-        guard let current = session, let config = current.config, !config.triggers.isEmpty,
-            let server = configLoading.backend?.assignments, let random
-        else { return }
-        let request = apiRequest(attemptTimeout: 10)
-        guard let served = try? await server.fetchAssignments(request: request) else { return }
-        userAssignments.tookFromServer(AssignmentPlanner.transfer(served, in: config), store: store)
-        // The user's variants may have changed, and with them what to preload.
-        if !served.isEmpty { preloadIfEnabled(drawingFrom: random) }
-    }
-
-    /// `debug/overrideAssignment`: the user is given `variantId` of `experimentId`, as a server
-    /// assignment gives it: confirmed, and kept until the experiment or the variant leaves the
-    /// config. Either one the config does not have is refused, by name.
-    public func overrideAssignment(experimentId: String, variantId: String) throws(SuperwallError) -> Store.Assignment {
-        guard let current = session else { throw .notConfigured }
-        guard let config = current.config else { throw .configUnavailable("the config has not loaded yet") }
-        let assignment = try AssignmentPlanner.override(experimentId, to: variantId, in: config)
-        try persisting { try current.store.save(assignment) }
-        userAssignments.overridden(assignment)
-        return assignment
     }
 
     // MARK: The audience steps: on the actor, or off it from a snapshot for rules that may be slow

@@ -115,6 +115,45 @@ public enum TestModeReason: Sendable, Equatable {
     }
 }
 
+extension TestModeReason {
+    /// Why purchases are simulated for `identity` in a session with `behavior`, its config and
+    /// the device's facts, or nil when they are not: by `testModeBehavior`, the config's
+    /// `test_mode_user_ids`, and, for `automatic`, a config whose `bundle_id_config` is not the
+    /// app's bundle id. A bundle id the client never gave cannot mismatch: the placeholder
+    /// turned test mode on for every real config, and every purchase was then simulated and
+    /// granted without a word.
+    static func of(
+        _ identity: Identity,
+        behavior: TestModeBehavior,
+        config: Config?,
+        device: DeviceFacts
+    ) -> TestModeReason? {
+        let listed = config?.testModeUserIds.first { id in
+            switch id.kind {
+            case .userId: id.value == identity.appUserId
+            case .aliasId: id.value == identity.aliasId
+            }
+        }
+        switch behavior {
+        case .always: return .testModeBehavior
+        case .never: return nil
+        case .whenEnabledForUser: return listed.map { .testModeUser($0.value) }
+        case .automatic:
+            if let listed { return .testModeUser(listed.value) }
+            guard device.isBundleIdFromClient, let configured = config?.bundleIdConfig,
+                isBundleMismatch(configured: configured, actual: device.bundleId)
+            else { return nil }
+            return .bundleIdMismatch(expected: configured, actual: device.bundleId)
+        }
+    }
+
+    /// A configured bundle id the app's is not (it may extend it: `com.app` covers `com.app.widget`).
+    static func isBundleMismatch(configured: String?, actual: String) -> Bool {
+        guard let configured, !configured.isEmpty else { return false }
+        return actual != configured && !actual.hasPrefix(configured + ".")
+    }
+}
+
 /// What a purchase or restore is made with: the host's controller, or the simulation of
 /// test mode, which grants the product's entitlements itself.
 enum Purchaser {

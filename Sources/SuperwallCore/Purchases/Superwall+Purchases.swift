@@ -80,29 +80,10 @@ extension Superwall {
     /// Whether purchases are simulated now (SuperwallKit's `TestModeManager`).
     public var isTestModeActive: Bool { testModeReason != nil }
 
-    /// Why purchases are simulated now, or nil when they are not: by `testModeBehavior`, the
-    /// config's `test_mode_user_ids`, and, for `automatic`, a config whose `bundle_id_config`
-    /// is not the app's bundle id. A bundle id the client never gave cannot mismatch: the
-    /// placeholder turned test mode on for every real config, and every purchase was then
-    /// simulated and granted without a word.
+    /// Why purchases are simulated now (`TestModeReason.of`), or nil when they are not.
     public var testModeReason: TestModeReason? {
-        guard let session else { return nil }
-        let listed = session.config?.testModeUserIds.first { id in
-            switch id.kind {
-            case .userId: id.value == users.identity.appUserId
-            case .aliasId: id.value == users.identity.aliasId
-            }
-        }
-        switch session.testModeBehavior {
-        case .always: return .testModeBehavior
-        case .never: return nil
-        case .whenEnabledForUser: return listed.map { .testModeUser($0.value) }
-        case .automatic:
-            if let listed { return .testModeUser(listed.value) }
-            guard session.deviceFacts.isBundleIdFromClient, let configured = session.config?.bundleIdConfig,
-                Self.isBundleMismatch(configured: configured, actual: session.deviceFacts.bundleId)
-            else { return nil }
-            return .bundleIdMismatch(expected: configured, actual: session.deviceFacts.bundleId)
+        session.flatMap {
+            TestModeReason.of(users.identity, behavior: $0.testModeBehavior, config: $0.config, device: $0.deviceFacts)
         }
     }
 
@@ -119,12 +100,6 @@ extension Superwall {
         } else {
             Self.logger.notice("test mode is off: purchases go to the purchase controller again")
         }
-    }
-
-    /// A configured bundle id the app's is not (it may extend it: `com.app` covers `com.app.widget`).
-    static func isBundleMismatch(configured: String?, actual: String) -> Bool {
-        guard let configured, !configured.isEmpty else { return false }
-        return actual != configured && !actual.hasPrefix(configured + ".")
     }
 
     private func purchaser() throws(SuperwallError) -> Purchaser {
