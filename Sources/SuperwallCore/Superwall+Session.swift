@@ -102,6 +102,13 @@ extension Superwall {
             }
         }
 
+        /// The device id the subscriptions API knows the device by, the device template's
+        /// `deviceId`: the one the client gave, else the vendor's and the user's.
+        func webDeviceId(of identity: Identity) -> String {
+            if let given = self.deviceOverrides["deviceId"]?.stringValue { return given }
+            return DeviceTemplate.deviceId(vendorId: self.deviceFacts.vendorId, identity: identity)
+        }
+
         private mutating func change(_ body: (inout Fields) -> Void) {
             if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields.pointee) }
             body(&storage.fields.pointee)

@@ -180,19 +180,14 @@ extension Superwall {
         defer { redemptions.end() }
         // A user who changed meanwhile is not the one asked about.
         guard let fetched, let session, (users.identity.appUserId ?? webDeviceId) == userId else { return }
-        let holdsUnexpired = userEntitlements.web.entitlements.contains {
-            $0.isActive && ($0.expiresAt ?? .distantPast) > time
-        }
-        if fetched.entitlements.isEmpty && holdsUnexpired { return }
+        if fetched.entitlements.isEmpty && userEntitlements.webHoldsUnexpired(at: time) { return }
         try? session.store.set(time.timeIntervalSince1970 * 1000, for: .lastWebEntitlementsFetch)
         guard fetched != userEntitlements.web else { return }
         adoptWebCustomerInfo(fetched, revoking: true)
     }
 
-    /// The device id the subscriptions API knows the device by, the device template's `deviceId`.
+    /// The device id the subscriptions API knows the device by (`Session.webDeviceId`).
     var webDeviceId: String {
-        guard let session else { return DeviceTemplate.deviceIdPrefix }
-        if let given = session.deviceOverrides["deviceId"]?.stringValue { return given }
-        return DeviceTemplate.deviceId(vendorId: session.deviceFacts.vendorId, identity: users.identity)
+        session?.webDeviceId(of: users.identity) ?? DeviceTemplate.deviceIdPrefix
     }
 }

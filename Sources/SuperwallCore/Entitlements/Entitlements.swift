@@ -95,6 +95,12 @@ final class Entitlements {
 
     // MARK: What follows from them
 
+    /// Whether the web's entitlements hold one active and unexpired at `time`: an empty answer
+    /// of the subscriptions API then is a backend artifact, not a revocation (SuperwallKit).
+    func webHoldsUnexpired(at time: Date) -> Bool {
+        web.entitlements.contains { $0.isActive && ($0.expiresAt ?? .distantPast) > time }
+    }
+
     /// What the products unlock: the config's map (`Config.entitlementsByProductId`) with what
     /// the customer info says a product unlocked, duplicates merged by priority.
     func byProductId(in config: Config?) -> [String: [Entitlement]] {

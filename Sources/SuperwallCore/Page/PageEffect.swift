@@ -34,6 +34,27 @@ public struct PageNotification: Sendable, Equatable {
     public var delayMs: Double
 }
 
+extension PageNotification {
+    /// `schedule_notification`'s trial reminder, one per paywall; in the sandbox a day passes
+    /// in a minute, as SuperwallKit has it.
+    init(
+        trialReminderOf paywallIdentifier: String,
+        title: String,
+        subtitle: String?,
+        body: String,
+        delayMs: Double,
+        isSandbox: Bool
+    ) {
+        self.init(
+            id: "com.superwall.ios-\(paywallIdentifier)-TRIAL_STARTED",
+            title: title,
+            subtitle: subtitle,
+            body: body,
+            delayMs: isSandbox ? delayMs / 1440 : delayMs
+        )
+    }
+}
+
 /// SuperwallKit's `PaywallLoadingState`: what the host shows over the page.
 public enum PageLoadingState: String, Sendable {
     case unknown, loadingURL, ready, loadingPurchase, manualLoading

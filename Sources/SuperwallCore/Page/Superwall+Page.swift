@@ -192,38 +192,28 @@ extension Superwall {
     ) {
         guard delayMs > 0 else { return }
         let isSandbox = deviceAttributes()["isSandbox"]?.stringValue == "true"
-        request(
-            .scheduleNotification(
-                PageNotification(
-                    id: "com.superwall.ios-\(paywall.info.identifier)-TRIAL_STARTED",
-                    title: title,
-                    subtitle: subtitle,
-                    body: body,
-                    delayMs: isSandbox ? delayMs / 1440 : delayMs
-                )
-            ),
-            on: paywall
+        let notification = PageNotification(
+            trialReminderOf: paywall.info.identifier,
+            title: title,
+            subtitle: subtitle,
+            body: body,
+            delayMs: delayMs,
+            isSandbox: isSandbox
         )
+        request(.scheduleNotification(notification), on: paywall)
     }
 
     /// The page is ready. It is told the event tracking behaviour, then the TEMPLATES and
     /// the editor's text, then what was held for it.
     private func pageDidPing(_ version: String, _ paywall: PresentedPaywall) {
-        guard paywalls.open?.id == paywall.id else { return }
-        let now = clock.now()
-        paywalls.changeOpen(paywall.id) { open in
-            open.page.paywalljsVersion = version
-            open.info.paywalljsVersion = version
-            if open.info.loadTimes.webViewComplete == nil { open.info.loadTimes.webViewComplete = now }
+        guard let (paywall, held) = paywalls.pageDidPing(paywall.id, version: version, at: clock.now()) else {
+            return
         }
-        let paywall = paywalls.open ?? paywall
         track(
             "paywallWebviewLoad_complete",
             paywall.info.placementParameters,
             subject: EventSubject(paywallInfo: paywall.info)
         )
-        let held = paywalls.open?.page.held ?? []
-        paywalls.changeOpen(paywall.id) { $0.page.held = [] }
         let events =
             [
                 PageEvents.accept64([

@@ -67,6 +67,20 @@ final class Paywalls {
         change(&open!)
     }
 
+    /// The page of paywall `id` pinged with paywall.js `version` at `now`: it is ready, and
+    /// the events held for it go. Answers the paywall as it now stands and those events; nil
+    /// when `id` is not on screen.
+    func pageDidPing(_ id: String, version: String, at now: Date) -> (PresentedPaywall, held: [String])? {
+        guard var paywall = open, paywall.id == id else { return nil }
+        paywall.page.paywalljsVersion = version
+        paywall.info.paywalljsVersion = version
+        if paywall.info.loadTimes.webViewComplete == nil { paywall.info.loadTimes.webViewComplete = now }
+        let held = paywall.page.held
+        paywall.page.held = []
+        open = paywall
+        return (paywall, held)
+    }
+
     // MARK: Loading and preloading
 
     func keepLoaded(_ paywall: LoadedPaywall, as identifier: String) {
