@@ -92,7 +92,11 @@ enum IncomingMessage: Sendable {
                 self = .invalid(id: id, error: .invalidRequest("method must be a string, not \(method.typeName)."))
                 return
             }
-            let params = members["params"]
+            // `params: null` reads as absent: the specification forbids it, but pygls and other
+            // clients send it for a method without parameters, and most servers take it.
+            // (`JSONValue` is `ExpressibleByNilLiteral`: a bare `nil` here would be `.null`.)
+            var params = members["params"]
+            if params?.isNull == true { params = Optional.none }
             if let params {
                 switch params {
                 case .object, .array: break

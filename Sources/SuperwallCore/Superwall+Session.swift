@@ -160,6 +160,14 @@ extension Superwall {
         deviceTemplate()()
     }
 
+    /// SuperwallKit's `getDeviceAttributes()`: the device template, once `configure` has opened
+    /// the session, while its config may still be loading (a call pipelined behind `configure`
+    /// finds the session, as `identity()` does).
+    public func sessionDeviceAttributes() throws(SuperwallError) -> [String: JSON] {
+        guard session != nil else { throw .notConfigured }
+        return deviceAttributes()
+    }
+
     /// The device template as of now, built when first called: most audience rules never
     /// read `device`, and building it costs two queries and some date arithmetic.
     func deviceTemplate() -> @Sendable () -> [String: JSON] {

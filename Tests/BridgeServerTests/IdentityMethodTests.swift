@@ -2,6 +2,7 @@ import BridgeServer
 import Foundation
 import JSONRPC
 import Logging
+import SuperwallCore
 import TestSupport
 import Testing
 
@@ -61,5 +62,48 @@ import Testing
         #expect(device?["platform"] == "iOS")
         #expect(device?["publicApiKey"] == "pk_test")
         #expect(device?["sdkVersion"] == "4.16.4")
+    }
+
+    /// The README's lifecycle: a call pipelined behind `configure` finds the session open, as
+    /// `getUserId` does, though the config is still loading.
+    @Test func deviceAttributesPipelinedBehindConfigureAnswerWhileTheConfigLoads() async {
+        let transport = HeldTransport()
+        let process = InProcessServer(
+            handler: BridgeServer(logger: quietLogger(), logLevel: RecordingLogLevel(), httpTransport: transport)
+        )
+        process.client.request(0, "initialize", ["protocolVersion": "1.0", "capabilities": [:]])
+        _ = await process.client.nextReply()
+        let params: JSONValue = [
+            "apiKey": "pk_test",
+            "options": [
+                "configSource": ["type": "http", "baseUrl": "http://127.0.0.1:9"], "maxConfigRetryCount": 0,
+                "dataDirectory": .string(temporaryDirectory()),
+            ],
+            "device": ["platform": "iOS"],
+        ]
+        process.client.request(1, "configure", params)
+        process.client.request(2, "getDeviceAttributes")
+        let device = await process.client.nextReply()
+        #expect(device?["id"] == 2)
+        #expect(device?["result"]?["attributes"]?["platform"] == "iOS", "\(String(describing: device))")
+        await transport.release()
+        #expect(await process.client.nextReply()?["id"] == 1)
+    }
+}
+
+/// A network that holds every request until `release()`, then fails them.
+private actor HeldTransport: HTTPTransport {
+    private var held: [CheckedContinuation<Void, Never>] = []
+    private var released = false
+
+    func send(_ attempt: HTTPAttempt) async throws -> HTTPOutcome {
+        if !released { await withCheckedContinuation { held.append($0) } }
+        throw URLError(.cannotConnectToHost)
+    }
+
+    func release() {
+        released = true
+        for waiting in held { waiting.resume() }
+        held = []
     }
 }

@@ -101,6 +101,18 @@ import Testing
         #expect(await server.client.next()?["result"] == 6)
     }
 
+    /// pygls and other clients send `params: null` for a method without parameters; the
+    /// specification forbids it, and most servers read it as absent.
+    @Test func nullParamsAreReadAsAbsent() async {
+        let server = await initializedServer()
+        server.client.send(#"{"jsonrpc":"2.0","id":1,"method":"get_data","params":null}"#)
+        let first = await server.client.next()
+        #expect(first?["result"] == ["hello", 5], "\(String(describing: first))")
+        server.client.send(#"{"jsonrpc":"2.0","method":"notify","params":null}"#)
+        server.client.request(2, "$/ping")
+        #expect(await server.client.next()?["id"] == 2)
+    }
+
     @Test func reservedRPCMethodsAreNotFound() async {
         let server = await initializedServer()
         server.client.request(1, "rpc.discover")

@@ -142,8 +142,7 @@ enum IdentityMethods {
         init(_ context: MethodContext) { superwall = context.superwall }
 
         func answer(_ parameters: NoParameters) async throws -> AttributesAnswer {
-            guard await superwall.configurationStatus != .pending else { throw SuperwallError.notConfigured.rpcError }
-            return AttributesAnswer(attributes: await superwall.deviceAttributes())
+            AttributesAnswer(attributes: try await core { try await superwall.sessionDeviceAttributes() })
         }
     }
 }
