@@ -19,6 +19,14 @@ struct Validate: ParsableCommand {
     @Argument(help: "The config file (a static_config response body).")
     var file: String
 
+    @Option(
+        help: """
+            The device platform the config is read for: Android keeps Google Play products, as \
+            Superwall-Android does; any other platform drops them, as SuperwallKit does.
+            """
+    )
+    var platform = "iOS"
+
     func run() throws {
         let body: Data
         do {
@@ -29,7 +37,7 @@ struct Validate: ParsableCommand {
         }
         let config: Config
         do {
-            config = try Config.decode(from: body)
+            config = try Config.decode(from: body, for: ReferenceSDK(devicePlatform: platform))
         } catch {
             // For text that is not JSON at all, the parser's line and column say more than
             // the decoder's path; the text is parsed again only then.

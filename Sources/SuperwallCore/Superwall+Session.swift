@@ -34,6 +34,8 @@ extension Superwall {
             let deviceFacts: DeviceFacts
             let deviceOverrides: [String: JSON]
             var store: Store { directory.store }
+            /// Whose rules the session follows where the SDKs differ: its device's platform's.
+            var referenceSDK: ReferenceSDK { ReferenceSDK(devicePlatform: deviceFacts.platform) }
 
             init(apiKey: String, options: ConfigureOptions, directory: DataDirectory, deviceFacts: DeviceFacts) {
                 self.apiKey = apiKey

@@ -48,6 +48,26 @@ import Testing
         #expect(lines.contains { $0.hasPrefix("\(path):$.products_v3[3]: dropped") })
     }
 
+    @Test func aGooglePlayProductIsDroppedUnlessTheConfigIsReadForAndroid() async throws {
+        let path = try configFile { config in
+            let play: [String: Any] = [
+                "store_product": [
+                    "store": "PLAY_STORE", "product_identifier": "pro_sub", "base_plan_identifier": "monthly",
+                    "offer": ["type": "AUTOMATIC"],
+                ],
+                "entitlements": [["identifier": "pro", "type": "SERVICE_LEVEL"]],
+            ]
+            config["products_v3"] = (config["products_v3"] as! [Any]) + [play]
+        }
+        let asIOS = try await runBridge(["validate", path])
+        #expect(asIOS.status == 1)
+        #expect(asIOS.stdout.contains("\(path):$.products_v3[3]: dropped"), "\(asIOS.stdout)")
+        #expect(asIOS.stdout.contains("Google Play"))
+        let asAndroid = try await runBridge(["validate", "--platform", "Android", path])
+        #expect(asAndroid.status == 0, "\(asAndroid.stdout)")
+        #expect(!asAndroid.stdout.contains("dropped"))
+    }
+
     @Test func aMisspeltKeyIsAWarningNamingTheKeyMeantAndTheFileStaysValid() async throws {
         let path = try configFile { config in
             config["trigger_optoins"] = []

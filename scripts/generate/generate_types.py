@@ -190,6 +190,8 @@ PYTHON_MODELS: dict[str, dict[str, Any]] = {
     "IntroductoryOffer": {"from": ["IntroductoryOffer"], "positional": ["period"],
                           "defaults": {"payment_mode": '"freeTrial"', "period_count": "1"}},
     "StoreDetails": {"from": ["StoreDetails"], "positional": ["product_identifier"]},
+    "PlayOffer": {"from": ["PlayOffer"], "positional": ["type"]},
+    "PlayStoreProduct": {"from": ["PlayStoreProduct"], "positional": ["product_id", "base_plan_id", "offer"]},
     "Product": {"from": ["Product"], "positional": ["id", "product_identifier"], "defaults": {"store": '"appStore"'}},
     "Variant": {"from": ["Variant"], "positional": ["id", "type"]},
     "Experiment": {"from": ["Experiment"], "positional": ["id", "group_id", "variant"]},

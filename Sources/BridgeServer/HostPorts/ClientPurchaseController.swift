@@ -12,8 +12,13 @@ struct ClientPurchaseController: PurchaseController {
     let host: ClientHost
 
     func purchase(_ product: Product, paywallInfo: PaywallInfo?) async -> PurchaseAnswer {
-        let params: JSONValue = ["product": product.wireValue, "paywallInfo": paywallInfo?.wireValue ?? .null]
-        switch await host.ask("purchaseController/purchase", params) {
+        var params: JSONObject = ["product": product.wireValue, "paywallInfo": paywallInfo?.wireValue ?? .null]
+        // Superwall-Android's `purchase(activity, productDetails, basePlanId, offerId)`.
+        if case .playStore(_, let basePlan, let offer) = product.storeProduct {
+            params["basePlanId"] = basePlan.isEmpty ? .null : .string(basePlan)
+            params["offerId"] = .optional(offer.offerId)
+        }
+        switch await host.ask("purchaseController/purchase", .object(params)) {
         case .lost: return PurchaseAnswer(.sessionEnded)
         case .refused(let message): return PurchaseAnswer(.failed(message))
         case .answered(let reply): return Self.decodePurchase(reply)

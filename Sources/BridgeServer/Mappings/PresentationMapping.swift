@@ -28,14 +28,21 @@ extension Store.Assignment {
 }
 
 extension Product {
+    /// With a Google Play product's parts under `playStore`: its product id, base plan and offer.
     var wireValue: JSONValue {
-        [
+        var value: JSONObject = [
             "id": .string(id), "referenceName": .optional(referenceName),
             "store": .string(camelCase(storeProduct.store)),
             "productIdentifier": .string(storeProduct.productIdentifier),
             "entitlements": .array(entitlements.sorted { $0.id < $1.id }.map(\.wireValue)),
             "storeDetails": storeDetails?.wireValue ?? .null,
         ]
+        if case .playStore(let product, let basePlan, let offer) = storeProduct {
+            value["playStore"] = [
+                "productId": .string(product), "basePlanId": .string(basePlan), "offer": offer.wireValue,
+            ]
+        }
+        return .object(value)
     }
 }
 
@@ -279,6 +286,17 @@ extension SubscriptionStatus {
                 "\(params.path(of: "type")) must be \"unknown\", \"inactive\" or \"active\", not \"\(other)\".",
                 details: ["path": .string(params.path(of: "type"))]
             )
+        }
+    }
+}
+
+extension PlayOffer {
+    /// `{type: "automatic" | "noOffer" | "specified", offerId?}`.
+    var wireValue: JSONValue {
+        switch self {
+        case .automatic: ["type": "automatic"]
+        case .none: ["type": "noOffer"]
+        case .specified(let id): ["type": "specified", "offerId": .string(id)]
         }
     }
 }

@@ -48,15 +48,24 @@ extension Config {
     /// one of `previous`'s is taken from it instead of decoded again: a hot reload after an
     /// edit of one paywall decodes that paywall, not thousands. An element that dropped
     /// something is always decoded again, so every drop is still reported.
-    public static func decode(from data: Data) throws(ConfigDecodingError) -> Config {
-        try decode(from: data, reusing: nil)
+    /// `platform`: whose rules the config is read by where the two SDKs differ (a Google Play
+    /// product is kept for Android only).
+    public static func decode(
+        from data: Data,
+        for platform: ReferenceSDK = .superwallKit
+    ) throws(ConfigDecodingError) -> Config {
+        try decode(from: data, reusing: nil, for: platform)
     }
 
-    public static func decode(from text: Data, reusing previous: Config?) throws(ConfigDecodingError) -> Config {
+    public static func decode(
+        from text: Data,
+        reusing previous: Config?,
+        for platform: ReferenceSDK = .superwallKit
+    ) throws(ConfigDecodingError) -> Config {
         let data = withoutByteOrderMark(text)
         do {
             return try data.withUnsafeBytes { bytes in
-                var reader = ConfigReader(reusing: previous)
+                var reader = ConfigReader(reusing: previous, for: platform)
                 return try reader.read(bytes)
             }
         } catch let error as ConfigDecodingError {
@@ -138,6 +147,24 @@ extension ConfigDecodingError {
     /// `$.trigger_options[3].rules[0]`.
     func under(_ prefix: String) -> ConfigDecodingError {
         ConfigDecodingError(path: prefix + path.dropFirst(), reason: reason)
+    }
+}
+
+/// Which SDK a session follows where SuperwallKit and Superwall-Android differ: Android's for a
+/// device whose `platform` is Android, SuperwallKit's for every other.
+public enum ReferenceSDK: Sendable {
+    case superwallKit
+    case superwallAndroid
+
+    static let key = CodingUserInfoKey(rawValue: "superwall.referenceSDK")!
+
+    public init(devicePlatform: String) {
+        self = devicePlatform.lowercased() == "android" ? .superwallAndroid : .superwallKit
+    }
+
+    /// The rules of the config being decoded; SuperwallKit's unless the decode says otherwise.
+    static func of(_ decoder: any Decoder) -> ReferenceSDK {
+        decoder.userInfo[key] as? ReferenceSDK ?? .superwallKit
     }
 }
 

@@ -14,6 +14,8 @@ struct ConfigFetch: Sendable {
     let timeLimit: Duration?
     let store: Store?
     let clock: any WallClock
+    /// Whose rules the config is read by (`Config.decode(from:reusing:for:)`).
+    let platform: ReferenceSDK
 
     /// What `config_refresh` reports about a fetch.
     struct Report: Sendable {
@@ -41,11 +43,11 @@ struct ConfigFetch: Sendable {
             timeLimit: timeLimit,
             onRetry: { retries.record($0) }
         )
-        let source = source
+        let (source, platform) = (source, platform)
         let body = try await Self.offloaded { try await source.fetchConfig(request) }
         let config: Config
         do {
-            config = try await Self.offloaded { try Config.decode(from: body, reusing: previous) }
+            config = try await Self.offloaded { try Config.decode(from: body, reusing: previous, for: platform) }
         } catch {
             throw UndecodableBody(body: body, underlying: error)
         }

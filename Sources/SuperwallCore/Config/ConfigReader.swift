@@ -20,14 +20,19 @@ struct ConfigReader {
     }
 
     private let previous: Config?
-    private var triggers = Section<Trigger>(key: LargeArray.triggers.rawValue)
-    private var paywalls = Section<Paywall>(key: LargeArray.paywalls.rawValue)
-    private var products = Section<Product>(key: LargeArray.products.rawValue)
+    private let platform: ReferenceSDK
+    private var triggers: Section<Trigger>
+    private var paywalls: Section<Paywall>
+    private var products: Section<Product>
     /// An object of every other member, as written.
     private var header: [UInt8] = [UInt8(ascii: "{")]
 
-    init(reusing previous: Config?) {
+    init(reusing previous: Config?, for platform: ReferenceSDK) {
         self.previous = previous
+        self.platform = platform
+        triggers = Section(key: LargeArray.triggers.rawValue, for: platform)
+        paywalls = Section(key: LargeArray.paywalls.rawValue, for: platform)
+        products = Section(key: LargeArray.products.rawValue, for: platform)
     }
 
     /// What a large array's key holds.
@@ -47,10 +52,11 @@ struct ConfigReader {
         /// A decoder that records drops in `dropped`.
         let decoder: JSONTextDecoder
 
-        init(key: String) {
+        init(key: String, for platform: ReferenceSDK) {
             self.key = key
             var decoder = JSONTextDecoder()
             decoder.userInfo[DroppedElementLog.key] = dropped
+            decoder.userInfo[ReferenceSDK.key] = platform
             self.decoder = decoder
         }
 
@@ -179,9 +185,9 @@ struct ConfigReader {
     /// Drops what an earlier member of the same name read.
     private mutating func forget(_ key: LargeArray) {
         switch key {
-        case .triggers: triggers = Section(key: triggers.key)
-        case .paywalls: paywalls = Section(key: paywalls.key)
-        case .products: products = Section(key: products.key)
+        case .triggers: triggers = Section(key: triggers.key, for: platform)
+        case .paywalls: paywalls = Section(key: paywalls.key, for: platform)
+        case .products: products = Section(key: products.key, for: platform)
         }
     }
 
@@ -209,6 +215,7 @@ struct ConfigReader {
         var headerDecoder = JSONTextDecoder()
         let headerLog = DroppedElementLog()
         headerDecoder.userInfo[DroppedElementLog.key] = headerLog
+        headerDecoder.userInfo[ReferenceSDK.key] = platform
         let header: ConfigHeader = try decodeHeader(with: headerDecoder)
         // A missing or null `products_v3` is no products, as SuperwallKit's lossy array reads it.
         let products = products.found == .missing || products.found == .null ? [] : try products.decoded()

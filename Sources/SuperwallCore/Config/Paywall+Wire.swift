@@ -180,16 +180,18 @@ extension StoreProduct: Decodable {
     enum Keys: String, ConfigObjectKeys {
         static let nameSet = MemberNameSet(names)
         /// Sent by the Superwall API, read by neither SuperwallKit nor the bridge.
-        static let unread = ["base_plan_identifier", "offer", "environment"]
+        static let unread = ["environment"]
 
         case store
         case productIdentifier = "product_identifier"
         case billingPlanType = "billing_plan_type"
         case trialDays = "trial_days"
+        case basePlanIdentifier = "base_plan_identifier"
+        case offer
     }
 
-    /// App Store, Stripe, Paddle and custom products; any other store (`PLAY_STORE`) fails,
-    /// which drops the product.
+    /// App Store, Stripe, Paddle and custom products, and Google Play products when the config is
+    /// read by Superwall-Android's rules (`ReferenceSDK`); any other fails, which drops the product.
     public init(from decoder: any Decoder) throws {
         decoder.noteIgnoredMembers(besides: Keys.self)
         let container = try decoder.container(keyedBy: Keys.self)
@@ -210,12 +212,47 @@ extension StoreProduct: Decodable {
             self = .paddle(productIdentifier: identifier)
         case "CUSTOM":
             self = .custom(productIdentifier: identifier)
+        case "PLAY_STORE":
+            guard ReferenceSDK.of(decoder) == .superwallAndroid else {
+                throw DecodingError.dataCorruptedError(
+                    forKey: .store,
+                    in: container,
+                    debugDescription:
+                        "a Google Play product, which SuperwallKit leaves out (a session whose device.platform is Android keeps it)"
+                )
+            }
+            self = .playStore(
+                productIdentifier: identifier,
+                basePlanIdentifier: try container.decodeIfPresent(String.self, forKey: .basePlanIdentifier) ?? "",
+                offer: try container.decodeIfPresent(PlayOffer.self, forKey: .offer) ?? .none
+            )
         default:
             throw DecodingError.dataCorruptedError(
                 forKey: .store,
                 in: container,
                 debugDescription: "unsupported store \"\(store)\""
             )
+        }
+    }
+}
+
+extension PlayOffer: Decodable {
+    enum Keys: String, ConfigObjectKeys {
+        static let nameSet = MemberNameSet(names)
+
+        case type
+        case offerIdentifier = "offer_identifier"
+    }
+
+    /// Superwall-Android's reading: `AUTOMATIC`, `NO_OFFER`, or `SPECIFIED` with its
+    /// `offer_identifier` (without one the product does not decode); any other type is no offer.
+    public init(from decoder: any Decoder) throws {
+        decoder.noteIgnoredMembers(besides: Keys.self)
+        let container = try decoder.container(keyedBy: Keys.self)
+        switch try container.decodeIfPresent(String.self, forKey: .type) {
+        case "AUTOMATIC": self = .automatic
+        case "SPECIFIED": self = .specified(try container.decode(String.self, forKey: .offerIdentifier))
+        default: self = .none
         }
     }
 }

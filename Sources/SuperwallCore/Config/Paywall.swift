@@ -138,21 +138,59 @@ public enum StoreProduct: Sendable, Equatable {
     case stripe(productIdentifier: String, trialDays: Int?)
     case paddle(productIdentifier: String)
     case custom(productIdentifier: String)
+    /// A Google Play product (Superwall-Android's `PlayStoreProduct`): the product, its base
+    /// plan (empty for a one-time product of the old kind) and which offer to buy it with.
+    case playStore(productIdentifier: String, basePlanIdentifier: String, offer: PlayOffer)
 
+    /// The identifier the store knows the product by; for a Play product, Superwall-Android's
+    /// full identifier `product:basePlan:offer` (the offer `sw-auto` for `AUTOMATIC`, `sw-none`
+    /// for `NO_OFFER`), or the product alone without a base plan: what products are looked up,
+    /// described and bought by.
     public var productIdentifier: String {
         switch self {
         case .appStore(let identifier, _), .stripe(let identifier, _), .paddle(let identifier), .custom(let identifier):
             return identifier
+        case .playStore(let product, let basePlan, let offer):
+            guard !basePlan.isEmpty else { return product }
+            return "\(product):\(basePlan):\(offer.identifierComponent)"
         }
     }
 
-    /// The wire name of the store: `APP_STORE`, `STRIPE`, `PADDLE`, `CUSTOM`.
+    /// The wire name of the store: `APP_STORE`, `STRIPE`, `PADDLE`, `CUSTOM`, `PLAY_STORE`.
     public var store: String {
         switch self {
         case .appStore: return "APP_STORE"
         case .stripe: return "STRIPE"
         case .paddle: return "PADDLE"
         case .custom: return "CUSTOM"
+        case .playStore: return "PLAY_STORE"
         }
+    }
+}
+
+/// Which offer a Google Play product is bought with (Superwall-Android's `Offer`).
+public enum PlayOffer: Sendable, Equatable {
+    /// `AUTOMATIC`: the store's best offer of the base plan (Superwall-Android takes the
+    /// longest free trial, else the cheapest first phase, else the base plan).
+    case automatic
+    /// `NO_OFFER`: the base plan alone.
+    case none
+    /// `SPECIFIED`: this offer of the base plan.
+    case specified(String)
+
+    /// The offer's part of the full identifier: `sw-auto`, `sw-none` or the offer's id.
+    var identifierComponent: String {
+        switch self {
+        case .automatic: "sw-auto"
+        case .none: "sw-none"
+        case .specified(let id): id
+        }
+    }
+
+    /// The offer id a purchase names: the specified one; nil for the others (for `AUTOMATIC`,
+    /// the client's store chooses among the base plan's offers).
+    public var offerId: String? {
+        if case .specified(let id) = self { return id }
+        return nil
     }
 }

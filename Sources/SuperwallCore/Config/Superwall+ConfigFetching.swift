@@ -22,7 +22,9 @@ extension Superwall {
             )
         }
         let cached =
-            (try? await offloaded { [store] in Self.config(cached: (try? store?.document(.lastConfig)) ?? nil) })
+            (try? await offloaded { [store, platform = session?.referenceSDK ?? .superwallKit] in
+                Self.config(cached: (try? store?.document(.lastConfig)) ?? nil, for: platform)
+            })
             ?? nil
         let subscribed = (try? store?.value(.subscriptionStatus))??.isActive == true
         DecisionLog.configManager.debug(
@@ -79,7 +81,8 @@ extension Superwall {
             retryPolicy: RetryPolicy(maxRetries: maxRetries, delay: retryDelay),
             timeLimit: timeLimit,
             store: store,
-            clock: clock
+            clock: clock,
+            platform: session?.referenceSDK ?? .superwallKit
         )
         do {
             let (config, report) = try await fetch.run(reusing: session?.config)

@@ -55,12 +55,12 @@ extension Superwall {
 
     /// The last config fetched, as kept in the data directory.
     func cachedConfig() -> Config? {
-        Self.config(cached: (try? store?.document(.lastConfig)) ?? nil)
+        Self.config(cached: (try? store?.document(.lastConfig)) ?? nil, for: session?.referenceSDK ?? .superwallKit)
     }
 
     /// The cached config's body, decoded; nil when there is none or it no longer decodes.
-    static func config(cached body: Data?) -> Config? {
-        body.flatMap { try? Config.decode(from: $0) }
+    static func config(cached body: Data?, for platform: ReferenceSDK) -> Config? {
+        body.flatMap { try? Config.decode(from: $0, for: platform) }
     }
 
     // MARK: Web codes and entitlements (SuperwallKit's `WebEntitlementRedeemer`)

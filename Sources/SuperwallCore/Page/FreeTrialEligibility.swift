@@ -14,7 +14,8 @@ struct FreeTrialEligibility {
             || paywall.products.contains { webTrial($0, rule: paywall.introductoryOfferEligibility) }
     }
 
-    /// An App Store or custom product the host described: its intro offer and eligibility.
+    /// An App Store, custom or Google Play product the host described: its intro offer and
+    /// eligibility.
     private func storeTrial(_ product: Product, rule: Paywall.IntroductoryOfferEligibility) -> Bool {
         guard let details = product.storeDetails, details.offer != nil else { return false }
         switch product.storeProduct {
@@ -29,6 +30,9 @@ struct FreeTrialEligibility {
         case .custom:
             // No subscription group: StoreKit 2's automatic check never passes it.
             return rule == .alwaysEligible
+        case .playStore:
+            // Superwall-Android: the store's word alone (Play offers a trial only to the eligible).
+            return details.offer?.paymentMode == .freeTrial
         case .stripe, .paddle:
             return false
         }

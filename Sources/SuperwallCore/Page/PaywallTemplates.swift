@@ -49,8 +49,8 @@ struct PaywallTemplates {
         return ["event_name": "template_variables", "variables": .object(variables)]
     }
 
-    /// A product's variables, when its store resolved it: only App Store and custom products
-    /// do (Stripe and Paddle never get any), and only once the host described them.
+    /// A product's variables, when its store resolved it: only App Store, custom and Google Play
+    /// products do (Stripe and Paddle never get any), and only once the host described them.
     private func attributes(of product: Product) -> [String: JSON]? {
         guard let details = product.storeDetails, details.price != nil else { return nil }
         var attributes: [String: JSON] = [:]
@@ -59,7 +59,7 @@ struct PaywallTemplates {
             // SuperwallKit looks the purchase up by the paywall's product id, so a composite
             // (billing-plan) id never reads as subscribed.
             attributes["isSubscribed"] = .bool(subscribedProductIds.contains(product.id))
-        case .custom:
+        case .custom, .playStore:
             break
         case .stripe, .paddle:
             return nil

@@ -139,6 +139,25 @@ class StoreDetails(WireModel):
 
 
 @dataclass(frozen=True)
+class PlayOffer(WireModel):
+    """Which offer the product is bought with: the store's best (automatic), the base plan alone (noOffer), or offerId."""
+
+    type: Literal["automatic", "noOffer", "specified"]
+    offer_id: str | None = None
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
+class PlayStoreProduct(WireModel):
+    """A Google Play product's parts (Superwall-Android's PlayStoreProduct); only for store playStore. Its id is the full identifier product:basePlan:offer (sw-auto for an automatic offer, sw-none for none), or the product alone without a base plan."""
+
+    product_id: str
+    base_plan_id: str
+    offer: PlayOffer
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+
+@dataclass(frozen=True)
 class Product(WireModel):
     id: str
     product_identifier: str
@@ -146,6 +165,7 @@ class Product(WireModel):
     store: Literal["appStore", "stripe", "paddle", "custom", "playStore", "superwall", "other"] = "appStore"
     entitlements: list[Entitlement] = field(default_factory=list)
     store_details: StoreDetails | None = None
+    play_store: PlayStoreProduct | None = None
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
 

@@ -77,6 +77,10 @@ class PurchaseController(Protocol):
 
     Set the subscription status (``await sw.set_subscription_status(...)``) before answering
     ``purchased`` or ``restored``: the bridge never changes it for a controller.
+
+    A Google Play product (an Android session's) has ``product.play_store``: its product id, base
+    plan and offer, what Superwall-Android's ``purchase(activity, productDetails, basePlanId,
+    offerId)`` gets.
     """
 
     def purchase(self, product: Product, paywall_info: PaywallInfo | None) -> PurchaseResult | Awaitable[PurchaseResult]: ...

@@ -237,7 +237,7 @@ if TYPE_CHECKING:
     AppWillResignActiveParams = TypedDict("AppWillResignActiveParams", {}, total=False)
 
     #: `purchaseController/purchase`: Buy a product through the client's store. Set the status before answering purchased.
-    PurchaseControllerPurchaseParams = TypedDict("PurchaseControllerPurchaseParams", {"product": Required[dict[str, Any]], "paywallInfo": Required[dict[str, Any] | None]}, total=False)
+    PurchaseControllerPurchaseParams = TypedDict("PurchaseControllerPurchaseParams", {"product": Required[dict[str, Any]], "paywallInfo": Required[dict[str, Any] | None], "basePlanId": str | None, "offerId": str | None}, total=False)
     PurchaseControllerPurchaseResult: TypeAlias = dict[str, Any]
 
     #: `purchaseController/restorePurchases`: Restore through the client's store.

@@ -97,6 +97,7 @@ export interface Product {
     productIdentifier: string;
     entitlements: Array<Entitlement>;
     storeDetails: StoreDetails | null;
+    playStore?: PlayStoreProduct | null;
 }
 
 export interface Variant {
@@ -679,6 +680,20 @@ export interface PresentationDecision {
     audiences?: Array<AudienceCheck>;
 }
 
+/** A Google Play product's parts (Superwall-Android's PlayStoreProduct); only for store playStore. Its id is the full identifier product:basePlan:offer (sw-auto for an automatic offer, sw-none for none), or the product alone without a base plan. */
+export interface PlayStoreProduct {
+    productId: string;
+    /** Empty for a one-time product without a base plan. */
+    basePlanId: string;
+    offer: PlayOffer;
+}
+
+/** Which offer the product is bought with: the store's best (automatic), the base plan alone (noOffer), or offerId. */
+export interface PlayOffer {
+    type: "automatic" | "noOffer" | "specified";
+    offerId?: string;
+}
+
 /** Every `data.kind` the bridge answers. */
 export const ERROR_KINDS = ["parseError", "invalidHeader", "invalidRequest", "messageTooLarge", "alreadyInitialized", "shutDown", "methodNotFound", "notImplemented", "invalidParams", "internalError", "notConfigured", "apiKeyMismatch", "invalidUserId", "reservedPlacementName", "paywallSessionNotFound", "productNotFound", "purchaseInProgress", "customerInfoTimeout", "noPurchaseController", "paywallSkipped", "debuggerPresented", "paywallAlreadyPresented", "noPresenter", "noConfig", "subscriptionStatusTimeout", "webviewFailed", "paywallFailedToLoad", "paywallNotFound", "configUnavailable", "invalidConfig", "dataDirectoryInUse", "dataDirectoryUnusable", "storageFailed", "storageFull", "malformedResponse", "notInitialized", "unsupportedProtocolVersion", "requestTimeout", "requestCancelled", "connectionClosed", "invalidPageMessage", "clockNotManual"] as const;
 
@@ -1132,6 +1147,8 @@ export type AppWillResignActiveParams = Record<string, never>;
 export interface PurchaseControllerPurchaseParams {
     product: Product;
     paywallInfo: PaywallInfo | null;
+    basePlanId?: string | null;
+    offerId?: string | null;
 }
 export type PurchaseControllerPurchaseResult = ControllerPurchaseAnswer;
 
