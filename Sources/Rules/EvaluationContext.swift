@@ -18,22 +18,30 @@ public final class EvaluationContext: Activation, Sendable, Decodable {
 
     public var hostFunctions: (any HostFunctions)? { functions }
 
+    /// `computedArguments`, `deviceArguments`: each declared function's arguments, which its
+    /// function value carries as a list (Superscript's `Function(name, Some(List(args)))`).
     public init(
         variables: [String: Value] = [:],
         computed: Set<String> = [],
         device: Set<String> = [],
-        answers: [String: Value] = [:]
+        answers: [String: Value] = [:],
+        computedArguments: [String: [Value]] = [:],
+        deviceArguments: [String: [Value]] = [:]
     ) {
         functions = DeclaredHostFunctions(computed: computed, device: device, answers: answers)
         var prepared = variables.mapValues(\.normalized)
         var deviceEntries: [MapKey: Value] = [:]
-        for name in device { deviceEntries[.string(name)] = .function(name) }
+        for name in device {
+            deviceEntries[.string(name)] = .function(name, argument: deviceArguments[name].map(Value.list))
+        }
         if case .map(let given)? = prepared["device"] {
             deviceEntries.merge(given.entries) { _, given in given }
         }
         prepared["device"] = .map(ValueMap(keyed: deviceEntries))
         var computedEntries: [MapKey: Value] = [:]
-        for name in computed { computedEntries[.string(name)] = .function(name) }
+        for name in computed {
+            computedEntries[.string(name)] = .function(name, argument: computedArguments[name].map(Value.list))
+        }
         prepared["computed"] = .map(ValueMap(keyed: computedEntries))
         self.variables = prepared
     }
@@ -61,7 +69,14 @@ public final class EvaluationContext: Activation, Sendable, Decodable {
         let computed = try container.decodeIfPresent([String: [Value]].self, forKey: .computed) ?? [:]
         let device = try container.decodeIfPresent([String: [Value]].self, forKey: .device) ?? [:]
         let answers = try container.decodeIfPresent([String: Value].self, forKey: .host) ?? [:]
-        self.init(variables: variables, computed: Set(computed.keys), device: Set(device.keys), answers: answers)
+        self.init(
+            variables: variables,
+            computed: Set(computed.keys),
+            device: Set(device.keys),
+            answers: answers,
+            computedArguments: computed,
+            deviceArguments: device
+        )
     }
 }
 

@@ -381,7 +381,7 @@ enum ExpressionPrinter {
             let spelled = entries.map { (Printing.keyDescription($0.key), literal($0.value)) }.sorted { $0.0 < $1.0 }
             return "{" + spelled.map { "\(quoted($0.0)): \($0.1)" }.joined(separator: ", ") + "}"
         case .timestamp, .duration: return (try? Printing.string(value)) ?? "null"
-        case .function(let name): return name
+        case .function(let name, _): return name
         }
     }
 

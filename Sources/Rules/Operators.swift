@@ -62,7 +62,7 @@ enum Operators {
         case (.bytes(let l), .bytes(let r)): return l == r
         case (.timestamp(let l), .timestamp(let r)): return l.instant == r.instant
         case (.duration(let l), .duration(let r)): return l == r
-        case (.function(let l), .function(let r)): return l == r
+        case (.function(let l, _), .function(let r, _)): return l == r
         case (.list(let l), .list(let r)):
             guard l.count == r.count else { return false }
             for index in l.indices where !equals(l[index], r[index]) { return false }

@@ -3,7 +3,7 @@
 ///
 /// `T` is `int`, `uint`, `float`, `bool`, `string`, `bytes` (an array of octets), `list`,
 /// `map` (string keys), `timestamp` (epoch seconds; a plain int inside the engine, as in
-/// Superscript), `function` (`[name, argument]`) or `Null`. Results encode durations as `Null`
+/// Superscript), `function` (`[name, argument]`, the argument a tagged value or null) or `Null`. Results encode durations as `Null`
 /// (Superscript does) and timestamps as epoch seconds; non-string map keys are written as text.
 extension Value: Codable {
     private enum CodingKeys: String, CodingKey {
@@ -25,7 +25,9 @@ extension Value: Codable {
         case "map": self = .map(ValueMap(try container.decode([String: Value].self, forKey: .value)))
         case "function":
             var pair = try container.nestedUnkeyedContainer(forKey: .value)
-            self = .function(try pair.decode(String.self))
+            let name = try pair.decode(String.self)
+            let argument = pair.isAtEnd ? nil : try pair.decodeNil() ? nil : try pair.decode(Value.self)
+            self = .function(name, argument: argument)
         default:
             throw DecodingError.dataCorruptedError(
                 forKey: .type,
@@ -69,11 +71,11 @@ extension Value: Codable {
         case .timestamp(let timestamp):
             try container.encode("timestamp", forKey: .type)
             try container.encode(timestamp.seconds, forKey: .value)
-        case .function(let name):
+        case .function(let name, let argument):
             try container.encode("function", forKey: .type)
             var pair = container.nestedUnkeyedContainer(forKey: .value)
             try pair.encode(name)
-            try pair.encodeNil()
+            if let argument { try pair.encode(argument) } else { try pair.encodeNil() }
         }
     }
 }
@@ -94,7 +96,7 @@ extension Value: Equatable {
         case (.map(let l), .map(let r)): l.entries == r.entries
         case (.timestamp(let l), .timestamp(let r)): l == r
         case (.duration(let l), .duration(let r)): l == r
-        case (.function(let l), .function(let r)): l == r
+        case (.function(let l, let lArgument), .function(let r, let rArgument)): l == r && lArgument == rArgument
         default: false
         }
     }

@@ -15,7 +15,10 @@ public enum Value: Sendable {
     case map(ValueMap)
     case timestamp(Timestamp)
     case duration(TimeSpan)
-    case function(String)
+    /// A host function read without being called (`device.daysSince`), with the argument
+    /// Superscript keeps beside its name: a value's own, or a declared function's list of
+    /// declared arguments.
+    indirect case function(String, argument: Value? = nil)
 }
 
 extension Value {
@@ -46,7 +49,7 @@ extension Value {
         case .uint(let value): "UInt(\(value))"
         case .double(let value): "Float(\(NumberFormatting.rustDisplay(value)))"
         case .string(let value): "String(\"\(value)\")"
-        case .function(let name): "Function(\(name))"
+        case .function(let name, _): "Function(\(name))"
         default: kindName
         }
     }
