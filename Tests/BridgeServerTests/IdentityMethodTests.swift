@@ -64,6 +64,42 @@ import Testing
         #expect(device?["sdkVersion"] == "4.16.4")
     }
 
+    /// SuperwallKit's five page capabilities, as its device template spells them; an Android
+    /// session's are Superwall-Android's three, spelt its way.
+    @Test func theDeviceTemplateListsThePageCapabilitiesAsEachSDKSpellsThem() async throws {
+        let process = await bridgeProcess()
+        _ = await call(process, "configure", configureParams(temporaryDirectory()))
+        let device = await call(process, "getDeviceAttributes")?["result"]?["attributes"]
+        #expect(
+            device?["capabilities"]
+                == "paywall_event_receiver,multiple_paywall_urls,config_refresh,webview_text_interaction,config_caching"
+        )
+        let config = try #require(device?["capabilitiesConfig"]?.arrayValue)
+        #expect(
+            config.map { $0["name"]?.stringValue }
+                == device?["capabilities"]?.stringValue?.split(separator: ",").map(String.init)
+        )
+        #expect(config.first?["eventNames"]?.arrayValue?.count == 11)
+        #expect(device?["localResourceIds"] == "")
+
+        let android = await bridgeProcess()
+        _ = await call(
+            android,
+            "configure",
+            [
+                "apiKey": "pk_test",
+                "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(temporaryDirectory())],
+                "device": ["platform": "Android"],
+            ]
+        )
+        let androidDevice = await call(android, "getDeviceAttributes")?["result"]?["attributes"]
+        #expect(
+            androidDevice?["capabilities"] == ["paywall_event_receiver", "multiple_paywall_urls", "config_caching"]
+        )
+        #expect(androidDevice?["capabilities_config"]?.arrayValue?.first?["type"] == "paywall_event_receiver")
+        #expect(androidDevice?["capabilitiesConfig"] == nil)
+    }
+
     /// The README's lifecycle: a call pipelined behind `configure` finds the session open, as
     /// `getUserId` does, though the config is still loading.
     @Test func deviceAttributesPipelinedBehindConfigureAnswerWhileTheConfigLoads() async {

@@ -152,9 +152,8 @@ enum DeviceTemplate {
             "deviceCurrencySymbol": .string(currency.symbol),
             "appBuildString": "",
             "appBuildStringNumber": .null,
-            "capabilities": [],
-            "capabilitiesConfig": [:],
-            "localResourceIds": [],
+            // No local resources can be registered here: SuperwallKit's empty comma-joined list.
+            "localResourceIds": "",
             "activeEntitlementObjects": .array(activeEntitlements.map(\.json)),
             "customerInfo": inputs.customerInfo.isPlaceholder ? .null : inputs.customerInfo.json,
             "swiftVersion": "6",
@@ -163,6 +162,7 @@ enum DeviceTemplate {
             "totalReviewRequests": 0,
             "deviceId": .string(deviceId(vendorId: facts.vendorId, identity: inputs.identity)),
         ]
+        attributes.merge(PageCapabilities.deviceAttributes(for: ReferenceSDK(devicePlatform: facts.platform))) { $1 }
         if let lastView = inputs.lastPaywallView {
             let sinceView = inputs.now.timeIntervalSince(lastView)
             attributes["daysSinceLastPaywallView"] = .int(Int64(sinceView / 86_400))
