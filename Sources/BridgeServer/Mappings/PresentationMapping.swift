@@ -262,13 +262,21 @@ extension SubscriptionStatus {
         }
     }
 
-    /// `{type: "unknown" | "inactive"}` or `{type: "active", entitlements: [Entitlement]}`.
+    /// `{type: "unknown" | "inactive"}` or `{type: "active", entitlements: [Entitlement]}`; also
+    /// the wrappers' own shapes, so that a wrapper passes its users' value through: the name
+    /// under `status` and in capitals (React Native's and Expo's `{status: "ACTIVE",
+    /// entitlements}`), and entitlements as their ids (Android's `setSubscriptionStatus("pro")`).
     init(wire params: Params) throws(RPCError) {
-        switch try params.string("type") {
+        let key = params.has("type") || !params.has("status") ? "type" : "status"
+        try self.init(named: try params.string(key), at: params.path(of: key), entitlements: params)
+    }
+
+    /// The status `name` (any case) names, its entitlements read from `params.entitlements`.
+    init(named name: String, at path: String, entitlements params: Params) throws(RPCError) {
+        switch name.lowercased() {
         case "unknown": self = .unknown
         case "inactive": self = .inactive
         case "active":
-            var entitlements: Set<Entitlement> = []
             let elements = try params.optionalArray("entitlements") ?? []
             guard elements.count <= ClientLimits.entitlementCount else {
                 throw ClientLimits.refuse(
@@ -277,14 +285,20 @@ extension SubscriptionStatus {
                     limit: ClientLimits.entitlementCount
                 )
             }
-            for element in try params.optionalObjects("entitlements") ?? [] {
-                entitlements.insert(try Entitlement(wire: element))
+            var entitlements: Set<Entitlement> = []
+            for (index, element) in elements.enumerated() {
+                let elementPath = "\(params.path(of: "entitlements"))[\(index)]"
+                if case .string(let id) = element {
+                    entitlements.insert(try Entitlement(wire: Params(["id": .string(id)], path: elementPath)))
+                } else {
+                    entitlements.insert(try Entitlement(wire: Params(element, path: elementPath)))
+                }
             }
             self = .active(entitlements)
-        case let other:
+        case _:
             throw RPCError.invalidParams(
-                "\(params.path(of: "type")) must be \"unknown\", \"inactive\" or \"active\", not \"\(other)\".",
-                details: ["path": .string(params.path(of: "type"))]
+                "\(path) must be \"unknown\", \"inactive\" or \"active\", not \"\(name.prefix(64))\".",
+                details: ["path": .string(path)]
             )
         }
     }

@@ -53,8 +53,14 @@ enum PurchaseMethods {
 
         init(_ context: MethodContext) { superwall = context.superwall }
 
+        /// `{status: SubscriptionStatus}`; a wrapper's bare name is taken too (`{status: "ACTIVE",
+        /// entitlements: ["pro"]}`), its entitlements beside it.
         static func parameters(of request: IncomingRequest) throws(RPCError) -> SubscriptionStatus {
-            guard let fields = try Params(request).optionalObject("status") else {
+            let params = try Params(request)
+            if let name = try? params.optionalString("status") {
+                return try SubscriptionStatus(named: name, at: "params.status", entitlements: params)
+            }
+            guard let fields = try params.optionalObject("status") else {
                 throw RPCError.invalidParams(
                     "params.status is required and must be an object.",
                     details: ["path": "params.status"]

@@ -35,6 +35,11 @@ public struct Params: Sendable {
         self.init(fields: fields, path: path)
     }
 
+    /// Whether `key` is present, `null` included.
+    public func has(_ key: String) -> Bool {
+        fields[key] != nil
+    }
+
     public func string(_ key: String) throws(RPCError) -> String {
         guard let value = try optionalString(key) else { throw missing(key, "a string") }
         return value
