@@ -25,6 +25,9 @@ extension Superwall {
             var showsPurchaseFailureAlert: Bool { options.showsPurchaseFailureAlert }
             var enableExperimentalDeviceVariables: Bool { options.enableExperimentalDeviceVariables }
             var shouldPreload: Bool { options.shouldPreload }
+            var restoreFailedAlert: PaywallAlert { options.restoreFailedAlert }
+            var showsWebRestorationAlert: Bool { options.showsWebRestorationAlert }
+            var showsWebPurchaseConfirmationAlert: Bool { options.showsWebPurchaseConfirmationAlert }
             /// What the host's store says of products, by store identifier.
             fileprivate(set) var storeDetails: [String: StoreProductDetails]
             let directory: DataDirectory

@@ -48,6 +48,14 @@ public actor Superwall {
         /// SuperwallKit's `paywalls.shouldShowPurchaseFailureAlert`: a failed purchase asks the
         /// host to show an alert (unless a `transaction_fail` campaign shows a paywall instead).
         public var showsPurchaseFailureAlert: Bool
+        /// SuperwallKit's `paywalls.restoreFailed`: the alert a restore that found nothing shows.
+        public var restoreFailedAlert = PaywallAlert.restoreFailed
+        /// SuperwallKit's `paywalls.shouldShowWebRestorationAlert`: a restore from a paywall that
+        /// leaves part of it locked offers the web restore, when the config has its page.
+        public var showsWebRestorationAlert = true
+        /// SuperwallKit's `paywalls.shouldShowWebPurchaseConfirmationAlert`: a redeemed web
+        /// purchase is confirmed in an alert over the paywall on screen.
+        public var showsWebPurchaseConfirmationAlert = true
         /// SuperwallKit's `enableExperimentalDeviceVariables`: the device template carries the
         /// latest subscription's state, offer and renewal.
         public var enableExperimentalDeviceVariables: Bool

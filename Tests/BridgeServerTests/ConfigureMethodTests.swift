@@ -199,6 +199,39 @@ import Testing
         #expect(accepted?["warnings"] == [])
     }
 
+    /// SuperwallKit's alert options, as a wrapper passes them; a misspelt member of one warns.
+    @Test func theAlertOptionsAreTakenAndTheirTextReachesConfigAttributes() async {
+        let process = await bridgeProcess(delegate: true)
+        var notifications: [JSONValue] = []
+        let result = await call(
+            process,
+            "configure",
+            [
+                "apiKey": "pk_test",
+                "options": [
+                    "configSource": ["type": "embedded"], "dataDirectory": .string(temporaryDirectory()),
+                    "paywalls": [
+                        "restoreFailed": ["title": "Kein Abo gefunden", "closeButtonTitel": "OK"],
+                        "shouldShowWebRestorationAlert": false, "shouldShowWebPurchaseConfirmationAlert": false,
+                    ],
+                ],
+            ],
+            notifications: &notifications
+        )?["result"]
+        #expect(result?["configurationStatus"] == "configured")
+        #expect(
+            result?["warnings"]?.arrayValue?.compactMap { $0["path"]?.stringValue } == [
+                "params.options.paywalls.restoreFailed.closeButtonTitel"
+            ]
+        )
+        _ = await call(process, "flushEvents", notifications: &notifications)
+        let attributes = notifications.first { $0["params"]?["event"]?["name"] == "config_attributes" }
+        let params = attributes?["params"]?["params"]
+        #expect(params?["restoreTitle"] == "Kein Abo gefunden", "\(String(describing: attributes))")
+        #expect(params?["restoreCloseButtonTitle"] == "Okay")
+        #expect(params?["shouldShowWebPurchaseConfirmationAlert"] == false)
+    }
+
     @Test func unknownKeysAreAnsweredAsWarningsAndTheConfigureGoesOn() async {
         let process = await bridgeProcess()
         let result = await call(

@@ -311,7 +311,8 @@ struct PresentationHarness {
         explainOnRefresh: [String] = [],
         device: [String: JSON] = [:],
         testModeChooser: (any TestModeChooser)? = nil,
-        recordDecisions: Bool = false
+        recordDecisions: Bool = false,
+        adjusting adjust: (inout Superwall.ConfigureOptions) -> Void = { _ in }
     ) async throws -> PresentationHarness {
         let delegate = PaywallDelegate()
         let clock = FakeClock()
@@ -341,6 +342,7 @@ struct PresentationHarness {
         options.explainOnRefresh = explainOnRefresh
         options.device = device
         options.recordDecisions = recordDecisions
+        adjust(&options)
         _ = try await superwall.configure(apiKey: "pk_test", options: options)
         await superwall.awaitPresentationQueue()
         delegate.clear()

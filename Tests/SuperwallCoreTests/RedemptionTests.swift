@@ -77,6 +77,35 @@ final class RedemptionRecorder: SuperwallDelegate, @unchecked Sendable {
         #expect((again["codes"] as? [[String: Any]])?.first?["firstRedemption"] as? Bool == false)
     }
 
+    /// SuperwallKit's `shouldShowWebPurchaseConfirmationAlert`: a redeemed web purchase is
+    /// confirmed over the paywall on screen, unless the option is off.
+    @Test(arguments: [true, false])
+    func aRedeemedWebPurchaseIsConfirmedOverThePaywall(showingTheAlert: Bool) async throws {
+        let server = try await ScriptedAPIServer.start(
+            [.init(status: 200, body: try await presentationConfig(purchaseTriggers))],
+            paths: [Self.redeemPath: .init(status: 200, body: Self.success)]
+        )
+        let harness = try await PresentationHarness.make(
+            "",
+            source: HTTPConfigSource(baseURL: server.baseURL),
+            adjusting: { $0.showsWebPurchaseConfirmationAlert = showingTheAlert }
+        )
+        await harness.superwall.awaitRedemptions()
+        _ = harness.registerInBackground("gated")
+        _ = try await harness.waitForPresentation()
+        #expect(try await harness.superwall.handleDeepLink("pockettrainer://superwall/redeem?code=WEB-1"))
+        await harness.superwall.awaitRedemptions()
+        // Alerts are asked in turn with the page's effects: a haptic asked after the redemption
+        // comes after its alert, if any.
+        try await harness.superwall.handlePageMessage(
+            envelope(["event_name": "haptic_feedback", "haptic_type": "light"]),
+            inSession: try #require(await harness.superwall.openSessionId)
+        )
+        try await eventually { harness.presenter.effects.contains(.haptic("light")) }
+        #expect(harness.presenter.alerts.map(\.title) == (showingTheAlert ? ["You're all set."] : []))
+        try await harness.superwall.dismiss()
+    }
+
     @Test func aCodeTheServerRefusesFailsWithItsMessage() async throws {
         let refusal = #"{"codes": [{"status": "INVALID_CODE", "code": "BAD", "error": {"message": "no such code"}}]}"#
         let server = try await ScriptedAPIServer.start(

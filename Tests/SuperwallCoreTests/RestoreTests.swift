@@ -88,6 +88,57 @@ import Testing
         try await harness.superwall.dismiss()
     }
 
+    /// `paywalls.shouldShowWebRestorationAlert: false`: the restore goes on as without a web
+    /// restore page, dismissing on any active entitlement.
+    @Test func withoutTheWebRestorationAlertAPartialRestoreDismissesAsRestored() async throws {
+        let controller = ScriptedPurchaseController(.purchase(.cancelled), restoration: .restored)
+        let harness = try await PresentationHarness.make(
+            try await presentationConfig(
+                purchaseTriggers + [
+                    placement("sale", [audience("e3", rule: nil, variants: [treatment("v3", "summer-sale")])])
+                ]
+            ),
+            usingPurchaseController: true,
+            purchaseController: controller,
+            adjusting: { $0.showsWebRestorationAlert = false }
+        )
+        try await harness.superwall.setSubscriptionStatus(.inactive)
+        let register = harness.registerInBackground("sale")
+        let shown = try await harness.waitForPresentation()
+        controller.beforeAnswering = {
+            _ = try? await harness.superwall.setSubscriptionStatus(.active([Entitlement(id: "pro")]))
+        }
+        #expect(try await harness.superwall.perform(.restore, inSession: shown.sessionId) == .restore(.restored))
+        guard case .dismissed(_, .restored) = try await register.value.ending else {
+            Issue.record("expected a restore dismissal")
+            return
+        }
+        #expect(harness.presenter.alerts.isEmpty)
+    }
+
+    /// `paywalls.restoreFailed`: the app's own words (a German app's) for the alert.
+    @Test func theRestoreFailedAlertSaysWhatTheOptionSays() async throws {
+        let german = PaywallAlert(
+            title: "Kein Abo gefunden",
+            message: "Für dein Konto wurde kein aktives Abo gefunden.",
+            closeActionTitle: "OK"
+        )
+        let controller = ScriptedPurchaseController(.purchase(.cancelled), restoration: .failed(nil))
+        let harness = try await PresentationHarness.make(
+            try await presentationConfig(purchaseTriggers),
+            usingPurchaseController: true,
+            purchaseController: controller,
+            adjusting: { $0.restoreFailedAlert = german }
+        )
+        try await harness.superwall.setSubscriptionStatus(.inactive)
+        _ = harness.registerInBackground("gated")
+        let shown = try await harness.waitForPresentation()
+        _ = try await harness.superwall.perform(.restore, inSession: shown.sessionId)
+        try await eventually { !harness.presenter.alerts.isEmpty }
+        #expect(harness.presenter.alerts == [german])
+        try await harness.superwall.dismiss()
+    }
+
     @Test func aRestoreWithNoActiveEntitlementIsAFailure() async throws {
         let (harness, shown, _) = try await showing(
             "gated",

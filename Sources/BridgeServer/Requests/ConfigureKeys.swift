@@ -29,8 +29,12 @@ enum ConfigureKeys {
         ("params.options.logging", ["level", "scopes"]),
         (
             "params.options.paywalls",
-            ["automaticallyDismiss", "overrideProductsByName", "shouldShowPurchaseFailureAlert", "shouldPreload"]
+            [
+                "automaticallyDismiss", "overrideProductsByName", "shouldShowPurchaseFailureAlert", "shouldPreload",
+                "restoreFailed", "shouldShowWebRestorationAlert", "shouldShowWebPurchaseConfirmationAlert",
+            ]
         ),
+        ("params.options.paywalls.restoreFailed", ["title", "message", "closeButtonTitle"]),
         (
             "params.options.timeouts",
             [

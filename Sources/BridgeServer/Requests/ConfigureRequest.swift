@@ -128,6 +128,17 @@ struct ConfigureRequest {
                 ?? (network == .release ? .seconds(20) : .seconds(1))
         )
         configureOptions.explainOnRefresh = explainOnRefresh
+        if let restoreFailed = try paywalls?.optionalObject("restoreFailed") {
+            let standard = PaywallAlert.restoreFailed
+            configureOptions.restoreFailedAlert = PaywallAlert(
+                title: try restoreFailed.optionalString("title") ?? standard.title,
+                message: try restoreFailed.optionalString("message") ?? standard.message,
+                closeActionTitle: try restoreFailed.optionalString("closeButtonTitle") ?? standard.closeActionTitle
+            )
+        }
+        configureOptions.showsWebRestorationAlert = try paywalls?.optionalBool("shouldShowWebRestorationAlert") ?? true
+        configureOptions.showsWebPurchaseConfirmationAlert =
+            try paywalls?.optionalBool("shouldShowWebPurchaseConfirmationAlert") ?? true
         // The process's affinity, as the session opens: on one CPU the store's worker shares
         // the calls' (Foundation's processor count does not follow the affinity).
         configureOptions.storeWorker = scheduling_allowed_cpu_count() == 1 ? .sharingTheCallsCPU : .besideTheCalls

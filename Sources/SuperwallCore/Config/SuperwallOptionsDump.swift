@@ -9,15 +9,15 @@ enum SuperwallOptionsDump {
         [
             // PaywallOptions.
             "transactionBackgroundView": "spinner",
-            "restoreTitle": "No Subscription Found",
-            "restoreMessage": "We couldn't find an active subscription for your account.",
-            "restoreCloseButtonTitle": "Okay",
+            "restoreTitle": .string(options.restoreFailedAlert.title),
+            "restoreMessage": .string(options.restoreFailedAlert.message),
+            "restoreCloseButtonTitle": .string(options.restoreFailedAlert.closeActionTitle),
             "isHapticFeedbackEnabled": true,
             "shouldShowPurchaseFailureAlert": .bool(options.showsPurchaseFailureAlert),
             "shouldPreload": .bool(options.shouldPreload),
             "automaticallyDismiss": .bool(options.automaticallyDismiss),
             "overrideProductsByName": .object(options.overrideProductsByName.mapValues(JSON.string)),
-            "shouldShowWebPurchaseConfirmationAlert": true,
+            "shouldShowWebPurchaseConfirmationAlert": .bool(options.showsWebPurchaseConfirmationAlert),
             // The rest of SuperwallOptions.
             "networkEnvironment": .string(options.networkEnvironment),
             "logLevel": .int(Int64(superwallLevel(options.logLevel))),

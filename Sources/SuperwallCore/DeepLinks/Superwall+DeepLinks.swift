@@ -106,6 +106,9 @@ extension Superwall {
             let redeemed = redeemedCodes
             if !redeemed.contains(result.code) { try? store?.set(redeemed + [result.code], for: .redeemedCodes) }
             track("redemption_complete")
+            // SuperwallKit confirms it over the paywall (or its top screen, which a host has
+            // not here: without a paywall nothing is shown).
+            if session?.showsWebPurchaseConfirmationAlert == true { show(.webPurchaseConfirmed, on: paywalls.open) }
         } else {
             track("redemption_fail", ["error_message": .string(result.message ?? result.status.rawValue)])
         }

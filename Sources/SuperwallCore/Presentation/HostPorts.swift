@@ -84,6 +84,20 @@ public struct PaywallAlert: Sendable, Equatable {
     public var actionURL: String?
     public var closeActionTitle: String
 
+    public init(
+        title: String,
+        message: String,
+        actionTitle: String? = nil,
+        actionURL: String? = nil,
+        closeActionTitle: String
+    ) {
+        self.title = title
+        self.message = message
+        self.actionTitle = actionTitle
+        self.actionURL = actionURL
+        self.closeActionTitle = closeActionTitle
+    }
+
     /// SuperwallKit's alert for a purchase waiting for a parent's approval.
     static let pendingApproval = PaywallAlert(
         title: "Waiting for Approval",
@@ -97,10 +111,17 @@ public struct PaywallAlert: Sendable, Equatable {
     }
 
     /// SuperwallKit's default `PaywallOptions.restoreFailed`.
-    static let restoreFailed = PaywallAlert(
+    public static let restoreFailed = PaywallAlert(
         title: "No Subscription Found",
         message: "We couldn't find an active subscription for your account.",
         closeActionTitle: "Okay"
+    )
+
+    /// SuperwallKit's confirmation of a purchase made on the web, once its code is redeemed.
+    static let webPurchaseConfirmed = PaywallAlert(
+        title: "You're all set.",
+        message: "Your purchase was successful.",
+        closeActionTitle: "OK"
     )
 
     /// SuperwallKit's offer of the web restore page, after a restore from a paywall that left
@@ -115,15 +136,6 @@ public struct PaywallAlert: Sendable, Equatable {
             actionURL: url,
             closeActionTitle: "Not now"
         )
-    }
-
-    init(title: String, message: String, actionTitle: String? = nil, actionURL: String? = nil, closeActionTitle: String)
-    {
-        self.title = title
-        self.message = message
-        self.actionTitle = actionTitle
-        self.actionURL = actionURL
-        self.closeActionTitle = closeActionTitle
     }
 }
 

@@ -64,7 +64,7 @@ extension Superwall {
                 subject: subject
             )
             passToPage("restore_fail", on: paywall)
-            show(.restoreFailed, on: paywall)
+            show(session?.restoreFailedAlert ?? .restoreFailed, on: paywall)
             return result == .restored ? .failed(message) : result
         }
         track("restore_complete", parameters, custom: custom, subject: subject)
@@ -98,9 +98,10 @@ extension Superwall {
     }
 
     /// The entitlements `paywall` sells that are not active, with a web restore URL in the
-    /// config (SuperwallKit's condition for offering the web restore); empty otherwise.
+    /// config and `shouldShowWebRestorationAlert` on (SuperwallKit's condition for offering the
+    /// web restore); empty otherwise.
     func lockedEntitlements(of paywall: PresentedPaywall) -> [String] {
-        guard session?.config?.web2appConfig != nil else { return [] }
+        guard session?.config?.web2appConfig != nil, session?.showsWebRestorationAlert == true else { return [] }
         return Set(paywall.paywall.products.flatMap(\.entitlements).map(\.id)).subtracting(activeEntitlementIds)
             .sorted()
     }
