@@ -46,6 +46,28 @@ import Testing
 
     /// A request sent without an id (a Go client's `omitempty` drops id 0) was dropped with a
     /// line at debug level only.
+    /// Each event carries the name the wrappers give it, SuperwallKit's case name, beside the raw one.
+    @Test func eachEventCarriesTheWrappersNameForIt() async {
+        let process = await bridgeProcess(delegate: true)
+        var notifications: [JSONValue] = []
+        _ = await call(process, "configure", configureParams(temporaryDirectory()), notifications: &notifications)
+        _ = await call(process, "handleDeepLink", ["url": "pockettrainer://workouts"], notifications: &notifications)
+        _ = await call(process, "getUserId", notifications: &notifications)
+        let names = Dictionary(
+            notifications.compactMap { notification -> (String, String)? in
+                guard let event = notification["params"]?["event"], let name = event["name"]?.stringValue,
+                    let caseName = event["event"]?.stringValue
+                else { return nil }
+                return (name, caseName)
+            },
+            uniquingKeysWith: { first, _ in first }
+        )
+        #expect(names["app_launch"] == "appLaunch")
+        #expect(names["deepLink_open"] == "deepLink")
+        #expect(names["config_attributes"] == "configAttributes")
+        #expect(names["device_attributes"] == "deviceAttributes")
+    }
+
     @Test func aRequestSentAsANotificationIsWarnedOfAndNotRun() async {
         let process = await Self.loggingBridge(delegate: true)
         process.client.notify("getUserId")

@@ -2,7 +2,8 @@ import JSONRPC
 import SuperwallCore
 
 extension TrackedEvent {
-    /// `delegate/handleSuperwallEvent`'s `event`: the name, id and time, and the typed fields
+    /// `delegate/handleSuperwallEvent`'s `event`: the name, the wrappers' name for it (`event`,
+    /// SuperwallKit's case name), id and time, and the typed fields
     /// of SuperwallKit's `SuperwallEvent` case where it has them (what wrappers unpack from
     /// its associated values): `paywallInfo` and `product` objects, and named fields taken
     /// from the params.
@@ -10,6 +11,7 @@ extension TrackedEvent {
         var fields: JSONObject = [
             "name": .string(name), "id": .string(id.text), "createdAt": .string(ISO8601.string(from: createdAt)),
         ]
+        if let caseName { fields["event"] = .string(caseName) }
         if let info = subject.paywallInfo { fields["paywallInfo"] = info.wireValue }
         if let product = subject.product { fields["product"] = product.wireValue }
         for (field, parameter) in Self.typedFields[name] ?? [] {

@@ -191,6 +191,34 @@ enum ConfigurationMethods {
         }
     }
 
+    /// SuperwallKit's `eventTrackingBehavior` setter: `{behavior: "all" | "superwallOnly" |
+    /// "none"}` (any case, `SUPERWALL_ONLY` as Android spells it).
+    struct SetEventTrackingBehavior: BridgeMethod {
+        static let name = "setEventTrackingBehavior"
+
+        let superwall: Superwall
+
+        init(_ context: MethodContext) { superwall = context.superwall }
+
+        static func parameters(of request: IncomingRequest) throws(RPCError) -> EventTrackingBehavior {
+            let name = try Params(request).string("behavior")
+            let folded = name.lowercased().replacingOccurrences(of: "_", with: "")
+            guard let behavior = EventTrackingBehavior.allCases.first(where: { $0.rawValue.lowercased() == folded })
+            else {
+                throw RPCError.invalidParams(
+                    "params.behavior must be one of all, superwallOnly, none, not \"\(name.prefix(64))\".",
+                    details: ["path": "params.behavior"]
+                )
+            }
+            return behavior
+        }
+
+        func answer(_ behavior: EventTrackingBehavior) async throws -> Done {
+            try await core { try await superwall.setEventTrackingBehavior(behavior) }
+            return Done()
+        }
+    }
+
     struct SetInterfaceStyle: BridgeMethod {
         static let name = "setInterfaceStyle"
 
@@ -260,6 +288,7 @@ extension MethodTable {
         register(ConfigurationMethods.SetLogLevel.self, context)
         register(ConfigurationMethods.SetLocaleIdentifier.self, context)
         register(ConfigurationMethods.SetInterfaceStyle.self, context)
+        register(ConfigurationMethods.SetEventTrackingBehavior.self, context)
         register(ConfigurationMethods.SetPlatformWrapper.self, context)
     }
 }

@@ -19,7 +19,7 @@ extension EventSink {
 
 /// SuperwallKit's `EventTrackingBehavior`: which events go out (all still reach the placement
 /// log and the delegate).
-public enum EventTrackingBehavior: String, Sendable {
+public enum EventTrackingBehavior: String, Sendable, CaseIterable {
     case all
     /// Drops `trigger_fire`, `user_attributes` and the app's own placements.
     case superwallOnly
@@ -197,6 +197,17 @@ actor EventQueue {
             deliveredCount += batch.count - refused.count
             if !refused.isEmpty { countDropped(refused.count) }
         }
+    }
+
+    /// Drops every event waiting to be sent, counted as dropped: what `setEventTrackingBehavior`
+    /// does when the app narrows the events that go out (SuperwallKit empties its queue).
+    func dropWaiting() {
+        guard let waiting = try? store.outgoingEventCount(after: storedPosition), waiting > 0,
+            let newest = try? store.outgoingPosition(keepingNewest: 0)
+        else { return }
+        try? store.set(newest, for: .eventQueuePosition)
+        arrivals.withLock { $0.estimate = 0 }
+        countDropped(waiting)
     }
 
     /// Keeps the queue within its bound, oldest first; the count it makes becomes the estimate.

@@ -107,6 +107,16 @@ final class EventTracker {
         return queue
     }
 
+    /// The app changed which events go out (SuperwallKit's `eventTrackingBehavior` setter), from
+    /// now on; anything but `all` drops what waits too (the user took back their consent to it,
+    /// and SuperwallKit empties its queue). Answers whether the behaviour changed.
+    func changeBehavior(to new: EventTrackingBehavior, isolation: isolated (any Actor)? = #isolation) async -> Bool {
+        guard new != behavior else { return false }
+        behavior = new
+        if new != .all { await queue?.dropWaiting() }
+        return true
+    }
+
     /// A config is in use: it may keep verbose events off the network, which a sandbox build
     /// (or test mode) sends all the same.
     func configDidChange(_ config: Config, isSandbox: Bool) {

@@ -130,6 +130,40 @@ extension Superwall {
         }
     }
 
+    /// `config_attributes`: the options in effect, as SuperwallKit dumps them.
+    func trackConfigAttributes(_ options: ConfigureOptions) {
+        track(
+            "config_attributes",
+            SuperwallOptionsDump.make(options).merging([
+                "using_purchase_controller": .bool(options.usingPurchaseController),
+                "has_delegate": .bool(host.delegate != nil),
+            ]) { _, sdk in sdk }
+        )
+    }
+
+    /// SuperwallKit's `eventTrackingBehavior` setter, for a consent flow after `configure`:
+    /// which events go out from now on; anything but `all` drops what waits to be sent. The page
+    /// on screen is told, and, unless nothing goes out any more, `config_attributes` says the
+    /// options now in effect.
+    /// The call answers once what waited is dropped.
+    public func setEventTrackingBehavior(_ behavior: EventTrackingBehavior) async throws(SuperwallError) {
+        try await answering { () async throws(SuperwallError) -> Void in
+            guard let session else { throw .notConfigured }
+            guard await tracker.changeBehavior(to: behavior) else { return }
+            Self.logger.notice("event tracking behavior is \(behavior.rawValue) from now on")
+            if let open = paywalls.open, open.page.paywalljsVersion != nil {
+                host.presenter?.passToPage(PageEvents.trackingBehavior(behavior), sessionId: open.id)
+            }
+            guard behavior != .none else { return }
+            var options = session.options
+            options.eventTrackingBehavior = behavior
+            trackConfigAttributes(options)
+        }
+    }
+
+    /// The event tracking behaviour in effect.
+    public var eventTrackingBehavior: EventTrackingBehavior { tracker.behavior }
+
     // MARK: The event queue
 
     func eventRequest() -> ConfigRequest {

@@ -25,6 +25,10 @@ public struct TrackedEvent: Sendable, Equatable {
     /// `customParameters` already written, when they are the user's attributes.
     public internal(set) var customParametersText: CustomParametersText?
 
+    /// SuperwallKit's case name of a Superwall event (`paywallOpen` for `paywall_open`), as the
+    /// wrappers name it; nil for the app's placements.
+    public var caseName: String? { isSuperwallEvent ? SuperwallEventNames.caseNames[name] : nil }
+
     public init(
         id: UUID,
         name: String,

@@ -12,15 +12,7 @@ extension Superwall {
     ///    second, else the cache and a refresh in the background;
     /// 3. otherwise the full retries, then the cache if there is one, else `config_fail`.
     func loadConfig(from source: any ConfigSource, options: ConfigureOptions) async {
-        defer {
-            track(
-                "config_attributes",
-                SuperwallOptionsDump.make(options).merging([
-                    "using_purchase_controller": .bool(options.usingPurchaseController),
-                    "has_delegate": .bool(host.delegate != nil),
-                ]) { _, sdk in sdk }
-            )
-        }
+        defer { trackConfigAttributes(options) }
         let cached =
             (try? await offloaded { [store, platform = session?.referenceSDK ?? .superwallKit] in
                 Self.config(cached: (try? store?.document(.lastConfig)) ?? nil, for: platform)

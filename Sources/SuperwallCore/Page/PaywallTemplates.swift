@@ -97,6 +97,11 @@ enum PageEvents {
         Data(JSON.array(events).sortedJSONText.utf8).base64EncodedString()
     }
 
+    /// `event_tracking_behavior`: which events go out, for the page's own tracking.
+    static func trackingBehavior(_ behavior: EventTrackingBehavior) -> String {
+        accept64([["event_name": "event_tracking_behavior", "behavior": .string(behavior.rawValue)]])
+    }
+
     /// A lifecycle event as SuperwallKit passes it (`pass(placement:)`): its name, the
     /// paywall's `paywall_id` and `paywall_identifier`, and `payload`, which wins on collision.
     static func lifecycle(_ name: String, paywall: Paywall, payload: [String: JSON] = [:]) -> String {

@@ -82,7 +82,17 @@ extension Superwall {
         case .requestPermission(let type, let requestId):
             await requestPermission(type, requestId: requestId, on: paywall)
         case .scheduleNotification(let title, let subtitle, let body, let delayMs):
-            scheduleNotification(title: title, subtitle: subtitle, body: body, delayMs: delayMs, on: paywall)
+            // One trial reminder per paywall; a delay that is not positive is ignored.
+            guard delayMs > 0 else { return }
+            let notification = PageNotification(
+                trialReminderOf: paywall.info.identifier,
+                title: title,
+                subtitle: subtitle,
+                body: body,
+                delayMs: delayMs,
+                isSandbox: deviceAttributes()["isSandbox"]?.stringValue == "true"
+            )
+            request(.scheduleNotification(notification), on: paywall)
         case .hapticFeedback(let type):
             // Unknown types are ignored; this one is not subject to the haptics option.
             if Self.hapticTypes.contains(type) { request(.haptic(type), on: paywall) }
@@ -181,28 +191,6 @@ extension Superwall {
         )
     }
 
-    /// `schedule_notification`: one trial reminder per paywall; a delay that is not positive is
-    /// ignored, and in the sandbox a day passes in a minute, as SuperwallKit has it.
-    private func scheduleNotification(
-        title: String,
-        subtitle: String?,
-        body: String,
-        delayMs: Double,
-        on paywall: PresentedPaywall
-    ) {
-        guard delayMs > 0 else { return }
-        let isSandbox = deviceAttributes()["isSandbox"]?.stringValue == "true"
-        let notification = PageNotification(
-            trialReminderOf: paywall.info.identifier,
-            title: title,
-            subtitle: subtitle,
-            body: body,
-            delayMs: delayMs,
-            isSandbox: isSandbox
-        )
-        request(.scheduleNotification(notification), on: paywall)
-    }
-
     /// The page is ready. It is told the event tracking behaviour, then the TEMPLATES and
     /// the editor's text, then what was held for it.
     private func pageDidPing(_ version: String, _ paywall: PresentedPaywall) {
@@ -216,9 +204,7 @@ extension Superwall {
         )
         let events =
             [
-                PageEvents.accept64([
-                    ["event_name": "event_tracking_behavior", "behavior": .string(tracker.behavior.rawValue)]
-                ]),
+                PageEvents.trackingBehavior(tracker.behavior),
                 templates(for: paywall).accept64,
                 paywall.paywall.paywalljsEvent,
             ] + held

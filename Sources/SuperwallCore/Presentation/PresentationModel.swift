@@ -253,6 +253,27 @@ enum SuperwallEventNames {
         "adServicesTokenRequest_start", "adServicesTokenRequest_fail", "adServicesTokenRequest_complete",
         "integration_attributes", "attribution_match",
     ]
+
+    /// SuperwallKit's case names (`SuperwallEvent.paywallOpen`), which the wrappers' events carry
+    /// (`paywallOpen`, `deepLink`, `subscriptionStatusDidChange`), by raw name: the raw name in
+    /// camel case, but for the two SuperwallKit names otherwise.
+    static let caseNames: [String: String] = Dictionary(
+        uniqueKeysWithValues: all.map { name in
+            switch name {
+            case "deepLink_open": (name, "deepLink")
+            case "paywallWebviewLoad_processTerminated": (name, "paywallWebviewProcessTerminated")
+            default: (name, camelCased(name))
+            }
+        }
+    )
+
+    /// `paywallResponseLoad_start` → `paywallResponseLoadStart`, `first_seen` → `firstSeen`.
+    private static func camelCased(_ name: String) -> String {
+        let words = name.split(separator: "_")
+        return words.enumerated().map { index, word in
+            index == 0 ? String(word) : word.prefix(1).uppercased() + word.dropFirst()
+        }.joined()
+    }
 }
 
 extension PaywallSkipReason {

@@ -221,6 +221,26 @@ public struct CustomCallbackResult: Sendable, Equatable {
     public static func failure(_ reason: String) -> CustomCallbackResult {
         CustomCallbackResult(status: .failure, data: ["error": .string(reason)])
     }
+
+    /// `handler`'s answer to `callback`, within `limit`. No handler, a handler that takes no
+    /// callbacks, and a deadline passed all answer failure.
+    static func asking(
+        _ handler: (any PresentationHandler)?,
+        _ callback: CustomCallback,
+        within limit: Duration
+    ) async -> CustomCallbackResult {
+        guard let handler, handler.handlesCustomCallbacks else {
+            return .failure(
+                "No handler takes custom callbacks for this paywall (the client did not declare customCallbacks)."
+            )
+        }
+        return await withDeadline(
+            limit,
+            fallback: .failure("The custom callback \"\(callback.name)\" was not answered within \(limit).")
+        ) {
+            await handler.onCustomCallback(callback)
+        }
+    }
 }
 
 extension TriggerResult {

@@ -101,7 +101,9 @@ extension Superwall {
             case .setUserAttributes(let changes):
                 host.delegate?.userAttributesDidChange(try setUserAttributes(changes))
             case .requestCallback(let callback):
-                return .callback(await customCallback(callback, handler: current.flow.handler))
+                return .callback(
+                    await CustomCallbackResult.asking(current.flow.handler, callback, within: timeouts.customCallback)
+                )
             case .pageView(let page):
                 track(
                     "paywall_page_view",
@@ -135,25 +137,5 @@ extension Superwall {
         )
         record(decline)
         if !replaces { await closePaywall(result: .declined, closeReason: .manualClose) }
-    }
-
-    /// Asks the presentation's handler, within `timeouts.customCallback`. No handler, a
-    /// handler that takes no callbacks, and a deadline passed all answer failure.
-    private func customCallback(
-        _ callback: CustomCallback,
-        handler: (any PresentationHandler)?
-    ) async -> CustomCallbackResult {
-        guard let handler, handler.handlesCustomCallbacks else {
-            return .failure(
-                "No handler takes custom callbacks for this paywall (the client did not declare customCallbacks)."
-            )
-        }
-        let limit = timeouts.customCallback
-        return await withDeadline(
-            limit,
-            fallback: .failure("The custom callback \"\(callback.name)\" was not answered within \(limit).")
-        ) {
-            await handler.onCustomCallback(callback)
-        }
     }
 }

@@ -277,6 +277,11 @@ class Superwall:
         """The locale rules and templates see (``de_DE``); ``None`` goes back to the device's."""
         await self.call("setLocaleIdentifier", {"localeIdentifier": locale_identifier})
 
+    async def set_event_tracking_behavior(self, behavior: Literal["all", "superwallOnly", "none"]) -> None:
+        """Which events go out from now on, as SuperwallKit's ``eventTrackingBehavior`` setter
+        (a consent flow): anything but ``"all"`` also drops what waits to be sent."""
+        await self.call("setEventTrackingBehavior", {"behavior": behavior})
+
     async def set_platform_wrapper(self, platform_wrapper: str, version: str) -> None:
         """Says which wrapper SDK drives the bridge (``"Flutter"``, ``"2.3.1"``); the device
         attributes and the API's headers report it. Allowed before :meth:`configure`."""

@@ -127,6 +127,18 @@ def test_integration_attributes_locale_and_interface_style_reach_the_device(brid
     run(scenario())
 
 
+def test_turning_event_tracking_off_drops_what_waits(bridge: str, data_directory: str, bridge_arguments: list[str]) -> None:
+    async def scenario() -> None:
+        async with Superwall.start(bridge, arguments=bridge_arguments) as sw:
+            await sw.configure("pk_test", options=embedded(data_directory))
+            assert (await sw.event_queue_status())["waiting"] > 0
+            await sw.set_event_tracking_behavior("none")
+            status = await sw.event_queue_status()
+            assert status["waiting"] == 0 and status["dropped"] > 0
+
+    run(scenario())
+
+
 def test_a_presented_paywall_is_driven_to_its_end_with_the_handler_heard_in_order(bridge: str, data_directory: str, bridge_arguments: list[str]) -> None:
     async def scenario() -> None:
         presenter = Presenter()

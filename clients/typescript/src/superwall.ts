@@ -489,6 +489,12 @@ export class Superwall {
         await this.call("setLocaleIdentifier", { localeIdentifier });
     }
 
+    /** Which events go out from now on, as SuperwallKit's `eventTrackingBehavior` setter (a
+     * consent flow): anything but `"all"` also drops what waits to be sent. */
+    async setEventTrackingBehavior(behavior: "all" | "superwallOnly" | "none"): Promise<void> {
+        await this.call("setEventTrackingBehavior", { behavior });
+    }
+
     async setLogLevel(level: string): Promise<void> {
         await this.call("setLogLevel", { level });
     }

@@ -41,6 +41,17 @@ test("configure, identify and attributes round-trip through the bridge", async (
     assert.equal(Superwall.shared, undefined);
 });
 
+test("turning event tracking off drops what waits, so a flush sends nothing", async () => {
+    const superwall = await Superwall.configure({ apiKey: "pk_ts", options: embedded() });
+    try {
+        await superwall.setEventTrackingBehavior("none");
+        assert.equal(await superwall.flushEvents(), 0);
+        await assert.rejects(superwall.setEventTrackingBehavior("some" as "none"), (error: BridgeError) => error.kind === "invalidParams");
+    } finally {
+        await superwall.close();
+    }
+});
+
 test("a placement that skips grants the feature and runs it", async () => {
     const superwall = await Superwall.configure({ apiKey: "pk_ts", options: embedded() });
     try {

@@ -399,6 +399,8 @@ export interface TaggedValue {
 /** An event: its name, id and time, and the typed fields of SuperwallKit's event case where it has them (paywallInfo for paywall and transaction events, product for transactions, placementName and result for trigger_fire, ...); see protocol/README.md, "The event catalogue". */
 export interface TrackedEvent {
     name: string;
+    /** SuperwallKit's case name, as the wrappers name the event (paywallOpen for paywall_open); protocol/README.md lists them. */
+    event?: string;
     id: string;
     /** ISO-8601 UTC with milliseconds */
     createdAt: string;
@@ -1073,6 +1075,12 @@ export interface SetLocaleIdentifierParams {
 }
 export type SetLocaleIdentifierResult = Record<string, unknown>;
 
+/** Which events go out from now on (SuperwallKit's eventTrackingBehavior setter, for consent flows): anything but all drops what waits to be sent. */
+export interface SetEventTrackingBehaviorParams {
+    behavior: "all" | "superwallOnly" | "none";
+}
+export type SetEventTrackingBehaviorResult = Record<string, unknown>;
+
 /** Overrides the interface style (null restores it). */
 export interface SetInterfaceStyleParams {
     style: "light" | "dark" | null;
@@ -1470,6 +1478,7 @@ export interface ClientToBridgeMethods {
     "refreshConfiguration": { params: RefreshConfigurationParams; result: RefreshConfigurationResult };
     "setLogLevel": { params: SetLogLevelParams; result: SetLogLevelResult };
     "setLocaleIdentifier": { params: SetLocaleIdentifierParams; result: SetLocaleIdentifierResult };
+    "setEventTrackingBehavior": { params: SetEventTrackingBehaviorParams; result: SetEventTrackingBehaviorResult };
     "setInterfaceStyle": { params: SetInterfaceStyleParams; result: SetInterfaceStyleResult };
     "setPlatformWrapper": { params: SetPlatformWrapperParams; result: SetPlatformWrapperResult };
     "debug/evaluateExpression": { params: DebugEvaluateExpressionParams; result: DebugEvaluateExpressionResult };
@@ -1529,6 +1538,6 @@ export interface BridgeToClientNotifications {
     "config/didRefresh": { params: ConfigDidRefreshParams };
 }
 
-export const CLIENT_TO_BRIDGE = ["initialize", "shutdown", "exit", "$/ping", "debug/echo", "configure", "getConfigurationStatus", "setDelegate", "identify", "reset", "getUserId", "setUserAttributes", "getUserAttributes", "setIntegrationAttributes", "getIntegrationAttributes", "getDeviceAttributes", "register", "getPresentationResult", "getPaywall", "paywall/action", "paywall/pageMessage", "paywall/pageLoad", "dismiss", "togglePaywallSpinner", "isPaywallPresented", "latestPaywallInfo", "preloadAllPaywalls", "preloadPaywalls", "confirmAllAssignments", "getAssignments", "setSubscriptionStatus", "getSubscriptionStatus", "getEntitlements", "getEntitlementsByProductIds", "getCustomerInfo", "getProducts", "setStoreProducts", "purchase", "restorePurchases", "handleDeepLink", "getEventQueueStatus", "flushEvents", "refreshConfiguration", "setLogLevel", "setLocaleIdentifier", "setInterfaceStyle", "setPlatformWrapper", "debug/evaluateExpression", "debug/explainPlacement", "debug/recentDecisions", "debug/advanceClock", "debug/overrideAssignment", "app/didBecomeActive", "app/willResignActive"] as const;
+export const CLIENT_TO_BRIDGE = ["initialize", "shutdown", "exit", "$/ping", "debug/echo", "configure", "getConfigurationStatus", "setDelegate", "identify", "reset", "getUserId", "setUserAttributes", "getUserAttributes", "setIntegrationAttributes", "getIntegrationAttributes", "getDeviceAttributes", "register", "getPresentationResult", "getPaywall", "paywall/action", "paywall/pageMessage", "paywall/pageLoad", "dismiss", "togglePaywallSpinner", "isPaywallPresented", "latestPaywallInfo", "preloadAllPaywalls", "preloadPaywalls", "confirmAllAssignments", "getAssignments", "setSubscriptionStatus", "getSubscriptionStatus", "getEntitlements", "getEntitlementsByProductIds", "getCustomerInfo", "getProducts", "setStoreProducts", "purchase", "restorePurchases", "handleDeepLink", "getEventQueueStatus", "flushEvents", "refreshConfiguration", "setLogLevel", "setLocaleIdentifier", "setEventTrackingBehavior", "setInterfaceStyle", "setPlatformWrapper", "debug/evaluateExpression", "debug/explainPlacement", "debug/recentDecisions", "debug/advanceClock", "debug/overrideAssignment", "app/didBecomeActive", "app/willResignActive"] as const;
 export const BRIDGE_TO_CLIENT_REQUESTS = ["purchaseController/purchase", "purchaseController/restorePurchases", "testMode/purchase", "testMode/restore", "paywall/present", "paywall/dismiss", "paywall/showAlert", "paywall/presentSurvey", "paywall/preload", "paywall/openUrl", "paywall/requestReview", "paywall/requestPermission", "paywall/scheduleNotification", "paywall/haptic", "paywall/loadingState", "handler/onCustomCallback"] as const;
 export const BRIDGE_TO_CLIENT_NOTIFICATIONS = ["$/cancelRequest", "paywall/pageEvent", "handler/onPresent", "handler/onWillDismiss", "handler/onDismiss", "handler/onSkip", "handler/onError", "delegate/handleSuperwallEvent", "delegate/subscriptionStatusDidChange", "delegate/customerInfoDidChange", "delegate/willPresentPaywall", "delegate/didPresentPaywall", "delegate/willDismissPaywall", "delegate/didDismissPaywall", "delegate/handleCustomPaywallAction", "delegate/paywallWillOpenURL", "delegate/paywallWillOpenDeepLink", "delegate/userAttributesDidChange", "delegate/testModeTransaction", "delegate/willRedeemLink", "delegate/didRedeemLink", "delegate/handleLog", "delegate/handleSuperwallDeepLink", "config/didRefresh"] as const;
