@@ -58,7 +58,10 @@ import Testing
         #expect(harness.presenter.alerts.isEmpty)
     }
 
-    @Test func withAWebRestoreURLAPartialRestoreOffersTheWebRestoreAndKeepsThePaywall() async throws {
+    /// The summer sale (pro and coach) on screen, with a controller whose restore brings back pro only.
+    private func summerSaleRestoringProOnly(
+        adjusting adjust: (inout Superwall.ConfigureOptions) -> Void = { _ in }
+    ) async throws -> (PresentationHarness, PaywallPresentation, Task<PresentationOutcome, any Error>) {
         let controller = ScriptedPurchaseController(.purchase(.cancelled), restoration: .restored)
         let harness = try await PresentationHarness.make(
             try await presentationConfig(
@@ -67,15 +70,21 @@ import Testing
                 ]
             ),
             usingPurchaseController: true,
-            purchaseController: controller
+            purchaseController: controller,
+            adjusting: adjust
         )
         try await harness.superwall.setSubscriptionStatus(.inactive)
-        _ = harness.registerInBackground("sale")
+        let register = harness.registerInBackground("sale")
         let shown = try await harness.waitForPresentation()
         harness.delegate.clear()
         controller.beforeAnswering = {
             _ = try? await harness.superwall.setSubscriptionStatus(.active([Entitlement(id: "pro")]))
         }
+        return (harness, shown, register)
+    }
+
+    @Test func withAWebRestoreURLAPartialRestoreOffersTheWebRestoreAndKeepsThePaywall() async throws {
+        let (harness, shown, _) = try await summerSaleRestoringProOnly()
         // The answer says the paywall stayed up, and why: not a plain success.
         #expect(
             try await harness.superwall.perform(.restore, inSession: shown.sessionId)
@@ -91,23 +100,7 @@ import Testing
     /// `paywalls.shouldShowWebRestorationAlert: false`: the restore goes on as without a web
     /// restore page, dismissing on any active entitlement.
     @Test func withoutTheWebRestorationAlertAPartialRestoreDismissesAsRestored() async throws {
-        let controller = ScriptedPurchaseController(.purchase(.cancelled), restoration: .restored)
-        let harness = try await PresentationHarness.make(
-            try await presentationConfig(
-                purchaseTriggers + [
-                    placement("sale", [audience("e3", rule: nil, variants: [treatment("v3", "summer-sale")])])
-                ]
-            ),
-            usingPurchaseController: true,
-            purchaseController: controller,
-            adjusting: { $0.showsWebRestorationAlert = false }
-        )
-        try await harness.superwall.setSubscriptionStatus(.inactive)
-        let register = harness.registerInBackground("sale")
-        let shown = try await harness.waitForPresentation()
-        controller.beforeAnswering = {
-            _ = try? await harness.superwall.setSubscriptionStatus(.active([Entitlement(id: "pro")]))
-        }
+        let (harness, shown, register) = try await summerSaleRestoringProOnly { $0.showsWebRestorationAlert = false }
         #expect(try await harness.superwall.perform(.restore, inSession: shown.sessionId) == .restore(.restored))
         guard case .dismissed(_, .restored) = try await register.value.ending else {
             Issue.record("expected a restore dismissal")
