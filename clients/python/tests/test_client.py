@@ -476,7 +476,8 @@ def test_the_readme_quick_start_runs_as_written(bridge: str, tmp_path: Any) -> N
 
 def test_the_readme_paywall_example_runs_as_written(bridge: str, tmp_path: Any) -> None:
     assert run_readme_example("Showing paywalls, buying, hearing events", bridge, tmp_path) == [
-        "showing coach-upsell-gated", "event: paywall_open", "event: transaction_complete", "closed: purchased", "feature granted: True"]
+        "showing coach-upsell-gated", "event: paywall_open coach-upsell-gated", "event: transaction_complete coach-upsell-gated",
+        "closed: purchased", "feature granted: True"]
 
 
 def test_get_paywall_hands_the_app_a_session_it_drives_itself(bridge: str, data_directory: str, bridge_arguments: list[str]) -> None:

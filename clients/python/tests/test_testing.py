@@ -31,6 +31,22 @@ def test_a_free_user_buys_through_the_gate(superwall: SyncSuperwall, paywall_dri
     event_recorder.assert_order("paywall_open", "transaction_start", "transaction_complete", "paywall_close")
 
 
+def test_an_event_carries_the_wrappers_name_and_its_typed_fields(superwall: SyncSuperwall, paywall_driver: PaywallDriver,
+                                                                 fake_store: FakeStore, event_recorder: EventRecorder) -> None:
+    gate_on_the_paywall_variant(superwall)
+    paywall_driver.then(PaywallAction.purchase(ANNUAL))
+    superwall.register("start_workout", params=PRO_WORKOUT)
+    opened = event_recorder.assert_tracked("paywall_open")
+    assert opened.event == "paywallOpen"
+    assert opened.paywall_info is not None and opened.paywall_info.identifier == "pro-workouts-gated"
+    completed = event_recorder.assert_tracked("transaction_complete")
+    assert completed.product is not None and completed.product.id == ANNUAL
+    assert completed.transaction_type is not None
+    fired = [event for event in event_recorder.events if event.name == "trigger_fire"]
+    assert "start_workout" in [event.placement_name for event in fired]
+    assert {event.event for event in fired} == {"triggerFire"}
+
+
 def test_a_subscriber_passes_the_gate_without_a_paywall(superwall: SyncSuperwall, paywall_driver: PaywallDriver) -> None:
     gate_on_the_paywall_variant(superwall)
     superwall.set_subscription_status(SubscriptionStatus.active("pro"))
