@@ -7,7 +7,8 @@ import type {
     Attributes, ConfigRefresh, ConfigureOptions, ConfigureResult, CustomCallbackResult, CustomerInfo, DeviceOverrides,
     Entitlement, EntitlementsInfo, InitializeResult, PaywallInfo, PaywallPresentation, PaywallResult, PresentationResult,
     Product, PurchaseResult, RegisterResult, SkipReason, StoreDetails, SubscriptionStatusInput, SubscriptionStatus, TrackedEvent,
-    PaywallPageLoadResult, PreloadedPaywall, GetPaywallParams, PlacementExplanation, DebugAdvanceClockResult, DebugRecentDecisionsResult, Assignment, DebugOverrideAssignmentResult, FlushEventsResult, GetAssignmentsResult, ConfirmAllAssignmentsResult, TestModePurchaseResult, PaywallPresentSurveyParams, SurveyAnswer, ErrorObject, DelegateHandleSuperwallEventParams, DelegateTestModeTransactionParams, DelegateDidRedeemLinkParams,
+    PaywallPageLoadResult, PreloadedPaywall, GetConfigurationStatusResult, GetUserIdResult, SetIntegrationAttributesResult,
+    GetIntegrationAttributesResult, GetDeviceAttributesResult, SetInterfaceStyleParams, GetProductsResult, GetEventQueueStatusResult, GetPaywallParams, PlacementExplanation, DebugAdvanceClockResult, DebugRecentDecisionsResult, Assignment, DebugOverrideAssignmentResult, FlushEventsResult, GetAssignmentsResult, ConfirmAllAssignmentsResult, TestModePurchaseResult, PaywallPresentSurveyParams, SurveyAnswer, ErrorObject, DelegateHandleSuperwallEventParams, DelegateTestModeTransactionParams, DelegateDidRedeemLinkParams,
 } from "./generated/protocol";
 
 /** This package's version (the bridge's and both clients': one version, in the repository's VERSION). */
@@ -216,9 +217,13 @@ export class Superwall {
     private readonly answering = new Map<number, { what: string; since: number }>();
     private nextAnswer = 0;
 
+    /** The delegate the bridge's `delegate/*` notifications go to; `setDelegate` replaces it. */
+    private delegate: SuperwallDelegate | undefined;
+
     private constructor(connection: Connection, server: InitializeResult, private readonly options: LaunchOptions) {
         this.connection = connection;
         this.server = server;
+        this.delegate = options.delegate;
         connection.waitingOn = () => this.waitingOn();
     }
 
@@ -499,6 +504,69 @@ export class Superwall {
         await this.call("setLogLevel", { level });
     }
 
+    /** `setDelegate`: replaces the delegate (or, with `undefined`, stops the notifications: the
+     * bridge then buffers them, at most 1,000, until a delegate is set again). */
+    async setDelegate(delegate: SuperwallDelegate | undefined): Promise<void> {
+        this.delegate = delegate;
+        await this.call("setDelegate", { enabled: delegate !== undefined });
+    }
+
+    /** SuperwallKit's `configurationStatus`. */
+    async getConfigurationStatus(): Promise<GetConfigurationStatusResult["status"]> {
+        return (await this.call<GetConfigurationStatusResult>("getConfigurationStatus")).status;
+    }
+
+    /** The user's ids: `userId`, `aliasId`, `appUserId` (null while anonymous), `isLoggedIn`, `seed`. */
+    getUserId(): Promise<GetUserIdResult> {
+        return this.call("getUserId");
+    }
+
+    /** SuperwallKit's integration attributes (`adjustId`, `mixpanelDistinctId`, ...); a null removes one. */
+    async setIntegrationAttributes(attributes: Attributes): Promise<Attributes> {
+        return (await this.call<SetIntegrationAttributesResult>("setIntegrationAttributes", { attributes })).attributes;
+    }
+
+    async getIntegrationAttributes(): Promise<Attributes> {
+        return (await this.call<GetIntegrationAttributesResult>("getIntegrationAttributes")).attributes;
+    }
+
+    /** SuperwallKit's device template, as rules and the page see it. */
+    async getDeviceAttributes(): Promise<Attributes> {
+        return (await this.call<GetDeviceAttributesResult>("getDeviceAttributes")).attributes;
+    }
+
+    /** expo-superwall's `getStoreFrontCountryCode`: the storefront country the client gave in
+     * `configure`'s `device.storeFrontCountryCode`, or null. */
+    async getStoreFrontCountryCode(): Promise<string | null> {
+        const code = (await this.getDeviceAttributes()).storeFrontCountryCode;
+        return typeof code === "string" && code !== "" ? code : null;
+    }
+
+    /** SuperwallKit's `setInterfaceStyle`: `null` goes back to the device's. */
+    async setInterfaceStyle(style: SetInterfaceStyleParams["style"]): Promise<void> {
+        await this.call("setInterfaceStyle", { style });
+    }
+
+    /** SuperwallKit's `setPlatformWrapper`: the wrapper SDK says who it is (`"Expo"`, `"1.2.0"`). */
+    async setPlatformWrapper(platformWrapper: string, version: string): Promise<void> {
+        await this.call("setPlatformWrapper", { platformWrapper, version });
+    }
+
+    /** The config's products with what the store said of them; only those named, when given. */
+    async getProducts(productIds?: string[]): Promise<Product[]> {
+        return (await this.call<GetProductsResult>("getProducts", productIds === undefined ? {} : { productIds })).products;
+    }
+
+    /** What the client's store says of products (price, period, trial). */
+    async setStoreProducts(products: StoreDetails[]): Promise<void> {
+        await this.call("setStoreProducts", { products });
+    }
+
+    /** The outgoing queue: how many events wait to be sent, how many were dropped unsent. */
+    getEventQueueStatus(): Promise<GetEventQueueStatusResult> {
+        return this.call("getEventQueueStatus");
+    }
+
     // MARK: Tools for editors and tests
 
     /** What `register` would do for the placement now, and why, with no side effect: every
@@ -657,7 +725,7 @@ export class Superwall {
             for (const listener of this.listeners) listener(fields as ConfigRefresh);
             return;
         }
-        const delegate = this.options.delegate;
+        const delegate = this.delegate;
         if (!delegate || !method.startsWith("delegate/")) return;
         switch (method.slice("delegate/".length)) {
             case "handleSuperwallEvent": {

@@ -514,3 +514,55 @@ test("a binary planted in a parent of the working directory is never run", () =>
     assert.ok(!found?.startsWith(root), `found ${found}`);
     assert.ok(!existsSync(marker));
 });
+
+test("the client has a method for every call the protocol takes from a client, but the deliberate exceptions", () => {
+    const spec = JSON.parse(readFileSync(join(__dirname, "..", "..", "..", "..", "protocol", "openrpc.json"), "utf8")) as {
+        methods: { name: string; tags?: { name: string }[] }[];
+    };
+    // Each protocol method's name in this client: the last path part, camelCased (`paywall/action`
+    // is `paywallAction`, `debug/explainPlacement` is `explainPlacement`).
+    const clientName = (method: string): string => {
+        const [first, ...rest] = method.split("/");
+        if (first === "debug") return rest.join("");
+        return [first, ...rest.map((part) => part[0].toUpperCase() + part.slice(1))].join("");
+    };
+    const exceptions: Record<string, string> = {
+        configure: "Superwall.configure starts the bridge and configures it",
+        "debug/echo": "a transport check, not an SDK call",
+        "debug/evaluateExpression": "an editor's rule check; `call` reaches it",
+        "app/didBecomeActive": "appDidBecomeActive",
+        "app/willResignActive": "appWillResignActive",
+        "paywall/pageMessage": "pageMessage",
+        "paywall/pageLoad": "pageLoad",
+    };
+    const prototype = Superwall.prototype as unknown as Record<string, unknown>;
+    const missing = spec.methods
+        .filter((method) => method.tags?.some((tag) => tag.name === "client-to-bridge"))
+        .map((method) => method.name)
+        .filter((name) => !(name in exceptions) && typeof prototype[clientName(name)] !== "function");
+    assert.deepEqual(missing, []);
+    for (const [name, alias] of Object.entries(exceptions)) {
+        if (/^[a-z][A-Za-z]*$/.test(alias)) assert.equal(typeof prototype[alias], "function", `${name} is ${alias}`);
+    }
+});
+
+test("the delegate can be set and replaced after launch", async () => {
+    const heard: string[] = [];
+    const superwall = await Superwall.configure({ apiKey: "pk_ts", options: embedded() });
+    try {
+        await superwall.setDelegate({ handleSuperwallEvent: (event) => { heard.push(`first ${event.name}`); } });
+        await superwall.setUserAttributes({ plan: "free" });
+        await eventually(() => heard.includes("first user_attributes"), "the first delegate's event");
+        await superwall.setDelegate({ handleSuperwallEvent: (event) => { heard.push(`second ${event.name}`); } });
+        await superwall.setUserAttributes({ plan: "gold" });
+        await eventually(() => heard.includes("second user_attributes"), "the second delegate's event");
+        assert.equal(heard.filter((line) => line === "first user_attributes").length, 1);
+        assert.equal((await superwall.getUserId()).isLoggedIn, false);
+        assert.equal(await superwall.getConfigurationStatus(), "configured");
+        assert.equal(await superwall.getStoreFrontCountryCode(), null);
+        assert.ok((await superwall.getProducts()).length > 0);
+        assert.equal((await superwall.setIntegrationAttributes({ adjustId: "adj-1" })).adjustId, "adj-1");
+    } finally {
+        await superwall.close();
+    }
+});
