@@ -115,6 +115,26 @@ import Testing
 
     /// Each of 50,000 unknown notifications became a `delegate/handleLog`, and the next answer
     /// waited 8–11 s behind them.
+    /// SuperwallKit's `handleLog(..., error:)`: a line's `error` metadata is the error, and the
+    /// rest its `info`.
+    @Test func aLogLinesErrorReachesHandleLogAsItsError() async {
+        let clientLog = ClientLog()
+        let logger = Logger(label: "bridge-tests") { ClientLog.Handler(label: $0, log: clientLog) }
+        let process = InProcessServer(
+            handler: BridgeServer(logger: logger, logLevel: RecordingLogLevel(), clientLog: clientLog)
+        )
+        process.client.request(0, "initialize", ["protocolVersion": "1.0", "capabilities": ["delegate": true]])
+        _ = await process.client.nextReply()
+        logger.error("the flush failed", metadata: ["error": "connection refused", "batch": "50"])
+        var line: JSONValue?
+        while line == nil, let message = await process.client.next() {
+            if message["params"]?["message"] == "the flush failed" { line = message["params"] }
+        }
+        #expect(line?["level"] == "error")
+        #expect(line?["error"] == "connection refused")
+        #expect(line?["info"] == ["batch": "50"])
+    }
+
     @Test func aFloodOfIgnoredNotificationsReachesTheDelegateAsACountNotLineByLine() async {
         let process = await Self.loggingBridge(delegate: true)
         for index in 0..<5_000 { process.client.notify("vendor/unknown\(index % 7)") }

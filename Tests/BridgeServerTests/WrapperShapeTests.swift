@@ -45,4 +45,18 @@ import Testing
         #expect(refused?["code"] == -32602)
         #expect(refused?["data"]?["path"] == "params.status.status")
     }
+
+    /// The wrappers' `PaywallInfo` names: `presentedByEventWithName` beside the placement's, and
+    /// the load durations.
+    @Test func aPaywallInfoCarriesTheWrappersNamesAndLoadDurations() async {
+        let process = await bridgeProcess()
+        _ = await call(process, "configure", configureParams(temporaryDirectory()))
+        let info = await call(process, "getPaywall", ["placement": "open_coach_chat"])?["result"]?["paywall"]?["info"]
+        #expect(info?["presentedByEventWithName"] == "open_coach_chat", "\(String(describing: info))")
+        #expect(info?["presentedByEventWithName"] == info?["presentedByPlacementWithName"])
+        #expect(info?["presentedByEventAt"] == info?["presentedByPlacementAt"])
+        #expect(info?["responseLoadDuration"]?.doubleValue != nil)
+        // The page has not loaded: its duration is not known yet.
+        #expect(info?["webViewLoadDuration"] == .null)
+    }
 }

@@ -106,6 +106,24 @@ final class RedemptionRecorder: SuperwallDelegate, @unchecked Sendable {
         try await harness.superwall.dismiss()
     }
 
+    /// SuperwallKit's `expiredCode(code, info)`: whether the email went out again, and to whom.
+    @Test func anExpiredCodeSaysWhetherTheEmailWasResent() async throws {
+        let expired =
+            #"{"codes": [{"status": "CODE_EXPIRED", "code": "OLD", "expired": {"resent": true, "obfuscatedEmail": "r***@example.com"}}]}"#
+        let server = try await ScriptedAPIServer.start(
+            [.init(status: 200, body: EmbeddedDemoConfig.json)],
+            paths: [Self.redeemPath: .init(status: 200, body: expired)]
+        )
+        let delegate = RedemptionRecorder()
+        let superwall = try await configured(server, delegate: delegate)
+        #expect(try await superwall.handleDeepLink("pockettrainer://superwall/redeem?code=OLD"))
+        await superwall.awaitRedemptions()
+        let result = try #require(delegate.redemptions.first)
+        #expect(result.status == .codeExpired)
+        #expect(result.status.caseName == "expiredCode")
+        #expect(result.expiredInfo == ["resent": true, "obfuscatedEmail": "r***@example.com"])
+    }
+
     @Test func aCodeTheServerRefusesFailsWithItsMessage() async throws {
         let refusal = #"{"codes": [{"status": "INVALID_CODE", "code": "BAD", "error": {"message": "no such code"}}]}"#
         let server = try await ScriptedAPIServer.start(

@@ -97,8 +97,11 @@ final class DelegateChannel: SuperwallDelegate, Sendable {
             [
                 "result": [
                     "code": .string(result.code), "status": .string(result.status.rawValue),
+                    "type": .string(result.status.caseName),
                     "message": result.message.map(JSONValue.string) ?? .null,
                     "redemptionInfo": result.redemptionInfo.map { JSONValue($0) } ?? .null,
+                    "expired": result.expiredInfo.map { JSONValue($0) } ?? .null,
+                    "error": result.status == .error ? ["message": .string(result.message ?? "")] : .null,
                 ]
             ]
         )

@@ -80,22 +80,25 @@ public final class ClientLog: Sendable {
         metadata: Logger.Metadata,
         to delegate: DelegateChannel
     ) {
+        // SuperwallKit's `error` is the line's Swift error; here, the line's `error` metadata.
+        let error = metadata["error"]
+        let info = metadata.filter { $0.key != "error" }
         delegate.sendIfBound(
             "delegate/handleLog",
             [
                 "level": .string(Self.superwallName(of: level)),
                 "scope": .string(scope),
                 "message": .string(message),
-                "info": metadata.isEmpty
+                "info": info.isEmpty
                     ? .null
                     : .object(
                         JSONObject(
-                            uniqueKeysWithValues: metadata.sorted { $0.key < $1.key }.map {
+                            uniqueKeysWithValues: info.sorted { $0.key < $1.key }.map {
                                 ($0.key, .string("\($0.value)"))
                             }
                         )
                     ),
-                "error": .null,
+                "error": error.map { .string("\($0)") } ?? .null,
             ]
         )
     }

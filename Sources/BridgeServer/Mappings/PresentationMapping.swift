@@ -71,6 +71,12 @@ extension Survey {
 }
 
 extension PaywallInfo {
+    /// The seconds from `start` to `end`, null unless both are known.
+    private static func seconds(from start: Date?, to end: Date?) -> JSONValue {
+        guard let start, let end else { return .null }
+        return .double(end.timeIntervalSince(start))
+    }
+
     var wireValue: JSONValue {
         [
             "identifier": .string(identifier), "name": .string(name), "databaseId": .string(databaseId),
@@ -80,6 +86,10 @@ extension PaywallInfo {
             "presentedByPlacementWithName": .optional(presentedByPlacementWithName),
             "presentedByPlacementWithId": .optional(presentedByPlacementWithId),
             "presentedByPlacementAt": .optional(presentedByPlacementAt.map(ISO8601.string(from:))),
+            // The wrappers' older names (Flutter's, React Native's `presentedByEventWithName`).
+            "presentedByEventWithName": .optional(presentedByPlacementWithName),
+            "presentedByEventWithId": .optional(presentedByPlacementWithId),
+            "presentedByEventAt": .optional(presentedByPlacementAt.map(ISO8601.string(from:))),
             "presentedBy": .string(presentedBy), "presentationSourceType": .optional(presentationSourceType),
             "isFreeTrialAvailable": .bool(isFreeTrialAvailable),
             "featureGatingBehavior": .string(camelCase(featureGating.rawValue)),
@@ -110,6 +120,9 @@ extension PaywallInfo {
                 "webViewStart": .optional(loadTimes.webViewStart.map(ISO8601.string(from:))),
                 "webViewComplete": .optional(loadTimes.webViewComplete.map(ISO8601.string(from:))),
             ],
+            // The wrappers' load durations (`responseLoadDuration`, `webViewLoadDuration`), in seconds.
+            "responseLoadDuration": Self.seconds(from: loadTimes.responseStart, to: loadTimes.responseComplete),
+            "webViewLoadDuration": Self.seconds(from: loadTimes.webViewStart, to: loadTimes.webViewComplete),
         ]
     }
 }

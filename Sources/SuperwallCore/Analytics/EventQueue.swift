@@ -179,9 +179,9 @@ actor EventQueue {
                 let message: Logger.Message =
                     "event flush: a batch of \(batch.count) was not delivered (\(error)); kept for the next flush"
                 if failing {
-                    DecisionLog.analytics.debug(message)
+                    DecisionLog.analytics.debug(message, metadata: ["error": "\(error)"])
                 } else {
-                    DecisionLog.analytics.warning(message)
+                    DecisionLog.analytics.warning(message, metadata: ["error": "\(error)"])
                 }
                 failing = true
                 return  // kept: the next flush tries again

@@ -52,7 +52,7 @@ extension Superwall {
         do {
             try commitTracked()
         } catch {
-            Store.logger.error("could not commit tracked events: \(error)")
+            Store.logger.error("could not commit tracked events: \(error)", metadata: ["error": "\(error)"])
         }
     }
 

@@ -9,14 +9,28 @@ public struct RedemptionResult: Sendable, Equatable {
         case codeExpired = "CODE_EXPIRED"
         case invalidCode = "INVALID_CODE"
         case expiredSubscription = "EXPIRED_SUBSCRIPTION"
+
+        /// SuperwallKit's case of `RedemptionResult`, as the wrappers name it.
+        public var caseName: String {
+            switch self {
+            case .success: "success"
+            case .error: "error"
+            case .codeExpired: "expiredCode"
+            case .invalidCode: "invalidCode"
+            case .expiredSubscription: "expiredSubscription"
+            }
+        }
     }
 
     public var code: String
     public var status: Status
     /// Why it failed, as the server or the bridge says.
     public var message: String?
-    /// What the server said of a success (`redemptionInfo`), kept as sent.
+    /// What the server said of a success or an expired subscription (`redemptionInfo`), kept as sent.
     public var redemptionInfo: JSON?
+    /// For an expired code, what the server said of it (`expired`: `resent`, whether the
+    /// redemption email went out again, and `obfuscatedEmail`), kept as sent.
+    public var expiredInfo: JSON? = nil
 }
 
 /// The subscriptions API's answer to a redeem request: a result per code and the user's web
@@ -27,6 +41,7 @@ struct RedeemResponse: Decodable {
         var code: String
         var redemptionInfo: JSON?
         var error: Failure?
+        var expired: JSON?
         struct Failure: Decodable { var message: String? }
     }
 
@@ -52,7 +67,8 @@ extension RedemptionResult {
                     ? nil
                     : answer?.error?.message
                         ?? (answer == nil ? "The answer has no result for the code." : status.rawValue),
-                redemptionInfo: answer?.redemptionInfo
+                redemptionInfo: answer?.redemptionInfo,
+                expiredInfo: status == .codeExpired ? answer?.expired : nil
             )
             return (result, status == .success ? response.customerInfo : nil)
         } catch {

@@ -241,6 +241,9 @@ class PaywallInfo(WireModel):
     presented_by_placement_with_name: str | None = None
     presented_by_placement_with_id: str | None = None
     presented_by_placement_at: datetime | None = None
+    presented_by_event_with_name: str | None = None
+    presented_by_event_with_id: str | None = None
+    presented_by_event_at: str | None = None
     presented_by: str = ""
     presentation_source_type: str | None = None
     is_free_trial_available: bool = False
@@ -255,6 +258,8 @@ class PaywallInfo(WireModel):
     intro_offer_eligibility: Literal["ALWAYS_ELIGIBLE", "ALWAYS_INELIGIBLE", "AUTOMATIC"] = "ALWAYS_ELIGIBLE"
     paywalljs_version: str | None = None
     load_times: dict[str, Any] = field(default_factory=dict)
+    response_load_duration: float | None = None
+    web_view_load_duration: float | None = None
     state: dict[str, Any] = field(default_factory=dict)
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 

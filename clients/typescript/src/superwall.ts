@@ -56,7 +56,9 @@ export interface SuperwallDelegate {
     paywallWillOpenDeepLink?(url: string): void | Promise<void>;
     userAttributesDidChange?(attributes: Attributes): void | Promise<void>;
     handleSuperwallDeepLink?(url: string, pathComponents: string[], queryParameters: Attributes): void | Promise<void>;
-    handleLog?(level: string, scope: string, message: string | null): void | Promise<void>;
+    /** SuperwallKit's `handleLog(level, scope, message, info, error)`: `info` the line's
+     * metadata, `error` the error it reports (null when it reports none). */
+    handleLog?(level: string, scope: string, message: string | null, info: Record<string, string> | null, error: string | null): void | Promise<void>;
     /** Test mode (no purchase controller) simulated a purchase or a restore. */
     testModeTransaction?(type: "purchase" | "restore", product: Product | null): void | Promise<void>;
     willRedeemLink?(): void | Promise<void>;
@@ -743,7 +745,7 @@ export class Superwall {
             case "paywallWillOpenDeepLink": return delegate.paywallWillOpenDeepLink?.(fields.url);
             case "userAttributesDidChange": return delegate.userAttributesDidChange?.(fields.attributes);
             case "handleSuperwallDeepLink": return delegate.handleSuperwallDeepLink?.(fields.url, fields.pathComponents, fields.queryParameters);
-            case "handleLog": return delegate.handleLog?.(fields.level, fields.scope, fields.message ?? null);
+            case "handleLog": return delegate.handleLog?.(fields.level, fields.scope, fields.message ?? null, fields.info ?? null, fields.error ?? null);
             case "testModeTransaction": {
                 const transaction = params as DelegateTestModeTransactionParams;
                 return delegate.testModeTransaction?.(transaction.type, transaction.product);

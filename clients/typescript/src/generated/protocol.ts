@@ -139,6 +139,12 @@ export interface PaywallInfo {
     presentedByPlacementWithName: string | null;
     presentedByPlacementWithId: string | null;
     presentedByPlacementAt: string | null;
+    /** presentedByPlacementWithName by the wrappers' older name. */
+    presentedByEventWithName?: string | null;
+    /** presentedByPlacementWithId by the wrappers' older name. */
+    presentedByEventWithId?: string | null;
+    /** presentedByPlacementAt by the wrappers' older name. */
+    presentedByEventAt?: string | null;
     presentedBy: string;
     presentationSourceType: string | null;
     isFreeTrialAvailable: boolean;
@@ -173,6 +179,10 @@ export interface PaywallInfo {
         webViewStart: string | null;
         webViewComplete: string | null;
     };
+    /** Seconds from the paywall's response load's start to its end, null until both are known (the wrappers' responseLoadDuration). */
+    responseLoadDuration?: number | null;
+    /** Seconds from the page's load's start to its end, null until both are known (the wrappers' webViewLoadDuration). */
+    webViewLoadDuration?: number | null;
     /** SuperwallKit's PaywallInfo.state: what the page's window.app.getAllState() answered when the paywall was last dismissed (the host answers it to paywall/dismiss); empty before. */
     state: Record<string, unknown>;
 }
@@ -1400,8 +1410,16 @@ export interface DelegateDidRedeemLinkParams {
     result: {
         code: string;
         status: "SUCCESS" | "ERROR" | "CODE_EXPIRED" | "INVALID_CODE" | "EXPIRED_SUBSCRIPTION";
+        /** SuperwallKit's case of RedemptionResult, as the wrappers name it. */
+        type?: "success" | "error" | "expiredCode" | "invalidCode" | "expiredSubscription";
         message: string | null;
         redemptionInfo: unknown;
+        /** For expiredCode: {resent, obfuscatedEmail} as the server sent it; else null. */
+        expired?: unknown;
+        /** For error: {message}; else null. */
+        error?: {
+            message: string;
+        } | null;
     };
 }
 
