@@ -364,7 +364,7 @@ if TYPE_CHECKING:
     #: `delegate/didRedeemLink`: How redeeming a web-checkout code ended.
     DelegateDidRedeemLinkParams = TypedDict("DelegateDidRedeemLinkParams", {"result": Required[dict[str, Any]]}, total=False)
 
-    #: `delegate/handleLog`: SuperwallKit's handleLog: every line the bridge logs, whatever the log level, while a delegate is bound (not buffered before). level is debug, info, warn or error; scope the logger's label; info the line's metadata as strings, or null.
+    #: `delegate/handleLog`: SuperwallKit's handleLog: every line the bridge logs at the process's log level, while a delegate is bound (not buffered before). level is debug, info, warn or error; scope the logger's label; info the line's metadata as strings, or null; error the error the line reports, or null.
     DelegateHandleLogParams = TypedDict("DelegateHandleLogParams", {"level": Required[str], "scope": Required[str], "message": Required[str | None], "info": Required[Any], "error": Required[str | None]}, total=False)
 
     #: `delegate/handleSuperwallDeepLink`: A Superwall universal link, mapped to the app's scheme (https://myapp.superwall.app/app-link/promo?x=1 becomes myapp://promo?x=1).

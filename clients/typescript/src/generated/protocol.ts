@@ -1423,7 +1423,7 @@ export interface DelegateDidRedeemLinkParams {
     };
 }
 
-/** SuperwallKit's handleLog: every line the bridge logs, whatever the log level, while a delegate is bound (not buffered before). level is debug, info, warn or error; scope the logger's label; info the line's metadata as strings, or null. */
+/** SuperwallKit's handleLog: every line the bridge logs at the process's log level, while a delegate is bound (not buffered before). level is debug, info, warn or error; scope the logger's label; info the line's metadata as strings, or null; error the error the line reports, or null. */
 export interface DelegateHandleLogParams {
     level: string;
     scope: string;
