@@ -27,6 +27,25 @@ import Testing
         #expect(try await harness.superwall.products(named: [coach]).first?.storeDetails == coachDetails)
     }
 
+    /// The client's storefront (`configure.device.storeFrontCountryCode`, `storeFrontId`): in the
+    /// device template, so audiences can match on it, and in `transaction_complete`, as
+    /// SuperwallKit reports the App Store's.
+    @Test func theStorefrontTheClientGivesIsInTheTemplateAndTheCompletedTransaction() async throws {
+        let harness = try await PresentationHarness.make(
+            try await presentationConfig(upsellTriggers),
+            testModeBehavior: .always,
+            storeProducts: [StoreProductDetails(productIdentifier: annual, price: 59.99, period: .init(unit: .year))],
+            device: ["storeFrontCountryCode": "DEU", "storeFrontId": "143443", "storeFrontCurrency": "EUR"]
+        )
+        let device = await harness.superwall.deviceAttributes()
+        #expect(device["storeFrontCountryCode"] == "DEU")
+        #expect(device["storeFrontCurrency"] == "EUR")
+        _ = try await harness.superwall.purchase(productId: annual)
+        let complete = try #require(harness.delegate.event("transaction_complete"))
+        #expect(complete.delegateParameters["storefront_countryCode"] == "DEU")
+        #expect(complete.delegateParameters["storefront_id"] == "143443")
+    }
+
     @Test func aProductWithoutAPeriodIsANonRecurringPurchaseAndLastsForLife() async throws {
         let lifetime = StoreProductDetails(
             productIdentifier: annual,

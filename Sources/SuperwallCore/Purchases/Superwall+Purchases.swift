@@ -130,11 +130,7 @@ extension Superwall {
     ) async throws(SuperwallError) -> PurchaseResult {
         try purchases.begin()
         defer { purchases.end() }
-        let events = TransactionEvents(
-            product: product,
-            paywall: paywall?.info,
-            deviceLocale: deviceAttributes()["deviceLocale"]?.stringValue ?? "en_US"
-        )
+        let events = TransactionEvents(product: product, paywall: paywall?.info, device: deviceAttributes())
         let parameters = events.parameters(at: clock.now())
         let custom = paywall?.info.audienceFilterParameters ?? [:]
         let subject = EventSubject(paywallInfo: paywall?.info, product: product)

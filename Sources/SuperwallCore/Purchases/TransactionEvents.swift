@@ -8,6 +8,17 @@ struct TransactionEvents {
     let paywall: PaywallInfo?
     /// The locale the product's prices are written in.
     let deviceLocale: String
+    /// The store's storefront, as the client gave it (`configure.device.storeFrontCountryCode`
+    /// and `storeFrontId`); empty, as on a device without one, when it did not.
+    let storefront: (countryCode: String, id: String)
+
+    /// The events of a purchase of `product` by a device whose template is `device`.
+    init(product: Product, paywall: PaywallInfo?, device: [String: JSON]) {
+        self.product = product
+        self.paywall = paywall
+        deviceLocale = device["deviceLocale"]?.stringValue ?? "en_US"
+        storefront = (device["storeFrontCountryCode"]?.stringValue ?? "", device["storeFrontId"]?.stringValue ?? "")
+    }
 
     /// What every event of the purchase carries: `store`, `source` (`SUPERWALL` from a paywall,
     /// `APP` otherwise), the paywall's placement params and the product's
@@ -46,8 +57,8 @@ struct TransactionEvents {
         return parameters
     }
 
-    /// What SuperwallKit adds to `transaction_complete`: the storefront (unknown here, so
-    /// empty as on a device without one), the user's attributes, and the transaction as its
+    /// What SuperwallKit adds to `transaction_complete`: the storefront, the user's
+    /// attributes, and the transaction as its
     /// `StoreTransaction` encodes it, snake_cased, under the id `id`.
     func completionParameters(
         of transaction: PurchaseTransaction,
@@ -57,7 +68,8 @@ struct TransactionEvents {
         appSessionId: String
     ) -> [String: JSON] {
         var parameters: [String: JSON] = [
-            "transaction_type": .string(product.transactionType), "storefront_countryCode": "", "storefront_id": "",
+            "transaction_type": .string(product.transactionType),
+            "storefront_countryCode": .string(storefront.countryCode), "storefront_id": .string(storefront.id),
             "user_attributes": .object(userAttributes),
         ]
         let purchaseDate: Date
