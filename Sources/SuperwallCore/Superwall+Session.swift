@@ -21,7 +21,8 @@ extension Superwall {
             var usingPurchaseController: Bool { options.usingPurchaseController }
             var automaticallyDismiss: Bool { options.automaticallyDismiss }
             var testModeBehavior: TestModeBehavior { options.testModeBehavior }
-            var overrideProductsByName: [String: String] { options.overrideProductsByName }
+            /// SuperwallKit's `overrideProductsByName`: `configure`'s, until the app sets others.
+            fileprivate(set) var overrideProductsByName: [String: String]
             var showsPurchaseFailureAlert: Bool { options.showsPurchaseFailureAlert }
             var enableExperimentalDeviceVariables: Bool { options.enableExperimentalDeviceVariables }
             var shouldPreload: Bool { options.shouldPreload }
@@ -50,6 +51,7 @@ extension Superwall {
                 )
                 self.directory = directory
                 self.deviceFacts = deviceFacts
+                overrideProductsByName = options.overrideProductsByName
                 deviceOverrides = options.device.filter { !DeviceFacts.keysMadeFacts.contains($0.key) }
             }
         }
@@ -98,6 +100,11 @@ extension Superwall {
                 $0.status = .failed
                 $0.configError = error
             }
+        }
+
+        /// The app set SuperwallKit's `overrideProductsByName` after `configure`.
+        mutating func productsOverridden(byName overrides: [String: String]) {
+            change { $0.overrideProductsByName = overrides }
         }
 
         /// The host's store described `details`: they replace what it said of the same products.

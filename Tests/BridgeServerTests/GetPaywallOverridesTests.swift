@@ -37,6 +37,27 @@ import Testing
         )
     }
 
+    /// SuperwallKit's `overrideProductsByName` set after `configure`: read back, and the next
+    /// paywall sells what it names.
+    @Test func overridesSetAfterConfigureAreReadBackAndSellFromTheNextPaywall() async {
+        let process = await configured()
+        #expect(await call(process, "getOverrideProductsByName")?["result"] == ["productsByName": [:]])
+        let set = await call(
+            process,
+            "setOverrideProductsByName",
+            ["productsByName": ["primary": "com.pockettrainer.pro.annual"]]
+        )
+        #expect(set?["result"] == [:])
+        #expect(
+            await call(process, "getOverrideProductsByName")?["result"]?["productsByName"]
+                == ["primary": "com.pockettrainer.pro.annual"]
+        )
+        let paywall = await call(process, "getPaywall", ["placement": "open_coach_chat"])?["result"]?["paywall"]
+        #expect(paywall?["products"]?.arrayValue?.first?["productIdentifier"] == "com.pockettrainer.pro.annual")
+        let refused = await call(process, "setOverrideProductsByName", ["productsByName": ["primary": 5]])?["error"]
+        #expect(refused?["data"]?["path"] == "params.productsByName.primary")
+    }
+
     @Test func anUnknownOverrideAStyleOfNoKnownTypeAndAnUnknownProductAreRefused() async {
         let process = await configured()
         let unknownKey = await call(

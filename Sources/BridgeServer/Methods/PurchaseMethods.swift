@@ -161,6 +161,56 @@ enum PurchaseMethods {
         }
     }
 
+    /// SuperwallKit's `overrideProductsByName`, set after `configure`: `{productsByName: {primary:
+    /// "com.app.annual"}}`, from the next presentation on.
+    struct SetOverrideProductsByName: BridgeMethod {
+        static let name = "setOverrideProductsByName"
+
+        let superwall: Superwall
+
+        init(_ context: MethodContext) { superwall = context.superwall }
+
+        static func parameters(of request: IncomingRequest) throws(RPCError) -> [String: String] {
+            let params = try Params(request)
+            try params.requirePresent("productsByName", "an object of product names to product identifiers")
+            return try params.productsByName("productsByName")
+        }
+
+        func answer(_ overrides: [String: String]) async throws -> Done {
+            try await core { try await superwall.setOverrideProductsByName(overrides) }
+            return Done()
+        }
+    }
+
+    /// SuperwallKit's `overrideProductsByName`, as in effect: `{productsByName}`.
+    struct GetOverrideProductsByName: BridgeMethod {
+        static let name = "getOverrideProductsByName"
+
+        struct Answer: WireAnswer {
+            let overrides: [String: String]
+
+            var wireValue: JSONValue {
+                [
+                    "productsByName": .object(
+                        JSONObject(
+                            uniqueKeysWithValues: overrides.sorted { $0.key < $1.key }.map {
+                                ($0.key, .string($0.value))
+                            }
+                        )
+                    )
+                ]
+            }
+        }
+
+        let superwall: Superwall
+
+        init(_ context: MethodContext) { superwall = context.superwall }
+
+        func answer(_ parameters: NoParameters) async throws -> Answer {
+            Answer(overrides: try await core { try await superwall.overrideProductsByName() })
+        }
+    }
+
     struct SetStoreProducts: BridgeMethod {
         static let name = "setStoreProducts"
 
@@ -202,5 +252,7 @@ extension MethodTable {
         register(PurchaseMethods.GetCustomerInfo.self, context)
         register(PurchaseMethods.GetProducts.self, context)
         register(PurchaseMethods.SetStoreProducts.self, context)
+        register(PurchaseMethods.SetOverrideProductsByName.self, context)
+        register(PurchaseMethods.GetOverrideProductsByName.self, context)
     }
 }

@@ -158,7 +158,9 @@ extension Superwall {
             let transaction = transaction(of: product, reported: answer.transaction, simulated: purchaser.isTestMode)
             try recordPurchase(transaction)
             if !purchaser.isTestMode { expectStatusToCover(product) }
-            passPurchaseToPage(product, on: paywall)
+            for (name, payload) in events.pageEventsOfPurchase(at: clock.now()) {
+                passToPage(name, on: paywall, payload: payload)
+            }
             track(
                 "transaction_complete",
                 parameters.merging(
@@ -246,24 +248,22 @@ extension Superwall {
         }
     }
 
+    /// SuperwallKit's `overrideProductsByName`, read or set after `configure`: a paywall product's
+    /// name to the product shown and sold in its place, from the next presentation on.
+    public func overrideProductsByName() throws(SuperwallError) -> [String: String] {
+        guard let session else { throw .notConfigured }
+        return session.overrideProductsByName
+    }
+
+    public func setOverrideProductsByName(_ overrides: [String: String]) throws(SuperwallError) {
+        guard session != nil else { throw .notConfigured }
+        session?.productsOverridden(byName: overrides)
+    }
+
     // MARK: Helpers
 
     var activeEntitlementIds: Set<String> {
         Set(currentSubscriptionStatus?.activeEntitlements.map(\.id) ?? [])
-    }
-
-    /// `transaction_complete`, then `freeTrial_start` (always, as SuperwallKit sends it, with
-    /// the trial's end when the product has an intro offer).
-    private func passPurchaseToPage(_ product: Product, on paywall: PresentedPaywall?) {
-        let identifier: [String: JSON] = ["product_identifier": .string(product.storeProduct.productIdentifier)]
-        passToPage("transaction_complete", on: paywall, payload: identifier)
-        var trial = identifier
-        if let details = product.storeDetails,
-            let end = ProductAttributes(details: details, deviceLocale: "en_US", now: clock.now()).trialEndDate
-        {
-            trial["trial_end_date"] = .int(Int64((end.timeIntervalSince1970 * 1000).rounded()))
-        }
-        passToPage("freeTrial_start", on: paywall, payload: trial)
     }
 
     /// The spinner goes once a purchase or restore is over, if the paywall is still up.

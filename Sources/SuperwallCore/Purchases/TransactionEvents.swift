@@ -57,6 +57,20 @@ struct TransactionEvents {
         return parameters
     }
 
+    /// What a completed purchase passes into the page: `transaction_complete`, then
+    /// `freeTrial_start` (always, as SuperwallKit sends it, with the trial's end when the
+    /// product has an intro offer).
+    func pageEventsOfPurchase(at now: Date) -> [(name: String, payload: [String: JSON])] {
+        let identifier: [String: JSON] = ["product_identifier": .string(product.storeProduct.productIdentifier)]
+        var trial = identifier
+        if let details = product.storeDetails,
+            let end = ProductAttributes(details: details, deviceLocale: "en_US", now: now).trialEndDate
+        {
+            trial["trial_end_date"] = .int(Int64((end.timeIntervalSince1970 * 1000).rounded()))
+        }
+        return [("transaction_complete", identifier), ("freeTrial_start", trial)]
+    }
+
     /// What SuperwallKit adds to `transaction_complete`: the storefront, the user's
     /// attributes, and the transaction as its
     /// `StoreTransaction` encodes it, snake_cased, under the id `id`.

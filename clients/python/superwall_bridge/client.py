@@ -277,6 +277,15 @@ class Superwall:
         """The locale rules and templates see (``de_DE``); ``None`` goes back to the device's."""
         await self.call("setLocaleIdentifier", {"localeIdentifier": locale_identifier})
 
+    async def set_override_products_by_name(self, products_by_name: Mapping[str, str]) -> None:
+        """SuperwallKit's ``overrideProductsByName``, after :meth:`configure`: a paywall product's
+        name (``"primary"``) to the product shown and sold in its place, from the next presentation on."""
+        await self.call("setOverrideProductsByName", {"productsByName": dict(products_by_name)})
+
+    async def override_products_by_name(self) -> dict[str, str]:
+        """The ``overrideProductsByName`` in effect: ``configure``'s, or the last set."""
+        return dict((await self.call("getOverrideProductsByName"))["productsByName"])
+
     async def set_event_tracking_behavior(self, behavior: Literal["all", "superwallOnly", "none"]) -> None:
         """Which events go out from now on, as SuperwallKit's ``eventTrackingBehavior`` setter
         (a consent flow): anything but ``"all"`` also drops what waits to be sent."""

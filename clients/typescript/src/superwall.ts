@@ -564,6 +564,17 @@ export class Superwall {
         await this.call("setStoreProducts", { products });
     }
 
+    /** SuperwallKit's `overrideProductsByName`, after `configure`: a paywall product's name
+     * (`"primary"`) to the product shown and sold in its place, from the next presentation on. */
+    async setOverrideProductsByName(productsByName: Record<string, string>): Promise<void> {
+        await this.call("setOverrideProductsByName", { productsByName });
+    }
+
+    /** The `overrideProductsByName` in effect: `configure`'s, or the last set. */
+    async getOverrideProductsByName(): Promise<Record<string, string>> {
+        return (await this.call<{ productsByName: Record<string, string> }>("getOverrideProductsByName")).productsByName;
+    }
+
     /** The outgoing queue: how many events wait to be sent, how many were dropped unsent. */
     getEventQueueStatus(): Promise<GetEventQueueStatusResult> {
         return this.call("getEventQueueStatus");

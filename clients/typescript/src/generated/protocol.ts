@@ -1032,6 +1032,18 @@ export interface SetStoreProductsParams {
 }
 export type SetStoreProductsResult = Record<string, unknown>;
 
+/** SuperwallKit's overrideProductsByName, set after configure: a paywall product's name to the product shown and sold in its place, from the next presentation on. */
+export interface SetOverrideProductsByNameParams {
+    productsByName: Record<string, unknown>;
+}
+export type SetOverrideProductsByNameResult = Record<string, unknown>;
+
+/** SuperwallKit's overrideProductsByName, as in effect: configure's, or the last set. */
+export type GetOverrideProductsByNameParams = Record<string, never>;
+export type GetOverrideProductsByNameResult = {
+    productsByName: Record<string, unknown>;
+};
+
 /** A purchase the app starts outside any paywall. */
 export interface PurchaseParams {
     productId: string;
@@ -1488,6 +1500,8 @@ export interface ClientToBridgeMethods {
     "getCustomerInfo": { params: GetCustomerInfoParams; result: GetCustomerInfoResult };
     "getProducts": { params: GetProductsParams; result: GetProductsResult };
     "setStoreProducts": { params: SetStoreProductsParams; result: SetStoreProductsResult };
+    "setOverrideProductsByName": { params: SetOverrideProductsByNameParams; result: SetOverrideProductsByNameResult };
+    "getOverrideProductsByName": { params: GetOverrideProductsByNameParams; result: GetOverrideProductsByNameResult };
     "purchase": { params: PurchaseParams; result: PurchaseMethodResult };
     "restorePurchases": { params: RestorePurchasesParams; result: RestorePurchasesResult };
     "handleDeepLink": { params: HandleDeepLinkParams; result: HandleDeepLinkResult };
@@ -1556,6 +1570,6 @@ export interface BridgeToClientNotifications {
     "config/didRefresh": { params: ConfigDidRefreshParams };
 }
 
-export const CLIENT_TO_BRIDGE = ["initialize", "shutdown", "exit", "$/ping", "debug/echo", "configure", "getConfigurationStatus", "setDelegate", "identify", "reset", "getUserId", "setUserAttributes", "getUserAttributes", "setIntegrationAttributes", "getIntegrationAttributes", "getDeviceAttributes", "register", "getPresentationResult", "getPaywall", "paywall/action", "paywall/pageMessage", "paywall/pageLoad", "dismiss", "togglePaywallSpinner", "isPaywallPresented", "latestPaywallInfo", "preloadAllPaywalls", "preloadPaywalls", "confirmAllAssignments", "getAssignments", "setSubscriptionStatus", "getSubscriptionStatus", "getEntitlements", "getEntitlementsByProductIds", "getCustomerInfo", "getProducts", "setStoreProducts", "purchase", "restorePurchases", "handleDeepLink", "getEventQueueStatus", "flushEvents", "refreshConfiguration", "setLogLevel", "setLocaleIdentifier", "setEventTrackingBehavior", "setInterfaceStyle", "setPlatformWrapper", "debug/evaluateExpression", "debug/explainPlacement", "debug/recentDecisions", "debug/advanceClock", "debug/overrideAssignment", "app/didBecomeActive", "app/willResignActive"] as const;
+export const CLIENT_TO_BRIDGE = ["initialize", "shutdown", "exit", "$/ping", "debug/echo", "configure", "getConfigurationStatus", "setDelegate", "identify", "reset", "getUserId", "setUserAttributes", "getUserAttributes", "setIntegrationAttributes", "getIntegrationAttributes", "getDeviceAttributes", "register", "getPresentationResult", "getPaywall", "paywall/action", "paywall/pageMessage", "paywall/pageLoad", "dismiss", "togglePaywallSpinner", "isPaywallPresented", "latestPaywallInfo", "preloadAllPaywalls", "preloadPaywalls", "confirmAllAssignments", "getAssignments", "setSubscriptionStatus", "getSubscriptionStatus", "getEntitlements", "getEntitlementsByProductIds", "getCustomerInfo", "getProducts", "setStoreProducts", "setOverrideProductsByName", "getOverrideProductsByName", "purchase", "restorePurchases", "handleDeepLink", "getEventQueueStatus", "flushEvents", "refreshConfiguration", "setLogLevel", "setLocaleIdentifier", "setEventTrackingBehavior", "setInterfaceStyle", "setPlatformWrapper", "debug/evaluateExpression", "debug/explainPlacement", "debug/recentDecisions", "debug/advanceClock", "debug/overrideAssignment", "app/didBecomeActive", "app/willResignActive"] as const;
 export const BRIDGE_TO_CLIENT_REQUESTS = ["purchaseController/purchase", "purchaseController/restorePurchases", "testMode/purchase", "testMode/restore", "paywall/present", "paywall/dismiss", "paywall/showAlert", "paywall/presentSurvey", "paywall/preload", "paywall/openUrl", "paywall/requestReview", "paywall/requestPermission", "paywall/scheduleNotification", "paywall/haptic", "paywall/loadingState", "handler/onCustomCallback"] as const;
 export const BRIDGE_TO_CLIENT_NOTIFICATIONS = ["$/cancelRequest", "paywall/pageEvent", "handler/onPresent", "handler/onWillDismiss", "handler/onDismiss", "handler/onSkip", "handler/onError", "delegate/handleSuperwallEvent", "delegate/subscriptionStatusDidChange", "delegate/customerInfoDidChange", "delegate/willPresentPaywall", "delegate/didPresentPaywall", "delegate/willDismissPaywall", "delegate/didDismissPaywall", "delegate/handleCustomPaywallAction", "delegate/paywallWillOpenURL", "delegate/paywallWillOpenDeepLink", "delegate/userAttributesDidChange", "delegate/testModeTransaction", "delegate/willRedeemLink", "delegate/didRedeemLink", "delegate/handleLog", "delegate/handleSuperwallDeepLink", "config/didRefresh"] as const;
