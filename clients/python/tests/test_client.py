@@ -127,6 +127,17 @@ def test_integration_attributes_locale_and_interface_style_reach_the_device(brid
     run(scenario())
 
 
+def test_products_overridden_by_name_after_configure_are_read_back(bridge: str, data_directory: str, bridge_arguments: list[str]) -> None:
+    async def scenario() -> None:
+        async with Superwall.start(bridge, arguments=bridge_arguments) as sw:
+            await sw.configure("pk_test", options=embedded(data_directory))
+            assert await sw.override_products_by_name() == {}
+            await sw.set_override_products_by_name({"primary": "com.pockettrainer.pro.annual"})
+            assert await sw.override_products_by_name() == {"primary": "com.pockettrainer.pro.annual"}
+
+    run(scenario())
+
+
 def test_turning_event_tracking_off_drops_what_waits(bridge: str, data_directory: str, bridge_arguments: list[str]) -> None:
     async def scenario() -> None:
         async with Superwall.start(bridge, arguments=bridge_arguments) as sw:
