@@ -48,6 +48,38 @@ import Testing
         #expect(client.bridge.stderr.contains("test mode is on"))
     }
 
+    /// A page message the bridge refuses is said in the log, which a bound delegate hears,
+    /// for a host that does not read `paywall/pageMessage`'s error.
+    @Test func aRefusedPageMessageIsLoggedNamingThePaywallAndWhy() async throws {
+        var client = try await Self.start()
+        client.bridge.client.request(
+            "configure",
+            "configure",
+            [
+                "apiKey": "pk_notices",
+                "options": ["configSource": ["type": "embedded"], "dataDirectory": .string(Self.directory())],
+            ]
+        )
+        _ = await client.reply(to: "configure")
+        client.bridge.client.request("paywall", "getPaywall", ["placement": "open_coach_chat"])
+        let sessionId = await client.reply(to: "paywall")?["result"]?["sessionId"]
+        client.bridge.client.request(
+            "page",
+            "paywall/pageMessage",
+            [
+                "sessionId": sessionId ?? .null,
+                "message": ["version": 1, "payload": ["events": [["event_name": "purchase"]]]],
+            ]
+        )
+        #expect(await client.reply(to: "page")?["error"]?["data"]?["kind"] == "invalidPageMessage")
+        let log = await client.log { $0.contains("posted a message that is refused") }
+        #expect(log?["level"] == "warn")
+        #expect(log?["message"]?.stringValue?.contains("coach-upsell-gated") == true)
+        #expect(log?["error"]?.stringValue?.contains("product_identifier is required") == true)
+        client.bridge.client.closeWriting()
+        #expect(await client.bridge.waitForExit() == 0)
+    }
+
     /// Events the end of a session could not deliver in time (a collector that never answers)
     /// stay on disk for the next session: the client is told so, with how many.
     @Test func eventsTheEndOfASessionCouldNotDeliverAreSaid() async throws {

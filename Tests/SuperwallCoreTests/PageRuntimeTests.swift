@@ -267,6 +267,19 @@ import Testing
         #expect(harness.delegate.calls.contains("custom second"))
     }
 
+    /// paywall.js sends `ping`'s version as a string; a host that writes it by hand may send a number.
+    @Test func aPingsVersionMayBeANumber() async throws {
+        let (harness, shown, _) = try await showingPage()
+        #expect(
+            try await harness.superwall.handlePageMessage(
+                envelope(["event_name": "ping", "version": 2]),
+                inSession: shown.sessionId
+            ) == 1
+        )
+        // The page is ready: it is given its templates.
+        try await eventually { harness.presenter.pageEvents.contains { $0["event_name"] == "template_variables" } }
+    }
+
     @Test func aMessageForAPaywallNotOnScreenIsRefused() async throws {
         let (harness, _, _) = try await showingPage()
         await #expect(throws: SuperwallError.paywallSessionNotFound("gone")) {

@@ -42,6 +42,15 @@ public struct PageMessageError: Error, Sendable, Equatable, CustomStringConverti
     public var description: String {
         eventIndex.map { "payload.events[\($0)]: \(reason)" } ?? reason
     }
+
+    /// Says at warning level (so `delegate/handleLog` hears it) that paywall `identifier`'s page
+    /// posted a message refused, for a host that does not read the call's error.
+    func logRefusal(by identifier: String) {
+        Superwall.pageLogger.warning(
+            "paywall \(identifier)'s page posted a message that is refused, and nothing of it ran: \(self)",
+            metadata: ["paywallIdentifier": .string(identifier), "error": .string(description)]
+        )
+    }
 }
 
 extension PageMessage {
@@ -79,7 +88,9 @@ extension PageMessage {
     private static func decode(_ fields: PageFields) throws(PageFieldError) -> PageMessage {
         let name = try fields.string("event_name")
         switch name {
-        case "ping": return .ping(version: try fields.string("version"))
+        // paywall.js sends the version as a string; a host that writes the envelope by hand (as
+        // the docs' example once did) may send a number, which is taken as its text.
+        case "ping": return .ping(version: try fields.stringOrNumber("version"))
         case "close": return .close
         case "restore": return .restore
         case "purchase":
@@ -205,6 +216,15 @@ struct PageFields {
     func string(_ name: String) throws(PageFieldError) -> String {
         guard let text = try optionalString(name) else { throw PageFieldError(reason: "\(name) is required") }
         return text
+    }
+
+    /// A string, or a number as its text (`2`, `2.5`).
+    func stringOrNumber(_ name: String) throws(PageFieldError) -> String {
+        switch value(name) {
+        case .int(let number)?: return String(number)
+        case .double(let number)?: return number.rounded() == number ? String(Int64(number)) : String(number)
+        default: return try string(name)
+        }
     }
 
     func optionalBool(_ name: String) throws(PageFieldError) -> Bool? {

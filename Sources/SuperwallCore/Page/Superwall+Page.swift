@@ -7,7 +7,8 @@ import Logging
 /// host as `accept64` strings (`PaywallPresenter.passToPage`), in order.
 extension Superwall {
     /// Decodes what the page of paywall `sessionId` posted and performs each of its events in
-    /// order. A message that does not decode changes nothing; answers how many events ran.
+    /// order. A message that does not decode changes nothing (and is logged, for a host that does
+    /// not read the error); answers how many events ran.
     @discardableResult
     public func handlePageMessage(_ posted: JSON, inSession sessionId: String) async throws(SuperwallError) -> Int {
         try await answering { () async throws(SuperwallError) -> Int in
@@ -19,6 +20,7 @@ extension Superwall {
             do throws(PageMessageError) {
                 messages = try PageMessage.decodeEnvelope(posted)
             } catch {
+                error.logRefusal(by: current.info.identifier)
                 throw .invalidPageMessage(error)
             }
             for message in messages {
