@@ -322,7 +322,7 @@ extension PlayOffer {
     var wireValue: JSONValue {
         switch self {
         case .automatic: ["type": "automatic"]
-        case .none: ["type": "noOffer"]
+        case .noOffer: ["type": "noOffer"]
         case .specified(let id): ["type": "specified", "offerId": .string(id)]
         }
     }

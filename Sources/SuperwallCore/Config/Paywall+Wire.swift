@@ -224,7 +224,7 @@ extension StoreProduct: Decodable {
             self = .playStore(
                 productIdentifier: identifier,
                 basePlanIdentifier: try container.decodeIfPresent(String.self, forKey: .basePlanIdentifier) ?? "",
-                offer: try container.decodeIfPresent(PlayOffer.self, forKey: .offer) ?? .none
+                offer: try container.decodeIfPresent(PlayOffer.self, forKey: .offer) ?? .noOffer
             )
         default:
             throw DecodingError.dataCorruptedError(
@@ -252,7 +252,7 @@ extension PlayOffer: Decodable {
         switch try container.decodeIfPresent(String.self, forKey: .type) {
         case "AUTOMATIC": self = .automatic
         case "SPECIFIED": self = .specified(try container.decode(String.self, forKey: .offerIdentifier))
-        default: self = .none
+        default: self = .noOffer
         }
     }
 }

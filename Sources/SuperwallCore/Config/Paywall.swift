@@ -174,7 +174,7 @@ public enum PlayOffer: Sendable, Equatable {
     /// longest free trial, else the cheapest first phase, else the base plan).
     case automatic
     /// `NO_OFFER`: the base plan alone.
-    case none
+    case noOffer
     /// `SPECIFIED`: this offer of the base plan.
     case specified(String)
 
@@ -182,7 +182,7 @@ public enum PlayOffer: Sendable, Equatable {
     var identifierComponent: String {
         switch self {
         case .automatic: "sw-auto"
-        case .none: "sw-none"
+        case .noOffer: "sw-none"
         case .specified(let id): id
         }
     }
