@@ -91,6 +91,30 @@ import Testing
         )
     }
 
+    @Test func aMisspeltRequiredKeyIsNamedInTheErrorAsTheKeyMeant() async throws {
+        let path = try configFile { config in
+            config["trigger_optoins"] = config.removeValue(forKey: "trigger_options")
+            config["bulid_id"] = config.removeValue(forKey: "build_id")
+        }
+        let result = try await runBridge(["validate", path])
+        #expect(result.status == 1)
+        #expect(
+            result.stdout
+                == "\(path):$.build_id: is required but missing; the config has \"bulid_id\": did you mean \"build_id\"?\n",
+            "\(result.stdout)"
+        )
+        let triggersOnly = try configFile { config in
+            config["trigger_optoins"] = config.removeValue(forKey: "trigger_options")
+        }
+        let second = try await runBridge(["validate", triggersOnly])
+        #expect(
+            second.stdout.contains(
+                "\(triggersOnly):$.trigger_options: is required but missing; the config has \"trigger_optoins\": did you mean \"trigger_options\"?"
+            ),
+            "\(second.stdout)"
+        )
+    }
+
     /// A file that is not JSON gets the line and column in plain words, not Foundation's
     /// "expected Array<Any>" with no position.
     @Test func aFileThatIsNotJSONGetsTheLineAndColumnInPlainWords() async throws {

@@ -3,7 +3,8 @@
 # support, in a root made by debootstrap and kept under .build (scripts/release/debian11_root.sh):
 # the binary's --version; a C host built against the library alone driving two bridges; the
 # wheel installed offline into a virtualenv, its README quick start run over pipes and
-# in-process with no path, and its superwall-bridge --version; then the Python client's suite
+# in-process with no path, and its superwall-bridge --version; the npm package refusing Node 12
+# by name; then the Python client's suite
 # on Python 3.9 against the packaged binary and library.
 # Usage: debian11_check.sh DIST_DIR
 set -eu
@@ -39,6 +40,16 @@ inside "venv/bin/python quickstart.py" | grep -F "run the feature"
 inside "venv/bin/python quickstart_in_process.py" | grep -F "run the feature"
 inside "PATH=$work/venv/bin:/usr/bin:/bin superwall-bridge --version" | grep -F "superwall-bridge $version"
 echo "debian 11: the wheel installed offline and ran its quick start over pipes and in-process"
+
+# Node 12 must learn at load that the package needs Node 18, not from a syntax error inside it.
+mkdir -p "$root$work/node-app/node_modules/superwall-bridge"
+tar -xzf "$(ls "$dist"/superwall-bridge-*.tgz)" -C "$root$work/node-app/node_modules/superwall-bridge" --strip-components=1
+if inside "cd node-app && node -e \"require('superwall-bridge')\"" 2> "$root$work/node12.err"; then
+    echo "debian 11: the npm package loaded on Node 12" >&2
+    exit 1
+fi
+grep -F "superwall-bridge needs Node 18 or later (this is v12." "$root$work/node12.err" || { cat "$root$work/node12.err" >&2; exit 1; }
+echo "debian 11: Node 12 is told at load that the npm package needs Node 18"
 
 if ! chroot "$root" python3.9 -c "import pytest, jsonschema" 2>/dev/null; then
     rm -rf "$root/tmp/wheels" && mkdir -p "$root/tmp/wheels"

@@ -110,10 +110,25 @@ extension Config {
 }
 
 extension ConfigDecodingError {
+    static let missingReason = "is required but missing"
+
+    /// A top-level key that is missing, with the member of `names` it was most likely
+    /// misspelt as (`trigger_optoins` for `trigger_options`), if there is one.
+    func suggestingTopLevelKey(among names: [String]) -> ConfigDecodingError {
+        guard reason == Self.missingReason, line == nil, path.hasPrefix("$.") else { return self }
+        let key = path.dropFirst(2)
+        guard !key.contains(where: { $0 == "." || $0 == "[" }),
+            let nearest = NearestName.among(names.lazy.filter { $0 != key }, to: String(key))
+        else { return self }
+        var suggested = self
+        suggested.reason += "; the config has \"\(nearest)\": did you mean \"\(key)\"?"
+        return suggested
+    }
+
     init(_ error: DecodingError) {
         switch error {
         case .keyNotFound(let key, let context):
-            self.init(path: jsonPath(context.codingPath + [key]), reason: "is required but missing")
+            self.init(path: jsonPath(context.codingPath + [key]), reason: Self.missingReason)
         case .typeMismatch(let type, let context):
             self.init(path: jsonPath(context.codingPath), reason: "expected \(jsonTypeName(type))")
         case .valueNotFound(let type, let context):

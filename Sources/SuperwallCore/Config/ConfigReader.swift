@@ -26,6 +26,8 @@ struct ConfigReader {
     private var products: Section<Product>
     /// An object of every other member, as written.
     private var header: [UInt8] = [UInt8(ascii: "{")]
+    /// The other members' names, for a required key that is missing because it is misspelt.
+    private var headerNames: [String] = []
 
     init(reusing previous: Config?, for platform: ReferenceSDK) {
         self.previous = previous
@@ -63,7 +65,7 @@ struct ConfigReader {
         /// The elements, or why the array is not there, as SuperwallKit reports it.
         func decoded() throws(ConfigDecodingError) -> [Element] {
             switch found {
-            case .missing: throw ConfigDecodingError(path: "$.\(key)", reason: "is required but missing")
+            case .missing: throw ConfigDecodingError(path: "$.\(key)", reason: ConfigDecodingError.missingReason)
             case .null: throw ConfigDecodingError(path: "$.\(key)", reason: "expected an array, found null")
             case .notAnArray: throw ConfigDecodingError(path: "$.\(key)", reason: "expected an array")
             case .array:
@@ -112,6 +114,7 @@ struct ConfigReader {
             // Of a key written twice, the last is read, as the header's decoder and the
             // JSON-RPC side read it.
             guard let key = LargeArray(rawValue: name) else {
+                headerNames.append(name)
                 let name = UnsafeRawBufferPointer(rebasing: bytes[stream.memberNameText])
                 try stream.readValue { _, range in appendToHeader(name, UnsafeRawBufferPointer(rebasing: bytes[range]))
                 }
@@ -206,8 +209,17 @@ struct ConfigReader {
         header.append(contentsOf: value)
     }
 
-    /// The config, or its first fault in SuperwallKit's order.
+    /// The config, or its first fault in SuperwallKit's order. A required top-level key that
+    /// is missing names the member most likely meant for it.
     private func assemble() throws(ConfigDecodingError) -> Config {
+        do {
+            return try assembleInOrder()
+        } catch {
+            throw error.suggestingTopLevelKey(among: headerNames)
+        }
+    }
+
+    private func assembleInOrder() throws(ConfigDecodingError) -> Config {
         let decoder = JSONTextDecoder()
         let _: ConfigHeader.BuildId = try decodeHeader(with: decoder)
         let triggers = try triggers.decoded()

@@ -14,7 +14,10 @@ import os
 from pathlib import Path
 from typing import Iterable
 
-from .errors import BridgeNotFoundError
+from .errors import BridgeNotFoundError, SystemRequirementError
+
+#: What tells that ``/proc`` is mounted.
+PROC_SELF = "/proc/self/exe"
 
 
 def named(explicit: str | os.PathLike[str] | None, variable: str, what: str) -> str | None:
@@ -48,3 +51,14 @@ def checkout_build(name: str, folders: Iterable[str]) -> str | None:
         if candidate.is_file():
             return str(candidate)
     return None
+
+
+def require_proc() -> None:
+    """Fails at once, naming ``/proc``, where the bridge could not start: without it the
+    binary's loader cannot find ``libsuperwall_bridge.so`` beside it (``$ORIGIN``), and the
+    Swift runtime's libdispatch stops the process with SIGILL as it sizes its thread pool."""
+    if not os.path.exists(PROC_SELF):
+        raise SystemRequirementError(
+            "superwall-bridge needs /proc mounted (this system has no /proc/self): the loader finds "
+            "libsuperwall_bridge.so through it and the Swift runtime reads it; mount it with "
+            "`mount -t proc proc /proc` in the chroot or container")

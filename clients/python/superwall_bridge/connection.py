@@ -18,6 +18,7 @@ import logging
 import os
 from typing import Any, Awaitable, Callable, Literal, Mapping, Sequence
 
+from ._locate import require_proc
 from ._transports import Framing, LibraryTransport, MessageTooLargeError, ProcessTransport, Transport, find_library
 from .errors import BridgeClosedError, BridgeError, BridgeTimeoutError, ProtocolViolationError, error_from_wire
 
@@ -93,6 +94,7 @@ class Connection:
         **options: Any,
     ) -> Connection:
         """Starts the bridge and the tasks that read its output."""
+        require_proc()
         process = await asyncio.create_subprocess_exec(
             bridge_path, *arguments,
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
@@ -112,6 +114,7 @@ class Connection:
         """Starts a bridge in this process, from ``libsuperwall_bridge.so`` (see
         :func:`find_library`). ``bridge_options`` are the command line's serving flags as JSON
         (``{"logLevel": "debug", "trace": "/path"}``)."""
+        require_proc()
         connection = cls(LibraryTransport(find_library(library_path), bridge_options), **options)
         connection._start()
         return connection

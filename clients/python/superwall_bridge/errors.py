@@ -228,6 +228,10 @@ class BridgeNotFoundError(SuperwallBridgeError, FileNotFoundError):
     """No bridge binary: install the platform wheel, pass ``bridge_path``, set ``SUPERWALL_BRIDGE``, or run ``swift build``."""
 
 
+class SystemRequirementError(SuperwallBridgeError, OSError):
+    """This system lacks what the bridge needs to start (``/proc``, see docs/platforms.md)."""
+
+
 class ProtocolViolationError(SuperwallBridgeError):
     """The bridge sent something that is not JSON-RPC 2.0 (a bug in the bridge)."""
 

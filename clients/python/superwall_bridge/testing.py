@@ -142,6 +142,12 @@ class PaywallAction:
     def custom(cls, name: str) -> PaywallAction:
         return cls({"type": "custom", "name": name})
 
+    @classmethod
+    def request_callback(cls, name: str, variables: Mapping[str, Any] | None = None) -> PaywallAction:
+        """The page's custom callback ``name`` with its ``variables``, as a page's
+        ``request_callback`` sends it; the app's handler answers it."""
+        return cls({"type": "requestCallback", "name": name, "variables": dict(variables or {})})
+
 
 @dataclass(frozen=True)
 class _Script:

@@ -468,6 +468,16 @@ def test_a_missing_bridge_is_a_clear_error(tmp_path: Any) -> None:
         find_bridge(tmp_path / "nope")
 
 
+def test_a_system_without_proc_is_named_before_the_bridge_starts(bridge: str, tmp_path: Any,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    from superwall_bridge import SystemRequirementError, _locate
+    monkeypatch.setattr(_locate, "PROC_SELF", str(tmp_path / "proc" / "self" / "exe"))
+    with pytest.raises(SystemRequirementError, match="needs /proc mounted"):
+        run(Superwall.launch(bridge))
+    with pytest.raises(SystemRequirementError, match="needs /proc mounted"):
+        run(Superwall.launch(in_process=True))
+
+
 def run_readme_example(section: str, bridge: str, tmp_path: Any) -> list[str]:
     """Runs the first Python block under the README's ``## section`` as written; answers its output lines."""
     readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
@@ -489,6 +499,11 @@ def test_the_readme_paywall_example_runs_as_written(bridge: str, tmp_path: Any) 
     assert run_readme_example("Showing paywalls, buying, hearing events", bridge, tmp_path) == [
         "showing coach-upsell-gated", "event: paywall_open coach-upsell-gated", "event: transaction_complete coach-upsell-gated",
         "closed: purchased", "feature granted: True"]
+
+
+def test_the_readme_prices_example_runs_as_written(bridge: str, tmp_path: Any) -> None:
+    assert run_readme_example("Prices: your store's product details", bridge, tmp_path) == [
+        "19.99 USD a month with a 7 day trial"]
 
 
 def test_get_paywall_hands_the_app_a_session_it_drives_itself(bridge: str, data_directory: str, bridge_arguments: list[str]) -> None:

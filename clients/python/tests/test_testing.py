@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from superwall_bridge import SubscriptionStatus, SyncSuperwall
+from superwall_bridge import CustomCallback, CustomCallbackResult, PresentationHandler, SubscriptionStatus, SyncSuperwall
 from superwall_bridge.testing import EventRecorder, FakeStore, PaywallAction, PaywallDriver
 
 ANNUAL = "com.pockettrainer.pro.annual"
@@ -45,6 +45,18 @@ def test_an_event_carries_the_wrappers_name_and_its_typed_fields(superwall: Sync
     fired = [event for event in event_recorder.events if event.name == "trigger_fire"]
     assert "start_workout" in [event.placement_name for event in fired]
     assert {event.event for event in fired} == {"triggerFire"}
+
+
+def test_a_script_sends_a_custom_callback_that_the_tests_handler_answers(superwall: SyncSuperwall,
+                                                                        paywall_driver: PaywallDriver) -> None:
+    class Handler(PresentationHandler):
+        def on_custom_callback(self, callback: CustomCallback) -> CustomCallbackResult:
+            return CustomCallbackResult.success({"valid": callback.variables.get("code") == "SUMMER"})
+
+    superwall.set_user_attributes({"workouts_completed": 5})
+    paywall_driver.then(PaywallAction.request_callback("validate_promo_code", {"code": "SUMMER"}), PaywallAction.close())
+    assert superwall.register("daily_limit_reached", handler=Handler()).outcome == "dismissed"
+    assert paywall_driver.answers[0] == {"status": "success", "data": {"valid": True}}
 
 
 def test_a_subscriber_passes_the_gate_without_a_paywall(superwall: SyncSuperwall, paywall_driver: PaywallDriver) -> None:

@@ -7,7 +7,7 @@
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { tmpdir } from "node:os";
-import { Connection, ReplyError, type Framing } from "./connection";
+import { Connection, ReplyError, type CancellationSignal, type Framing } from "./connection";
 import { findBridge } from "./superwall";
 
 const DEFAULT_WITHIN_MS = 5000;
@@ -152,7 +152,7 @@ export class ScenarioRun {
     }
 
     /** The answer the scenario gives the bridge's request `key` (its id as JSON text). */
-    private async answer(key: string, signal: AbortSignal): Promise<Json> {
+    private async answer(key: string, signal: CancellationSignal): Promise<Json> {
         const entry = this.replies.get(key);
         if (!entry) throw new ReplyError(-32603, "no such request");
         const reply = await Promise.race([entry.promise, new Promise<never>((_, reject) => signal.addEventListener("abort", () => reject(new Error("cancelled"))))]);

@@ -1,12 +1,21 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { existsSync } from "node:fs";
 import { BridgeClosedError, BridgeError, BridgeTimeoutError } from "./errors";
 
 /** How messages are delimited: one JSON text per line, or LSP's `Content-Length` headers. */
 export type Framing = "ndjson" | "content-length";
 
+/** What a request handler is given to hear that the bridge cancelled the request: Node's
+ * `AbortSignal`, declared here by what this package uses so an app's `tsc` needs no
+ * `@types/node` to read these types. */
+export interface CancellationSignal {
+    readonly aborted: boolean;
+    addEventListener(type: "abort", listener: () => void): void;
+}
+
 /** Answers one of the bridge's requests; what it throws becomes an error reply. `signal`
  * aborts when the bridge cancels the request (`$/cancelRequest`). */
-export type RequestHandler = (method: string, params: unknown, signal: AbortSignal, id: unknown) => unknown | Promise<unknown>;
+export type RequestHandler = (method: string, params: unknown, signal: CancellationSignal, id: unknown) => unknown | Promise<unknown>;
 export type NotificationHandler = (method: string, params: unknown) => void | Promise<void>;
 /** Sees every frame's text, `in` from the bridge and `out` to it. */
 export type WireObserver = (direction: "in" | "out", text: string) => void;
@@ -28,6 +37,16 @@ export class ReplyError extends Error {
 }
 
 export const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** Throws, naming `/proc`, where the bridge could not start: without it the binary's loader
+ * cannot find `libsuperwall_bridge.so` beside it (`$ORIGIN`) and the Swift runtime's
+ * libdispatch stops the process as it sizes its thread pool. `probe` is what tells it is mounted. */
+export function requireProc(probe = "/proc/self/exe"): void {
+    if (existsSync(probe)) return;
+    throw new Error("superwall-bridge needs /proc mounted (this system has no /proc/self): the loader finds "
+        + "libsuperwall_bridge.so through it and the Swift runtime reads it; mount it with `mount -t proc proc /proc` "
+        + "in the chroot or container");
+}
 
 interface Pending {
     method: string;
@@ -73,6 +92,7 @@ export class Connection {
     }
 
     static spawn(binary: string, options: ConnectionOptions = {}): Connection {
+        requireProc();
         return new Connection(binary, options);
     }
 

@@ -1,6 +1,7 @@
+import "./nodeVersion";
 export * from "./generated/protocol";
 export { BridgeClosedError, BridgeError, BridgeTimeoutError, UnknownPlacementError } from "./errors";
-export { Connection, DEFAULT_TIMEOUT_MS, ReplyError, type ConnectionOptions, type Framing, type WireObserver } from "./connection";
+export { Connection, DEFAULT_TIMEOUT_MS, ReplyError, type CancellationSignal, type ConnectionOptions, type Framing, type WireObserver } from "./connection";
 export {
     Superwall, findBridge, bundledBridge, bundledLibrary, PROTOCOL_VERSION, INTERACTIVE_TIMEOUT_MS, type ConfigureArguments, type LaunchOptions, type PaywallPresenter, type TestModeUI,
     type PaywallPresentationHandler, type PurchaseAnswer, type PurchaseController, type RegisterArguments, type RestoreAnswer,

@@ -253,7 +253,7 @@ export class Superwall {
                 ...(args.storeProducts ? { storeProducts: args.storeProducts } : {}),
             });
             if (result.configurationStatus === "failed") {
-                throw new ReplyError(result.error?.code ?? -32603, result.error?.message ?? "configure failed", result.error?.data);
+                throw new BridgeError(result.error?.code ?? -32603, result.error?.message ?? "configure failed", result.error?.data);
             }
         } catch (error) {
             await superwall.close();

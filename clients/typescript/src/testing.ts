@@ -10,11 +10,13 @@
  *   clock, a fixed seed) and wired to the three;
  * - `FakeSuperwallAPI`: a local Superwall API for HTTP-mode tests, with what the bridge sent it.
  */
+import "./nodeVersion";
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ConfigureOptions, PaywallPresentation, Product, TrackedEvent } from "./generated/protocol";
+import { requireProc } from "./connection";
 import { findBridge, Superwall, type PaywallPresenter, type PurchaseAnswer, type PurchaseController, type RestoreAnswer, type SuperwallDelegate } from "./superwall";
 
 export type StoreOutcome = "purchased" | "cancelled" | "pending" | "failed";
@@ -88,6 +90,8 @@ export const PaywallActions = {
     restore: (): PaywallAction => ({ type: "restore" }),
     close: (): PaywallAction => ({ type: "close" }),
     custom: (name: string): PaywallAction => ({ type: "custom", name }),
+    /** The page's custom callback `name` with its `variables`, as a page's `request_callback` sends it. */
+    requestCallback: (name: string, variables: Record<string, unknown> = {}): PaywallAction => ({ type: "requestCallback", name, variables }),
     /** The same action, whose `failed` answer is what the test expects. */
     expectingFailure: (action: PaywallAction): PaywallAction => ({ ...action, expectsFailure: true }),
 };
@@ -316,67 +320,103 @@ function matches(recorded: RecordedEvent, name: string, params: Record<string, u
         && Object.entries(params).every(([key, value]) => JSON.stringify(recorded.params[key]) === JSON.stringify(value));
 }
 
-export interface TestBridge {
+export interface TestBridge<Store extends PurchaseController = FakeStore, Presenter extends PaywallPresenter = PaywallDriver> {
     superwall: Superwall;
-    store: FakeStore;
-    driver: PaywallDriver;
+    /** The purchase controller: a `FakeStore`, or the app's own (`purchaseController`). */
+    store: Store;
+    /** The paywall presenter: a `PaywallDriver`, or the app's own (`paywallPresenter`). */
+    driver: Presenter;
+    /** Records every event, beside the app's own delegate when one is given. */
     events: EventRecorder;
     dataDirectory: string;
-    /** Shuts the bridge down; rejects with the driver's failures no call was rejected with,
-     * and with a script no paywall used. */
+    /** Shuts the bridge down and removes its data directory (unless `keepDataDirectory`);
+     * rejects with the callbacks that threw, the driver's failures no call was rejected with,
+     * and a script no paywall used. */
     close(): Promise<void>;
 }
 
-/** A bridge for one test: configured in a data directory of its own, on the manual clock, with
- * `randomSeed` (0 unless given), wired to a `FakeStore`, a `PaywallDriver` and an
- * `EventRecorder`. `config` is the config source (the embedded demo app by default). */
-export async function startTestBridge(options: {
+export interface TestBridgeOptions<Store extends PurchaseController = FakeStore, Presenter extends PaywallPresenter = PaywallDriver> {
+    /** The config source: the embedded demo app's unless given. */
     config?: ConfigureOptions["configSource"];
+    /** `randomSeed`: 0 unless given, so every run draws the same variants. */
     seed?: number;
+    /** More of `configure`'s options. */
     options?: ConfigureOptions;
     bridgePath?: string;
     /** How long every call waits, `register` included: 10 s. A call that times out says what
      * was still open (a paywall on screen, a purchase this client has not answered). */
     timeoutMs?: number;
     /** A placement the config lacks is skipped, as SuperwallKit skips it, instead of failing
-     * the call with `UnknownPlacementError` (for a test of that very behaviour). */
+     * the call with `UnknownPlacementError` (`unknownPlacements: "allow"`, for a test of that
+     * very behaviour). By default a typo fails the call, naming the placement meant. */
     allowUnknownPlacements?: boolean;
-} = {}): Promise<TestBridge> {
-    const store = new FakeStore();
-    const driver = new PaywallDriver();
+    /** The app's own purchase controller, in place of a `FakeStore`. */
+    purchaseController?: Store;
+    /** The app's own delegate: it hears everything, and `events` records the events too. */
+    delegate?: SuperwallDelegate;
+    /** The app's own presenter, in place of a `PaywallDriver`. */
+    paywallPresenter?: Presenter;
+    /** Keep the data directory when the bridge closes (to read it after the test). */
+    keepDataDirectory?: boolean;
+}
+
+/** A bridge for one test: configured in a data directory of its own (removed when it closes),
+ * on the manual clock, with `randomSeed` (0 unless given), wired to a `FakeStore`, a
+ * `PaywallDriver` and an `EventRecorder`, or to the app's own controller, presenter and
+ * delegate where given. The checks hold whatever is passed: a placement the config lacks fails
+ * the call, and a callback that throws fails the calls waiting and `close()`. */
+export async function startTestBridge<Store extends PurchaseController = FakeStore, Presenter extends PaywallPresenter = PaywallDriver>(
+    options: TestBridgeOptions<Store, Presenter> = {},
+): Promise<TestBridge<Store, Presenter>> {
+    const store = options.purchaseController ?? (new FakeStore() as unknown as Store);
+    const driver = options.paywallPresenter ?? (new PaywallDriver() as unknown as Presenter);
     const events = new EventRecorder();
     const dataDirectory = mkdtempSync(join(tmpdir(), "superwall-test-"));
-    const superwall = await Superwall.configure({
-        apiKey: "pk_test",
-        bridgePath: options.bridgePath,
-        timeoutMs: options.timeoutMs ?? 10_000,
-        interactiveTimeoutMs: options.timeoutMs ?? 10_000,
-        unknownPlacements: options.allowUnknownPlacements ? "allow" : "fail",
-        purchaseController: store,
-        paywallPresenter: driver,
-        delegate: events,
-        options: {
-            configSource: options.config ?? { type: "embedded" },
-            dataDirectory,
-            clock: "manual",
-            randomSeed: options.seed ?? 0,
-            ...options.options,
-        },
-    });
-    store.attach(superwall);
-    driver.attach(superwall);
+    const removeData = (): void => {
+        if (!options.keepDataDirectory) rmSync(dataDirectory, { recursive: true, force: true });
+    };
+    let superwall: Superwall;
+    try {
+        superwall = await Superwall.configure({
+            apiKey: "pk_test",
+            bridgePath: options.bridgePath,
+            timeoutMs: options.timeoutMs ?? 10_000,
+            interactiveTimeoutMs: options.timeoutMs ?? 10_000,
+            unknownPlacements: options.allowUnknownPlacements ? "allow" : "fail",
+            purchaseController: store,
+            paywallPresenter: driver,
+            delegate: options.delegate ? recordingBeside(options.delegate, events) : events,
+            options: {
+                configSource: options.config ?? { type: "embedded" },
+                dataDirectory,
+                clock: "manual",
+                randomSeed: options.seed ?? 0,
+                ...options.options,
+            },
+        });
+    } catch (error) {
+        removeData();
+        throw error;
+    }
+    if (store instanceof FakeStore) store.attach(superwall);
+    if (driver instanceof PaywallDriver) driver.attach(superwall);
     const callbackErrors: string[] = [];
     superwall.connection.onCallbackError = (method, error) => {
         const message = `your callback for ${method} threw ${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}`;
         callbackErrors.push(message);
         superwall.connection.failWaiting(new CallbackError(message));
     };
-    await store.reportStatus();
+    if (store instanceof FakeStore) await store.reportStatus();
     return {
         superwall, store, driver, events, dataDirectory,
         async close() {
-            await superwall.close();
+            try {
+                await superwall.close();
+            } finally {
+                removeData();
+            }
             if (callbackErrors.length) throw new CallbackError(callbackErrors.join("; "));
+            if (!(driver instanceof PaywallDriver)) return;
             if (driver.unraisedFailures.length) throw new PaywallScriptError(`paywall scripts failed: ${driver.unraisedFailures.join("; ")}`);
             const unused = driver.unusedScripts;
             if (unused.length) {
@@ -386,6 +426,22 @@ export async function startTestBridge(options: {
             }
         },
     };
+}
+
+/** The app's delegate, with each event also recorded in `events`. */
+function recordingBeside(delegate: SuperwallDelegate, events: EventRecorder): SuperwallDelegate {
+    return new Proxy(delegate, {
+        get(target, name) {
+            if (name === "handleSuperwallEvent") {
+                return (event: TrackedEvent, params: Record<string, unknown>) => {
+                    events.handleSuperwallEvent(event, params);
+                    return target.handleSuperwallEvent?.(event, params);
+                };
+            }
+            const value: unknown = Reflect.get(target, name);
+            return typeof value === "function" ? value.bind(target) : value;
+        },
+    });
 }
 
 /** One request the fake API received; the API key is masked (its first four characters, then …). */
@@ -432,6 +488,7 @@ export class FakeSuperwallAPI {
             writeFileSync(join(folder, "script.json"), JSON.stringify(options.script));
             args.push("--script", join(folder, "script.json"));
         }
+        requireProc();
         const child = spawn(findBridge(options.bridgePath), args, { stdio: ["pipe", "pipe", "pipe"] });
         let stderr = "";
         child.stderr.on("data", (chunk: Buffer) => { stderr += chunk.toString(); });

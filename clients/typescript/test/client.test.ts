@@ -131,6 +131,14 @@ test("an error reply rejects with its stable kind", async () => {
     }
 });
 
+test("a config that fails to load rejects configure with a BridgeError naming its kind", async () => {
+    const missing = join(dataDirectory(), "no-such-config.json");
+    await assert.rejects(
+        Superwall.configure({ apiKey: "pk_ts", options: { configSource: { type: "file", path: missing }, dataDirectory: dataDirectory() } }),
+        (error: unknown) => error instanceof BridgeError && typeof error.kind === "string" && error.kind !== "unknown" && /no-such-config/.test(error.message),
+    );
+});
+
 test("a call that outlives its timeout rejects, and the bridge is told to cancel it", async () => {
     const superwall = await Superwall.configure({ apiKey: "pk_ts", options: embedded() });
     try {

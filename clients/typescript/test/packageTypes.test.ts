@@ -9,7 +9,7 @@ import { join } from "node:path";
 const PACKAGE = join(__dirname, "..", "..");
 
 /** Compiles an app that imports both entry points, with `moduleResolution`; answers tsc's output. */
-function compileApp(moduleResolution: "node" | "node16"): string {
+function compileApp(moduleResolution: "node" | "node16", checkingLibraries = false): string {
     const app = mkdtempSync(join(tmpdir(), "superwall-types-"));
     mkdirSync(join(app, "node_modules"));
     symlinkSync(PACKAGE, join(app, "node_modules", "superwall-bridge"));
@@ -20,6 +20,14 @@ function compileApp(moduleResolution: "node" | "node16"): string {
     ].join("\n"));
     const module = moduleResolution === "node" ? "commonjs" : "node16";
     try {
+        if (checkingLibraries) {
+            // What an app without @types/node compiles with: ES2022's library alone, every .d.ts checked.
+            writeFileSync(join(app, "tsconfig.json"), JSON.stringify({
+                compilerOptions: { noEmit: true, strict: true, target: "es2022", lib: ["es2022"], types: [], module, moduleResolution },
+                files: ["app.ts"],
+            }));
+            return execFileSync("tsc", ["-p", app], { encoding: "utf8" });
+        }
         return execFileSync("tsc", ["--noEmit", "--skipLibCheck", "--target", "es2022", "--module", module,
             "--moduleResolution", moduleResolution, join(app, "app.ts")], { encoding: "utf8" });
     } catch (error) {
@@ -30,4 +38,8 @@ function compileApp(moduleResolution: "node" | "node16"): string {
 test("both entry points have types under the classic node resolution too (typesVersions)", () => {
     assert.equal(compileApp("node"), "");
     assert.equal(compileApp("node16"), "");
+});
+
+test("the package's own declarations type-check with no @types/node and no DOM library", () => {
+    assert.equal(compileApp("node16", true), "");
 });

@@ -1,7 +1,9 @@
 import { test } from "node:test";
 import * as assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { Superwall, UnknownPlacementError, type Product, type SubscriptionStatus, type SuperwallDelegate, type TrackedEvent } from "../src/index";
+import type { PurchaseAnswer, RestoreAnswer } from "../src/superwall";
 import { FakeSuperwallAPI, PaywallActions, startTestBridge } from "../src/testing";
 
 const ANNUAL = "com.pockettrainer.pro.annual";
@@ -93,4 +95,59 @@ test("a bridge configured on the fake API: its config request is recorded with t
 test("a fake API script that cannot be read is refused with its place", async () => {
     await assert.rejects(FakeSuperwallAPI.start({ script: { answers: { "/api/v1/events": { status: "busy" } } } }),
         /\$\.answers\.\/api\/v1\/events\[0\]\.status/);
+});
+
+test("the app's own purchase controller and delegate drive a test bridge, and a misspelt placement still fails", async () => {
+    const heard: string[] = [];
+    const bought: string[] = [];
+    let superwall: Superwall | undefined;
+    const appStore = {
+        async purchase(product: Product): Promise<PurchaseAnswer> {
+            bought.push(product.productIdentifier);
+            await superwall?.setSubscriptionStatus({ type: "active", entitlements: product.entitlements.map((e) => ({ id: e.id })) });
+            return { type: "purchased" };
+        },
+        async restorePurchases(): Promise<RestoreAnswer> { return { type: "restored" }; },
+    };
+    class AppDelegate implements SuperwallDelegate {
+        handleSuperwallEvent(event: TrackedEvent): void { heard.push(event.name); }
+        subscriptionStatusDidChange(_from: SubscriptionStatus, to: SubscriptionStatus): void { heard.push(`status ${to.type}`); }
+    }
+    const started = await startTestBridge({ purchaseController: appStore, delegate: new AppDelegate() });
+    superwall = started.superwall;
+    try {
+        assert.equal(started.store, appStore);
+        await started.superwall.setSubscriptionStatus({ type: "inactive" });
+        await started.superwall.overrideAssignment("2002", "3004");
+        started.driver.then(PaywallActions.purchase(ANNUAL));
+        const result = await started.superwall.register({ placement: "start_workout", params: PRO_WORKOUT });
+        assert.equal(result.featureGranted, true);
+        assert.deepEqual(bought, [ANNUAL]);
+        await started.events.assertTracked("transaction_complete");
+        assert.ok(heard.includes("transaction_complete") && heard.includes("status active"), JSON.stringify(heard));
+        await assert.rejects(started.superwall.register({ placement: "start_workot" }), (error: unknown) =>
+            error instanceof UnknownPlacementError && error.nearest === "start_workout");
+    } finally {
+        await started.close();
+    }
+});
+
+test("a test bridge's data directory is removed when it closes, unless the test keeps it", async () => {
+    const removed = await startTestBridge();
+    await removed.superwall.register({ placement: "start_workout" });
+    assert.ok(existsSync(removed.dataDirectory));
+    await removed.close();
+    assert.equal(existsSync(removed.dataDirectory), false);
+    const kept = await startTestBridge({ keepDataDirectory: true });
+    await kept.close();
+    try {
+        assert.ok(existsSync(join(kept.dataDirectory, "superwall.sqlite")));
+    } finally {
+        rmSync(kept.dataDirectory, { recursive: true, force: true });
+    }
+});
+
+test("requestCallback sends a page's custom callback with its variables", () => {
+    assert.deepEqual(PaywallActions.requestCallback("validate_promo_code", { code: "SPRING" }),
+        { type: "requestCallback", name: "validate_promo_code", variables: { code: "SPRING" } });
 });

@@ -34,6 +34,7 @@ declare class TextDecoder {
 declare const process: {
     env: Record<string, string | undefined>;
     argv: string[];
+    versions: { node: string };
     platform: string;
     execPath: string;
     exitCode: number | undefined;
@@ -125,7 +126,8 @@ declare module "node:assert/strict" {
     function match(actual: string, pattern: RegExp, message?: string): void;
     function rejects(block: Promise<unknown> | (() => Promise<unknown>), expected?: unknown, message?: string): Promise<void>;
     function fail(message?: string): never;
-    export { ok, equal, notEqual, deepEqual, match, rejects, fail };
+    function throws(block: () => unknown, expected?: unknown, message?: string): void;
+    export { ok, equal, notEqual, deepEqual, match, rejects, fail, throws };
 }
 
 declare class AbortController {
