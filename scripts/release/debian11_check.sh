@@ -44,11 +44,13 @@ echo "debian 11: the wheel installed offline and ran its quick start over pipes 
 # Node 12 must learn at load that the package needs Node 18, not from a syntax error inside it.
 mkdir -p "$root$work/node-app/node_modules/superwall-bridge"
 tar -xzf "$(ls "$dist"/superwall-bridge-*.tgz)" -C "$root$work/node-app/node_modules/superwall-bridge" --strip-components=1
-if inside "cd node-app && node -e \"require('superwall-bridge')\"" 2> "$root$work/node12.err"; then
-    echo "debian 11: the npm package loaded on Node 12" >&2
-    exit 1
-fi
-grep -F "superwall-bridge needs Node 18 or later (this is v12." "$root$work/node12.err" || { cat "$root$work/node12.err" >&2; exit 1; }
+for entry in superwall-bridge superwall-bridge/testing; do
+    if inside "cd node-app && node -e \"require('$entry')\"" 2> "$root$work/node12.err"; then
+        echo "debian 11: $entry loaded on Node 12" >&2
+        exit 1
+    fi
+    grep -F "superwall-bridge needs Node 18 or later (this is 12." "$root$work/node12.err" || { cat "$root$work/node12.err" >&2; exit 1; }
+done
 echo "debian 11: Node 12 is told at load that the npm package needs Node 18"
 
 if ! chroot "$root" python3.9 -c "import pytest, jsonschema" 2>/dev/null; then
