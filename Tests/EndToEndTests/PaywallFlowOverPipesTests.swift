@@ -30,6 +30,27 @@ import Testing
         #expect(await client.bridge.waitForExit() == 0)
     }
 
+    /// A deep link answers before the paywall it presents is up; `awaitPresentations` answers
+    /// only once it is, naming it, and the paywall carries the placement id the link answered.
+    @Test func awaitPresentationsAnswersOnceTheDeepLinksPaywallIsUp() async throws {
+        var client = try await PaywallClient.start()
+        client.request("link", "handleDeepLink", ["url": "pockettrainer://open?path=promo&offer=summer"])
+        let link = try #require(await client.reply(to: "link")?["result"])
+        #expect(link["handled"] == true)
+        let placementId = try #require(link["placementId"]?.stringValue)
+        client.request("settled", "awaitPresentations")
+        let present = try #require(await client.message("paywall/present"))
+        #expect(!client.seen.contains { $0["id"] == "settled" }, "answered before the paywall was presented")
+        #expect(present["params"]?["paywall"]?["info"]?["presentedByPlacementWithId"] == .string(placementId))
+        client.answer(present, [:])
+        let settled = try #require(await client.reply(to: "settled")?["result"])
+        #expect(settled["onScreen"]?["sessionId"] == present["params"]?["sessionId"])
+        #expect(settled["onScreen"]?["paywallInfo"]?["identifier"] == "summer-sale")
+
+        client.request("plain", "handleDeepLink", ["url": "pockettrainer://superwall/redeem?code=X"])
+        #expect(try #require(await client.reply(to: "plain")?["result"])["placementId"] == nil)
+    }
+
     @Test func aGatedPaywallClosedByTheUserDoesNotGrantIt() async throws {
         var client = try await PaywallClient.start()
         let sessionId = try await client.registerAndShow("register", "open_coach_chat")

@@ -49,14 +49,18 @@ enum EventMethods {
     struct HandleDeepLink: BridgeMethod {
         static let name = "handleDeepLink"
 
-        /// Whether the link was handled and, when not, why.
+        /// Whether the link was handled and, when not, why; and the `deepLink_open` placement
+        /// that may present a paywall (`awaitPresentations` waits for it).
         struct Answer: WireAnswer {
             let handled: Bool
             let reason: String?
+            let placementId: String?
 
             var wireValue: JSONValue {
-                guard let reason else { return ["handled": .bool(handled)] }
-                return ["handled": false, "reason": .string(reason)]
+                var object: JSONObject = ["handled": .bool(handled)]
+                if let reason { object["reason"] = .string(reason) }
+                if let placementId { object["placementId"] = .string(placementId) }
+                return .object(object)
             }
         }
 
@@ -69,11 +73,32 @@ enum EventMethods {
         }
 
         func answer(_ url: String) async throws -> Answer {
-            let handled = try await core { try await superwall.handleDeepLink(url) }
-            guard !handled, let reason = DeepLink(url)?.unhandledReason else {
-                return Answer(handled: handled, reason: nil)
+            let opening = try await core { try await superwall.openDeepLink(url) }
+            let reason = opening.handled ? nil : DeepLink(url)?.unhandledReason
+            return Answer(handled: opening.handled, reason: reason, placementId: opening.placementId)
+        }
+    }
+
+    /// An extension: answers once every presentation asked for before it has run, so a host
+    /// (a test above all) can wait for a paywall no `register` waits on.
+    struct AwaitPresentations: BridgeMethod {
+        static let name = "awaitPresentations"
+
+        struct Answer: WireAnswer {
+            let onScreen: (sessionId: String, info: PaywallInfo)?
+
+            var wireValue: JSONValue {
+                guard let onScreen else { return ["onScreen": .null] }
+                return ["onScreen": ["sessionId": .string(onScreen.sessionId), "paywallInfo": onScreen.info.wireValue]]
             }
-            return Answer(handled: false, reason: reason)
+        }
+
+        let superwall: Superwall
+
+        init(_ context: MethodContext) { superwall = context.superwall }
+
+        func answer(_ parameters: NoParameters) async -> Answer {
+            Answer(onScreen: await superwall.presentationsSettled())
         }
     }
 }
@@ -83,5 +108,6 @@ extension MethodTable {
         register(EventMethods.GetEventQueueStatus.self, context)
         register(EventMethods.FlushEvents.self, context)
         register(EventMethods.HandleDeepLink.self, context)
+        register(EventMethods.AwaitPresentations.self, context)
     }
 }

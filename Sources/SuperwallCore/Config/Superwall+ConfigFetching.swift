@@ -15,7 +15,7 @@ extension Superwall {
         defer { trackConfigAttributes(options) }
         let cached =
             (try? await offloaded { [store, platform = session?.referenceSDK ?? .superwallKit] in
-                Self.config(cached: (try? store?.document(.lastConfig)) ?? nil, for: platform)
+                store?.cachedConfig(for: platform)
             })
             ?? nil
         let subscribed = (try? store?.value(.subscriptionStatus))??.isActive == true

@@ -176,6 +176,14 @@ extension Superwall {
         await paywalls.presentationQueue.run(work)
     }
 
+    /// Returns once every presentation asked for before it has run (shown, skipped or failed):
+    /// a `register`'s, and an implicit trigger's with no call waiting on it (a deep link's,
+    /// `app_launch`'s, a page's custom placement). Answers the paywall on screen then.
+    public func presentationsSettled() async -> (sessionId: String, info: PaywallInfo)? {
+        await paywalls.presentationQueue.run {}
+        return paywalls.open.map { ($0.id, $0.info) }
+    }
+
     /// Waits until every queued presentation has run (tests, and callers that need the
     /// implicit triggers of what they just tracked to have settled).
     public func awaitPresentationQueue() async {

@@ -58,6 +58,12 @@ extension Store {
         try changing { try $0.remove(named: key.name) }
     }
 
+    /// The last config fetched, decoded as `platform` reads it; nil when there is none or it
+    /// no longer decodes.
+    func cachedConfig(for platform: ReferenceSDK) -> Config? {
+        ((try? document(.lastConfig)) ?? nil).flatMap { try? Config.decode(from: $0, for: platform) }
+    }
+
     /// The path of `key`'s document; nil for a store in memory.
     func documentFile(for key: DocumentKey) -> String? {
         documentsPrefix.map { "\($0)-\(key.name)" }

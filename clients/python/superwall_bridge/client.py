@@ -447,8 +447,17 @@ class Superwall:
     async def handle_deep_link(self, url: str) -> bool:
         """SuperwallKit's ``handleDeepLink``: whether Superwall handled the link. Tracks
         ``deepLink_open`` (which closes the paywall on screen and may present one); a link sent
-        before :meth:`configure` is kept and routed once the config is ready."""
+        before :meth:`configure` is kept and routed once the config is ready. It answers before
+        the paywall it presents is up: :meth:`await_presentations` waits for that."""
         return bool((await self.call("handleDeepLink", {"url": url}))["handled"])
+
+    async def await_presentations(self, *, timeout: float | None = None) -> PaywallInfo | None:
+        """``awaitPresentations``: returns once every presentation asked for before it has run
+        (shown, skipped or failed), a paywall no ``register`` waits on included (a deep link's,
+        ``app_launch``'s, a page's custom placement); answers the info of the paywall on screen
+        then, if any."""
+        on_screen = (await self.call("awaitPresentations", timeout=self._interactive(timeout)))["onScreen"]
+        return PaywallInfo.from_wire(on_screen["paywallInfo"]) if on_screen is not None else None
 
     async def preload_all_paywalls(self, *, timeout: float | None = None) -> list[str]:
         """SuperwallKit's ``preloadAllPaywalls``: loads the paywalls the user could be shown

@@ -82,6 +82,7 @@ class Connection:
         self._closed: BridgeClosedError | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._dispatcher: asyncio.Task[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
 
     @classmethod
     async def spawn(
@@ -120,6 +121,7 @@ class Connection:
         return connection
 
     def _start(self) -> None:
+        self._loop = asyncio.get_running_loop()
         self._dispatcher = asyncio.create_task(self._dispatch_arrivals(), name="superwall-bridge notifications")
         self._tasks = [
             asyncio.create_task(self._read_messages(), name="superwall-bridge reader"),
@@ -131,6 +133,11 @@ class Connection:
     def pid(self) -> int:
         """The bridge's process: this one, for a bridge in-process."""
         return self._transport.pid
+
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop | None:
+        """The event loop the connection runs on (another thread's, behind ``SyncSuperwall``)."""
+        return self._loop
 
     @property
     def is_closed(self) -> bool:

@@ -14,6 +14,7 @@ gives each test these and a configured bridge; see docs/testing.md.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import threading
 import time
 from collections import deque
@@ -21,6 +22,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, Coroutine, Literal, Mapping
 
 from .callbacks import SuperwallDelegate
+from .errors import BridgeClosedError, BridgeTimeoutError
 from .fake_api import FakeSuperwallAPI, RecordedRequest
 from .models import (
     PaywallDismissal, PaywallPresentation, Product, PurchaseResult, RestorationResult, SubscriptionStatus,
@@ -175,12 +177,20 @@ class PaywallDriver:
     default) an async test takes it with :meth:`next_paywall` and acts with :meth:`act`. What
     went wrong is kept in :attr:`failures`, and a script no paywall used in
     :attr:`unused_scripts` (the pytest plugin fails the test with both).
+
+    A paywall no ``register`` waits on (a deep link's, ``app_launch``'s, a page's custom
+    placement) reaches the presenter after the call that caused it answered.
+    :meth:`wait_for_paywall` (:meth:`presented` in an async test) waits for it, and
+    :attr:`shown`, read in a sync test, first waits for the presentations asked for so far.
     """
 
     def __init__(self, *, unscripted: Literal["wait", "close"] = "wait") -> None:
         self.unscripted = unscripted
-        #: Every paywall shown, in order.
-        self.shown: list[PaywallPresentation] = []
+        #: How long reading :attr:`shown` in a sync test waits for presentations in flight.
+        self.settle_timeout = 10.0
+        self._shown: list[PaywallPresentation] = []
+        #: How many of ``_shown`` a wait has taken.
+        self._taken = 0
         #: What each action answered (``paywall/action``'s result), in order.
         self.answers: list[dict[str, Any]] = []
         #: Dismissals the bridge asked for.
@@ -198,6 +208,65 @@ class PaywallDriver:
         """The bridge the driver acts through."""
         self._client = client
 
+    @property
+    def shown(self) -> list[PaywallPresentation]:
+        """Every paywall shown, in order. Read outside the client's event loop (a sync test),
+        it first waits until the presentations asked for so far have run, so the paywall of a
+        ``handle_deep_link`` just answered is in it. In an async test, await :meth:`presented`."""
+        loop = self._client.connection.loop if self._client is not None else None
+        if loop is not None and loop.is_running() and not self._client_closed() and not _on_an_event_loop():
+            try:
+                asyncio.run_coroutine_threadsafe(self._settle(), loop).result(self.settle_timeout)
+            except (concurrent.futures.TimeoutError, BridgeTimeoutError) as error:
+                raise AssertionError(f"paywall_driver.shown waited {self.settle_timeout} s for the presentations "
+                                     f"asked for so far, and they had not run: {error}") from error
+            except BridgeClosedError:
+                pass  # the bridge is gone: what it showed is all there is
+        return self._shown
+
+    def wait_for_paywall(self, by: str | None = None, *, timeout: float = 10) -> PaywallPresentation:
+        """:meth:`presented`, for a sync test (``handle_deep_link(...)``, then this)."""
+        _refuse_on_event_loop("wait_for_paywall", "presented")
+        loop = self._client.connection.loop if self._client is not None else None
+        if loop is None:
+            raise RuntimeError("PaywallDriver is not attached to a bridge: call attach(client) first")
+        return asyncio.run_coroutine_threadsafe(self.presented(by, timeout=timeout), loop).result(timeout + 5)
+
+    async def presented(self, by: str | None = None, *, timeout: float = 10) -> PaywallPresentation:
+        """The next paywall shown that no wait took yet, once every presentation asked for so
+        far has run (``awaitPresentations``): the paywall of a deep link, of ``app_launch`` or of
+        a page's custom placement, which come with no ``register`` waiting. With ``by``, the next
+        one presented by that placement: its name (``"deepLink_open"``) or its id. Fails naming
+        what was shown and what is on screen."""
+        if self._client is None:
+            raise RuntimeError("PaywallDriver is not attached to a bridge: call attach(client) first")
+        on_screen = await self._client.await_presentations(timeout=timeout)
+        await self._settle_deliveries()
+        for index in range(self._taken, len(self._shown)):
+            info = self._shown[index].paywall.info
+            if by is None or by in (info.presented_by_placement_with_name, info.presented_by_placement_with_id):
+                self._taken = index + 1
+                return self._shown[index]
+        shown = [presentation.paywall.info.identifier for presentation in self._shown]
+        source = f" by {by!r}" if by is not None else ""
+        raise AssertionError(f"no paywall was presented{source} once the presentations asked for so far had run; "
+                             f"shown: {shown or 'none'} ({self._taken} taken by earlier waits); "
+                             f"on screen: {on_screen.identifier if on_screen else 'none'}")
+
+    async def _settle(self) -> None:
+        if self._client is not None:
+            await self._client.await_presentations(timeout=self.settle_timeout)
+            await self._settle_deliveries()
+
+    async def _settle_deliveries(self) -> None:
+        """What arrived before the answer (the dismissal of a paywall closed at once) is handled."""
+        if self._client is not None:
+            connection = self._client.connection
+            await connection.delivered(connection.arrivals_so_far(), timeout=5)
+
+    def _client_closed(self) -> bool:
+        return self._client is None or self._client.connection.is_closed
+
     def then(self, *actions: PaywallAction, keep_open: bool = False, optional: bool = False) -> PaywallDriver:
         """What to do on the next paywall shown, in order; call it again for the paywall after.
         ``keep_open``: the paywall may still be up when these are done (the test goes on with
@@ -211,7 +280,7 @@ class PaywallDriver:
         return [str(script) for script in self._script if not script.optional]
 
     async def present(self, presentation: PaywallPresentation) -> None:
-        self.shown.append(presentation)
+        self._shown.append(presentation)
         if self._script:
             self._start(self._perform(self._script.popleft(), presentation))
         elif self.unscripted == "close":
@@ -223,14 +292,17 @@ class PaywallDriver:
         self.dismissals.append(dismissal)
 
     async def next_paywall(self, timeout: float = 10) -> PaywallPresentation:
-        """The next paywall shown that no script acted on."""
+        """The next paywall shown that no script acted on (``unscripted="wait"``); a driver that
+        closes unscripted paywalls answers :meth:`presented`."""
+        if self.unscripted != "wait":
+            return await self.presented(timeout=timeout)
         return await asyncio.wait_for(self._queue().get(), timeout)
 
     async def act(self, action: PaywallAction, *, on: PaywallPresentation | None = None) -> dict[str, Any]:
         """Performs ``action`` on ``on`` (the last paywall shown by default)."""
         if self._client is None:
             raise RuntimeError("PaywallDriver is not attached to a bridge: call attach(client) first")
-        target = on or (self.shown[-1] if self.shown else None)
+        target = on or (self._shown[-1] if self._shown else None)
         if target is None:
             raise AssertionError("no paywall was shown to act on")
         answer = await self._client.paywall_action(target.session_id, action.action)
@@ -386,6 +458,14 @@ def _matches(event: SuperwallEvent, name: str, params: Mapping[str, Any]) -> boo
 
 def _describe(params: Mapping[str, Any]) -> str:
     return f" with {dict(params)}" if params else ""
+
+
+def _on_an_event_loop() -> bool:
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
 
 
 def _refuse_on_event_loop(method: str, instead: str) -> None:

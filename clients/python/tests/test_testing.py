@@ -59,6 +59,45 @@ def test_a_script_sends_a_custom_callback_that_the_tests_handler_answers(superwa
     assert paywall_driver.answers[0] == {"status": "success", "data": {"valid": True}}
 
 
+SUMMER_LINK = "pockettrainer://open?path=promo&offer=summer"
+
+
+def test_a_deep_links_paywall_is_in_shown_once_handle_deep_link_answers(superwall: SyncSuperwall,
+                                                                         paywall_driver: PaywallDriver) -> None:
+    assert superwall.handle_deep_link(SUMMER_LINK)
+    assert [presentation.paywall.info.identifier for presentation in paywall_driver.shown] == ["summer-sale"]
+
+
+def test_wait_for_paywall_takes_the_paywall_a_deep_link_presented_and_names_what_was_shown_when_none_came(
+        superwall: SyncSuperwall, paywall_driver: PaywallDriver) -> None:
+    assert superwall.handle_deep_link(SUMMER_LINK)
+    presented = paywall_driver.wait_for_paywall("deepLink_open")
+    assert presented.paywall.info.identifier == "summer-sale"
+    assert presented.paywall.info.presentation_source_type == "implicit"
+    # No audience of the campaign matches a winter offer: nothing more is presented.
+    assert superwall.handle_deep_link("pockettrainer://open?path=promo&offer=winter")
+    with pytest.raises(AssertionError, match=r"no paywall was presented by 'deepLink_open'.*shown: \['summer-sale'\]"):
+        paywall_driver.wait_for_paywall("deepLink_open")
+
+
+def test_a_tests_data_directory_costs_what_it_holds_once_its_bridge_closed(tmp_path: Path) -> None:
+    directory = tmp_path / "superwall-data"
+    store, driver = FakeStore(), PaywallDriver(unscripted="close")
+    with SyncSuperwall.start(purchase_controller=store, paywall_presenter=driver) as superwall:
+        store.attach(superwall.client)
+        driver.attach(superwall.client)
+        superwall.configure("pk_test", options={"configSource": {"type": "embedded"}, "dataDirectory": str(directory),
+                                                "clock": "manual", "randomSeed": 0})
+        superwall.run(store.report_status())
+        gate_on_the_paywall_variant(superwall)
+        driver.then(PaywallAction.purchase(ANNUAL))
+        assert superwall.register("start_workout", params=PRO_WORKOUT).feature_granted
+        superwall.flush_events()
+    allocated = sum(path.stat().st_blocks * 512 for path in directory.rglob("*") if path.is_file())
+    sizes = ", ".join(f"{path.relative_to(directory)} {path.stat().st_blocks // 2} KiB" for path in sorted(directory.rglob("*")))
+    assert allocated <= 256 * 1024, sizes
+
+
 def test_a_subscriber_passes_the_gate_without_a_paywall(superwall: SyncSuperwall, paywall_driver: PaywallDriver) -> None:
     gate_on_the_paywall_variant(superwall)
     superwall.set_subscription_status(SubscriptionStatus.active("pro"))

@@ -477,8 +477,19 @@ export class Superwall {
 
     // MARK: Links, configuration, device
 
+    /** SuperwallKit's `handleDeepLink`: whether Superwall handled the link. It resolves before
+     * the paywall the link presents is up: `awaitPresentations()` waits for that. */
     async handleDeepLink(url: string): Promise<boolean> {
         return (await this.call<{ handled: boolean }>("handleDeepLink", { url })).handled;
+    }
+
+    /** `awaitPresentations`: resolves once every presentation asked for before it has run
+     * (shown, skipped or failed), a paywall no `register` waits on included (a deep link's,
+     * `app_launch`'s, a page's custom placement), with the paywall on screen then. */
+    async awaitPresentations(timeoutMs?: number): Promise<{ sessionId: string; paywallInfo: PaywallInfo } | null> {
+        const answer = await this.call<{ onScreen: { sessionId: string; paywallInfo: PaywallInfo } | null }>(
+            "awaitPresentations", undefined, timeoutMs ?? this.interactiveTimeout());
+        return answer.onScreen;
     }
 
     refreshConfiguration(): Promise<ConfigRefresh> {

@@ -127,7 +127,10 @@ interface Script extends ScriptOptions {
  * and what each action answered. So does an action answered `failed` that the script did not
  * expect (`expectingFailure`). End such a script with `PaywallActions.close()`, or pass
  * `{ keepOpen: true }`. A paywall with no script is closed ("close", the default) or waits for
- * `nextPaywall()` ("wait"). */
+ * `nextPaywall()` ("wait").
+ *
+ * A paywall no `register` waits on (a deep link's, `app_launch`'s, a page's custom placement)
+ * reaches the presenter after the call that caused it resolved: `await waitForPaywall()` takes it. */
 export class PaywallDriver implements PaywallPresenter {
     readonly shown: PaywallPresentation[] = [];
     readonly answers: Record<string, unknown>[] = [];
@@ -140,6 +143,8 @@ export class PaywallDriver implements PaywallPresenter {
     private readonly waiting: PaywallPresentation[] = [];
     private readonly waiters: ((presentation: PaywallPresentation) => void)[] = [];
     private superwall: Superwall | undefined;
+    /** How many of `shown` a `waitForPaywall` has taken. */
+    private taken = 0;
 
     constructor(private readonly unscripted: "close" | "wait" = "close") {}
 
@@ -177,14 +182,37 @@ export class PaywallDriver implements PaywallPresenter {
         this.dismissals.push(dismissal.sessionId);
     }
 
-    /** The next paywall shown that no script acted on. */
+    /** The next paywall shown that no script acted on (`"wait"`); a driver that closes
+     * unscripted paywalls answers `waitForPaywall()`. */
     nextPaywall(timeoutMs = 10_000): Promise<PaywallPresentation> {
+        if (this.unscripted !== "wait") return this.waitForPaywall(undefined, timeoutMs);
         const ready = this.waiting.shift();
         if (ready) return Promise.resolve(ready);
         return new Promise((resolve, reject) => {
             const timer = setTimeout(() => reject(new Error(`no paywall was shown within ${timeoutMs} ms`)), timeoutMs);
             this.waiters.push((presentation) => { clearTimeout(timer); resolve(presentation); });
         });
+    }
+
+    /** The next paywall shown that no wait took yet, once every presentation asked for so far
+     * has run (`awaitPresentations`): the paywall of a deep link, of `app_launch` or of a page's
+     * custom placement, which come with no `register` waiting. With `by`, the next one presented
+     * by that placement: its name (`"deepLink_open"`) or its id. Rejects naming what was shown and
+     * what is on screen. */
+    async waitForPaywall(by?: string, timeoutMs = 10_000): Promise<PaywallPresentation> {
+        if (!this.superwall) throw new Error("PaywallDriver is not attached to a bridge: call attach(superwall) first");
+        const onScreen = await this.superwall.awaitPresentations(timeoutMs);
+        for (let index = this.taken; index < this.shown.length; index += 1) {
+            const info = this.shown[index].paywall.info;
+            if (by === undefined || by === info.presentedByPlacementWithName || by === info.presentedByPlacementWithId) {
+                this.taken = index + 1;
+                return this.shown[index];
+            }
+        }
+        const shown = this.shown.map((presentation) => presentation.paywall.info.identifier);
+        throw new Error(`no paywall was presented${by === undefined ? "" : ` by "${by}"`} once the presentations asked for so far had run; `
+            + `shown: ${shown.length ? shown.join(", ") : "none"} (${this.taken} taken by earlier waits); `
+            + `on screen: ${onScreen?.paywallInfo.identifier ?? "none"}`);
     }
 
     /** Performs `action` on `on` (the last paywall shown by default). */

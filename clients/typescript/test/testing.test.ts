@@ -151,3 +151,22 @@ test("requestCallback sends a page's custom callback with its variables", () => 
     assert.deepEqual(PaywallActions.requestCallback("validate_promo_code", { code: "SPRING" }),
         { type: "requestCallback", name: "validate_promo_code", variables: { code: "SPRING" } });
 });
+
+test("waitForPaywall takes the paywall a deep link presented, and names what was shown when none came", async () => {
+    const bridge = await startTestBridge();
+    try {
+        assert.equal(await bridge.superwall.handleDeepLink("pockettrainer://open?path=promo&offer=summer"), true);
+        const presented = await bridge.driver.waitForPaywall("deepLink_open");
+        assert.equal(presented.paywall.info.identifier, "summer-sale");
+        assert.equal(presented.paywall.info.presentationSourceType, "implicit");
+        // No audience of the campaign matches a winter offer: nothing more is presented.
+        assert.equal(await bridge.superwall.handleDeepLink("pockettrainer://open?path=promo&offer=winter"), true);
+        await assert.rejects(bridge.driver.waitForPaywall("deepLink_open"),
+            /no paywall was presented by "deepLink_open" .*shown: summer-sale \(1 taken/);
+        // The default driver closes what no script acted on; nextPaywall takes it all the same.
+        await bridge.superwall.handleDeepLink("pockettrainer://open?path=promo&offer=summer");
+        assert.equal((await bridge.driver.nextPaywall()).paywall.info.identifier, "summer-sale");
+    } finally {
+        await bridge.close();
+    }
+});

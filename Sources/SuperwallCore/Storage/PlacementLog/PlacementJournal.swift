@@ -100,7 +100,7 @@ final class PlacementJournal: Sendable {
     private static let fixedPayloadSize = 8 + 8 + 1 + 16 + 4 + 4
 
     /// How much a file grows by, and how far ahead of its records it is reserved.
-    static let reservationStep = 32 << 10
+    static let reservationStep = 16 << 10
 
     /// Opens (creating) the two files beside the database at `databasePath`.
     init(besideDatabaseAt databasePath: String, capacity: Int = 2 << 20) throws {

@@ -1066,6 +1066,17 @@ export type HandleDeepLinkResult = {
     handled: boolean;
     /** Present when handled is false for a link SuperwallKit would handle (a paywall preview, which needs SuperwallKit's debugger screen): why. */
     reason?: string;
+    /** Present when the config has a deepLink_open campaign that may present a paywall: the id of that deepLink_open placement. A paywall it presents carries it as info.presentedByPlacementWithId; awaitPresentations answers once it has run. */
+    placementId?: string;
+};
+
+/** An extension, for tests and hosts that wait for a paywall no register waits on (a deep link's, an implicit trigger's such as app_launch or session_start, a page's custom_placement): answers once every presentation asked for before it has run (shown, skipped or failed), with the paywall on screen then. Allowed before configure (nothing is then queued). */
+export type AwaitPresentationsParams = Record<string, never>;
+export type AwaitPresentationsResult = {
+    onScreen: {
+        sessionId: string;
+        paywallInfo: PaywallInfo;
+    } | null;
 };
 
 /** The outgoing event queue (an extension): how many events wait to be sent, and how many were dropped unsent (the queue's bound, refused by the collector). */
@@ -1505,6 +1516,7 @@ export interface ClientToBridgeMethods {
     "purchase": { params: PurchaseParams; result: PurchaseMethodResult };
     "restorePurchases": { params: RestorePurchasesParams; result: RestorePurchasesResult };
     "handleDeepLink": { params: HandleDeepLinkParams; result: HandleDeepLinkResult };
+    "awaitPresentations": { params: AwaitPresentationsParams; result: AwaitPresentationsResult };
     "getEventQueueStatus": { params: GetEventQueueStatusParams; result: GetEventQueueStatusResult };
     "flushEvents": { params: FlushEventsParams; result: FlushEventsResult };
     "refreshConfiguration": { params: RefreshConfigurationParams; result: RefreshConfigurationResult };
@@ -1570,6 +1582,6 @@ export interface BridgeToClientNotifications {
     "config/didRefresh": { params: ConfigDidRefreshParams };
 }
 
-export const CLIENT_TO_BRIDGE = ["initialize", "shutdown", "exit", "$/ping", "debug/echo", "configure", "getConfigurationStatus", "setDelegate", "identify", "reset", "getUserId", "setUserAttributes", "getUserAttributes", "setIntegrationAttributes", "getIntegrationAttributes", "getDeviceAttributes", "register", "getPresentationResult", "getPaywall", "paywall/action", "paywall/pageMessage", "paywall/pageLoad", "dismiss", "togglePaywallSpinner", "isPaywallPresented", "latestPaywallInfo", "preloadAllPaywalls", "preloadPaywalls", "confirmAllAssignments", "getAssignments", "setSubscriptionStatus", "getSubscriptionStatus", "getEntitlements", "getEntitlementsByProductIds", "getCustomerInfo", "getProducts", "setStoreProducts", "setOverrideProductsByName", "getOverrideProductsByName", "purchase", "restorePurchases", "handleDeepLink", "getEventQueueStatus", "flushEvents", "refreshConfiguration", "setLogLevel", "setLocaleIdentifier", "setEventTrackingBehavior", "setInterfaceStyle", "setPlatformWrapper", "debug/evaluateExpression", "debug/explainPlacement", "debug/recentDecisions", "debug/advanceClock", "debug/overrideAssignment", "app/didBecomeActive", "app/willResignActive"] as const;
+export const CLIENT_TO_BRIDGE = ["initialize", "shutdown", "exit", "$/ping", "debug/echo", "configure", "getConfigurationStatus", "setDelegate", "identify", "reset", "getUserId", "setUserAttributes", "getUserAttributes", "setIntegrationAttributes", "getIntegrationAttributes", "getDeviceAttributes", "register", "getPresentationResult", "getPaywall", "paywall/action", "paywall/pageMessage", "paywall/pageLoad", "dismiss", "togglePaywallSpinner", "isPaywallPresented", "latestPaywallInfo", "preloadAllPaywalls", "preloadPaywalls", "confirmAllAssignments", "getAssignments", "setSubscriptionStatus", "getSubscriptionStatus", "getEntitlements", "getEntitlementsByProductIds", "getCustomerInfo", "getProducts", "setStoreProducts", "setOverrideProductsByName", "getOverrideProductsByName", "purchase", "restorePurchases", "handleDeepLink", "awaitPresentations", "getEventQueueStatus", "flushEvents", "refreshConfiguration", "setLogLevel", "setLocaleIdentifier", "setEventTrackingBehavior", "setInterfaceStyle", "setPlatformWrapper", "debug/evaluateExpression", "debug/explainPlacement", "debug/recentDecisions", "debug/advanceClock", "debug/overrideAssignment", "app/didBecomeActive", "app/willResignActive"] as const;
 export const BRIDGE_TO_CLIENT_REQUESTS = ["purchaseController/purchase", "purchaseController/restorePurchases", "testMode/purchase", "testMode/restore", "paywall/present", "paywall/dismiss", "paywall/showAlert", "paywall/presentSurvey", "paywall/preload", "paywall/openUrl", "paywall/requestReview", "paywall/requestPermission", "paywall/scheduleNotification", "paywall/haptic", "paywall/loadingState", "handler/onCustomCallback"] as const;
 export const BRIDGE_TO_CLIENT_NOTIFICATIONS = ["$/cancelRequest", "paywall/pageEvent", "handler/onPresent", "handler/onWillDismiss", "handler/onDismiss", "handler/onSkip", "handler/onError", "delegate/handleSuperwallEvent", "delegate/subscriptionStatusDidChange", "delegate/customerInfoDidChange", "delegate/willPresentPaywall", "delegate/didPresentPaywall", "delegate/willDismissPaywall", "delegate/didDismissPaywall", "delegate/handleCustomPaywallAction", "delegate/paywallWillOpenURL", "delegate/paywallWillOpenDeepLink", "delegate/userAttributesDidChange", "delegate/testModeTransaction", "delegate/willRedeemLink", "delegate/didRedeemLink", "delegate/handleLog", "delegate/handleSuperwallDeepLink", "config/didRefresh"] as const;
