@@ -216,6 +216,10 @@ browser-deps:
 		echo "installing chromium chromium-driver"; \
 		scripts/install_packages.sh chromium chromium-driver; \
 	fi
+	@if ! command -v xvfb-run >/dev/null || ! /usr/bin/python3 -c "import PyQt5.QtWebEngineWidgets" 2>/dev/null; then \
+		echo "installing python3-pyqt5.qtwebengine xvfb xauth"; \
+		scripts/install_packages.sh --no-install-recommends python3-pyqt5.qtwebengine xvfb xauth; \
+	fi
 
 browser-test: browser-deps $(PY_VENV)/bin/pytest
 	$(PY_VENV)/bin/pip install -q "selenium>=4.20,<5"

@@ -16,20 +16,17 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable, TypeVar
 
+from webview_shim import TAKE_OUTBOX, docs_shim
+
 from superwall_bridge import PaywallDismissal, PaywallPresentation, Superwall
 
 T = TypeVar("T")
 
 STANDIN_PAGE = Path(__file__).with_name("standin-paywall.html")
 
-#: Chromium has no WebKit message handlers; this one keeps what the page posts until the
-#: host collects it, in order.
-MESSAGE_HANDLER_SHIM = """
-window.__swOutbox = [];
-window.webkit = { messageHandlers: { paywallMessageHandler: { postMessage: function (message) {
-  if (typeof message === "string") { window.__swOutbox.push(message); }
-} } } };
-"""
+#: Chromium has no WebKit message handlers: the docs' shim keeps what the page posts until
+#: the host collects it, in order.
+MESSAGE_HANDLER_SHIM = docs_shim()
 
 
 class BrowserUnavailable(RuntimeError):
@@ -132,7 +129,7 @@ class BrowserPaywallHost:
         """Collects what the page posted and forwards it, in order, until the paywall goes."""
         assert self.superwall is not None
         while self.session_id == session_id:
-            posted = await self.run_script("return window.__swOutbox ? window.__swOutbox.splice(0) : [];")
+            posted = await self.run_script(TAKE_OUTBOX)
             for message in posted or []:
                 self.forwarded.append(message)
                 await self.superwall.page_message(session_id, message)

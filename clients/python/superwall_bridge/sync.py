@@ -45,6 +45,12 @@ class SyncSuperwall:
             raise
         return cls(loop, thread, client)
 
+    @property
+    def loop(self) -> asyncio.AbstractEventLoop:
+        """The event loop the client runs on, for a host whose own thread must not block
+        (a GUI's): ``asyncio.run_coroutine_threadsafe(work, sw.loop)``."""
+        return self._loop
+
     def run(self, coroutine: Coroutine[Any, Any, T], timeout: float | None = None) -> T:
         """Runs one coroutine of the client on its loop and waits for it."""
         limit = (timeout if timeout is not None else max(self.client.timeout, 900.0)) + _GRACE
