@@ -118,3 +118,12 @@ extension SuperwallError {
         return .storage("\(error)")
     }
 }
+
+/// Runs a store write, its failure thrown as `SuperwallError.storage`.
+func persisting<Result>(_ body: () throws -> Result) throws(SuperwallError) -> Result {
+    do {
+        return try body()
+    } catch {
+        throw .storage(from: error)
+    }
+}

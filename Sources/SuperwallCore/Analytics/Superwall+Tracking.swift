@@ -122,14 +122,6 @@ extension Superwall {
         try await Task.detached(executorPreference: offload, operation: work).value
     }
 
-    func persisting<Result>(_ body: () throws -> Result) throws(SuperwallError) -> Result {
-        do {
-            return try body()
-        } catch {
-            throw .storage(from: error)
-        }
-    }
-
     /// `config_attributes`: the options in effect, as SuperwallKit dumps them.
     func trackConfigAttributes(_ options: ConfigureOptions) {
         track(

@@ -26,7 +26,13 @@ extension Superwall {
     /// Takes the paywall down: `willDismiss`, the host, `paywall_close`, `didDismiss`, and
     /// the flow's end unless another paywall replaces this one.
     func closePaywall(result: PaywallResult, closeReason: PaywallCloseReason) async {
-        guard var closing = paywalls.beginClosing() else { return }
+        guard var closing = paywalls.beginClosing() else {
+            // One already closing (the user's close, as a deep link arrives) is gone on return.
+            _ = await wait(on: paywalls.shownWaiters, within: timeouts.presentation) {
+                paywalls.open?.isClosing == true
+            }
+            return
+        }
         closing.info.closeReason = closeReason
         var info = closing.info
         let sessionId = closing.id

@@ -3,7 +3,8 @@
 Registered by installing the package (entry point ``pytest11``). Fixtures:
 
 - ``superwall``: a :class:`~superwall_bridge.SyncSuperwall`, configured in a data directory of
-  the test's own, on the manual clock (``advance_clock`` moves it) and with ``randomSeed``
+  the test's own (removed once the bridge closed, unless the test is marked
+  ``@pytest.mark.superwall_keeps_data``), on the manual clock (``advance_clock`` moves it) and with ``randomSeed``
   ``superwall_seed`` (0), so every run draws the same variants. It is wired to the three below.
 - ``fake_store``: a :class:`~superwall_bridge.testing.FakeStore` purchase controller, which
   has reported the user's status (inactive) by the time the test starts.
@@ -36,6 +37,7 @@ The bridge is found as the client finds it: ``$SUPERWALL_BRIDGE``, the binary th
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any, Iterator
 
@@ -49,6 +51,9 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "superwall_api(script=None, config=None): configure the test's bridge over HTTP on the fake "
                    "Superwall API, serving config (else superwall_config's)")
+    config.addinivalue_line(
+        "markers", "superwall_keeps_data: keep the test's data directory after its bridge closed (it is removed "
+                   "otherwise)")
     config.addinivalue_line(
         "markers", "superwall_allows_unknown_placements: a placement the config lacks is skipped, as SuperwallKit "
                    "skips it, instead of failing the test")
@@ -147,7 +152,20 @@ def superwall(
     superwall_options: dict[str, Any], fake_store: FakeStore, paywall_driver: PaywallDriver,
     event_recorder: EventRecorder, superwall_timeout: float, request: pytest.FixtureRequest,
 ) -> Iterator[SyncSuperwall]:
-    """A bridge of the test's own, configured with ``superwall_options`` and wired to the doubles."""
+    """A bridge of the test's own, configured with ``superwall_options`` and wired to the doubles.
+    Its data directory is removed once it closed, unless the test is marked ``superwall_keeps_data``."""
+    data_directory = superwall_options.get("dataDirectory")
+    try:
+        yield from _configured_bridge(superwall_options, fake_store, paywall_driver, event_recorder, superwall_timeout, request)
+    finally:
+        if data_directory and request.node.get_closest_marker("superwall_keeps_data") is None:
+            shutil.rmtree(data_directory, ignore_errors=True)
+
+
+def _configured_bridge(
+    superwall_options: dict[str, Any], fake_store: FakeStore, paywall_driver: PaywallDriver,
+    event_recorder: EventRecorder, superwall_timeout: float, request: pytest.FixtureRequest,
+) -> Iterator[SyncSuperwall]:
     with SyncSuperwall.start(delegate=event_recorder, purchase_controller=fake_store,
                              paywall_presenter=paywall_driver, timeout=superwall_timeout,
                              interactive_timeout=superwall_timeout) as sw:

@@ -188,3 +188,21 @@ def test_over_http_on_the_markers_config(superwall, fake_superwall_api):
     assert superwall.refresh_configuration().build_id == "the-markers-own"
 ''')
     result.assert_outcomes(passed=3)
+
+
+def test_a_tests_data_directory_is_removed_when_its_bridge_closes_unless_the_test_keeps_it(pytester: pytest.Pytester) -> None:
+    result, _ = run(pytester, '''
+import os, pytest
+def test_removed(superwall, superwall_options):
+    superwall.register("workout_shared")
+    with open("removed.txt", "w") as note:
+        note.write(superwall_options["dataDirectory"])
+@pytest.mark.superwall_keeps_data
+def test_kept(superwall, superwall_options):
+    with open("kept.txt", "w") as note:
+        note.write(superwall_options["dataDirectory"])
+def test_gone_after_the_first():
+    assert not os.path.exists(open("removed.txt").read())
+    assert os.path.isdir(open("kept.txt").read())
+''')
+    result.assert_outcomes(passed=3)
