@@ -26,15 +26,14 @@ from PyQt5.QtWebEngineWidgets import QWebEnginePage, QWebEngineScript, QWebEngin
 from PyQt5.QtWidgets import QApplication
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from paywall_story import ANNUAL, StoreController, demo_config_with_unlock_placement  # noqa: E402
 from webview_shim import OUTBOX, docs_shim  # noqa: E402
 
 from superwall_bridge import (  # noqa: E402
-    PaywallDismissal, PaywallInfo, PaywallPresentation, Product, PurchaseResult, RestorationResult, StoreDetails, StorePeriod,
-    SubscriptionStatus, Superwall, SyncSuperwall,
+    PaywallDismissal, PaywallPresentation, StoreDetails, StorePeriod, SubscriptionStatus, Superwall, SyncSuperwall,
 )
 
 STANDIN_PAGE = Path(__file__).with_name("standin-paywall.html")
-ANNUAL = "com.pockettrainer.pro.annual"
 #: How long any step may take on a busy machine.
 STEP_TIMEOUT = 60.0
 
@@ -129,36 +128,6 @@ class QtPaywallHost:
             await asyncio.sleep(0.03)
 
 
-class StoreController:
-    """The host's store: a purchase succeeds and unlocks "pro"."""
-
-    def __init__(self) -> None:
-        self.superwall: Superwall | None = None
-        self.purchased: list[str] = []
-
-    async def purchase(self, product: Product, paywall_info: PaywallInfo | None) -> PurchaseResult:
-        self.purchased.append(product.product_identifier)
-        assert self.superwall is not None
-        await self.superwall.set_subscription_status(SubscriptionStatus.active("pro"))
-        return PurchaseResult.purchased()
-
-    async def restore_purchases(self) -> RestorationResult:
-        return RestorationResult.failed("nothing to restore")
-
-
-def demo_config_with_unlock_placement(bridge: str, into: Path) -> Path:
-    """The embedded demo config, with a placement that always shows its gated paywall."""
-    import subprocess
-    config = json.loads(subprocess.run([bridge, "demo-config"], check=True, capture_output=True, text=True).stdout)
-    config["trigger_options"].append({"event_name": "unlock_pro", "trigger_version": "V2", "rules": [{
-        "experiment_id": "qt-1", "experiment_group_id": "qt", "expression_cel": None, "preload": {"behavior": "IF_TRUE"},
-        "variants": [{"variant_id": "qt-v", "variant_type": "TREATMENT", "percentage": 100,
-                      "paywall_identifier": "pro-workouts-gated"}]}]})
-    path = into / "config.json"
-    path.write_text(json.dumps(config))
-    return path
-
-
 async def until(condition: Callable[[], Any], what: str) -> None:
     deadline = asyncio.get_running_loop().time() + STEP_TIMEOUT
     while not await condition():
@@ -213,7 +182,7 @@ def run(bridge: str, folder: Path) -> int:
     main_thread = MainThread()
     host, controller = QtPaywallHost(main_thread, view), StoreController()
     outcome: dict[str, Any] = {}
-    config = demo_config_with_unlock_placement(bridge, folder)
+    config = demo_config_with_unlock_placement(bridge, folder / "config.json")
     sw = SyncSuperwall.start(bridge, paywall_presenter=host, purchase_controller=controller)
     host.superwall = controller.superwall = sw.client
     sw.configure("pk_qt", options={"configSource": {"type": "file", "path": str(config)},

@@ -15,54 +15,22 @@ the test fails and says why: it never skips.
 from __future__ import annotations
 
 import asyncio
-import json
 import os
-import subprocess
+import shutil
 import tempfile
 from pathlib import Path
 from typing import Any
 
 from browser_host import BrowserPaywallHost
+from paywall_story import ANNUAL, StoreController, demo_config_with_unlock_placement
 
 from superwall_bridge import (
-    IntroductoryOffer, PaywallInfo, Product, PurchaseResult, RestorationResult, StoreDetails, StorePeriod, SubscriptionStatus,
-    Superwall,
+    IntroductoryOffer, StoreDetails, StorePeriod, SubscriptionStatus, Superwall,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
 BRIDGE = os.environ.get("SUPERWALL_BRIDGE", str(ROOT / ".build" / "debug" / "superwall-bridge"))
 SCREENSHOT = ROOT / ".build" / "browser" / "paywall.png"
-ANNUAL = "com.pockettrainer.pro.annual"
-
-
-def demo_config_with_unlock_placement() -> str:
-    """The embedded demo config, with a placement that always shows its gated paywall."""
-    config = json.loads(subprocess.run([BRIDGE, "demo-config"], check=True, capture_output=True, text=True).stdout)
-    config["trigger_options"].append({"event_name": "unlock_pro", "trigger_version": "V2", "rules": [{
-        "experiment_id": "browser-1", "experiment_group_id": "browser", "expression_cel": None, "preload": {"behavior": "IF_TRUE"},
-        "variants": [{"variant_id": "browser-v", "variant_type": "TREATMENT", "percentage": 100,
-                      "paywall_identifier": "pro-workouts-gated"}]}]})
-    handle, path = tempfile.mkstemp(suffix=".json")
-    with os.fdopen(handle, "w") as file:
-        json.dump(config, file)
-    return path
-
-
-class StoreController:
-    """The app's store: a purchase succeeds and unlocks "pro"."""
-
-    def __init__(self) -> None:
-        self.superwall: Superwall | None = None
-        self.purchased: list[str] = []
-
-    async def purchase(self, product: Product, paywall_info: PaywallInfo | None) -> PurchaseResult:
-        self.purchased.append(product.product_identifier)
-        assert self.superwall is not None
-        await self.superwall.set_subscription_status(SubscriptionStatus.active("pro"))
-        return PurchaseResult.purchased()
-
-    async def restore_purchases(self) -> RestorationResult:
-        return RestorationResult.failed("nothing to restore")
 
 
 async def wait_for(condition: Any, what: str, timeout: float = 20.0) -> None:
@@ -77,7 +45,7 @@ async def drive() -> None:
     host = BrowserPaywallHost()
     host.open_browser()
     controller = StoreController()
-    config = demo_config_with_unlock_placement()
+    config = str(demo_config_with_unlock_placement(BRIDGE, Path(tempfile.mkdtemp(prefix="browser-")) / "config.json"))
     try:
         async with Superwall.start(BRIDGE, paywall_presenter=host, purchase_controller=controller) as sw:
             host.superwall = controller.superwall = sw
@@ -117,7 +85,7 @@ async def drive() -> None:
             assert ("loading_state", ("loadingPurchase",)) in host.effects
     finally:
         host.close_browser()
-        os.unlink(config)
+        shutil.rmtree(Path(config).parent, ignore_errors=True)
 
 
 async def _true(value: bool) -> bool:
