@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 extension Superwall {
     /// What exists once `configure` has opened the data directory: the key, the options, the
@@ -121,6 +122,12 @@ extension Superwall {
             return DeviceTemplate.deviceId(vendorId: self.deviceFacts.vendorId, identity: identity)
         }
 
+        /// The options in effect: `configure`'s, with what was changed since.
+        func effective(_ tracking: EventTrackingBehavior, _ locale: String?, _ level: Logger.Level) -> ConfigureOptions
+        {
+            self.options.changed(tracking, locale, self.overrideProductsByName, level)
+        }
+
         private mutating func change(_ body: (inout Fields) -> Void) {
             if !isKnownUniquelyReferenced(&storage) { storage = Storage(storage.fields.pointee) }
             body(&storage.fields.pointee)
@@ -133,6 +140,16 @@ extension Superwall {
     /// (and used for paywalls); nil goes back to the device's own.
     public func setLocaleIdentifier(_ identifier: String?) {
         device.override(locale: identifier)
+    }
+
+    /// The locale override in effect (`setLocaleIdentifier`'s, else the option's), or nil.
+    public var localeIdentifier: String? { device.locale }
+
+    /// SuperwallKit's `options` as they are now, in `config_attributes`' form: `configure`'s,
+    /// with what was changed since (tracking, locale, product overrides) and `logLevel`.
+    public func optionsInEffect(logLevel: Logger.Level) throws(SuperwallError) -> [String: JSON] {
+        guard let session else { throw .notConfigured }
+        return SuperwallOptionsDump.make(session.effective(tracker.behavior, device.locale, logLevel))
     }
 
     /// SuperwallKit's `setPlatformWrapper(_:version:)`: a wrapper SDK (Flutter, Expo, ...) says

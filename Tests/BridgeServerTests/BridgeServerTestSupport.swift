@@ -12,6 +12,7 @@ final class RecordingLogLevel: LogLevelControl, @unchecked Sendable {
     private var recorded: [Logger.Level] = []
     func setLevel(_ level: Logger.Level) { lock.withLock { recorded.append(level) } }
     var levels: [Logger.Level] { lock.withLock { recorded } }
+    var level: Logger.Level { lock.withLock { recorded.last ?? .info } }
 }
 
 func quietLogger() -> Logger {

@@ -16,6 +16,28 @@ import Testing
         #expect(await call(process, "setLogLevel", ["level": "loud"])?["error"]?["data"]?["path"] == "params.level")
     }
 
+    /// The getters a wrapper would otherwise shadow: the level, the locale override and the
+    /// options as they are now, runtime changes included.
+    @Test func theLogLevelTheLocaleAndTheOptionsInEffectCanBeReadBack() async {
+        let process = await bridgeProcess(logLevel: RecordingLogLevel())
+        #expect(await call(process, "getOptions")?["error"]?["data"]?["kind"] == "notConfigured")
+        #expect(await call(process, "awaitPresentations")?["result"] == ["onScreen": nil])
+        _ = await call(process, "configure", configureParams(temporaryDirectory()))
+        _ = await call(process, "setLogLevel", ["level": "warn"])
+        #expect(await call(process, "getLogLevel")?["result"] == ["level": "warn"])
+        #expect(await call(process, "getLocaleIdentifier")?["result"] == ["localeIdentifier": nil])
+        _ = await call(process, "setLocaleIdentifier", ["localeIdentifier": "de_DE"])
+        _ = await call(process, "setEventTrackingBehavior", ["behavior": "none"])
+        _ = await call(process, "setOverrideProductsByName", ["productsByName": ["primary": "com.example.other"]])
+        #expect(await call(process, "getLocaleIdentifier")?["result"] == ["localeIdentifier": "de_DE"])
+        let options = await call(process, "getOptions")?["result"]?["options"]
+        #expect(options?["localeIdentifier"] == "de_DE")
+        #expect(options?["eventTrackingBehavior"] == "none")
+        #expect(options?["overrideProductsByName"] == ["primary": "com.example.other"])
+        #expect(options?["logLevel"] == 30)
+        #expect(options?["shouldPreload"] != nil)
+    }
+
     @Test func configuresLoggingLevelSetsTheLogLevelAndScopesAreAnsweredAsNotApplied() async {
         let levels = RecordingLogLevel()
         let process = await bridgeProcess(logLevel: levels)

@@ -3,6 +3,8 @@ import Logging
 /// Sets the least severe level the process logs; `setLogLevel` goes through it.
 public protocol LogLevelControl: Sendable {
     func setLevel(_ level: Logger.Level)
+    /// The level in effect.
+    var level: Logger.Level { get }
 }
 
 extension Logger.Level {

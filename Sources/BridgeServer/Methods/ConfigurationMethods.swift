@@ -167,6 +167,68 @@ enum ConfigurationMethods {
         }
     }
 
+    /// `{level}`: the log level in effect, by SuperwallKit's name (a getter the wrappers have).
+    struct GetLogLevel: BridgeMethod {
+        static let name = "getLogLevel"
+
+        struct Answer: WireAnswer {
+            let level: Logger.Level
+
+            var wireValue: JSONValue {
+                ["level": .string(level == .critical ? "none" : ClientLog.superwallName(of: level))]
+            }
+        }
+
+        let logLevel: any LogLevelControl
+
+        init(_ context: MethodContext) { logLevel = context.logLevel }
+
+        func answer(_ parameters: NoParameters) -> Answer { Answer(level: logLevel.level) }
+    }
+
+    /// `{localeIdentifier}`: the locale override in effect; null is the device's.
+    struct GetLocaleIdentifier: BridgeMethod {
+        static let name = "getLocaleIdentifier"
+
+        struct Answer: WireAnswer {
+            let localeIdentifier: String?
+
+            var wireValue: JSONValue { ["localeIdentifier": localeIdentifier.map(JSONValue.string) ?? .null] }
+        }
+
+        let superwall: Superwall
+
+        init(_ context: MethodContext) { superwall = context.superwall }
+
+        func answer(_ parameters: NoParameters) async -> Answer {
+            Answer(localeIdentifier: await superwall.localeIdentifier)
+        }
+    }
+
+    /// `{options}`: SuperwallKit's `options` in effect, in `config_attributes`' form.
+    struct GetOptions: BridgeMethod {
+        static let name = "getOptions"
+
+        struct Answer: WireAnswer {
+            let options: [String: JSON]
+
+            var wireValue: JSONValue { ["options": JSONValue(JSON.object(options))] }
+        }
+
+        let superwall: Superwall
+        let logLevel: any LogLevelControl
+
+        init(_ context: MethodContext) {
+            superwall = context.superwall
+            logLevel = context.logLevel
+        }
+
+        func answer(_ parameters: NoParameters) async throws -> Answer {
+            let level = logLevel.level
+            return Answer(options: try await core { try await superwall.optionsInEffect(logLevel: level) })
+        }
+    }
+
     struct SetLocaleIdentifier: BridgeMethod {
         static let name = "setLocaleIdentifier"
 
@@ -287,6 +349,9 @@ extension MethodTable {
         register(ConfigurationMethods.SetDelegate.self, context)
         register(ConfigurationMethods.SetLogLevel.self, context)
         register(ConfigurationMethods.SetLocaleIdentifier.self, context)
+        register(ConfigurationMethods.GetLogLevel.self, context)
+        register(ConfigurationMethods.GetLocaleIdentifier.self, context)
+        register(ConfigurationMethods.GetOptions.self, context)
         register(ConfigurationMethods.SetInterfaceStyle.self, context)
         register(ConfigurationMethods.SetEventTrackingBehavior.self, context)
         register(ConfigurationMethods.SetPlatformWrapper.self, context)

@@ -46,3 +46,20 @@ enum SuperwallOptionsDump {
         }
     }
 }
+
+extension Superwall.ConfigureOptions {
+    /// These options with what the app changed after `configure`.
+    func changed(
+        _ eventTrackingBehavior: EventTrackingBehavior,
+        _ localeIdentifier: String?,
+        _ overrideProductsByName: [String: String],
+        _ logLevel: Logger.Level
+    ) -> Self {
+        var changed = self
+        changed.eventTrackingBehavior = eventTrackingBehavior
+        changed.localeIdentifier = localeIdentifier
+        changed.overrideProductsByName = overrideProductsByName
+        changed.logLevel = logLevel
+        return changed
+    }
+}

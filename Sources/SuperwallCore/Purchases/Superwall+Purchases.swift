@@ -87,19 +87,10 @@ extension Superwall {
         }
     }
 
-    /// Says when test mode turns on, off, or changes reason: at warning level while it is on,
-    /// since every purchase is then simulated and the purchase controller is never asked.
+    /// Says when test mode turns on, off, or changes reason (`Purchases.announceTestMode`).
     func announceTestMode() {
         let reason = testModeReason
-        guard purchases.testModeChanges(to: reason) else { return }
-        if reason == nil { userEntitlements.testModeEnded() }
-        if let reason {
-            Self.logger.warning(
-                "test mode is on (\(reason.message)): purchases and restores are simulated, entitlements are granted without a store, the purchase controller is not called, and device.isSandbox is \"true\""
-            )
-        } else {
-            Self.logger.notice("test mode is off: purchases go to the purchase controller again")
-        }
+        if purchases.announceTestMode(reason), reason == nil { userEntitlements.testModeEnded() }
     }
 
     private func purchaser() throws(SuperwallError) -> Purchaser {

@@ -277,6 +277,16 @@ class Superwall:
         """The locale rules and templates see (``de_DE``); ``None`` goes back to the device's."""
         await self.call("setLocaleIdentifier", {"localeIdentifier": locale_identifier})
 
+    async def locale_identifier(self) -> str | None:
+        """SuperwallKit's ``localeIdentifier`` getter: the override in effect; ``None`` is the device's."""
+        value = (await self.call("getLocaleIdentifier"))["localeIdentifier"]
+        return str(value) if value is not None else None
+
+    async def options(self) -> dict[str, Any]:
+        """SuperwallKit's options as they are now (``config_attributes``' form and names):
+        ``configure``'s, with what was changed since."""
+        return dict((await self.call("getOptions"))["options"])
+
     async def set_override_products_by_name(self, products_by_name: Mapping[str, str]) -> None:
         """SuperwallKit's ``overrideProductsByName``, after :meth:`configure`: a paywall product's
         name (``"primary"``) to the product shown and sold in its place, from the next presentation on."""
@@ -551,6 +561,10 @@ class Superwall:
 
     async def set_log_level(self, level: str) -> None:
         await self.call("setLogLevel", {"level": level})
+
+    async def log_level(self) -> str:
+        """The log level in effect, by SuperwallKit's name (``debug``, ``info``, ``warn``, ``error``, ``none``)."""
+        return str((await self.call("getLogLevel"))["level"])
 
     # MARK: The bridge's requests and notifications
 

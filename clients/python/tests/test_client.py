@@ -463,6 +463,21 @@ def test_the_synchronous_facade_runs_a_script(bridge: str, data_directory: str, 
         assert sw.user().is_logged_in
 
 
+def test_the_log_level_the_locale_override_and_the_options_in_effect_read_back(bridge: str, data_directory: str,
+                                                                               bridge_arguments: list[str]) -> None:
+    async def scenario() -> None:
+        async with Superwall.start(bridge, arguments=bridge_arguments) as sw:
+            await sw.configure("pk_test", options=embedded(data_directory))
+            await sw.set_log_level("debug")
+            assert await sw.log_level() == "debug"
+            await sw.set_locale_identifier("de_DE")
+            assert await sw.locale_identifier() == "de_DE"
+            options = await sw.options()
+            assert options["localeIdentifier"] == "de_DE" and options["logLevel"] == 10
+
+    run(scenario())
+
+
 def test_a_missing_bridge_is_a_clear_error(tmp_path: Any) -> None:
     with pytest.raises(BridgeNotFoundError):
         find_bridge(tmp_path / "nope")

@@ -507,6 +507,17 @@ export class Superwall {
         await this.call("setLocaleIdentifier", { localeIdentifier });
     }
 
+    /** SuperwallKit's `localeIdentifier` getter: the override in effect; null is the device's. */
+    async getLocaleIdentifier(): Promise<string | null> {
+        return (await this.call<{ localeIdentifier: string | null }>("getLocaleIdentifier")).localeIdentifier;
+    }
+
+    /** SuperwallKit's options as they are now (`config_attributes`' form and names):
+     * `configure`'s, with what was changed since. */
+    async getOptions(): Promise<Record<string, unknown>> {
+        return (await this.call<{ options: Record<string, unknown> }>("getOptions")).options;
+    }
+
     /** Which events go out from now on, as SuperwallKit's `eventTrackingBehavior` setter (a
      * consent flow): anything but `"all"` also drops what waits to be sent. */
     async setEventTrackingBehavior(behavior: "all" | "superwallOnly" | "none"): Promise<void> {
@@ -515,6 +526,11 @@ export class Superwall {
 
     async setLogLevel(level: string): Promise<void> {
         await this.call("setLogLevel", { level });
+    }
+
+    /** The log level in effect, by SuperwallKit's name (`debug`, `info`, `warn`, `error`, `none`). */
+    async getLogLevel(): Promise<string> {
+        return (await this.call<{ level: string }>("getLogLevel")).level;
     }
 
     /** `setDelegate`: replaces the delegate (or, with `undefined`, stops the notifications: the

@@ -41,6 +41,22 @@ test("configure, identify and attributes round-trip through the bridge", async (
     assert.equal(Superwall.shared, undefined);
 });
 
+test("the log level, the locale override and the options in effect read back what was set", async () => {
+    const superwall = await Superwall.configure({ apiKey: "pk_ts", options: embedded() });
+    try {
+        await superwall.setLogLevel("error");
+        assert.equal(await superwall.getLogLevel(), "error");
+        assert.equal(await superwall.getLocaleIdentifier(), null);
+        await superwall.setLocaleIdentifier("fr_FR");
+        assert.equal(await superwall.getLocaleIdentifier(), "fr_FR");
+        const options = await superwall.getOptions();
+        assert.equal(options.localeIdentifier, "fr_FR");
+        assert.equal(options.logLevel, 40);
+    } finally {
+        await superwall.close();
+    }
+});
+
 test("turning event tracking off drops what waits, so a flush sends nothing", async () => {
     const superwall = await Superwall.configure({ apiKey: "pk_ts", options: embedded() });
     try {

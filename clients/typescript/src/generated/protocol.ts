@@ -1102,6 +1102,24 @@ export interface SetLogLevelParams {
 }
 export type SetLogLevelResult = Record<string, unknown>;
 
+/** The log level in effect (SuperwallKit's logLevel getter), by SuperwallKit's name: what setLogLevel or configure's logging.level set, else the command line's. Allowed before configure. */
+export type GetLogLevelParams = Record<string, never>;
+export type GetLogLevelResult = {
+    level: "debug" | "info" | "warn" | "error" | "none";
+};
+
+/** SuperwallKit's localeIdentifier getter: the locale override in effect (setLocaleIdentifier's, else configure's options.localeIdentifier); null is the device's own. */
+export type GetLocaleIdentifierParams = Record<string, never>;
+export type GetLocaleIdentifierResult = {
+    localeIdentifier: string | null;
+};
+
+/** SuperwallKit's options as they are now (Superwall-Android's Superwall.instance.options), in config_attributes' form and SuperwallKit's names: configure's, with what was changed since (eventTrackingBehavior, localeIdentifier, overrideProductsByName, logLevel as SuperwallKit's raw value). */
+export type GetOptionsParams = Record<string, never>;
+export type GetOptionsResult = {
+    options: Record<string, unknown>;
+};
+
 /** Overrides the device locale (null restores it). */
 export interface SetLocaleIdentifierParams {
     localeIdentifier: string | null;
@@ -1521,6 +1539,9 @@ export interface ClientToBridgeMethods {
     "flushEvents": { params: FlushEventsParams; result: FlushEventsResult };
     "refreshConfiguration": { params: RefreshConfigurationParams; result: RefreshConfigurationResult };
     "setLogLevel": { params: SetLogLevelParams; result: SetLogLevelResult };
+    "getLogLevel": { params: GetLogLevelParams; result: GetLogLevelResult };
+    "getLocaleIdentifier": { params: GetLocaleIdentifierParams; result: GetLocaleIdentifierResult };
+    "getOptions": { params: GetOptionsParams; result: GetOptionsResult };
     "setLocaleIdentifier": { params: SetLocaleIdentifierParams; result: SetLocaleIdentifierResult };
     "setEventTrackingBehavior": { params: SetEventTrackingBehaviorParams; result: SetEventTrackingBehaviorResult };
     "setInterfaceStyle": { params: SetInterfaceStyleParams; result: SetInterfaceStyleResult };
@@ -1582,6 +1603,6 @@ export interface BridgeToClientNotifications {
     "config/didRefresh": { params: ConfigDidRefreshParams };
 }
 
-export const CLIENT_TO_BRIDGE = ["initialize", "shutdown", "exit", "$/ping", "debug/echo", "configure", "getConfigurationStatus", "setDelegate", "identify", "reset", "getUserId", "setUserAttributes", "getUserAttributes", "setIntegrationAttributes", "getIntegrationAttributes", "getDeviceAttributes", "register", "getPresentationResult", "getPaywall", "paywall/action", "paywall/pageMessage", "paywall/pageLoad", "dismiss", "togglePaywallSpinner", "isPaywallPresented", "latestPaywallInfo", "preloadAllPaywalls", "preloadPaywalls", "confirmAllAssignments", "getAssignments", "setSubscriptionStatus", "getSubscriptionStatus", "getEntitlements", "getEntitlementsByProductIds", "getCustomerInfo", "getProducts", "setStoreProducts", "setOverrideProductsByName", "getOverrideProductsByName", "purchase", "restorePurchases", "handleDeepLink", "awaitPresentations", "getEventQueueStatus", "flushEvents", "refreshConfiguration", "setLogLevel", "setLocaleIdentifier", "setEventTrackingBehavior", "setInterfaceStyle", "setPlatformWrapper", "debug/evaluateExpression", "debug/explainPlacement", "debug/recentDecisions", "debug/advanceClock", "debug/overrideAssignment", "app/didBecomeActive", "app/willResignActive"] as const;
+export const CLIENT_TO_BRIDGE = ["initialize", "shutdown", "exit", "$/ping", "debug/echo", "configure", "getConfigurationStatus", "setDelegate", "identify", "reset", "getUserId", "setUserAttributes", "getUserAttributes", "setIntegrationAttributes", "getIntegrationAttributes", "getDeviceAttributes", "register", "getPresentationResult", "getPaywall", "paywall/action", "paywall/pageMessage", "paywall/pageLoad", "dismiss", "togglePaywallSpinner", "isPaywallPresented", "latestPaywallInfo", "preloadAllPaywalls", "preloadPaywalls", "confirmAllAssignments", "getAssignments", "setSubscriptionStatus", "getSubscriptionStatus", "getEntitlements", "getEntitlementsByProductIds", "getCustomerInfo", "getProducts", "setStoreProducts", "setOverrideProductsByName", "getOverrideProductsByName", "purchase", "restorePurchases", "handleDeepLink", "awaitPresentations", "getEventQueueStatus", "flushEvents", "refreshConfiguration", "setLogLevel", "getLogLevel", "getLocaleIdentifier", "getOptions", "setLocaleIdentifier", "setEventTrackingBehavior", "setInterfaceStyle", "setPlatformWrapper", "debug/evaluateExpression", "debug/explainPlacement", "debug/recentDecisions", "debug/advanceClock", "debug/overrideAssignment", "app/didBecomeActive", "app/willResignActive"] as const;
 export const BRIDGE_TO_CLIENT_REQUESTS = ["purchaseController/purchase", "purchaseController/restorePurchases", "testMode/purchase", "testMode/restore", "paywall/present", "paywall/dismiss", "paywall/showAlert", "paywall/presentSurvey", "paywall/preload", "paywall/openUrl", "paywall/requestReview", "paywall/requestPermission", "paywall/scheduleNotification", "paywall/haptic", "paywall/loadingState", "handler/onCustomCallback"] as const;
 export const BRIDGE_TO_CLIENT_NOTIFICATIONS = ["$/cancelRequest", "paywall/pageEvent", "handler/onPresent", "handler/onWillDismiss", "handler/onDismiss", "handler/onSkip", "handler/onError", "delegate/handleSuperwallEvent", "delegate/subscriptionStatusDidChange", "delegate/customerInfoDidChange", "delegate/willPresentPaywall", "delegate/didPresentPaywall", "delegate/willDismissPaywall", "delegate/didDismissPaywall", "delegate/handleCustomPaywallAction", "delegate/paywallWillOpenURL", "delegate/paywallWillOpenDeepLink", "delegate/userAttributesDidChange", "delegate/testModeTransaction", "delegate/willRedeemLink", "delegate/didRedeemLink", "delegate/handleLog", "delegate/handleSuperwallDeepLink", "config/didRefresh"] as const;
