@@ -51,6 +51,24 @@ import Testing
         #expect(try #require(await client.reply(to: "plain")?["result"])["placementId"] == nil)
     }
 
+    /// Android's `dismissForNextPaywall()`: the paywall closes for another, its feature is not
+    /// granted, and the `register` waiting on it answers although no next paywall came.
+    @Test func dismissForNextPaywallClosesItForAnotherAndTheRegisterStillAnswers() async throws {
+        var client = try await PaywallClient.start()
+        let sessionId = try await client.registerAndShow("register", "onboarding_complete")
+        client.request("dismiss", "dismiss", ["forNextPaywall": true])
+        let dismiss = try #require(await client.message("paywall/dismiss"))
+        #expect(dismiss["params"]?["sessionId"] == .string(sessionId))
+        #expect(dismiss["params"]?["closeReason"] == "forNextPaywall")
+        client.answer(dismiss, [:])
+        let result = try #require(await client.reply(to: "register")?["result"])
+        #expect(result["featureGranted"] == false)
+        #expect(await client.reply(to: "dismiss")?["result"] == [:])
+
+        client.request("web", "openRestoreOnWeb")
+        #expect(await client.reply(to: "web")?["result"] == ["url": "https://pockettrainer.superwall.app/manage"])
+    }
+
     @Test func aGatedPaywallClosedByTheUserDoesNotGrantIt() async throws {
         var client = try await PaywallClient.start()
         let sessionId = try await client.registerAndShow("register", "open_coach_chat")

@@ -158,9 +158,41 @@ enum PresentationMethods {
 
         init(_ context: MethodContext) { superwall = context.superwall }
 
-        func answer(_ parameters: NoParameters) async throws -> Done {
-            try await core { try await superwall.dismiss() }
+        /// `forNextPaywall`: Android's `dismissForNextPaywall()`.
+        static func parameters(of request: IncomingRequest) throws(RPCError) -> Bool {
+            try Params(request).optionalBool("forNextPaywall") ?? false
+        }
+
+        func answer(_ forNextPaywall: Bool) async throws -> Done {
+            try await core { try await superwall.dismiss(forNextPaywall: forNextPaywall) }
             return Done()
+        }
+    }
+
+    /// Superwall-Android's `openRestoreOnWeb()`: `{url}`, the config's web restore page
+    /// (`web2app_config.restore_access_url`) for the host to open, as Android opens it in a
+    /// browser; null, with `reason`, when the config has none.
+    struct OpenRestoreOnWeb: BridgeMethod {
+        static let name = "openRestoreOnWeb"
+
+        struct Answer: WireAnswer {
+            let url: String?
+
+            var wireValue: JSONValue {
+                guard let url else {
+                    return ["url": nil, "reason": "the config has no web2app_config.restore_access_url to restore on"]
+                }
+                return ["url": .string(url)]
+            }
+        }
+
+        let superwall: Superwall
+
+        init(_ context: MethodContext) { superwall = context.superwall }
+
+        func answer(_ parameters: NoParameters) async throws -> Answer {
+            guard let config = await superwall.config else { throw SuperwallError.notConfigured.rpcError }
+            return Answer(url: config.web2appConfig?.restoreAccessURL)
         }
     }
 
@@ -317,6 +349,7 @@ extension MethodTable {
         register(PresentationMethods.GetPresentationResult.self, context)
         register(PresentationMethods.GetPaywall.self, context)
         register(PresentationMethods.Dismiss.self, context)
+        register(PresentationMethods.OpenRestoreOnWeb.self, context)
         register(PresentationMethods.TogglePaywallSpinner.self, context)
         register(PresentationMethods.IsPaywallPresented.self, context)
         register(PresentationMethods.LatestPaywallInfo.self, context)

@@ -28,6 +28,11 @@ public enum PaywallCloseReason: String, Sendable {
     /// The user closed it.
     case manualClose
     case none
+
+    /// The app's `dismiss`: `systemLogic`, or `forNextPaywall` for Android's `dismissForNextPaywall()`.
+    static func appDismissal(_ forNextPaywall: Bool) -> PaywallCloseReason {
+        forNextPaywall ? .forNextPaywall : .systemLogic
+    }
 }
 
 /// What `getPresentationResult` answers (SuperwallKit's `PresentationResult`).

@@ -9,23 +9,20 @@ extension Superwall {
     // MARK: Closing
 
     /// SuperwallKit's `Superwall.dismiss()`: closes the paywall on screen, if any, as
-    /// declined by the SDK (so a non-gated feature is granted).
-    public func dismiss() async throws(SuperwallError) {
+    /// declined by the SDK (so a non-gated feature is granted). `forNextPaywall`: Android's
+    /// `dismissForNextPaywall()` (not granted; a waiting `register` answers all the same).
+    public func dismiss(forNextPaywall: Bool = false) async throws(SuperwallError) {
         try await answering { () async throws(SuperwallError) -> Void in
-            await closePaywall(result: .declined, closeReason: .systemLogic)
+            await closePaywall(result: .declined, closeReason: .appDismissal(forNextPaywall), endingFlow: true)
         }
     }
 
     /// The host is gone: the paywall on screen closes, so every wait on it ends.
-    public func hostDisconnected() async throws(SuperwallError) {
-        try await answering { () async throws(SuperwallError) -> Void in
-            await closePaywall(result: .declined, closeReason: .systemLogic)
-        }
-    }
+    public func hostDisconnected() async throws(SuperwallError) { try await dismiss() }
 
     /// Takes the paywall down: `willDismiss`, the host, `paywall_close`, `didDismiss`, and
-    /// the flow's end unless another paywall replaces this one.
-    func closePaywall(result: PaywallResult, closeReason: PaywallCloseReason) async {
+    /// the flow's end unless another paywall replaces this one (or `endingFlow`: the app asked).
+    func closePaywall(result: PaywallResult, closeReason: PaywallCloseReason, endingFlow: Bool = false) async {
         guard var closing = paywalls.beginClosing() else {
             // One already closing (the user's close, as a deep link arrives) is gone on return.
             _ = await wait(on: paywalls.shownWaiters, within: timeouts.presentation) {
@@ -76,7 +73,7 @@ extension Superwall {
         )
         host.delegate?.didDismissPaywall(info)
         closing.flow.handler?.onDismiss(info, result: result)
-        if closeReason != .forNextPaywall { closing.flow.finish(.dismissed(info, result)) }
+        if endingFlow || closeReason != .forNextPaywall { closing.flow.finish(.dismissed(info, result)) }
     }
 
     // MARK: Implicit triggers

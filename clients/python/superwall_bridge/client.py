@@ -419,7 +419,19 @@ class Superwall:
         await self._connection.notify("app/willResignActive")
 
     async def dismiss(self) -> None:
+        """SuperwallKit's ``dismiss()``: closes the paywall on screen, if any, as declined."""
         await self.call("dismiss")
+
+    async def dismiss_for_next_paywall(self) -> None:
+        """Superwall-Android's ``dismissForNextPaywall()``: closes the paywall on screen for
+        another (its feature is not granted; a waiting ``register`` answers all the same)."""
+        await self.call("dismiss", {"forNextPaywall": True})
+
+    async def open_restore_on_web(self) -> str | None:
+        """Superwall-Android's ``openRestoreOnWeb()``: the config's web restore page, for the app
+        to open in a browser; ``None`` when the config has none."""
+        url = (await self.call("openRestoreOnWeb"))["url"]
+        return str(url) if url is not None else None
 
     async def toggle_paywall_spinner(self, *, is_hidden: bool) -> str | None:
         """SuperwallKit's ``togglePaywallSpinner(isHidden:)``: shows the paywall's spinner over a

@@ -474,6 +474,8 @@ def test_the_log_level_the_locale_override_and_the_options_in_effect_read_back(b
             assert await sw.locale_identifier() == "de_DE"
             options = await sw.options()
             assert options["localeIdentifier"] == "de_DE" and options["logLevel"] == 10
+            assert await sw.open_restore_on_web() == "https://pockettrainer.superwall.app/manage"
+            await sw.dismiss_for_next_paywall()  # nothing on screen: nothing to do
 
     run(scenario())
 

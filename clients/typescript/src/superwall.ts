@@ -395,6 +395,18 @@ export class Superwall {
         await this.call("dismiss");
     }
 
+    /** Superwall-Android's `dismissForNextPaywall()`: closes the paywall on screen for another
+     * (its feature is not granted; a waiting `register` resolves all the same). */
+    async dismissForNextPaywall(): Promise<void> {
+        await this.call("dismiss", { forNextPaywall: true });
+    }
+
+    /** Superwall-Android's `openRestoreOnWeb()`: the config's web restore page, for the app to
+     * open in a browser; null when the config has none. */
+    async openRestoreOnWeb(): Promise<string | null> {
+        return (await this.call<{ url: string | null }>("openRestoreOnWeb")).url;
+    }
+
     /** SuperwallKit's `togglePaywallSpinner(isHidden:)`: shows the paywall's spinner over a ready
      * page, or hides the spinner of a manual load or a purchase (for a custom action doing async
      * work). Answers the loading state the presenter was asked to show; null with no paywall up. */

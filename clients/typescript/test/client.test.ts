@@ -52,6 +52,8 @@ test("the log level, the locale override and the options in effect read back wha
         const options = await superwall.getOptions();
         assert.equal(options.localeIdentifier, "fr_FR");
         assert.equal(options.logLevel, 40);
+        assert.equal(await superwall.openRestoreOnWeb(), "https://pockettrainer.superwall.app/manage");
+        await superwall.dismissForNextPaywall();
     } finally {
         await superwall.close();
     }

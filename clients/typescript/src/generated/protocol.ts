@@ -933,9 +933,18 @@ export type PaywallPageLoadResult = {
     timeoutMs?: number | null;
 };
 
-/** Closes the paywall on screen, if any. */
-export type DismissParams = Record<string, never>;
+/** Closes the paywall on screen, if any (SuperwallKit's dismiss(): declined, systemLogic). forNextPaywall: Superwall-Android's dismissForNextPaywall(), closing it for another (closeReason forNextPaywall, its feature not granted; a waiting register still answers). */
+export interface DismissParams {
+    forNextPaywall?: boolean;
+}
 export type DismissResult = Record<string, unknown>;
+
+/** Superwall-Android's openRestoreOnWeb(): the config's web restore page (web2app_config.restore_access_url) for the host to open in a browser, as Android does; url is null, with reason, when the config has none. */
+export type OpenRestoreOnWebParams = Record<string, never>;
+export type OpenRestoreOnWebResult = {
+    url: string | null;
+    reason?: string;
+};
 
 /** SuperwallKit's togglePaywallSpinner(isHidden:): shows the paywall's spinner over a ready page (manualLoading), or hides the spinner of a manual load or a purchase (ready), through paywall/loadingState. For a custom action that does async work. */
 export interface TogglePaywallSpinnerParams {
@@ -1515,6 +1524,7 @@ export interface ClientToBridgeMethods {
     "paywall/pageMessage": { params: PaywallPageMessageParams; result: PaywallPageMessageResult };
     "paywall/pageLoad": { params: PaywallPageLoadParams; result: PaywallPageLoadResult };
     "dismiss": { params: DismissParams; result: DismissResult };
+    "openRestoreOnWeb": { params: OpenRestoreOnWebParams; result: OpenRestoreOnWebResult };
     "togglePaywallSpinner": { params: TogglePaywallSpinnerParams; result: TogglePaywallSpinnerResult };
     "isPaywallPresented": { params: IsPaywallPresentedParams; result: IsPaywallPresentedResult };
     "latestPaywallInfo": { params: LatestPaywallInfoParams; result: LatestPaywallInfoResult };
@@ -1603,6 +1613,6 @@ export interface BridgeToClientNotifications {
     "config/didRefresh": { params: ConfigDidRefreshParams };
 }
 
-export const CLIENT_TO_BRIDGE = ["initialize", "shutdown", "exit", "$/ping", "debug/echo", "configure", "getConfigurationStatus", "setDelegate", "identify", "reset", "getUserId", "setUserAttributes", "getUserAttributes", "setIntegrationAttributes", "getIntegrationAttributes", "getDeviceAttributes", "register", "getPresentationResult", "getPaywall", "paywall/action", "paywall/pageMessage", "paywall/pageLoad", "dismiss", "togglePaywallSpinner", "isPaywallPresented", "latestPaywallInfo", "preloadAllPaywalls", "preloadPaywalls", "confirmAllAssignments", "getAssignments", "setSubscriptionStatus", "getSubscriptionStatus", "getEntitlements", "getEntitlementsByProductIds", "getCustomerInfo", "getProducts", "setStoreProducts", "setOverrideProductsByName", "getOverrideProductsByName", "purchase", "restorePurchases", "handleDeepLink", "awaitPresentations", "getEventQueueStatus", "flushEvents", "refreshConfiguration", "setLogLevel", "getLogLevel", "getLocaleIdentifier", "getOptions", "setLocaleIdentifier", "setEventTrackingBehavior", "setInterfaceStyle", "setPlatformWrapper", "debug/evaluateExpression", "debug/explainPlacement", "debug/recentDecisions", "debug/advanceClock", "debug/overrideAssignment", "app/didBecomeActive", "app/willResignActive"] as const;
+export const CLIENT_TO_BRIDGE = ["initialize", "shutdown", "exit", "$/ping", "debug/echo", "configure", "getConfigurationStatus", "setDelegate", "identify", "reset", "getUserId", "setUserAttributes", "getUserAttributes", "setIntegrationAttributes", "getIntegrationAttributes", "getDeviceAttributes", "register", "getPresentationResult", "getPaywall", "paywall/action", "paywall/pageMessage", "paywall/pageLoad", "dismiss", "openRestoreOnWeb", "togglePaywallSpinner", "isPaywallPresented", "latestPaywallInfo", "preloadAllPaywalls", "preloadPaywalls", "confirmAllAssignments", "getAssignments", "setSubscriptionStatus", "getSubscriptionStatus", "getEntitlements", "getEntitlementsByProductIds", "getCustomerInfo", "getProducts", "setStoreProducts", "setOverrideProductsByName", "getOverrideProductsByName", "purchase", "restorePurchases", "handleDeepLink", "awaitPresentations", "getEventQueueStatus", "flushEvents", "refreshConfiguration", "setLogLevel", "getLogLevel", "getLocaleIdentifier", "getOptions", "setLocaleIdentifier", "setEventTrackingBehavior", "setInterfaceStyle", "setPlatformWrapper", "debug/evaluateExpression", "debug/explainPlacement", "debug/recentDecisions", "debug/advanceClock", "debug/overrideAssignment", "app/didBecomeActive", "app/willResignActive"] as const;
 export const BRIDGE_TO_CLIENT_REQUESTS = ["purchaseController/purchase", "purchaseController/restorePurchases", "testMode/purchase", "testMode/restore", "paywall/present", "paywall/dismiss", "paywall/showAlert", "paywall/presentSurvey", "paywall/preload", "paywall/openUrl", "paywall/requestReview", "paywall/requestPermission", "paywall/scheduleNotification", "paywall/haptic", "paywall/loadingState", "handler/onCustomCallback"] as const;
 export const BRIDGE_TO_CLIENT_NOTIFICATIONS = ["$/cancelRequest", "paywall/pageEvent", "handler/onPresent", "handler/onWillDismiss", "handler/onDismiss", "handler/onSkip", "handler/onError", "delegate/handleSuperwallEvent", "delegate/subscriptionStatusDidChange", "delegate/customerInfoDidChange", "delegate/willPresentPaywall", "delegate/didPresentPaywall", "delegate/willDismissPaywall", "delegate/didDismissPaywall", "delegate/handleCustomPaywallAction", "delegate/paywallWillOpenURL", "delegate/paywallWillOpenDeepLink", "delegate/userAttributesDidChange", "delegate/testModeTransaction", "delegate/willRedeemLink", "delegate/didRedeemLink", "delegate/handleLog", "delegate/handleSuperwallDeepLink", "config/didRefresh"] as const;
