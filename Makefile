@@ -93,6 +93,10 @@ WIRE_TRACES := $(CURDIR)/.build/wire-traces
 # checkout's own, removed when every suite has passed, instead of thousands of entries left
 # in /tmp. Outside the checkout, as tests of the installed clients need.
 TEST_TMP := /tmp/superwall-bridge-tests-$(shell printf %s "$(CURDIR)" | cksum | cut -d' ' -f1)
+# The clients' suites are what a user's suite built on the toolkits looks like: each runs in a
+# temp folder of its own that must be empty when it ends (every data directory, config and
+# trace it made removed), or the phase fails listing what was left.
+LEAVES_NO_TEMP := $(PYTHON) $(CURDIR)/scripts/check/leaves_no_temp.py --
 PY_VENV := .build/python-venv
 # The suites that only compute (the rule engine's property tests, the codecs' fuzzing) run
 # first, on their own: beside the others they kept the cooperative pool's two threads busy
@@ -184,8 +188,8 @@ python-test: $(PY_VENV)/bin/pytest
 	$(PY_VENV)/bin/pip install -q --no-deps --force-reinstall ./clients/python
 	cd clients/python && $(CURDIR)/$(PY_VENV)/bin/mypy --strict superwall_bridge
 	SUPERWALL_BRIDGE=$(CURDIR)/$(BIN_DEBUG) SUPERWALL_BRIDGE_LIBRARY=$(CURDIR)/$(LIB_DEBUG) SUPERWALL_WIRE_TRACES=$(WIRE_TRACES) \
-		$(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider clients/python/tests
-	SUPERWALL_BRIDGE=$(CURDIR)/$(BIN_DEBUG) $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider docs/examples/test_integration_example.py docs/examples/test_app_with_the_plugin.py
+		$(LEAVES_NO_TEMP) $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider clients/python/tests
+	SUPERWALL_BRIDGE=$(CURDIR)/$(BIN_DEBUG) $(LEAVES_NO_TEMP) $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider docs/examples/test_integration_example.py docs/examples/test_app_with_the_plugin.py
 	SUPERWALL_BRIDGE=$(CURDIR)/$(BIN_DEBUG) $(PY_VENV)/bin/python docs/examples/hot_reload.py > /dev/null
 
 # The TypeScript client: built by Debian's TypeScript compiler (npm's registry is out of
@@ -206,8 +210,8 @@ npm-deps:
 typescript-test: typescript-deps
 	$(PYTHON) scripts/generate/generate_types.py --check
 	cd clients/typescript && rm -rf dist && tsc -p .
-	cd clients/typescript && SUPERWALL_BRIDGE=$(CURDIR)/$(BIN_DEBUG) node --test dist/test/
-	cd clients/typescript && SUPERWALL_BRIDGE=$(CURDIR)/$(BIN_DEBUG) node --test dist/examples/app.test.js
+	cd clients/typescript && SUPERWALL_BRIDGE=$(CURDIR)/$(BIN_DEBUG) $(LEAVES_NO_TEMP) node --test dist/test/*.test.js
+	cd clients/typescript && SUPERWALL_BRIDGE=$(CURDIR)/$(BIN_DEBUG) $(LEAVES_NO_TEMP) node --test dist/examples/app.test.js
 
 # The paywall page runtime in a real browser: the stand-in page in Debian's headless Chromium,
 # driven by selenium from PyPI. A browser that cannot start fails the test, saying why.
@@ -224,7 +228,7 @@ browser-deps:
 browser-test: browser-deps $(PY_VENV)/bin/pytest
 	$(PY_VENV)/bin/pip install -q "selenium>=4.20,<5"
 	$(PY_VENV)/bin/pip install -q --no-deps --force-reinstall ./clients/python
-	cd Tests/Browser && SUPERWALL_BRIDGE=$(CURDIR)/$(BIN_DEBUG) $(CURDIR)/$(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider -s .
+	cd Tests/Browser && SUPERWALL_BRIDGE=$(CURDIR)/$(BIN_DEBUG) $(LEAVES_NO_TEMP) $(CURDIR)/$(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider -s .
 
 $(PY_VENV)/bin/pytest:
 	$(PYTHON) -m venv $(PY_VENV)
@@ -319,7 +323,7 @@ dist-check: dist
 	$(PYTHON) scripts/release/dist_install_check.py $(DIST)
 	$(PY_VENV)/bin/pip install -q --no-deps --force-reinstall ./clients/python
 	SUPERWALL_BRIDGE=$(CURDIR)/$(DIST)/package/bin/superwall-bridge SUPERWALL_BRIDGE_LIBRARY=$(CURDIR)/$(DIST)/package/lib/libsuperwall_bridge.so \
-		$(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider clients/python/tests
+		$(LEAVES_NO_TEMP) $(PY_VENV)/bin/python -m pytest -q -p no:cacheprovider clients/python/tests
 	scripts/release/debian11_check.sh $(DIST)
 
 # The hostile client replayed (about 20 minutes; not part of make test): framing lies, seeded

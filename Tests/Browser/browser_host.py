@@ -11,7 +11,9 @@ load reported to ``paywall/pageLoad``.
 from __future__ import annotations
 
 import asyncio
+import os
 import shutil
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Callable, TypeVar
@@ -47,6 +49,7 @@ class BrowserPaywallHost:
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="chromium")
         self._pump: asyncio.Task[None] | None = None
         self._driver: Any = None
+        self._browser_temp: str | None = None
 
     # MARK: The browser
 
@@ -65,15 +68,25 @@ class BrowserPaywallHost:
         for argument in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--window-size=480,860",
                          "--allow-file-access-from-files"):
             options.add_argument(argument)
+        # Chromium leaves its singleton socket's folder in the temp folder when the driver
+        # stops it; it gets a temp folder of its own, removed with the browser. In /tmp itself:
+        # a socket's path must fit in 108 bytes, and a test's TMPDIR can be deep.
+        self._browser_temp = tempfile.mkdtemp(prefix="chromium-", dir="/tmp")
         try:
-            self._driver = webdriver.Chrome(options=options, service=Service(executable_path=chromedriver))
+            self._driver = webdriver.Chrome(options=options, service=Service(
+                executable_path=chromedriver, env={**os.environ, "TMPDIR": self._browser_temp}))
         except Exception as error:
+            shutil.rmtree(self._browser_temp, ignore_errors=True)
+            self._browser_temp = None
             raise BrowserUnavailable(f"headless Chromium did not start: {error}") from error
 
     def close_browser(self) -> None:
         if self._driver is not None:
             self._driver.quit()
             self._driver = None
+        if self._browser_temp is not None:
+            shutil.rmtree(self._browser_temp, ignore_errors=True)
+            self._browser_temp = None
         self._executor.shutdown(wait=False)
 
     async def _in_browser(self, work: Callable[[], T]) -> T:

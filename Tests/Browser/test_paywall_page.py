@@ -45,12 +45,13 @@ async def drive() -> None:
     host = BrowserPaywallHost()
     host.open_browser()
     controller = StoreController()
-    config = str(demo_config_with_unlock_placement(BRIDGE, Path(tempfile.mkdtemp(prefix="browser-")) / "config.json"))
+    folder = Path(tempfile.mkdtemp(prefix="browser-"))
+    config = str(demo_config_with_unlock_placement(BRIDGE, folder / "config.json"))
     try:
         async with Superwall.start(BRIDGE, paywall_presenter=host, purchase_controller=controller) as sw:
             host.superwall = controller.superwall = sw
             await sw.configure(
-                "pk_browser", options={"configSource": {"type": "file", "path": config}, "dataDirectory": tempfile.mkdtemp(prefix="browser-")},
+                "pk_browser", options={"configSource": {"type": "file", "path": config}, "dataDirectory": str(folder / "data")},
                 store_products=[StoreDetails(
                     product_identifier=ANNUAL, price=59.99, currency_code="USD", period=StorePeriod(unit="year"), price_locale="en_US",
                     introductory_offer=IntroductoryOffer(period=StorePeriod(unit="day", count=7), payment_mode="freeTrial"))])
@@ -85,7 +86,7 @@ async def drive() -> None:
             assert ("loading_state", ("loadingPurchase",)) in host.effects
     finally:
         host.close_browser()
-        shutil.rmtree(Path(config).parent, ignore_errors=True)
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 async def _true(value: bool) -> bool:

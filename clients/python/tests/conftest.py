@@ -4,7 +4,9 @@ traces go (the schema test reads them)."""
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -29,11 +31,15 @@ def library() -> str:
 
 
 @pytest.fixture(scope="session")
-def trace_directory() -> Path:
-    """``SUPERWALL_WIRE_TRACES`` (shared with the Swift end-to-end suites), else a temporary folder."""
-    directory = Path(os.environ.get("SUPERWALL_WIRE_TRACES") or tempfile.mkdtemp(prefix="superwall-traces-"))
+def trace_directory(request: pytest.FixtureRequest) -> Iterator[Path]:
+    """``SUPERWALL_WIRE_TRACES`` (shared with the Swift end-to-end suites), else a temporary
+    folder, removed when the run ends unless a test failed (its traces say what was sent)."""
+    given = os.environ.get("SUPERWALL_WIRE_TRACES")
+    directory = Path(given or tempfile.mkdtemp(prefix="superwall-traces-"))
     directory.mkdir(parents=True, exist_ok=True)
-    return directory
+    yield directory
+    if not given and request.session.testsfailed == 0:
+        shutil.rmtree(directory, ignore_errors=True)
 
 
 @pytest.fixture

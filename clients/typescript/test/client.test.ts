@@ -1,16 +1,16 @@
 // The TypeScript client against the real binary (SUPERWALL_BRIDGE, or the checkout's debug build).
 import { test } from "node:test";
 import * as assert from "node:assert/strict";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { tmpdir } from "node:os";
 import {
     BridgeClosedError, BridgeError, BridgeTimeoutError, Connection, Superwall, decisionGate, findBridge, formatDecision, type PaywallPresentation, type PaywallPresenter,
     type PaywallPresentSurveyParams, type PurchaseController, type TrackedEvent, type Assignment,
 } from "../src/index";
+import { scratchDirectory } from "./scratch";
 
 function dataDirectory(): string {
-    return mkdtempSync(join(tmpdir(), "superwall-ts-"));
+    return scratchDirectory("superwall-ts-");
 }
 
 function embedded(): { configSource: { type: "embedded" }; dataDirectory: string } {
@@ -491,7 +491,7 @@ test("a testModeUI chooses how simulated purchases end and what a simulated rest
 });
 
 test("a bridge of another protocol major fails launch at initialize, naming both versions", async () => {
-    const folder = mkdtempSync(join(tmpdir(), "superwall-ts-future-"));
+    const folder = scratchDirectory("superwall-ts-future-");
     const bridge = join(folder, "future-bridge");
     // A stand-in bridge that answers initialize as a bridge of protocol 2.0 would.
     writeFileSync(bridge, `#!${process.execPath}
@@ -513,7 +513,7 @@ process.stdin.on("data", (chunk) => {
 });
 
 test("a binary planted in a parent of the working directory is never run", () => {
-    const root = mkdtempSync(join(tmpdir(), "superwall-planted-"));
+    const root = scratchDirectory("superwall-planted-");
     const marker = join(root, "planted-code-ran");
     const planted = join(root, ".build", "debug", "superwall-bridge");
     mkdirSync(join(root, ".build", "debug"), { recursive: true });

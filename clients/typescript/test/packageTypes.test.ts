@@ -1,16 +1,16 @@
 import { test } from "node:test";
 import * as assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { scratchDirectory } from "./scratch";
 
 /** This package as an app's node_modules has it, built (`dist`). */
 const PACKAGE = join(__dirname, "..", "..");
 
 /** Compiles an app that imports both entry points, with `moduleResolution`; answers tsc's output. */
 function compileApp(moduleResolution: "node" | "node16", checkingLibraries = false): string {
-    const app = mkdtempSync(join(tmpdir(), "superwall-types-"));
+    const app = scratchDirectory("superwall-types-");
     mkdirSync(join(app, "node_modules"));
     symlinkSync(PACKAGE, join(app, "node_modules", "superwall-bridge"));
     writeFileSync(join(app, "app.ts"), [
