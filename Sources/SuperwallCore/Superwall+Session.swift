@@ -30,6 +30,7 @@ extension Superwall {
             var restoreFailedAlert: PaywallAlert { options.restoreFailedAlert }
             var showsWebRestorationAlert: Bool { options.showsWebRestorationAlert }
             var showsWebPurchaseConfirmationAlert: Bool { options.showsWebPurchaseConfirmationAlert }
+            var observesPurchases: Bool { options.observesPurchases }
             /// What the host's store says of products, by store identifier.
             fileprivate(set) var storeDetails: [String: StoreProductDetails]
             let directory: DataDirectory

@@ -56,6 +56,9 @@ public actor Superwall {
         /// SuperwallKit's `paywalls.shouldShowWebPurchaseConfirmationAlert`: a redeemed web
         /// purchase is confirmed in an alert over the paywall on screen.
         public var showsWebPurchaseConfirmationAlert = true
+        /// SuperwallKit's `shouldObservePurchases` (observer mode): the app buys through its own
+        /// store and reports each purchase (`observePurchaseStart`, ...); `purchase` is refused.
+        public var observesPurchases = false
         /// SuperwallKit's `enableExperimentalDeviceVariables`: the device template carries the
         /// latest subscription's state, offer and renewal.
         public var enableExperimentalDeviceVariables: Bool

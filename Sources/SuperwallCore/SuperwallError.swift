@@ -31,6 +31,12 @@ public enum SuperwallError: Error, Sendable, Equatable, CustomStringConvertible 
     case productNotFound(String)
     /// A purchase while another one is in flight.
     case purchaseInProgress
+    /// Observer mode's reports (`observePurchaseStart`, ...) without `shouldObservePurchases`.
+    case notObservingPurchases
+    /// `purchase` while `shouldObservePurchases` is on: the app buys through its own store.
+    case observingPurchases
+    /// An observed purchase's end with no start reported before it.
+    case observedPurchaseNotStarted(String?)
     /// `getCustomerInfo` waited its limit and the host never set a subscription status.
     case customerInfoTimeout(Duration)
     /// A message a paywall page posted does not decode; nothing of it was done.
@@ -60,6 +66,9 @@ public enum SuperwallError: Error, Sendable, Equatable, CustomStringConvertible 
         case .noPurchaseController: return "noPurchaseController"
         case .productNotFound: return "productNotFound"
         case .purchaseInProgress: return "purchaseInProgress"
+        case .notObservingPurchases: return "notObservingPurchases"
+        case .observingPurchases: return "observingPurchases"
+        case .observedPurchaseNotStarted: return "observedPurchaseNotStarted"
         case .customerInfoTimeout: return "customerInfoTimeout"
         case .invalidPageMessage: return "invalidPageMessage"
         case .attributesOverLimit, .notInConfig: return "invalidParams"
@@ -96,6 +105,15 @@ public enum SuperwallError: Error, Sendable, Equatable, CustomStringConvertible 
                 "No purchase controller: declare the host.purchaseController capability, or let test mode simulate purchases (testModeBehavior)."
         case .productNotFound(let id): return "The product \(id) is not in the config's products."
         case .purchaseInProgress: return "A purchase is already in progress; it must finish before another starts."
+        case .notObservingPurchases:
+            return
+                "Purchases are not observed: set options.shouldObservePurchases in configure to report the purchases your app makes itself."
+        case .observingPurchases:
+            return
+                "shouldObservePurchases is on: your app buys through its own store and reports it (observePurchaseStart, observePurchaseResult, observePurchaseError); purchase is refused, as SuperwallKit's Superwall.purchase is."
+        case .observedPurchaseNotStarted(let id):
+            return
+                "No purchase\(id.map { " of \($0)" } ?? "") was reported started: call observePurchaseStart when your app starts one."
         case .customerInfoTimeout(let limit):
             return
                 "No customer info within \(limit): the purchase controller has not set a subscription status; set it with setSubscriptionStatus."

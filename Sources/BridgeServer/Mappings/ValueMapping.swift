@@ -84,6 +84,7 @@ extension SuperwallError {
         case .notInConfig(let path, _):
             return RPCError(code: -32602, message: description, kind: kind, details: ["path": .string(path)])
         case .purchaseInProgress: code = -32004
+        case .notObservingPurchases, .observingPurchases, .observedPurchaseNotStarted: code = -32006
         case .customerInfoTimeout: code = -32003
         case .noPurchaseController: code = -32005
         case .dataDirectory, .configUnavailable, .storage, .storageFull: code = -32603

@@ -22,6 +22,7 @@ struct MethodTable: Sendable {
         registerPresentationMethods(context)
         registerPaywallPageMethods(context)
         registerPurchaseMethods(context)
+        registerObserverModeMethods(context)
         registerEventMethods(context)
     }
 

@@ -23,7 +23,7 @@ enum ConfigureKeys {
                 "timeouts", "eventTrackingBehavior", "isExternalDataCollectionEnabled", "eventFlushIntervalMs",
                 "logging",
                 "localeIdentifier", "enableExperimentalDeviceVariables", "clock", "explainOnRefresh", "randomSeed",
-                "recordDecisions",
+                "recordDecisions", "shouldObservePurchases",
             ]
         ),
         ("params.options.logging", ["level", "scopes"]),

@@ -143,6 +143,7 @@ struct ConfigureRequest {
         // the calls' (Foundation's processor count does not follow the affinity).
         configureOptions.storeWorker = scheduling_allowed_cpu_count() == 1 ? .sharingTheCallsCPU : .besideTheCalls
         configureOptions.recordDecisions = try options?.optionalBool("recordDecisions") ?? false
+        configureOptions.observesPurchases = try options?.optionalBool("shouldObservePurchases") ?? false
         // Any integer: the bits of a negative one seed as they are.
         configureOptions.randomSeed = try options?.optionalInt("randomSeed").map { UInt64(bitPattern: Int64($0)) }
         configureOptions.networkEnvironment = environment

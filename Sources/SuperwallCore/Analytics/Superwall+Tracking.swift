@@ -64,7 +64,8 @@ extension Superwall {
         _ superwallParameters: consuming [String: JSON] = [:],
         custom: [String: JSON] = [:],
         isSuperwallEvent: Bool = true,
-        subject: EventSubject = .none
+        subject: EventSubject = .none,
+        offeringImplicitTrigger: Bool = true
     ) -> TrackedEvent {
         record(
             tracker.makeEvent(
@@ -73,7 +74,8 @@ extension Superwall {
                 custom: custom,
                 isSuperwallEvent: isSuperwallEvent,
                 subject: subject
-            )
+            ),
+            offeringImplicitTrigger: offeringImplicitTrigger
         )
     }
 

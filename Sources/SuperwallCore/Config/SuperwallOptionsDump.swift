@@ -29,7 +29,7 @@ enum SuperwallOptionsDump {
             "isGameControllerEnabled": false,
             "storeKitVersion": "STOREKIT2",
             "maxConfigRetryCount": .int(Int64(options.maxConfigRetryCount)),
-            "shouldObservePurchases": false,
+            "shouldObservePurchases": .bool(options.observesPurchases),
             "enableExperimentalDeviceVariables": .bool(options.enableExperimentalDeviceVariables),
             "testModeBehavior": .string(options.testModeBehavior.rawValue),
         ]

@@ -97,6 +97,16 @@ enum PageEvents {
         Data(JSON.array(events).sortedJSONText.utf8).base64EncodedString()
     }
 
+    /// `callback_result`: the app's answer to the page's `request_callback` `requestId`.
+    static func callbackResult(requestId: String, name: String, result: CustomCallbackResult) -> String {
+        var event: [String: JSON] = [
+            "event_name": "callback_result", "request_id": .string(requestId), "name": .string(name),
+            "status": .string(result.status.rawValue),
+        ]
+        if let data = result.data { event["data"] = .object(data) }
+        return accept64([.object(event)])
+    }
+
     /// `event_tracking_behavior`: which events go out, for the page's own tracking.
     static func trackingBehavior(_ behavior: EventTrackingBehavior) -> String {
         accept64([["event_name": "event_tracking_behavior", "behavior": .string(behavior.rawValue)]])

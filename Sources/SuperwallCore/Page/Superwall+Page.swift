@@ -57,12 +57,10 @@ extension Superwall {
             let callback = CustomCallback(name: name, variables: variables ?? [:], isBlocking: isBlocking)
             guard case .callback(let result)? = try await perform(.requestCallback(callback), inSession: paywall.id)
             else { return }
-            var event: [String: JSON] = [
-                "event_name": "callback_result", "request_id": .string(requestId), "name": .string(name),
-                "status": .string(result.status.rawValue),
-            ]
-            if let data = result.data { event["data"] = .object(data) }
-            host.presenter?.passToPage(PageEvents.accept64([.object(event)]), sessionId: paywall.id)
+            host.presenter?.passToPage(
+                PageEvents.callbackResult(requestId: requestId, name: name, result: result),
+                sessionId: paywall.id
+            )
         case .openURL(let url, browserType: "payment_sheet"):
             guard opens(url, as: .paymentSheet, from: paywall) else { return }
             hapticFeedback(on: paywall)
@@ -99,15 +97,12 @@ extension Superwall {
             // Unknown types are ignored; this one is not subject to the haptics option.
             if Self.hapticTypes.contains(type) { request(.haptic(type), on: paywall) }
         case .stripeCheckout(let stage, _, let productIdentifier):
-            let parameters = paywall.info.placementParameters.merging(
-                [
-                    "store": "STRIPE", "product_identifier": .string(productIdentifier),
-                    "is_triggered_from_event": false,
-                ],
-                uniquingKeysWith: { _, new in new }
-            )
             let name = stage == .abandon ? "transaction_abandon" : "stripeCheckout_\(stage.rawValue)"
-            track(name, parameters, subject: EventSubject(paywallInfo: paywall.info))
+            track(
+                name,
+                paywall.info.stripeCheckoutParameters(productIdentifier: productIdentifier),
+                subject: EventSubject(paywallInfo: paywall.info)
+            )
         case .initiateWebCheckout:
             break
         }

@@ -63,6 +63,14 @@ public struct PaywallInfo: Sendable, Equatable {
         return parameters
     }
 
+    /// A page's Stripe checkout events' params: the placement's, with the Stripe product.
+    func stripeCheckoutParameters(productIdentifier: String) -> [String: JSON] {
+        placementParameters.merging(
+            ["store": "STRIPE", "product_identifier": .string(productIdentifier), "is_triggered_from_event": false],
+            uniquingKeysWith: { _, new in new }
+        )
+    }
+
     /// SuperwallKit's `placementParams()`: what paywall events carry, beyond the audience
     /// params. A time not (yet) known is an empty string, as SuperwallKit reports one; the
     /// shimmer and the products have none here (the host shows no shimmer, and the store

@@ -34,6 +34,31 @@ extension Superwall.Session {
         return products
     }
 
+    /// The product `id` names to buy: the paywall's first (it carries the reference name),
+    /// else the config's, with what the host's store said of it.
+    func product(withId id: String, on paywall: Paywall?) -> Product? {
+        (paywall?.products.first { $0.isNamed(id) } ?? self.config?.products.first { $0.isNamed(id) }).map(
+            withStoreDetails
+        )
+    }
+
+    /// The product of a purchase the app made itself (observer mode): the config's, else the
+    /// store's alone (App Store's, Google Play's on Android) with no entitlements, as
+    /// SuperwallKit observes any StoreKit product.
+    func observedProduct(named id: String) -> Product {
+        withStoreDetails(
+            self.config?.products.first { $0.isNamed(id) }
+                ?? Product(
+                    referenceName: nil,
+                    storeProduct: self.referenceSDK == .superwallAndroid
+                        ? .playStore(productIdentifier: id, basePlanIdentifier: "", offer: .noOffer)
+                        : .appStore(productIdentifier: id, billingPlanType: nil),
+                    compositeId: nil,
+                    entitlements: []
+                )
+        )
+    }
+
     /// The product with what the host's store said of it, when it has.
     func withStoreDetails(_ product: Product) -> Product {
         var detailed = product

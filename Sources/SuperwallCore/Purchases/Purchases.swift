@@ -1,6 +1,7 @@
 import Logging
 
-/// The purchase in flight, and the test mode last announced.
+/// The purchase in flight, the app's own purchases it said it started (observer mode), and
+/// the test mode last announced.
 ///
 /// Owned by the `Superwall` actor, which is the only one to touch it.
 final class Purchases {
@@ -8,6 +9,12 @@ final class Purchases {
     private(set) var inFlight = false
     /// The test mode last logged, so that each change is said once.
     private var announcedTestMode: TestModeReason?
+    /// Observer mode: the products of the purchases the app said it started and has not
+    /// reported the end of, oldest first (Superwall-Android's `transactionsInProgress`).
+    private var observedStarts: [Product] = []
+    /// The most purchases kept waiting for their end: an app that reports starts and never
+    /// their ends cannot grow this without bound.
+    static let observedStartLimit = 64
 
     /// Starts a purchase; `purchaseInProgress` while another is in flight.
     func begin() throws(SuperwallError) {
@@ -17,6 +24,25 @@ final class Purchases {
 
     func end() {
         inFlight = false
+    }
+
+    /// The app started buying `product` itself; beyond `observedStartLimit` the oldest start
+    /// is forgotten.
+    func observeStart(of product: Product) {
+        observedStarts.removeAll { $0.id == product.id }
+        observedStarts.append(product)
+        if observedStarts.count > Self.observedStartLimit { observedStarts.removeFirst() }
+    }
+
+    /// The observed purchase a reported end belongs to: the one of `productId` (its config id
+    /// or store identifier), else the latest started, as Superwall-Android takes the last one
+    /// in progress. Nil when none was started.
+    func takeObservedStart(of productId: String?) -> Product? {
+        let index =
+            productId.map { id in observedStarts.lastIndex { $0.isNamed(id) } }
+            ?? observedStarts.indices.last
+        guard let index else { return nil }
+        return observedStarts.remove(at: index)
     }
 
     /// Says when test mode turns on, off, or changes reason: at warning level while it is on,

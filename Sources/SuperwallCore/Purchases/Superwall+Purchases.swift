@@ -14,7 +14,7 @@ extension Superwall {
         dismissing: Bool = true
     ) async throws(SuperwallError) -> PurchaseResult {
         let purchaser = try purchaser()
-        guard let product = product(withId: productId, on: paywall.paywall) else {
+        guard let product = session?.product(withId: productId, on: paywall.paywall) else {
             // SuperwallKit: `productUnavailable`, with no events and nothing on screen changing.
             // The page is told it failed rather than left waiting.
             passToPage("transaction_fail", on: paywall)
@@ -29,9 +29,10 @@ extension Superwall {
     /// a single event; here the controller is the store.
     public func purchase(productId: String) async throws(SuperwallError) -> PurchaseResult {
         try await answering { () async throws(SuperwallError) -> PurchaseResult in
-            guard session != nil else { throw .notConfigured }
+            guard let session else { throw .notConfigured }
+            guard !session.observesPurchases else { throw .observingPurchases }
             let purchaser = try purchaser()
-            guard let product = product(withId: productId, on: nil) else { throw .productNotFound(productId) }
+            guard let product = session.product(withId: productId, on: nil) else { throw .productNotFound(productId) }
             guard case .controller(let controller) = purchaser else {
                 return try await buy(product, with: purchaser, from: nil)
             }
@@ -102,15 +103,6 @@ extension Superwall {
         throw .noPurchaseController
     }
 
-    /// The paywall's product first (it carries the reference name), else the config's, with
-    /// what the host's store said of it.
-    private func product(withId id: String, on paywall: Paywall?) -> Product? {
-        guard let session else { return nil }
-        return (paywall?.products.first { $0.isNamed(id) } ?? session.config?.products.first { $0.isNamed(id) }).map(
-            session.withStoreDetails
-        )
-    }
-
     // MARK: Purchase
 
     private func buy(
@@ -122,11 +114,7 @@ extension Superwall {
         try purchases.begin()
         defer { purchases.end() }
         let events = TransactionEvents(product: product, paywall: paywall?.info, device: deviceAttributes())
-        let parameters = events.parameters(at: clock.now())
-        let custom = paywall?.info.audienceFilterParameters ?? [:]
-        let subject = EventSubject(paywallInfo: paywall?.info, product: product)
-        track("transaction_start", parameters, custom: custom, subject: subject)
-        passToPage("transaction_start", on: paywall)
+        let parameters = startTransaction(events, on: paywall)
         request(.loadingState(.loadingPurchase), on: paywall)
         defer { endLoading(on: paywall) }
         let answer: PurchaseAnswer
@@ -140,84 +128,91 @@ extension Superwall {
             host.delegate?.testModeTransaction(.purchase(product))
             answer = await testModeChoices.purchase(of: product)
         }
-        let result = answer.result
         DecisionLog.transactions.debug(
-            "purchase of \(product.id)\(paywall.map { " from paywall \($0.info.identifier)" } ?? "") by \(purchaser.isTestMode ? "test mode (simulated)" : "the purchase controller"): \(result)"
+            "purchase of \(product.id)\(paywall.map { " from paywall \($0.info.identifier)" } ?? "") by \(purchaser.isTestMode ? "test mode (simulated)" : "the purchase controller"): \(answer.result)"
         )
-        switch result {
-        case .purchased:
-            let transaction = transaction(of: product, reported: answer.transaction, simulated: purchaser.isTestMode)
+        try await finishTransaction(
+            events,
+            parameters,
+            answer: answer,
+            on: paywall,
+            simulated: purchaser.isTestMode,
+            dismissing: dismissing
+        )
+        return answer.result
+    }
+
+    /// `transaction_start`, tracked and passed to the page; answers the params every event
+    /// of the transaction carries from then on.
+    func startTransaction(_ events: TransactionEvents, on paywall: PresentedPaywall?) -> [String: JSON] {
+        let parameters = events.parameters(at: clock.now())
+        track(
+            "transaction_start",
+            parameters,
+            custom: events.customParameters,
+            subject: events.subject,
+            offeringImplicitTrigger: !events.isObserved
+        )
+        passToPage("transaction_start", on: paywall)
+        return parameters
+    }
+
+    /// What a transaction's end records, tells (`TransactionEvents.ending`) and shows. An
+    /// observed one (the app's own purchase) offers no implicit trigger, as SuperwallKit's do not.
+    func finishTransaction(
+        _ events: TransactionEvents,
+        _ parameters: [String: JSON],
+        answer: PurchaseAnswer,
+        on paywall: PresentedPaywall?,
+        simulated: Bool,
+        dismissing: Bool
+    ) async throws(SuperwallError) {
+        let product = events.product
+        var completion: [String: JSON] = [:]
+        if answer.result == .purchased {
+            let transaction = transaction(of: product, reported: answer.transaction, simulated: simulated)
             try recordPurchase(transaction)
-            if !purchaser.isTestMode { expectStatusToCover(product) }
-            for (name, payload) in events.pageEventsOfPurchase(at: clock.now()) {
-                passToPage(name, on: paywall, payload: payload)
-            }
-            track(
-                "transaction_complete",
-                parameters.merging(
-                    events.completionParameters(
-                        of: transaction,
-                        id: random.uuid(),
-                        userAttributes: session == nil ? [:] : users.attributes,
-                        configRequestId: session?.config?.requestId ?? "",
-                        appSessionId: tracker.appSessionId
-                    )
-                ) { _, new in new },
-                custom: custom,
-                subject: subject
+            if !simulated, !events.isObserved { expectStatusToCover(product) }
+            completion = events.completionParameters(
+                of: transaction,
+                id: random.uuid(),
+                userAttributes: session == nil ? [:] : users.attributes,
+                configRequestId: session?.config?.requestId ?? "",
+                appSessionId: tracker.appSessionId
             )
+        }
+        let ending = events.ending(answer.result, from: parameters, completion: completion, at: clock.now())
+        for event in ending.page { passToPage(event.name, on: paywall, payload: event.payload) }
+        for event in ending.tracked {
+            track(
+                event.name,
+                event.parameters,
+                custom: event.custom,
+                subject: events.subject,
+                offeringImplicitTrigger: !events.isObserved
+            )
+        }
+        switch answer.result {
+        case .purchased:
             // SuperwallKit flushes its queue right after a completed transaction.
             Task.detached(executorPreference: offload) { [weak queue = tracker.queue] in
                 await queue?.flush()
             }
-            track(product.purchaseEventName, parameters, custom: custom, subject: subject)
             if dismissing { await dismissIfAutomatic(paywall, result: .purchased(productId: product.id)) }
         case .restored:
-            passToPage("transaction_restore", on: paywall)
-            track(
-                "transaction_restore",
-                parameters.merging(["restore_via_purchase_attempt": true]) { _, new in new },
-                custom: custom,
-                subject: subject
-            )
             if dismissing { await dismissIfAutomatic(paywall, result: .restored) }
-        case .cancelled:
-            var abandoned = custom
-            abandoned.merge(events.abandonedParameters(at: clock.now())) { _, product in product }
-            passToPage("transaction_abandon", on: paywall)
-            track("transaction_abandon", parameters, custom: abandoned, subject: subject)
-        case .pending:
-            passToPage("transaction_fail", on: paywall)
-            track(
-                "transaction_fail",
-                parameters.merging(["message": "Needs parental approval"]) { _, new in new },
-                custom: custom,
-                subject: subject
-            )
-            show(.pendingApproval, on: paywall)
-        case .failed(let message):
-            passToPage("transaction_fail", on: paywall)
-            track(
-                "transaction_fail",
-                parameters.merging(["message": .string(message)]) { _, new in new },
-                custom: custom,
-                subject: subject
-            )
-            // A `transaction_fail` campaign shows a paywall instead.
-            if session?.showsPurchaseFailureAlert == true,
-                session?.config?.trigger(for: ImplicitTrigger.transactionFail.rawValue) == nil
-            {
-                show(.purchaseFailed(message), on: paywall)
-            }
-        case .timedOut:
-            passToPage("transaction_timeout", on: paywall)
-            track("transaction_timeout", parameters, custom: custom, subject: subject)
+        case .pending: show(.pendingApproval, on: paywall)
+        // A `transaction_fail` campaign shows a paywall instead of the alert.
+        case .failed(let message)
+        where session?.showsPurchaseFailureAlert == true
+            && session?.config?.trigger(for: ImplicitTrigger.transactionFail.rawValue) == nil:
+            show(.purchaseFailed(message), on: paywall)
         case .sessionEnded:
             Self.logger.warning(
                 "the purchase of \(product.id) was cut off by the end of the session, unanswered; nothing is tracked for it"
             )
+        case .cancelled, .failed, .timedOut: break
         }
-        return result
     }
 
     // MARK: The products

@@ -7,15 +7,8 @@ extension Superwall {
         with purchaser: Purchaser,
         from paywall: PresentedPaywall?
     ) async throws(SuperwallError) -> RestorationResult {
-        let parameters = paywall?.info.placementParameters ?? [:]
-        // SuperwallKit's `transaction_restore` of a restore: the App Store, no product.
-        let restoreParameters = parameters.merging(
-            [
-                "store": "APP_STORE", "source": paywall == nil ? "APP" : "SUPERWALL",
-                "restore_via_purchase_attempt": false,
-            ]) { _, new in new }
-        let custom = paywall?.info.audienceFilterParameters ?? [:]
-        let subject = EventSubject(paywallInfo: paywall?.info)
+        let events = RestoreEvents(paywall: paywall?.info)
+        let (parameters, custom, subject) = (events.parameters, events.customParameters, events.subject)
         track("restore_start", parameters, custom: custom, subject: subject)
         passToPage("restore_start", on: paywall)
         request(.loadingState(.loadingPurchase), on: paywall)
@@ -52,11 +45,7 @@ extension Superwall {
         // Otherwise a restore succeeds when the controller restored *and* the status it set has
         // an active entitlement.
         guard result == .restored, !active.isEmpty else {
-            let message: String
-            switch result {
-            case .restored: message = "The restore finished but the user has no active entitlements."
-            case .failed(let reason): message = reason ?? "The restore failed."
-            }
+            let message = RestoreEvents.failureMessage(of: result)
             track(
                 "restore_fail",
                 parameters.merging(["error_message": .string(message)]) { _, new in new },
@@ -68,7 +57,7 @@ extension Superwall {
             return result == .restored ? .failed(message) : result
         }
         track("restore_complete", parameters, custom: custom, subject: subject)
-        track("transaction_restore", restoreParameters, custom: custom, subject: subject)
+        track("transaction_restore", events.transactionRestoreParameters, custom: custom, subject: subject)
         // The page hears of the restore before its completion, and the dismissal starts
         // between the two.
         passToPage("transaction_restore", on: paywall)

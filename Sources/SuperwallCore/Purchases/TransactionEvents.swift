@@ -11,22 +11,36 @@ struct TransactionEvents {
     /// The store's storefront, as the client gave it (`configure.device.storeFrontCountryCode`
     /// and `storeFrontId`); empty, as on a device without one, when it did not.
     let storefront: (countryCode: String, id: String)
+    /// For a purchase the app made itself and reported (observer mode), whose SDK's rules name
+    /// its source; nil for one made here.
+    let observedFor: ReferenceSDK?
 
     /// The events of a purchase of `product` by a device whose template is `device`.
-    init(product: Product, paywall: PaywallInfo?, device: [String: JSON]) {
+    init(product: Product, paywall: PaywallInfo?, device: [String: JSON], observedFor: ReferenceSDK? = nil) {
         self.product = product
         self.paywall = paywall
         deviceLocale = device["deviceLocale"]?.stringValue ?? "en_US"
         storefront = (device["storeFrontCountryCode"]?.stringValue ?? "", device["storeFrontId"]?.stringValue ?? "")
+        self.observedFor = observedFor
     }
 
+    var isObserved: Bool { observedFor != nil }
+
+    /// What the events carry in their custom params: the paywall's audience filter params.
+    var customParameters: [String: JSON] { paywall?.audienceFilterParameters ?? [:] }
+
+    /// What the events are about, for the delegate's typed fields.
+    var subject: EventSubject { EventSubject(paywallInfo: paywall, product: product) }
+
     /// What every event of the purchase carries: `store`, `source` (`SUPERWALL` from a paywall,
-    /// `APP` otherwise), the paywall's placement params and the product's
+    /// `APP` otherwise; an observed one is `OBSERVER` on Android, where Superwall-Android names
+    /// it, and `APP` in SuperwallKit), the paywall's placement params and the product's
     /// (`productParameters(prefix:at:)`).
     func parameters(at now: Date) -> [String: JSON] {
         var parameters = paywall?.placementParameters ?? [:]
         parameters["store"] = .string(product.storeProduct.store)
-        parameters["source"] = paywall == nil ? "APP" : "SUPERWALL"
+        parameters["source"] =
+            paywall != nil ? "SUPERWALL" : observedFor == .superwallAndroid ? "OBSERVER" : "APP"
         parameters.merge(productParameters(prefix: "product_", at: now)) { _, product in product }
         return parameters
     }
@@ -109,6 +123,65 @@ struct TransactionEvents {
         if let expiration { parameters["expiration_date"] = .string(ISO8601.storeTransactionDate(expiration)) }
         parameters["payment"] = ["product_identifier": .string(product.storeProduct.productIdentifier), "quantity": 1]
         return parameters
+    }
+}
+
+/// What a transaction's end tells: the events the page hears and the events tracked, in order.
+struct TransactionEnding {
+    struct Tracked {
+        let name: String
+        let parameters: [String: JSON]
+        let custom: [String: JSON]
+    }
+
+    var page: [(name: String, payload: [String: JSON])] = []
+    var tracked: [Tracked] = []
+}
+
+extension TransactionEvents {
+    /// What ending with `result` tells (SuperwallKit's `TransactionManager` from the store's
+    /// answer on), from the params the start computed; `completion` is what
+    /// `transaction_complete` adds to them (`completionParameters`).
+    func ending(
+        _ result: PurchaseResult,
+        from parameters: [String: JSON],
+        completion: [String: JSON],
+        at now: Date
+    ) -> TransactionEnding {
+        var ending = TransactionEnding()
+        func tell(_ name: String, _ added: [String: JSON] = [:], custom: [String: JSON]? = nil) {
+            ending.page.append((name, [:]))
+            ending.tracked.append(
+                .init(
+                    name: name,
+                    parameters: parameters.merging(added) { _, new in new },
+                    custom: custom ?? customParameters
+                )
+            )
+        }
+        switch result {
+        case .purchased:
+            ending.page = pageEventsOfPurchase(at: now)
+            ending.tracked = [
+                .init(
+                    name: "transaction_complete",
+                    parameters: parameters.merging(completion) { _, new in new },
+                    custom: customParameters
+                ),
+                .init(name: product.purchaseEventName, parameters: parameters, custom: customParameters),
+            ]
+        case .restored: tell("transaction_restore", ["restore_via_purchase_attempt": true])
+        case .cancelled:
+            tell(
+                "transaction_abandon",
+                custom: customParameters.merging(abandonedParameters(at: now)) { _, product in product }
+            )
+        case .pending: tell("transaction_fail", ["message": "Needs parental approval"])
+        case .failed(let message): tell("transaction_fail", ["message": .string(message)])
+        case .timedOut: tell("transaction_timeout")
+        case .sessionEnded: break
+        }
+        return ending
     }
 }
 

@@ -528,6 +528,28 @@ class Superwall:
     async def restore_purchases(self, *, timeout: float | None = None) -> PurchaseResult:
         return PurchaseResult.from_wire((await self.call("restorePurchases", timeout=self._interactive(timeout)))["result"])
 
+    # MARK: Observer mode (configure's options.shouldObservePurchases)
+
+    async def observe_purchase_start(self, product_id: str) -> None:
+        """Superwall-Android's ``observePurchaseStart``: your app started buying ``product_id``
+        through its own store. Tracks ``transaction_start``."""
+        await self.call("observePurchaseStart", {"productId": product_id})
+
+    async def observe_purchase_result(self, result: PurchaseResult, *, product_id: str | None = None) -> None:
+        """Superwall-Android's ``observePurchaseResult``: how your app's own purchase ended (that of
+        ``product_id``, else the latest started). ``PurchaseResult.purchased(transaction)`` records
+        the transaction in the customer info and tracks ``transaction_complete``; ``cancelled()``
+        tracks ``transaction_abandon``."""
+        params: dict[str, Any] = {"result": result.to_wire()}
+        if product_id is not None:
+            params["productId"] = product_id
+        await self.call("observePurchaseResult", params)
+
+    async def observe_purchase_error(self, product_id: str, error: str) -> None:
+        """Superwall-Android's ``observePurchaseError``: your app's own purchase failed;
+        ``transaction_fail`` with ``error`` as its message."""
+        await self.call("observePurchaseError", {"productId": product_id, "error": error})
+
     # MARK: Tools
 
     async def evaluate_expression(self, expression: str, *, params: Mapping[str, Any] | None = None,

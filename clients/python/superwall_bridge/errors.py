@@ -136,6 +136,24 @@ class CustomerInfoTimeoutError(BridgeError):
     KIND = "customerInfoTimeout"
 
 
+class NotObservingPurchasesError(BridgeError):
+    """An ``observe_purchase_*`` report without ``shouldObservePurchases`` in ``configure``."""
+
+    KIND = "notObservingPurchases"
+
+
+class ObservingPurchasesError(BridgeError):
+    """``purchase`` while ``shouldObservePurchases`` is on: the app buys through its own store."""
+
+    KIND = "observingPurchases"
+
+
+class ObservedPurchaseNotStartedError(BridgeError):
+    """A purchase's end reported with no ``observe_purchase_start`` before it."""
+
+    KIND = "observedPurchaseNotStarted"
+
+
 class NoPurchaseControllerError(BridgeError):
     KIND = "noPurchaseController"
 
@@ -243,7 +261,7 @@ _BY_KIND: dict[str, type[BridgeError]] = {
         InternalBridgeError, UnsupportedProtocolVersionError, NotInitializedError, NotConfiguredError, RequestTimeoutError, RequestCancelledError,
         ConnectionClosedError, ShutDownError, ApiKeyMismatchError, InvalidUserIdError, ReservedPlacementNameError,
         PaywallSessionNotFoundError, ProductNotFoundError, PurchaseInProgressError, CustomerInfoTimeoutError,
-        NoPurchaseControllerError, PaywallSkippedError, PaywallAlreadyPresentedError, NoPresenterError, NoConfigError,
+        NotObservingPurchasesError, ObservingPurchasesError, ObservedPurchaseNotStartedError, NoPurchaseControllerError, PaywallSkippedError, PaywallAlreadyPresentedError, NoPresenterError, NoConfigError,
         SubscriptionStatusTimeoutError, PaywallNotFoundError, ConfigUnavailableError, DataDirectoryInUseError,
         ClockNotManualError,
     )

@@ -480,6 +480,36 @@ def test_the_log_level_the_locale_override_and_the_options_in_effect_read_back(b
     run(scenario())
 
 
+def test_a_purchase_the_app_made_itself_is_observed_into_the_events_and_the_customer_info(
+        bridge: str, data_directory: str, bridge_arguments: list[str]) -> None:
+    from superwall_bridge import ObservedPurchaseNotStartedError, ObservingPurchasesError
+
+    async def scenario() -> None:
+        completed = asyncio.Event()
+
+        class Delegate(RecordingDelegate):
+            def handle_superwall_event(self, event: SuperwallEvent) -> None:
+                super().handle_superwall_event(event)
+                if event.name == "transaction_complete":
+                    completed.set()
+
+        delegate = Delegate()
+        async with Superwall.start(bridge, arguments=bridge_arguments, delegate=delegate) as sw:
+            await sw.configure("pk_test", options=embedded(data_directory, shouldObservePurchases=True))
+            with pytest.raises(ObservedPurchaseNotStartedError):
+                await sw.observe_purchase_result(PurchaseResult.cancelled())
+            with pytest.raises(ObservingPurchasesError):
+                await sw.purchase("com.pockettrainer.coach.monthly")
+            await sw.observe_purchase_start("com.pockettrainer.coach.monthly")
+            await sw.observe_purchase_result(PurchaseResult.purchased(StoreTransaction(transaction_id="app-store-77")))
+            info = await sw.customer_info()
+            assert [t.transaction_id for t in info.subscriptions + info.non_subscriptions] == ["app-store-77"]
+            await asyncio.wait_for(completed.wait(), 10)
+            assert delegate.events.index("transaction_start") < delegate.events.index("transaction_complete")
+
+    run(scenario())
+
+
 def test_a_missing_bridge_is_a_clear_error(tmp_path: Any) -> None:
     with pytest.raises(BridgeNotFoundError):
         find_bridge(tmp_path / "nope")

@@ -9,6 +9,7 @@ import type {
     Product, PurchaseResult, RegisterResult, SkipReason, StoreDetails, SubscriptionStatusInput, SubscriptionStatus, TrackedEvent,
     PaywallPageLoadResult, PreloadedPaywall, GetConfigurationStatusResult, GetUserIdResult, SetIntegrationAttributesResult,
     GetIntegrationAttributesResult, GetDeviceAttributesResult, SetInterfaceStyleParams, GetProductsResult, GetEventQueueStatusResult, GetPaywallParams, PlacementExplanation, DebugAdvanceClockResult, DebugRecentDecisionsResult, Assignment, DebugOverrideAssignmentResult, FlushEventsResult, GetAssignmentsResult, ConfirmAllAssignmentsResult, TestModePurchaseResult, PaywallPresentSurveyParams, SurveyAnswer, ErrorObject, DelegateHandleSuperwallEventParams, DelegateTestModeTransactionParams, DelegateDidRedeemLinkParams,
+    ObservePurchaseStartParams, ObservePurchaseResultParams, ObservePurchaseErrorParams,
 } from "./generated/protocol";
 
 /** This package's version (the bridge's and both clients': one version, in the repository's VERSION). */
@@ -485,6 +486,30 @@ export class Superwall {
 
     async restorePurchases(): Promise<PurchaseResult> {
         return (await this.call<{ result: PurchaseResult }>("restorePurchases", undefined, this.interactiveTimeout())).result;
+    }
+
+    // MARK: Observer mode (configure's options.shouldObservePurchases)
+
+    /** Superwall-Android's `observePurchaseStart`: your app started buying `productId` through
+     * its own store. Tracks `transaction_start`. */
+    async observePurchaseStart(productId: string): Promise<void> {
+        const params: ObservePurchaseStartParams = { productId };
+        await this.call("observePurchaseStart", params);
+    }
+
+    /** Superwall-Android's `observePurchaseResult`: how your app's own purchase ended (that of
+     * `productId`, else the latest started), as a purchase controller answers one. `purchased`
+     * (with its `transaction`) records it in the customer info and tracks `transaction_complete`. */
+    async observePurchaseResult(result: ObservePurchaseResultParams["result"], productId?: string): Promise<void> {
+        const params: ObservePurchaseResultParams = productId === undefined ? { result } : { result, productId };
+        await this.call("observePurchaseResult", params);
+    }
+
+    /** Superwall-Android's `observePurchaseError`: your app's own purchase failed;
+     * `transaction_fail` with `error` as its message. */
+    async observePurchaseError(productId: string, error: string): Promise<void> {
+        const params: ObservePurchaseErrorParams = { productId, error };
+        await this.call("observePurchaseError", params);
     }
 
     // MARK: Links, configuration, device

@@ -59,6 +59,24 @@ test("the log level, the locale override and the options in effect read back wha
     }
 });
 
+test("a purchase the app made itself is observed into the customer info, and purchase is refused meanwhile", async () => {
+    const superwall = await Superwall.configure({ apiKey: "pk_ts", options: { ...embedded(), shouldObservePurchases: true } });
+    try {
+        await assert.rejects(superwall.purchase("com.pockettrainer.coach.monthly"),
+            (error: unknown) => error instanceof BridgeError && error.kind === "observingPurchases");
+        await assert.rejects(superwall.observePurchaseResult("cancelled"),
+            (error: unknown) => error instanceof BridgeError && error.kind === "observedPurchaseNotStarted");
+        await superwall.observePurchaseStart("com.pockettrainer.coach.monthly");
+        await superwall.observePurchaseResult({ type: "purchased", transaction: { transactionId: "app-store-88" } });
+        const info = await superwall.getCustomerInfo();
+        assert.deepEqual([...info.subscriptions, ...info.nonSubscriptions].map((transaction) => transaction.transactionId), ["app-store-88"]);
+        await superwall.observePurchaseStart("com.pockettrainer.coach.monthly");
+        await superwall.observePurchaseError("com.pockettrainer.coach.monthly", "network down");
+    } finally {
+        await superwall.close();
+    }
+});
+
 test("turning event tracking off drops what waits, so a flush sends nothing", async () => {
     const superwall = await Superwall.configure({ apiKey: "pk_ts", options: embedded() });
     try {

@@ -12,7 +12,7 @@ export interface ErrorObject {
 }
 
 /** Every `data.kind` the bridge answers. */
-export type ErrorKind = "parseError" | "invalidHeader" | "invalidRequest" | "messageTooLarge" | "alreadyInitialized" | "shutDown" | "methodNotFound" | "notImplemented" | "invalidParams" | "internalError" | "notConfigured" | "apiKeyMismatch" | "invalidUserId" | "reservedPlacementName" | "paywallSessionNotFound" | "productNotFound" | "purchaseInProgress" | "customerInfoTimeout" | "noPurchaseController" | "paywallSkipped" | "debuggerPresented" | "paywallAlreadyPresented" | "noPresenter" | "noConfig" | "subscriptionStatusTimeout" | "webviewFailed" | "paywallFailedToLoad" | "paywallNotFound" | "configUnavailable" | "invalidConfig" | "dataDirectoryInUse" | "dataDirectoryUnusable" | "storageFailed" | "storageFull" | "malformedResponse" | "notInitialized" | "unsupportedProtocolVersion" | "requestTimeout" | "requestCancelled" | "connectionClosed" | "invalidPageMessage" | "clockNotManual";
+export type ErrorKind = "parseError" | "invalidHeader" | "invalidRequest" | "messageTooLarge" | "alreadyInitialized" | "shutDown" | "methodNotFound" | "notImplemented" | "invalidParams" | "internalError" | "notConfigured" | "apiKeyMismatch" | "invalidUserId" | "reservedPlacementName" | "paywallSessionNotFound" | "productNotFound" | "purchaseInProgress" | "notObservingPurchases" | "observingPurchases" | "observedPurchaseNotStarted" | "customerInfoTimeout" | "noPurchaseController" | "paywallSkipped" | "debuggerPresented" | "paywallAlreadyPresented" | "noPresenter" | "noConfig" | "subscriptionStatusTimeout" | "webviewFailed" | "paywallFailedToLoad" | "paywallNotFound" | "configUnavailable" | "invalidConfig" | "dataDirectoryInUse" | "dataDirectoryUnusable" | "storageFailed" | "storageFull" | "malformedResponse" | "notInitialized" | "unsupportedProtocolVersion" | "requestTimeout" | "requestCancelled" | "connectionClosed" | "invalidPageMessage" | "clockNotManual";
 
 /** Free-form attributes; values are JSON scalars, arrays or objects. */
 export type Attributes = Record<string, unknown>;
@@ -513,6 +513,8 @@ export interface ConfigureOptions {
     randomSeed?: number;
     /** Record every presentation's decision and answer it with every register, getPresentationResult and getPaywall, as if each had explain: true; debug/recentDecisions then keeps the last 50. Off by default: recording costs a skipped register 3 to 5 % more instructions, so only the calls that ask (explain: true) are recorded. */
     recordDecisions?: boolean;
+    /** SuperwallKit's shouldObservePurchases (observer mode): the app buys through its own store and reports each purchase with observePurchaseStart, observePurchaseResult and observePurchaseError; purchase is refused (-32006 observingPurchases). Off by default. */
+    shouldObservePurchases?: boolean;
 }
 
 export interface IntroductoryOffer {
@@ -707,7 +709,7 @@ export interface PlayOffer {
 }
 
 /** Every `data.kind` the bridge answers. */
-export const ERROR_KINDS = ["parseError", "invalidHeader", "invalidRequest", "messageTooLarge", "alreadyInitialized", "shutDown", "methodNotFound", "notImplemented", "invalidParams", "internalError", "notConfigured", "apiKeyMismatch", "invalidUserId", "reservedPlacementName", "paywallSessionNotFound", "productNotFound", "purchaseInProgress", "customerInfoTimeout", "noPurchaseController", "paywallSkipped", "debuggerPresented", "paywallAlreadyPresented", "noPresenter", "noConfig", "subscriptionStatusTimeout", "webviewFailed", "paywallFailedToLoad", "paywallNotFound", "configUnavailable", "invalidConfig", "dataDirectoryInUse", "dataDirectoryUnusable", "storageFailed", "storageFull", "malformedResponse", "notInitialized", "unsupportedProtocolVersion", "requestTimeout", "requestCancelled", "connectionClosed", "invalidPageMessage", "clockNotManual"] as const;
+export const ERROR_KINDS = ["parseError", "invalidHeader", "invalidRequest", "messageTooLarge", "alreadyInitialized", "shutDown", "methodNotFound", "notImplemented", "invalidParams", "internalError", "notConfigured", "apiKeyMismatch", "invalidUserId", "reservedPlacementName", "paywallSessionNotFound", "productNotFound", "purchaseInProgress", "notObservingPurchases", "observingPurchases", "observedPurchaseNotStarted", "customerInfoTimeout", "noPurchaseController", "paywallSkipped", "debuggerPresented", "paywallAlreadyPresented", "noPresenter", "noConfig", "subscriptionStatusTimeout", "webviewFailed", "paywallFailedToLoad", "paywallNotFound", "configUnavailable", "invalidConfig", "dataDirectoryInUse", "dataDirectoryUnusable", "storageFailed", "storageFull", "malformedResponse", "notInitialized", "unsupportedProtocolVersion", "requestTimeout", "requestCancelled", "connectionClosed", "invalidPageMessage", "clockNotManual"] as const;
 
 /** Opens the session; must come first. */
 export interface InitializeParams {
@@ -1060,6 +1062,26 @@ export interface PurchaseParams {
 export type PurchaseMethodResult = {
     result: PurchaseResult;
 };
+
+/** Observer mode (options.shouldObservePurchases): the app started buying a product through its own store (Superwall-Android's observePurchaseStart). Tracks transaction_start, source APP (OBSERVER on Android). A product the config does not have is the store's alone, with no entitlements. */
+export interface ObservePurchaseStartParams {
+    productId: string;
+}
+export type ObservePurchaseStartResult = Record<string, unknown>;
+
+/** Observer mode: how the app's own purchase ended (Superwall-Android's observePurchaseResult), the one of productId or else the latest started. purchased records the transaction (in getCustomerInfo) and tracks transaction_complete and subscription_start / freeTrial_start / nonRecurringProduct_purchase; cancelled tracks transaction_abandon; pending and failed transaction_fail; restored transaction_restore. Observed events fire no implicit trigger, as SuperwallKit's do not. */
+export interface ObservePurchaseResultParams {
+    productId?: string;
+    result: ControllerPurchaseAnswer | ("purchased" | "cancelled" | "pending" | "restored" | "failed");
+}
+export type ObservePurchaseResultResult = Record<string, unknown>;
+
+/** Observer mode: the app's own purchase failed (Superwall-Android's observePurchaseError): transaction_fail with the error as its message. */
+export interface ObservePurchaseErrorParams {
+    productId: string;
+    error?: string;
+}
+export type ObservePurchaseErrorResult = Record<string, unknown>;
 
 /** Restores purchases. */
 export type RestorePurchasesParams = Record<string, never>;
@@ -1542,6 +1564,9 @@ export interface ClientToBridgeMethods {
     "setOverrideProductsByName": { params: SetOverrideProductsByNameParams; result: SetOverrideProductsByNameResult };
     "getOverrideProductsByName": { params: GetOverrideProductsByNameParams; result: GetOverrideProductsByNameResult };
     "purchase": { params: PurchaseParams; result: PurchaseMethodResult };
+    "observePurchaseStart": { params: ObservePurchaseStartParams; result: ObservePurchaseStartResult };
+    "observePurchaseResult": { params: ObservePurchaseResultParams; result: ObservePurchaseResultResult };
+    "observePurchaseError": { params: ObservePurchaseErrorParams; result: ObservePurchaseErrorResult };
     "restorePurchases": { params: RestorePurchasesParams; result: RestorePurchasesResult };
     "handleDeepLink": { params: HandleDeepLinkParams; result: HandleDeepLinkResult };
     "awaitPresentations": { params: AwaitPresentationsParams; result: AwaitPresentationsResult };
@@ -1613,6 +1638,6 @@ export interface BridgeToClientNotifications {
     "config/didRefresh": { params: ConfigDidRefreshParams };
 }
 
-export const CLIENT_TO_BRIDGE = ["initialize", "shutdown", "exit", "$/ping", "debug/echo", "configure", "getConfigurationStatus", "setDelegate", "identify", "reset", "getUserId", "setUserAttributes", "getUserAttributes", "setIntegrationAttributes", "getIntegrationAttributes", "getDeviceAttributes", "register", "getPresentationResult", "getPaywall", "paywall/action", "paywall/pageMessage", "paywall/pageLoad", "dismiss", "openRestoreOnWeb", "togglePaywallSpinner", "isPaywallPresented", "latestPaywallInfo", "preloadAllPaywalls", "preloadPaywalls", "confirmAllAssignments", "getAssignments", "setSubscriptionStatus", "getSubscriptionStatus", "getEntitlements", "getEntitlementsByProductIds", "getCustomerInfo", "getProducts", "setStoreProducts", "setOverrideProductsByName", "getOverrideProductsByName", "purchase", "restorePurchases", "handleDeepLink", "awaitPresentations", "getEventQueueStatus", "flushEvents", "refreshConfiguration", "setLogLevel", "getLogLevel", "getLocaleIdentifier", "getOptions", "setLocaleIdentifier", "setEventTrackingBehavior", "setInterfaceStyle", "setPlatformWrapper", "debug/evaluateExpression", "debug/explainPlacement", "debug/recentDecisions", "debug/advanceClock", "debug/overrideAssignment", "app/didBecomeActive", "app/willResignActive"] as const;
+export const CLIENT_TO_BRIDGE = ["initialize", "shutdown", "exit", "$/ping", "debug/echo", "configure", "getConfigurationStatus", "setDelegate", "identify", "reset", "getUserId", "setUserAttributes", "getUserAttributes", "setIntegrationAttributes", "getIntegrationAttributes", "getDeviceAttributes", "register", "getPresentationResult", "getPaywall", "paywall/action", "paywall/pageMessage", "paywall/pageLoad", "dismiss", "openRestoreOnWeb", "togglePaywallSpinner", "isPaywallPresented", "latestPaywallInfo", "preloadAllPaywalls", "preloadPaywalls", "confirmAllAssignments", "getAssignments", "setSubscriptionStatus", "getSubscriptionStatus", "getEntitlements", "getEntitlementsByProductIds", "getCustomerInfo", "getProducts", "setStoreProducts", "setOverrideProductsByName", "getOverrideProductsByName", "purchase", "observePurchaseStart", "observePurchaseResult", "observePurchaseError", "restorePurchases", "handleDeepLink", "awaitPresentations", "getEventQueueStatus", "flushEvents", "refreshConfiguration", "setLogLevel", "getLogLevel", "getLocaleIdentifier", "getOptions", "setLocaleIdentifier", "setEventTrackingBehavior", "setInterfaceStyle", "setPlatformWrapper", "debug/evaluateExpression", "debug/explainPlacement", "debug/recentDecisions", "debug/advanceClock", "debug/overrideAssignment", "app/didBecomeActive", "app/willResignActive"] as const;
 export const BRIDGE_TO_CLIENT_REQUESTS = ["purchaseController/purchase", "purchaseController/restorePurchases", "testMode/purchase", "testMode/restore", "paywall/present", "paywall/dismiss", "paywall/showAlert", "paywall/presentSurvey", "paywall/preload", "paywall/openUrl", "paywall/requestReview", "paywall/requestPermission", "paywall/scheduleNotification", "paywall/haptic", "paywall/loadingState", "handler/onCustomCallback"] as const;
 export const BRIDGE_TO_CLIENT_NOTIFICATIONS = ["$/cancelRequest", "paywall/pageEvent", "handler/onPresent", "handler/onWillDismiss", "handler/onDismiss", "handler/onSkip", "handler/onError", "delegate/handleSuperwallEvent", "delegate/subscriptionStatusDidChange", "delegate/customerInfoDidChange", "delegate/willPresentPaywall", "delegate/didPresentPaywall", "delegate/willDismissPaywall", "delegate/didDismissPaywall", "delegate/handleCustomPaywallAction", "delegate/paywallWillOpenURL", "delegate/paywallWillOpenDeepLink", "delegate/userAttributesDidChange", "delegate/testModeTransaction", "delegate/willRedeemLink", "delegate/didRedeemLink", "delegate/handleLog", "delegate/handleSuperwallDeepLink", "config/didRefresh"] as const;
