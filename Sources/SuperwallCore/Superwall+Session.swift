@@ -31,6 +31,7 @@ extension Superwall {
             var showsWebRestorationAlert: Bool { options.showsWebRestorationAlert }
             var showsWebPurchaseConfirmationAlert: Bool { options.showsWebPurchaseConfirmationAlert }
             var observesPurchases: Bool { options.observesPurchases }
+            var notificationPermissionsDeniedAlert: PaywallAlert? { options.notificationPermissionsDeniedAlert }
             /// What the host's store says of products, by store identifier.
             fileprivate(set) var storeDetails: [String: StoreProductDetails]
             let directory: DataDirectory

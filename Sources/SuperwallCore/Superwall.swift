@@ -56,6 +56,9 @@ public actor Superwall {
         /// SuperwallKit's `paywalls.shouldShowWebPurchaseConfirmationAlert`: a redeemed web
         /// purchase is confirmed in an alert over the paywall on screen.
         public var showsWebPurchaseConfirmationAlert = true
+        /// SuperwallKit's `paywalls.notificationPermissionsDenied`: shown over the paywall when
+        /// the host says the OS refused a page's notification; nil (the default) shows nothing.
+        public var notificationPermissionsDeniedAlert: PaywallAlert?
         /// SuperwallKit's `shouldObservePurchases` (observer mode): the app buys through its own
         /// store and reports each purchase (`observePurchaseStart`, ...); `purchase` is refused.
         public var observesPurchases = false

@@ -103,6 +103,40 @@ import Testing
         }
     }
 
+    /// SuperwallKit's `notificationPermissionsDenied`: its alert when the OS refused the trial
+    /// reminder, none without the option.
+    @Test func aTrialReminderTheOSRefusedShowsTheConfiguredAlertAndNoneWithoutIt() async throws {
+        for configured in [true, false] {
+            let presenter = FakePresenter()
+            presenter.notificationAnswer = .denied
+            let harness = try await PresentationHarness.make(
+                try await presentationConfig(pageTriggers),
+                presenter: presenter,
+                storeProducts: [annualDetails]
+            ) { options in
+                guard configured else { return }
+                options.notificationPermissionsDeniedAlert = .notificationPermissionsDenied(title: "Mitteilungen aus")
+            }
+            _ = harness.registerInBackground("gated", params: [:])
+            let shown = try await harness.waitForPresentation()
+            try await harness.superwall.handlePageMessage(
+                envelope(
+                    [
+                        "event_name": "schedule_notification", "type": "TRIAL_STARTED", "title": "Trial ends",
+                        "body": "Tomorrow", "delay": 86_400_000,
+                    ],
+                    // Effects run in order: once the haptic is asked, the reminder's alert is done.
+                    ["event_name": "haptic_feedback", "haptic_type": "success"]
+                ),
+                inSession: shown.sessionId
+            )
+            try await eventually { presenter.effects.contains(.haptic("success")) }
+            #expect(presenter.alerts.map(\.title) == (configured ? ["Mitteilungen aus"] : []))
+            #expect(presenter.alerts.allSatisfy { $0 == .notificationPermissionsDenied(title: "Mitteilungen aus") })
+            #expect(presenter.alerts.first?.actionURL ?? "app-settings:" == "app-settings:")
+        }
+    }
+
     @Test func linksOpenInTheWayThePageAskedAfterAMediumHaptic() async throws {
         let (harness, shown, _) = try await showingPage()
         try await harness.superwall.handlePageMessage(

@@ -160,8 +160,15 @@ final class FakePresenter: PaywallPresenter, @unchecked Sendable {
     /// (nil: the host cannot ask).
     private var asked: [PageEffect] = []
     var permissionAnswer: PermissionStatus? = .granted
+    /// What scheduling a notification answers: nil, or the OS's notification permission.
+    var notificationAnswer: PermissionStatus? {
+        get { lock.withLock { storedNotificationAnswer } }
+        set { lock.withLock { storedNotificationAnswer = newValue } }
+    }
+    private var storedNotificationAnswer: PermissionStatus?
     func perform(_ effect: PageEffect, sessionId: String) async throws -> PermissionStatus? {
         lock.withLock { asked.append(effect) }
+        if case .scheduleNotification = effect { return notificationAnswer }
         guard case .requestPermission = effect else { return nil }
         guard let answer = lock.withLock({ permissionAnswer }) else { throw PageEffectUnsupported() }
         return answer

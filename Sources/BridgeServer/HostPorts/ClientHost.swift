@@ -165,13 +165,16 @@ extension ClientPaywallPresenter {
         var object = params
         object["sessionId"] = .string(sessionId)
         let reply = try await connection.sendRequest(method, params: .object(object), timeout: ClientHost.backstop)
-        guard case .requestPermission = effect else { return nil }
-        guard case .object(let fields) = reply, case .string(let name)? = fields["status"],
-            let status = PermissionStatus(rawValue: name)
-        else {
-            return .unsupported
+        let status: PermissionStatus? =
+            if case .object(let fields) = reply, case .string(let name)? = fields["status"] {
+                PermissionStatus(rawValue: name)
+            } else { nil }
+        switch effect {
+        case .requestPermission: return status ?? .unsupported
+        // `{status: "denied"}` when the OS refused to notify (SuperwallKit's denied permission).
+        case .scheduleNotification: return status
+        default: return nil
         }
-        return status
     }
 }
 

@@ -32,9 +32,14 @@ enum ConfigureKeys {
             [
                 "automaticallyDismiss", "overrideProductsByName", "shouldShowPurchaseFailureAlert", "shouldPreload",
                 "restoreFailed", "shouldShowWebRestorationAlert", "shouldShowWebPurchaseConfirmationAlert",
+                "notificationPermissionsDenied",
             ]
         ),
         ("params.options.paywalls.restoreFailed", ["title", "message", "closeButtonTitle"]),
+        (
+            "params.options.paywalls.notificationPermissionsDenied",
+            ["title", "message", "actionButtonTitle", "closeButtonTitle"]
+        ),
         (
             "params.options.timeouts",
             [

@@ -136,6 +136,14 @@ struct ConfigureRequest {
                 closeActionTitle: try restoreFailed.optionalString("closeButtonTitle") ?? standard.closeActionTitle
             )
         }
+        if let denied = try paywalls?.optionalObject("notificationPermissionsDenied") {
+            configureOptions.notificationPermissionsDeniedAlert = .notificationPermissionsDenied(
+                title: try denied.optionalString("title"),
+                message: try denied.optionalString("message"),
+                actionTitle: try denied.optionalString("actionButtonTitle"),
+                closeActionTitle: try denied.optionalString("closeButtonTitle")
+            )
+        }
         configureOptions.showsWebRestorationAlert = try paywalls?.optionalBool("shouldShowWebRestorationAlert") ?? true
         configureOptions.showsWebPurchaseConfirmationAlert =
             try paywalls?.optionalBool("shouldShowWebPurchaseConfirmationAlert") ?? true

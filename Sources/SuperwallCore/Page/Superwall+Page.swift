@@ -92,7 +92,12 @@ extension Superwall {
                 delayMs: delayMs,
                 isSandbox: deviceAttributes()["isSandbox"]?.stringValue == "true"
             )
-            request(.scheduleNotification(notification), on: paywall)
+            // SuperwallKit's `notificationPermissionsDenied` alert when the OS refused to notify.
+            request(
+                .scheduleNotification(notification),
+                on: paywall,
+                alertingIfDenied: session?.notificationPermissionsDeniedAlert
+            )
         case .hapticFeedback(let type):
             // Unknown types are ignored; this one is not subject to the haptics option.
             if Self.hapticTypes.contains(type) { request(.haptic(type), on: paywall) }
@@ -127,15 +132,20 @@ extension Superwall {
     static let pageLogger = Logger(label: "superwall.paywall")
 
     /// Asks the host for `effect` behind the effects before it; nothing waits for it, and a
-    /// host that does not answer within `timeouts.pageEffect` is given up on.
-    func request(_ effect: PageEffect, on paywall: PresentedPaywall?) {
+    /// host that does not answer within `timeouts.pageEffect` is given up on. A host that says
+    /// the OS denied it is shown `alertingIfDenied`, when given.
+    func request(_ effect: PageEffect, on paywall: PresentedPaywall?, alertingIfDenied: PaywallAlert? = nil) {
         guard let paywall, let presenter = host.presenter else { return }
         if case .loadingState(let state) = effect {
             paywalls.changeOpen(paywall.id) { $0.page.loadingState = state }
         }
         let (limit, sessionId) = (timeouts.pageEffect, paywall.id)
         paywalls.queuePageEffect(on: offload) {
-            _ = await withDeadline(limit, fallback: nil) { try? await presenter.perform(effect, sessionId: sessionId) }
+            let status = await withDeadline(limit, fallback: nil) {
+                (try? await presenter.perform(effect, sessionId: sessionId)) ?? nil
+            }
+            guard status == .denied, let alert = alertingIfDenied else { return }
+            await withDeadline(limit, fallback: ()) { try? await presenter.showAlert(alert, sessionId: sessionId) }
         }
     }
 

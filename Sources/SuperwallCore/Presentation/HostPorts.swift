@@ -117,6 +117,25 @@ public struct PaywallAlert: Sendable, Equatable {
         closeActionTitle: "Okay"
     )
 
+    /// SuperwallKit's `PaywallOptions.NotificationPermissionsDenied`, its defaults where a text
+    /// is not given: shown when the OS refused the page's notification. Its action opens the
+    /// app's settings (`app-settings:`, iOS's `openSettingsURLString`).
+    public static func notificationPermissionsDenied(
+        title: String? = nil,
+        message: String? = nil,
+        actionTitle: String? = nil,
+        closeActionTitle: String? = nil
+    ) -> PaywallAlert {
+        PaywallAlert(
+            title: title ?? "Notification Permissions Denied",
+            message: message
+                ?? "Please enable notification permissions from the Settings app so we can notify you when your free trial ends.",
+            actionTitle: actionTitle ?? "Open Settings",
+            actionURL: "app-settings:",
+            closeActionTitle: closeActionTitle ?? "Not now"
+        )
+    }
+
     /// SuperwallKit's confirmation of a purchase made on the web, once its code is redeemed.
     static let webPurchaseConfirmed = PaywallAlert(
         title: "You're all set.",

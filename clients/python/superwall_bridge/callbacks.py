@@ -123,7 +123,8 @@ class PaywallPresenter(Protocol):
       when it shows (declares the ``paywallPreloader`` capability; ``paywall/preload``);
     - ``open_url(session_id, url, mode)``, ``request_review(session_id, type, url)``,
       ``request_permission(session_id, permission) -> "granted" | "denied" | "unsupported"``,
-      ``schedule_notification(session_id, id, title, subtitle, body, delay_ms)``,
+      ``schedule_notification(session_id, id, title, subtitle, body, delay_ms) -> None | "granted" | "denied"``
+      (``"denied"`` when the OS refused to notify: ``paywalls.notificationPermissionsDenied``'s alert is shown),
       ``haptic(session_id, type)``, ``loading_state(session_id, state)``: what the page asks
       of the host. One that is missing answers ``methodNotFound``, and the bridge applies
       its documented default (protocol/README.md)."""

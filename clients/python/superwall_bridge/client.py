@@ -685,7 +685,10 @@ class Superwall:
             if perform is None:
                 raise RemoteError(-32601, f"This client's paywall presenter does not implement {name}.", {"kind": "methodNotFound", "method": method})
             answer = await resolve(perform(*(params.get(argument) for argument in arguments)))
-            return {"status": answer} if method == "paywall/requestPermission" else {}
+            if method == "paywall/requestPermission":
+                return {"status": answer}
+            # A notification the OS refused (``"denied"``) shows configure's notificationPermissionsDenied.
+            return {"status": answer} if method == "paywall/scheduleNotification" and answer in ("granted", "denied") else {}
         if method == "handler/onCustomCallback":
             callback = CustomCallback.from_wire(params)
             handler = self._handlers.get(callback.register_id)

@@ -333,7 +333,7 @@ if TYPE_CHECKING:
 
     #: `paywall/scheduleNotification`: Schedule a local notification (a trial reminder); skip it when one with the same id is pending.
     PaywallScheduleNotificationParams = TypedDict("PaywallScheduleNotificationParams", {"sessionId": Required[str], "id": Required[str], "title": Required[str], "subtitle": Required[str | None], "body": Required[str], "delayMs": Required[float]}, total=False)
-    PaywallScheduleNotificationResult: TypeAlias = dict[str, Any]
+    PaywallScheduleNotificationResult = TypedDict("PaywallScheduleNotificationResult", {"status": Literal["granted", "denied"]}, total=False)
 
     #: `paywall/haptic`: Give haptic feedback.
     PaywallHapticParams = TypedDict("PaywallHapticParams", {"sessionId": Required[str], "type": Required[Literal["light", "medium", "heavy", "success", "warning", "error", "selection"]]}, total=False)

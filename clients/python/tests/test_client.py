@@ -510,6 +510,38 @@ def test_a_purchase_the_app_made_itself_is_observed_into_the_events_and_the_cust
     run(scenario())
 
 
+def test_a_trial_reminder_the_os_refused_shows_the_configured_alert(bridge: str, data_directory: str,
+                                                                    bridge_arguments: list[str]) -> None:
+    from superwall_bridge import PaywallAlert
+
+    async def scenario() -> None:
+        alerts: asyncio.Queue[PaywallAlert] = asyncio.Queue()
+
+        class Screen(Presenter):
+            def schedule_notification(self, session_id: str, id: str, title: str, subtitle: str | None, body: str,
+                                      delay_ms: float) -> str:
+                return "denied"  # the user turned notifications off
+
+            def show_alert(self, alert: PaywallAlert) -> None:
+                alerts.put_nowait(alert)
+
+        screen = Screen()
+        async with Superwall.start(bridge, arguments=bridge_arguments, paywall_presenter=screen) as sw:
+            await sw.configure("pk_test", options=embedded(
+                data_directory, paywalls={"notificationPermissionsDenied": {"title": "Notifications are off"}}))
+            registering = asyncio.create_task(sw.register("open_coach_chat"))
+            shown = await asyncio.wait_for(screen.shown.get(), 10)
+            reminder = {"event_name": "schedule_notification", "type": "TRIAL_STARTED", "title": "Trial ends",
+                        "body": "Tomorrow", "delay": 86_400_000}
+            await sw.page_message(shown.session_id, {"version": 1, "payload": {"events": [reminder]}})
+            alert = await asyncio.wait_for(alerts.get(), 10)
+            assert (alert.title, alert.action_title, alert.action_url) == ("Notifications are off", "Open Settings", "app-settings:")
+            await sw.paywall_action(shown.session_id, {"type": "close"})
+            await registering
+
+    run(scenario())
+
+
 def test_a_missing_bridge_is_a_clear_error(tmp_path: Any) -> None:
     with pytest.raises(BridgeNotFoundError):
         find_bridge(tmp_path / "nope")

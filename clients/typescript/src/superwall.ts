@@ -81,7 +81,9 @@ export interface PaywallPresenter {
     openUrl?(sessionId: string, url: string, mode: "inApp" | "external" | "paymentSheet" | "deepLink"): void | Promise<void>;
     requestReview?(sessionId: string, type: "inApp" | "external", url: string | null): void | Promise<void>;
     requestPermission?(sessionId: string, permission: string): "granted" | "denied" | "unsupported" | Promise<"granted" | "denied" | "unsupported">;
-    scheduleNotification?(sessionId: string, notification: { id: string; title: string; subtitle: string | null; body: string; delayMs: number }): void | Promise<void>;
+    /** Schedules the page's trial reminder; answer `"denied"` when the OS refused to notify, and
+     * configure's `paywalls.notificationPermissionsDenied` alert is shown. */
+    scheduleNotification?(sessionId: string, notification: { id: string; title: string; subtitle: string | null; body: string; delayMs: number }): void | "granted" | "denied" | Promise<void | "granted" | "denied">;
     haptic?(sessionId: string, type: string): void | Promise<void>;
     loadingState?(sessionId: string, state: string): void | Promise<void>;
     /** Shows a paywall's survey as it closes and answers what the user chose
@@ -763,9 +765,10 @@ export class Superwall {
                 return {};
             case "paywall/requestPermission":
                 return { status: await optional(presenter, "requestPermission", method)(params.sessionId, params.permission) };
-            case "paywall/scheduleNotification":
-                await optional(presenter, "scheduleNotification", method)(params.sessionId, params as any);
-                return {};
+            case "paywall/scheduleNotification": {
+                const status = await optional(presenter, "scheduleNotification", method)(params.sessionId, params as any);
+                return status === "granted" || status === "denied" ? { status } : {};
+            }
             case "paywall/haptic":
                 await optional(presenter, "haptic", method)(params.sessionId, params.type);
                 return {};

@@ -486,6 +486,30 @@ export interface ConfigureOptions {
         shouldShowPurchaseFailureAlert?: boolean;
         /** SuperwallKit's overrideProductsByName: a paywall product's name (primary, secondary, ...) to the identifier of the product shown, templated and sold in its place. The identifier must be in the config's products or the host's storeProducts; an unknown one leaves the paywall's own product. */
         overrideProductsByName?: Record<string, unknown>;
+        /** SuperwallKit's paywalls.restoreFailed: the alert a restore that finds nothing shows (paywall/showAlert). */
+        restoreFailed?: {
+            /** Default: No Subscription Found */
+            title?: string;
+            /** Default: We couldn't find an active subscription for your account. */
+            message?: string;
+            /** Default: Okay */
+            closeButtonTitle?: string;
+        };
+        /** SuperwallKit's option (default true): a restore from a paywall that leaves part of it locked offers the config's web restore page in an alert. */
+        shouldShowWebRestorationAlert?: boolean;
+        /** SuperwallKit's option (default true): a redeemed web purchase is confirmed in an alert over the paywall on screen. */
+        shouldShowWebPurchaseConfirmationAlert?: boolean;
+        /** SuperwallKit's paywalls.notificationPermissionsDenied: when a client answers paywall/scheduleNotification with {status: "denied"} (the OS refused to notify), this alert is shown over the paywall (paywall/showAlert, actionUrl app-settings:). Absent (the default), nothing is shown. */
+        notificationPermissionsDenied?: {
+            /** Default: Notification Permissions Denied */
+            title?: string;
+            /** Default: Please enable notification permissions from the Settings app so we can notify you when your free trial ends. */
+            message?: string;
+            /** Default: Open Settings */
+            actionButtonTitle?: string;
+            /** Default: Not now */
+            closeButtonTitle?: string;
+        };
     };
     timeouts?: {
         purchaseMs?: number;
@@ -1348,7 +1372,10 @@ export interface PaywallScheduleNotificationParams {
     body: string;
     delayMs: number;
 }
-export type PaywallScheduleNotificationResult = Record<string, unknown>;
+export type PaywallScheduleNotificationResult = {
+    /** denied when the OS refused to notify (the user denied notifications): with configure's paywalls.notificationPermissionsDenied, its alert is shown. */
+    status?: "granted" | "denied";
+};
 
 /** Give haptic feedback. */
 export interface PaywallHapticParams {
