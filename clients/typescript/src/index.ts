@@ -9,3 +9,4 @@ export {
 } from "./superwall";
 export { decisionGate, formatDecision } from "./decisions";
 export { accept64Script, decodePageEvents, type PageEvent } from "./page";
+export { Placement, User, subscribeToSuperwallEvents, type PaywallState, type PlacementCallbacks, type RegisterPlacementArgs, type SuperwallEventCallbacks } from "./expo";

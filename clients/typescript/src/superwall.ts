@@ -224,6 +224,8 @@ export class Superwall {
 
     /** The delegate the bridge's `delegate/*` notifications go to; `setDelegate` replaces it. */
     private delegate: SuperwallDelegate | undefined;
+    /** Who else hears them (`observeDelegate`: expo-superwall's `useSuperwallEvents`), before the delegate. */
+    private readonly observers = new Set<SuperwallDelegate>();
 
     private constructor(connection: Connection, server: InitializeResult, private readonly options: LaunchOptions) {
         this.connection = connection;
@@ -576,7 +578,19 @@ export class Superwall {
      * bridge then buffers them, at most 1,000, until a delegate is set again). */
     async setDelegate(delegate: SuperwallDelegate | undefined): Promise<void> {
         this.delegate = delegate;
-        await this.call("setDelegate", { enabled: delegate !== undefined });
+        await this.call("setDelegate", { enabled: delegate !== undefined || this.observers.size > 0 });
+    }
+
+    /** Hears every delegate notification beside the delegate, as expo-superwall's event
+     * subscriptions do (`subscribeToSuperwallEvents`), until the returned function is called.
+     * The first observer turns the bridge's notifications on: events it kept until then come. */
+    async observeDelegate(observer: SuperwallDelegate): Promise<() => Promise<void>> {
+        this.observers.add(observer);
+        if (this.observers.size === 1 && this.delegate === undefined) await this.call("setDelegate", { enabled: true });
+        return async () => {
+            if (!this.observers.delete(observer)) return;
+            if (this.observers.size === 0 && this.delegate === undefined) await this.call("setDelegate", { enabled: false });
+        };
     }
 
     /** SuperwallKit's `configurationStatus`. */
@@ -805,8 +819,18 @@ export class Superwall {
             for (const listener of this.listeners) listener(fields as ConfigRefresh);
             return;
         }
-        const delegate = this.delegate;
-        if (!delegate || !method.startsWith("delegate/")) return;
+        if (!method.startsWith("delegate/")) return;
+        // Each hears it, whichever of them throws; the first error is reported as the callback's.
+        const errors: unknown[] = [];
+        for (const delegate of [...this.observers, this.delegate]) {
+            if (delegate) await Superwall.tell(delegate, method, params).catch((error: unknown) => { errors.push(error); });
+        }
+        if (errors.length > 0) throw errors[0];
+    }
+
+    /** One `delegate/*` notification, to one delegate. */
+    private static async tell(delegate: SuperwallDelegate, method: string, params: unknown): Promise<void> {
+        const fields = (params ?? {}) as Record<string, any>;
         switch (method.slice("delegate/".length)) {
             case "handleSuperwallEvent": {
                 const { event, params: eventParams } = params as DelegateHandleSuperwallEventParams;

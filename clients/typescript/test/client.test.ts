@@ -7,7 +7,7 @@ import {
     BridgeClosedError, BridgeError, BridgeTimeoutError, Connection, Superwall, decisionGate, findBridge, formatDecision, type PaywallPresentation, type PaywallPresenter,
     type PaywallPresentSurveyParams, type PurchaseController, type TrackedEvent, type Assignment,
 } from "../src/index";
-import { scratchDirectory } from "./scratch";
+import { eventually, scratchDirectory } from "./support";
 
 function dataDirectory(): string {
     return scratchDirectory("superwall-ts-");
@@ -15,15 +15,6 @@ function dataDirectory(): string {
 
 function embedded(): { configSource: { type: "embedded" }; dataDirectory: string } {
     return { configSource: { type: "embedded" }, dataDirectory: dataDirectory() };
-}
-
-/** Resolves when `condition` holds, polling; rejects after `ms`. */
-async function eventually(condition: () => boolean, what: string, ms = 10_000): Promise<void> {
-    const deadline = Date.now() + ms;
-    while (!condition()) {
-        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-    }
 }
 
 test("configure, identify and attributes round-trip through the bridge", async () => {

@@ -3,7 +3,7 @@ import * as assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { scratchDirectory } from "./scratch";
+import { scratchDirectory } from "./support";
 
 /** This package as an app's node_modules has it, built (`dist`). */
 const PACKAGE = join(__dirname, "..", "..");
