@@ -36,7 +36,8 @@ import Testing
     }
 
     private func configuredBridge(
-        platform: JSONValue
+        platform: JSONValue,
+        storeProducts: JSONValue = []
     ) async throws -> (process: InProcessServer, configured: JSONValue?) {
         var config = try demoConfigObject()
         config["products_v3"] = ((config["products_v3"] as? [[String: Any]]) ?? []) + Self.playProducts
@@ -59,6 +60,7 @@ import Testing
                     "dataDirectory": .string(temporaryDirectory()),
                 ],
                 "device": ["platform": platform],
+                "storeProducts": storeProducts,
             ]
         )
         #expect(configured?["result"]?["configurationStatus"] == "configured", "\(String(describing: configured))")
@@ -108,6 +110,59 @@ import Testing
             process.client.send(["jsonrpc": "2.0", "id": asked?["id"] ?? .null, "result": ["type": "cancelled"]])
             let bought = await process.client.nextReply()
             #expect(bought?["id"] == "buy")
+        }
+    }
+
+    /// `pro_sub` as Play Billing lists it: the annual base plan with two free trials, a trial
+    /// tagged to be ignored and a discount; the monthly base plan alone.
+    private static let playListing: JSONValue = [
+        [
+            "productIdentifier": "pro_sub", "currencyCode": "USD", "priceLocale": "en_US",
+            "playOffers": [
+                ["basePlanId": "annual", "pricingPhases": [Self.yearly]],
+                ["basePlanId": "annual", "offerId": "trial-3d", "pricingPhases": [Self.free("day", 3), Self.yearly]],
+                ["basePlanId": "annual", "offerId": "trial-1w", "pricingPhases": [Self.free("week", 1), Self.yearly]],
+                [
+                    "basePlanId": "annual", "offerId": "winback", "offerTags": ["winback-ignore-offer"],
+                    "pricingPhases": [Self.free("month", 1), Self.yearly],
+                ],
+                [
+                    "basePlanId": "annual", "offerId": "half-price",
+                    "pricingPhases": [["price": 29.99, "period": ["unit": "year"]], Self.yearly],
+                ],
+                ["basePlanId": "monthly", "pricingPhases": [["price": 9.99, "period": ["unit": "month"]]]],
+            ],
+        ]
+    ]
+    private static let yearly: JSONValue = ["price": 59.99, "period": ["unit": "year"]]
+    private static func free(_ unit: String, _ count: Int) -> JSONValue {
+        ["price": 0, "period": ["unit": .string(unit), "count": .int(Int64(count))]]
+    }
+
+    /// Superwall-Android's automatic offer: of the base plan's offers not tagged
+    /// `-ignore-offer`, the longest free trial; a specified offer Play does not list falls back
+    /// to the base plan. The page's prices and the purchase follow the choice.
+    @Test func theOfferIsChosenFromPlaysListingAsSuperwallAndroidChoosesAndBoughtWithIt() async throws {
+        let process = try await configuredBridge(platform: "Android", storeProducts: Self.playListing).process
+        let products = await call(process, "getProducts")?["result"]?["products"]?.arrayValue ?? []
+        let annual = products.first { $0["id"] == "pro_sub:annual:sw-auto" }?["storeDetails"]
+        #expect(annual?["chosenOfferId"] == "trial-1w", "\(String(describing: annual))")
+        #expect(annual?["price"] == 59.99)
+        #expect(annual?["period"]?["unit"] == "year")
+        #expect(annual?["introductoryOffer"]?["paymentMode"] == "freeTrial")
+        #expect(annual?["introductoryOffer"]?["period"] == ["unit": "week", "count": 1])
+        let monthly = products.first { $0["id"] == "pro_sub:monthly:intro-week" }?["storeDetails"]
+        #expect(monthly?["chosenOfferId"] == .null)
+        #expect(monthly?["price"] == 9.99)
+        #expect(monthly?["introductoryOffer"] == .null)
+        for (productId, offer) in [
+            ("pro_sub:annual:sw-auto", JSONValue.string("trial-1w")), ("pro_sub:monthly:intro-week", .null),
+        ] {
+            process.client.request("buy", "purchase", ["productId": .string(productId)])
+            let asked = await process.client.next()
+            #expect(asked?["params"]?["offerId"] == offer, "\(productId)")
+            process.client.send(["jsonrpc": "2.0", "id": asked?["id"] ?? .null, "result": ["type": "cancelled"]])
+            _ = await process.client.nextReply()
         }
     }
 }

@@ -62,6 +62,22 @@ class StoreDetailsHelpers:
             wire["period"] = {"unit": self.period.unit, "count": self.period.count}
         if self.introductory_offer is not None:
             wire["introductoryOffer"] = self.introductory_offer.to_wire()
+        if self.play_offers:
+            wire["playOffers"] = [offer.to_wire() for offer in self.play_offers]
+        return wire
+
+
+class PlayPricingPhaseHelpers:
+    def to_wire(self) -> dict[str, Any]:
+        return {"price": self.price, "period": {"unit": self.period.unit, "count": self.period.count}, "cycles": self.cycles}
+
+
+class PlayOfferDetailsHelpers:
+    def to_wire(self) -> dict[str, Any]:
+        wire: dict[str, Any] = {"basePlanId": self.base_plan_id, "offerTags": list(self.offer_tags),
+                                "pricingPhases": [phase.to_wire() for phase in self.pricing_phases]}
+        if self.offer_id is not None:
+            wire["offerId"] = self.offer_id
         return wire
 
 

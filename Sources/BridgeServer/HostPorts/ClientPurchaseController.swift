@@ -16,7 +16,9 @@ struct ClientPurchaseController: PurchaseController {
         // Superwall-Android's `purchase(activity, productDetails, basePlanId, offerId)`.
         if case .playStore(_, let basePlan, let offer) = product.storeProduct {
             params["basePlanId"] = basePlan.isEmpty ? .null : .string(basePlan)
-            params["offerId"] = .optional(offer.offerId)
+            // The offer chosen from the store's offers, when it described them (an automatic
+            // offer's choice, a specified one it does not have falling back to the base plan).
+            params["offerId"] = .optional(product.storeDetails?.chosenPlayOffer.map(\.offerId) ?? offer.offerId)
         }
         switch await host.ask("purchaseController/purchase", .object(params)) {
         case .lost: return PurchaseAnswer(.sessionEnded)

@@ -85,12 +85,14 @@ extension StoreProductDetails {
                     "periodCount": .int(Int64(offer.periodCount)), "paymentMode": .string(offer.paymentMode.rawValue),
                 ]
             } ?? .null,
+            "playOffers": .array(playOffers.map(\.wireValue)),
+            "chosenOfferId": chosenPlayOffer.map { .optional($0.offerId) } ?? .null,
         ]
     }
 
     /// `{productIdentifier, price?, currencyCode?, localizedPrice?, period?: {unit, count?},
     /// trialPeriodDays?, isConsumable?, priceLocale?, introductoryOffer?, subscriptionGroupId?,
-    /// isEligibleForIntroOffer?}`.
+    /// isEligibleForIntroOffer?, playOffers?}`.
     init(wire params: Params) throws(RPCError) {
         let identifier = try params.string("productIdentifier")
         let period = try params.optionalObject("period").map { fields throws(RPCError) in try Period(wire: fields) }
@@ -144,7 +146,8 @@ extension StoreProductDetails {
             priceLocale: try params.optionalString("priceLocale"),
             introductoryOffer: offer,
             subscriptionGroupId: try params.optionalString("subscriptionGroupId"),
-            isEligibleForIntroOffer: try params.optionalBool("isEligibleForIntroOffer")
+            isEligibleForIntroOffer: try params.optionalBool("isEligibleForIntroOffer"),
+            playOffers: try PlayOfferDetails.list(params)
         )
     }
 
@@ -153,6 +156,73 @@ extension StoreProductDetails {
         var details: [StoreProductDetails] = []
         for element in try params?.optionalObjects(key) ?? [] { details.append(try StoreProductDetails(wire: element)) }
         return details
+    }
+}
+
+extension PlayOfferDetails {
+    var wireValue: JSONValue {
+        [
+            "basePlanId": .string(basePlanId), "offerId": .optional(offerId),
+            "offerTags": .array(tags.map(JSONValue.string)),
+            "pricingPhases": .array(
+                pricingPhases.map { phase in
+                    [
+                        "price": .double(Double(phase.price.description) ?? 0),
+                        "period": phase.period.wireValue, "cycles": .int(Int64(phase.cycles)),
+                    ]
+                }
+            ),
+        ]
+    }
+
+    /// `playOffers: [{basePlanId, offerId?, offerTags?, pricingPhases: [{price, period, cycles?}]}]`,
+    /// at most `ClientLimits.playOffers`, each with one to `ClientLimits.pricingPhases` phases.
+    static func list(_ params: Params) throws(RPCError) -> [PlayOfferDetails] {
+        let elements = try params.optionalObjects("playOffers") ?? []
+        try ClientLimits.check(elements.count, at: params.path(of: "playOffers"), within: ClientLimits.playOffers)
+        var offers: [PlayOfferDetails] = []
+        for fields in elements {
+            let phases = try fields.optionalObjects("pricingPhases") ?? []
+            guard (1...ClientLimits.pricingPhases).contains(phases.count) else {
+                throw RPCError.invalidParams(
+                    "\(fields.path(of: "pricingPhases")) must list 1 to \(ClientLimits.pricingPhases) phases, the recurring one last.",
+                    details: ["path": .string(fields.path(of: "pricingPhases"))]
+                )
+            }
+            var pricing: [PricingPhase] = []
+            for phase in phases {
+                guard let periodFields = try phase.optionalObject("period") else {
+                    throw RPCError.invalidParams(
+                        "\(phase.path(of: "period")) is required.",
+                        details: ["path": .string(phase.path(of: "period"))]
+                    )
+                }
+                let price = try phase.optionalDouble("price") ?? 0
+                let cycles = try phase.optionalInt("cycles") ?? 1
+                guard price >= 0, price.isFinite, cycles > 0 else {
+                    throw RPCError.invalidParams(
+                        "\(phase.path(of: "price")) must not be negative, and cycles positive.",
+                        details: ["path": .string(phase.path(of: "price"))]
+                    )
+                }
+                pricing.append(
+                    PricingPhase(
+                        price: Decimal(string: String(price), locale: Locale(identifier: "en_US_POSIX")) ?? 0,
+                        period: try StoreProductDetails.Period(wire: periodFields),
+                        cycles: cycles
+                    )
+                )
+            }
+            offers.append(
+                PlayOfferDetails(
+                    basePlanId: try fields.string("basePlanId"),
+                    offerId: try fields.optionalString("offerId"),
+                    tags: try fields.optionalStrings("offerTags") ?? [],
+                    pricingPhases: pricing
+                )
+            )
+        }
+        return offers
     }
 }
 

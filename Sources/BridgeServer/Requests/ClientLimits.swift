@@ -29,6 +29,10 @@ public enum ClientLimits {
     public static let eventFlushIntervalMs = 100...86_400_000
     /// `maxConfigRetryCount`.
     public static let configRetries = 0...10
+    /// A Play product's `playOffers` (Play Billing lists a few base plans and offers each).
+    public static let playOffers = 0...100
+    /// One Play offer's pricing phases (a trial, a discount, the recurring price).
+    public static let pricingPhases = 10
     /// A `dataDirectory` path, in UTF-8 bytes.
     public static let pathBytes = 4_096
     /// `explainOnRefresh`: each refresh explains these placements twice.

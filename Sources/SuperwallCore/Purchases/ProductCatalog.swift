@@ -59,11 +59,23 @@ extension Superwall.Session {
         )
     }
 
-    /// The product with what the host's store said of it, when it has.
+    /// The product with what the host's store said of it, when it has: of a Play product, the
+    /// details of its full identifier, else those of the offer Superwall-Android would buy it
+    /// with, chosen from the product's base plans and offers.
     func withStoreDetails(_ product: Product) -> Product {
         var detailed = product
-        detailed.storeDetails = self.storeDetails[product.storeProduct.productIdentifier] ?? product.storeDetails
+        let described = self.storeDetails[product.storeProduct.productIdentifier]
+        // A Play product without a base plan is described by its own Play offers, when listed.
+        let direct = described?.playOffers.isEmpty == false ? nil : described
+        detailed.storeDetails = direct ?? playDetails(of: product) ?? described ?? product.storeDetails
         return detailed
+    }
+
+    private func playDetails(of product: Product) -> StoreProductDetails? {
+        guard case .playStore(let id, let basePlan, let offer) = product.storeProduct,
+            let described = self.storeDetails[id], let chosen = described.playOffers.chosen(for: basePlan, offer)
+        else { return nil }
+        return described.buying(chosen, of: product.storeProduct.productIdentifier)
     }
 
     /// The paywall with what the host's store said of each product: the host renders prices

@@ -60,6 +60,12 @@ public struct StoreProductDetails: Sendable, Equatable {
     /// What the store says of the user's eligibility for the intro offer (StoreKit 2's
     /// `isEligibleForIntroOffer`); nil when the host did not ask it.
     public var isEligibleForIntroOffer: Bool?
+    /// For a Google Play subscription (the product alone, `pro_sub`): its base plans and
+    /// offers as Play Billing reports them. A config product `pro_sub:monthly:sw-auto` is then
+    /// described by the offer Superwall-Android would choose (`chosen(for:_:)`).
+    public var playOffers: [PlayOfferDetails] = []
+    /// The offer the bridge chose from `playOffers`, for details it derived; nil otherwise.
+    public var chosenPlayOffer: ChosenPlayOffer?
 
     public struct IntroductoryOffer: Sendable, Equatable {
         public enum PaymentMode: String, Sendable, CaseIterable {
@@ -93,7 +99,8 @@ public struct StoreProductDetails: Sendable, Equatable {
         priceLocale: String? = nil,
         introductoryOffer: IntroductoryOffer? = nil,
         subscriptionGroupId: String? = nil,
-        isEligibleForIntroOffer: Bool? = nil
+        isEligibleForIntroOffer: Bool? = nil,
+        playOffers: [PlayOfferDetails] = []
     ) {
         self.productIdentifier = productIdentifier
         self.price = price
@@ -106,6 +113,7 @@ public struct StoreProductDetails: Sendable, Equatable {
         self.introductoryOffer = introductoryOffer
         self.subscriptionGroupId = subscriptionGroupId
         self.isEligibleForIntroOffer = isEligibleForIntroOffer
+        self.playOffers = playOffers
     }
 
     /// The intro offer, or the free trial `trialPeriodDays` describes.

@@ -107,6 +107,35 @@ class IntroductoryOffer(WireModel):
 
 
 @dataclass(frozen=True)
+class PlayPricingPhase(WireModel):
+    price: float
+    period: StorePeriod
+    cycles: int = 1
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def to_wire(self) -> dict[str, Any]:
+        return {"price": self.price, "period": {"unit": self.period.unit, "count": self.period.count}, "cycles": self.cycles}
+
+
+@dataclass(frozen=True)
+class PlayOfferDetails(WireModel):
+    """One of a Google Play subscription's base plans or offers, as Play Billing lists it (ProductDetails.SubscriptionOfferDetails)."""
+
+    base_plan_id: str
+    pricing_phases: list[PlayPricingPhase]
+    offer_id: str | None = None
+    offer_tags: list[str] = field(default_factory=list)
+    raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
+
+    def to_wire(self) -> dict[str, Any]:
+        wire: dict[str, Any] = {"basePlanId": self.base_plan_id, "offerTags": list(self.offer_tags),
+                                "pricingPhases": [phase.to_wire() for phase in self.pricing_phases]}
+        if self.offer_id is not None:
+            wire["offerId"] = self.offer_id
+        return wire
+
+
+@dataclass(frozen=True)
 class StoreDetails(WireModel):
     """What the client's store says of a product."""
 
@@ -121,6 +150,8 @@ class StoreDetails(WireModel):
     introductory_offer: IntroductoryOffer | None = None
     subscription_group_id: str | None = None
     is_eligible_for_intro_offer: bool | None = None
+    play_offers: list[PlayOfferDetails] = field(default_factory=list)
+    chosen_offer_id: str | None = None
     raw: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     def to_wire(self) -> dict[str, Any]:
@@ -135,6 +166,8 @@ class StoreDetails(WireModel):
             wire["period"] = {"unit": self.period.unit, "count": self.period.count}
         if self.introductory_offer is not None:
             wire["introductoryOffer"] = self.introductory_offer.to_wire()
+        if self.play_offers:
+            wire["playOffers"] = [offer.to_wire() for offer in self.play_offers]
         return wire
 
 

@@ -15,7 +15,7 @@ from typing import Any, Mapping
 
 from .wire_types import BRIDGE_TO_CLIENT_NOTIFICATIONS, BRIDGE_TO_CLIENT_REQUESTS, CLIENT_TO_BRIDGE, ERROR_KINDS, ErrorKind
 from ._protocol import (
-    Entitlement, SubscriptionStatus, EntitlementsInfo, StorePeriod, IntroductoryOffer, StoreDetails, PlayOffer,
+    Entitlement, SubscriptionStatus, EntitlementsInfo, StorePeriod, IntroductoryOffer, PlayPricingPhase, PlayOfferDetails, StoreDetails, PlayOffer,
     PlayStoreProduct, Product, Variant, Experiment, Assignment, PresentationStyle, PaywallInfo, PaywallResult, SkipReason, ErrorInfo,
     RegisterResult, PresentationResult, PageLoadTarget, PaywallPage, Paywall, PaywallPresentation,
     PaywallDismissal, PreloadedPaywall, PaywallAlert, SurveyOption, Survey, SurveyRequest, SurveyAnswer, CustomCallback, CustomCallbackResult, StoreTransaction, PurchaseResult,
@@ -30,7 +30,7 @@ __all__ = [
     "BRIDGE_TO_CLIENT_NOTIFICATIONS", "BRIDGE_TO_CLIENT_REQUESTS", "CLIENT_TO_BRIDGE", "ERROR_KINDS", "ErrorKind", "ExpressionValue",
     "SuperwallEvent", "WireModel", "format_date", "parse_date",
     "Entitlement", "SubscriptionStatus", "EntitlementsInfo", "StorePeriod", "IntroductoryOffer",
-    "StoreDetails", "PlayOffer", "PlayStoreProduct", "Product", "Variant", "Experiment", "Assignment", "PresentationStyle", "PaywallInfo",
+    "PlayPricingPhase", "PlayOfferDetails", "StoreDetails", "PlayOffer", "PlayStoreProduct", "Product", "Variant", "Experiment", "Assignment", "PresentationStyle", "PaywallInfo",
     "PaywallResult", "SkipReason", "ErrorInfo", "RegisterResult", "PresentationResult", "PageLoadTarget",
     "PaywallPage", "Paywall", "PaywallPresentation", "PaywallDismissal", "PreloadedPaywall", "PaywallAlert", "SurveyOption", "Survey",
     "SurveyRequest", "SurveyAnswer", "CustomCallback",

@@ -88,6 +88,27 @@ export interface StoreDetails {
     subscriptionGroupId?: string | null;
     /** The store's answer (StoreKit 2 isEligibleForIntroOffer); null: decided from the purchases the bridge knows. */
     isEligibleForIntroOffer?: boolean | null;
+    /** For a Google Play subscription given by its product id alone (pro_sub): its base plans and offers. A config product pro_sub:annual:sw-auto is then described by the offer Superwall-Android chooses: for AUTOMATIC, of the base plan's offers not tagged -ignore-offer, the longest free trial, else the cheapest first paid phase, else the base plan; for SPECIFIED, that offer, else the base plan; for NO_OFFER, the base plan. Its price and period are the recurring phase's, its introductoryOffer the first phase before it. */
+    playOffers?: Array<PlayOfferDetails>;
+    /** In answers: for a Play product described from playOffers, the offer chosen (null for the base plan alone), which purchaseController/purchase's offerId carries. */
+    chosenOfferId?: string | null;
+}
+
+/** One of a Google Play subscription's base plans or offers, as Play Billing lists it (ProductDetails.SubscriptionOfferDetails). */
+export interface PlayOfferDetails {
+    basePlanId: string;
+    /** Absent or null for the base plan itself. */
+    offerId?: string | null;
+    /** An offer tagged with one containing -ignore-offer is never chosen automatically. */
+    offerTags?: Array<string>;
+    /** Play Billing's pricing phases, the recurring one last; a base plan has that one alone. */
+    pricingPhases: Array<{
+        /** The price of one period; 0 for a free trial. */
+        price: number;
+        period: StorePeriod;
+        /** How many periods the phase lasts (1 by default); the recurring phase's is ignored. */
+        cycles?: number;
+    }>;
 }
 
 export interface Product {
