@@ -71,8 +71,10 @@ public struct ConfigRequest: Sendable {
         return [
             "Authorization": "Bearer \(apiKey)",
             "X-Platform": text("platform"), "X-Platform-Environment": "SDK",
-            "X-Platform-Wrapper": text("platformWrapper"),
-            "X-Platform-Wrapper-Version": text("platformWrapperVersion"),
+            // Superwall-Android's template names them in snake case.
+            "X-Platform-Wrapper": device["platformWrapper"] == nil ? text("platform_wrapper") : text("platformWrapper"),
+            "X-Platform-Wrapper-Version": device["platformWrapperVersion"] == nil
+                ? text("platform_wrapper_version") : text("platformWrapperVersion"),
             "X-App-User-ID": appUserId ?? "", "X-Alias-ID": aliasId,
             "X-URL-Scheme": "",
             "X-Vendor-ID": text("vendorId"), "X-App-Version": text("appVersion"), "X-OS-Version": text("osVersion"),

@@ -173,7 +173,8 @@ enum DeviceTemplate {
             attributes.merge(latestSubscriptionFields(inputs.customerInfo), uniquingKeysWith: { current, _ in current })
         }
         attributes.merge(inputs.overrides, uniquingKeysWith: { _, override in override })
-        return attributes
+        guard ReferenceSDK(devicePlatform: facts.platform) == .superwallAndroid else { return attributes }
+        return shapedAsSuperwallAndroid(attributes, activeEntitlements: activeEntitlements)
     }
 
     static let deviceIdPrefix = "$SuperwallDevice:"
