@@ -150,7 +150,8 @@ docs-test:
 
 # The bridge in-process, through libsuperwall_bridge.so (the debug build; `make dist` builds the
 # self-contained one): a C program driving two bridges at once, the quick start from Java
-# through a JNI shim, built with Debian's OpenJDK 17, from LuaJIT's FFI with no C at all,
+# through a JNI shim, built with Debian's OpenJDK 17 (without its perf data, which the JVM
+# writes to /tmp whatever TMPDIR says), from LuaJIT's FFI with no C at all,
 # taking each message with superwall_bridge_receive, and the packages' launcher (the command
 # line run inside the library) serving a client. The Python suite runs every conformance
 # scenario through it too.
@@ -170,11 +171,11 @@ embedding-test: embedding-deps
 	$(CC) -O1 -Wall -Wextra -Werror -Iembedding/include -o $(EMBEDDING_BUILD)/two-bridges embedding/c/two_bridges.c \
 		-L$(dir $(LIB_DEBUG)) -lsuperwall_bridge -Wl,-rpath,$(CURDIR)/$(dir $(LIB_DEBUG)) -lpthread
 	$(EMBEDDING_BUILD)/two-bridges $(TEST_TMP)/two-bridges
-	$(JAVA17)/bin/javac -Xlint:all -Werror -d $(EMBEDDING_BUILD)/java embedding/java/com/superwall/bridge/SuperwallBridge.java embedding/java/QuickStart.java
+	$(JAVA17)/bin/javac -J-XX:-UsePerfData -Xlint:all -Werror -d $(EMBEDDING_BUILD)/java embedding/java/com/superwall/bridge/SuperwallBridge.java embedding/java/QuickStart.java
 	$(CC) -O1 -Wall -Wextra -Werror -shared -fPIC -I$(JAVA17)/include -I$(JAVA17)/include/linux -Iembedding/include \
 		-o $(EMBEDDING_BUILD)/java/libsuperwall_bridge_jni.so embedding/java/superwall_bridge_jni.c \
 		-L$(dir $(LIB_DEBUG)) -lsuperwall_bridge -Wl,-rpath,$(CURDIR)/$(dir $(LIB_DEBUG))
-	$(JAVA17)/bin/java -Djava.library.path=$(EMBEDDING_BUILD)/java -cp $(EMBEDDING_BUILD)/java QuickStart
+	$(JAVA17)/bin/java -XX:-UsePerfData -Djava.library.path=$(EMBEDDING_BUILD)/java -cp $(EMBEDDING_BUILD)/java QuickStart
 	rm -rf $(TEST_TMP)/luajit && luajit embedding/lua/quick_start.lua $(LIB_DEBUG) $(TEST_TMP)/luajit
 	$(CC) -O1 -Wall -Wextra -Werror -Iembedding/include -o $(EMBEDDING_BUILD)/superwall-bridge embedding/launcher/main.c \
 		-L$(dir $(LIB_DEBUG)) -lsuperwall_bridge -Wl,-rpath,$(CURDIR)/$(dir $(LIB_DEBUG))
