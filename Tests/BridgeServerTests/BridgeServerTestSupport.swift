@@ -13,6 +13,9 @@ final class RecordingLogLevel: LogLevelControl, @unchecked Sendable {
     func setLevel(_ level: Logger.Level) { lock.withLock { recorded.append(level) } }
     var levels: [Logger.Level] { lock.withLock { recorded } }
     var level: Logger.Level { lock.withLock { recorded.last ?? .info } }
+    private var recordedScopes: [Set<String>?] = []
+    func setScopes(_ scopes: Set<String>?) { lock.withLock { recordedScopes.append(scopes) } }
+    var scopes: [Set<String>?] { lock.withLock { recordedScopes } }
 }
 
 func quietLogger() -> Logger {

@@ -38,7 +38,7 @@ import Testing
         #expect(options?["shouldPreload"] != nil)
     }
 
-    @Test func configuresLoggingLevelSetsTheLogLevelAndScopesAreAnsweredAsNotApplied() async {
+    @Test func configuresLoggingSetsTheLogLevelAndTheScopesAndAnUnknownScopeIsAWarning() async {
         let levels = RecordingLogLevel()
         let process = await bridgeProcess(logLevel: levels)
         let result = await call(
@@ -48,15 +48,16 @@ import Testing
                 "apiKey": "pk_test",
                 "options": [
                     "configSource": ["type": "embedded"], "dataDirectory": .string(temporaryDirectory()),
-                    "logging": ["level": "debug", "scopes": ["paywallPresentation"]],
+                    "logging": ["level": "debug", "scopes": ["paywallPresentation", "paywallPresentaton"]],
                 ],
             ]
         )?["result"]
         #expect(result?["configurationStatus"] == "configured")
         #expect(levels.levels == [.debug])
-        #expect(
-            result?["warnings"]?.arrayValue?.compactMap { $0["path"]?.stringValue } == ["params.options.logging.scopes"]
-        )
+        #expect(levels.scopes == [["paywallPresentation", "paywallPresentaton"]])
+        let warnings = result?["warnings"]?.arrayValue ?? []
+        #expect(warnings.compactMap { $0["path"]?.stringValue } == ["params.options.logging.scopes"])
+        #expect(warnings.first?["message"]?.stringValue?.contains("\"paywallPresentaton\"") == true)
         let refused = await call(
             process,
             "configure",

@@ -5,6 +5,9 @@ public protocol LogLevelControl: Sendable {
     func setLevel(_ level: Logger.Level)
     /// The level in effect.
     var level: Logger.Level { get }
+    /// SuperwallKit's `logging.scopes`: only the core's lines of these scopes are logged; nil
+    /// logs every scope. The bridge's own lines are logged whatever the scopes.
+    func setScopes(_ scopes: Set<String>?)
 }
 
 extension Logger.Level {

@@ -39,6 +39,7 @@ public struct StderrLogHandler: LogHandler {
     }
 
     public func log(event: LogEvent) {
+        guard sink.logs(label) else { return }
         var merged = metadata
         if let extra = event.metadata { merged.merge(extra, uniquingKeysWith: { _, new in new }) }
         let details =
@@ -71,6 +72,19 @@ public struct StderrLogHandler: LogHandler {
 
         public func setLevel(_ level: Logger.Level) {
             self.level = level
+        }
+
+        /// The SuperwallKit scopes logged, nil for all (`logging.scopes`).
+        private let scopes = Mutex<Set<String>?>(nil)
+
+        public func setScopes(_ scopes: Set<String>?) {
+            self.scopes.withLock { $0 = scopes?.contains("all") == true ? nil : scopes }
+        }
+
+        /// Whether the lines of the logger `label` are logged under the scopes in effect.
+        func logs(_ label: String) -> Bool {
+            guard let scope = LogScopes.of(label: label) else { return true }
+            return scopes.withLock { $0?.contains(scope) ?? true }
         }
 
         public func write(_ line: String) {

@@ -54,6 +54,7 @@ enum ConfigurationMethods {
             )
             let superwall = context.superwall
             if let level = configure.logLevel { context.logLevel.setLevel(level) }
+            if let scopes = configure.logScopes { context.logLevel.setScopes(scopes) }
             if let locale = configure.localeIdentifier { await superwall.setLocaleIdentifier(locale) }
             if configure.usesManualClock { context.clock.stop() }
             for warning in configure.warnings { context.logger.warning("configure: \(warning.message)") }

@@ -13,6 +13,8 @@ struct ConfigureRequest {
     let warnings: [ConfigureKeys.Warning]
     /// `options.logging.level`: SuperwallKit's `logging.level`, the process's least severe level.
     let logLevel: Logger.Level?
+    /// `logging.scopes`: SuperwallKit's `LogScope` names; nil when not given.
+    let logScopes: Set<String>?
     /// `options.localeIdentifier`: SuperwallKit's option, as `setLocaleIdentifier` sets it.
     let localeIdentifier: String?
     /// `options.clock: "manual"`: the bridge's time stands still but for `debug/advanceClock`.
@@ -53,12 +55,14 @@ struct ConfigureRequest {
         )
         let logging = try options?.optionalObject("logging")
         logLevel = try logging.flatMap { logging throws(RPCError) in try Self.logLevel(logging) }
-        if let scopes = try logging?.optionalStrings("scopes"), scopes != ["all"] {
+        logScopes = try logging?.optionalStrings("scopes").map(Set.init)
+        let unknownScopes = logScopes?.subtracting(LogScopes.superwallKit).sorted() ?? []
+        if !unknownScopes.isEmpty {
             warnings.append(
                 ConfigureKeys.Warning(
                     path: "params.options.logging.scopes",
                     message:
-                        "params.options.logging.scopes is not applied: the bridge's log has no scopes to choose from, so every scope is logged at the level."
+                        "params.options.logging.scopes names \(unknownScopes.prefix(8).map { "\"\($0.prefix(64))\"" }.joined(separator: ", ")), which SuperwallKit's LogScope does not have; nothing logs under them"
                 )
             )
         }

@@ -542,6 +542,32 @@ def test_a_trial_reminder_the_os_refused_shows_the_configured_alert(bridge: str,
     run(scenario())
 
 
+def test_logging_scopes_keep_the_core_lines_of_those_scopes_only(bridge: str, data_directory: str,
+                                                                 bridge_arguments: list[str]) -> None:
+    async def scenario() -> None:
+        heard: list[tuple[str, str]] = []
+        decided = asyncio.Event()
+
+        class Delegate(SuperwallDelegate):
+            def handle_log(self, level: str, scope: str, message: str | None, info: dict[str, Any] | None,
+                           error: str | None) -> None:
+                heard.append((level, scope))
+                if scope == "paywallPresentation":
+                    decided.set()
+
+        async with Superwall.start(bridge, arguments=bridge_arguments, delegate=Delegate()) as sw:
+            configured = await sw.configure("pk_test", options=embedded(
+                data_directory, logging={"level": "debug", "scopes": ["paywallPresentation", "bounceButtons"]}))
+            assert any("bounceButtons" in warning.message for warning in configured.warnings), configured.warnings
+            assert (await sw.register("workout_shared")).feature_granted
+            await asyncio.wait_for(decided.wait(), 10)
+            await sw.identify("runner_7")  # identityManager's lines: not in the scopes
+            await sw.flush_events()
+            assert {scope for _, scope in heard} <= {"paywallPresentation", "superwall-bridge"}, heard
+
+    run(scenario())
+
+
 def test_a_missing_bridge_is_a_clear_error(tmp_path: Any) -> None:
     with pytest.raises(BridgeNotFoundError):
         find_bridge(tmp_path / "nope")
