@@ -600,6 +600,10 @@ def test_the_readme_quick_start_runs_as_written(bridge: str, tmp_path: Any) -> N
     assert run_readme_example("Quick start", bridge, tmp_path) == ["skipped: noAudienceMatch", "run the feature"]
 
 
+def test_the_readme_observer_mode_example_runs_as_written(bridge: str, tmp_path: Any) -> None:
+    assert run_readme_example("Purchases your app makes itself (observer mode)", bridge, tmp_path) == ["['1000000123']"]
+
+
 def test_the_readme_paywall_example_runs_as_written(bridge: str, tmp_path: Any) -> None:
     assert run_readme_example("Showing paywalls, buying, hearing events", bridge, tmp_path) == [
         "showing coach-upsell-gated", "event: paywall_open coach-upsell-gated", "event: transaction_complete coach-upsell-gated",
