@@ -54,7 +54,7 @@ def actor_properties() -> list[str]:
 # there aside. They are orchestration, the flows that cross components: what one area does
 # belongs to its component. A ceiling that only comes down, towards 2,000; and no file holds
 # more than 300 of them, so that each reads as one flow.
-MAXIMUM_ACTOR_LINES = 3_505
+MAXIMUM_ACTOR_LINES = 3_482
 MAXIMUM_ACTOR_LINES_IN_A_FILE = 300
 ACTOR_OPENING = re.compile(r"^(?:public )?(?:extension|actor) Superwall\b(?!\.)")
 NESTED_TYPE = re.compile(r"^    (?:@\w+(?:\([^)]*\))?\s+)*(?:(?:public|private|fileprivate|internal|nonisolated)\s+)*"

@@ -126,13 +126,7 @@ extension Superwall {
 
     /// `config_attributes`: the options in effect, as SuperwallKit dumps them.
     func trackConfigAttributes(_ options: ConfigureOptions) {
-        track(
-            "config_attributes",
-            SuperwallOptionsDump.make(options).merging([
-                "using_purchase_controller": .bool(options.usingPurchaseController),
-                "has_delegate": .bool(host.delegate != nil),
-            ]) { _, sdk in sdk }
-        )
+        track("config_attributes", SuperwallOptionsDump.configAttributes(options, hasDelegate: host.delegate != nil))
     }
 
     /// SuperwallKit's `eventTrackingBehavior` setter, for a consent flow after `configure`:

@@ -35,6 +35,14 @@ enum SuperwallOptionsDump {
         ]
     }
 
+    /// `config_attributes`' params: the dump, and whether a purchase controller and a delegate
+    /// were given.
+    static func configAttributes(_ options: Superwall.ConfigureOptions, hasDelegate: Bool) -> [String: JSON] {
+        make(options).merging([
+            "using_purchase_controller": .bool(options.usingPurchaseController), "has_delegate": .bool(hasDelegate),
+        ]) { _, sdk in sdk }
+    }
+
     /// SuperwallKit's `LogLevel` raw values; its default, `info`, when none was given.
     private static func superwallLevel(_ level: Logger.Level?) -> Int {
         switch level {

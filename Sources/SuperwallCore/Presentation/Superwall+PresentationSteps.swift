@@ -97,14 +97,7 @@ extension Superwall {
         return AudienceEvaluator(
             context: context,
             historyBeforePlacement: StorePlacementHistory(store: store, now: placedAt.addingTimeInterval(-0.001)),
-            storedOccurrences: { occurrence in
-                let since: Date?
-                switch occurrence.interval {
-                case .minutes(let minutes): since = now.addingTimeInterval(-Double(minutes) * 60)
-                case .infinity: since = nil
-                }
-                return (try? store.occurrenceCount(key: occurrence.key, since: since)) ?? 0
-            }
+            storedOccurrences: { occurrence in store.count(of: occurrence, before: now) }
         )
     }
 

@@ -59,6 +59,12 @@ extension Superwall.Session {
         )
     }
 
+    /// The events of a purchase of `product` the app made itself, on a device whose template is
+    /// `device`: its source is the observer Superwall-Android names on Android, the app elsewhere.
+    func observedEvents(of product: Product, device: [String: JSON]) -> TransactionEvents {
+        TransactionEvents(product: product, paywall: nil, device: device, observedFor: self.referenceSDK)
+    }
+
     /// The product with what the host's store said of it, when it has: of a Play product, the
     /// details of its full identifier, else those of the offer Superwall-Android would buy it
     /// with, chosen from the product's base plans and offers.

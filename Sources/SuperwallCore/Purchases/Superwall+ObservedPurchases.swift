@@ -9,9 +9,10 @@ extension Superwall {
     /// `transaction_start`, as a purchase from the app.
     public func observePurchaseStart(productId: String) throws(SuperwallError) {
         try answeringWithoutSuspending { () throws(SuperwallError) -> Void in
-            let events = try observedTransaction(of: productId)
-            purchases.observeStart(of: events.product)
-            _ = startTransaction(events, on: nil)
+            let session = try observingSession()
+            let product = session.observedProduct(named: productId)
+            purchases.observeStart(of: product)
+            _ = startTransaction(session.observedEvents(of: product, device: deviceAttributes()), on: nil)
         }
     }
 
@@ -22,17 +23,11 @@ extension Superwall {
     /// restored one `transaction_restore`.
     public func observePurchaseEnd(productId: String?, answer: PurchaseAnswer) async throws(SuperwallError) {
         try await answering { () async throws(SuperwallError) -> Void in
-            guard let session else { throw .notConfigured }
-            guard session.observesPurchases else { throw .notObservingPurchases }
+            let session = try observingSession()
             guard let started = purchases.takeObservedStart(of: productId) else {
                 throw .observedPurchaseNotStarted(productId)
             }
-            let events = TransactionEvents(
-                product: started,
-                paywall: nil,
-                device: deviceAttributes(),
-                observedFor: session.referenceSDK
-            )
+            let events = session.observedEvents(of: started, device: deviceAttributes())
             DecisionLog.transactions.debug("the app's own purchase of \(started.id), observed: \(answer.result)")
             try await finishTransaction(
                 events,
@@ -45,15 +40,10 @@ extension Superwall {
         }
     }
 
-    /// The events of an observed purchase of `productId` (`Session.observedProduct`).
-    private func observedTransaction(of productId: String) throws(SuperwallError) -> TransactionEvents {
+    /// The session, when it observes purchases.
+    private func observingSession() throws(SuperwallError) -> Session {
         guard let session else { throw .notConfigured }
         guard session.observesPurchases else { throw .notObservingPurchases }
-        return TransactionEvents(
-            product: session.observedProduct(named: productId),
-            paywall: nil,
-            device: deviceAttributes(),
-            observedFor: session.referenceSDK
-        )
+        return session
     }
 }

@@ -12,6 +12,17 @@ extension Store {
         }
     }
 
+    /// How many occurrences of an audience's limit fall in its interval before `now`; none when
+    /// the store cannot say (a limit then does not hold the user back).
+    func count(of occurrence: Occurrence, before now: Date) -> Int {
+        let since: Date?
+        switch occurrence.interval {
+        case .minutes(let minutes): since = now.addingTimeInterval(-Double(minutes) * 60)
+        case .infinity: since = nil
+        }
+        return (try? occurrenceCount(key: occurrence.key, since: since)) ?? 0
+    }
+
     /// How many occurrences of `key` were recorded since `since` (ever, when nil).
     public func occurrenceCount(key: String, since: Date?) throws -> Int {
         try database.read { db in
